@@ -1,0 +1,129 @@
+"""Command-line parsing only: each command hands its arguments to one function of a package.
+
+Exit status: 0 success, 1 a file or shader failed, 2 bad usage or configuration. A
+:class:`~oneshader.diagnostics.UserError` escaping a command is printed without a traceback.
+Imports happen inside the commands so that ``oneshader generate`` never loads the compiler.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from oneshader import __version__
+from oneshader.diagnostics import UserError
+
+
+def _reflection_check(args: argparse.Namespace) -> int:
+    from oneshader.reflection import tools
+
+    return tools.check(args.files)
+
+
+def _reflection_format(args: argparse.Namespace) -> int:
+    from oneshader.reflection import tools
+
+    return tools.format_files(args.files, check=args.check, write=args.write)
+
+
+def _reflection_show(args: argparse.Namespace) -> int:
+    from oneshader.reflection import tools
+
+    return tools.show(args.file)
+
+
+def _build(args: argparse.Namespace) -> int:
+    from oneshader.build.command import build_command
+
+    return build_command(args)
+
+
+def _generate(args: argparse.Namespace) -> int:
+    from oneshader.codegen.command import generate_command
+
+    return generate_command(args.files, args.output, check=args.check)
+
+
+def _add_build_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("paths", nargs="*", metavar="PATH", help="shader files or folders (*.hlsl)")
+    p.add_argument("-o", "--output", metavar="OUT", help="output folder (mirrors the sources)")
+    p.add_argument("--targets", help="comma-separated: spirv,msl,wgsl")
+    p.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR")
+    p.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME=VALUE")
+    p.add_argument("-j", "--jobs", type=int, metavar="N", help="worker processes (default: CPUs)")
+    p.add_argument("--force", action="store_true", help="rebuild everything")
+    p.add_argument("--watch", action="store_true", help="rebuild on every change until ^C")
+    p.add_argument("--bindings", metavar="DIR", help="also generate Python bindings into DIR")
+    p.add_argument("-q", "--quiet", action="store_true", help="plain lines, no live progress")
+    for cls in "btsu":
+        p.add_argument(
+            f"--fvk-{cls}-shift",
+            dest=f"{cls}_shift",
+            nargs=2,
+            action="append",
+            default=[],
+            metavar=("N", "SPACE"),
+            help=f"shift {cls}-registers by N in SPACE (a number or 'all'), as DXC",
+        )
+    p.add_argument(
+        "--fvk-bind-register",
+        dest="bind_register",
+        nargs=4,
+        action="append",
+        default=[],
+        metavar=("xN", "SPACE", "BINDING", "SET"),
+        help="bind register xN of SPACE to BINDING in SET, as DXC",
+    )
+
+
+def make_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="oneshader",
+        description="HLSL once; SPIR-V, MSL and WGSL with host bindings that agree with them.",
+    )
+    parser.add_argument("--version", action="version", version=f"oneshader {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    refl = sub.add_parser("reflection", help="check, format and show reflection files")
+    rsub = refl.add_subparsers(dest="reflection_command", required=True)
+    p = rsub.add_parser("check", help="validate reflection files")
+    p.add_argument("files", nargs="+", metavar="FILE")
+    p.set_defaults(func=_reflection_check)
+    p = rsub.add_parser("format", help="print or write the canonical form")
+    p.add_argument("files", nargs="+", metavar="FILE")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--check", action="store_true", help="exit 1 if a file is not canonical")
+    mode.add_argument("--write", action="store_true", help="rewrite files in place")
+    p.set_defaults(func=_reflection_format)
+    p = rsub.add_parser("show", help="a readable summary")
+    p.add_argument("file", metavar="FILE")
+    p.set_defaults(func=_reflection_show)
+
+    p = sub.add_parser("build", help="compile shaders, write targets and reflection files")
+    _add_build_arguments(p)
+    p.set_defaults(func=_build)
+
+    p = sub.add_parser("generate", help="Python bindings from reflection files")
+    p.add_argument("files", nargs="+", metavar="FILE.reflection")
+    p.add_argument("-o", "--output", required=True, metavar="DIR")
+    p.add_argument("--check", action="store_true", help="exit 1 if DIR is not up to date")
+    p.set_defaults(func=_generate)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = make_parser().parse_args(argv)
+    try:
+        status: int = args.func(args)
+    except UserError as err:
+        for d in err.diagnostics:
+            print(d.format(with_excerpt=True), file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

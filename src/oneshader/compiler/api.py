@@ -1,0 +1,82 @@
+"""What the compiler takes and gives: plain data, importable without loading Slang.
+
+The build task and the tests program against these types; ``oneshader.compiler.compile_file``
+(in-process) and ``oneshader.compiler.worker.CompilerWorker`` (crash-contained) produce them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from oneshader.diagnostics import Diagnostic
+from oneshader.reflection.model import ShaderReflection, Stage, Target
+
+
+@dataclass(frozen=True)
+class EntryPointSpec:
+    """An entry point given by the caller, for sources without ``[shader("...")]`` attributes."""
+
+    name: str
+    stage: Stage
+
+
+@dataclass(frozen=True)
+class RegisterShift:
+    """DXC's ``-fvk-<cls>-shift N SPACE``: register class ``cls`` (b, t, s, u) in ``space`` moves
+    by ``shift`` bindings; ``space`` None means every space."""
+
+    register_class: str
+    shift: int
+    space: int | None = None
+
+
+@dataclass(frozen=True)
+class BindRegister:
+    """DXC's ``-fvk-bind-register xN SPACE BINDING SET``."""
+
+    register: str
+    space: int
+    binding: int
+    set: int
+
+
+@dataclass(frozen=True)
+class CompileOptions:
+    """Everything that affects a compile; equal options give equal outputs.
+
+    ``source_name`` is what the reflection records as its source (a project-relative path with
+    forward slashes); diagnostics name files the same way.
+    """
+
+    targets: tuple[Target, ...] = (Target.SpirV, Target.Msl, Target.Wgsl)
+    source_name: str = ""
+    include_dirs: tuple[str, ...] = ()
+    defines: tuple[tuple[str, str], ...] = ()
+    entry_points: tuple[EntryPointSpec, ...] = ()
+    shifts: tuple[RegisterShift, ...] = ()
+    bind_registers: tuple[BindRegister, ...] = ()
+
+
+@dataclass(frozen=True)
+class OutputFile:
+    """One emitted file; ``suffix`` is appended to the source's stem (``.spv``, ``.metal``,
+    ``.wgsl``, or ``.<Entry>.wgsl`` where WGSL needs one module per entry point)."""
+
+    target: Target
+    suffix: str
+    data: bytes
+
+
+@dataclass(frozen=True)
+class CompileResult:
+    """``reflection`` is None exactly when an error diagnostic is present."""
+
+    diagnostics: tuple[Diagnostic, ...] = ()
+    reflection: ShaderReflection | None = None
+    outputs: tuple[OutputFile, ...] = ()
+    dependencies: tuple[str, ...] = field(default=())  # files read, transitively (absolute paths)
+    crashed: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.reflection is not None and not any(d.is_error for d in self.diagnostics)

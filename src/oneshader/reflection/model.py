@@ -1,0 +1,358 @@
+"""The reflection model: what a compiled shader exposes to the host, for every target at once.
+
+Everything else in oneshader produces or consumes these records; nothing here knows a compiler.
+Records are frozen dataclasses holding tuples, so that equal shaders compare (and hash) equal and
+the writer can promise byte-identical output for equal models. Enum member names are the tokens of
+the reflection file format (the C# names of the specification), so ``Enum[token]`` parses them.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+__all__ = [
+    "BuiltIn",
+    "DeviceFeatures",
+    "EntryPoint",
+    "Interpolation",
+    "MatrixPacking",
+    "PushBlock",
+    "Resource",
+    "ResourceKind",
+    "ResourceTypeKind",
+    "ScalarKind",
+    "ShaderReflection",
+    "Slot",
+    "SpecConstant",
+    "SpecSlot",
+    "Stage",
+    "StageVariable",
+    "StructMember",
+    "Target",
+    "TypeKind",
+    "TypeLayout",
+    "VertexFormat",
+]
+
+
+class Target(enum.Enum):
+    """A code target; declaration order is the canonical order of target lists."""
+
+    SpirV = "spirv"
+    Msl = "msl"
+    Wgsl = "wgsl"
+
+
+class Stage(enum.Enum):
+    Vertex = "vertex"
+    Pixel = "pixel"
+    Compute = "compute"
+
+
+class ResourceKind(enum.Enum):
+    """The binding class of a resource, as HLSL's register classes group them (b, t, u, s)."""
+
+    ConstantBuffer = "b"
+    ShaderResource = "t"
+    UnorderedAccess = "u"
+    Sampler = "s"
+
+
+class ResourceTypeKind(enum.Enum):
+    """The declared HLSL resource type, without its template arguments."""
+
+    ConstantBuffer = enum.auto()
+    TextureBuffer = enum.auto()
+    Buffer = enum.auto()
+    RWBuffer = enum.auto()
+    StructuredBuffer = enum.auto()
+    RWStructuredBuffer = enum.auto()
+    AppendStructuredBuffer = enum.auto()
+    ConsumeStructuredBuffer = enum.auto()
+    ByteAddressBuffer = enum.auto()
+    RWByteAddressBuffer = enum.auto()
+    Texture1D = enum.auto()
+    Texture1DArray = enum.auto()
+    Texture2D = enum.auto()
+    Texture2DArray = enum.auto()
+    Texture2DMS = enum.auto()
+    Texture2DMSArray = enum.auto()
+    Texture3D = enum.auto()
+    TextureCube = enum.auto()
+    TextureCubeArray = enum.auto()
+    RWTexture1D = enum.auto()
+    RWTexture1DArray = enum.auto()
+    RWTexture2D = enum.auto()
+    RWTexture2DArray = enum.auto()
+    RWTexture3D = enum.auto()
+    SamplerState = enum.auto()
+    SamplerComparisonState = enum.auto()
+
+
+class ScalarKind(enum.Enum):
+    """Scalar element kinds; Bool is the default (structs and arrays carry it as a placeholder)."""
+
+    Bool = enum.auto()
+    Int = enum.auto()
+    UInt = enum.auto()
+    Float = enum.auto()
+    Int16 = enum.auto()
+    UInt16 = enum.auto()
+    Float16 = enum.auto()
+    Int64 = enum.auto()
+    UInt64 = enum.auto()
+    Float64 = enum.auto()
+
+
+class TypeKind(enum.Enum):
+    Scalar = enum.auto()
+    Vector = enum.auto()
+    Matrix = enum.auto()
+    Array = enum.auto()
+    Struct = enum.auto()
+
+
+class MatrixPacking(enum.Enum):
+    ColumnMajor = enum.auto()
+    RowMajor = enum.auto()
+
+
+class BuiltIn(enum.Enum):
+    """System values; None marks an ordinary (located) stage variable."""
+
+    None_ = "None"
+    Position = "SV_Position"
+    VertexId = "SV_VertexID"
+    InstanceId = "SV_InstanceID"
+    FrontFacing = "SV_IsFrontFace"
+    SampleIndex = "SV_SampleIndex"
+    SampleMask = "SV_Coverage"
+    Depth = "SV_Depth"
+    PrimitiveId = "SV_PrimitiveID"
+    ClipDistance = "SV_ClipDistance"
+    CullDistance = "SV_CullDistance"
+    PointSize = "PointSize"
+    DispatchThreadId = "SV_DispatchThreadID"
+    GroupId = "SV_GroupID"
+    GroupThreadId = "SV_GroupThreadID"
+    GroupIndex = "SV_GroupIndex"
+
+    @property
+    def token(self) -> str:
+        return "None" if self is BuiltIn.None_ else self.name
+
+    @classmethod
+    def from_token(cls, token: str) -> BuiltIn:
+        return cls.None_ if token == "None" else cls[token]
+
+
+class VertexFormat(enum.Enum):
+    """WebGPU vertex formats (GPUVertexFormat, in CapWords); None for anything not a vertex input."""
+
+    None_ = "none"
+    Uint8 = "uint8"
+    Uint8x2 = "uint8x2"
+    Uint8x4 = "uint8x4"
+    Sint8 = "sint8"
+    Sint8x2 = "sint8x2"
+    Sint8x4 = "sint8x4"
+    Unorm8 = "unorm8"
+    Unorm8x2 = "unorm8x2"
+    Unorm8x4 = "unorm8x4"
+    Snorm8 = "snorm8"
+    Snorm8x2 = "snorm8x2"
+    Snorm8x4 = "snorm8x4"
+    Uint16 = "uint16"
+    Uint16x2 = "uint16x2"
+    Uint16x4 = "uint16x4"
+    Sint16 = "sint16"
+    Sint16x2 = "sint16x2"
+    Sint16x4 = "sint16x4"
+    Unorm16 = "unorm16"
+    Unorm16x2 = "unorm16x2"
+    Unorm16x4 = "unorm16x4"
+    Snorm16 = "snorm16"
+    Snorm16x2 = "snorm16x2"
+    Snorm16x4 = "snorm16x4"
+    Float16 = "float16"
+    Float16x2 = "float16x2"
+    Float16x4 = "float16x4"
+    Float32 = "float32"
+    Float32x2 = "float32x2"
+    Float32x3 = "float32x3"
+    Float32x4 = "float32x4"
+    Uint32 = "uint32"
+    Uint32x2 = "uint32x2"
+    Uint32x3 = "uint32x3"
+    Uint32x4 = "uint32x4"
+    Sint32 = "sint32"
+    Sint32x2 = "sint32x2"
+    Sint32x3 = "sint32x3"
+    Sint32x4 = "sint32x4"
+    Unorm10_10_10_2 = "unorm10-10-10-2"
+    Unorm8x4Bgra = "unorm8x4-bgra"
+
+    @property
+    def token(self) -> str:
+        return "None" if self is VertexFormat.None_ else self.name
+
+    @classmethod
+    def from_token(cls, token: str) -> VertexFormat:
+        return cls.None_ if token == "None" else cls[token]
+
+
+class Interpolation(enum.Enum):
+    """HLSL interpolation modifiers of a stage variable; Default is perspective-correct."""
+
+    Default = enum.auto()
+    Linear = enum.auto()
+    Flat = enum.auto()
+    NoPerspective = enum.auto()
+    Centroid = enum.auto()
+    Sample = enum.auto()
+
+
+class DeviceFeatures(enum.IntFlag):
+    """Optional device features an entry point needs; the values are the format's bits."""
+
+    Float16 = 1
+    Int16 = 2
+    Float64 = 4
+    Int64 = 8
+    StorageBuffer16 = 16
+    UniformBuffer16 = 32
+    PushConstant16 = 64
+    InputOutput16 = 128
+    Int64Atomics = 256
+
+
+@dataclass(frozen=True)
+class TypeLayout:
+    """One node of a buffer layout tree: sizes, offsets and strides in bytes, true on every target.
+
+    ``element`` is set for arrays only and ``members`` for structs only. For a matrix, ``rows`` and
+    ``cols`` are its math shape, ``mstride`` the stride between stored columns (ColumnMajor) or rows
+    (RowMajor). ``length == 0`` is an unsized (runtime) array.
+    """
+
+    kind: TypeKind
+    scalar: ScalarKind = ScalarKind.Bool
+    rows: int = 0
+    cols: int = 0
+    name: str = ""
+    size: int = 0
+    align: int = 0
+    length: int = 0
+    stride: int = 0
+    mstride: int = 0
+    packing: MatrixPacking = MatrixPacking.ColumnMajor
+    element: TypeLayout | None = None
+    members: tuple[StructMember, ...] = ()
+
+
+@dataclass(frozen=True)
+class StructMember:
+    name: str
+    offset: int
+    type: TypeLayout
+
+
+@dataclass(frozen=True)
+class Slot:
+    """Where one target binds a resource: SPIR-V set/binding, WGSL group/binding, MSL index (set 0)."""
+
+    target: Target
+    set: int
+    binding: int
+
+
+@dataclass(frozen=True)
+class Resource:
+    """A bound resource. ``layout`` is the constant buffer's struct, the structured buffer's element,
+    or the texel type of a texture or typed buffer; None where there is none (samplers, raw buffers).
+    ``counters`` are the hidden counter buffers of append/consume/counter buffers, one per target.
+    """
+
+    name: str
+    kind: ResourceKind
+    rtype: ResourceTypeKind
+    count: int = 1
+    stages: tuple[Stage, ...] = ()
+    hlsl: str = ""
+    format: str | None = None
+    slots: tuple[Slot, ...] = ()
+    counters: tuple[Slot, ...] = ()
+    layout: TypeLayout | None = None
+
+
+@dataclass(frozen=True)
+class PushBlock:
+    """A push-constant block; SPIR-V delivers it as push constants (no slot), others as buffers."""
+
+    name: str
+    stages: tuple[Stage, ...] = ()
+    layout: TypeLayout | None = None
+    slots: tuple[Slot, ...] = ()
+
+
+@dataclass(frozen=True)
+class SpecSlot:
+    """A specialization constant on one target: SPIR-V SpecId, MSL function-constant, WGSL @id."""
+
+    target: Target
+    index: int
+    name: str
+
+
+@dataclass(frozen=True)
+class SpecConstant:
+    """``default`` is the 32-bit pattern of the default value (an IEEE float's bits for Float)."""
+
+    name: str
+    id: int
+    scalar: ScalarKind
+    default: int = 0
+    slots: tuple[SpecSlot, ...] = ()
+
+
+@dataclass(frozen=True)
+class StageVariable:
+    """A stage input or output; ``location`` is None for built-ins."""
+
+    name: str
+    semantic: str
+    index: int = 0
+    location: int | None = None
+    builtin: BuiltIn = BuiltIn.None_
+    scalar: ScalarKind = ScalarKind.Float
+    components: int = 1
+    format: VertexFormat = VertexFormat.None_
+    offset: int = 0
+    interp: Interpolation = Interpolation.Default
+
+
+@dataclass(frozen=True)
+class EntryPoint:
+    name: str
+    stage: Stage
+    workgroup: tuple[int, int, int] = (0, 0, 0)
+    stride: int = 0
+    features: DeviceFeatures = DeviceFeatures(0)
+    inputs: tuple[StageVariable, ...] = ()
+    outputs: tuple[StageVariable, ...] = ()
+    uses: tuple[str, ...] = ()
+    pushuse: tuple[str, ...] = ()
+    specuse: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ShaderReflection:
+    """Everything the host needs to know about one shader source file, for all its targets."""
+
+    source: str
+    targets: tuple[Target, ...] = ()
+    resources: tuple[Resource, ...] = ()
+    push_blocks: tuple[PushBlock, ...] = ()
+    spec_constants: tuple[SpecConstant, ...] = ()
+    entry_points: tuple[EntryPoint, ...] = field(default=())

@@ -1,0 +1,27 @@
+"""The seam: model, format, generator and bindings never load the compiler."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+NO_COMPILER_MODULES = [
+    "oneshader.reflection",
+    "oneshader.reflection.tools",
+    "oneshader.codegen",
+    "oneshader.bindings",
+    "oneshader.cli",
+]
+
+
+@pytest.mark.parametrize("module", NO_COMPILER_MODULES)
+def test_module_does_not_load_compiler(module: str) -> None:
+    code = (
+        f"import importlib, sys; importlib.import_module({module!r}); "
+        "bad = sorted(m for m in sys.modules if m.startswith(('slangpy', 'oneshader.compiler', "
+        "'oneshader.build'))); print(','.join(bad))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "", f"{module} loaded {out.stdout.strip()}"
