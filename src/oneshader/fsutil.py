@@ -1,0 +1,42 @@
+"""The one way oneshader writes files: whole or not at all.
+
+A reader (or a build killed with SIGKILL) sees either the old file or the new one, never a torn
+one: data goes to a temporary file in the same folder, is flushed to disk, then renamed over.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+
+def atomic_write(path: str | os.PathLike[str], data: bytes) -> None:
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def write_if_changed(path: str | os.PathLike[str], data: bytes) -> bool:
+    """Atomically write ``data`` unless the file already holds exactly it; True if written."""
+    target = Path(path)
+    try:
+        if target.read_bytes() == data:
+            return False
+    except OSError:
+        pass
+    atomic_write(target, data)
+    return True
