@@ -1,0 +1,478 @@
+"""Build settings: ``[tool.oneshader]`` in pyproject.toml, overridden by the command line.
+
+Every mistake in either is a :class:`~oneshader.diagnostics.UserError` positioned at the key that
+holds it (tomllib gives no positions, so the key is located in the text), which the CLI reports
+with exit status 2.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from oneshader.compiler.api import BindRegister, EntryPointSpec, RegisterShift
+from oneshader.diagnostics import Diagnostic, Severity, UserError, source_excerpt
+from oneshader.reflection.model import Stage, Target
+
+PYPROJECT = "pyproject.toml"
+TOOL_TABLE = "tool.oneshader"
+REGISTER_CLASSES = "btsu"
+CONFIG = "OS2001"  # diagnostic code: a bad value in pyproject.toml
+USAGE = "OS2002"  # diagnostic code: bad command-line usage or missing settings
+_KNOWN_KEYS = frozenset(
+    {
+        "sources",
+        "out",
+        "targets",
+        "include-dirs",
+        "defines",
+        "entry-points",
+        "bindings",
+        "jobs",
+        "bind-register",
+        *(f"{c}-shift" for c in REGISTER_CLASSES),
+    }
+)
+
+
+def display_path(path: Path, base: Path | None = None) -> str:
+    """A path as users see it in messages: relative to ``base`` (the cwd), forward slashes."""
+    try:
+        rel = os.path.relpath(path, base if base is not None else Path.cwd())
+    except ValueError:  # another drive on Windows
+        rel = str(path)
+    return rel.replace(os.sep, "/")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Build settings as given by one layer (pyproject or command line); None means "not given".
+
+    Relative paths are already resolved against the layer's base folder (the project root for
+    pyproject.toml, the cwd for the command line).
+    """
+
+    sources: tuple[Path, ...] | None = None
+    out: Path | None = None
+    targets: tuple[Target, ...] | None = None
+    include_dirs: tuple[Path, ...] = ()
+    defines: tuple[tuple[str, str], ...] = ()
+    entry_points: Mapping[Path, tuple[EntryPointSpec, ...]] = field(default_factory=dict)
+    bindings: Path | None = None
+    jobs: int | None = None
+    shifts: Mapping[str, tuple[RegisterShift, ...]] = field(default_factory=dict)
+    bind_registers: tuple[BindRegister, ...] | None = None
+
+
+@dataclass(frozen=True)
+class BuildConfig:
+    """The merged settings one build runs with; every path is absolute."""
+
+    root: Path
+    sources: tuple[Path, ...]
+    out: Path
+    targets: tuple[Target, ...]
+    include_dirs: tuple[Path, ...] = ()
+    defines: tuple[tuple[str, str], ...] = ()
+    entry_points: Mapping[Path, tuple[EntryPointSpec, ...]] = field(default_factory=dict)
+    shifts: tuple[RegisterShift, ...] = ()
+    bind_registers: tuple[BindRegister, ...] = ()
+    bindings: Path | None = None
+    jobs: int = 1
+    force: bool = False
+    quiet: bool = False
+    pyproject: Path | None = None
+
+
+def find_project_root(start: Path) -> tuple[Path, Path | None]:
+    """The folder of the nearest pyproject.toml at or above ``start`` (and the file), else start."""
+    for folder in (start, *start.parents):
+        candidate = folder / PYPROJECT
+        if candidate.is_file():
+            return folder, candidate
+    return start, None
+
+
+# --- parsing values -------------------------------------------------------------------------
+
+
+class _Where:
+    """Positions of keys in a TOML table, found in the text: tomllib keeps none."""
+
+    def __init__(self, file: str, text: str, table: str) -> None:
+        self.file = file
+        self.lines = text.splitlines()
+        self.table = table
+        self.header = 0
+        parts = r"\s*\.\s*".join(re.escape(p) for p in table.split("."))
+        header = re.compile(r"^\s*\[\s*" + parts + r"\s*\]\s*(#.*)?$")
+        for i, line in enumerate(self.lines):
+            if header.match(line):
+                self.header = i + 1
+                break
+
+    def key(self, key: str) -> tuple[int, int]:
+        """(line, column) of ``key = ...`` inside the table, or the table header."""
+        if self.header:
+            pattern = re.compile(r'^(\s*)(?:"' + re.escape(key) + r'"|' + re.escape(key) + r")\s*=")
+            for i in range(self.header, len(self.lines)):
+                line = self.lines[i]
+                if line.lstrip().startswith("["):
+                    break
+                m = pattern.match(line)
+                if m:
+                    return i + 1, len(m.group(1)) + 1
+        sub = _Where(self.file, "\n".join(self.lines), f"{self.table}.{key}") if key else None
+        if sub is not None and sub.header:
+            return sub.header, 1
+        return self.header, 1 if self.header else 0
+
+    def error(self, key: str, message: str) -> UserError:
+        line, col = self.key(key)
+        excerpt = source_excerpt("\n".join(self.lines), line, col)
+        return UserError(
+            [Diagnostic(self.file, line, col, Severity.ERROR, message, CONFIG, excerpt)]
+        )
+
+
+def _str_list(value: object) -> list[str] | None:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return list(value)
+    return None
+
+
+def parse_targets(text: str) -> tuple[Target, ...] | None:
+    """``spirv,msl,wgsl`` (any order, any subset) in canonical order; None if a name is unknown."""
+    names = [n.strip().lower() for n in text.split(",") if n.strip()]
+    by_name = {t.value: t for t in Target} | {"metal": Target.Msl, "spv": Target.SpirV}
+    if not names or any(n not in by_name for n in names):
+        return None
+    chosen = {by_name[n] for n in names}
+    return tuple(t for t in Target if t in chosen)
+
+
+def _space(value: object) -> int | str | None:
+    """A register space: a number, or "all" (None); a string error message otherwise."""
+    if isinstance(value, str) and value.lower() == "all":
+        return None
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    if isinstance(value, str) and value.isdigit():
+        return int(value)
+    return f"a space must be a number or 'all', not {value!r}"
+
+
+def _shift(cls: str, shift: object, space: object) -> RegisterShift | str:
+    if isinstance(shift, str) and shift.lstrip("-").isdigit():
+        shift = int(shift)
+    if not isinstance(shift, int) or isinstance(shift, bool):
+        return f"a {cls}-shift must be a number, not {shift!r}"
+    sp = _space(space)
+    if isinstance(sp, str):
+        return sp
+    return RegisterShift(cls, shift, sp)
+
+
+_REGISTER = re.compile(r"^([btsu])(\d+)$")
+
+
+def _bind_register(reg: object, space: object, binding: object, set_: object) -> BindRegister | str:
+    if not isinstance(reg, str) or not _REGISTER.match(reg):
+        return f"a register must look like b0, t3, s1 or u2, not {reg!r}"
+    nums: list[int] = []
+    for what, v in (("space", space), ("binding", binding), ("set", set_)):
+        if isinstance(v, str) and v.isdigit():
+            v = int(v)
+        if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+            return f"a bind-register {what} must be a number, not {v!r}"
+        nums.append(v)
+    return BindRegister(reg, nums[0], nums[1], nums[2])
+
+
+def _define(text: str) -> tuple[str, str] | None:
+    name, _, value = text.partition("=")
+    name = name.strip()
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+        return None
+    return name, value if "=" in text else "1"
+
+
+def settings_from_table(table: Mapping[str, Any], base: Path, where: _Where) -> Settings:
+    """Validate a ``[tool.oneshader]``-shaped table; relative paths are taken from ``base``."""
+    for key in table:
+        if key not in _KNOWN_KEYS:
+            known = ", ".join(sorted(_KNOWN_KEYS))
+            raise where.error(key, f"unknown key '{key}' in [{where.table}] (known: {known})")
+
+    def paths(key: str) -> tuple[Path, ...] | None:
+        if key not in table:
+            return None
+        items = _str_list(table[key])
+        if items is None:
+            raise where.error(key, f"'{key}' must be a list of paths (strings)")
+        return tuple(base / p for p in items)
+
+    def one_path(key: str) -> Path | None:
+        if key not in table:
+            return None
+        value = table[key]
+        if not isinstance(value, str) or not value:
+            raise where.error(key, f"'{key}' must be a path (a string)")
+        return base / value
+
+    targets = None
+    if "targets" in table:
+        raw = table["targets"]
+        items = _str_list(raw)
+        targets = parse_targets(",".join(items)) if items else None
+        if targets is None:
+            raise where.error("targets", f"'targets' must list spirv, msl, wgsl; got {raw!r}")
+
+    defines: list[tuple[str, str]] = []
+    if "defines" in table:
+        raw = table["defines"]
+        if not isinstance(raw, dict):
+            raise where.error("defines", "'defines' must be a table of NAME = value")
+        for name, value in raw.items():
+            if _define(name) is None or isinstance(value, dict | list):
+                raise where.error("defines", f"bad define {name!r} = {value!r}")
+            if isinstance(value, bool):
+                value = int(value)
+            defines.append((name, str(value)))
+
+    entry_points: dict[Path, tuple[EntryPointSpec, ...]] = {}
+    if "entry-points" in table:
+        raw = table["entry-points"]
+        if not isinstance(raw, dict):
+            raise where.error("entry-points", "'entry-points' must be a table: file = [{...}]")
+        stages = {s.value: s for s in Stage}
+        for file, specs in raw.items():
+            if not isinstance(specs, list) or not specs:
+                raise where.error(
+                    "entry-points", f"entry points of {file!r} must be a list of {{name, stage}}"
+                )
+            out: list[EntryPointSpec] = []
+            for spec in specs:
+                if (
+                    not isinstance(spec, dict)
+                    or not isinstance(spec.get("name"), str)
+                    or spec.get("stage") not in stages
+                    or set(spec) - {"name", "stage"}
+                ):
+                    raise where.error(
+                        "entry-points",
+                        f'entry point of {file!r} must be {{name = "...", stage = '
+                        f'"vertex"|"pixel"|"compute"}}, got {spec!r}',
+                    )
+                out.append(EntryPointSpec(spec["name"], stages[spec["stage"]]))
+            entry_points[(base / file).resolve()] = tuple(out)
+
+    jobs = None
+    if "jobs" in table:
+        jobs = table["jobs"]
+        if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1:
+            raise where.error("jobs", f"'jobs' must be a positive number, got {jobs!r}")
+
+    shifts: dict[str, tuple[RegisterShift, ...]] = {}
+    for cls in REGISTER_CLASSES:
+        key = f"{cls}-shift"
+        if key not in table:
+            continue
+        raw = table[key]
+        if not isinstance(raw, list) or not all(isinstance(e, list) and len(e) == 2 for e in raw):
+            raise where.error(key, f"'{key}' must be a list of [shift, space|\"all\"] pairs")
+        made = [_shift(cls, *e) for e in raw]
+        for m in made:
+            if isinstance(m, str):
+                raise where.error(key, m)
+        shifts[cls] = tuple(m for m in made if isinstance(m, RegisterShift))
+
+    binds = None
+    if "bind-register" in table:
+        raw = table["bind-register"]
+        if not isinstance(raw, list) or not all(isinstance(e, list) and len(e) == 4 for e in raw):
+            raise where.error(
+                "bind-register", "'bind-register' must be a list of [reg, space, binding, set]"
+            )
+        made_b = [_bind_register(*e) for e in raw]
+        for b in made_b:
+            if isinstance(b, str):
+                raise where.error("bind-register", b)
+        binds = tuple(b for b in made_b if isinstance(b, BindRegister))
+
+    return Settings(
+        sources=paths("sources"),
+        out=one_path("out"),
+        targets=targets,
+        include_dirs=paths("include-dirs") or (),
+        defines=tuple(defines),
+        entry_points=entry_points,
+        bindings=one_path("bindings"),
+        jobs=jobs,
+        shifts=shifts,
+        bind_registers=binds,
+    )
+
+
+def read_pyproject(path: Path, table_name: str = TOOL_TABLE) -> Mapping[str, Any]:
+    """The table ``table_name`` (dotted) of a pyproject.toml, {} if absent; positioned errors."""
+    shown = display_path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+        data = tomllib.loads(text)
+    except OSError as err:
+        raise UserError.at(shown, 0, 0, f"cannot read: {err.strerror}", CONFIG) from None
+    except UnicodeDecodeError:
+        raise UserError.at(shown, 0, 0, "not UTF-8 text", CONFIG) from None
+    except tomllib.TOMLDecodeError as err:
+        m = re.search(r"\(at line (\d+), column (\d+)\)", str(err))
+        line, col = (int(m.group(1)), int(m.group(2))) if m else (0, 0)
+        msg = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(err)) or "invalid TOML"
+        raise UserError.at(shown, line, col, f"invalid TOML: {msg}", CONFIG) from None
+    node: Any = data
+    for part in table_name.split("."):
+        node = node.get(part, {}) if isinstance(node, dict) else {}
+    if not isinstance(node, dict):
+        where = _Where(shown, text, table_name)
+        raise where.error(table_name, f"[{table_name}] must be a table")
+    return node
+
+
+def pyproject_settings(path: Path, table_name: str = TOOL_TABLE) -> Settings:
+    text = path.read_text(encoding="utf-8")
+    table = read_pyproject(path, table_name)
+    return settings_from_table(table, path.parent, _Where(display_path(path), text, table_name))
+
+
+def _cli_error(message: str) -> UserError:
+    return UserError.at("oneshader build", 0, 0, message, USAGE)
+
+
+def settings_from_args(args: Any, cwd: Path) -> Settings:
+    """The command line's layer (``args`` is the namespace of ``oneshader build``)."""
+    targets = None
+    if getattr(args, "targets", None):
+        targets = parse_targets(args.targets)
+        if targets is None:
+            raise _cli_error(f"--targets must list spirv, msl, wgsl; got {args.targets!r}")
+    defines = []
+    for d in getattr(args, "defines", None) or ():
+        parsed = _define(d)
+        if parsed is None:
+            raise _cli_error(f"-D expects NAME or NAME=VALUE, got {d!r}")
+        defines.append(parsed)
+    jobs = getattr(args, "jobs", None)
+    if jobs is not None and jobs < 1:
+        raise _cli_error(f"-j must be at least 1, got {jobs}")
+    shifts: dict[str, tuple[RegisterShift, ...]] = {}
+    for cls in REGISTER_CLASSES:
+        given = getattr(args, f"{cls}_shift", None) or []
+        made = [_shift(cls, n, s) for n, s in given]
+        for m in made:
+            if isinstance(m, str):
+                raise _cli_error(f"--fvk-{cls}-shift: {m}")
+        if made:
+            shifts[cls] = tuple(m for m in made if isinstance(m, RegisterShift))
+    binds = None
+    if getattr(args, "bind_register", None):
+        made_b = [_bind_register(*e) for e in args.bind_register]
+        for b in made_b:
+            if isinstance(b, str):
+                raise _cli_error(f"--fvk-bind-register: {b}")
+        binds = tuple(b for b in made_b if isinstance(b, BindRegister))
+    paths = getattr(args, "paths", None)
+    out = getattr(args, "output", None)
+    bindings = getattr(args, "bindings", None)
+    return Settings(
+        sources=tuple(cwd / p for p in paths) if paths else None,
+        out=cwd / out if out else None,
+        targets=targets,
+        include_dirs=tuple(cwd / d for d in getattr(args, "include_dirs", None) or ()),
+        defines=tuple(defines),
+        bindings=cwd / bindings if bindings else None,
+        jobs=jobs,
+        shifts=shifts,
+        bind_registers=binds,
+    )
+
+
+def merge(
+    root: Path,
+    layers: Sequence[Settings],
+    *,
+    force: bool = False,
+    quiet: bool = False,
+    pyproject: Path | None = None,
+) -> BuildConfig:
+    """Later layers override earlier ones; include dirs of later layers come first, defines and
+    register shifts of a later layer replace those of the same name (register class)."""
+    sources: tuple[Path, ...] | None = None
+    out = bindings = None
+    targets: tuple[Target, ...] | None = None
+    jobs: int | None = None
+    includes: list[Path] = []
+    defines: dict[str, str] = {}
+    entry_points: dict[Path, tuple[EntryPointSpec, ...]] = {}
+    shifts: dict[str, tuple[RegisterShift, ...]] = {}
+    binds: tuple[BindRegister, ...] = ()
+    for layer in layers:
+        sources = layer.sources if layer.sources is not None else sources
+        out = layer.out or out
+        bindings = layer.bindings or bindings
+        targets = layer.targets or targets
+        jobs = layer.jobs or jobs
+        includes = [*layer.include_dirs, *includes]
+        defines.update(layer.defines)
+        entry_points.update(layer.entry_points)
+        shifts.update(layer.shifts)
+        binds = layer.bind_registers if layer.bind_registers is not None else binds
+    where = display_path(pyproject) if pyproject else "oneshader build"
+    if not sources:
+        raise UserError.at(
+            where, 0, 0, "no shader sources: pass PATH or set 'sources' in [tool.oneshader]", USAGE
+        )
+    if out is None:
+        raise UserError.at(
+            where, 0, 0, "no output folder: pass -o OUT or set 'out' in [tool.oneshader]", USAGE
+        )
+    seen: list[Path] = []
+    for inc in dict.fromkeys(p.resolve() for p in includes):
+        seen.append(inc)
+    return BuildConfig(
+        root=root,
+        sources=tuple(dict.fromkeys(p.resolve() for p in sources)),
+        out=out.resolve(),
+        targets=targets or tuple(Target),
+        include_dirs=tuple(seen),
+        defines=tuple(sorted(defines.items())),
+        entry_points=entry_points,
+        shifts=tuple(s for cls in REGISTER_CLASSES for s in shifts.get(cls, ())),
+        bind_registers=binds,
+        bindings=bindings.resolve() if bindings else None,
+        jobs=jobs or os.cpu_count() or 1,
+        force=force,
+        quiet=quiet,
+        pyproject=pyproject,
+    )
+
+
+def load_config(args: Any, cwd: Path | None = None) -> BuildConfig:
+    """The configuration of ``oneshader build`` run in ``cwd`` with ``args``."""
+    cwd = (cwd or Path.cwd()).resolve()
+    root, pyproject = find_project_root(cwd)
+    layers = [pyproject_settings(pyproject)] if pyproject else []
+    layers.append(settings_from_args(args, cwd))
+    return merge(
+        root,
+        layers,
+        force=bool(getattr(args, "force", False)),
+        quiet=bool(getattr(args, "quiet", False)),
+        pyproject=pyproject,
+    )

@@ -1,0 +1,73 @@
+"""Where a shader's outputs go in OUT, writing them whole, and removing the ones gone stale.
+
+OUT mirrors the sources: ``shaders/ui/Sprite.hlsl`` built from ``shaders`` lands as
+``OUT/ui/Sprite.spv``, ``.metal``, ``.wgsl`` (or ``.<Entry>.wgsl``) and ``.reflection``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+from oneshader.build.sources import ShaderJob
+from oneshader.build.state import Stamp, stamp
+from oneshader.compiler.api import CompileResult
+from oneshader.fsutil import atomic_write
+
+REFLECTION_SUFFIX = ".reflection"
+
+
+def reflection_text(result: CompileResult) -> bytes:
+    from oneshader.reflection.format import ReflectionFormat
+
+    assert result.reflection is not None
+    text = ReflectionFormat.write(result.reflection)
+    return text if isinstance(text, bytes) else text.encode("utf-8")
+
+
+def planned_files(job: ShaderJob, result: CompileResult) -> list[tuple[str, bytes]]:
+    """(OUT-relative path, content) of every output of a successful compile, reflection last."""
+    files = [(job.stem + o.suffix, o.data) for o in result.outputs]
+    files.append((job.stem + REFLECTION_SUFFIX, reflection_text(result)))
+    return files
+
+
+def write_files(out: Path, files: Iterable[tuple[str, bytes]]) -> list[Stamp]:
+    """Write each file atomically (old or new, never torn) and stamp what was written."""
+    stamps = []
+    for rel, data in files:
+        path = out / rel
+        atomic_write(path, data)
+        stamps.append(stamp(path, rel, data))
+    return stamps
+
+
+def remove_files(out: Path, rels: Iterable[str]) -> int:
+    """Delete these OUT-relative files and the folders they leave empty; the count deleted."""
+    removed = 0
+    folders: set[Path] = set()
+    for rel in rels:
+        path = out / rel
+        try:
+            path.unlink()
+            removed += 1
+        except FileNotFoundError:
+            pass
+        folders.add(path.parent)
+    for folder in sorted(folders, key=lambda p: len(p.parts), reverse=True):
+        while folder != out and out in folder.parents:
+            try:
+                folder.rmdir()
+            except OSError:
+                break
+            folder = folder.parent
+    return removed
+
+
+def is_inside(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def relative_posix(path: Path, base: Path) -> str:
+    return os.path.relpath(path, base).replace(os.sep, "/")

@@ -1,0 +1,103 @@
+"""What to build: the shader files under the configured sources, each with its compile options,
+its place in OUT and the key of everything that affects its outputs."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from oneshader.build.config import USAGE, BuildConfig, display_path
+from oneshader.compiler.api import CompileOptions
+from oneshader.diagnostics import UserError
+
+SHADER_SUFFIX = ".hlsl"
+
+
+@dataclass(frozen=True)
+class ShaderJob:
+    """One shader to build. ``stem`` is its place in OUT without suffix (``ui/Sprite``), forward
+    slashes; ``key`` digests its options, so a changed option makes it stale."""
+
+    source: Path
+    source_name: str
+    stem: str
+    options: CompileOptions
+    key: str
+
+
+def project_name(path: Path, root: Path) -> str:
+    """The name a file has in reflections, diagnostics and the state: relative to the project."""
+    return os.path.relpath(path, root).replace(os.sep, "/")
+
+
+def _walk(folder: Path, skip: Path) -> list[Path]:
+    found: list[Path] = []
+    for dirpath, dirnames, filenames in os.walk(folder):
+        here = Path(dirpath)
+        dirnames[:] = sorted(
+            d for d in dirnames if not d.startswith(".") and (here / d).resolve() != skip
+        )
+        found.extend(here / f for f in sorted(filenames) if f.endswith(SHADER_SUFFIX))
+    return found
+
+
+def options_key(options: CompileOptions, root: Path) -> str:
+    """A digest of the options, with paths relative to the project so that moving it is free."""
+    doc = {
+        "targets": [t.value for t in options.targets],
+        "source": options.source_name,
+        "include": [project_name(Path(p), root) for p in options.include_dirs],
+        "defines": [list(d) for d in options.defines],
+        "entry": [[e.name, e.stage.value] for e in options.entry_points],
+        "shifts": [[s.register_class, s.shift, s.space] for s in options.shifts],
+        "binds": [[b.register, b.space, b.binding, b.set] for b in options.bind_registers],
+    }
+    return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()[:32]
+
+
+def discover(config: BuildConfig) -> list[ShaderJob]:
+    """Every shader of the configured sources, in a stable order; a missing source or two sources
+    landing on the same output is a usage error."""
+    where = display_path(config.pyproject) if config.pyproject else "oneshader build"
+    jobs: list[ShaderJob] = []
+    by_stem: dict[str, Path] = {}
+    seen: set[Path] = set()
+    for src in config.sources:
+        if src.is_file():
+            files = [(src, src.name)]
+        elif src.is_dir():
+            files = [(f, f.relative_to(src).as_posix()) for f in _walk(src, config.out)]
+        else:
+            raise UserError.at(where, 0, 0, f"no such file or folder: {display_path(src)}", USAGE)
+        for path, rel in files:
+            path = path.resolve()
+            if path in seen:
+                continue
+            seen.add(path)
+            stem = rel[: -len(path.suffix)] if path.suffix else rel
+            other = by_stem.get(stem)
+            if other is not None:
+                raise UserError.at(
+                    where,
+                    0,
+                    0,
+                    f"{display_path(path)} and {display_path(other)} would both write "
+                    f"{display_path(config.out / stem)}.*: rename one or build them separately",
+                    USAGE,
+                )
+            by_stem[stem] = path
+            name = project_name(path, config.root)
+            options = CompileOptions(
+                targets=config.targets,
+                source_name=name,
+                include_dirs=tuple(str(p) for p in config.include_dirs),
+                defines=config.defines,
+                entry_points=config.entry_points.get(path, ()),
+                shifts=config.shifts,
+                bind_registers=config.bind_registers,
+            )
+            jobs.append(ShaderJob(path, name, stem, options, options_key(options, config.root)))
+    return jobs

@@ -1,0 +1,194 @@
+"""The build's memory: per shader, what it was built from and what it wrote.
+
+It lives in OUT as one JSON file with a format tag, a version and a checksum of its body; a file
+that is missing, unreadable, damaged or foreign is ignored (everything is rebuilt), never trusted.
+Checking is cheap: a file whose size and mtime are as recorded is taken as unchanged, and only a
+file whose stamp moved is hashed (a new hash equal to the old one just refreshes the stamp).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from oneshader.fsutil import atomic_write
+
+STATE_NAME = ".oneshader-state.json"
+FORMAT = "oneshader-build-state"
+VERSION = 1
+# A file modified this close to the moment it was stamped may change again within the same mtime
+# tick; its stamp is then stored as unknown (mtime 0) so that the next check hashes it.
+_RACY_NS = 2_000_000_000
+
+
+@dataclass
+class Stamp:
+    """What a file looked like: ``path`` relative to the project (inputs) or to OUT (outputs)."""
+
+    path: str
+    mtime_ns: int
+    size: int
+    sha256: str
+
+
+@dataclass
+class ShaderRecord:
+    source: str
+    key: str
+    inputs: list[Stamp] = field(default_factory=list)
+    outputs: list[Stamp] = field(default_factory=list)
+
+
+@dataclass
+class BuildState:
+    toolchain: str = ""
+    shaders: dict[str, ShaderRecord] = field(default_factory=dict)  # by stem
+    extra: dict[str, str] = field(default_factory=dict)  # e.g. the key of the bindings made
+    dirty: bool = False
+
+    # --- files -------------------------------------------------------------------------------
+
+    @staticmethod
+    def load(out: Path) -> tuple[BuildState, str]:
+        """The state stored in ``out`` and "", or an empty state and why the file was ignored."""
+        path = out / STATE_NAME
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            return BuildState(), ""
+        except OSError as err:
+            return BuildState(), f"cannot read {STATE_NAME}: {err.strerror}"
+        try:
+            doc = json.loads(raw)
+            if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+                return BuildState(), f"{STATE_NAME} is not a oneshader build state"
+            if doc.get("version") != VERSION:
+                return BuildState(), f"{STATE_NAME} has version {doc.get('version')!r}"
+            body = doc["body"]
+            if doc.get("checksum") != _checksum(body):
+                return BuildState(), f"{STATE_NAME} is damaged (checksum mismatch)"
+            return _from_body(body), ""
+        except (ValueError, KeyError, TypeError, AttributeError):
+            return BuildState(), f"{STATE_NAME} is damaged"
+
+    def save(self, out: Path) -> None:
+        body = _to_body(self)
+        doc = {"format": FORMAT, "version": VERSION, "checksum": _checksum(body), "body": body}
+        atomic_write(out / STATE_NAME, (json.dumps(doc, indent=1, sort_keys=True) + "\n").encode())
+        self.dirty = False
+
+
+def _checksum(body: Any) -> str:
+    return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
+
+
+def _stamps(items: Any) -> list[Stamp]:
+    return [Stamp(str(p), int(m), int(s), str(h)) for p, m, s, h in items]
+
+
+def _from_body(body: dict[str, Any]) -> BuildState:
+    shaders = {
+        str(stem): ShaderRecord(
+            str(rec["source"]), str(rec["key"]), _stamps(rec["inputs"]), _stamps(rec["outputs"])
+        )
+        for stem, rec in body["shaders"].items()
+    }
+    extra = {str(k): str(v) for k, v in body.get("extra", {}).items()}
+    return BuildState(str(body["toolchain"]), shaders, extra)
+
+
+def _to_body(state: BuildState) -> dict[str, Any]:
+    return {
+        "toolchain": state.toolchain,
+        "shaders": {
+            stem: {
+                "source": r.source,
+                "key": r.key,
+                "inputs": [[s.path, s.mtime_ns, s.size, s.sha256] for s in r.inputs],
+                "outputs": [[s.path, s.mtime_ns, s.size, s.sha256] for s in r.outputs],
+            }
+            for stem, r in sorted(state.shaders.items())
+        },
+        "extra": dict(sorted(state.extra.items())),
+    }
+
+
+# --- stamping and checking ---------------------------------------------------------------------
+
+
+def file_hash(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def stamp(path: Path, name: str, data: bytes | None = None) -> Stamp:
+    """Stamp ``path`` now (``data`` is its content when the caller has it at hand)."""
+    st = path.stat()
+    digest = hashlib.sha256(data).hexdigest() if data is not None else file_hash(path)
+    mtime = st.st_mtime_ns if time.time_ns() - st.st_mtime_ns > _RACY_NS else 0
+    return Stamp(name, mtime, st.st_size, digest)
+
+
+class Checker:
+    """Answers "is this file as stamped?" once per file and build, however many shaders share it.
+
+    A stamp whose size and mtime still hold is trusted; otherwise the file is hashed, and when
+    the content is unchanged the stamp is refreshed in place (so the next check is cheap again).
+    """
+
+    def __init__(self) -> None:
+        self._seen: dict[Path, tuple[int, int, str | None]] = {}
+
+    def unchanged(self, path: Path, st: Stamp) -> bool:
+        info = self._seen.get(path)
+        if info is None:
+            try:
+                s = os.stat(path)
+            except OSError:
+                self._seen[path] = (-1, -1, None)
+                return False
+            info = (s.st_mtime_ns, s.st_size, None)
+            self._seen[path] = info
+        mtime, size, digest = info
+        if size < 0:
+            return False
+        if st.mtime_ns == mtime and st.size == size and mtime != 0:
+            return True
+        if size != st.size:
+            return False
+        if digest is None:
+            try:
+                digest = file_hash(path)
+            except OSError:
+                return False
+            self._seen[path] = (mtime, size, digest)
+        if digest != st.sha256:
+            return False
+        if time.time_ns() - mtime > _RACY_NS:
+            st.mtime_ns = mtime
+        return True
+
+    def forget(self, path: Path) -> None:
+        self._seen.pop(path, None)
+
+
+def is_current(
+    record: ShaderRecord, key: str, root: Path, out: Path, checker: Checker
+) -> tuple[bool, bool]:
+    """(current, refreshed): whether the shader's outputs are current for its inputs and key, and
+    whether a stamp was refreshed on the way (the state then wants saving)."""
+    if record.key != key:
+        return False, False
+    before = [(s.mtime_ns) for s in (*record.inputs, *record.outputs)]
+    for s in record.inputs:
+        if not checker.unchanged(root / s.path, s):
+            return False, False
+    for s in record.outputs:
+        if not checker.unchanged(out / s.path, s):
+            return False, False
+    after = [(s.mtime_ns) for s in (*record.inputs, *record.outputs)]
+    return True, before != after
