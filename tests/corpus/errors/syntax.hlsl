@@ -1,0 +1,10 @@
+// A syntax error: the missing semicolon is reported at the next token.
+RWStructuredBuffer<float> Data;
+
+[shader("compute")]
+[numthreads(1, 1, 1)]
+void Main(uint3 id : SV_DispatchThreadID)
+{
+    float x = 1.0
+    Data[id.x] = x;
+}

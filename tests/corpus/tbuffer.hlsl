@@ -1,0 +1,16 @@
+// A tbuffer (TextureBuffer): Metal and WGSL only; Slang cannot emit it for SPIR-V, which is a
+// positioned error there (see errors/unsupported_spirv_tbuffer.hlsl).
+tbuffer Palette
+{
+    float4 Colors[4];
+    float4 Fallback;
+};
+
+RWStructuredBuffer<float4> Out;
+
+[shader("compute")]
+[numthreads(4, 1, 1)]
+void Lookup(uint3 id : SV_DispatchThreadID)
+{
+    Out[id.x] = Colors[id.x % 4] + Fallback;
+}
