@@ -1,0 +1,524 @@
+"""Proof that a reflection is what each target's emitted code really uses.
+
+:func:`verify` reads every output file with the reader of its target (``emitted.spirv``,
+``emitted.wgsl``, ``emitted.msl``; standard library only) and compares slots, buffer layouts,
+push-block placement, specialization constants, stage variables, built-ins, workgroup sizes and
+SPIR-V capabilities with the reflection. Each disagreement is one message naming the target, the
+record/member path and both numbers. Things the code does not show (an unused resource Slang
+dropped, Metal's workgroup size) cannot disagree and are listed by :func:`check` as unchecked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from oneshader.compiler.api import OutputFile
+from oneshader.compiler.emitted.common import (
+    EmittedCodeError,
+    EmittedEntry,
+    EmittedModule,
+    EmittedResource,
+    EmittedVariable,
+    demangle,
+)
+from oneshader.compiler.emitted.spirv import features_of, read_spirv
+from oneshader.reflection.model import (
+    BuiltIn,
+    DeviceFeatures,
+    EntryPoint,
+    Interpolation,
+    PushBlock,
+    Resource,
+    ResourceTypeKind,
+    ScalarKind,
+    ShaderReflection,
+    Slot,
+    SpecConstant,
+    StageVariable,
+    Target,
+    TypeKind,
+    TypeLayout,
+)
+
+__all__ = ["CheckReport", "check", "read_output", "verify"]
+
+_TARGET_NAMES = {Target.SpirV: "SPIR-V", Target.Msl: "MSL", Target.Wgsl: "WGSL"}
+
+# Where each declared resource type lives on each target.
+_BUFFERS = frozenset(
+    {
+        ResourceTypeKind.ConstantBuffer,
+        ResourceTypeKind.TextureBuffer,
+        ResourceTypeKind.StructuredBuffer,
+        ResourceTypeKind.RWStructuredBuffer,
+        ResourceTypeKind.AppendStructuredBuffer,
+        ResourceTypeKind.ConsumeStructuredBuffer,
+        ResourceTypeKind.ByteAddressBuffer,
+        ResourceTypeKind.RWByteAddressBuffer,
+    }
+)
+_SAMPLERS = frozenset({ResourceTypeKind.SamplerState, ResourceTypeKind.SamplerComparisonState})
+_STRUCTURED = frozenset(
+    {
+        ResourceTypeKind.StructuredBuffer,
+        ResourceTypeKind.RWStructuredBuffer,
+        ResourceTypeKind.AppendStructuredBuffer,
+        ResourceTypeKind.ConsumeStructuredBuffer,
+    }
+)
+_UNIFORM_BLOCKS = frozenset({ResourceTypeKind.ConstantBuffer})
+
+
+def _expected_space(target: Target, rtype: ResourceTypeKind) -> frozenset[str]:
+    if target is Target.SpirV:
+        if rtype in _UNIFORM_BLOCKS:
+            return frozenset({"Uniform"})
+        if rtype in _BUFFERS:
+            return frozenset({"StorageBuffer", "Uniform"})
+        return frozenset({"UniformConstant"})
+    if target is Target.Wgsl:
+        if rtype in _UNIFORM_BLOCKS:
+            return frozenset({"uniform"})
+        if rtype in _BUFFERS:
+            return frozenset({"storage"})
+        return frozenset({"handle"})
+    if rtype in _BUFFERS:
+        return frozenset({"buffer"})
+    if rtype in _SAMPLERS:
+        return frozenset({"sampler"})
+    return frozenset({"texture"})
+
+
+@dataclass
+class CheckReport:
+    """``mismatches`` are disagreements; ``unchecked`` what the emitted code did not show."""
+
+    mismatches: list[str] = field(default_factory=list)
+    unchecked: list[str] = field(default_factory=list)
+    checked: int = 0
+
+
+_READERS: dict[Target, Callable[[bytes, str], EmittedModule]] = {Target.SpirV: read_spirv}
+
+
+def read_output(output: OutputFile) -> EmittedModule | None:
+    """The emitted module of one output file, read by its target's reader (None: no reader)."""
+    reader = _READERS.get(output.target)
+    return reader(output.data, output.suffix) if reader else None
+
+
+def verify(reflection: ShaderReflection, outputs: Sequence[OutputFile]) -> list[str]:
+    """One message per disagreement between ``reflection`` and the emitted ``outputs``."""
+    return check(reflection, outputs).mismatches
+
+
+def check(reflection: ShaderReflection, outputs: Sequence[OutputFile]) -> CheckReport:
+    report = CheckReport()
+    per_target: dict[Target, list[EmittedModule]] = {}
+    for output in outputs:
+        try:
+            module = read_output(output)
+            if module is None:
+                report.unchecked.append(f"{output.suffix}: no reader for this target")
+                continue
+        except (EmittedCodeError, UnicodeDecodeError) as exc:
+            report.mismatches.append(
+                f"{_TARGET_NAMES[output.target]} ({output.suffix}): unreadable output: {exc}"
+            )
+            continue
+        per_target.setdefault(output.target, []).append(module)
+    for target, modules in per_target.items():
+        _Checker(reflection, target, modules, report).run()
+    return report
+
+
+class _Checker:
+    def __init__(
+        self,
+        reflection: ShaderReflection,
+        target: Target,
+        modules: list[EmittedModule],
+        report: CheckReport,
+    ) -> None:
+        self.r = reflection
+        self.target = target
+        self.modules = modules
+        self.report = report
+        self.prefix = _TARGET_NAMES[target]
+
+    # -- reporting ---------------------------------------------------------------------------
+
+    def bad(self, module: EmittedModule, what: str) -> None:
+        self.report.mismatches.append(f"{self.prefix} ({module.source}): {what}")
+
+    def differ(self, module: EmittedModule, what: str, ours: object, theirs: object) -> bool:
+        self.report.checked += 1
+        if ours == theirs:
+            return False
+        self.bad(module, f"{what}: reflection says {ours}, emitted code says {theirs}")
+        return True
+
+    def unchecked(self, what: str) -> None:
+        self.report.unchecked.append(f"{self.prefix}: {what}")
+
+    # -- the checks --------------------------------------------------------------------------
+
+    def run(self) -> None:
+        push_names = {p.name for p in self.r.push_blocks}
+        known = {r.name for r in self.r.resources} | push_names
+        for res in self.r.resources:
+            self.resource(res)
+        for block in self.r.push_blocks:
+            self.push(block)
+        for spec in self.r.spec_constants:
+            self.spec(spec)
+        for module in self.modules:
+            for name, found in module.resources.items():
+                if name not in known:
+                    first = found[0]
+                    self.bad(
+                        module,
+                        f"code declares resource '{first.emitted}' "
+                        f"({_where(first)}) that the reflection lacks",
+                    )
+            self.extra_specs(module)
+            for emitted_entry in module.entries.values():
+                if not any(e.name == emitted_entry.name for e in self.r.entry_points):
+                    self.bad(
+                        module,
+                        f"code has entry point '{emitted_entry.name}' that the reflection lacks",
+                    )
+        for entry in self.r.entry_points:
+            self.entry(entry, push_names)
+        if self.target is Target.SpirV:
+            self.features()
+
+    def _slot(self, slots: tuple[Slot, ...]) -> Slot | None:
+        return next((s for s in slots if s.target is self.target), None)
+
+    def resource(self, res: Resource) -> None:
+        slot = self._slot(res.slots)
+        counter = self._slot(res.counters)
+        seen = False
+        for module in self.modules:
+            for em in module.resources.get(res.name, ()):
+                seen = True
+                path = f"resource '{res.name}'"
+                if em.role == "counter":
+                    if counter is None:
+                        self.bad(
+                            module,
+                            f"{path}: code declares a counter buffer at "
+                            f"{_where(em)} that the reflection lacks",
+                        )
+                    else:
+                        self.slot(module, f"{path} counter", counter, em)
+                    continue
+                if em.space not in _expected_space(self.target, res.rtype):
+                    self.bad(
+                        module,
+                        f"{path}: a {res.rtype.name} but the code declares it in '{em.space}'",
+                    )
+                if slot is None:
+                    self.bad(
+                        module,
+                        f"{path}: the reflection has no {self.prefix} slot, the code "
+                        f"binds it at {_where(em)}",
+                    )
+                else:
+                    self.slot(module, path, slot, em)
+                if em.count != res.count:
+                    self.differ(module, f"{path} count", res.count, em.count)
+                if res.format is not None and em.format is not None:
+                    self.differ(module, f"{path} image format", res.format, em.format)
+                self.buffer_layout(module, res.name, res.rtype, res.layout, em)
+        if not seen:
+            self.unchecked(f"resource '{res.name}' is not in the emitted code")
+
+    def slot(self, module: EmittedModule, path: str, slot: Slot, em: EmittedResource) -> None:
+        if self.target is Target.Msl:
+            self.differ(module, f"{path} [[{em.space}(n)]] index", slot.binding, em.binding)
+            return
+        word = "group" if self.target is Target.Wgsl else "set"
+        if em.binding is None or em.set is None:
+            self.bad(
+                module,
+                f"{path}: reflection says {word} {slot.set} binding {slot.binding}, "
+                f"the emitted code gives it no {word}/binding",
+            )
+            return
+        self.differ(
+            module,
+            f"{path} {word}/binding",
+            f"{word} {slot.set} binding {slot.binding}",
+            f"{word} {em.set} binding {em.binding}",
+        )
+
+    def buffer_layout(
+        self,
+        module: EmittedModule,
+        name: str,
+        rtype: ResourceTypeKind | None,
+        layout: TypeLayout | None,
+        em: EmittedResource,
+    ) -> None:
+        if layout is None or em.layout is None:
+            return
+        if rtype in _STRUCTURED and em.stride is not None:
+            stride = _round(layout.size, layout.align)
+            self.differ(module, f"{name}[] element stride", stride, em.stride)
+        if rtype is None or rtype in _UNIFORM_BLOCKS or rtype in _STRUCTURED:
+            self.layout(module, name, layout, em.layout)
+
+    def layout(
+        self, module: EmittedModule, path: str, ours: TypeLayout, theirs: TypeLayout
+    ) -> None:
+        if ours.kind is not theirs.kind:
+            self.differ(module, f"{path} kind", ours.kind.name, theirs.kind.name)
+            return
+        scalar_like = ours.kind in (TypeKind.Scalar, TypeKind.Vector, TypeKind.Matrix)
+        if scalar_like and not _same_scalar(ours.scalar, theirs.scalar):
+            self.differ(module, f"{path} scalar", ours.scalar.name, theirs.scalar.name)
+        if ours.kind is TypeKind.Vector:
+            self.differ(module, f"{path} components", ours.rows, theirs.rows)
+        elif ours.kind is TypeKind.Matrix:
+            self.differ(
+                module, f"{path} shape", f"{ours.rows}x{ours.cols}", f"{theirs.rows}x{theirs.cols}"
+            )
+            self.differ(module, f"{path} packing", ours.packing.name, theirs.packing.name)
+            self.differ(module, f"{path} matrix stride", ours.mstride, theirs.mstride)
+            self.differ(module, f"{path} size", ours.size, theirs.size)
+        elif ours.kind is TypeKind.Array:
+            self.differ(module, f"{path} array length", ours.length, theirs.length)
+            self.differ(module, f"{path} array stride", ours.stride, theirs.stride)
+            if ours.element is not None and theirs.element is not None:
+                self.layout(module, f"{path}[]", ours.element, theirs.element)
+        elif ours.kind is TypeKind.Struct:
+            self.differ(module, f"{path} struct size", ours.size, theirs.size)
+            by_name = {m.name: m for m in theirs.members}
+            for member in ours.members:
+                other = by_name.pop(member.name, None)
+                if other is None:
+                    self.bad(
+                        module, f"{path}.{member.name}: member missing from the emitted struct"
+                    )
+                    continue
+                self.differ(module, f"{path}.{member.name} offset", member.offset, other.offset)
+                self.layout(module, f"{path}.{member.name}", member.type, other.type)
+            for extra in by_name:
+                self.bad(module, f"{path}.{extra}: emitted struct member the reflection lacks")
+
+    def push(self, block: PushBlock) -> None:
+        slot = self._slot(block.slots)
+        seen = False
+        for module in self.modules:
+            for em in module.resources.get(block.name, ()):
+                seen = True
+                path = f"push block '{block.name}'"
+                if self.target is Target.SpirV:
+                    if em.space != "PushConstant":
+                        self.bad(module, f"{path}: not a push constant in the code ({em.space})")
+                    if slot is not None:
+                        self.bad(
+                            module,
+                            f"{path}: the reflection gives it a SPIR-V slot "
+                            f"(set {slot.set} binding {slot.binding}); SPIR-V has none",
+                        )
+                elif slot is None:
+                    self.bad(
+                        module,
+                        f"{path}: the reflection has no {self.prefix} slot, the code "
+                        f"binds it at {_where(em)}",
+                    )
+                else:
+                    self.slot(module, path, slot, em)
+                self.buffer_layout(module, block.name, None, block.layout, em)
+        if not seen:
+            self.unchecked(f"push block '{block.name}' is not in the emitted code")
+
+    def spec(self, spec: SpecConstant) -> None:
+        slot = next((s for s in spec.slots if s.target is self.target), None)
+        seen = False
+        for module in self.modules:
+            em = None
+            if slot is not None:
+                em = module.spec_constants.get(slot.name)
+            if em is None:
+                em = next((e for e in module.spec_constants.values() if e.name == spec.name), None)
+            if em is None:
+                continue
+            seen = True
+            path = f"spec constant '{spec.name}'"
+            if slot is None:
+                self.bad(
+                    module,
+                    f"{path}: the reflection has no {self.prefix} slot, the code "
+                    f"gives it index {em.index}",
+                )
+                continue
+            self.differ(module, f"{path} index", slot.index, em.index)
+            self.differ(module, f"{path} emitted name", slot.name, em.emitted)
+            if em.default is not None:
+                self.differ(
+                    module,
+                    f"{path} default bits",
+                    f"0x{spec.default:08x}",
+                    f"0x{em.default & 0xFFFFFFFF:08x}",
+                )
+        if not seen:
+            self.unchecked(f"spec constant '{spec.name}' is not in the emitted code")
+
+    def extra_specs(self, module: EmittedModule) -> None:
+        names = {spec.name for spec in self.r.spec_constants}
+        slot_names = {
+            s.name for spec in self.r.spec_constants for s in spec.slots if s.target is self.target
+        }
+        for key, em in module.spec_constants.items():
+            if key not in slot_names and em.name not in names:
+                self.bad(
+                    module,
+                    f"code declares spec constant '{em.emitted}' (index {em.index}) "
+                    "that the reflection lacks",
+                )
+
+    def entry(self, entry: EntryPoint, push_names: set[str]) -> None:
+        found = [(m, m.entries[entry.name]) for m in self.modules if entry.name in m.entries]
+        if not found:
+            self.report.mismatches.append(
+                f"{self.prefix}: entry point '{entry.name}' is missing from the emitted code"
+            )
+            return
+        for module, em in found:
+            path = f"entry '{entry.name}'"
+            self.differ(module, f"{path} stage", entry.stage.value, em.stage)
+            if em.workgroup is not None:
+                self.differ(module, f"{path} workgroup size", entry.workgroup, em.workgroup)
+            elif entry.stage.value == "compute":
+                self.unchecked(f"{path} workgroup size is not in the emitted code")
+            self.stage_vars(module, f"{path} input", entry.inputs, em.inputs, em)
+            self.stage_vars(module, f"{path} output", entry.outputs, em.outputs, em)
+            if em.uses is not None:
+                self.differ(
+                    module,
+                    f"{path} uses",
+                    sorted(entry.uses),
+                    sorted(em.uses - push_names),
+                )
+                self.differ(
+                    module, f"{path} pushuse", sorted(entry.pushuse), sorted(em.uses & push_names)
+                )
+
+    def stage_vars(
+        self,
+        module: EmittedModule,
+        path: str,
+        ours: tuple[StageVariable, ...],
+        theirs: tuple[EmittedVariable, ...],
+        em: EmittedEntry,
+    ) -> None:
+        located = [v for v in ours if v.builtin is BuiltIn.None_]
+        for var in theirs:
+            label = var.emitted or var.name or var.semantic or "?"
+            if var.builtin is not None:
+                if not any(v.builtin is var.builtin for v in ours):
+                    self.bad(
+                        module,
+                        f"{path}: code uses built-in {var.target_builtin} "
+                        f"({var.builtin.value}) that the reflection lacks",
+                    )
+                continue
+            if var.semantic and var.location is None:
+                match = [v for v in located if _msl_semantic(v) == var.semantic]
+                if not match:
+                    self.bad(
+                        module,
+                        f"{path}: code has varying [[user({var.semantic})]] "
+                        f"({label}) that the reflection lacks",
+                    )
+                    continue
+                self.interp(module, f"{path} '{match[0].name}'", match[0], var)
+                continue
+            if var.location is None:
+                continue
+            by_name = [v for v in located if var.name and _leaf(v.name) == var.name]
+            if len(by_name) == 1:
+                self.differ(
+                    module,
+                    f"{path} '{by_name[0].name}' location",
+                    by_name[0].location,
+                    var.location,
+                )
+                self.interp(module, f"{path} '{by_name[0].name}'", by_name[0], var)
+                continue
+            by_loc = [v for v in located if v.location == var.location]
+            if not by_loc:
+                self.bad(
+                    module,
+                    f"{path}: code has location {var.location} ({label}) that the reflection lacks",
+                )
+            else:
+                self.interp(module, f"{path} '{by_loc[0].name}'", by_loc[0], var)
+
+    def interp(
+        self, module: EmittedModule, path: str, ours: StageVariable, theirs: EmittedVariable
+    ) -> None:
+        want = {ours.interp} - {Interpolation.Default, Interpolation.Linear}
+        got = set(theirs.interp)
+        integer = ours.scalar not in (ScalarKind.Float, ScalarKind.Float16, ScalarKind.Float64)
+        if integer:
+            want.discard(Interpolation.Flat)
+            got.discard(Interpolation.Flat)
+        if want != got:
+            self.differ(
+                module,
+                f"{path} interpolation",
+                ",".join(sorted(i.name for i in want)) or "Default",
+                ",".join(sorted(i.name for i in got)) or "Default",
+            )
+
+    def features(self) -> None:
+        for module in self.modules:
+            need = features_of(module.capabilities)
+            have = DeviceFeatures(0)
+            for entry in self.r.entry_points:
+                have |= entry.features
+            if have != need:
+                self.differ(
+                    module,
+                    "features (from OpCapability)",
+                    _flags(have),
+                    _flags(need),
+                )
+
+
+def _flags(value: DeviceFeatures) -> str:
+    return ",".join(f.name or "" for f in DeviceFeatures if f in value) or "none"
+
+
+def _where(em: EmittedResource) -> str:
+    if em.space in ("buffer", "texture", "sampler"):
+        return f"[[{em.space}({em.binding})]]"
+    if em.binding is None:
+        return f"{em.space}, no binding"
+    return f"{em.space} set {em.set} binding {em.binding}"
+
+
+def _leaf(name: str) -> str:
+    return demangle(name.rsplit(".", 1)[-1])
+
+
+def _msl_semantic(var: StageVariable) -> str:
+    sem = var.semantic.upper()
+    return f"{sem}_{var.index}" if var.index else sem
+
+
+def _same_scalar(a: ScalarKind, b: ScalarKind) -> bool:
+    if a is b:
+        return True
+    loose = {ScalarKind.Bool, ScalarKind.UInt, ScalarKind.Int}
+    return a in loose and b in loose and ScalarKind.Bool in (a, b)
+
+
+def _round(value: int, align: int) -> int:
+    return -(-value // align) * align if align else value

@@ -1,0 +1,543 @@
+"""A reader of what a SPIR-V module declares: names, decorations, types, variables, entry points.
+
+Standard library only; it walks the binary once and keeps the few instructions the cross-check
+needs (debug names, annotations, types, constants, global variables, entry points, modes,
+capabilities). Layouts follow the module's own Offset/ArrayStride/MatrixStride decorations; a
+struct's size is its extent rounded up to its alignment under the rules of the storage class that
+reaches it (std140 for Uniform blocks, std430 for storage and push-constant blocks).
+
+Slang writes an HLSL ``floatRxC`` as a SPIR-V matrix of R columns of C-vectors and flips the
+majority decoration, so SPIR-V ``RowMajor`` is HLSL column-major and vice versa; a
+``_Array_std140_*`` struct with one ``data`` member wraps an array in a constant buffer and reads
+as that array.
+"""
+
+from __future__ import annotations
+
+import struct as _struct
+from dataclasses import dataclass, field
+
+from oneshader.compiler.emitted.common import (
+    EmittedCodeError,
+    EmittedEntry,
+    EmittedModule,
+    EmittedResource,
+    EmittedSpec,
+    EmittedVariable,
+)
+from oneshader.reflection.model import (
+    BuiltIn,
+    DeviceFeatures,
+    Interpolation,
+    MatrixPacking,
+    ScalarKind,
+    StructMember,
+    Target,
+    TypeKind,
+    TypeLayout,
+)
+
+__all__ = ["CAPABILITY_FEATURES", "CAPABILITY_NAMES", "features_of", "read_spirv"]
+
+MAGIC = 0x07230203
+
+# Opcodes
+_OP_NAME = 5
+_OP_MEMBER_NAME = 6
+_OP_ENTRY_POINT = 15
+_OP_EXECUTION_MODE = 16
+_OP_CAPABILITY = 17
+_OP_TYPE_BOOL = 20
+_OP_TYPE_INT = 21
+_OP_TYPE_FLOAT = 22
+_OP_TYPE_VECTOR = 23
+_OP_TYPE_MATRIX = 24
+_OP_TYPE_IMAGE = 25
+_OP_TYPE_SAMPLER = 26
+_OP_TYPE_SAMPLED_IMAGE = 27
+_OP_TYPE_ARRAY = 28
+_OP_TYPE_RUNTIME_ARRAY = 29
+_OP_TYPE_STRUCT = 30
+_OP_TYPE_POINTER = 32
+_OP_CONSTANT = 43
+_OP_SPEC_CONSTANT_TRUE = 48
+_OP_SPEC_CONSTANT_FALSE = 49
+_OP_SPEC_CONSTANT = 50
+_OP_VARIABLE = 59
+_OP_DECORATE = 71
+_OP_MEMBER_DECORATE = 72
+_OP_EXECUTION_MODE_ID = 331
+_OP_FUNCTION = 54
+
+# Decorations
+_D_SPEC_ID = 1
+_D_BLOCK = 2
+_D_ROW_MAJOR = 4
+_D_COL_MAJOR = 5
+_D_ARRAY_STRIDE = 6
+_D_MATRIX_STRIDE = 7
+_D_BUILTIN = 11
+_D_NO_PERSPECTIVE = 13
+_D_FLAT = 14
+_D_CENTROID = 16
+_D_SAMPLE = 17
+_D_LOCATION = 30
+_D_BINDING = 33
+_D_DESCRIPTOR_SET = 34
+_D_OFFSET = 35
+
+_STORAGE_CLASSES = {
+    0: "UniformConstant",
+    1: "Input",
+    2: "Uniform",
+    3: "Output",
+    4: "Workgroup",
+    5: "CrossWorkgroup",
+    6: "Private",
+    7: "Function",
+    9: "PushConstant",
+    12: "StorageBuffer",
+}
+_RESOURCE_CLASSES = frozenset({"UniformConstant", "Uniform", "PushConstant", "StorageBuffer"})
+
+_EXECUTION_MODELS = {0: "vertex", 4: "pixel", 5: "compute"}
+
+CAPABILITY_NAMES: dict[int, str] = {
+    0: "Matrix",
+    1: "Shader",
+    2: "Geometry",
+    3: "Tessellation",
+    9: "Float16",
+    10: "Float64",
+    11: "Int64",
+    12: "Int64Atomics",
+    22: "Int16",
+    32: "ClipDistance",
+    33: "CullDistance",
+    35: "SampleRateShading",
+    39: "Int8",
+    43: "Sampled1D",
+    44: "Image1D",
+    45: "SampledCubeArray",
+    46: "SampledBuffer",
+    47: "ImageBuffer",
+    49: "ImageQuery",
+    50: "DerivativeControl",
+    51: "InterpolationFunction",
+    55: "StorageImageReadWithoutFormat",
+    56: "StorageImageWriteWithoutFormat",
+    61: "GroupNonUniform",
+    4427: "DrawParameters",
+    4433: "StorageBuffer16BitAccess",
+    4434: "UniformAndStorageBuffer16BitAccess",
+    4435: "StoragePushConstant16",
+    4436: "StorageInputOutput16",
+    4448: "StorageBuffer8BitAccess",
+    4449: "UniformAndStorageBuffer8BitAccess",
+    4450: "StoragePushConstant8",
+}
+
+# The device features a capability asks for; the one table both the producer and the check use.
+CAPABILITY_FEATURES: dict[str, DeviceFeatures] = {
+    "Float16": DeviceFeatures.Float16,
+    "Int16": DeviceFeatures.Int16,
+    "Float64": DeviceFeatures.Float64,
+    "Int64": DeviceFeatures.Int64,
+    "Int64Atomics": DeviceFeatures.Int64Atomics,
+    "StorageBuffer16BitAccess": DeviceFeatures.StorageBuffer16,
+    "UniformAndStorageBuffer16BitAccess": DeviceFeatures.UniformBuffer16,
+    "StoragePushConstant16": DeviceFeatures.PushConstant16,
+    "StorageInputOutput16": DeviceFeatures.InputOutput16,
+}
+
+_BUILTINS: dict[int, tuple[str, BuiltIn | None]] = {
+    0: ("Position", BuiltIn.Position),
+    1: ("PointSize", BuiltIn.PointSize),
+    3: ("ClipDistance", BuiltIn.ClipDistance),
+    4: ("CullDistance", BuiltIn.CullDistance),
+    5: ("VertexId", BuiltIn.VertexId),
+    6: ("InstanceId", BuiltIn.InstanceId),
+    7: ("PrimitiveId", BuiltIn.PrimitiveId),
+    15: ("FragCoord", BuiltIn.Position),
+    17: ("FrontFacing", BuiltIn.FrontFacing),
+    18: ("SampleId", BuiltIn.SampleIndex),
+    20: ("SampleMask", BuiltIn.SampleMask),
+    22: ("FragDepth", BuiltIn.Depth),
+    24: ("NumWorkgroups", None),
+    26: ("WorkgroupId", BuiltIn.GroupId),
+    27: ("LocalInvocationId", BuiltIn.GroupThreadId),
+    28: ("GlobalInvocationId", BuiltIn.DispatchThreadId),
+    29: ("LocalInvocationIndex", BuiltIn.GroupIndex),
+    42: ("VertexIndex", BuiltIn.VertexId),
+    43: ("InstanceIndex", BuiltIn.InstanceId),
+    4424: ("BaseVertex", None),
+    4425: ("BaseInstance", None),
+    4426: ("DrawIndex", None),
+}
+
+IMAGE_FORMATS: tuple[str, ...] = (
+    "unknown", "rgba32f", "rgba16f", "r32f", "rgba8", "rgba8snorm", "rg32f", "rg16f",
+    "r11g11b10f", "r16f", "rgba16", "rgb10a2", "rg16", "rg8", "r16", "r8", "rgba16snorm",
+    "rg16snorm", "rg8snorm", "r16snorm", "r8snorm", "rgba32i", "rgba16i", "rgba8i", "r32i",
+    "rg32i", "rg16i", "rg8i", "r16i", "r8i", "rgba32ui", "rgba16ui", "rgba8ui", "r32ui",
+    "rgb10a2ui", "rg32ui", "rg16ui", "rg8ui", "r16ui", "r8ui", "r64ui", "r64i",
+)  # fmt: skip
+
+
+def features_of(capabilities: frozenset[str]) -> DeviceFeatures:
+    """The device features a module's capabilities require."""
+    out = DeviceFeatures(0)
+    for cap in capabilities:
+        out |= CAPABILITY_FEATURES.get(cap, DeviceFeatures(0))
+    return out
+
+
+@dataclass
+class _Decorations:
+    flags: set[int] = field(default_factory=set)
+    values: dict[int, int] = field(default_factory=dict)
+
+
+@dataclass
+class _Module:
+    names: dict[int, str] = field(default_factory=dict)
+    member_names: dict[tuple[int, int], str] = field(default_factory=dict)
+    decos: dict[int, _Decorations] = field(default_factory=dict)
+    member_decos: dict[tuple[int, int], _Decorations] = field(default_factory=dict)
+    types: dict[int, tuple[int, tuple[int, ...]]] = field(default_factory=dict)
+    constants: dict[int, int] = field(default_factory=dict)
+    spec: dict[int, int | None] = field(default_factory=dict)
+    variables: dict[int, tuple[int, str]] = field(default_factory=dict)
+    entries: list[tuple[int, int, str, tuple[int, ...]]] = field(default_factory=list)
+    local_size: dict[int, tuple[int, int, int]] = field(default_factory=dict)
+    local_size_id: dict[int, tuple[int, int, int]] = field(default_factory=dict)
+    capabilities: set[str] = field(default_factory=set)
+
+    def deco(self, target: int) -> _Decorations:
+        return self.decos.get(target) or _Decorations()
+
+    def mdeco(self, target: int, member: int) -> _Decorations:
+        return self.member_decos.get((target, member)) or _Decorations()
+
+
+def _string(words: tuple[int, ...]) -> tuple[str, int]:
+    """A literal string starting at words[0]; returns it and the number of words it took."""
+    raw = b"".join(w.to_bytes(4, "little") for w in words)
+    end = raw.find(b"\0")
+    if end < 0:
+        raise EmittedCodeError("SPIR-V: unterminated literal string")
+    return raw[:end].decode("utf-8", "replace"), end // 4 + 1
+
+
+def _parse(data: bytes) -> tuple[_Module, tuple[int, int]]:
+    if len(data) < 20 or len(data) % 4:
+        raise EmittedCodeError("SPIR-V: not a module (size is not a multiple of 4 bytes)")
+    order = "<"
+    if _struct.unpack_from("<I", data)[0] != MAGIC:
+        if _struct.unpack_from(">I", data)[0] != MAGIC:
+            raise EmittedCodeError("SPIR-V: bad magic number")
+        order = ">"
+    words = _struct.unpack(f"{order}{len(data) // 4}I", data)
+    version = ((words[1] >> 16) & 0xFF, (words[1] >> 8) & 0xFF)
+    m = _Module()
+    pos = 5
+    n = len(words)
+    while pos < n:
+        head = words[pos]
+        count = head >> 16
+        op = head & 0xFFFF
+        if count == 0 or pos + count > n:
+            raise EmittedCodeError(f"SPIR-V: bad instruction length at word {pos}")
+        if op == _OP_FUNCTION:
+            break  # everything the check needs precedes the first function
+        ops = words[pos + 1 : pos + count]
+        pos += count
+        if op == _OP_NAME:
+            m.names[ops[0]] = _string(ops[1:])[0]
+        elif op == _OP_MEMBER_NAME:
+            m.member_names[(ops[0], ops[1])] = _string(ops[2:])[0]
+        elif op == _OP_DECORATE:
+            _add_deco(m.decos.setdefault(ops[0], _Decorations()), ops[1:])
+        elif op == _OP_MEMBER_DECORATE:
+            _add_deco(m.member_decos.setdefault((ops[0], ops[1]), _Decorations()), ops[2:])
+        elif op == _OP_CAPABILITY:
+            m.capabilities.add(CAPABILITY_NAMES.get(ops[0], f"Capability{ops[0]}"))
+        elif op == _OP_ENTRY_POINT:
+            name, used = _string(ops[2:])
+            m.entries.append((ops[0], ops[1], name, tuple(ops[2 + used :])))
+        elif op == _OP_EXECUTION_MODE:
+            if ops[1] == 17 and len(ops) >= 5:  # LocalSize
+                m.local_size[ops[0]] = (ops[2], ops[3], ops[4])
+        elif op == _OP_EXECUTION_MODE_ID:
+            if ops[1] == 38 and len(ops) >= 5:  # LocalSizeId
+                m.local_size_id[ops[0]] = (ops[2], ops[3], ops[4])
+        elif 19 <= op <= 39:
+            m.types[ops[0]] = (op, tuple(ops[1:]))
+        elif op == _OP_CONSTANT:
+            m.constants[ops[1]] = ops[2] if len(ops) > 2 else 0
+        elif op == _OP_SPEC_CONSTANT_TRUE:
+            m.spec[ops[1]] = 1
+        elif op == _OP_SPEC_CONSTANT_FALSE:
+            m.spec[ops[1]] = 0
+        elif op == _OP_SPEC_CONSTANT:
+            m.spec[ops[1]] = ops[2] if len(ops) > 2 else None
+        elif op == _OP_VARIABLE:
+            m.variables[ops[1]] = (ops[0], _STORAGE_CLASSES.get(ops[2], f"Storage{ops[2]}"))
+    return m, version
+
+
+def _add_deco(d: _Decorations, ops: tuple[int, ...]) -> None:
+    if len(ops) > 1:
+        d.values[ops[0]] = ops[1]
+    else:
+        d.flags.add(ops[0])
+
+
+def _round(value: int, align: int) -> int:
+    return -(-value // align) * align if align else value
+
+
+class _Layouts:
+    """Builds TypeLayout trees from the module's types and decorations."""
+
+    def __init__(self, m: _Module) -> None:
+        self.m = m
+
+    def scalar(self, tid: int) -> tuple[ScalarKind, int]:
+        op, ops = self.m.types[tid]
+        if op == _OP_TYPE_BOOL:
+            return ScalarKind.Bool, 4
+        if op == _OP_TYPE_FLOAT:
+            kinds = {16: ScalarKind.Float16, 32: ScalarKind.Float, 64: ScalarKind.Float64}
+        elif op == _OP_TYPE_INT:
+            if ops[1]:
+                kinds = {16: ScalarKind.Int16, 32: ScalarKind.Int, 64: ScalarKind.Int64}
+            else:
+                kinds = {16: ScalarKind.UInt16, 32: ScalarKind.UInt, 64: ScalarKind.UInt64}
+        else:
+            raise EmittedCodeError(f"SPIR-V: type %{tid} is not a scalar")
+        if ops[0] not in kinds:
+            raise EmittedCodeError(f"SPIR-V: unsupported {ops[0]}-bit scalar %{tid}")
+        return kinds[ops[0]], ops[0] // 8
+
+    def layout(self, tid: int, std140: bool, member: _Decorations | None = None) -> TypeLayout:
+        op, ops = self.m.types[tid]
+        if op in (_OP_TYPE_BOOL, _OP_TYPE_INT, _OP_TYPE_FLOAT):
+            kind, size = self.scalar(tid)
+            return TypeLayout(TypeKind.Scalar, scalar=kind, size=size, align=size)
+        if op == _OP_TYPE_VECTOR:
+            kind, size = self.scalar(ops[0])
+            n = ops[1]
+            return TypeLayout(
+                TypeKind.Vector,
+                scalar=kind,
+                rows=n,
+                size=n * size,
+                align=(2 if n == 2 else 4) * size,
+            )
+        if op == _OP_TYPE_MATRIX:
+            return self._matrix(ops[0], ops[1], std140, member or _Decorations())
+        if op in (_OP_TYPE_ARRAY, _OP_TYPE_RUNTIME_ARRAY):
+            element = self.layout(ops[0], std140, member)
+            length = self.m.constants.get(ops[1], 0) if op == _OP_TYPE_ARRAY else 0
+            stride = self.m.deco(tid).values.get(_D_ARRAY_STRIDE, 0)
+            align = max(element.align, 16) if std140 else element.align
+            return TypeLayout(
+                TypeKind.Array,
+                size=length * stride,
+                align=align,
+                length=length,
+                stride=stride,
+                element=element,
+            )
+        if op == _OP_TYPE_STRUCT:
+            return self._struct(tid, ops, std140)
+        raise EmittedCodeError(f"SPIR-V: type %{tid} (opcode {op}) has no buffer layout")
+
+    def _matrix(self, column: int, columns: int, std140: bool, d: _Decorations) -> TypeLayout:
+        kind, size = self.scalar(self.m.types[column][1][0])
+        vec = self.m.types[column][1][1]
+        mstride = d.values.get(_D_MATRIX_STRIDE, 0)
+        # SPIR-V ColMajor stores SPIR-V columns: HLSL rows (Slang transposes): HLSL row-major.
+        row_major_hlsl = _D_ROW_MAJOR not in d.flags
+        stored, length = (columns, vec) if row_major_hlsl else (vec, columns)
+        align = (2 if length == 2 else 4) * size
+        if std140:
+            align = max(align, 16)
+        return TypeLayout(
+            TypeKind.Matrix,
+            scalar=kind,
+            rows=columns,
+            cols=vec,
+            size=stored * mstride,
+            align=align,
+            mstride=mstride,
+            packing=MatrixPacking.RowMajor if row_major_hlsl else MatrixPacking.ColumnMajor,
+        )
+
+    def _struct(self, tid: int, ops: tuple[int, ...], std140: bool) -> TypeLayout:
+        name = self.m.names.get(tid, "")
+        if (name.startswith("_Array_") or name.startswith("_MatrixStorage_")) and len(ops) == 1:
+            return self.layout(ops[0], std140, self.m.mdeco(tid, 0))
+        members = []
+        extent = 0
+        align = 16 if std140 else 1
+        for i, mtid in enumerate(ops):
+            d = self.m.mdeco(tid, i)
+            t = self.layout(mtid, std140, d)
+            off = d.values.get(_D_OFFSET, 0)
+            members.append(StructMember(self.m.member_names.get((tid, i), f"_{i}"), off, t))
+            extent = max(extent, off + t.size)
+            align = max(align, t.align)
+        for suffix in ("_std140", "_std430"):
+            name = name.removesuffix(suffix)
+        return TypeLayout(
+            TypeKind.Struct,
+            name=name,
+            size=_round(extent, align),
+            align=align,
+            members=tuple(members),
+        )
+
+
+def _pointee(m: _Module, var_type: int) -> int:
+    op, ops = m.types.get(var_type, (0, ()))
+    if op != _OP_TYPE_POINTER:
+        raise EmittedCodeError(f"SPIR-V: variable type %{var_type} is not a pointer")
+    return ops[1]
+
+
+def _resource(m: _Module, lay: _Layouts, vid: int, storage: str) -> EmittedResource:
+    emitted = m.names.get(vid, f"%{vid}")
+    name, role = emitted, ""
+    for suffix, r in ((".counter", "counter"), (".elements", "")):
+        if emitted.endswith(suffix):
+            name, role = emitted.removesuffix(suffix), r
+    d = m.deco(vid)
+    tid = _pointee(m, m.variables[vid][0])
+    count = 1
+    op, ops = m.types[tid]
+    if op in (_OP_TYPE_ARRAY, _OP_TYPE_RUNTIME_ARRAY) and storage != "PushConstant":
+        count = m.constants.get(ops[1], 0) if op == _OP_TYPE_ARRAY else 0
+        tid = ops[0]
+        op, ops = m.types[tid]
+    layout: TypeLayout | None = None
+    stride: int | None = None
+    fmt: str | None = None
+    if op == _OP_TYPE_STRUCT:
+        std140 = storage == "Uniform" and _D_BLOCK in m.deco(tid).flags
+        inner = m.types.get(ops[0], (0, ())) if len(ops) == 1 else (0, ())
+        if storage == "StorageBuffer" and inner[0] == _OP_TYPE_RUNTIME_ARRAY:
+            stride = m.deco(ops[0]).values.get(_D_ARRAY_STRIDE, 0)
+            layout = lay.layout(inner[1][0], False, m.mdeco(tid, 0))
+        else:
+            layout = lay.layout(tid, std140)
+    elif op == _OP_TYPE_IMAGE and len(ops) >= 7:
+        fmt = IMAGE_FORMATS[ops[6]] if ops[6] < len(IMAGE_FORMATS) else str(ops[6])
+    return EmittedResource(
+        name=name,
+        emitted=emitted,
+        space=storage,
+        set=d.values.get(_D_DESCRIPTOR_SET),
+        binding=d.values.get(_D_BINDING),
+        layout=layout,
+        stride=stride,
+        count=count,
+        format=fmt,
+        role=role,
+    )
+
+
+_INTERP = {
+    _D_FLAT: Interpolation.Flat,
+    _D_NO_PERSPECTIVE: Interpolation.NoPerspective,
+    _D_CENTROID: Interpolation.Centroid,
+    _D_SAMPLE: Interpolation.Sample,
+}
+
+
+def _stage_variables(m: _Module, vid: int, entry: str) -> list[EmittedVariable]:
+    emitted = m.names.get(vid, "")
+    # Slang names flattened fields "param.field" and outputs "entryPointParam_<Entry>.field".
+    leaf = emitted.rsplit(".", 1)[-1] if "." in emitted else emitted
+    if leaf == f"entryPointParam_{entry}":
+        leaf = ""
+    d = m.deco(vid)
+    tid = _pointee(m, m.variables[vid][0])
+    op, ops = m.types.get(tid, (0, ()))
+    if op == _OP_TYPE_STRUCT and _D_LOCATION not in d.values and _D_BUILTIN not in d.values:
+        out = []
+        for i in range(len(ops)):
+            md = m.mdeco(tid, i)
+            out.append(_variable(m.member_names.get((tid, i), ""), emitted, md))
+        return out
+    return [_variable(leaf, emitted, d)]
+
+
+def _variable(name: str, emitted: str, d: _Decorations) -> EmittedVariable:
+    builtin: BuiltIn | None = None
+    spelled = ""
+    if _D_BUILTIN in d.values:
+        spelled, builtin = _BUILTINS.get(
+            d.values[_D_BUILTIN], (f"BuiltIn{d.values[_D_BUILTIN]}", None)
+        )
+    return EmittedVariable(
+        name=name,
+        emitted=emitted,
+        location=d.values.get(_D_LOCATION),
+        builtin=builtin,
+        target_builtin=spelled,
+        interp=frozenset(v for k, v in _INTERP.items() if k in d.flags),
+    )
+
+
+def read_spirv(data: bytes, source: str = ".spv") -> EmittedModule:
+    """Everything the cross-check compares, as this module declares it."""
+    m, version = _parse(data)
+    lay = _Layouts(m)
+    out = EmittedModule(
+        Target.SpirV, source, capabilities=frozenset(m.capabilities), version=version
+    )
+    resource_of: dict[int, EmittedResource] = {}
+    for vid, (_vtype, storage) in m.variables.items():
+        if storage in _RESOURCE_CLASSES:
+            res = _resource(m, lay, vid, storage)
+            resource_of[vid] = res
+            out.add_resource(res)
+    for sid, default in m.spec.items():
+        d = m.deco(sid)
+        if _D_SPEC_ID in d.values:
+            emitted = m.names.get(sid, f"%{sid}")
+            out.spec_constants[emitted] = EmittedSpec(
+                emitted, emitted, d.values[_D_SPEC_ID], default
+            )
+    interface_lists_globals = version >= (1, 4)
+    for model, fid, name, interface in m.entries:
+        inputs: list[EmittedVariable] = []
+        outputs: list[EmittedVariable] = []
+        uses: set[str] = set()
+        for vid in interface:
+            storage = m.variables.get(vid, (0, ""))[1]
+            if storage == "Input":
+                inputs.extend(_stage_variables(m, vid, name))
+            elif storage == "Output":
+                outputs.extend(_stage_variables(m, vid, name))
+            elif vid in resource_of:
+                uses.add(resource_of[vid].name)
+        workgroup = m.local_size.get(fid)
+        if workgroup is None and fid in m.local_size_id:
+            x, y, z = m.local_size_id[fid]
+            workgroup = (m.constants.get(x, 0), m.constants.get(y, 0), m.constants.get(z, 0))
+        helpers = frozenset(
+            v.target_builtin for v in inputs + outputs if v.builtin is None and v.target_builtin
+        )
+        out.entries[name] = EmittedEntry(
+            name=name,
+            stage=_EXECUTION_MODELS.get(model, f"model{model}"),
+            workgroup=workgroup,
+            inputs=tuple(v for v in inputs if not (v.builtin is None and v.target_builtin)),
+            outputs=tuple(v for v in outputs if not (v.builtin is None and v.target_builtin)),
+            uses=frozenset(uses) if interface_lists_globals else None,
+            helpers=helpers,
+        )
+    return out
