@@ -33,7 +33,8 @@ def test_pyproject_settings_are_read(tmp_path: Path) -> None:
         "defines = { QUALITY = 2, FAST = true }\n"
         'b-shift = [[10, "all"]]\nt-shift = [[20, 1]]\n'
         'bind-register = [["t3", 0, 7, 1]]\n'
-        '[tool.oneshader.entry-points]\n"shaders/a.hlsl" = [{ name = "main", stage = "compute" }]\n',
+        "[tool.oneshader.entry-points]\n"
+        '"shaders/a.hlsl" = [{ name = "main", stage = "compute" }]\n',
     )
     sub = tmp_path / "shaders" / "deep"
     sub.mkdir(parents=True)

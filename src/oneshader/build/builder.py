@@ -147,6 +147,15 @@ class Build:
         old = self.state.shaders.pop(job.stem, None)
         old_outputs = [s.path for s in old.outputs] if old else []
         self.state.dirty = True
+        files: list[tuple[str, bytes]] = []
+        if result.ok:
+            try:
+                files = planned_files(job, result)
+            except ValueError as err:
+                message = f"internal error, no reflection written: {err}"
+                diag = Diagnostic(job.source_name, 0, 0, Severity.ERROR, message, "OS3003")
+                result = CompileResult(diagnostics=(*result.diagnostics, diag))
+                self.progress.diagnostic(diag)
         if not result.ok:
             if result.crashed and not any(d.is_error for d in result.diagnostics):
                 self.progress.diagnostic(
@@ -163,7 +172,6 @@ class Build:
             )
             self._maybe_save()
             return
-        files = planned_files(job, result)
         outputs = write_files(self.config.out, files)
         written = {rel for rel, _ in files}
         self.report.removed += remove_files(

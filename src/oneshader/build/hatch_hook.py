@@ -35,8 +35,8 @@ from oneshader.build.config import (
     pyproject_settings,
     settings_from_table,
 )
-from oneshader.build.outputs import relative_posix
 from oneshader.build.scheduler import Progress, WorkerPool
+from oneshader.build.sources import project_name
 from oneshader.diagnostics import UserError
 
 HOOK_TABLE = "tool.hatch.build.hooks.oneshader"
@@ -75,7 +75,7 @@ class OneshaderBuildHook(BuildHookInterface):  # type: ignore[type-arg]
         if config.bindings is not None:
             files.extend(p for p in sorted(config.bindings.rglob("*")) if p.is_file())
         for path in files:
-            rel = relative_posix(path, root)
+            rel = project_name(path, root)
             force_include[str(path)] = self.build_config.get_distribution_path(rel)
 
     def _config(self, root: Path) -> BuildConfig:

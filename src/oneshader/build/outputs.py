@@ -6,7 +6,6 @@ OUT mirrors the sources: ``shaders/ui/Sprite.hlsl`` built from ``shaders`` lands
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -14,22 +13,17 @@ from oneshader.build.sources import ShaderJob
 from oneshader.build.state import Stamp, stamp
 from oneshader.compiler.api import CompileResult
 from oneshader.fsutil import atomic_write
+from oneshader.reflection.format import ReflectionFormat
 
 REFLECTION_SUFFIX = ".reflection"
 
 
-def reflection_text(result: CompileResult) -> bytes:
-    from oneshader.reflection.format import ReflectionFormat
-
-    assert result.reflection is not None
-    text = ReflectionFormat.write(result.reflection)
-    return text if isinstance(text, bytes) else text.encode("utf-8")
-
-
 def planned_files(job: ShaderJob, result: CompileResult) -> list[tuple[str, bytes]]:
-    """(OUT-relative path, content) of every output of a successful compile, reflection last."""
+    """(OUT-relative path, content) of every output of a successful compile, reflection last;
+    ValueError if the reflection cannot be written (a bug, reported as that shader failing)."""
+    assert result.reflection is not None
     files = [(job.stem + o.suffix, o.data) for o in result.outputs]
-    files.append((job.stem + REFLECTION_SUFFIX, reflection_text(result)))
+    files.append((job.stem + REFLECTION_SUFFIX, ReflectionFormat.write(result.reflection)))
     return files
 
 
@@ -63,11 +57,3 @@ def remove_files(out: Path, rels: Iterable[str]) -> int:
                 break
             folder = folder.parent
     return removed
-
-
-def is_inside(path: Path, folder: Path) -> bool:
-    return path == folder or folder in path.parents
-
-
-def relative_posix(path: Path, base: Path) -> str:
-    return os.path.relpath(path, base).replace(os.sep, "/")

@@ -21,9 +21,9 @@ from oneshader.fsutil import atomic_write
 STATE_NAME = ".oneshader-state.json"
 FORMAT = "oneshader-build-state"
 VERSION = 1
-# A file modified this close to the moment it was stamped may change again within the same mtime
+# An input modified this close to the moment it was stamped may change again within the same mtime
 # tick; its stamp is then stored as unknown (mtime 0) so that the next check hashes it.
-_RACY_NS = 2_000_000_000
+_RACY_NS = 100_000_000
 
 
 @dataclass
@@ -126,10 +126,12 @@ def file_hash(path: Path) -> str:
 
 
 def stamp(path: Path, name: str, data: bytes | None = None) -> Stamp:
-    """Stamp ``path`` now (``data`` is its content when the caller has it at hand)."""
+    """Stamp ``path`` now; ``data`` is its content when the caller just wrote it (an output,
+    whose fresh mtime is then trusted: nobody else writes it in the same tick)."""
     st = path.stat()
     digest = hashlib.sha256(data).hexdigest() if data is not None else file_hash(path)
-    mtime = st.st_mtime_ns if time.time_ns() - st.st_mtime_ns > _RACY_NS else 0
+    fresh = time.time_ns() - st.st_mtime_ns <= _RACY_NS
+    mtime = 0 if fresh and data is None else st.st_mtime_ns
     return Stamp(name, mtime, st.st_size, digest)
 
 
