@@ -329,14 +329,24 @@ def _expected_children(kind: str) -> str:
 class _Frame:
     """An open record: its values so far and the children it has collected."""
 
-    __slots__ = ("kind", "last_rank", "line", "seen", "vals")
+    __slots__ = ("kind", "last_rank", "line", "table", "vals")
 
     def __init__(self, kind: str, line: int, vals: dict[str, Any]) -> None:
         self.kind = kind
         self.line = line
         self.vals = vals
-        self.last_rank = -1
-        self.seen: set[str] = set()
+        self.table = _CHILDREN.get(kind, _NO_CHILDREN)
+        self.last_rank = -1  # children come in rank order, so this also tells what was seen
+
+
+# Records without known children share one frame per kind: nothing is ever collected in it.
+_LEAVES = {
+    kind: _Frame(kind, 0, {}) for kind in _ATTRS if kind not in _CHILDREN and kind != "specslot"
+}
+_LEAVES["specslot"] = _Frame("slot", 0, {})
+
+
+_MEMO_SIZE = 2048
 
 
 class _Reader:
@@ -345,6 +355,9 @@ class _Reader:
         self.file = file
         self.lines = text.split("\n")
         self.names: dict[str, set[str]] = {"uses": set(), "pushuse": set(), "specuse": set()}
+        # Converted attributes of recent distinct lines per record kind: real files repeat
+        # many lines (the same float4, the same slot), and conversion is most of the work.
+        self.memo: dict[str, dict[str, dict[str, Any]]] = {k: {} for k in [*_KNOWN, "specslot"]}
 
     # -- errors ----------------------------------------------------------------------------
 
@@ -488,7 +501,7 @@ class _Reader:
         skip_depth = -1  # >= 0 while inside an unknown record's subtree
         prev_depth = -1
         line_re = _LINE_RE.fullmatch
-        attr_re = _ATTR_RE.findall
+        close = self.close
         # A text after the last \n is read as a line too, so that its own errors come first.
         last = len(lines) - 1 if lines[-1] == "" else len(lines)
         for lineno in range(2, last + 1):
@@ -496,7 +509,8 @@ class _Reader:
             m = line_re(text)
             if m is None:
                 self.explain(text, lineno)
-            indent = len(m.group(1))
+            spaces, keyword, rest = m.groups()
+            indent = len(spaces)
             depth = indent >> 1
             if indent & 1:
                 self.fail(
@@ -515,10 +529,10 @@ class _Reader:
                     continue
                 skip_depth = -1
             while len(stack) > depth + 1:
-                self.close(stack.pop(), stack[-1])
-            keyword = m.group(2)
+                frame = stack.pop()
+                close(frame, stack[-1])
             parent = stack[-1]
-            rule = _CHILDREN.get(parent.kind, _NO_CHILDREN).get(keyword)
+            rule = parent.table.get(keyword)
             if rule is None:
                 if keyword in _KNOWN:
                     self.fail(
@@ -530,38 +544,30 @@ class _Reader:
                 skip_depth = depth
                 continue
             rank, once = rule
-            if rank < parent.last_rank:
+            if rank != parent.last_rank:
+                self.check_order(parent, root, keyword, rank, lineno, indent)
+            elif once:
                 self.fail(
-                    f"'{keyword}' is out of order under '{parent.kind}'; the order is "
-                    + ", ".join(_CHILDREN[parent.kind]),
+                    f"a second '{keyword}' under '{parent.kind}'; only one is allowed",
                     lineno,
                     indent + 1,
                 )
-            if once:
-                if keyword in parent.seen:
-                    self.fail(
-                        f"a second '{keyword}' under '{parent.kind}'; only one is allowed",
-                        lineno,
-                        indent + 1,
-                    )
-                parent.seen.add(keyword)
-            parent.last_rank = rank
-            if parent is root and rank >= 1 and "source" not in root.seen:
-                self.fail("expected the 'source' record first", lineno, indent + 1)
-            if parent is root and rank >= 2 and "targets" not in root.seen:
-                self.fail("expected a 'targets' record after 'source'", lineno, indent + 1)
             kind = "specslot" if keyword == "slot" and parent.kind == "spec" else keyword
-            attrs = attr_re(m.group(3))
-            vals = self.convert(kind, keyword, attrs, lineno, text)
-            stack.append(self.open(kind, keyword, vals, parent, lineno, indent))
+            memo = self.memo[kind]
+            vals = memo.get(rest)
+            if vals is None:
+                vals = self.convert(kind, keyword, rest, lineno, text)
+                if len(memo) < _MEMO_SIZE:
+                    memo[rest] = vals
+            stack.append(self.open(kind, vals, parent, lineno, indent))
         while len(stack) > 1:
             self.close(stack.pop(), stack[-1])
         end = len(lines)
         if lines[-1] != "":
             self.fail("missing newline at the end of the file", end, len(lines[-1]) + 1)
-        if "source" not in root.seen:
+        if root.last_rank < 0:
             self.fail("expected the 'source' record first", end, 1)
-        if "targets" not in root.seen:
+        if root.last_rank < 1:
             self.fail("expected a 'targets' record after 'source'", end, 1)
         v = root.vals
         return ShaderReflection(
@@ -572,6 +578,23 @@ class _Reader:
             spec_constants=tuple(v["specs"]),
             entry_points=tuple(v["entries"]),
         )
+
+    def check_order(
+        self, parent: _Frame, root: _Frame, keyword: str, rank: int, line: int, indent: int
+    ) -> None:
+        if rank < parent.last_rank:
+            self.fail(
+                f"'{keyword}' is out of order under '{parent.kind}'; the order is "
+                + ", ".join(parent.table),
+                line,
+                indent + 1,
+            )
+        if parent is root:
+            if rank >= 1 and parent.last_rank < 0:
+                self.fail("expected the 'source' record first", line, indent + 1)
+            if rank >= 2 and parent.last_rank < 1:
+                self.fail("expected a 'targets' record after 'source'", line, indent + 1)
+        parent.last_rank = rank
 
     def check_header(self, header: str, no_newline: bool) -> None:
         if header.startswith("\ufeff"):
@@ -590,9 +613,9 @@ class _Reader:
         if no_newline:
             self.fail("missing newline at the end of the file", 1, len(header) + 1)
 
-    def convert(
-        self, kind: str, keyword: str, attrs: list[tuple[str, str]], line: int, text: str
-    ) -> dict[str, Any]:
+    def convert(self, kind: str, keyword: str, rest: str, line: int, text: str) -> dict[str, Any]:
+        """The converted attributes of a record; the caller memoises them per (kind, text)."""
+        attrs = _ATTR_RE.findall(rest)
         raw = dict(attrs)
         if len(raw) != len(attrs):
             self.duplicate(attrs, line)
@@ -624,26 +647,40 @@ class _Reader:
         self.fail("duplicate attribute", line, 1)  # pragma: no cover
 
     def open(
-        self, kind: str, keyword: str, vals: dict[str, Any], parent: _Frame, line: int, indent: int
+        self, kind: str, vals: dict[str, Any], parent: _Frame, line: int, indent: int
     ) -> _Frame:
+        """Start a record: leaves go straight into their parent; others get a frame (with a copy
+        of ``vals``, which may be memoised)."""
         pv = parent.vals
+        if kind == "type":
+            vals = dict(vals)
+            vals["element"] = None
+            vals["members"] = [] if vals["kind"] is TypeKind.Struct else None
+            return _Frame(kind, line, vals)
         if kind in ("slot", "counter"):
             pv[kind + "s"].append(Slot(vals["target"], vals["set"], vals["binding"]))
-        elif kind == "specslot":
+            return _LEAVES[kind]
+        if kind == "specslot":
             pv["slots"].append(SpecSlot(vals["target"], vals["index"], vals["name"]))
-        elif kind in ("input", "output"):
+            return _LEAVES[kind]
+        if kind in ("input", "output"):
             pv[kind + "s"].append(StageVariable(**vals))
-        elif kind in ("uses", "pushuse", "specuse"):
+            return _LEAVES[kind]
+        if kind in ("uses", "pushuse", "specuse"):
             name = vals["name"]
             if name not in self.names[kind]:
                 what = {"uses": "resource", "pushuse": "push block", "specuse": "spec constant"}
                 self.fail_attr(line, "name", f"name: {name!r} is not a {what[kind]} of this file")
             pv[kind].append(name)
-        elif kind == "features":
+            return _LEAVES[kind]
+        if kind == "features":
             pv["features"] = vals["bits"]
-        elif kind in ("source", "targets"):
+            return _LEAVES[kind]
+        if kind in ("source", "targets"):
             pv[kind] = vals["name" if kind == "source" else "list"]
-        elif kind == "resource":
+            return _LEAVES[kind]
+        vals = dict(vals)
+        if kind == "resource":
             vals["slots"] = []
             vals["counters"] = []
             vals["layout"] = None
@@ -656,10 +693,6 @@ class _Reader:
             vals["features"] = DeviceFeatures(0)
             for key in ("inputs", "outputs", "uses", "pushuse", "specuse"):
                 vals[key] = []
-        elif kind == "type":
-            tkind = vals["kind"]
-            vals["element"] = None
-            vals["members"] = [] if tkind is TypeKind.Struct else None
         elif kind == "element":
             if parent.vals["kind"] is not TypeKind.Array:
                 self.fail(
