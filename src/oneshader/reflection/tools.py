@@ -1,0 +1,287 @@
+"""The bodies of ``oneshader reflection check|format|show``.
+
+Each takes file names and returns the exit status: 0 all well, 1 a file is invalid, unreadable or
+(with ``format --check``) not canonical. Problems are one ``FILE:LINE:COL: error: message`` line on
+standard error per file, never a traceback; the other files are still processed.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from oneshader.diagnostics import UserError
+from oneshader.fsutil import write_if_changed
+from oneshader.reflection.format import ReflectionFormat
+from oneshader.reflection.model import (
+    EntryPoint,
+    ScalarKind,
+    ShaderReflection,
+    Slot,
+    StageVariable,
+    Target,
+    TypeKind,
+    TypeLayout,
+)
+
+__all__ = ["check", "describe_type", "format_files", "layout_rows", "show", "summary"]
+
+
+def _report(err: UserError) -> None:
+    for d in err.diagnostics:
+        print(d.format(), file=sys.stderr)
+
+
+def _read_bytes(file: str) -> bytes:
+    try:
+        return Path(file).read_bytes()
+    except OSError as err:
+        raise UserError.at(file, 0, 0, f"cannot read: {err.strerror or err}") from None
+
+
+def check(files: list[str]) -> int:
+    status = 0
+    for file in files:
+        try:
+            ReflectionFormat.read_file(file)
+        except UserError as err:
+            _report(err)
+            status = 1
+    return status
+
+
+def format_files(files: list[str], *, check: bool, write: bool) -> int:
+    """Print the canonical form, or (``check``) say which files are not canonical, or
+    (``write``) rewrite the ones that are not, atomically."""
+    status = 0
+    for file in files:
+        try:
+            data = _read_bytes(file)
+            canonical = ReflectionFormat.write(ReflectionFormat.read(data, file=file))
+        except UserError as err:
+            _report(err)
+            status = 1
+            continue
+        if check:
+            if canonical != data:
+                print(f"{file}: not in canonical form", file=sys.stderr)
+                status = 1
+        elif write:
+            try:
+                if write_if_changed(file, canonical):
+                    print(f"{file}: reformatted", file=sys.stderr)
+            except OSError as err:
+                print(f"{file}: error: cannot write: {err.strerror or err}", file=sys.stderr)
+                status = 1
+        else:
+            sys.stdout.flush()
+            sys.stdout.buffer.write(canonical)
+            sys.stdout.buffer.flush()
+    return status
+
+
+def show(file: str) -> int:
+    try:
+        model = ReflectionFormat.read_file(file)
+    except UserError as err:
+        _report(err)
+        return 1
+    sys.stdout.write(summary(model))
+    return 0
+
+
+# --------------------------------------------------------------------------------------------
+# The summary.
+
+_SCALAR_NAMES = {
+    ScalarKind.Bool: "bool",
+    ScalarKind.Int: "int",
+    ScalarKind.UInt: "uint",
+    ScalarKind.Float: "float",
+    ScalarKind.Int16: "int16_t",
+    ScalarKind.UInt16: "uint16_t",
+    ScalarKind.Float16: "half",
+    ScalarKind.Int64: "int64_t",
+    ScalarKind.UInt64: "uint64_t",
+    ScalarKind.Float64: "double",
+}
+
+
+def _innermost(t: TypeLayout) -> TypeLayout:
+    while t.kind is TypeKind.Array and t.element is not None:
+        t = t.element
+    return t
+
+
+def describe_type(t: TypeLayout) -> str:
+    """HLSL-like spelling: ``float4x4``, ``Light[8]``, ``float[]`` (unsized)."""
+    dims = ""
+    while t.kind is TypeKind.Array and t.element is not None:
+        dims += f"[{t.length or ''}]"
+        t = t.element
+    scalar = _SCALAR_NAMES[t.scalar]
+    if t.kind is TypeKind.Vector:
+        base = f"{scalar}{t.rows}"
+    elif t.kind is TypeKind.Matrix:
+        base = f"{scalar}{t.rows}x{t.cols}"
+    elif t.kind is TypeKind.Struct:
+        base = t.name or "struct"
+    else:
+        base = scalar
+    return base + dims
+
+
+def _notes(t: TypeLayout) -> str:
+    notes = []
+    if t.kind is TypeKind.Array and t.element is not None:
+        notes.append(f"stride {t.stride}")
+        gap = t.stride - t.element.size
+        if gap > 0:
+            notes.append(f"{gap} padding bytes per element")
+    inner = _innermost(t)
+    if inner.kind is TypeKind.Matrix:
+        notes.append(f"{inner.packing.name} mstride {inner.mstride}")
+    return ", ".join(notes)
+
+
+def layout_rows(layout: TypeLayout) -> list[tuple[int, int, int, str, str, str]]:
+    """(offset, size, align, name, type, notes) rows, padding gaps included as ``(padding)``
+    rows. Members of nested structs follow their member row, indented, at absolute offsets
+    (arrays of structs show element 0). Iterative: a deep layout is no problem."""
+    rows: list[tuple[int, int, int, str, str, str]] = []
+    if layout.kind is not TypeKind.Struct:
+        rows.append((0, layout.size, layout.align, "", describe_type(layout), _notes(layout)))
+        return rows
+    # A frame: [struct, base offset, indent, name prefix, next member index, end so far]
+    stack: list[list[object]] = [[layout, 0, 0, "", 0, 0]]
+    while stack:
+        frame = stack[-1]
+        struct, base, indent, prefix, index, cursor = frame
+        assert isinstance(struct, TypeLayout) and isinstance(base, int)
+        assert isinstance(indent, int) and isinstance(prefix, str)
+        assert isinstance(index, int) and isinstance(cursor, int)
+        pad = "  " * indent
+        if index == len(struct.members):
+            stack.pop()
+            end = base + struct.size
+            if end > cursor:
+                rows.append((cursor, end - cursor, 0, f"{pad}(padding)", "", ""))
+            continue
+        m = struct.members[index]
+        offset = base + m.offset
+        if offset > cursor:
+            rows.append((cursor, offset - cursor, 0, f"{pad}(padding)", "", ""))
+        name = prefix + m.name
+        t = m.type
+        rows.append((offset, t.size, t.align, pad + name, describe_type(t), _notes(t)))
+        frame[4] = index + 1
+        frame[5] = max(cursor, offset + t.size)
+        inner = _innermost(t)
+        if inner.kind is TypeKind.Struct and inner.members:
+            dims = "[0]" * (describe_type(t).count("["))
+            stack.append([inner, offset, indent + 1, f"{name}{dims}.", 0, offset])
+    return rows
+
+
+def _table(header: list[str], rows: list[list[str]], right: set[int], indent: str) -> list[str]:
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    out = []
+    for r in [header, *rows]:
+        cells = [c.rjust(widths[i]) if i in right else c.ljust(widths[i]) for i, c in enumerate(r)]
+        out.append((indent + "  ".join(cells)).rstrip())
+    return out
+
+
+def _slot(s: Slot) -> str:
+    if s.target is Target.Msl:
+        return f"Msl index {s.binding}"
+    if s.target is Target.Wgsl:
+        return f"Wgsl group {s.set} binding {s.binding}"
+    return f"SpirV set {s.set} binding {s.binding}"
+
+
+def _layout_lines(t: TypeLayout, indent: str) -> list[str]:
+    title = f"{indent}layout {describe_type(t)}: size {t.size}, align {t.align}"
+    rows = [
+        [str(o), str(s), str(a) if a else "", n, ty, notes]
+        for o, s, a, n, ty, notes in layout_rows(t)
+    ]
+    header = ["offset", "size", "align", "name", "type", "notes"]
+    return [title, *_table(header, rows, {0, 1, 2}, indent + "  ")]
+
+
+def _stages(stages: tuple[object, ...]) -> str:
+    return ", ".join(getattr(s, "name", str(s)) for s in stages) or "none"
+
+
+def _vars(title: str, variables: tuple[StageVariable, ...]) -> list[str]:
+    if not variables:
+        return []
+    rows = []
+    for v in variables:
+        t = _SCALAR_NAMES[v.scalar] + (str(v.components) if v.components > 1 else "")
+        rows.append(
+            [
+                "-" if v.location is None else str(v.location),
+                v.name,
+                v.semantic + (str(v.index) if v.index else ""),
+                t,
+                "" if v.builtin.token == "None" else v.builtin.name,
+                "" if v.format.token == "None" else v.format.name,
+                str(v.offset) if v.format.token != "None" else "",
+                v.interp.name,
+            ]
+        )
+    header = ["location", "name", "semantic", "type", "builtin", "format", "offset", "interp"]
+    return [f"  {title}", *_table(header, rows, {0, 6}, "    ")]
+
+
+def _entry_lines(e: EntryPoint) -> list[str]:
+    line = f"entry {e.name}: {e.stage.name}"
+    if e.stage.name == "Compute":
+        line += f", workgroup {e.workgroup[0]}x{e.workgroup[1]}x{e.workgroup[2]}"
+    if e.stage.name == "Vertex":
+        line += f", vertex stride {e.stride}"
+    out = [line]
+    if e.features:
+        out.append("  features " + ", ".join(f.name or "" for f in e.features))
+    out += _vars("inputs", e.inputs)
+    out += _vars("outputs", e.outputs)
+    for title, names in (("uses", e.uses), ("pushuse", e.pushuse), ("specuse", e.specuse)):
+        if names:
+            out.append(f"  {title} {', '.join(names)}")
+    return out
+
+
+def summary(model: ShaderReflection) -> str:
+    """The text of ``oneshader reflection show``."""
+    out = [f"source {model.source}", f"targets {_stages(model.targets)}"]
+    for r in model.resources:
+        out.append("")
+        line = f"resource {r.name}: {r.rtype.name} ({r.kind.name})"
+        if r.count != 1:
+            line += f", count {r.count}"
+        line += f", stages {_stages(r.stages)}"
+        out.append(line)
+        if r.hlsl:
+            out.append(f"  hlsl {r.hlsl}")
+        if r.format is not None:
+            out.append(f"  format {r.format}")
+        out += [f"  slot {_slot(s)}" for s in r.slots]
+        out += [f"  counter {_slot(s)}" for s in r.counters]
+        if r.layout is not None:
+            out += _layout_lines(r.layout, "  ")
+    for p in model.push_blocks:
+        out.append("")
+        out.append(f"push {p.name}: stages {_stages(p.stages)}")
+        out += [f"  slot {_slot(s)}" for s in p.slots]
+        if p.layout is not None:
+            out += _layout_lines(p.layout, "  ")
+    for c in model.spec_constants:
+        out.append("")
+        out.append(f"spec {c.name}: id {c.id}, {c.scalar.name}, default bits {c.default}")
+        out += [f"  slot {s.target.name} index {s.index} name {s.name}" for s in c.slots]
+    for e in model.entry_points:
+        out.append("")
+        out += _entry_lines(e)
+    return "\n".join(out) + "\n"
