@@ -16,7 +16,13 @@ from pathlib import Path
 from oneshader import __version__
 from oneshader.build.config import BuildConfig
 from oneshader.build.lock import OutLock
-from oneshader.build.outputs import REFLECTION_SUFFIX, planned_files, remove_files, write_files
+from oneshader.build.outputs import (
+    REFLECTION_SUFFIX,
+    planned_files,
+    remove_files,
+    sweep_temporaries,
+    write_files,
+)
 from oneshader.build.scheduler import Progress, WorkerPool
 from oneshader.build.sources import ShaderJob, discover, project_name
 from oneshader.build.state import BuildState, Checker, ShaderRecord, Stamp, is_current, stamp
@@ -81,6 +87,7 @@ class Build:
         cfg = self.config
         jobs = discover(cfg)
         with OutLock(cfg.out, self.progress.message):
+            sweep_temporaries(cfg.out)
             self.state, why = BuildState.load(cfg.out)
             if why:
                 self.progress.message(f"note: {why}; rebuilding everything")

@@ -96,12 +96,12 @@ def watch(
                     progress.message(d.format(with_excerpt=True))
                 status = 2
             n += 1
+            before = _snapshot(config, inputs, cwd)
             if on_round is not None:
                 on_round(n, status)
             if rounds is not None and n >= rounds:
                 break
             progress.summary("watching for changes (Ctrl-C to stop)")
-            before = _snapshot(config, inputs, cwd)
             while _snapshot(config, inputs, cwd) == before:
                 time.sleep(WATCH_POLL_SECONDS)
             time.sleep(0.05)  # let an editor finish its save

@@ -6,6 +6,8 @@ OUT mirrors the sources: ``shaders/ui/Sprite.hlsl`` built from ``shaders`` lands
 
 from __future__ import annotations
 
+import os
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -16,6 +18,8 @@ from oneshader.fsutil import atomic_write
 from oneshader.reflection.format import ReflectionFormat
 
 REFLECTION_SUFFIX = ".reflection"
+# What ``atomic_write`` leaves behind when killed between creating its temporary and renaming it.
+_TEMPORARY = re.compile(r"^\..+\.[A-Za-z0-9_]{6,}\.tmp$")
 
 
 def planned_files(job: ShaderJob, result: CompileResult) -> list[tuple[str, bytes]]:
@@ -56,4 +60,19 @@ def remove_files(out: Path, rels: Iterable[str]) -> int:
             except OSError:
                 break
             folder = folder.parent
+    return removed
+
+
+def sweep_temporaries(out: Path) -> int:
+    """Remove the temporaries of writes a killed build left half done (the caller holds the
+    lock, so no other build is writing); the count removed."""
+    removed = 0
+    for dirpath, _dirnames, filenames in os.walk(out):
+        for name in filenames:
+            if _TEMPORARY.match(name):
+                try:
+                    os.unlink(os.path.join(dirpath, name))
+                    removed += 1
+                except FileNotFoundError:
+                    pass
     return removed

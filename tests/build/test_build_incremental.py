@@ -1,0 +1,175 @@
+"""``oneshader build`` end to end with the real compiler: layout, incremental rebuilds, removal
+of stale outputs, failures, diagnostics and exit codes."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+from build_helpers import BuildRun, kernel, summary_counts
+
+from oneshader.build.state import STATE_NAME
+from oneshader.reflection.format import ReflectionFormat
+
+ALL = ["Sprite", "ui/Lit", "NoMarkup", "K0", "K1"]
+SUFFIXES = [".spv", ".metal", ".reflection"]
+
+
+def outputs(out: Path) -> set[str]:
+    return {
+        p.relative_to(out).as_posix()
+        for p in out.rglob("*")
+        if p.is_file() and not p.name.startswith(".")
+    }
+
+
+def touch_later(path: Path, text: str) -> None:
+    """Rewrite ``path`` and make sure its mtime moves (coarse clocks)."""
+    before = path.stat().st_mtime_ns
+    path.write_text(text)
+    if path.stat().st_mtime_ns == before:
+        os.utime(path, ns=(before + 10_000_000, before + 10_000_000))
+
+
+def test_full_build_mirrors_sources_with_project_relative_names(
+    project: Path, build: BuildRun
+) -> None:
+    status, out, err = build()
+    assert status == 0, err
+    assert summary_counts(out) == (5, 0, 0)
+    made = outputs(project / "out")
+    for stem in ALL:
+        for suffix in SUFFIXES:
+            assert stem + suffix in made
+        assert any(m.startswith(stem + ".") and m.endswith(".wgsl") for m in made), stem
+    refl = ReflectionFormat.read((project / "out/ui/Lit.reflection").read_bytes())
+    assert refl.source == "shaders/ui/Lit.hlsl"
+    assert [
+        e.name
+        for e in ReflectionFormat.read(
+            (project / "out/NoMarkup.reflection").read_bytes()
+        ).entry_points
+    ] == ["main"]
+    for p in (project / "out").rglob("*"):
+        if p.is_file():
+            assert str(project).encode() not in p.read_bytes(), p  # no absolute paths anywhere
+
+
+def test_noop_build_starts_no_compiler(project: Path, build: BuildRun) -> None:
+    assert build()[0] == 0
+    state_before = (project / "out" / STATE_NAME).read_bytes()
+    t0 = time.perf_counter()
+    status, out, _ = build()
+    assert status == 0
+    assert summary_counts(out) == (0, 5, 0)
+    assert time.perf_counter() - t0 < 30  # sanity only; timing is measured in bench/
+    state = json.loads((project / "out" / STATE_NAME).read_text())
+    assert json.loads(state_before)["body"]["shaders"].keys() == state["body"]["shaders"].keys()
+
+
+def test_transitive_include_change_rebuilds_its_includers_only(
+    project: Path, build: BuildRun
+) -> None:
+    assert build()[0] == 0
+    spv_before = (project / "out/K0.spv").stat().st_mtime_ns
+    math = project / "shaders/ui/inc/math.hlsli"
+    touch_later(math, math.read_text().replace("saturate(", "0.5 * saturate("))
+    status, out, err = build()
+    assert status == 0, err
+    assert summary_counts(out) == (1, 4, 0)
+    assert (project / "out/K0.spv").stat().st_mtime_ns == spv_before
+    # a touch without a change rebuilds nothing
+    os.utime(math, ns=(time.time_ns(), time.time_ns()))
+    assert summary_counts(build()[1]) == (0, 5, 0)
+
+
+def test_option_change_rebuilds_and_dropped_targets_are_removed(
+    project: Path, build: BuildRun
+) -> None:
+    assert build()[0] == 0
+    spv = (project / "out/K0.spv").read_bytes()
+    status, out, _ = build("-D", "SCALE=7")
+    assert status == 0 and summary_counts(out) == (5, 0, 0)
+    assert (project / "out/K0.spv").read_bytes() != spv  # the define reached the code
+    assert summary_counts(build("-D", "SCALE=7")[1]) == (0, 5, 0)
+    status, out, _ = build("-D", "SCALE=7", "--targets", "spirv")
+    assert status == 0 and summary_counts(out) == (5, 0, 0)
+    made = outputs(project / "out")
+    assert not any(m.endswith((".metal", ".wgsl")) for m in made)
+    assert {m for m in made if m.endswith(".spv")} == {s + ".spv" for s in ALL}
+
+
+def test_deleted_and_renamed_sources_lose_their_outputs(project: Path, build: BuildRun) -> None:
+    assert build()[0] == 0
+    (project / "shaders/K0.hlsl").unlink()
+    (project / "shaders/ui/Lit.hlsl").rename(project / "shaders/ui/Shaded.hlsl")
+    status, out, _ = build()
+    assert status == 0 and summary_counts(out) == (1, 3, 0)
+    made = outputs(project / "out")
+    assert not any(m.startswith(("K0.", "ui/Lit.")) for m in made)
+    assert "ui/Shaded.reflection" in made
+
+
+def test_force_rebuilds_everything(project: Path, build: BuildRun) -> None:
+    assert build()[0] == 0
+    assert summary_counts(build("--force")[1]) == (5, 0, 0)
+
+
+def test_damaged_state_means_a_full_rebuild(project: Path, build: BuildRun) -> None:
+    assert build()[0] == 0
+    state = project / "out" / STATE_NAME
+    data = bytearray(state.read_bytes())
+    data[len(data) // 2] ^= 0x20
+    state.write_bytes(bytes(data))
+    status, out, err = build()
+    assert status == 0
+    assert summary_counts(out) == (5, 0, 0)
+    assert "rebuilding everything" in err
+    assert summary_counts(build()[1]) == (0, 5, 0)  # and the new state is trusted again
+
+
+def test_edited_output_is_rebuilt(project: Path, build: BuildRun) -> None:
+    assert build()[0] == 0
+    (project / "out/K1.spv").write_bytes(b"torn")
+    assert summary_counts(build()[1]) == (1, 4, 0)
+    assert (project / "out/K1.spv").read_bytes()[:4] == b"\x03\x02\x23\x07"  # SPIR-V magic
+
+
+def test_failing_shader_keeps_no_outputs_and_exits_1(project: Path, build: BuildRun) -> None:
+    assert build()[0] == 0
+    bad = project / "shaders/K1.hlsl"
+    broken = (Path(__file__).parent.parent / "corpus/errors/syntax.hlsl").read_text()
+    touch_later(bad, broken)
+    status, out, err = build()
+    assert status == 1
+    assert summary_counts(out) == (0, 4, 1)
+    assert "failed: shaders/K1.hlsl" in out
+    first = next(line for line in err.splitlines() if "error" in line)
+    assert first.startswith("shaders/K1.hlsl:9:5: error ")  # path:line:col: error CODE: message
+    assert " | " in err  # with a source excerpt
+    assert not any(m.startswith("K1.") for m in outputs(project / "out"))
+    assert build()[0] == 1  # failures are not remembered as built
+    touch_later(bad, kernel("K1"))
+    status, out, _ = build()
+    assert status == 0 and summary_counts(out) == (1, 4, 0)
+
+
+def test_bad_configuration_exits_2(project: Path, build: BuildRun) -> None:
+    pyproject = project / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace('out = "out"', "out = 5"))
+    status, _, err = build()
+    assert status == 2
+    assert err.startswith("pyproject.toml:7:1: error OS2001: 'out' must be a path")
+    assert build("nope.hlsl", "-o", "x")[0] == 2
+
+
+def test_paths_on_the_command_line_replace_the_configured_sources(
+    project: Path, build: BuildRun
+) -> None:
+    status, out, _ = build("shaders/K0.hlsl", "-o", "single")
+    assert status == 0 and summary_counts(out) == (1, 0, 0)
+    assert {m.split(".")[0] for m in outputs(project / "single")} == {"K0"}
+    refl = ReflectionFormat.read((project / "single/K0.reflection").read_bytes())
+    assert refl.source == "shaders/K0.hlsl"

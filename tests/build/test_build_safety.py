@@ -1,0 +1,109 @@
+"""A build killed with SIGKILL, two builds on one OUT, and outputs that are never torn."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from build_helpers import make_project, run_cli, summary_counts
+
+from oneshader.build.lock import OutLock
+from oneshader.build.state import STATE_NAME, BuildState
+from oneshader.reflection.format import ReflectionFormat
+
+SPIRV_MAGIC = b"\x03\x02\x23\x07"
+
+
+def assert_outputs_whole(out: Path) -> int:
+    """Every output in OUT is complete: reflections parse, SPIR-V starts with its magic and is
+    a whole number of words, no temporaries are left; the number of outputs."""
+    count = 0
+    for p in out.rglob("*"):
+        if not p.is_file() or p.name in (STATE_NAME, ".oneshader.lock"):
+            continue
+        assert not p.name.endswith(".tmp"), f"left-over temporary {p.name}"
+        data = p.read_bytes()
+        if p.suffix == ".reflection":
+            ReflectionFormat.read(data, file=p.name)
+        elif p.suffix == ".spv":
+            assert data[:4] == SPIRV_MAGIC and len(data) % 4 == 0, p.name
+        else:
+            assert data, p.name
+        count += 1
+    return count
+
+
+def test_sigkill_mid_build_then_rebuild_repairs(tmp_path: Path) -> None:
+    root = make_project(tmp_path / "proj", kernels=6)
+    out = root / "out"
+    cmd = [sys.executable, "-m", "oneshader.cli", "build", "-q", "-j", "1"]
+    proc = subprocess.Popen(cmd, cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not list(out.glob("*.reflection")):
+        time.sleep(0.005)
+    os.kill(proc.pid, signal.SIGKILL)  # in the middle: some shaders written, others not
+    proc.wait()
+    assert proc.returncode == -signal.SIGKILL
+    assert list(out.glob("*.reflection")), "the build never got going"
+
+    result = run_cli(root, "-q")
+    assert result.returncode == 0, result.stderr
+    built, up_to_date, failed = summary_counts(result.stdout)
+    assert failed == 0 and built + up_to_date == 9 and built >= 1
+    assert assert_outputs_whole(out) == 9 * 4 + 1  # Sprite's WGSL is one module per entry
+    again = run_cli(root, "-q")
+    assert summary_counts(again.stdout) == (0, 9, 0)
+
+
+def test_a_torn_write_left_behind_is_swept_and_rebuilt(tmp_path: Path) -> None:
+    root = make_project(tmp_path / "proj", kernels=1)
+    assert run_cli(root, "-q").returncode == 0
+    out = root / "out"
+    (out / ".K0.spv.abc123xy.tmp").write_bytes(SPIRV_MAGIC)  # a temporary a kill left
+    (out / "K0.spv").write_bytes(SPIRV_MAGIC[:2])  # and damage done behind our back
+    result = run_cli(root, "-q")
+    assert result.returncode == 0
+    assert summary_counts(result.stdout) == (1, 3, 0)
+    assert_outputs_whole(out)
+
+
+def test_two_builds_at_once_wait_for_each_other(tmp_path: Path) -> None:
+    root = make_project(tmp_path / "proj", kernels=2)
+    out = root / "out"
+    release = threading.Event()
+    held = threading.Event()
+
+    def hold() -> None:  # a third party holds the lock until both builds are waiting
+        with OutLock(out, lambda _msg: None):
+            held.set()
+            release.wait(30)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    held.wait(10)
+    env = dict(os.environ, CI="1")
+    cmd = [sys.executable, "-m", "oneshader.cli", "build"]
+    procs = [
+        subprocess.Popen(
+            cmd, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True
+        )
+        for _ in range(2)
+    ]
+    time.sleep(1.5)
+    assert all(p.poll() is None for p in procs)  # both are waiting
+    release.set()
+    holder.join()
+    results = [p.communicate(timeout=120) for p in procs]
+    assert all(p.returncode == 0 for p in procs), results
+    for _stdout, stderr in results:
+        assert stderr.count("waiting for another build of this output folder") == 1
+    counts = sorted(summary_counts(stdout) for stdout, _ in results)
+    assert counts == [(0, 5, 0), (5, 0, 0)]  # one built, the other found it all done
+    assert assert_outputs_whole(out) == 5 * 4 + 1
+    state, why = BuildState.load(out)
+    assert why == "" and len(state.shaders) == 5
