@@ -1,0 +1,83 @@
+"""The hatchling hook: building a tiny project's wheel compiles its shaders into the wheel."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+from build_helpers import CORPUS, kernel
+
+from oneshader.reflection.format import ReflectionFormat
+
+PYPROJECT = """[build-system]
+requires = ["hatchling", "oneshader"]
+build-backend = "hatchling.build"
+
+[project]
+name = "shaderpkg"
+version = "0.1.0"
+
+[tool.hatch.build.targets.wheel]
+packages = ["src/shaderpkg"]
+
+[tool.hatch.build.hooks.oneshader]
+sources = ["shaders"]
+out = "src/shaderpkg/compiled"
+{extra}
+"""
+
+
+def make_package(root: Path, extra: str = "") -> Path:
+    (root / "src/shaderpkg").mkdir(parents=True)
+    (root / "src/shaderpkg/__init__.py").write_text("")
+    (root / "shaders/fx").mkdir(parents=True)
+    (root / "shaders/fx/Blur.hlsl").write_text(kernel("Blur").replace("SCALE", "1u"))
+    (root / "shaders/Sprite.hlsl").write_text((CORPUS / "sprite.hlsl").read_text())
+    (root / ".gitignore").write_text("src/shaderpkg/compiled/\n")  # outputs are not sources
+    (root / "pyproject.toml").write_text(PYPROJECT.format(extra=extra))
+    return root
+
+
+def build_wheel(root: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", "dist"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_wheel_contains_the_compiled_shaders(tmp_path: Path) -> None:
+    root = make_package(tmp_path / "pkg")
+    result = build_wheel(root)
+    assert result.returncode == 0, result.stdout + result.stderr
+    (wheel,) = (root / "dist").glob("shaderpkg-0.1.0-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for stem in ("shaderpkg/compiled/fx/Blur", "shaderpkg/compiled/Sprite"):
+        for suffix in (".spv", ".metal", ".reflection"):
+            assert stem + suffix in names, (stem + suffix, sorted(names))
+    assert "shaderpkg/compiled/fx/Blur.wgsl" in names or any(
+        n.startswith("shaderpkg/compiled/fx/Blur.") and n.endswith(".wgsl") for n in names
+    )
+    assert not any(n.endswith((".oneshader-state.json", ".oneshader.lock")) for n in names)
+    data = zipfile.ZipFile(wheel).read("shaderpkg/compiled/fx/Blur.reflection")
+    assert ReflectionFormat.read(data).source == "shaders/fx/Blur.hlsl"
+
+
+def test_a_failing_shader_fails_the_wheel_with_its_diagnostic(tmp_path: Path) -> None:
+    root = make_package(tmp_path / "pkg")
+    (root / "shaders/Broken.hlsl").write_text((CORPUS / "errors/syntax.hlsl").read_text())
+    result = build_wheel(root)
+    assert result.returncode != 0
+    assert "shaders/Broken.hlsl:9:5: error" in result.stdout + result.stderr
+    assert not list(root.glob("dist/*.whl"))
+
+
+def test_a_bad_hook_setting_is_positioned(tmp_path: Path) -> None:
+    root = make_package(tmp_path / "pkg", extra='targets = ["dx12"]\n')
+    result = build_wheel(root)
+    assert result.returncode != 0
+    assert "pyproject.toml:15:1: error OS2001: 'targets' must list" in result.stdout + result.stderr
