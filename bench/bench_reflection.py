@@ -48,14 +48,22 @@ def scalar(kind: ScalarKind = ScalarKind.Float) -> TypeLayout:
 
 
 def vector(n: int) -> TypeLayout:
-    return TypeLayout(TypeKind.Vector, ScalarKind.Float, rows=n, size=4 * n, align=16 if n > 2 else 8)
+    return TypeLayout(
+        TypeKind.Vector, ScalarKind.Float, rows=n, size=4 * n, align=16 if n > 2 else 8
+    )
 
 
 def matrix() -> TypeLayout:
     return TypeLayout(
-        TypeKind.Matrix, ScalarKind.Float, rows=4, cols=4, size=64, align=16, mstride=16,
+        TypeKind.Matrix,
+        ScalarKind.Float,
+        rows=4,
+        cols=4,
+        size=64,
+        align=16,
+        mstride=16,
         packing=MatrixPacking.ColumnMajor,
-    )  # fmt: skip
+    )
 
 
 def material(i: int, depth: int) -> TypeLayout:
@@ -66,10 +74,11 @@ def material(i: int, depth: int) -> TypeLayout:
         StructMember("offset", 80, vector(3)),
         StructMember("roughness", 92, scalar()),
         StructMember(
-            "weights", 96,
+            "weights",
+            96,
             TypeLayout(TypeKind.Array, size=128, align=16, length=8, stride=16, element=scalar()),
         ),
-    ]  # fmt: skip
+    ]
     size = 224
     if depth > 0:
         inner = material(i, depth - 1)
@@ -91,70 +100,104 @@ def realistic_model(scale: int) -> ShaderReflection:
     for i in range(scale):
         resources.append(
             Resource(
-                f"Material{i}", ResourceKind.ConstantBuffer, ResourceTypeKind.ConstantBuffer,
-                stages=(Stage.Vertex, Stage.Pixel), hlsl=f"ConstantBuffer<Material{i}>",
-                slots=slots(4 * i), layout=material(i, 3),
+                f"Material{i}",
+                ResourceKind.ConstantBuffer,
+                ResourceTypeKind.ConstantBuffer,
+                stages=(Stage.Vertex, Stage.Pixel),
+                hlsl=f"ConstantBuffer<Material{i}>",
+                slots=slots(4 * i),
+                layout=material(i, 3),
             )
-        )  # fmt: skip
+        )
         resources.append(
             Resource(
-                f"Albedo{i}", ResourceKind.ShaderResource, ResourceTypeKind.Texture2D,
-                stages=(Stage.Pixel,), hlsl="Texture2D<float4>", slots=slots(4 * i + 1),
+                f"Albedo{i}",
+                ResourceKind.ShaderResource,
+                ResourceTypeKind.Texture2D,
+                stages=(Stage.Pixel,),
+                hlsl="Texture2D<float4>",
+                slots=slots(4 * i + 1),
                 layout=vector(4),
             )
-        )  # fmt: skip
+        )
         resources.append(
             Resource(
-                f"Particles{i}", ResourceKind.UnorderedAccess,
-                ResourceTypeKind.AppendStructuredBuffer, stages=(Stage.Compute,),
-                hlsl="AppendStructuredBuffer<Particle>", slots=slots(4 * i + 2),
-                counters=slots(4 * i + 3), layout=material(i, 1),
+                f"Particles{i}",
+                ResourceKind.UnorderedAccess,
+                ResourceTypeKind.AppendStructuredBuffer,
+                stages=(Stage.Compute,),
+                hlsl="AppendStructuredBuffer<Particle>",
+                slots=slots(4 * i + 2),
+                counters=slots(4 * i + 3),
+                layout=material(i, 1),
             )
-        )  # fmt: skip
+        )
         resources.append(
             Resource(
-                f"Output{i}", ResourceKind.UnorderedAccess, ResourceTypeKind.RWTexture2D,
-                stages=(Stage.Compute,), hlsl="RWTexture2D<float4>", format="rgba8",
-                slots=slots(4 * i + 3), layout=vector(4),
+                f"Output{i}",
+                ResourceKind.UnorderedAccess,
+                ResourceTypeKind.RWTexture2D,
+                stages=(Stage.Compute,),
+                hlsl="RWTexture2D<float4>",
+                format="rgba8",
+                slots=slots(4 * i + 3),
+                layout=vector(4),
             )
-        )  # fmt: skip
+        )
     pushes = [
         PushBlock(f"Push{i}", (Stage.Vertex,), material(i, 0), (Slot(Target.Msl, 0, 30),))
         for i in range(max(1, scale // 10))
     ]
     specs = [
         SpecConstant(
-            f"Quality{i}", i, ScalarKind.UInt, 3,
+            f"Quality{i}",
+            i,
+            ScalarKind.UInt,
+            3,
             tuple(SpecSlot(t, i, f"Quality{i}") for t in TARGETS),
-        )  # fmt: skip
+        )
         for i in range(max(1, scale // 10))
     ]
     entries: list[EntryPoint] = []
     for i in range(scale):
         inputs = tuple(
             StageVariable(
-                f"attr{k}", f"TEXCOORD{k}", k, k, scalar=ScalarKind.Float, components=4,
-                format=VertexFormat.Float32x4, offset=16 * k,
+                f"attr{k}",
+                f"TEXCOORD{k}",
+                k,
+                k,
+                scalar=ScalarKind.Float,
+                components=4,
+                format=VertexFormat.Float32x4,
+                offset=16 * k,
             )
             for k in range(6)
-        )  # fmt: skip
+        )
         outputs = (
             StageVariable("pos", "SV_Position", builtin=BuiltIn.Position, components=4),
             StageVariable("uv", "TEXCOORD0", 0, 0, components=2, interp=Interpolation.Linear),
         )
         entries.append(
             EntryPoint(
-                f"VSMain{i}", Stage.Vertex, stride=96, features=DeviceFeatures.Float16,
-                inputs=inputs, outputs=outputs, uses=(f"Material{i}", f"Albedo{i}"),
-                pushuse=(pushes[i % len(pushes)].name,), specuse=(specs[i % len(specs)].name,),
+                f"VSMain{i}",
+                Stage.Vertex,
+                stride=96,
+                features=DeviceFeatures.Float16,
+                inputs=inputs,
+                outputs=outputs,
+                uses=(f"Material{i}", f"Albedo{i}"),
+                pushuse=(pushes[i % len(pushes)].name,),
+                specuse=(specs[i % len(specs)].name,),
             )
-        )  # fmt: skip
+        )
         entries.append(
             EntryPoint(
-                f"CSMain{i}", Stage.Compute, workgroup=(64, 1, 1),
+                f"CSMain{i}",
+                Stage.Compute,
+                workgroup=(64, 1, 1),
                 uses=(f"Particles{i}", f"Output{i}"),
             )
-        )  # fmt: skip
+        )
     return ShaderReflection(
         "Shaders/Big.hlsl", TARGETS, tuple(resources), tuple(pushes), tuple(specs), tuple(entries)
     )
