@@ -22,7 +22,9 @@ from oneshader.compiler.emitted.common import (
     EmittedVariable,
     demangle,
 )
+from oneshader.compiler.emitted.msl import read_msl
 from oneshader.compiler.emitted.spirv import features_of, read_spirv
+from oneshader.compiler.emitted.wgsl import read_wgsl
 from oneshader.reflection.model import (
     BuiltIn,
     DeviceFeatures,
@@ -99,7 +101,11 @@ class CheckReport:
     checked: int = 0
 
 
-_READERS: dict[Target, Callable[[bytes, str], EmittedModule]] = {Target.SpirV: read_spirv}
+_READERS: dict[Target, Callable[[bytes, str], EmittedModule]] = {
+    Target.SpirV: read_spirv,
+    Target.Wgsl: read_wgsl,
+    Target.Msl: read_msl,
+}
 
 
 def read_output(output: OutputFile) -> EmittedModule | None:
@@ -183,6 +189,7 @@ class _Checker:
                         f"({_where(first)}) that the reflection lacks",
                     )
             self.extra_specs(module)
+            self.collisions(module)
             for emitted_entry in module.entries.values():
                 if not any(e.name == emitted_entry.name for e in self.r.entry_points):
                     self.bad(
@@ -193,6 +200,22 @@ class _Checker:
             self.entry(entry, push_names)
         if self.target is Target.SpirV:
             self.features()
+
+    def collisions(self, module: EmittedModule) -> None:
+        """Two resources on one slot: each reflection slot may agree with the code, yet be wrong."""
+        taken: dict[tuple[str, str, int | None, int | None], str] = {}
+        for found in module.resources.values():
+            for em in found:
+                if em.binding is None or em.space == "PushConstant":
+                    continue
+                cls = em.space if self.target is Target.Msl else ""
+                key = (em.scope, cls, em.set, em.binding)
+                other = taken.setdefault(key, em.name)
+                if other != em.name:
+                    scope = f" in entry '{em.scope}'" if em.scope else ""
+                    self.bad(
+                        module, f"resources '{other}' and '{em.name}' share {_where(em)}{scope}"
+                    )
 
     def _slot(self, slots: tuple[Slot, ...]) -> Slot | None:
         return next((s for s in slots if s.target is self.target), None)
@@ -421,7 +444,8 @@ class _Checker:
         for var in theirs:
             label = var.emitted or var.name or var.semantic or "?"
             if var.builtin is not None:
-                if not any(v.builtin is var.builtin for v in ours):
+                allowed = {var.builtin} | _STANDS_IN.get(var.builtin, set())
+                if not any(v.builtin in allowed for v in ours):
                     self.bad(
                         module,
                         f"{path}: code uses built-in {var.target_builtin} "
@@ -490,6 +514,11 @@ class _Checker:
                     _flags(have),
                     _flags(need),
                 )
+
+
+# Built-ins a compiler declares to compute another one (Metal derives SV_GroupIndex from the
+# thread position in the threadgroup).
+_STANDS_IN: dict[BuiltIn, set[BuiltIn]] = {BuiltIn.GroupThreadId: {BuiltIn.GroupIndex}}
 
 
 def _flags(value: DeviceFeatures) -> str:

@@ -10,7 +10,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from oneshader.reflection.model import BuiltIn, Interpolation, Target, TypeLayout
+from oneshader.reflection.model import (
+    BuiltIn,
+    Interpolation,
+    MatrixPacking,
+    StructMember,
+    Target,
+    TypeKind,
+    TypeLayout,
+)
 
 __all__ = [
     "EmittedCodeError",
@@ -20,6 +28,9 @@ __all__ = [
     "EmittedSpec",
     "EmittedVariable",
     "demangle",
+    "round_up",
+    "struct_name",
+    "unwrap_slang_struct",
 ]
 
 
@@ -33,6 +44,50 @@ _SUFFIX = re.compile(r"_\d+$")
 def demangle(name: str) -> str:
     """Slang's WGSL/MSL name for a declaration: the source name plus ``_<n>`` (``Frame_0``)."""
     return _SUFFIX.sub("", name)
+
+
+def round_up(value: int, align: int) -> int:
+    return -(-value // align) * align if align else value
+
+
+def struct_name(name: str) -> str:
+    """The source name of a struct Slang emitted as ``<Name>[_std140|_std430|_natural]_<n>``."""
+    name = demangle(name)
+    for suffix in ("_std140", "_std430", "_natural"):
+        name = name.removesuffix(suffix)
+    return name
+
+
+_MATRIX_STORAGE = re.compile(
+    r"^_MatrixStorage_[a-z]+?(?:16_t|32_t|64_t)?(?P<r>\d)x(?P<c>\d)(?P<col>_ColMajor)?"
+)
+
+
+def unwrap_slang_struct(name: str, members: list[StructMember]) -> TypeLayout | None:
+    """Slang's wrapper structs, read as what they hold.
+
+    ``_MatrixStorage_floatRxC[_ColMajor]<rules>`` (one array of vectors) is the HLSL matrix
+    ``floatRxC``, column-major when ``_ColMajor`` is there, its matrix stride the array stride;
+    ``_Array_<rules>_<T><N>`` (one array member) is that array.
+    """
+    if len(members) != 1 or members[0].type.kind is not TypeKind.Array:
+        return None
+    array = members[0].type
+    if name.startswith("_Array_"):
+        return array
+    m = _MATRIX_STORAGE.match(name)
+    if m is None or array.element is None:
+        return None
+    return TypeLayout(
+        TypeKind.Matrix,
+        scalar=array.element.scalar,
+        rows=int(m.group("r")),
+        cols=int(m.group("c")),
+        size=array.size,
+        align=array.align,
+        mstride=array.stride,
+        packing=MatrixPacking.ColumnMajor if m.group("col") else MatrixPacking.RowMajor,
+    )
 
 
 @dataclass(frozen=True)
@@ -57,6 +112,7 @@ class EmittedResource:
     format: str | None = None
     type_text: str = ""
     role: str = ""  # "counter" for the hidden counter of an append/consume buffer
+    scope: str = ""  # the entry point whose parameter it is (MSL); "" for a module-scope variable
 
 
 @dataclass(frozen=True)
