@@ -63,7 +63,9 @@ def make_project(root: Path, n: int) -> Path:
     for i in range(n):
         which = "A" if i % 2 == 0 else "B"
         sub = "a" if i % 2 == 0 else "b"
-        text = SHADER.format(i=i, include=f"../Shared{which}.hlsli", which=which, threads=32 + i % 4)
+        text = SHADER.format(
+            i=i, include=f"../Shared{which}.hlsli", which=which, threads=32 + i % 4
+        )
         (shaders / sub / f"S{i:04d}.hlsl").write_text(text)
     return shaders
 
@@ -140,7 +142,9 @@ def bench(n: int, targets: str, jobs: int) -> None:
         direct = direct_compile_sum(shaders, targets)
     print(f"N = {n} shaders, targets {targets}, {jobs} CPUs")
     print(f"  full build -j 1           {serial:8.2f} s")
-    print(f"  full build -j {jobs:<2}          {parallel:8.2f} s   speed-up x{serial / parallel:.2f}")
+    print(
+        f"  full build -j {jobs:<2}          {parallel:8.2f} s   speed-up x{serial / parallel:.2f}"
+    )
     print(f"  no-op rebuild (process)   {noop:8.3f} s")
     print(f"  no-op rebuild (in-proc)   {noop_inproc:8.3f} s")
     print(f"  rebuild, half touched     {half:8.2f} s   ({(n + 1) // 2} shaders)")

@@ -1,0 +1,68 @@
+"""The worker pool's own machinery, with stand-in workers (the real compiler is used by every
+other build test): a worker that breaks fails one shader and is replaced."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from oneshader.build.scheduler import WorkerPool
+from oneshader.build.sources import ShaderJob
+from oneshader.compiler.api import CompileOptions, CompileResult
+
+
+def job(name: str) -> ShaderJob:
+    return ShaderJob(Path(name), name, name, CompileOptions(source_name=name), "k")
+
+
+class StandIn:
+    """Answers with an empty result; raises on files named ``boom``."""
+
+    made = 0
+    lock = threading.Lock()
+
+    def __init__(self) -> None:
+        with StandIn.lock:
+            StandIn.made += 1
+        self.closed = False
+
+    def compile(self, path: Path, options: CompileOptions) -> CompileResult:
+        if path.name.startswith("boom"):
+            raise BrokenPipeError("worker went away")
+        return CompileResult()
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_a_broken_worker_fails_one_job_and_is_replaced() -> None:
+    StandIn.made = 0
+    jobs = [job(n) for n in ("a", "boom1", "b", "c", "boom2", "d")]  # one worker: in order
+    results: dict[str, CompileResult] = {}
+    started: list[str] = []
+    with WorkerPool(1, StandIn) as pool:
+        pool.run(
+            jobs,
+            lambda j: started.append(j.source_name),
+            lambda j, r, _s: results.__setitem__(j.source_name, r),
+            lambda: None,
+        )
+    assert sorted(started) == sorted(results) == sorted(j.source_name for j in jobs)
+    for name in ("boom1", "boom2"):
+        assert results[name].crashed
+        (diag,) = results[name].diagnostics
+        assert diag.code == "OS3001" and "BrokenPipeError" in diag.message
+    assert not any(results[n].crashed for n in "abcd")
+    assert StandIn.made == 3  # the first, and one replacement after each break
+
+
+def test_workers_start_only_for_work_and_at_most_one_per_job() -> None:
+    StandIn.made = 0
+    with WorkerPool(8, StandIn) as pool:
+        pool.run([], lambda j: None, lambda j, r, s: None, lambda: None)
+        assert StandIn.made == 0
+        pool.run([job("a"), job("b")], lambda j: None, lambda j, r, s: None, lambda: None)
+        assert StandIn.made <= 2
+        made = StandIn.made
+        pool.run([job("c")], lambda j: None, lambda j, r, s: None, lambda: None)
+        assert StandIn.made == made  # kept across runs (--watch)
