@@ -1,0 +1,105 @@
+"""oneshader reflection check|format|show, through the CLI's main() and one real subprocess."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from reflection_strategies import rich_model
+
+from oneshader.cli import main
+from oneshader.reflection.format import ReflectionFormat
+
+GOLDEN = Path(__file__).parent / "golden" / "sprite.reflection"
+Capture = pytest.CaptureFixture[str]
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> dict[str, Path]:
+    good = tmp_path / "good.reflection"
+    good.write_bytes(GOLDEN.read_bytes())
+    bad = tmp_path / "bad.reflection"
+    bad.write_bytes(GOLDEN.read_bytes().replace(b"count=1", b"count=-1"))
+    messy = tmp_path / "messy.reflection"  # valid, not canonical
+    text = (
+        GOLDEN.read_text()
+        .replace('name="Frame"', "name=Frame")
+        .replace("slot target=SpirV set=0", "slot set=0 target=SpirV future=1")
+    )
+    messy.write_text(text)
+    return {"good": good, "bad": bad, "messy": messy, "missing": tmp_path / "missing.reflection"}
+
+
+def test_check(files: dict[str, Path], capsys: Capture) -> None:
+    assert main(["reflection", "check", str(files["good"]), str(files["messy"])]) == 0
+    assert capsys.readouterr().err == ""
+    status = main(
+        ["reflection", "check", str(files["bad"]), str(files["good"]), str(files["missing"])]
+    )
+    assert status == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith(f"{files['bad']}:4:49: error: count: expected an unsigned")
+    assert err[1] == f"{files['missing']}: error: cannot read: No such file or directory"
+    assert len(err) == 2
+
+
+def test_format_prints_the_canonical_form(
+    files: dict[str, Path], capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    assert main(["reflection", "format", str(files["messy"])]) == 0
+    assert capsysbinary.readouterr().out == GOLDEN.read_bytes()
+    assert main(["reflection", "format", str(files["bad"])]) == 1
+    out = capsysbinary.readouterr()
+    assert out.out == b"" and b":4:49: error:" in out.err
+
+
+def test_format_check(files: dict[str, Path], capsys: Capture) -> None:
+    assert main(["reflection", "format", "--check", str(files["good"])]) == 0
+    assert main(["reflection", "format", "--check", str(files["good"]), str(files["messy"])]) == 1
+    assert capsys.readouterr().err == f"{files['messy']}: not in canonical form\n"
+    assert files["messy"].read_bytes() != GOLDEN.read_bytes()  # --check never writes
+
+
+def test_format_write(files: dict[str, Path], capsys: Capture) -> None:
+    before = files["good"].stat().st_mtime_ns
+    assert main(["reflection", "format", "--write", str(files["messy"]), str(files["good"])]) == 0
+    assert files["messy"].read_bytes() == GOLDEN.read_bytes()
+    assert files["good"].stat().st_mtime_ns == before  # canonical files are left alone
+    assert capsys.readouterr().err == f"{files['messy']}: reformatted\n"
+    assert main(["reflection", "format", "--write", str(files["bad"])]) == 1
+    assert b"count=-1" in files["bad"].read_bytes()  # an invalid file is not touched
+
+
+def test_show(files: dict[str, Path], tmp_path: Path, capsys: Capture) -> None:
+    rich = tmp_path / "rich.reflection"
+    ReflectionFormat.write_file(rich, rich_model())
+    assert main(["reflection", "show", str(rich)]) == 0
+    out = capsys.readouterr().out
+    assert "resource Scene: ConstantBuffer (ConstantBuffer), stages Vertex, Pixel" in out
+    for slot in ("slot SpirV set 1 binding 2", "slot Msl index 2", "slot Wgsl group 1 binding 2"):
+        assert slot in out
+    assert "counter Msl index 2" in out
+    # The Light[8] array shows its element's members and their padding, then the matrix.
+    assert "lights[0].pos" in out and "lights[0].color" in out
+    table = [line.split() for line in out.splitlines()]
+    assert ["0", "256", "16", "lights", "Light[8]", "stride", "32"] in table
+    assert ["28", "4", "(padding)"] in table  # after color (16 + 12) up to the size 32
+    assert ["12", "4", "4", "lights[0].power", "float"] in table
+    assert "entry VSMain: Vertex, vertex stride 28" in out
+    assert "entry CSMain: Compute, workgroup 8x8x1" in out
+    assert "features Float16, InputOutput16" in out
+    assert main(["reflection", "show", str(files["missing"])]) == 1
+    assert "cannot read" in capsys.readouterr().err
+
+
+def test_console_command_in_a_subprocess(files: dict[str, Path]) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "oneshader.cli", "reflection", "check", str(files["bad"])],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 1
+    assert proc.stderr.startswith(f"{files['bad']}:4:49: error:")
+    assert "Traceback" not in proc.stderr
