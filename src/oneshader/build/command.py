@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from oneshader.build.builder import Build, BuildReport
-from oneshader.build.config import BuildConfig, load_config
+from oneshader.build.config import BuildConfig, display_path, load_config
 from oneshader.build.scheduler import Progress, WorkerPool
 from oneshader.build.sources import SHADER_SUFFIX
 from oneshader.diagnostics import UserError
@@ -19,7 +19,11 @@ WATCH_POLL_SECONDS = 0.3
 
 
 def run_once(config: BuildConfig, pool: WorkerPool, progress: Progress) -> BuildReport:
-    report = Build(config, pool, progress).run()
+    try:
+        report = Build(config, pool, progress).run()
+    except OSError as err:  # OUT not writable, a folder where a file should go, a full disk...
+        where = display_path(Path(err.filename)) if err.filename else display_path(config.out)
+        raise UserError.at(where, 0, 0, f"cannot write: {err.strerror or err}", "OS2003") from None
     progress.summary(report.summary())
     return report
 

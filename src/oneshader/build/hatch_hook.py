@@ -70,6 +70,8 @@ class OneshaderBuildHook(BuildHookInterface):  # type: ignore[type-arg]
             raise OneshaderBuildError(
                 f"oneshader: shaders failed to build:\n{errors.getvalue()}{report.summary()}"
             )
+        if version == "editable":  # the project's own folders are on the path already
+            return
         force_include = build_data.setdefault("force_include", {})
         files = [config.out / s.path for r in build.state.shaders.values() for s in r.outputs]
         if config.bindings is not None:

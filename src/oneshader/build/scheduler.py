@@ -21,7 +21,7 @@ from typing import Protocol, TextIO
 
 from oneshader.build.sources import ShaderJob
 from oneshader.compiler.api import CompileOptions, CompileResult
-from oneshader.diagnostics import Diagnostic, Severity
+from oneshader.diagnostics import Diagnostic, Severity, UserError
 
 
 class Worker(Protocol):
@@ -77,6 +77,10 @@ class WorkerPool:
                     worker = self._workers[slot]
                     if worker is None:
                         worker = self._workers[slot] = self.factory()
+                except ImportError as err:  # no compiler installed: no point going on
+                    events.put(("fatal", job, _internal_failure(job, err), 0.0))
+                    return
+                try:
                     result = worker.compile(job.source, job.options)
                 except Exception as err:  # a broken worker fails one shader, not the build
                     result = _internal_failure(job, err)
@@ -96,6 +100,15 @@ class WorkerPool:
             except queue.Empty:
                 on_tick()
                 continue
+            if kind == "fatal":
+                raise UserError.at(
+                    "oneshader build",
+                    0,
+                    0,
+                    "cannot start the compiler (install it with: pip install "
+                    f"'oneshader[compiler]'): {result.diagnostics[0].message if result else ''}",
+                    "OS3004",
+                )
             if kind == "start":
                 on_start(job)
             else:

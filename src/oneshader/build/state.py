@@ -79,7 +79,8 @@ class BuildState:
     def save(self, out: Path) -> None:
         body = _to_body(self)
         doc = {"format": FORMAT, "version": VERSION, "checksum": _checksum(body), "body": body}
-        atomic_write(out / STATE_NAME, (json.dumps(doc, indent=1, sort_keys=True) + "\n").encode())
+        text = json.dumps(doc, sort_keys=True, separators=(",", ":")) + "\n"
+        atomic_write(out / STATE_NAME, text.encode())
         self.dirty = False
 
 
