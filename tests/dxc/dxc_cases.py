@@ -24,9 +24,9 @@ SHADERS = Path(__file__).parent / "shaders"
 V, P, C = Stage.Vertex, Stage.Pixel, Stage.Compute
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Case:
-    """One corpus file: its stage, options, and DXC's answer.
+    """One corpus file: its stage, options, and DXC's answer (compared by identity).
 
     ``slots`` maps every declared resource to DXC's SPIR-V (set, binding); ``counters`` the
     resources that have a hidden counter to the counter's (set, binding). ``unused`` are declared

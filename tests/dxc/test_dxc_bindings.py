@@ -1,0 +1,398 @@
+"""The DXC corpus built for every target and held to DXC's rules (issue 6).
+
+SPIR-V: the reflection's slots and the module's DescriptorSet/Binding decorations are DXC's,
+and spirv-val passes. WGSL: every resource has a distinct (group, binding) that the code
+declares, and naga accepts the module. MSL: indices are distinct per argument kind and the code
+declares them. Locations, built-ins, counters, unused resources and the two error cases have
+their own tests.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from dxc_build import (
+    Built,
+    build,
+    built_or_allowed_failure,
+    positioned_error_naming_target,
+    slot_of,
+)
+from dxc_cases import BUILDING, CASES, FAILING, Case, case_id
+from dxc_readers import (
+    msl_arguments,
+    msl_attributes,
+    msl_colors,
+    msl_has_point_size,
+    read_spirv,
+    spirv_resource_name,
+    wgsl_entries,
+    wgsl_globals,
+)
+
+from oneshader.reflection.model import BuiltIn, ResourceTypeKind, StageVariable, Target
+
+ALL = (Target.SpirV, Target.Msl, Target.Wgsl)
+
+building = pytest.mark.parametrize("case", BUILDING, ids=case_id)
+with_locations = pytest.mark.parametrize(
+    "case",
+    [c for c in BUILDING if c.inputs is not None or c.outputs is not None],
+    ids=case_id,
+)
+
+_MSL_KIND = {
+    **{k: "buffer" for k in ResourceTypeKind if "Buffer" in k.name},
+    **{k: "texture" for k in ResourceTypeKind if "Texture" in k.name},
+    ResourceTypeKind.Buffer: "texture",
+    ResourceTypeKind.RWBuffer: "texture",
+    ResourceTypeKind.TextureBuffer: "buffer",
+    ResourceTypeKind.SamplerState: "sampler",
+    ResourceTypeKind.SamplerComparisonState: "sampler",
+}
+
+
+def _one(built: Built, target: Target) -> bytes:
+    files = built.code.get(target, ())
+    assert len(files) == 1, f"expected one {target.name} output, got {len(files)}"
+    return files[0]
+
+
+def _key(var: StageVariable) -> str:
+    """``SEMANTIC<index>`` in upper case, whether or not the semantic keeps its digits."""
+    base = re.sub(r"\d+$", "", var.semantic).upper()
+    return f"{base}{var.index}"
+
+
+# --- SPIR-V ------------------------------------------------------------------------------------
+
+
+@building
+def test_spirv_slots_are_dxcs(case: Case) -> None:
+    built = built_or_allowed_failure(case, Target.SpirV)
+    assert built is not None and built.reflection is not None
+    names = {r.name for r in built.reflection.resources}
+    assert names == set(case.slots), "the reflection must hold every declared resource, used or not"
+    got = {}
+    for name in case.slots:
+        s = slot_of(built.resource(name).slots, Target.SpirV)
+        got[name] = (s.set, s.binding)
+    assert got == case.slots
+    counters = {}
+    for r in built.reflection.resources:
+        if r.counters:
+            c = slot_of(r.counters, Target.SpirV)
+            counters[r.name] = (c.set, c.binding)
+    assert counters == case.counters
+
+
+@building
+def test_spirv_code_has_dxcs_decorations(case: Case) -> None:
+    built = built_or_allowed_failure(case, Target.SpirV)
+    assert built is not None
+    module = read_spirv(_one(built, Target.SpirV))
+    expected = {name: case.slots[name] for name in case.slots}
+    expected |= {f"{name}.counter": slot for name, slot in case.counters.items()}
+    allowed = set(expected.values())
+    seen: dict[str, tuple[int, int]] = {}
+    for var in module.descriptors():
+        if var.storage == "PushConstant":
+            continue
+        assert var.set is not None and var.binding is not None, (
+            f"descriptor {var.name!r} lacks DescriptorSet/Binding (invalid for Vulkan)"
+        )
+        slot = (var.set, var.binding)
+        assert slot in allowed, f"{var.name!r} at {slot} is not a binding DXC gives"
+        seen[spirv_resource_name(var)] = slot
+    for name, slot in expected.items():
+        if name in seen:
+            assert seen[name] == slot, f"{name}: code has {seen[name]}, DXC gives {slot}"
+        elif name.removesuffix(".counter") in case.used():
+            # A used resource (or its counter) must be in the code; match by slot when the
+            # compiler names the variable differently.
+            assert slot in seen.values(), f"{name} at {slot} is missing from the SPIR-V"
+
+
+def _spirv_val() -> str:
+    exe = Path(sys.executable).with_name("spirv-val")
+    assert exe.exists(), "spirv-val not found next to the interpreter (test extra)"
+    return str(exe)
+
+
+_VULKAN_FOR = {(1, 0): "vulkan1.0", (1, 3): "vulkan1.1", (1, 5): "vulkan1.2", (1, 6): "vulkan1.3"}
+
+
+@building
+def test_spirv_val_passes(case: Case, tmp_path: Path) -> None:
+    built = built_or_allowed_failure(case, Target.SpirV)
+    assert built is not None
+    data = _one(built, Target.SpirV)
+    version = read_spirv(data).version
+    env = _VULKAN_FOR.get(version, "vulkan1.3")
+    path = tmp_path / f"{case.id}.spv"
+    path.write_bytes(data)
+    run = subprocess.run(
+        [_spirv_val(), "--target-env", env, str(path)], capture_output=True, text=True
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
+@building
+def test_uses_name_exactly_what_main_reads(case: Case) -> None:
+    built = built_or_allowed_failure(case, Target.SpirV)
+    assert built is not None and built.reflection is not None
+    (entry,) = built.reflection.entry_points
+    assert set(entry.uses) == case.used()
+
+
+@building
+def test_all_targets_at_once_keep_dxcs_spirv_slots(case: Case) -> None:
+    targets = tuple(t for t in ALL if t not in case.may_fail)
+    built = build(case, targets)
+    assert built.reflection is not None, "; ".join(d.format() for d in built.errors)
+    assert built.reflection.targets == targets
+    for name, slot in case.slots.items():
+        s = slot_of(built.resource(name).slots, Target.SpirV)
+        assert (s.set, s.binding) == slot, name
+        assert {x.target for x in built.resource(name).slots} == set(targets), name
+
+
+# --- WGSL --------------------------------------------------------------------------------------
+
+
+@building
+def test_wgsl_slots_distinct_and_declared(case: Case) -> None:
+    built = built_or_allowed_failure(case, Target.Wgsl)
+    if built is None:
+        return
+    assert built.reflection is not None
+    slots: dict[str, tuple[int, int]] = {}
+    for r in built.reflection.resources:
+        s = slot_of(r.slots, Target.Wgsl)
+        slots[r.name] = (s.set, s.binding)
+        if r.counters:
+            c = slot_of(r.counters, Target.Wgsl)
+            slots[f"{r.name}.counter"] = (c.set, c.binding)
+    clashes = [slot for slot, n in Counter(slots.values()).items() if n > 1]
+    assert not clashes, f"WGSL (group, binding) used twice: {clashes} in {slots}"
+    declared = wgsl_globals(_one(built, Target.Wgsl).decode())
+    code_slots = {g.name: (g.group, g.binding) for g in declared if g.group is not None}
+    for g in declared:
+        if g.group is not None:
+            assert (g.group, g.binding) in slots.values(), (
+                f"WGSL declares {g} unknown to reflection"
+            )
+    for name in case.used():
+        assert name in code_slots, f"{name} is used but not declared in the WGSL"
+        assert code_slots[name] == slots[name], f"{name}: WGSL has {code_slots[name]}"
+
+
+@building
+def test_wgsl_accepted_by_naga(case: Case, gpu_device: Any) -> None:
+    import wgpu
+
+    built = built_or_allowed_failure(case, Target.Wgsl)
+    if built is None:
+        return
+    for data in built.code.get(Target.Wgsl, ()):
+        try:
+            gpu_device.create_shader_module(code=data.decode())
+        except wgpu.GPUValidationError as err:
+            pytest.fail(f"naga rejects the WGSL of {case.file}: {err}")
+    assert built.code.get(Target.Wgsl), "no WGSL output"
+
+
+# --- MSL ---------------------------------------------------------------------------------------
+
+
+@building
+def test_msl_indices_distinct_per_kind(case: Case) -> None:
+    built = built_or_allowed_failure(case, Target.Msl)
+    if built is None:
+        return
+    assert built.reflection is not None
+    taken: dict[tuple[str, int], str] = {}
+    for r in built.reflection.resources:
+        entries = [(_MSL_KIND[r.rtype], slot_of(r.slots, Target.Msl), r.name)]
+        if r.counters:
+            entries.append(("buffer", slot_of(r.counters, Target.Msl), f"{r.name}.counter"))
+        for kind, slot, name in entries:
+            assert slot.set == 0, f"{name}: Metal slots have set 0"
+            key = (kind, slot.binding)
+            assert key not in taken, f"[[{kind}({slot.binding})]] for {taken.get(key)} and {name}"
+            taken[key] = name
+    by_name = {name: key for key, name in taken.items()}
+    args = msl_arguments(_one(built, Target.Msl).decode())
+    code = {(a.kind, a.index): a.name for a in args}
+    assert len(code) == len(args), f"the MSL binds two arguments to one index: {args}"
+    for key in code:
+        assert key in taken, f"the MSL binds [[{key[0]}({key[1]})]], unknown to the reflection"
+    for name in case.used():
+        assert by_name[name] in code, f"{name} is used but [[{by_name[name]}]] is not in the MSL"
+
+
+# --- Locations and built-ins -------------------------------------------------------------------
+
+
+def _located(vars: tuple[StageVariable, ...]) -> dict[str, int | None]:
+    return {_key(v): v.location for v in vars if v.builtin is BuiltIn.None_}
+
+
+@with_locations
+@pytest.mark.parametrize("target", ALL, ids=lambda t: t.name)
+def test_locations_are_dxcs(case: Case, target: Target) -> None:
+    built = built_or_allowed_failure(case, target)
+    if built is None:
+        return
+    assert built.reflection is not None
+    (entry,) = built.reflection.entry_points
+    if case.inputs is not None:
+        assert _located(entry.inputs) == case.inputs
+    if case.outputs is not None:
+        assert _located(entry.outputs) == case.outputs
+
+
+@with_locations
+def test_spirv_locations_in_code(case: Case) -> None:
+    built = built_or_allowed_failure(case, Target.SpirV)
+    assert built is not None
+    module = read_spirv(_one(built, Target.SpirV))
+    if case.inputs is not None:
+        got = sorted(v.location for v in module.stage_vars("Input") if v.builtin is None)
+        assert got == sorted(case.inputs.values())
+    if case.outputs is not None:
+        got = sorted(v.location for v in module.stage_vars("Output") if v.builtin is None)
+        assert got == sorted(case.outputs.values())
+
+
+@with_locations
+def test_wgsl_locations_in_code(case: Case) -> None:
+    built = built_or_allowed_failure(case, Target.Wgsl)
+    if built is None:
+        return
+    (entry,) = wgsl_entries(_one(built, Target.Wgsl).decode())
+    if case.inputs is not None:
+        assert sorted(entry.inputs) == sorted(case.inputs.values())
+    if case.outputs is not None:
+        assert sorted(entry.outputs) == sorted(case.outputs.values())
+
+
+@with_locations
+def test_msl_locations_in_code(case: Case) -> None:
+    """Metal matches varyings by name; its numbered ones are vertex attributes and colours."""
+    built = built_or_allowed_failure(case, Target.Msl)
+    if built is None:
+        return
+    code = _one(built, Target.Msl).decode()
+    if case.inputs is not None and case.stage.name == "Vertex":
+        assert sorted(msl_attributes(code)) == sorted(case.inputs.values())
+    if case.outputs is not None and case.stage.name == "Pixel":
+        assert sorted(msl_colors(code)) == sorted(case.outputs.values())
+
+
+POINTSIZE = next(c for c in CASES if c.file == "vs_pointsize.hlsl")
+
+
+def test_pointsize_builtin_spirv() -> None:
+    built = built_or_allowed_failure(POINTSIZE, Target.SpirV)
+    assert built is not None and built.reflection is not None
+    module = read_spirv(_one(built, Target.SpirV))
+    outs = {v.builtin for v in module.stage_vars("Output")}
+    assert POINTSIZE.builtins <= outs, f"SPIR-V outputs carry built-ins {outs}"
+    (entry,) = built.reflection.entry_points
+    assert BuiltIn.PointSize in {v.builtin for v in entry.outputs}
+    sized = [v for v in entry.outputs if v.builtin is BuiltIn.PointSize]
+    assert sized[0].location is None, "a built-in has no location"
+
+
+def test_pointsize_builtin_msl() -> None:
+    built = built_or_allowed_failure(POINTSIZE, Target.Msl)
+    assert built is not None
+    assert msl_has_point_size(_one(built, Target.Msl).decode())
+
+
+def test_pointsize_builtin_wgsl_is_a_named_error() -> None:
+    built = build(POINTSIZE, (Target.Wgsl,))
+    assert built.reflection is None, "WGSL cannot write a point size; silence would be wrong"
+    positioned_error_naming_target(POINTSIZE, built, Target.Wgsl)
+    text = " ".join(d.message for d in built.errors)
+    assert "PointSize" in text and "vk::builtin" in text
+    line = next(
+        i
+        for i, s in enumerate(POINTSIZE.path.read_text().splitlines(), 1)
+        if "PointSize" in s and "vk::builtin" in s
+    )
+    assert line in {d.line for d in built.errors}
+
+
+# --- Unused resources, formats ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("target", ALL, ids=lambda t: t.name)
+def test_unused_slots_do_not_move(target: Target) -> None:
+    plain, detail = (c for c in BUILDING if c.file == "ps_unused.hlsl")
+    a, b = build(plain, (target,)), build(detail, (target,))
+    assert a.reflection is not None and b.reflection is not None
+    slots_a = {r.name: r.slots for r in a.reflection.resources}
+    slots_b = {r.name: r.slots for r in b.reflection.resources}
+    assert slots_a == slots_b
+    assert "detailMap" in b.reflection.entry_points[0].uses
+    assert "detailMap" not in a.reflection.entry_points[0].uses
+
+
+def test_image_format_is_reflected() -> None:
+    case = next(c for c in BUILDING if c.file == "cs_rw_texture.hlsl")
+    built = built_or_allowed_failure(case, Target.SpirV)
+    assert built is not None
+    assert built.resource("destination").format == "rgba8"
+    assert built.resource("destination").rtype is ResourceTypeKind.RWTexture2D
+
+
+def test_pair_shares_spirv_binding_but_not_wgsl() -> None:
+    case = next(c for c in BUILDING if c.file == "ps_pair.hlsl")
+    built = build(case, ALL)
+    assert built.reflection is not None, "; ".join(d.format() for d in built.errors)
+    tex, samp = built.resource("albedo"), built.resource("albedoSampler")
+    st, ss = slot_of(tex.slots, Target.SpirV), slot_of(samp.slots, Target.SpirV)
+    assert (st.set, st.binding) == (ss.set, ss.binding) == (0, 0)
+    wt, ws = slot_of(tex.slots, Target.Wgsl), slot_of(samp.slots, Target.Wgsl)
+    assert (wt.set, wt.binding) != (ws.set, ws.binding)
+
+
+# --- Errors ------------------------------------------------------------------------------------
+
+
+def _marked_line(case: Case) -> int:
+    lines = case.path.read_text().splitlines()
+    return next(i for i, s in enumerate(lines, 1) if "EXPECT-ERROR" in s)
+
+
+@pytest.mark.parametrize("case", FAILING, ids=case_id)
+@pytest.mark.parametrize("target", ALL, ids=lambda t: t.name)
+def test_error_cases(case: Case, target: Target) -> None:
+    built = build(case, (target,))
+    assert built.reflection is None, f"{case.file} must not build"
+    assert built.errors
+    line = _marked_line(case)
+    at_line = [d for d in built.errors if d.line == line]
+    assert at_line, f"no error at line {line}: " + "; ".join(d.format() for d in built.errors)
+    for d in at_line:
+        assert d.file.endswith(case.file)
+        assert d.column > 0
+    text = " ".join(d.message for d in built.errors)
+    for word in case.error:
+        assert word in text, f"the error should mention {word!r}: {text}"
+
+
+def test_truncation_error_says_what_to_write() -> None:
+    case = next(c for c in FAILING if c.file == "vs_truncation.hlsl")
+    built = build(case, (Target.SpirV,))
+    message = " ".join(d.message for d in built.errors if d.line == _marked_line(case))
+    # What to write instead: make the truncation explicit, e.g. float4(...).xyz or float3(...).
+    assert re.search(r"\.xyz|float3\(", message), message

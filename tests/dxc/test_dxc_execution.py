@@ -1,0 +1,117 @@
+"""A texture and a sampler on one SPIR-V binding (t0/s0), drawn through the WGSL build.
+
+ps_pair.hlsl puts ``albedo`` and ``albedoSampler`` on SPIR-V set 0, binding 0, as DXC does; WGSL
+needs two bindings. The bind groups here are built from nothing but the reflection's Wgsl slots;
+a full-screen triangle magnifies a 2x2 texture onto 4x4 pixels, once with a linear and once
+with a nearest sampler, and numpy checks every pixel, so a wrong or unbound sampler shows.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from dxc_build import build, slot_of
+from dxc_cases import BUILDING
+
+from oneshader.reflection.model import Target
+
+TEXELS = np.array(
+    [[[255, 0, 0, 255], [0, 255, 0, 255]], [[0, 0, 255, 255], [255, 255, 255, 255]]],
+    dtype=np.uint8,
+)
+SIZE = 4
+
+
+def _expected(filter_mode: str) -> np.ndarray:
+    """The 4x4 magnification of TEXELS with clamp-to-edge addressing, per WebGPU's rules."""
+    centers = (np.arange(SIZE) + 0.5) / SIZE * TEXELS.shape[0] - 0.5
+    if filter_mode == "nearest":
+        idx = np.clip(np.floor(centers + 0.5), 0, 1).astype(int)
+        return TEXELS[idx][:, idx].astype(np.float64)
+    i0 = np.floor(centers).astype(int)
+    w = centers - i0
+    lo, hi = np.clip(i0, 0, 1), np.clip(i0 + 1, 0, 1)
+    t = TEXELS.astype(np.float64)
+    rows = t[lo] * (1 - w)[:, None, None] + t[hi] * w[:, None, None]
+    return rows[:, lo] * (1 - w)[None, :, None] + rows[:, hi] * w[None, :, None]
+
+
+def _wgsl(file: str) -> tuple[str, Any]:
+    case = next(c for c in BUILDING if c.file == file)
+    built = build(case, (Target.Wgsl,))
+    assert built.reflection is not None, "; ".join(d.format() for d in built.errors)
+    (code,) = built.code[Target.Wgsl]
+    return code.decode(), built
+
+
+def test_shared_binding_pair_samples_through_wgsl(gpu_device: Any) -> None:
+    import wgpu
+
+    vs_code, _ = _wgsl("vs_fullscreen.hlsl")
+    ps_code, ps = _wgsl("ps_pair.hlsl")
+    tex_slot = slot_of(ps.resource("albedo").slots, Target.Wgsl)
+    samp_slot = slot_of(ps.resource("albedoSampler").slots, Target.Wgsl)
+
+    device = gpu_device
+    texture = device.create_texture(
+        size=(2, 2, 1),
+        format=wgpu.TextureFormat.rgba8unorm,
+        usage=wgpu.TextureUsage.TEXTURE_BINDING | wgpu.TextureUsage.COPY_DST,
+    )
+    device.queue.write_texture(
+        {"texture": texture, "mip_level": 0, "origin": (0, 0, 0)},
+        TEXELS.tobytes(),
+        {"offset": 0, "bytes_per_row": 8, "rows_per_image": 2},
+        (2, 2, 1),
+    )
+    pipeline = device.create_render_pipeline(
+        layout="auto",
+        vertex={"module": device.create_shader_module(code=vs_code), "entry_point": "main"},
+        fragment={
+            "module": device.create_shader_module(code=ps_code),
+            "entry_point": "main",
+            "targets": [{"format": wgpu.TextureFormat.rgba8unorm}],
+        },
+        primitive={"topology": wgpu.PrimitiveTopology.triangle_list},
+    )
+    target = device.create_texture(
+        size=(SIZE, SIZE, 1),
+        format=wgpu.TextureFormat.rgba8unorm,
+        usage=wgpu.TextureUsage.RENDER_ATTACHMENT | wgpu.TextureUsage.COPY_SRC,
+    )
+    for mode in ("linear", "nearest"):
+        sampler = device.create_sampler(mag_filter=mode, min_filter=mode)
+        groups: dict[int, list[dict[str, Any]]] = {}
+        groups.setdefault(tex_slot.set, []).append(
+            {"binding": tex_slot.binding, "resource": texture.create_view()}
+        )
+        groups.setdefault(samp_slot.set, []).append(
+            {"binding": samp_slot.binding, "resource": sampler}
+        )
+        encoder = device.create_command_encoder()
+        rpass = encoder.begin_render_pass(
+            color_attachments=[
+                {
+                    "view": target.create_view(),
+                    "load_op": wgpu.LoadOp.clear,
+                    "store_op": wgpu.StoreOp.store,
+                    "clear_value": (0, 0, 0, 0),
+                }
+            ]
+        )
+        rpass.set_pipeline(pipeline)
+        for group, entries in groups.items():
+            layout = pipeline.get_bind_group_layout(group)
+            rpass.set_bind_group(group, device.create_bind_group(layout=layout, entries=entries))
+        rpass.draw(3)
+        rpass.end()
+        device.queue.submit([encoder.finish()])
+        data = device.queue.read_texture(
+            {"texture": target, "mip_level": 0, "origin": (0, 0, 0)},
+            {"offset": 0, "bytes_per_row": SIZE * 4, "rows_per_image": SIZE},
+            (SIZE, SIZE, 1),
+        )
+        pixels = np.frombuffer(data, dtype=np.uint8).reshape(SIZE, SIZE, 4).astype(np.float64)
+        expected = _expected(mode)
+        assert np.abs(pixels - expected).max() <= 2.0, f"{mode}:\n{pixels}\nexpected\n{expected}"
