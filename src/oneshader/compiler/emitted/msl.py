@@ -518,11 +518,8 @@ def _resource(p: _Decl, kind: str, lay: _Layouts, entry: str) -> EmittedResource
     stride: int | None = None
     if kind == "buffer":
         pointee = [t for t in toks if t not in ("constant", "device", "*", "&", "const")]
-        try:
-            layout, size, align = lay.layout(pointee)
-            stride = round_up(size, align)
-        except EmittedCodeError:
-            layout = None
+        layout, size, align = lay.layout(pointee)
+        stride = round_up(size, align)
     return EmittedResource(
         name=demangle(p.name),
         emitted=p.name,

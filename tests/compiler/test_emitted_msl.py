@@ -1,0 +1,187 @@
+"""The MSL reader on hand-written Metal: C-like layout, argument indices, stage interfaces."""
+
+from __future__ import annotations
+
+import struct
+
+import pytest
+
+from oneshader.compiler.emitted.common import EmittedCodeError
+from oneshader.compiler.emitted.msl import read_msl
+from oneshader.reflection.model import BuiltIn, Interpolation, MatrixPacking, TypeKind
+
+_SOURCE = """
+#include <metal_stdlib>
+using namespace metal;
+
+#line 3 "x.hlsl"
+constant float fc_Scale_0 [[function_constant(3)]];
+constant float Scale_0 = is_function_constant_defined(fc_Scale_0) ? fc_Scale_0 : 1.5;
+constant int fc_N_0 [[function_constant(1)]];
+constant int N_0 = is_function_constant_defined(fc_N_0) ? fc_N_0 : int(-2);
+
+struct _MatrixStorage_float4x4_ColMajornatural_0
+{
+    array<float4, int(4)> data_0;
+};
+
+struct Frame_natural_0
+{
+    _MatrixStorage_float4x4_ColMajornatural_0 VP_0;
+    matrix<float,int(3),int(4)>  M_0;
+    array<float, int(3)> W_0;
+    float3 T_0;
+    float A_0;
+    packed_float3 P_0;
+    half2 H_0;
+};
+
+struct Item_0
+{
+    packed_float3 pos_0;
+    float life_0;
+    float2 vel_0;
+};
+
+struct vertexInput_0
+{
+    float2 Position_0 [[attribute(0)]];
+    uint4 C_0 [[attribute(2)]];
+};
+
+struct VS_Result_0
+{
+    float4 Pos_0 [[position]];
+    float2 UV_0 [[user(TEXCOORD)]];
+    [[flat]] uint Id_0 [[user(BLENDINDICES_1)]];
+};
+
+float helper_0(float x_0)
+{
+    return x_0 * 2.0;
+}
+
+[[vertex]] VS_Result_0 VS(vertexInput_0 _S1 [[stage_in]], uint vid_0 [[vertex_id]],
+    Frame_natural_0 constant* Frame_1 [[buffer(0)]], Item_0 device* Items_1 [[buffer(1)]],
+    texture2d<float, access::sample> Tex_1 [[texture(0)]], sampler Samp_1 [[sampler(2)]])
+{
+    VS_Result_0 r;
+    if (vid_0 > 2) { r.Pos_0 = float4(helper_0(1.0)); }
+    return r;
+}
+
+struct pixelOutput_0
+{
+    float4 a_0 [[color(0)]];
+    float4 b_0 [[color(2)]];
+    float d_0 [[depth(any)]];
+};
+
+struct pixelInput_0
+{
+    [[sample_perspective]] float3 n_1 [[user(NORMAL)]];
+    [[center_no_perspective]] float2 c_0 [[user(COLOR_2)]];
+};
+
+[[fragment]] pixelOutput_0 PS(pixelInput_0 _S2 [[stage_in]], float4 p_0 [[position]],
+    bool ff_0 [[front_facing]], Frame_natural_0 constant* Frame_2 [[buffer(0)]],
+    Frame_natural_0 constant* Other_2 [[buffer(0)]])
+{
+    pixelOutput_0 o = { float4(0.0), float4(1.0), 0.5 };
+    return o;
+}
+
+[[kernel]] void CS(uint3 g_0 [[thread_position_in_threadgroup]],
+    uint3 id_0 [[thread_position_in_grid]],
+    array<texture2d<float, access::read>, 4> Arr_1 [[texture(3)]])
+{
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def module():  # type: ignore[no-untyped-def]
+    return read_msl(_SOURCE.encode(), ".metal")
+
+
+def test_constant_buffer_layout_uses_metal_rules(module) -> None:  # type: ignore[no-untyped-def]
+    frame = module.resources["Frame"][0]
+    assert (frame.space, frame.binding, frame.scope) == ("buffer", 0, "VS")
+    mem = {m.name: m for m in frame.layout.members}
+    assert {k: m.offset for k, m in mem.items()} == {
+        "VP": 0, "M": 64, "W": 112, "T": 128, "A": 144, "P": 148, "H": 160
+    }  # fmt: skip
+    vp = mem["VP"].type
+    assert (vp.kind, vp.packing, vp.mstride, vp.size) == (
+        TypeKind.Matrix,
+        MatrixPacking.ColumnMajor,
+        16,
+        64,
+    )
+    m3 = mem["M"].type
+    assert (m3.rows, m3.cols, m3.packing, m3.mstride, m3.size) == (
+        3,
+        4,
+        MatrixPacking.RowMajor,
+        16,
+        48,
+    )
+    assert mem["W"].type.stride == 4 and mem["W"].type.length == 3
+    assert mem["T"].type.size == 16  # float3 takes 16 bytes in Metal
+    assert mem["P"].type.size == 12  # packed_float3 does not
+    assert frame.layout.size == 176
+
+
+def test_device_buffer_element_stride(module) -> None:  # type: ignore[no-untyped-def]
+    items = module.resources["Items"][0]
+    assert items.binding == 1 and items.stride == 24
+    assert [m.offset for m in items.layout.members] == [0, 12, 16]
+
+
+def test_textures_samplers_arrays(module) -> None:  # type: ignore[no-untyped-def]
+    assert module.resources["Tex"][0].space == "texture"
+    assert module.resources["Samp"][0].binding == 2
+    arr = module.resources["Arr"][0]
+    assert (arr.space, arr.binding, arr.count) == ("texture", 3, 4)
+
+
+def test_function_constants(module) -> None:  # type: ignore[no-untyped-def]
+    scale = module.spec_constants["fc_Scale_0"]
+    assert (scale.name, scale.index) == ("Scale", 3)
+    assert scale.default == struct.unpack("<I", struct.pack("<f", 1.5))[0]
+    assert module.spec_constants["fc_N_0"].default == 0xFFFFFFFE
+
+
+def test_stage_interfaces(module) -> None:  # type: ignore[no-untyped-def]
+    vs = module.entries["VS"]
+    assert vs.stage == "vertex" and vs.uses is None
+    assert [(v.name, v.location) for v in vs.inputs if v.builtin is None] == [
+        ("Position", 0),
+        ("C", 2),
+    ]
+    assert any(v.builtin is BuiltIn.VertexId for v in vs.inputs)
+    outs = {v.name: v for v in vs.outputs}
+    assert outs["Pos"].builtin is BuiltIn.Position
+    assert outs["UV"].semantic == "TEXCOORD" and outs["Id"].semantic == "BLENDINDICES_1"
+    assert outs["Id"].interp == frozenset({Interpolation.Flat})
+    ps = module.entries["PS"]
+    assert ps.stage == "pixel"
+    assert [(v.name, v.location, v.builtin) for v in ps.outputs] == [
+        ("a", 0, None),
+        ("b", 2, None),
+        ("d", None, BuiltIn.Depth),
+    ]
+    ins = {v.name: v for v in ps.inputs}
+    assert ins["n"].interp == frozenset({Interpolation.Sample})
+    assert ins["c"].semantic == "COLOR_2"
+    assert ins["ff"].builtin is BuiltIn.FrontFacing
+    cs = module.entries["CS"]
+    assert cs.stage == "compute" and cs.workgroup is None
+    assert {v.builtin for v in cs.inputs} == {BuiltIn.GroupThreadId, BuiltIn.DispatchThreadId}
+
+
+def test_unknown_buffer_type_is_an_error() -> None:
+    with pytest.raises(EmittedCodeError):
+        read_msl(
+            b"struct S_0 { mystery_t x_0; };\n[[kernel]] void K(S_0 constant* s [[buffer(0)]]) {}"
+        )
