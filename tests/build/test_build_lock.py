@@ -37,11 +37,10 @@ def test_second_build_waits_with_a_message(tmp_path: Path) -> None:
     t0 = time.monotonic()
     with OutLock(tmp_path, messages.append, poll_seconds=0.02):
         waited = time.monotonic() - t0
-        assert holder.poll() is not None  # only after the holder let go
     holder.wait()
     assert len(messages) == 1
     assert "waiting for another build" in messages[0] and str(holder.pid) in messages[0]
-    assert waited > 0.2
+    assert waited > 0.6  # the holder kept it for 1 s after saying so
 
 
 def test_uncontended_lock_says_nothing(tmp_path: Path) -> None:
