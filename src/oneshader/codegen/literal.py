@@ -1,0 +1,119 @@
+"""Python source literals for untrusted values, already in ``ruff format``'s canonical form.
+
+Only ints, enum members, None, ASCII-escaped strings and calls of the model's own dataclasses are
+ever written, so no value read from a file can become code. Calls and tuples of two or more items
+are always split one item per line with a trailing comma (ruff keeps those split), which makes the
+layout independent of line width except for one-item tuples, handled by :func:`_fits`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from collections.abc import Mapping
+from typing import Any
+
+LINE_LENGTH = 100
+INDENT = "    "
+
+
+def py_str(s: str) -> str:
+    """A string literal that reads back as ``s``, all ASCII, with ruff's preferred quotes."""
+    quote = "'" if s.count('"') > s.count("'") else '"'
+    if s.isascii() and s.isprintable() and quote not in s and "\\" not in s:
+        return quote + s + quote
+    out = []
+    for ch in s:
+        if ch == "\\" or ch == quote:
+            out.append("\\" + ch)
+        elif " " <= ch <= "~":
+            out.append(ch)
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\r":
+            out.append("\\r")
+        elif ch == "\t":
+            out.append("\\t")
+        else:
+            code = ord(ch)
+            if code < 0x100:
+                out.append(f"\\x{code:02x}")
+            elif code < 0x10000:
+                out.append(f"\\u{code:04x}")
+            else:
+                out.append(f"\\U{code:08x}")
+    return quote + "".join(out) + quote
+
+
+_FIELDS: dict[type, tuple[tuple[str, Any], ...]] = {}
+
+
+def _fields(cls: type) -> tuple[tuple[str, Any], ...]:
+    """(name, default) of a dataclass, cached; a missing default is ``dataclasses.MISSING``."""
+    got = _FIELDS.get(cls)
+    if got is None:
+        got = tuple((f.name, f.default) for f in dataclasses.fields(cls))
+        _FIELDS[cls] = got
+    return got
+
+
+def _atom(value: object, module: str) -> str | None:
+    """The one-line form of a leaf value, or None for calls and tuples."""
+    if value is None or isinstance(value, bool):
+        return repr(value)
+    if isinstance(value, enum.IntFlag):
+        return f"{module}.{type(value).__name__}({int(value)})"
+    if isinstance(value, enum.Enum):
+        return f"{module}.{type(value).__name__}.{value.name}"
+    if isinstance(value, int):
+        return repr(int(value))
+    if isinstance(value, str):
+        return py_str(value)
+    return None
+
+
+def _fits(prefix: str, text: str, level: int) -> bool:
+    return len(INDENT * level) + len(prefix) + len(text) + 1 <= LINE_LENGTH
+
+
+def render(
+    value: object,
+    module: str,
+    level: int = 0,
+    prefix: str = "",
+    names: Mapping[Any, str] | None = None,
+) -> str:
+    """Source for ``value`` whose first line follows ``prefix`` at indent ``level``; the text
+    returned starts after the prefix and its continuation lines carry their own indentation.
+    A dataclass value found in ``names`` is written as that name (a module constant)."""
+    atom = _atom(value, module)
+    if atom is not None:
+        return atom
+    if names and dataclasses.is_dataclass(value):
+        name = names.get(value)
+        if name is not None:
+            return name
+    inner = INDENT * (level + 1)
+    close = INDENT * level
+    if isinstance(value, tuple):
+        if not value:
+            return "()"
+        if len(value) == 1:
+            one = _atom(value[0], module)
+            if one is not None and _fits(prefix, f"({one},)", level):
+                return f"({one},)"
+        items = [inner + render(v, module, level + 1, "", names) + ",\n" for v in value]
+        return "(\n" + "".join(items) + close + ")"
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        args = []
+        for name, default in _fields(type(value)):
+            v = getattr(value, name)
+            if default is not dataclasses.MISSING and v == default and type(v) is type(default):
+                continue
+            text = render(v, module, level + 1, name + "=", names)
+            args.append(f"{inner}{name}={text},\n")
+        head = f"{module}.{type(value).__name__}("
+        if not args:
+            return head + ")"
+        return head + "\n" + "".join(args) + close + ")"
+    raise TypeError(f"cannot write a literal for {type(value).__name__}")

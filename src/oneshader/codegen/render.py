@@ -1,0 +1,228 @@
+"""One reflection -> the source of one Python module (standard library only).
+
+The module holds the reflection as a literal of the model's dataclasses (the data) and thin typed
+classes over ``oneshader.bindings`` (the behaviour): field descriptors carrying only their
+offset, resource/entry namespaces and a typed ``constants()``. All layout logic stays in the
+runtime, which builds the same structs whether this module was written to disk or made in memory
+by ``oneshader.bindings.load``. Every line is written in ``ruff format``'s canonical form.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from oneshader.codegen.literal import INDENT, LINE_LENGTH, py_str, render
+from oneshader.codegen.names import MODULE_RESERVED, STRUCT_RESERVED, Scope, mangle_all
+from oneshader.codegen.validate import check_reflection
+from oneshader.reflection.model import ScalarKind, ShaderReflection, TypeKind, TypeLayout
+
+__all__ = ["render_module"]
+
+_NUMPY = {
+    ScalarKind.Bool: "np.uint32",
+    ScalarKind.Int: "np.int32",
+    ScalarKind.UInt: "np.uint32",
+    ScalarKind.Float: "np.float32",
+    ScalarKind.Int16: "np.int16",
+    ScalarKind.UInt16: "np.uint16",
+    ScalarKind.Float16: "np.float16",
+    ScalarKind.Int64: "np.int64",
+    ScalarKind.UInt64: "np.uint64",
+    ScalarKind.Float64: "np.float64",
+}
+_PYTHON = {ScalarKind.Bool: "bool", ScalarKind.Float: "float", ScalarKind.Float16: "float"}
+_PYTHON[ScalarKind.Float64] = "float"
+
+
+@dataclass
+class _StructClass:
+    layout: TypeLayout
+    const: str  # the module constant holding the layout
+    name: str = ""
+    array: str = ""
+    fields: list[str] = field(default_factory=list)
+
+
+def _leaf(t: TypeLayout) -> TypeLayout:
+    while t.kind is TypeKind.Array and t.element is not None:
+        t = t.element
+    return t
+
+
+class _Module:
+    def __init__(self, r: ShaderReflection) -> None:
+        self.r = r
+        self.structs: dict[TypeLayout, _StructClass] = {}
+        self._by_first_use: list[_StructClass] = []
+        self.order: list[_StructClass] = []  # inner structs first
+        for res in r.resources:
+            if res.layout is not None:
+                self._collect(res.layout, res.name)
+        for pb in r.push_blocks:
+            if pb.layout is not None:
+                self._collect(pb.layout, pb.name)
+        scope = Scope(MODULE_RESERVED)
+        for s in self._by_first_use:
+            s.name = scope.add(s.layout.name or s.name)
+        for s in self._by_first_use:
+            s.array = scope.add(s.name + "Array")
+        self.inner_reserved = MODULE_RESERVED | scope.given
+        for s in self.order:
+            s.fields = mangle_all(
+                (m.name for m in s.layout.members), STRUCT_RESERVED | self.inner_reserved
+            )
+
+    def _collect(self, t: TypeLayout, fallback: str) -> None:
+        t = _leaf(t)
+        if t.kind is not TypeKind.Struct or t in self.structs:
+            return
+        s = _StructClass(t, f"_os_layout_{len(self.structs)}", name=fallback)
+        self.structs[t] = s
+        self._by_first_use.append(s)
+        for m in t.members:
+            self._collect(m.type, m.name)
+        self.order.append(s)
+
+
+def _line(text: str, level: int = 0) -> str:
+    return INDENT * level + text + "\n"
+
+
+def _call(head: str, args: list[str], level: int, end: str = "") -> str:
+    """``head(args)end`` on one line if it fits, else one argument per line (ruff's two forms)."""
+    one = f"{head}({', '.join(args)}){end}"
+    if len(INDENT * level) + len(one) <= LINE_LENGTH:
+        return _line(one, level)
+    inner = "".join(_line(a + ",", level + 1) for a in args)
+    return _line(head + "(", level) + inner + _line(")" + end, level)
+
+
+def _field(
+    m_type: TypeLayout, offset: int, module: _Module, *, single: bool
+) -> tuple[str, list[str]]:
+    leaf = _leaf(m_type)
+    if leaf.kind is TypeKind.Struct:
+        cls = module.structs[leaf]
+        if single and m_type.kind is TypeKind.Struct:
+            return "_b.Nested", [str(offset), cls.name]
+        return "_b.NestedArray", [str(offset), cls.array]
+    if single and m_type.kind is TypeKind.Scalar:
+        return "_b.Scalar", [str(offset), _PYTHON.get(m_type.scalar, "int")]
+    return "_b.Value", [str(offset), _NUMPY[leaf.scalar]]
+
+
+def _struct_source(s: _StructClass, module: _Module) -> str:
+    out = ""
+    for single in (True, False):
+        cls = s.name if single else s.array
+        base = (
+            ("_b.Struct", f"layout={s.const}")
+            if single
+            else (f"_b.StructArray[{s.name}]", f"element={s.name}")
+        )
+        out += "\n\n" + _call(f"class {cls}", list(base), 0, ":")
+        out += _line("__slots__ = ()", 1)
+        if s.fields:
+            out += "\n"
+        for py, m in zip(s.fields, s.layout.members, strict=True):
+            kind, args = _field(m.type, m.offset, module, single=single)
+            out += _call(f"{py} = {kind}", args, 1)
+        if single:
+            out += "\n"
+            out += _line("@staticmethod", 1)
+            out += _line(f"def array(n: int) -> {s.array}:", 1)
+            out += _line('"""n of these back to back: a structured buffer\'s contents."""', 2)
+            out += _line(f"return {s.array}(n)", 2)
+    return out
+
+
+def _namespace(name: str, doc: str, method: str, names: list[str], reserved: frozenset[str]) -> str:
+    out = f"\n\nclass {name}:\n" + _line(f'"""{doc}"""', 1)
+    if names:
+        out += "\n"
+    for i, py in enumerate(mangle_all(names, reserved)):
+        out += _line(f"{py}: Final = SHADER.{method}({i})", 1)
+    return out
+
+
+def _constants(module: _Module) -> str:
+    specs = module.r.spec_constants
+    py = mangle_all((c.name for c in specs), MODULE_RESERVED)
+    doc = _line(
+        '"""wgpu\'s ``constants`` dict; None (the default) keeps the shader\'s value."""', 1
+    )
+    if not specs:
+        return "\n\ndef constants() -> dict[str, float]:\n" + doc + _line("return {}", 1)
+    params = "".join(
+        _line(f"{p}: {_PYTHON.get(c.scalar, 'int')} | None = None,", 1)
+        for p, c in zip(py, specs, strict=True)
+    )
+    items = "".join(_line(f"{i}: {p},", 3) for i, p in enumerate(py))
+    return (
+        "\n\ndef constants(\n"
+        + _line("*,", 1)
+        + params
+        + ") -> dict[str, float]:\n"
+        + doc
+        + _line("return SHADER.constants(", 1)
+        + _line("{", 2)
+        + items
+        + _line("}", 2)
+        + _line(")", 1)
+    )
+
+
+def render_module(r: ShaderReflection, stem: str) -> str:
+    """The module for ``r``; ``stem`` names its built code files (``<stem>.wgsl``, ...)."""
+    check_reflection(r)
+    module = _Module(r)
+    subst = {s.layout: s.const for s in module.order}
+    out = f"# generated by oneshader from {py_str(r.source)}; do not edit\n"
+    out += '"""Typed host bindings for one shader (see oneshader\'s docs/bindings.md)."""\n\n'
+    out += "from __future__ import annotations\n\n"
+    out += "from typing import Final\n\n"
+    out += "import numpy as np\n\n"
+    out += "from oneshader.bindings import runtime as _b\n"
+    out += "from oneshader.reflection import model as _m\n\n"
+    out += f"SOURCE: Final = {py_str(r.source)}\n"
+    out += f"STEM: Final = {py_str(stem)}\n"
+    placed: dict[TypeLayout, str] = {}
+    for s in module.order:
+        text = render(s.layout, "_m", 0, "x: Final = ", placed)
+        out += f"{s.const}: Final = {text}\n"
+        placed[s.layout] = s.const
+    out += f"REFLECTION: Final = {render(r, '_m', 0, 'REFLECTION: Final = ', subst)}\n"
+    out += "SHADER: Final = _b.Shader(REFLECTION, STEM)\n"
+    for s in module.order:
+        out += _struct_source(s, module)
+    reserved = MODULE_RESERVED  # namespace bodies name nothing but SHADER and Final
+    out += _namespace(
+        "resources",
+        "Each resource's slot per target (.spirv, .msl, .wgsl) and its stages.",
+        "resource",
+        [x.name for x in r.resources],
+        reserved,
+    )
+    out += _namespace(
+        "push_blocks",
+        "Push-constant blocks: SPIR-V push constants; a buffer slot on Metal and WGSL.",
+        "push_block",
+        [x.name for x in r.push_blocks],
+        reserved,
+    )
+    out += _namespace(
+        "spec_constants",
+        "Specialization constants: id, WGSL override key, default.",
+        "spec_constant",
+        [x.name for x in r.spec_constants],
+        reserved,
+    )
+    out += _namespace(
+        "entries",
+        "Entry points: stage, workgroup size, vertex buffer layout, constants read.",
+        "entry",
+        [x.name for x in r.entry_points],
+        reserved,
+    )
+    out += _constants(module)
+    return out
