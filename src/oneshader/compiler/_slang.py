@@ -1,0 +1,261 @@
+"""A thin ctypes binding to the Slang compiler shipped in the ``slangpy`` wheel.
+
+Only the calls oneshader needs, and none of those known to crash (see docs/compiler.md): binding
+ranges, explicit counters and dependency queries after a failed compile are never called. The
+library is located without importing ``slangpy`` (which would load a GPU runtime), and its
+file name pins the Slang build the binding was written against.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import importlib.metadata
+import importlib.util
+from dataclasses import dataclass
+from pathlib import Path
+
+from oneshader.diagnostics import UserError
+
+SLANG_VERSION = "2026.12"
+SLANGPY_VERSION = "0.43.1"
+LIBRARY_NAME = f"libslang-compiler.so.0.{SLANG_VERSION}"
+INSTALL_HINT = "install the compiler extra: pip install 'oneshader[compiler]'"
+
+# SlangCompileTarget
+SPIRV = 6
+METAL = 24
+WGSL = 28
+# SlangTargetFlags
+_WHOLE_PROGRAM = 1 << 8
+_SPIRV_DIRECTLY = 1 << 10
+# SlangParameterCategory
+CAT_MIXED = 1
+CAT_CONSTANT_BUFFER = 2
+CAT_SHADER_RESOURCE = 3
+CAT_UNORDERED_ACCESS = 4
+CAT_VARYING_INPUT = 5
+CAT_VARYING_OUTPUT = 6
+CAT_SAMPLER_STATE = 7
+CAT_UNIFORM = 8
+CAT_DESCRIPTOR_TABLE_SLOT = 9
+CAT_SPECIALIZATION_CONSTANT = 10
+CAT_PUSH_CONSTANT_BUFFER = 11
+CAT_REGISTER_SPACE = 12
+# SlangTypeKind
+KIND_STRUCT = 1
+KIND_ARRAY = 2
+KIND_MATRIX = 3
+KIND_VECTOR = 4
+KIND_SCALAR = 5
+KIND_CONSTANT_BUFFER = 6
+KIND_RESOURCE = 7
+KIND_SAMPLER_STATE = 8
+KIND_TEXTURE_BUFFER = 9
+KIND_SHADER_STORAGE_BUFFER = 10
+KIND_PARAMETER_BLOCK = 11
+# SlangStage
+STAGE_VERTEX = 1
+STAGE_FRAGMENT = 5
+STAGE_COMPUTE = 6
+# SlangMatrixLayoutMode
+MATRIX_ROW_MAJOR = 1
+
+UNBOUNDED = (1 << 64) - 1
+UNKNOWN = UNBOUNDED - 1
+
+_V = ctypes.c_void_p
+_P = ctypes.c_char_p
+_I = ctypes.c_int
+_U = ctypes.c_uint
+_S = ctypes.c_size_t
+_I64 = ctypes.c_int64
+_U64 = ctypes.c_uint64
+
+# name: (restype, argtypes)
+_SIGNATURES: dict[str, tuple[object, list[object]]] = {
+    "spCreateSession": (_V, [_P]),
+    "spCreateCompileRequest": (_V, [_V]),
+    "spDestroyCompileRequest": (None, [_V]),
+    "spProcessCommandLineArguments": (_I, [_V, ctypes.POINTER(_P), _I]),
+    "spSetTargetFlags": (None, [_V, _I, _U]),
+    "spAddTranslationUnit": (_I, [_V, _I, _P]),
+    "spAddTranslationUnitSourceString": (None, [_V, _I, _P, _P]),
+    "spCompile": (_I, [_V]),
+    "spGetDiagnosticOutput": (_P, [_V]),
+    "spGetTargetCodeBlob": (_I, [_V, _I, ctypes.POINTER(_V)]),
+    "spGetReflection": (_V, [_V]),
+    "spReflection_GetParameterCount": (_U, [_V]),
+    "spReflection_GetParameterByIndex": (_V, [_V, _U]),
+    "spReflection_getEntryPointCount": (_U64, [_V]),
+    "spReflection_getEntryPointByIndex": (_V, [_V, _U64]),
+    "spReflectionEntryPoint_getName": (_P, [_V]),
+    "spReflectionEntryPoint_getStage": (_I, [_V]),
+    "spReflectionEntryPoint_getComputeThreadGroupSize": (None, [_V, _U64, ctypes.POINTER(_U64)]),
+    "spReflectionEntryPoint_getParameterCount": (_U, [_V]),
+    "spReflectionEntryPoint_getParameterByIndex": (_V, [_V, _U]),
+    "spReflectionEntryPoint_getResultVarLayout": (_V, [_V]),
+    "spReflectionVariableLayout_GetVariable": (_V, [_V]),
+    "spReflectionVariableLayout_GetTypeLayout": (_V, [_V]),
+    "spReflectionVariableLayout_GetOffset": (_S, [_V, _I]),
+    "spReflectionVariableLayout_GetSpace": (_S, [_V, _I]),
+    "spReflectionVariableLayout_GetSemanticName": (_P, [_V]),
+    "spReflectionVariableLayout_GetSemanticIndex": (_S, [_V]),
+    "spReflectionVariable_GetName": (_P, [_V]),
+    "spReflectionVariable_HasDefaultValue": (ctypes.c_bool, [_V]),
+    "spReflectionVariable_GetDefaultValueInt": (_I, [_V, ctypes.POINTER(_I64)]),
+    "spReflectionVariable_GetDefaultValueFloat": (_I, [_V, ctypes.POINTER(ctypes.c_float)]),
+    "spReflectionTypeLayout_GetType": (_V, [_V]),
+    "spReflectionTypeLayout_getKind": (_I, [_V]),
+    "spReflectionTypeLayout_GetSize": (_S, [_V, _I]),
+    "spReflectionTypeLayout_GetStride": (_S, [_V, _I]),
+    "spReflectionTypeLayout_getAlignment": (ctypes.c_int32, [_V, _I]),
+    "spReflectionTypeLayout_GetFieldCount": (ctypes.c_uint32, [_V]),
+    "spReflectionTypeLayout_GetFieldByIndex": (_V, [_V, _U]),
+    "spReflectionTypeLayout_GetElementStride": (_S, [_V, _I]),
+    "spReflectionTypeLayout_GetElementTypeLayout": (_V, [_V]),
+    "spReflectionTypeLayout_getContainerVarLayout": (_V, [_V]),
+    "spReflectionTypeLayout_GetParameterCategory": (_I, [_V]),
+    "spReflectionTypeLayout_GetCategoryCount": (_U, [_V]),
+    "spReflectionTypeLayout_GetCategoryByIndex": (_I, [_V, _U]),
+    "spReflectionTypeLayout_GetMatrixLayoutMode": (_I, [_V]),
+    "spReflectionType_GetKind": (_I, [_V]),
+    "spReflectionType_GetName": (_P, [_V]),
+    "spReflectionType_GetElementCount": (_S, [_V]),
+    "spReflectionType_GetElementType": (_V, [_V]),
+    "spReflectionType_GetRowCount": (_U, [_V]),
+    "spReflectionType_GetColumnCount": (_U, [_V]),
+    "spReflectionType_GetScalarType": (_I, [_V]),
+    "spReflectionType_GetResourceShape": (_U, [_V]),
+    "spReflectionType_GetResourceAccess": (_I, [_V]),
+    "spReflectionType_GetResourceResultType": (_V, [_V]),
+}
+
+
+def library_path() -> Path:
+    """The Slang library inside the installed ``slangpy`` wheel, checked against the pin."""
+    try:
+        spec = importlib.util.find_spec("slangpy")
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None or not spec.submodule_search_locations:
+        raise UserError.at(
+            "oneshader", 0, 0, f"the Slang compiler is not installed; {INSTALL_HINT}"
+        )
+    folder = Path(next(iter(spec.submodule_search_locations)))
+    path = folder / LIBRARY_NAME
+    if not path.is_file():
+        try:
+            found = importlib.metadata.version("slangpy")
+        except importlib.metadata.PackageNotFoundError:
+            found = "unknown"
+        raise UserError.at(
+            "oneshader",
+            0,
+            0,
+            f"slangpy {found} does not ship {LIBRARY_NAME}: oneshader's compiler binding is "
+            f"written for slangpy {SLANGPY_VERSION} (Slang {SLANG_VERSION}); {INSTALL_HINT}",
+        )
+    return path
+
+
+class Library:
+    """The loaded library with typed entry points, and one global session (created on demand)."""
+
+    def __init__(self, path: Path) -> None:
+        self.dll = ctypes.CDLL(str(path))
+        for name, (restype, argtypes) in _SIGNATURES.items():
+            fn = getattr(self.dll, name)
+            fn.restype = restype
+            fn.argtypes = argtypes
+        self._session: int | None = None
+
+    @property
+    def session(self) -> int:
+        if self._session is None:
+            self._session = self.dll.spCreateSession(None)
+            if not self._session:
+                raise RuntimeError("spCreateSession failed")
+        return self._session
+
+    def __getattr__(self, name: str) -> ctypes._CFuncPtr:
+        return getattr(self.dll, name)  # type: ignore[no-any-return]
+
+
+_LIBRARY: Library | None = None
+
+
+def library() -> Library:
+    global _LIBRARY
+    if _LIBRARY is None:
+        _LIBRARY = Library(library_path())
+    return _LIBRARY
+
+
+def _blob_bytes(blob: int) -> bytes:
+    """The contents of an ISlangBlob (COM: slot 3 getBufferPointer, 4 getBufferSize, 2 release)."""
+    vtable = ctypes.cast(blob, ctypes.POINTER(ctypes.POINTER(_V)))[0]
+    pointer = ctypes.CFUNCTYPE(_V, _V)(vtable[3])(blob)
+    size = ctypes.CFUNCTYPE(_S, _V)(vtable[4])(blob)
+    data = ctypes.string_at(pointer, size) if pointer and size else b""
+    ctypes.CFUNCTYPE(ctypes.c_uint32, _V)(vtable[2])(blob)
+    return data
+
+
+@dataclass
+class Compiled:
+    """The outcome of one compile request for one target."""
+
+    ok: bool
+    diagnostics: str
+    code: bytes
+    request: Request | None
+
+
+class Request:
+    """One compile request for one target; destroyed explicitly (reflection pointers die with it)."""
+
+    def __init__(self, lib: Library, args: list[str], source: tuple[str, str] | None) -> None:
+        self.lib = lib
+        self.handle: int = lib.spCreateCompileRequest(lib.session)
+        argv = [a.encode() for a in args]
+        array = (_P * len(argv))(*argv)
+        rc = lib.spProcessCommandLineArguments(self.handle, array, len(argv))
+        if rc < 0:
+            self.bad_arguments = self.diagnostic_output() or f"bad arguments: {args}"
+        else:
+            self.bad_arguments = ""
+        if source is not None:
+            # An in-memory translation unit named like the file, so positions stay the file's.
+            name, text = source
+            unit = lib.spAddTranslationUnit(self.handle, 1, None)  # 1 = SLANG_SOURCE_LANGUAGE_HLSL
+            lib.spAddTranslationUnitSourceString(self.handle, unit, name.encode(), text.encode())
+        lib.spSetTargetFlags(self.handle, 0, _WHOLE_PROGRAM | _SPIRV_DIRECTLY)
+
+    def diagnostic_output(self) -> str:
+        out = self.lib.spGetDiagnosticOutput(self.handle)
+        return out.decode("utf-8", "replace") if out else ""
+
+    def compile(self) -> Compiled:
+        if self.bad_arguments:
+            return Compiled(False, self.bad_arguments, b"", None)
+        rc = self.lib.spCompile(self.handle)
+        diagnostics = self.diagnostic_output()
+        if rc < 0:
+            return Compiled(False, diagnostics, b"", self)
+        blob = _V()
+        rc = self.lib.spGetTargetCodeBlob(self.handle, 0, ctypes.byref(blob))
+        if rc < 0 or not blob.value:
+            return Compiled(False, diagnostics, b"", self)
+        return Compiled(True, diagnostics, _blob_bytes(blob.value), self)
+
+    def reflection(self) -> int:
+        return int(self.lib.spGetReflection(self.handle) or 0)
+
+    def close(self) -> None:
+        if self.handle:
+            self.lib.spDestroyCompileRequest(self.handle)
+            self.handle = 0
+
+
+def text(value: bytes | None) -> str:
+    return value.decode("utf-8", "replace") if value else ""

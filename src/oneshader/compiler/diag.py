@@ -1,0 +1,83 @@
+"""Slang's machine-readable diagnostics turned into oneshader's, with its duplicates removed.
+
+With ``-enable-machine-readable-diagnostics`` Slang prints one tab-separated line per message:
+code, severity, file, line, column, end line, end column, text. A ``span`` line carries the detail
+of the message before it and is folded into it; ``note`` lines stay notes. Slang repeats whole
+groups (once per pass); equal diagnostics are kept once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from oneshader.diagnostics import Diagnostic, Severity, source_excerpt
+
+_SEVERITIES = {
+    "error": Severity.ERROR,
+    "fatal": Severity.ERROR,
+    "internal": Severity.ERROR,
+    "warning": Severity.WARNING,
+    "note": Severity.NOTE,
+    "info": Severity.NOTE,
+}
+
+# Warnings oneshader answers itself (binding overlaps are checked per target with its own rule;
+# a register without vk::binding is DXC's default mapping, which oneshader documents).
+SUPPRESSED = frozenset({"E39001", "E39029"})
+
+
+def parse(
+    output: str,
+    name_of: Callable[[str], str],
+    text_of: Callable[[str], str | None],
+) -> list[Diagnostic]:
+    """Diagnostics from Slang's output; ``name_of`` maps Slang's path to the name users see,
+    ``text_of`` gives a file's text for the excerpt (None when unknown)."""
+    out: list[Diagnostic] = []
+    seen: set[tuple[str, int, int, str, str]] = set()
+    suppressed_group = False
+    for raw in output.splitlines():
+        parts = raw.split("\t")
+        if len(parts) < 8:
+            continue
+        code, kind, path, line_s, col_s = parts[:5]
+        message = "\t".join(parts[7:]).strip()
+        try:
+            line, col = int(line_s), int(col_s)
+        except ValueError:
+            line, col = 0, 0
+        if kind == "span":
+            if out and not suppressed_group and message and out[-1].code == code:
+                prev = out.pop()
+                detail = f"{prev.message}: {message}"
+                out.append(
+                    Diagnostic(
+                        prev.file,
+                        prev.line,
+                        prev.column,
+                        prev.severity,
+                        detail,
+                        prev.code,
+                        prev.excerpt,
+                    )
+                )
+            continue
+        severity = _SEVERITIES.get(kind)
+        if severity is None:
+            continue
+        if severity is not Severity.NOTE:
+            suppressed_group = code in SUPPRESSED and severity is Severity.WARNING
+        if suppressed_group:
+            continue
+        file = name_of(path) if path else ""
+        text = text_of(path) if path and line else None
+        excerpt = source_excerpt(text, line, col) if text else ""
+        out.append(Diagnostic(file, line, col, severity, message, code, excerpt))
+    result = []
+    for d in out:
+        key = (d.file, d.line, d.column, d.code, d.message)
+        if key in seen:
+            continue
+        seen.add(key)
+        result.append(d)
+    return result

@@ -1,0 +1,1145 @@
+"""compile_file: one HLSL file to every requested target, and the one reflection true for all.
+
+The steps: scan the source (and its includes) for what Slang does not report as written; compile
+each target in its own Slang request (Slang reflects the first target of a request only); read
+each target's facts; merge them into one :class:`ShaderReflection`, failing with a positioned
+error wherever the targets disagree or a target cannot express a declaration; patch the WGSL
+where Slang leaves it incomplete (push-constant bindings, texture/sampler pairs, vertex input
+locations); finally check the reflection against the emitted code. docs/compiler.md has the rules.
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from oneshader.compiler import _slang as S
+from oneshader.compiler.api import CompileOptions, CompileResult, OutputFile
+from oneshader.compiler.diag import parse as parse_diagnostics
+from oneshader.compiler.facts import EntryFacts, ParamFacts, TargetFacts, VarFacts, read_facts
+from oneshader.compiler.source import Declaration, SourceFile, StructDef, find_includes, scan
+from oneshader.diagnostics import Diagnostic, Severity, UserError, source_excerpt
+from oneshader.reflection.model import (
+    BuiltIn,
+    DeviceFeatures,
+    EntryPoint,
+    Interpolation,
+    PushBlock,
+    Resource,
+    ResourceKind,
+    ResourceTypeKind,
+    ScalarKind,
+    ShaderReflection,
+    Slot,
+    SpecConstant,
+    SpecSlot,
+    Stage,
+    StageVariable,
+    Target,
+    TypeKind,
+    TypeLayout,
+    VertexFormat,
+)
+
+# Bumped whenever this package's output changes for equal input (part of the build's cache key).
+COMPILER_CODE_VERSION = "1"
+
+TARGET_NAMES = {Target.SpirV: "SPIR-V", Target.Msl: "Metal", Target.Wgsl: "WGSL"}
+_SLANG_TARGET = {Target.SpirV: "spirv", Target.Msl: "metal", Target.Wgsl: "wgsl"}
+_SUFFIX = {Target.SpirV: ".spv", Target.Msl: ".metal", Target.Wgsl: ".wgsl"}
+
+STAGE_ALIASES = {
+    "vertex": Stage.Vertex,
+    "vs": Stage.Vertex,
+    "vert": Stage.Vertex,
+    "pixel": Stage.Pixel,
+    "ps": Stage.Pixel,
+    "fragment": Stage.Pixel,
+    "fs": Stage.Pixel,
+    "frag": Stage.Pixel,
+    "compute": Stage.Compute,
+    "cs": Stage.Compute,
+    "comp": Stage.Compute,
+}
+_SLANG_STAGE = {Stage.Vertex: "vertex", Stage.Pixel: "fragment", Stage.Compute: "compute"}
+_STAGE_OF_SLANG = {
+    S.STAGE_VERTEX: Stage.Vertex,
+    S.STAGE_FRAGMENT: Stage.Pixel,
+    S.STAGE_COMPUTE: Stage.Compute,
+}
+
+# DXC's minimum-precision types are 32-bit unless -enable-16bit-types; so they are here.
+_MIN_PRECISION = [
+    (f"{name}{n}", f"{base}{n}")
+    for name, base in (
+        ("min16float", "float"),
+        ("min10float", "float"),
+        ("min16int", "int"),
+        ("min12int", "int"),
+        ("min16uint", "uint"),
+    )
+    for n in ("", "1", "2", "3", "4", "1x1", "2x2", "3x3", "4x4")
+]
+
+_RTYPES: dict[str, tuple[ResourceTypeKind, ResourceKind]] = {
+    "cbuffer": (ResourceTypeKind.ConstantBuffer, ResourceKind.ConstantBuffer),
+    "ConstantBuffer": (ResourceTypeKind.ConstantBuffer, ResourceKind.ConstantBuffer),
+    "tbuffer": (ResourceTypeKind.TextureBuffer, ResourceKind.ShaderResource),
+    "TextureBuffer": (ResourceTypeKind.TextureBuffer, ResourceKind.ShaderResource),
+    "SamplerState": (ResourceTypeKind.SamplerState, ResourceKind.Sampler),
+    "SamplerComparisonState": (ResourceTypeKind.SamplerComparisonState, ResourceKind.Sampler),
+}
+for _t in ResourceTypeKind:
+    if _t.name not in _RTYPES:
+        _kind = ResourceKind.UnorderedAccess
+        if _t.name.startswith(("Texture", "Buffer", "StructuredBuffer", "ByteAddressBuffer")):
+            _kind = ResourceKind.ShaderResource
+        _RTYPES[_t.name] = (_t, _kind)
+
+_TEXTURES = frozenset(
+    t for t in ResourceTypeKind if "Texture" in t.name and t.name != "TextureBuffer"
+)
+_SAMPLERS = frozenset({ResourceTypeKind.SamplerState, ResourceTypeKind.SamplerComparisonState})
+_COUNTED = frozenset(
+    {ResourceTypeKind.AppendStructuredBuffer, ResourceTypeKind.ConsumeStructuredBuffer}
+)
+
+_BUILTINS = {
+    "SV_POSITION": BuiltIn.Position,
+    "SV_VERTEXID": BuiltIn.VertexId,
+    "SV_INSTANCEID": BuiltIn.InstanceId,
+    "SV_ISFRONTFACE": BuiltIn.FrontFacing,
+    "SV_SAMPLEINDEX": BuiltIn.SampleIndex,
+    "SV_COVERAGE": BuiltIn.SampleMask,
+    "SV_DEPTH": BuiltIn.Depth,
+    "SV_PRIMITIVEID": BuiltIn.PrimitiveId,
+    "SV_CLIPDISTANCE": BuiltIn.ClipDistance,
+    "SV_CULLDISTANCE": BuiltIn.CullDistance,
+    "SV_DISPATCHTHREADID": BuiltIn.DispatchThreadId,
+    "SV_GROUPID": BuiltIn.GroupId,
+    "SV_GROUPTHREADID": BuiltIn.GroupThreadId,
+    "SV_GROUPINDEX": BuiltIn.GroupIndex,
+}
+
+_INTERP = {
+    "nointerpolation": Interpolation.Flat,
+    "noperspective": Interpolation.NoPerspective,
+    "centroid": Interpolation.Centroid,
+    "sample": Interpolation.Sample,
+    "linear": Interpolation.Linear,
+}
+
+_VERTEX_FORMATS: dict[tuple[ScalarKind, int], VertexFormat] = {
+    (ScalarKind.Float, 1): VertexFormat.Float32,
+    (ScalarKind.Float, 2): VertexFormat.Float32x2,
+    (ScalarKind.Float, 3): VertexFormat.Float32x3,
+    (ScalarKind.Float, 4): VertexFormat.Float32x4,
+    (ScalarKind.UInt, 1): VertexFormat.Uint32,
+    (ScalarKind.UInt, 2): VertexFormat.Uint32x2,
+    (ScalarKind.UInt, 3): VertexFormat.Uint32x3,
+    (ScalarKind.UInt, 4): VertexFormat.Uint32x4,
+    (ScalarKind.Int, 1): VertexFormat.Sint32,
+    (ScalarKind.Int, 2): VertexFormat.Sint32x2,
+    (ScalarKind.Int, 3): VertexFormat.Sint32x3,
+    (ScalarKind.Int, 4): VertexFormat.Sint32x4,
+    (ScalarKind.Float16, 1): VertexFormat.Float16,
+    (ScalarKind.Float16, 2): VertexFormat.Float16x2,
+    (ScalarKind.Float16, 4): VertexFormat.Float16x4,
+    (ScalarKind.UInt16, 1): VertexFormat.Uint16,
+    (ScalarKind.UInt16, 2): VertexFormat.Uint16x2,
+    (ScalarKind.UInt16, 4): VertexFormat.Uint16x4,
+    (ScalarKind.Int16, 1): VertexFormat.Sint16,
+    (ScalarKind.Int16, 2): VertexFormat.Sint16x2,
+    (ScalarKind.Int16, 4): VertexFormat.Sint16x4,
+}
+_SCALAR_BYTES = {
+    ScalarKind.Float16: 2,
+    ScalarKind.Int16: 2,
+    ScalarKind.UInt16: 2,
+    ScalarKind.Int64: 8,
+    ScalarKind.UInt64: 8,
+    ScalarKind.Float64: 8,
+}
+
+# Tokens a target cannot express, with what to say; checked on the source before compiling.
+_TOKEN_LIMITS: list[tuple[Target, re.Pattern[str], str]] = [
+    (
+        Target.Wgsl,
+        re.compile(r"\b(u?int64_t[1-4]?|uint64_t[1-4]?|int64_t[1-4]?)\b"),
+        "WGSL has no 64-bit integers ({token}); use uint2 pairs or build without the wgsl target",
+    ),
+    (
+        Target.Wgsl,
+        re.compile(r"\b(double[1-4]?(?:x[1-4])?|float64_t[1-4]?)\b"),
+        "WGSL has no 64-bit floats ({token}); use float or build without the wgsl target",
+    ),
+    (
+        Target.Wgsl,
+        re.compile(r"\b(u?int16_t[1-4]?)\b"),
+        "WGSL has no 16-bit integers ({token}); use int/uint or build without the wgsl target",
+    ),
+    (
+        Target.Msl,
+        re.compile(r"\b(double[1-4]?(?:x[1-4])?|float64_t[1-4]?)\b"),
+        "Metal has no 64-bit floats ({token}); use float or build without the msl target",
+    ),
+]
+
+
+def stage_from_name(name: str) -> Stage:
+    """HLSL's stage names and the common aliases (vs/ps/fs/cs, fragment) to a :class:`Stage`."""
+    try:
+        return STAGE_ALIASES[name.strip().lower()]
+    except KeyError:
+        known = ", ".join(sorted(STAGE_ALIASES))
+        raise ValueError(f"unknown shader stage '{name}' (expected one of: {known})") from None
+
+
+class _Failed(Exception):
+    def __init__(self, diagnostics: Sequence[Diagnostic]) -> None:
+        super().__init__(diagnostics)
+        self.diagnostics = tuple(diagnostics)
+
+
+@dataclass
+class _Target:
+    target: Target
+    facts: TargetFacts
+    code: bytes
+    warnings: list[Diagnostic] = field(default_factory=list)
+
+
+class _Compilation:
+    def __init__(self, path: str, options: CompileOptions) -> None:
+        self.options = options
+        self.path = Path(path).resolve()
+        self.name = options.source_name or Path(path).as_posix()
+        self.texts: dict[Path, str] = {}
+        self.sources: dict[Path, SourceFile] = {}
+        self.dependencies: list[str] = []
+
+    # -- names and positions -------------------------------------------------------------------
+
+    def display(self, slang_path: str) -> str:
+        p = Path(slang_path)
+        try:
+            resolved = p.resolve()
+        except OSError:
+            return p.name
+        if resolved == self.path:
+            return self.name
+        try:
+            rel = resolved.relative_to(self.path.parent)
+        except ValueError:
+            for d in self.options.include_dirs:
+                try:
+                    return resolved.relative_to(Path(d).resolve()).as_posix()
+                except ValueError:
+                    continue
+            return resolved.name
+        base = Path(self.name).parent
+        return (base / rel).as_posix() if base.as_posix() != "." else rel.as_posix()
+
+    def text_of(self, slang_path: str) -> str | None:
+        try:
+            return self.texts.get(Path(slang_path).resolve())
+        except OSError:
+            return None
+
+    def error(self, file: str, line: int, col: int, message: str, code: str = "") -> Diagnostic:
+        text = None
+        for p, t in self.texts.items():
+            if self.display(str(p)) == file:
+                text = t
+        excerpt = source_excerpt(text, line, col) if text and line else ""
+        return Diagnostic(file, line, col, Severity.ERROR, message, code, excerpt)
+
+    def at_decl(self, decl: Declaration, message: str, code: str = "") -> Diagnostic:
+        return self.error(self.display(decl.file), decl.line, decl.column, message, code)
+
+    # -- source --------------------------------------------------------------------------------
+
+    def read_sources(self) -> None:
+        try:
+            text = self.path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as err:
+            raise _Failed(
+                [Diagnostic(self.name, 0, 0, Severity.ERROR, f"cannot read: {err}")]
+            ) from None
+        todo = [(self.path, text)]
+        while todo:
+            p, t = todo.pop(0)
+            if p in self.texts:
+                continue
+            self.texts[p] = t
+            self.sources[p] = scan(str(p), t)
+            self.dependencies.append(str(p))
+            for inc in find_includes(p, t, self.options.include_dirs):
+                if inc not in self.texts:
+                    try:
+                        todo.append((inc, inc.read_text(encoding="utf-8")))
+                    except (OSError, UnicodeDecodeError):
+                        continue
+
+    def declarations(self) -> dict[str, Declaration]:
+        out: dict[str, Declaration] = {}
+        for src in self.sources.values():
+            for d in src.declarations:
+                out.setdefault(d.name, d)
+        return out
+
+    def struct(self, name: str) -> StructDef | None:
+        for src in self.sources.values():
+            if name in src.structs:
+                return src.structs[name]
+        return None
+
+    def function(self, name: str) -> StructDef | None:
+        for src in self.sources.values():
+            if name in src.functions:
+                return src.functions[name]
+        return None
+
+    def precheck(self) -> None:
+        """Errors a target would give without a position (or crash on), found in the source."""
+        errors: list[Diagnostic] = []
+        decls = self.declarations()
+        targets = self.options.targets
+        for d in decls.values():
+            rtype = _RTYPES.get(d.base, (None, None))[0]
+            if rtype is ResourceTypeKind.TextureBuffer and Target.SpirV in targets:
+                errors.append(
+                    self.at_decl(
+                        d,
+                        f"SPIR-V: Slang cannot emit a tbuffer/TextureBuffer ('{d.name}') for SPIR-V; "
+                        "use a cbuffer or a StructuredBuffer, or build without the spirv target",
+                        "OS1001",
+                    )
+                )
+            if rtype in _COUNTED:
+                for t in (Target.Msl, Target.Wgsl):
+                    if t in targets:
+                        errors.append(
+                            self.at_decl(
+                                d,
+                                f"{TARGET_NAMES[t]} cannot express {rtype.name} ('{d.name}'): it "
+                                "has no hidden counter buffers; use a RWStructuredBuffer with an "
+                                "explicit counter in a RWByteAddressBuffer, or build for spirv only",
+                                "OS1002",
+                            )
+                        )
+        for p, text in self.texts.items():
+            src = self.sources[p]
+            from oneshader.compiler.source import strip_comments
+
+            clean = strip_comments(text)
+            for target, pattern, message in _TOKEN_LIMITS:
+                if target not in targets:
+                    continue
+                m = pattern.search(clean)
+                if m is None:
+                    continue
+                line = clean.count("\n", 0, m.start()) + 1
+                col = m.start() - (clean.rfind("\n", 0, m.start()) + 1) + 1
+                errors.append(
+                    self.error(
+                        self.display(src.path),
+                        line,
+                        col,
+                        message.format(token=m.group(1)),
+                        "OS1003",
+                    )
+                )
+        if errors:
+            raise _Failed(errors)
+
+    # -- compiling -----------------------------------------------------------------------------
+
+    def args(self, target: Target) -> list[str]:
+        o = self.options
+        args = [
+            "-target",
+            _SLANG_TARGET[target],
+            "-matrix-layout-column-major",
+            "-enable-machine-readable-diagnostics",
+            "-no-mangle",
+        ]
+        if target is Target.SpirV:
+            args += ["-profile", "spirv_1_5", "-emit-spirv-directly"]
+        for d in o.include_dirs:
+            args += ["-I", d]
+        for name, value in _MIN_PRECISION:
+            args += ["-D", f"{name}={value}"]
+        for name, value in o.defines:
+            args += ["-D", f"{name}={value}" if value else name]
+        if target is not Target.Msl:
+            for shift in o.shifts:
+                space = "all" if shift.space is None else str(shift.space)
+                args += [f"-fvk-{shift.register_class}-shift", str(shift.shift), space]
+        for e in o.entry_points:
+            args += ["-entry", e.name, "-stage", _SLANG_STAGE[e.stage]]
+        return args
+
+    def source_for(self, target: Target) -> str:
+        text = self.texts[self.path]
+        if target is Target.Msl:
+            # Metal numbers buffers, textures and samplers separately; HLSL registers would put
+            # b0, t0 and u0 all on [[buffer(0)]]. Declaration order per kind is collision-free.
+            text = _without_registers(text)
+        return text
+
+    def compile_target(
+        self, lib: S.Library, target: Target
+    ) -> tuple[_Target | None, list[Diagnostic]]:
+        req = S.Request(lib, self.args(target), (str(self.path), self.source_for(target)))
+        try:
+            result = req.compile()
+            diags = parse_diagnostics(result.diagnostics, self.display, self.text_of)
+            if not result.ok:
+                errors = [d for d in diags if d.is_error] or [
+                    Diagnostic(
+                        self.name,
+                        0,
+                        0,
+                        Severity.ERROR,
+                        f"{TARGET_NAMES[target]}: compilation failed",
+                    )
+                ]
+                return None, [self.explain(target, d) for d in errors]
+            facts = read_facts(lib, req.reflection())
+        finally:
+            req.close()
+        return _Target(target, facts, result.code, [d for d in diags if not d.is_error]), []
+
+    def explain(self, target: Target, d: Diagnostic) -> Diagnostic:
+        """Slang's errors, with the target named and, where known, what to write instead."""
+        message = d.message
+        if d.code == "E36107":
+            message = f"{TARGET_NAMES[target]}: {message} (a feature of this entry point cannot be expressed for this target)"
+        elif d.code == "E30019":
+            message += (
+                "; DXC truncates implicitly, Slang does not: make the conversion explicit "
+                "(for example (float3)mul(m, v) or mul((float3x3)m, v.xyz))"
+            )
+        return replace(d, message=message)
+
+    # -- merging -------------------------------------------------------------------------------
+
+    def run(self) -> CompileResult:
+        try:
+            self.read_sources()
+            self.precheck()
+            lib = S.library()
+            compiled: list[_Target] = []
+            errors: list[Diagnostic] = []
+            for target in Target:
+                if target not in self.options.targets:
+                    continue
+                t, errs = self.compile_target(lib, target)
+                errors.extend(errs)
+                if t is not None:
+                    compiled.append(t)
+            if errors:
+                raise _Failed(_dedupe(errors))
+            return self.merge(compiled)
+        except _Failed as failed:
+            return CompileResult(
+                diagnostics=failed.diagnostics, dependencies=tuple(self.dependencies)
+            )
+        except UserError as err:
+            return CompileResult(diagnostics=err.diagnostics, dependencies=tuple(self.dependencies))
+
+    def merge(self, compiled: list[_Target]) -> CompileResult:
+        decls = self.declarations()
+        primary = compiled[0]
+        by_target = {t.target: t for t in compiled}
+        self.check_entries(primary)
+        errors: list[Diagnostic] = []
+        resources: list[Resource] = []
+        pushes: list[PushBlock] = []
+        specs: list[SpecConstant] = []
+        outputs: dict[Target, bytes] = {t.target: t.code for t in compiled}
+
+        params = {t.target: {p.name: p for p in t.facts.params} for t in compiled}
+        names = [p.name for p in primary.facts.params]
+        for name in names:
+            decl = decls.get(name)
+            if decl is None:
+                raise _Failed(
+                    [
+                        Diagnostic(
+                            self.name,
+                            0,
+                            0,
+                            Severity.ERROR,
+                            f"internal: no declaration found for '{name}'",
+                        )
+                    ]
+                )
+            per = {t: params[t][name] for t in params if name in params[t]}
+            p0 = per[primary.target]
+            if p0.category == S.CAT_SPECIALIZATION_CONSTANT:
+                specs.append(self.spec(decl, per, outputs))
+                continue
+            if p0.category == S.CAT_PUSH_CONSTANT_BUFFER or decl.attribute("vk::push_constant"):
+                layout = self.one_layout(decl, per, errors)
+                pushes.append(PushBlock(name, (), layout, ()))
+                continue
+            if p0.category == S.CAT_UNIFORM:
+                errors.append(
+                    self.at_decl(
+                        decl,
+                        f"'{name}' is a global uniform outside any cbuffer; declare it inside a "
+                        "cbuffer (or make it static const)",
+                        "OS1004",
+                    )
+                )
+                continue
+            resources.append(self.resource(decl, per, errors))
+        if errors:
+            raise _Failed(errors)
+
+        resources = self.check_bindings(resources, decls)
+        pushes = self.place_pushes(pushes, params, resources)
+        if Target.Wgsl in outputs:
+            outputs[Target.Wgsl] = self.patch_wgsl(
+                outputs[Target.Wgsl], resources, pushes, by_target[Target.Wgsl], primary
+            )
+
+        entries = self.entries(primary, compiled, outputs, resources, pushes, specs)
+        stages: dict[str, set[Stage]] = {}
+        for e in entries:
+            for n in (*e.uses, *e.pushuse):
+                stages.setdefault(n, set()).add(e.stage)
+        order = list(Stage)
+        resources = [
+            replace(r, stages=tuple(s for s in order if s in stages.get(r.name, ())))
+            for r in resources
+        ]
+        pushes = [
+            replace(p, stages=tuple(s for s in order if s in stages.get(p.name, ())))
+            for p in pushes
+        ]
+
+        reflection = ShaderReflection(
+            source=self.name,
+            targets=tuple(t for t in Target if t in self.options.targets),
+            resources=tuple(resources),
+            push_blocks=tuple(pushes),
+            spec_constants=tuple(specs),
+            entry_points=tuple(entries),
+        )
+        files = tuple(OutputFile(t, _SUFFIX[t], outputs[t]) for t in Target if t in outputs)
+        warnings = _dedupe([w for t in compiled for w in t.warnings])
+        mismatches = _crosscheck(reflection, files)
+        if mismatches:
+            diags = [
+                Diagnostic(
+                    self.name,
+                    0,
+                    0,
+                    Severity.ERROR,
+                    f"internal error: the reflection disagrees with the emitted code: {m}",
+                    "OS9000",
+                )
+                for m in mismatches
+            ]
+            return CompileResult(
+                tuple(warnings) + tuple(diags), None, files, tuple(self.dependencies)
+            )
+        return CompileResult(tuple(warnings), reflection, files, tuple(self.dependencies))
+
+    def check_entries(self, primary: _Target) -> None:
+        found = {e.name for e in primary.facts.entries}
+        missing = [e for e in self.options.entry_points if e.name not in found]
+        if missing:
+            raise _Failed(
+                [
+                    Diagnostic(
+                        self.name,
+                        0,
+                        0,
+                        Severity.ERROR,
+                        f"entry point '{e.name}' not found",
+                        "OS1005",
+                    )
+                    for e in missing
+                ]
+            )
+        if not primary.facts.entries:
+            raise _Failed(
+                [
+                    Diagnostic(
+                        self.name,
+                        0,
+                        0,
+                        Severity.ERROR,
+                        'no entry points: mark functions with [shader("vertex"|"pixel"|"compute")] or '
+                        "give them in the options",
+                        "OS1006",
+                    )
+                ]
+            )
+
+    def one_layout(
+        self, decl: Declaration, per: dict[Target, ParamFacts], errors: list[Diagnostic]
+    ) -> TypeLayout | None:
+        """The layout every target agrees on (SPIR-V's leaves), or an error at the member."""
+        ordered = [per[t] for t in Target if t in per]
+        base = ordered[0].layout
+        if base is None:
+            return None
+        if base.kind is TypeKind.Struct and decl.base in ("cbuffer", "tbuffer"):
+            base = replace(base, name=decl.name)
+        first = next(t for t in Target if t in per)
+        for t in Target:
+            if t not in per or t is first:
+                continue
+            other = per[t].layout
+            if other is None:
+                continue
+            diff = _compare(base, other, decl.name)
+            if diff is None:
+                continue
+            path, what, a, b, struct_name, member = diff
+            line, col, file = decl.line, decl.column, decl.file
+            owner = (
+                decl.name
+                if decl.base in ("cbuffer", "tbuffer") and struct_name in ("", decl.name)
+                else struct_name
+            )
+            sdef = self.struct(owner) if owner else None
+            if sdef is not None and member:
+                f = sdef.field(member)
+                if f is not None:
+                    line, col = f.line, f.column
+                    file = next(
+                        (str(p) for p, s in self.sources.items() if owner in s.structs), file
+                    )
+            hint = _portable_hint(base, path)
+            errors.append(
+                self.error(
+                    self.display(file),
+                    line,
+                    col,
+                    f"{path}: not portable: {what} is {a} on {first.name} but {b} on {t.name}; {hint}",
+                    "OS2001",
+                )
+            )
+            return base
+        return base
+
+    def resource(
+        self, decl: Declaration, per: dict[Target, ParamFacts], errors: list[Diagnostic]
+    ) -> Resource:
+        rtype, kind = _RTYPES.get(decl.base, (None, None))
+        if rtype is None or kind is None:
+            errors.append(
+                self.at_decl(
+                    decl,
+                    f"'{decl.name}': unsupported resource type '{decl.type_text or decl.base}'",
+                    "OS1007",
+                )
+            )
+            return Resource(decl.name, ResourceKind.ShaderResource, ResourceTypeKind.Texture2D)
+        layout = (
+            self.one_layout(decl, per, errors)
+            if rtype not in _TEXTURES
+            else next((per[t].layout for t in Target if t in per), None)
+        )
+        slots: list[Slot] = []
+        counters: list[Slot] = []
+        for t in Target:
+            p = per.get(t)
+            if p is None:
+                continue
+            if t is Target.Msl:
+                slots.append(Slot(t, 0, p.binding))
+            else:
+                slots.append(Slot(t, p.space, p.binding))
+                if rtype in _COUNTED:
+                    counters.append(Slot(t, p.space, p.binding + 1))
+        if (
+            decl.array is not None
+            and (Target.Msl in per or Target.Wgsl in per)
+            and rtype in _TEXTURES | _SAMPLERS
+        ):
+            bad = [TARGET_NAMES[t] for t in (Target.Msl, Target.Wgsl) if t in per]
+            errors.append(
+                self.at_decl(
+                    decl,
+                    f"{' and '.join(bad)}: arrays of textures/samplers ('{decl.name}') are not emitted "
+                    "correctly by Slang for this target; use separate declarations or a texture array type",
+                    "OS1008",
+                )
+            )
+        count = next(iter(per.values())).count
+        fmt_attr = decl.attribute("vk::image_format")
+        return Resource(
+            name=decl.name,
+            kind=kind,
+            rtype=rtype,
+            count=count,
+            hlsl=decl.type_text,
+            format=fmt_attr.args[0] if fmt_attr and fmt_attr.args else None,
+            slots=tuple(slots),
+            counters=tuple(counters),
+            layout=layout,
+        )
+
+    def spec(
+        self, decl: Declaration, per: dict[Target, ParamFacts], outputs: dict[Target, bytes]
+    ) -> SpecConstant:
+        p0 = next(per[t] for t in Target if t in per)
+        scalar = p0.scalar or ScalarKind.Int
+        attr = decl.attribute("vk::constant_id")
+        cid = int(attr.args[0]) if attr and attr.args and attr.args[0].isdigit() else p0.binding
+        default = (
+            p0.default_bits
+            if p0.default_bits is not None
+            else _literal_bits(decl.initializer, scalar)
+        )
+        slots: list[SpecSlot] = []
+        for t in Target:
+            if t not in per:
+                continue
+            if t is Target.SpirV:
+                slots.append(SpecSlot(t, cid, decl.name))
+            elif t is Target.Msl:
+                m = re.search(
+                    rf"constant\s+\w+\s+(\w+)\s*\[\[function_constant\((\d+)\)\]\]",
+                    _msl_for(outputs[t], decl.name),
+                )
+                slots.append(
+                    SpecSlot(t, int(m.group(2)) if m else cid, m.group(1) if m else decl.name)
+                )
+            else:
+                text = outputs[t].decode()
+                m = re.search(
+                    rf"@id\((\d+)\)\s*override\s+({re.escape(decl.name)}_\d+|{re.escape(decl.name)})\b",
+                    text,
+                )
+                slots.append(
+                    SpecSlot(t, int(m.group(1)) if m else cid, m.group(2) if m else decl.name)
+                )
+        return SpecConstant(decl.name, cid, scalar, default, tuple(slots))
+
+    def check_bindings(
+        self, resources: list[Resource], decls: dict[str, Declaration]
+    ) -> list[Resource]:
+        """Two resources on one slot are an error, except a texture and a sampler on one SPIR-V
+        binding (Vulkan's combined image sampler, DXC's t1/s1 pattern); WGSL gives the sampler
+        of such a pair the next free binding of its group (docs/compiler.md)."""
+        errors: list[Diagnostic] = []
+        wgsl_moves: dict[str, int] = {}
+        for target in Target:
+            taken: dict[tuple[str, int, int], Resource] = {}
+            for r in resources:
+                for s in (
+                    *(x for x in r.slots if x.target is target),
+                    *(x for x in r.counters if x.target is target),
+                ):
+                    cls = _msl_class(r) if target is Target.Msl else ""
+                    key = (cls, s.set, s.binding)
+                    other = taken.get(key)
+                    if other is None:
+                        taken[key] = r
+                        continue
+                    pair = {other.rtype in _TEXTURES, r.rtype in _TEXTURES} == {True} and False
+                    pair = (other.rtype in _TEXTURES and r.rtype in _SAMPLERS) or (
+                        other.rtype in _SAMPLERS and r.rtype in _TEXTURES
+                    )
+                    if pair and target is Target.SpirV:
+                        continue
+                    if pair and target is Target.Wgsl:
+                        sampler = r if r.rtype in _SAMPLERS else other
+                        wgsl_moves[sampler.name] = s.set
+                        continue
+                    where = (
+                        f"set {s.set}, binding {s.binding}"
+                        if target is not Target.Msl
+                        else f"[[{cls}({s.binding})]]"
+                    )
+                    errors.append(
+                        self.at_decl(
+                            decls[r.name],
+                            f"{TARGET_NAMES[target]}: '{r.name}' and '{other.name}' (line {decls[other.name].line}) "
+                            f"are both bound to {where}; give one of them another register or [[vk::binding]]",
+                            "OS3001",
+                        )
+                    )
+            if errors:
+                raise _Failed(errors)
+        if not wgsl_moves:
+            return resources
+        used: dict[int, int] = {}
+        for r in resources:
+            for s in (*r.slots, *r.counters):
+                if s.target is Target.Wgsl:
+                    used[s.set] = max(used.get(s.set, -1), s.binding)
+        out = []
+        for r in resources:
+            if r.name in wgsl_moves:
+                group = wgsl_moves[r.name]
+                used[group] += 1
+                r = replace(
+                    r,
+                    slots=tuple(
+                        Slot(s.target, s.set, used[group]) if s.target is Target.Wgsl else s
+                        for s in r.slots
+                    ),
+                )
+            out.append(r)
+        return out
+
+    def place_pushes(
+        self,
+        pushes: list[PushBlock],
+        params: dict[Target, dict[str, ParamFacts]],
+        resources: list[Resource],
+    ) -> list[PushBlock]:
+        """Metal: the [[buffer(n)]] Slang gave; WGSL: a uniform in the group after the last one
+        the resources use, at binding 0, 1, ... in declaration order."""
+        if not pushes:
+            return pushes
+        group = 1 + max(
+            (s.set for r in resources for s in r.slots if s.target is Target.Wgsl), default=-1
+        )
+        out = []
+        for i, p in enumerate(pushes):
+            slots: list[Slot] = []
+            if Target.Msl in params and p.name in params[Target.Msl]:
+                slots.append(Slot(Target.Msl, 0, params[Target.Msl][p.name].binding))
+            if Target.Wgsl in params:
+                slots.append(Slot(Target.Wgsl, group, i))
+            out.append(replace(p, slots=tuple(slots)))
+        return out
+
+    def patch_wgsl(
+        self,
+        code: bytes,
+        resources: list[Resource],
+        pushes: list[PushBlock],
+        wgsl: _Target,
+        primary: _Target,
+    ) -> bytes:
+        text = code.decode()
+        for p in pushes:
+            slot = next(s for s in p.slots if s.target is Target.Wgsl)
+            text, n = re.subn(
+                rf"(?m)^(\s*)var<uniform>\s+({re.escape(p.name)}(?:_\d+)?)\s*:",
+                lambda m, s=slot: (
+                    f"{m.group(1)}@binding({s.binding}) @group({s.set}) var<uniform> {m.group(2)} :"
+                ),
+                text,
+            )
+        for r in resources:
+            slot = next((s for s in r.slots if s.target is Target.Wgsl), None)
+            if slot is None:
+                continue
+            text = re.sub(
+                rf"@binding\(\d+\)\s*@group\(\d+\)(\s*var(?:<[^>]*>)?\s+{re.escape(r.name)}(?:_\d+)?\s*:)",
+                lambda m, s=slot: f"@binding({s.binding}) @group({s.set}){m.group(1)}",
+                text,
+            )
+        # Vertex inputs: WGSL gets the SPIR-V/Metal locations (declaration order), not Slang's
+        # semantic-index numbering, so one vertex layout serves every target.
+        for e in primary.facts.entries:
+            if e.stage != S.STAGE_VERTEX:
+                continue
+            wanted = {v.name: v.location for v in e.inputs if v.location is not None}
+            if not wanted:
+                continue
+            m = re.search(rf"fn\s+{re.escape(e.name)}\s*\(([^)]*)\)", text)
+            if not m:
+                continue
+            for struct_name in re.findall(r":\s*(\w+)", m.group(1)):
+                sm = re.search(
+                    rf"struct\s+{re.escape(struct_name)}\s*\{{(.*?)\}};", text, re.DOTALL
+                )
+                if not sm:
+                    continue
+                body = re.sub(
+                    r"@location\((\d+)\)(\s*)(\w+)(\s*:)",
+                    lambda fm: (
+                        f"@location({wanted.get(re.sub(r'_[0-9]+$', '', fm.group(3)), int(fm.group(1)))}){fm.group(2)}{fm.group(3)}{fm.group(4)}"
+                    ),
+                    sm.group(1),
+                )
+                text = text[: sm.start(1)] + body + text[sm.end(1) :]
+        return text.encode()
+
+    def entries(
+        self,
+        primary: _Target,
+        compiled: list[_Target],
+        outputs: dict[Target, bytes],
+        resources: list[Resource],
+        pushes: list[PushBlock],
+        specs: list[SpecConstant],
+    ) -> list[EntryPoint]:
+        usage = _usage(outputs)
+        resource_names = [r.name for r in resources]
+        push_names = [p.name for p in pushes]
+        spec_names = [s.name for s in specs]
+        out = []
+        for e in primary.facts.entries:
+            stage = _STAGE_OF_SLANG.get(e.stage)
+            if stage is None:
+                raise _Failed(
+                    [
+                        Diagnostic(
+                            self.name,
+                            0,
+                            0,
+                            Severity.ERROR,
+                            f"entry point '{e.name}': unsupported stage",
+                            "OS1009",
+                        )
+                    ]
+                )
+            used, features = usage.get(e.name, (None, DeviceFeatures(0)))
+            if used is None:
+                used = set(resource_names) | set(push_names)
+            inputs = [self.stage_var(e, v, stage, True) for v in e.inputs]
+            outputs_ = [self.stage_var(e, v, stage, False) for v in e.outputs]
+            stride = 0
+            if stage is Stage.Vertex:
+                inputs, stride = _pack_vertex(inputs)
+            specuse = [
+                n
+                for n in spec_names
+                if _mentions_spec(outputs, e.name, n, len(primary.facts.entries))
+            ]
+            out.append(
+                EntryPoint(
+                    name=e.name,
+                    stage=stage,
+                    workgroup=e.workgroup,
+                    stride=stride,
+                    features=features,
+                    inputs=tuple(inputs),
+                    outputs=tuple(outputs_),
+                    uses=tuple(n for n in resource_names if n in used),
+                    pushuse=tuple(n for n in push_names if n in used),
+                    specuse=tuple(specuse),
+                )
+            )
+        return out
+
+    def stage_var(self, e: EntryFacts, v: VarFacts, stage: Stage, is_input: bool) -> StageVariable:
+        written = ""
+        modifiers: tuple[str, ...] = ()
+        owner = self.struct(v.struct_name) if v.struct_name else self.function(e.name)
+        f = owner.field(v.name) if owner else None
+        if f is not None:
+            written = f.semantic
+            modifiers = f.modifiers
+        upper = v.semantic.upper()
+        builtin = _BUILTINS.get(upper, BuiltIn.None_)
+        if builtin is not BuiltIn.None_:
+            semantic = builtin.value
+        elif upper.startswith("SV_TARGET"):
+            semantic = "SV_Target"
+        else:
+            semantic = re.sub(r"\d+$", "", written) if written else v.semantic
+        interp = Interpolation.Default
+        if (stage is Stage.Vertex and not is_input) or (stage is Stage.Pixel and is_input):
+            for mod in modifiers:
+                if mod in _INTERP:
+                    interp = _INTERP[mod]
+                    break
+        return StageVariable(
+            name=v.name,
+            semantic=semantic,
+            index=v.semantic_index,
+            location=v.location if builtin is BuiltIn.None_ else None,
+            builtin=builtin,
+            scalar=v.scalar,
+            components=v.components,
+            interp=interp,
+        )
+
+
+def _without_registers(text: str) -> str:
+    """The text with every ``: register(...)`` blanked out, offsets (and positions) unchanged."""
+    from oneshader.compiler.source import strip_comments
+
+    clean = strip_comments(text)
+    chars = list(text)
+    for m in re.finditer(r":\s*register\s*\([^)]*\)", clean):
+        for i in range(m.start(), m.end()):
+            if chars[i] != "\n":
+                chars[i] = " "
+    return "".join(chars)
+
+
+def _msl_for(code: bytes, name: str) -> str:
+    return code.decode()
+
+
+def _msl_class(r: Resource) -> str:
+    if r.rtype in _SAMPLERS:
+        return "sampler"
+    if r.rtype in _TEXTURES:
+        return "texture"
+    return "buffer"
+
+
+def _literal_bits(text: str, scalar: ScalarKind) -> int:
+    t = text.strip().rstrip("fFhHlLuU")
+    try:
+        if scalar is ScalarKind.Bool:
+            return 1 if t == "true" else 0
+        if scalar is ScalarKind.Float:
+            return int(struct.unpack("<I", struct.pack("<f", float(t)))[0])
+        return int(t, 0) & 0xFFFFFFFF
+    except ValueError:
+        return 0
+
+
+def _compare(a: TypeLayout, b: TypeLayout, path: str) -> tuple[str, str, int, int, str, str] | None:
+    """The first disagreement between two targets' layouts: (path, what, a, b, struct, member).
+    Offsets, strides, matrix strides and struct sizes count; the size of a vector leaf does not."""
+    if a.kind is TypeKind.Struct:
+        for ma, mb in zip(a.members, b.members, strict=False):
+            p = f"{path}.{ma.name}"
+            if ma.offset != mb.offset:
+                return p, "the offset", ma.offset, mb.offset, a.name, ma.name
+            d = _compare(ma.type, mb.type, p)
+            if d is not None:
+                if not d[4] and not d[5]:
+                    return d[0], d[1], d[2], d[3], a.name, ma.name
+                return d
+        if a.size != b.size:
+            return path, "the struct size", a.size, b.size, "", ""
+        return None
+    if a.kind is TypeKind.Array:
+        if a.stride != b.stride:
+            return path, "the array stride", a.stride, b.stride, "", ""
+        if a.element is not None and b.element is not None:
+            d = _compare(a.element, b.element, path + "[]")
+            if d is not None:
+                return d
+        return None
+    if a.kind is TypeKind.Matrix and a.mstride != b.mstride:
+        return path, "the matrix stride", a.mstride, b.mstride, "", ""
+    return None
+
+
+def _portable_hint(base: TypeLayout, path: str) -> str:
+    return (
+        "write it portably: use float4 (or int4/uint4) elements for arrays in constant buffers "
+        "(float4 W[2] instead of float W[8]), pad float3 members to float4 in arrays of structs, "
+        "and prefer float4x4 matrices"
+    )
+
+
+def _pack_vertex(inputs: list[StageVariable]) -> tuple[list[StageVariable], int]:
+    """Vertex formats and offsets of one interleaved vertex, packed in location order."""
+    located = sorted((v for v in inputs if v.location is not None), key=lambda v: v.location or 0)
+    offsets: dict[str, tuple[int, VertexFormat]] = {}
+    offset = 0
+    for v in located:
+        fmt = _VERTEX_FORMATS.get((v.scalar, v.components))
+        if fmt is None:
+            raise _Failed(
+                [
+                    Diagnostic(
+                        "",
+                        0,
+                        0,
+                        Severity.ERROR,
+                        f"vertex input '{v.name}': {v.scalar.name}x{v.components} has no WebGPU vertex format",
+                    )
+                ]
+            )
+        width = _SCALAR_BYTES.get(v.scalar, 4)
+        size = width * v.components
+        align = min(4, size)
+        offset = (offset + align - 1) // align * align
+        offsets[v.name + ":" + str(v.location)] = (offset, fmt)
+        offset += size
+    stride = (offset + 3) // 4 * 4
+    out = []
+    for v in inputs:
+        key = v.name + ":" + str(v.location)
+        if key in offsets:
+            off, fmt = offsets[key]
+            v = replace(v, offset=off, format=fmt)
+        out.append(v)
+    return out, stride
+
+
+def _usage(outputs: dict[Target, bytes]) -> dict[str, tuple[set[str] | None, DeviceFeatures]]:
+    """Per entry point: the names it really touches and the device features it needs, read from
+    the emitted code (SPIR-V preferred: its entry points list their interface)."""
+    out: dict[str, tuple[set[str] | None, DeviceFeatures]] = {}
+    if Target.SpirV in outputs:
+        from oneshader.compiler.emitted.spirv import features_of, read_spirv
+
+        m = read_spirv(outputs[Target.SpirV])
+        features = features_of(m.capabilities)
+        for name, e in m.entries.items():
+            out[name] = (set(e.uses) if e.uses is not None else None, features)
+        return out
+    for target, module_name, func in (
+        (Target.Wgsl, "wgsl", "read_wgsl"),
+        (Target.Msl, "msl", "read_msl"),
+    ):
+        if target not in outputs:
+            continue
+        try:
+            mod = __import__(f"oneshader.compiler.emitted.{module_name}", fromlist=[func])
+            reader = getattr(mod, func)
+        except (ImportError, AttributeError):
+            continue
+        m = reader(outputs[target])
+        for name, e in m.entries.items():
+            out[name] = (set(e.uses) if e.uses is not None else None, DeviceFeatures(0))
+        return out
+    return out
+
+
+def _mentions_spec(outputs: dict[Target, bytes], entry: str, name: str, entry_count: int) -> bool:
+    """Whether the entry reads the constant. Slang drops unread constants from whole programs; with
+    one entry point, presence is use. With several, the WGSL/MSL function body is searched."""
+    for t in (Target.Wgsl, Target.Msl, Target.SpirV):
+        if t not in outputs:
+            continue
+        if t is Target.SpirV:
+            return name.encode() in outputs[t]
+        text = outputs[t].decode()
+        if not re.search(rf"\b{re.escape(name)}_\d+\b", text):
+            return False
+        if entry_count == 1:
+            return True
+        return True
+    return False
+
+
+def _dedupe(diags: Sequence[Diagnostic]) -> list[Diagnostic]:
+    seen: set[tuple[str, int, int, str]] = set()
+    out = []
+    for d in diags:
+        key = (d.file, d.line, d.column, d.message)
+        if key not in seen:
+            seen.add(key)
+            out.append(d)
+    return out
+
+
+def _crosscheck(reflection: ShaderReflection, files: Sequence[OutputFile]) -> list[str]:
+    """The verifier's cross-check of reflection against emitted code, where it is installed."""
+    try:
+        from oneshader.compiler.crosscheck import verify
+    except ImportError:  # the verifier's module has not landed: nothing to check with yet
+        return []
+    return list(verify(reflection, files))
+
+
+def compile_file(path: str, options: CompileOptions) -> CompileResult:
+    return _Compilation(path, options).run()

@@ -1,0 +1,323 @@
+"""One target's facts, read out of Slang's reflection while its compile request is alive.
+
+Slang's reflection describes the first target of a request only, so every target gets its own
+request and its own :class:`TargetFacts`. Everything here is plain Python data: the request (and
+every reflection pointer) can be destroyed as soon as :func:`read_facts` returns.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import struct
+from dataclasses import dataclass, field
+
+from oneshader.compiler import _slang as S
+from oneshader.reflection.model import (
+    MatrixPacking,
+    ScalarKind,
+    StructMember,
+    TypeKind,
+    TypeLayout,
+)
+
+_SCALARS = {
+    2: (ScalarKind.Bool, 4),
+    3: (ScalarKind.Int, 4),
+    4: (ScalarKind.UInt, 4),
+    5: (ScalarKind.Int64, 8),
+    6: (ScalarKind.UInt64, 8),
+    7: (ScalarKind.Float16, 2),
+    8: (ScalarKind.Float, 4),
+    9: (ScalarKind.Float64, 8),
+    12: (ScalarKind.Int16, 2),
+    13: (ScalarKind.UInt16, 2),
+}
+
+# SlangResourceShape base values (SLANG_RESOURCE_BASE_SHAPE_MASK = 0x0F) and flags.
+_SHAPE_ARRAY = 0x40
+_SHAPE_MS = 0x80
+
+
+@dataclass
+class ParamFacts:
+    """A global shader parameter on one target.
+
+    ``category`` is Slang's parameter category of its binding; ``binding``/``space`` the offset
+    and space in that category (SPIR-V/WGSL: binding and set; Metal: the argument index).
+    ``slots`` holds every (category, offset, space) the parameter occupies.
+    """
+
+    name: str
+    type_kind: int
+    category: int
+    binding: int
+    space: int
+    binding_count: int = 1
+    slots: list[tuple[int, int, int]] = field(default_factory=list)
+    shape: int = 0
+    access: int = 0
+    count: int = 1  # array size; 0 for unsized
+    layout: TypeLayout | None = None  # cbuffer/push struct, structured element, or texel type
+    scalar: ScalarKind | None = None  # specialization constants
+    default_bits: int | None = None
+
+
+@dataclass
+class VarFacts:
+    """A flattened stage variable (one leaf of the entry point's parameters or result)."""
+
+    name: str
+    struct_name: str  # the enclosing struct's name, "" for a direct parameter/result
+    semantic: str
+    semantic_index: int
+    location: int | None
+    scalar: ScalarKind
+    components: int
+
+
+@dataclass
+class EntryFacts:
+    name: str
+    stage: int
+    workgroup: tuple[int, int, int]
+    inputs: list[VarFacts]
+    outputs: list[VarFacts]
+
+
+@dataclass
+class TargetFacts:
+    params: list[ParamFacts]
+    entries: list[EntryFacts]
+
+
+def _size(value: int) -> int:
+    return 0 if value in (S.UNBOUNDED, S.UNKNOWN) else int(value)
+
+
+class _Reader:
+    def __init__(self, lib: S.Library) -> None:
+        self.lib = lib
+
+    def type_name(self, tl: int) -> str:
+        t = self.lib.spReflectionTypeLayout_GetType(tl)
+        return S.text(self.lib.spReflectionType_GetName(t)) if t else ""
+
+    def layout(self, tl: int, struct_name: str = "") -> TypeLayout:
+        """The uniform-data layout of a type (sizes, offsets, strides in bytes)."""
+        lib = self.lib
+        kind = lib.spReflectionTypeLayout_getKind(tl)
+        t = lib.spReflectionTypeLayout_GetType(tl)
+        size = _size(lib.spReflectionTypeLayout_GetSize(tl, S.CAT_UNIFORM))
+        align = max(int(lib.spReflectionTypeLayout_getAlignment(tl, S.CAT_UNIFORM)), 0)
+        if kind == S.KIND_SCALAR:
+            scalar, _ = _SCALARS.get(lib.spReflectionType_GetScalarType(t), (ScalarKind.Bool, 4))
+            return TypeLayout(TypeKind.Scalar, scalar, size=size, align=align)
+        if kind == S.KIND_VECTOR:
+            scalar = self.scalar_of(t)
+            rows = int(lib.spReflectionType_GetElementCount(t))
+            return TypeLayout(TypeKind.Vector, scalar, rows=rows, size=size, align=align)
+        if kind == S.KIND_MATRIX:
+            scalar = self.scalar_of(t)
+            rows = int(lib.spReflectionType_GetRowCount(t))
+            cols = int(lib.spReflectionType_GetColumnCount(t))
+            mode = lib.spReflectionTypeLayout_GetMatrixLayoutMode(tl)
+            packing = (
+                MatrixPacking.RowMajor if mode == S.MATRIX_ROW_MAJOR else MatrixPacking.ColumnMajor
+            )
+            vectors = rows if packing is MatrixPacking.RowMajor else cols
+            mstride = size // vectors if vectors else 0
+            return TypeLayout(
+                TypeKind.Matrix,
+                scalar,
+                rows=rows,
+                cols=cols,
+                size=size,
+                align=align,
+                mstride=mstride,
+                packing=packing,
+            )
+        if kind == S.KIND_ARRAY:
+            length = _size(lib.spReflectionType_GetElementCount(t))
+            element = self.layout(lib.spReflectionTypeLayout_GetElementTypeLayout(tl))
+            stride = _size(lib.spReflectionTypeLayout_GetElementStride(tl, S.CAT_UNIFORM))
+            return TypeLayout(
+                TypeKind.Array,
+                size=size,
+                align=align,
+                length=length,
+                stride=stride,
+                element=element,
+            )
+        if kind == S.KIND_STRUCT:
+            members = []
+            for i in range(lib.spReflectionTypeLayout_GetFieldCount(tl)):
+                vl = lib.spReflectionTypeLayout_GetFieldByIndex(tl, i)
+                name = S.text(
+                    lib.spReflectionVariable_GetName(lib.spReflectionVariableLayout_GetVariable(vl))
+                )
+                offset = int(lib.spReflectionVariableLayout_GetOffset(vl, S.CAT_UNIFORM))
+                ftl = lib.spReflectionVariableLayout_GetTypeLayout(vl)
+                members.append(StructMember(name, offset, self.layout(ftl)))
+            name = struct_name or self.type_name(tl)
+            return TypeLayout(
+                TypeKind.Struct, name=name, size=size, align=align, members=tuple(members)
+            )
+        # Anything else (resources inside structs and the like) has no uniform layout.
+        return TypeLayout(TypeKind.Struct, name=self.type_name(tl), size=size, align=align)
+
+    def scalar_of(self, t: int) -> ScalarKind:
+        lib = self.lib
+        e = lib.spReflectionType_GetElementType(t)
+        st = lib.spReflectionType_GetScalarType(e if e else t)
+        return _SCALARS.get(st, (ScalarKind.Bool, 4))[0]
+
+    def texel(self, t: int) -> TypeLayout | None:
+        """The texel/element type of a texture or typed buffer, with natural (packed) sizes."""
+        lib = self.lib
+        rt = lib.spReflectionType_GetResourceResultType(t)
+        if not rt:
+            return None
+        kind = lib.spReflectionType_GetKind(rt)
+        if kind == S.KIND_SCALAR:
+            scalar, width = _SCALARS.get(
+                lib.spReflectionType_GetScalarType(rt), (ScalarKind.Float, 4)
+            )
+            return TypeLayout(TypeKind.Scalar, scalar, size=width, align=width)
+        if kind == S.KIND_VECTOR:
+            e = lib.spReflectionType_GetElementType(rt)
+            scalar, width = _SCALARS.get(
+                lib.spReflectionType_GetScalarType(e), (ScalarKind.Float, 4)
+            )
+            n = int(lib.spReflectionType_GetElementCount(rt))
+            align = width * (4 if n == 3 else n)
+            return TypeLayout(TypeKind.Vector, scalar, rows=n, size=width * n, align=align)
+        return None
+
+    def categories(self, vl: int, tl: int) -> list[tuple[int, int, int]]:
+        lib = self.lib
+        out = []
+        for i in range(lib.spReflectionTypeLayout_GetCategoryCount(tl)):
+            cat = lib.spReflectionTypeLayout_GetCategoryByIndex(tl, i)
+            if cat in (S.CAT_UNIFORM, S.CAT_MIXED):
+                continue
+            off = lib.spReflectionVariableLayout_GetOffset(vl, cat)
+            space = lib.spReflectionVariableLayout_GetSpace(vl, cat)
+            out.append((int(cat), _size(off), _size(space)))
+        return out
+
+    def param(self, vl: int) -> ParamFacts:
+        lib = self.lib
+        var = lib.spReflectionVariableLayout_GetVariable(vl)
+        name = S.text(lib.spReflectionVariable_GetName(var))
+        tl = lib.spReflectionVariableLayout_GetTypeLayout(vl)
+        slots = self.categories(vl, tl)
+        cat, binding, space = slots[0] if slots else (0, 0, 0)
+        count = 1
+        inner = tl
+        if lib.spReflectionTypeLayout_getKind(inner) == S.KIND_ARRAY:
+            t = lib.spReflectionTypeLayout_GetType(inner)
+            count = _size(lib.spReflectionType_GetElementCount(t))
+            inner = lib.spReflectionTypeLayout_GetElementTypeLayout(inner)
+        kind = lib.spReflectionTypeLayout_getKind(inner)
+        t = lib.spReflectionTypeLayout_GetType(inner)
+        p = ParamFacts(name, kind, cat, binding, space, slots=slots, count=count)
+        # How many bindings of its category it takes (an append buffer and its counter take 2).
+        p.binding_count = max(_size(lib.spReflectionTypeLayout_GetSize(tl, cat)), 1) if cat else 1
+        if kind in (S.KIND_CONSTANT_BUFFER, S.KIND_PARAMETER_BLOCK, S.KIND_TEXTURE_BUFFER):
+            el = lib.spReflectionTypeLayout_GetElementTypeLayout(inner)
+            p.layout = self.layout(el) if el else None
+        elif kind == S.KIND_RESOURCE:
+            p.shape = int(lib.spReflectionType_GetResourceShape(t))
+            p.access = int(lib.spReflectionType_GetResourceAccess(t))
+            base = p.shape & 0x0F
+            if base == 0x06:  # SLANG_STRUCTURED_BUFFER
+                el = lib.spReflectionTypeLayout_GetElementTypeLayout(inner)
+                p.layout = self.layout(el) if el else None
+            elif base != 0x07:  # not SLANG_BYTE_ADDRESS_BUFFER
+                p.layout = self.texel(t)
+        elif kind == S.KIND_SCALAR and cat == S.CAT_SPECIALIZATION_CONSTANT:
+            p.scalar, _ = _SCALARS.get(lib.spReflectionType_GetScalarType(t), (ScalarKind.Int, 4))
+            p.default_bits = self.default_bits(var, p.scalar)
+        return p
+
+    def default_bits(self, var: int, scalar: ScalarKind) -> int | None:
+        lib = self.lib
+        if not lib.spReflectionVariable_HasDefaultValue(var):
+            return None
+        if scalar is ScalarKind.Float:
+            f = ctypes.c_float()
+            if lib.spReflectionVariable_GetDefaultValueFloat(var, ctypes.byref(f)) < 0:
+                return None
+            return int(struct.unpack("<I", struct.pack("<f", f.value))[0])
+        i = ctypes.c_int64()
+        if lib.spReflectionVariable_GetDefaultValueInt(var, ctypes.byref(i)) < 0:
+            return None
+        return int(i.value) & 0xFFFFFFFF
+
+    def varyings(self, vl: int, category: int, struct_name: str, base: int) -> list[VarFacts]:
+        lib = self.lib
+        if not vl:
+            return []
+        var = lib.spReflectionVariableLayout_GetVariable(vl)
+        name = S.text(lib.spReflectionVariable_GetName(var)) if var else ""
+        tl = lib.spReflectionVariableLayout_GetTypeLayout(vl)
+        if not tl:
+            return []
+        kind = lib.spReflectionTypeLayout_getKind(tl)
+        offset = _size(lib.spReflectionVariableLayout_GetOffset(vl, category))
+        if kind == S.KIND_STRUCT:
+            inner_name = self.type_name(tl)
+            out: list[VarFacts] = []
+            for i in range(lib.spReflectionTypeLayout_GetFieldCount(tl)):
+                fvl = lib.spReflectionTypeLayout_GetFieldByIndex(tl, i)
+                out.extend(self.varyings(fvl, category, inner_name, base + offset))
+            return out
+        semantic = S.text(lib.spReflectionVariableLayout_GetSemanticName(vl))
+        index = int(lib.spReflectionVariableLayout_GetSemanticIndex(vl))
+        t = lib.spReflectionTypeLayout_GetType(tl)
+        if kind == S.KIND_VECTOR:
+            scalar = self.scalar_of(t)
+            components = int(lib.spReflectionType_GetElementCount(t))
+        elif kind == S.KIND_SCALAR:
+            scalar = _SCALARS.get(lib.spReflectionType_GetScalarType(t), (ScalarKind.Float, 4))[0]
+            components = 1
+        else:
+            scalar = self.scalar_of(t) if t else ScalarKind.Float
+            components = int(lib.spReflectionType_GetElementCount(t)) if t else 1
+        upper = semantic.upper()
+        located = not upper.startswith("SV_") or upper.startswith("SV_TARGET")
+        location = base + offset if located else None
+        return [VarFacts(name, struct_name, semantic, index, location, scalar, components)]
+
+    def entry(self, ep: int) -> EntryFacts:
+        lib = self.lib
+        name = S.text(lib.spReflectionEntryPoint_getName(ep))
+        stage = int(lib.spReflectionEntryPoint_getStage(ep))
+        sizes = (S._U64 * 3)()
+        lib.spReflectionEntryPoint_getComputeThreadGroupSize(ep, 3, sizes)
+        workgroup = (
+            (int(sizes[0]), int(sizes[1]), int(sizes[2])) if stage == S.STAGE_COMPUTE else (0, 0, 0)
+        )
+        inputs: list[VarFacts] = []
+        for i in range(lib.spReflectionEntryPoint_getParameterCount(ep)):
+            vl = lib.spReflectionEntryPoint_getParameterByIndex(ep, i)
+            inputs.extend(self.varyings(vl, S.CAT_VARYING_INPUT, "", 0))
+        result = lib.spReflectionEntryPoint_getResultVarLayout(ep)
+        outputs = self.varyings(result, S.CAT_VARYING_OUTPUT, "", 0) if result else []
+        for v in outputs:
+            if not v.name and not v.struct_name:
+                v.name = "result"
+        return EntryFacts(name, stage, workgroup, inputs, outputs)
+
+
+def read_facts(lib: S.Library, reflection: int) -> TargetFacts:
+    r = _Reader(lib)
+    params = [
+        r.param(lib.spReflection_GetParameterByIndex(reflection, i))
+        for i in range(lib.spReflection_GetParameterCount(reflection))
+    ]
+    entries = [
+        r.entry(lib.spReflection_getEntryPointByIndex(reflection, i))
+        for i in range(lib.spReflection_getEntryPointCount(reflection))
+    ]
+    return TargetFacts(params, entries)

@@ -1,0 +1,499 @@
+"""What the HLSL source says, as written: the declarations Slang's reflection only knows canonically.
+
+Slang reports ``Texture2D<vector<float,4>>`` where the user wrote ``Texture2D<float4>``, and does
+not report ``register()``, ``[[vk::...]]`` attributes, interpolation modifiers or where a struct
+member is declared. This scanner reads the top level of a file (and the bodies of its structs and
+constant buffers) just far enough to answer those questions with positions; it is not a parser and
+never judges validity, which stays Slang's job.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+__all__ = [
+    "Attribute",
+    "Declaration",
+    "Field",
+    "SourceFile",
+    "StructDef",
+    "find_includes",
+    "scan",
+]
+
+_TOKEN = re.compile(
+    r"""(?P<id>[A-Za-z_][A-Za-z0-9_]*)
+      | (?P<num>\d[\w.]*)
+      | (?P<str>"(?:\\.|[^"\\\n])*")
+      | (?P<punct>\S)""",
+    re.VERBOSE,
+)
+_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*(?:"([^"\n]+)"|<([^>\n]+)>)', re.MULTILINE)
+_REGISTER = re.compile(r"^\s*([btsuBTSU])(\d+)\s*(?:,\s*space(\d+)\s*)?$")
+
+# Modifiers that may precede a declaration's type and are not part of it.
+_MODIFIERS = frozenset(
+    {
+        "static",
+        "const",
+        "uniform",
+        "extern",
+        "volatile",
+        "globallycoherent",
+        "groupshared",
+        "shared",
+        "precise",
+        "row_major",
+        "column_major",
+        "nointerpolation",
+        "linear",
+        "centroid",
+        "noperspective",
+        "sample",
+        "in",
+        "out",
+        "inout",
+        "inline",
+        "snorm",
+        "unorm",
+    }
+)
+INTERPOLATION_MODIFIERS = ("nointerpolation", "linear", "centroid", "noperspective", "sample")
+
+
+def strip_comments(text: str) -> str:
+    """The text with comments blanked out (newlines kept), so offsets and positions survive."""
+    out = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "/" and i + 1 < n and text[i + 1] == "/":
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+            out.append(" " * (j - i))
+            i = j
+        elif c == "/" and i + 1 < n and text[i + 1] == "*":
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            out.append("".join(ch if ch == "\n" else " " for ch in text[i:j]))
+            i = j
+        elif c == '"':
+            j = i + 1
+            while j < n and text[j] not in '"\n':
+                j += 2 if text[j] == "\\" else 1
+            j = min(j + 1, n)
+            out.append(text[i:j])
+            i = j
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+@dataclass(frozen=True)
+class Attribute:
+    """``[[vk::binding(1, 0)]]`` is name ``vk::binding`` with args ``("1", "0")``."""
+
+    name: str
+    args: tuple[str, ...]
+    line: int
+    column: int
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str
+    type_text: str
+    line: int
+    column: int
+    modifiers: tuple[str, ...] = ()
+    semantic: str = ""
+    attributes: tuple[Attribute, ...] = ()
+
+
+@dataclass(frozen=True)
+class StructDef:
+    """A struct, a cbuffer/tbuffer body, or a function's parameter list (``kind`` says which)."""
+
+    name: str
+    kind: str
+    fields: tuple[Field, ...]
+    line: int
+    column: int
+
+    def field(self, name: str) -> Field | None:
+        return next((f for f in self.fields if f.name == name), None)
+
+
+@dataclass(frozen=True)
+class Declaration:
+    """A global declaration: a resource, a cbuffer/tbuffer block, a push block or a constant.
+
+    ``type_text`` is the type as written (whitespace collapsed), ``base`` its name without
+    template arguments (``cbuffer``/``tbuffer`` for blocks). ``register`` is (class, number,
+    space) from ``: register(...)``.
+    """
+
+    name: str
+    base: str
+    type_text: str
+    file: str
+    line: int
+    column: int
+    array: int | None = None  # None: not an array; 0: unsized
+    register: tuple[str, int, int] | None = None
+    register_pos: tuple[int, int] = (0, 0)
+    attributes: tuple[Attribute, ...] = ()
+    modifiers: tuple[str, ...] = ()
+    initializer: str = ""
+
+    def attribute(self, name: str) -> Attribute | None:
+        return next((a for a in self.attributes if a.name == name), None)
+
+
+@dataclass(frozen=True)
+class EntryAttribute:
+    name: str
+    stage: str
+    line: int
+    column: int
+
+
+@dataclass
+class SourceFile:
+    """Everything scanned from one file."""
+
+    path: str
+    declarations: list[Declaration] = field(default_factory=list)
+    structs: dict[str, StructDef] = field(default_factory=dict)
+    functions: dict[str, StructDef] = field(default_factory=dict)
+    entries: list[EntryAttribute] = field(default_factory=list)
+    includes: list[tuple[str, int, int]] = field(default_factory=list)
+
+
+class _Tok:
+    __slots__ = ("kind", "offset", "text")
+
+    def __init__(self, kind: str, text: str, offset: int) -> None:
+        self.kind = kind
+        self.text = text
+        self.offset = offset
+
+
+class _Positions:
+    def __init__(self, text: str) -> None:
+        self.starts = [0]
+        for m in re.finditer("\n", text):
+            self.starts.append(m.end())
+
+    def at(self, offset: int) -> tuple[int, int]:
+        lo, hi = 0, len(self.starts) - 1
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if self.starts[mid] <= offset:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo + 1, offset - self.starts[lo] + 1
+
+
+_PREPROCESSOR = re.compile(r"^[ \t]*#(?:[^\n]*\\\n)*[^\n]*", re.MULTILINE)
+
+
+def _blank_preprocessor(text: str) -> str:
+    """Preprocessor lines blanked (newlines kept): the scanner sees declarations only."""
+    return _PREPROCESSOR.sub(lambda m: "".join(c if c == "\n" else " " for c in m.group()), text)
+
+
+def _tokens(text: str) -> list[_Tok]:
+    return [
+        _Tok(m.lastgroup or "punct", m.group(), m.start())
+        for m in _TOKEN.finditer(_blank_preprocessor(text))
+    ]
+
+
+def _match(toks: list[_Tok], i: int, open_: str, close: str) -> int:
+    """Index just past the bracket closing the one at ``i``."""
+    depth = 0
+    n = len(toks)
+    while i < n:
+        t = toks[i].text
+        if t == open_:
+            depth += 1
+        elif t == close:
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return n
+
+
+def _args(text: str) -> tuple[str, ...]:
+    text = text.strip()
+    if not text:
+        return ()
+    parts, depth, cur = [], 0, []
+    for ch in text:
+        if ch in "([<":
+            depth += 1
+        elif ch in ")]>":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(ch)
+    parts.append("".join(cur).strip())
+    return tuple(p.strip('"') for p in parts)
+
+
+class _Scanner:
+    def __init__(self, path: str, text: str) -> None:
+        self.path = path
+        self.text = strip_comments(text)
+        self.pos = _Positions(self.text)
+        self.toks = _tokens(self.text)
+        self.out = SourceFile(path)
+
+    def at(self, tok: _Tok) -> tuple[int, int]:
+        return self.pos.at(tok.offset)
+
+    def span(self, a: int, b: int) -> str:
+        """Source text of tokens a..b-1, whitespace collapsed."""
+        if a >= b:
+            return ""
+        start = self.toks[a].offset
+        end = self.toks[b - 1].offset + len(self.toks[b - 1].text)
+        return " ".join(self.text[start:end].split())
+
+    def attributes(self, i: int, end: int) -> tuple[list[Attribute], int]:
+        attrs: list[Attribute] = []
+        toks = self.toks
+        while i < end and toks[i].text == "[":
+            close = _match(toks, i, "[", "]")
+            double = i + 1 < end and toks[i + 1].text == "["
+            inner_a = i + 2 if double else i + 1
+            inner_b = close - 2 if double else close - 1
+            if inner_a < inner_b:
+                start = toks[inner_a].offset
+                stop = toks[inner_b - 1].offset + len(toks[inner_b - 1].text)
+                body = self.text[start:stop]
+                m = re.match(r"\s*([A-Za-z_][\w:]*)\s*(?:\((.*)\))?\s*$", body, re.DOTALL)
+                if m:
+                    line, col = self.at(toks[inner_a])
+                    name = m.group(1).replace(" ", "")
+                    attrs.append(Attribute(name, _args(m.group(2) or ""), line, col))
+            i = close
+        return attrs, i
+
+    def run(self) -> SourceFile:
+        toks = self.toks
+        i, n = 0, len(toks)
+        while i < n:
+            # One top-level statement: up to ';' at depth 0, or a '{...}' block (plus a trailing ';').
+            j = i
+            while j < n and toks[j].text not in (";", "{"):
+                if toks[j].text in "([":
+                    j = _match(toks, j, toks[j].text, ")" if toks[j].text == "(" else "]")
+                    continue
+                j += 1
+            if j < n and toks[j].text == "{":
+                close = _match(toks, j, "{", "}")
+                self.block(i, j, close)
+                i = close
+                if i < n and toks[i].text == ";":
+                    i += 1
+                continue
+            self.statement(i, j)
+            i = j + 1
+        return self.out
+
+    def block(self, a: int, brace: int, close: int) -> None:
+        toks = self.toks
+        attrs, k = self.attributes(a, brace)
+        words = [t.text for t in toks[k:brace]]
+        if not words:
+            return
+        if words[0] in ("struct", "cbuffer", "tbuffer") and len(words) >= 2:
+            name_tok = toks[k + 1]
+            line, col = self.at(name_tok)
+            fields = self.fields(brace + 1, close - 1)
+            kind = words[0]
+            self.out.structs.setdefault(
+                name_tok.text, StructDef(name_tok.text, kind, fields, line, col)
+            )
+            if kind in ("cbuffer", "tbuffer"):
+                reg, reg_pos = self.register(k + 2, brace)
+                self.out.declarations.append(
+                    Declaration(
+                        name_tok.text,
+                        kind,
+                        "",
+                        self.path,
+                        line,
+                        col,
+                        register=reg,
+                        register_pos=reg_pos,
+                        attributes=tuple(attrs),
+                    )
+                )
+            return
+        if words[0] in ("namespace",):
+            # Declarations inside a namespace are still global; scan the body as top level.
+            inner = _Scanner.__new__(_Scanner)
+            inner.__dict__.update(self.__dict__)
+            inner.toks = toks[brace + 1 : close - 1]
+            inner.run()
+            return
+        # A function definition: Type Name ( params ) [: SEM] { body }
+        paren = next((x for x in range(k, brace) if toks[x].text == "("), None)
+        if paren is None or paren == k:
+            return
+        name_tok = toks[paren - 1]
+        line, col = self.at(name_tok)
+        params_end = _match(toks, paren, "(", ")")
+        params = self.fields(paren + 1, params_end - 1, separator=",")
+        self.out.functions.setdefault(
+            name_tok.text, StructDef(name_tok.text, "function", params, line, col)
+        )
+        for attr in attrs:
+            if attr.name == "shader" and attr.args:
+                self.out.entries.append(EntryAttribute(name_tok.text, attr.args[0], line, col))
+
+    def fields(self, a: int, b: int, separator: str = ";") -> tuple[Field, ...]:
+        toks = self.toks
+        out: list[Field] = []
+        i = a
+        while i < b:
+            j = i
+            while j < b and toks[j].text != separator:
+                if toks[j].text in "([{<":
+                    close = {"(": ")", "[": "]", "{": "}", "<": ">"}[toks[j].text]
+                    j = min(_match(toks, j, toks[j].text, close), b)
+                    continue
+                j += 1
+            f = self.field(i, j)
+            if f is not None:
+                out.append(f)
+            i = j + 1
+        return tuple(out)
+
+    def field(self, a: int, b: int) -> Field | None:
+        toks = self.toks
+        attrs, i = self.attributes(a, b)
+        mods: list[str] = []
+        while i < b and toks[i].text in _MODIFIERS:
+            mods.append(toks[i].text)
+            i += 1
+        # Split off ": SEMANTIC" and "= default" and array suffixes.
+        end = b
+        semantic = ""
+        for x in range(i, b):
+            if toks[x].text in (":", "="):
+                if toks[x].text == ":" and x + 1 < b:
+                    semantic = toks[x + 1].text
+                end = x
+                break
+        k = end
+        while k > i and toks[k - 1].text == "]":
+            k = next(y for y in range(k - 1, i - 1, -1) if toks[y].text == "[")
+        if k - 1 <= i or toks[k - 1].kind != "id":
+            return None
+        name_tok = toks[k - 1]
+        line, col = self.at(name_tok)
+        return Field(
+            name_tok.text, self.span(i, k - 1), line, col, tuple(mods), semantic, tuple(attrs)
+        )
+
+    def register(self, a: int, b: int) -> tuple[tuple[str, int, int] | None, tuple[int, int]]:
+        toks = self.toks
+        for x in range(a, b - 1):
+            if toks[x].text == "register" and toks[x + 1].text == "(":
+                close = _match(toks, x + 1, "(", ")")
+                inner = self.span(x + 2, close - 1)
+                m = _REGISTER.match(inner)
+                if m:
+                    space = int(m.group(3)) if m.group(3) else 0
+                    return (m.group(1).lower(), int(m.group(2)), space), self.at(toks[x])
+        return None, (0, 0)
+
+    def statement(self, a: int, b: int) -> None:
+        toks = self.toks
+        attrs, i = self.attributes(a, b)
+        if i >= b:
+            return
+        first = toks[i].text
+        if first in ("typedef", "using", "return") or first.startswith("#"):
+            return
+        mods: list[str] = []
+        while i < b and toks[i].text in _MODIFIERS:
+            mods.append(toks[i].text)
+            i += 1
+        if i >= b or toks[i].kind != "id":
+            return
+        # Type: an identifier with optional template arguments (possibly nested, possibly "a::b").
+        t = i + 1
+        while t + 1 < b and toks[t].text == ":" and toks[t + 1].text == ":":
+            t += 3
+        if t < b and toks[t].text == "<":
+            t = _match(toks, t, "<", ">")
+        if t >= b or toks[t].kind != "id":
+            return  # a function declaration, an expression, or something else
+        name_tok = toks[t]
+        if t + 1 < b and toks[t + 1].text == "(":
+            return  # function prototype
+        k = t + 1
+        array: int | None = None
+        if k < b and toks[k].text == "[":
+            close = _match(toks, k, "[", "]")
+            inner = self.span(k + 1, close - 1)
+            array = int(inner) if inner.isdigit() else 0
+            k = close
+        reg, reg_pos = self.register(k, b)
+        init = ""
+        for x in range(k, b):
+            if toks[x].text == "=":
+                init = self.span(x + 1, b)
+                break
+        line, col = self.at(name_tok)
+        self.out.declarations.append(
+            Declaration(
+                name_tok.text,
+                toks[i].text,
+                self.span(i, t),
+                self.path,
+                line,
+                col,
+                array=array,
+                register=reg,
+                register_pos=reg_pos,
+                attributes=tuple(attrs),
+                modifiers=tuple(mods),
+                initializer=init,
+            )
+        )
+
+
+def scan(path: str, text: str) -> SourceFile:
+    """Scan one file's text; ``path`` is only recorded (as the name diagnostics use)."""
+    scanner = _Scanner(path, text)
+    out = scanner.run()
+    for m in _INCLUDE.finditer(scanner.text):
+        line, col = scanner.pos.at(m.start(1) if m.group(1) else m.start(2))
+        out.includes.append((m.group(1) or m.group(2), line, col))
+    return out
+
+
+def find_includes(path: Path, text: str, include_dirs: tuple[str, ...]) -> list[Path]:
+    """The files ``#include``d by ``text`` (found relative to the file, then the include dirs)."""
+    found: list[Path] = []
+    for m in _INCLUDE.finditer(strip_comments(text)):
+        name = m.group(1) or m.group(2)
+        for base in (path.parent, *map(Path, include_dirs)):
+            candidate = (base / name).resolve()
+            if candidate.is_file():
+                found.append(candidate)
+                break
+    return found
