@@ -70,9 +70,12 @@ _STRUCTURED = frozenset(
     }
 )
 _UNIFORM_BLOCKS = frozenset({ResourceTypeKind.ConstantBuffer})
+_BLOCKS = frozenset({ResourceTypeKind.ConstantBuffer, ResourceTypeKind.TextureBuffer})
 
 
 def _expected_space(target: Target, rtype: ResourceTypeKind) -> frozenset[str]:
+    if rtype is ResourceTypeKind.TextureBuffer:  # a block on SPIR-V/WGSL, a texture on Metal
+        return frozenset({"Uniform", "StorageBuffer", "uniform", "storage", "buffer", "texture"})
     if target is Target.SpirV:
         if rtype in _UNIFORM_BLOCKS:
             return frozenset({"Uniform"})
@@ -291,7 +294,7 @@ class _Checker:
         if rtype in _STRUCTURED and em.stride is not None:
             stride = _round(layout.size, layout.align)
             self.differ(module, f"{name}[] element stride", stride, em.stride)
-        if rtype is None or rtype in _UNIFORM_BLOCKS or rtype in _STRUCTURED:
+        if rtype is None or rtype in _BLOCKS or rtype in _STRUCTURED:
             self.layout(module, name, layout, em.layout)
 
     def layout(
