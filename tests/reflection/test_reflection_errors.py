@@ -154,3 +154,11 @@ def test_the_golden_file_itself_reads() -> None:
     # The cases above are mutations of a valid file; make sure the base is valid.
     assert ReflectionFormat.try_read(GOLDEN) is not None
     assert replace(3, RESOURCE) == GOLDEN
+
+
+def test_lone_surrogate_in_a_str_input_is_positioned() -> None:
+    text = GOLDEN.replace('name="Frame"', 'name="Fr\ud800me"', 1)
+    with pytest.raises(ReflectionFormatError) as info:
+        ReflectionFormat.read(text)
+    assert (info.value.line, info.value.column) == (4, 18)
+    assert "surrogate" in info.value.message

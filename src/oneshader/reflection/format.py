@@ -12,6 +12,7 @@ human description of the same rules.
 from __future__ import annotations
 
 import enum
+import gc
 import os
 import re
 from collections.abc import Callable
@@ -185,6 +186,10 @@ def _features(text: str) -> DeviceFeatures:
     return DeviceFeatures(bits)
 
 
+# Bare tokens whose value is known without converting them: per converter, token -> value.
+_FAST: dict[Callable[[str], Any], dict[str, Any]] = {}
+
+
 def _enum(enum_type: type[E]) -> Callable[[str], E]:
     table = _tokens(enum_type)
     expected = ", ".join(table)
@@ -195,19 +200,27 @@ def _enum(enum_type: type[E]) -> Callable[[str], E]:
             raise _Bad(f"unknown {enum_type.__name__} {text!r}; expected one of {expected}")
         return member
 
+    _FAST[convert] = table
     return convert
 
 
 def _enum_list(enum_type: type[E]) -> Callable[[str], tuple[E, ...]]:
     one = _enum(enum_type)
+    seen: dict[str, tuple[E, ...]] = {}  # the lists met so far (a few: they repeat)
 
     def convert(text: str) -> tuple[E, ...]:
+        known = seen.get(text)
+        if known is not None:
+            return known
         if text == "-":
             return ()
         items = text.split(",")
         if "" in items:
             raise _Bad(f"empty item in the list {text!r}; write - for an empty list")
-        return tuple(one(item) for item in items)
+        result = tuple(one(item) for item in items)
+        if len(seen) < 256:
+            seen[text] = result
+        return result
 
     return convert
 
@@ -223,6 +236,7 @@ def _spec_scalar(text: str) -> ScalarKind:
 
 _TARGET = _enum(Target)
 _SCALAR = _enum(ScalarKind)
+_STAGES = _enum_list(Stage)
 
 # Per record: (attribute, converter) in the written order; all are required unless listed in
 # _OPTIONAL. A record absent from this table has no attributes.
@@ -234,7 +248,7 @@ _ATTRS: dict[str, tuple[tuple[str, _Conv], ...]] = {
         ("name", _string),
         ("kind", _enum(ResourceKind)),
         ("count", _number),
-        ("stages", _enum_list(Stage)),
+        ("stages", _STAGES),
         ("rtype", _enum(ResourceTypeKind)),
         ("hlsl", _string),
         ("format", _string),
@@ -256,7 +270,7 @@ _ATTRS: dict[str, tuple[tuple[str, _Conv], ...]] = {
         ("packing", _enum(MatrixPacking)),
     ),
     "member": (("name", _string), ("offset", _number)),
-    "push": (("name", _string), ("stages", _enum_list(Stage))),
+    "push": (("name", _string), ("stages", _STAGES)),
     "spec": (("name", _string), ("id", _number), ("scalar", _spec_scalar), ("default", _number)),
     "entry": (
         ("name", _string),
@@ -282,6 +296,14 @@ _ATTRS: dict[str, tuple[tuple[str, _Conv], ...]] = {
 _ATTRS["output"] = _ATTRS["input"]
 _ATTRS["pushuse"] = _ATTRS["specuse"] = _ATTRS["uses"]
 _OPTIONAL = {("resource", "format")}
+_FAST[_number] = {str(n): n for n in range(4096)}
+_FAST[_optional_number] = {**_FAST[_number], "-": None}
+_MISSING = object()
+# The same attributes, each with its table of known bare tokens (or None) and its optionality.
+_SPECS = {
+    kind: tuple((key, _FAST.get(conv), conv, (kind, key) in _OPTIONAL) for key, conv in attrs)
+    for kind, attrs in _ATTRS.items()
+}
 
 # Per parent: the known children, each with its rank (children must come in rank order) and
 # whether it may occur at most once. "specslot" is how a slot under a spec is parsed.
@@ -597,8 +619,10 @@ class _Reader:
         parent.last_rank = rank
 
     def check_header(self, header: str, no_newline: bool) -> None:
-        if header.startswith("\ufeff"):
-            self.fail(_char_problem("\ufeff", "start") or "", 1, 1)
+        for i, ch in enumerate(header):
+            problem = _char_problem(ch, "start" if i == 0 else "")
+            if problem:
+                self.fail(problem, 1, i + 1)
         prefix = HEADER[:-1]
         if header.startswith(prefix) and header[len(prefix) :] not in ("", "1"):
             version = header[len(prefix) :]
@@ -619,17 +643,24 @@ class _Reader:
         raw = dict(attrs)
         if len(raw) != len(attrs):
             self.duplicate(attrs, line)
-        spec = _ATTRS.get(kind)
+        spec = _SPECS.get(kind)
         if spec is None:
             return {}
         vals: dict[str, Any] = {}
-        for key, conv in spec:
-            value = raw.get(key)
+        get = raw.get
+        missing = _MISSING
+        for key, table, conv, optional in spec:
+            value = get(key)
             if value is None:
-                if (kind, key) in _OPTIONAL:
+                if optional:
                     vals[key] = None
                     continue
                 self.fail(f"'{keyword}' is missing the attribute '{key}'", line, len(text) + 1)
+            if table is not None:
+                known = table.get(value, missing)
+                if known is not missing:
+                    vals[key] = known
+                    continue
             try:
                 vals[key] = conv(_value(value))
             except _Bad as bad:
@@ -1017,7 +1048,25 @@ class ReflectionFormat:
                 ) from None
         else:
             text = data
-        return _Reader(text, file).read()
+            if not text.isascii():
+                bad = _SURROGATE_RE.search(text)
+                if bad is not None:
+                    at = bad.start()
+                    raise ReflectionFormatError(
+                        "a lone surrogate, which UTF-8 cannot hold; the file must be UTF-8",
+                        text.count("\n", 0, at) + 1,
+                        at - text.rfind("\n", 0, at),
+                        file,
+                    )
+        # The reader allocates many small acyclic objects; the cyclic collector would only
+        # rescan them again and again (a third of the time on a 10 MB file), so it pauses.
+        paused = gc.isenabled()
+        gc.disable()
+        try:
+            return _Reader(text, file).read()
+        finally:
+            if paused:
+                gc.enable()
 
     @staticmethod
     def try_read(data: bytes | str) -> ShaderReflection | None:
