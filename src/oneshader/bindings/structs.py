@@ -264,8 +264,16 @@ class _Holder:
         return self._os_data.tobytes()
 
     def __buffer__(self, flags: int) -> memoryview:
-        raw: Any = np.ascontiguousarray(self._os_data).view(np.uint8).reshape(-1)
-        return memoryview(raw)
+        return self.bytes_view()
+
+    def bytes_view(self) -> memoryview:
+        """The bytes as a flat unsigned-byte memoryview: shared memory when the struct is
+        contiguous (the usual case), else a copy. What ``queue.write_buffer`` takes."""
+        data = self._os_data
+        if data.flags.c_contiguous:
+            raw: Any = data.reshape(-1).view(np.uint8)
+            return memoryview(raw)
+        return memoryview(self.to_bytes())
 
     def set(self: H, **fields: Any) -> H:
         """Set many members at once, by (Python) name; returns self."""
@@ -310,10 +318,10 @@ class Struct(_Holder):
         raw = memoryview(data).cast("B")
         if raw.nbytes != cls.size:
             raise ValueError(f"{cls.__name__} is {cls.size} bytes, got {raw.nbytes}")
-        return cls._os_wrap(np.frombuffer(raw, dtype=cls.dtype).reshape(()).copy())
+        return cls._os_wrap(_own(raw, cls.dtype).reshape(()))
 
     def copy(self: S) -> S:
-        return type(self)._os_wrap(self._os_data.copy())
+        return type(self)._os_wrap(_own(self.to_bytes(), self.dtype).reshape(()))
 
     def __repr__(self) -> str:
         parts = ", ".join(f"{k}={getattr(self, k)!r}" for k in self._os_fields)
@@ -347,7 +355,7 @@ class StructArray(_Holder, Generic[S]):
         raw = memoryview(data).cast("B")
         if raw.nbytes % cls.size:
             raise ValueError(f"{raw.nbytes} bytes is not a whole number of {cls.size}-byte structs")
-        return cls._os_wrap(np.frombuffer(raw, dtype=cls.dtype).copy())
+        return cls._os_wrap(_own(raw, cls.dtype))
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -363,10 +371,16 @@ class StructArray(_Holder, Generic[S]):
         return self.element._os_wrap(view)  # type: ignore[return-value]
 
     def copy(self: A) -> A:
-        return type(self)._os_wrap(self._os_data.copy())
+        return type(self)._os_wrap(_own(self.to_bytes(), self.dtype).reshape(self.shape))
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(shape={self.shape})"
+
+
+def _own(raw: bytes | memoryview, dtype: np.dtype[Any]) -> npt.NDArray[Any]:
+    """A writable array over a private copy of ``raw``, padding bytes included (numpy's own
+    copy of a structured array copies the fields only and leaves padding uninitialised)."""
+    return np.frombuffer(bytearray(raw), dtype=dtype)
 
 
 def _count(n: int, size: int) -> int:

@@ -254,6 +254,7 @@ MODULE_RESERVED = frozenset(
 STRUCT_RESERVED = frozenset(
     (
         "array",
+        "bytes_view",
         "copy",
         "data",
         "dtype",
