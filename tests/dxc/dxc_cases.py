@@ -279,6 +279,15 @@ CASES: tuple[Case, ...] = (
         {"sprite": (0, 1), "spriteSampler": (0, 1), "Fade": (0, 0)},
     ),
     Case(
+        "cs_vk_offset.hlsl",
+        C,
+        {"params": (0, 0), "results": (0, 1)},
+        may_fail={
+            Target.Msl: "Slang's Metal ignores [[vk::offset]]",
+            Target.Wgsl: "Slang's WGSL ignores [[vk::offset]]",
+        },
+    ),
+    Case(
         "vs_fullscreen.hlsl",
         V,
         {},

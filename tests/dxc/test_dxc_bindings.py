@@ -396,3 +396,21 @@ def test_truncation_error_says_what_to_write() -> None:
     message = " ".join(d.message for d in built.errors if d.line == _marked_line(case))
     # What to write instead: make the truncation explicit, e.g. float4(...).xyz or float3(...).
     assert re.search(r"\.xyz|float3\(", message), message
+
+
+@pytest.mark.parametrize("target", ALL, ids=lambda t: t.name)
+def test_vk_offset_is_honoured_or_named(target: Target) -> None:
+    case = next(c for c in BUILDING if c.file == "cs_vk_offset.hlsl")
+    built = built_or_allowed_failure(case, target)
+    if built is None:
+        text = " ".join(d.message for d in build(case, (target,)).errors)
+        assert "vk::offset" in text, text
+        line = next(
+            i for i, s in enumerate(case.path.read_text().splitlines(), 1) if "offset(" in s
+        )
+        assert line in {d.line for d in build(case, (target,)).errors}
+        return
+    layout = built.resource("params").layout
+    assert layout is not None
+    offsets = {m.name: m.offset for m in layout.members}
+    assert offsets == {"a": 0, "b": 32}
