@@ -1,4 +1,6 @@
 // Matrix packing: DXC's default (column-major), explicit row_major/column_major, and non-square.
+// Every stored column (row for row_major) is 4 floats: float2x4 column-major would have 8-byte
+// columns on Metal and 16-byte ones in SPIR-V/WGSL, which is not portable.
 cbuffer Transforms
 {
     float4x4 World;                 // column-major by default, as DXC
@@ -6,7 +8,7 @@ cbuffer Transforms
     column_major float4x4 Projection;
     row_major float3x4 Skin;
     float4x3 Normal;
-    float2x4 Wide;
+    float4x2 Tall;
 };
 
 struct MatrixItem
@@ -30,6 +32,6 @@ void Transform(uint3 id : SV_DispatchThreadID)
     p = mul(m.Model, p) + mul(m.Inverse, p);
     float3 s = mul(Skin, p);
     float4 n = mul(Normal, s);
-    float4 w = mul(float2(1.0, 0.5), Wide);
+    float4 w = mul(Tall, float2(1.0, 0.5));
     Out[id.x] = p + float4(s, 0.0) + n + w;
 }

@@ -17,7 +17,7 @@ SamplerState AlbedoSampler : register(s1);
 Texture2D<float4> Unused : register(t2);
 [[vk::binding(5, 0)]] Texture2D<float4> Overridden : register(t3);
 StructuredBuffer<float4> Instances : register(t0, space1);
-RWStructuredBuffer<float4> Feedback : register(u0);
+RWStructuredBuffer<float4> Feedback : register(u4);
 
 struct VSOut
 {

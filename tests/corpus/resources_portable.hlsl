@@ -3,11 +3,11 @@
 struct Elem
 {
     float4 Value;
-    uint Key;
-    float3 Extra;
+    uint4 Key;
+    float4 Extra;
 };
 
-cbuffer Block { float4 BlockValue; uint BlockCount; float3 BlockPad; };
+cbuffer Block { float4 BlockValue; uint4 BlockCount; };
 struct CbData { float4 A; float4 B; };
 ConstantBuffer<CbData> TypedBlock;
 StructuredBuffer<Elem> Structured;
@@ -32,7 +32,7 @@ SamplerState Linear;
 void UseAll(uint3 id : SV_DispatchThreadID)
 {
     float4 acc = BlockValue + TypedBlock.A + TypedBlock.B;
-    acc += Structured[id.x].Value + float4(Structured[id.x].Extra, 0.0);
+    acc += Structured[id.x].Value + Structured[id.x].Extra;
     acc += asfloat(Raw.Load4(id.x * 16));
     acc += Tex1D.Load(int2(id.x, 0));
     acc += Tex2D.SampleLevel(Linear, float2(0.5, 0.5), 0.0);
@@ -41,11 +41,11 @@ void UseAll(uint3 id : SV_DispatchThreadID)
     acc += Tex3D.SampleLevel(Linear, float3(0.5, 0.5, 0.5), 0.0);
     acc += TexCube.SampleLevel(Linear, float3(0.0, 0.0, 1.0), 0.0);
     acc += TexCubeArray.SampleLevel(Linear, float4(0.0, 0.0, 1.0, 0.0), 0.0);
-    acc.x += float(BlockCount);
+    acc.x += float(BlockCount.x);
     Elem e;
     e.Value = acc;
-    e.Key = id.x;
-    e.Extra = acc.xyz;
+    e.Key = uint4(id, 0);
+    e.Extra = acc;
     RWStructured[id.x] = e;
     RWRaw.Store(id.x * 4, asuint(acc.y));
     RWTex1D[id.x] = acc;

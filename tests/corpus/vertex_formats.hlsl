@@ -1,4 +1,5 @@
-// Vertex inputs of every 32-bit shape (and a vk::location), built-ins and interpolation modifiers.
+// Vertex inputs of many 32-bit shapes, built-ins and interpolation modifiers (centroid is in
+// errors/unsupported_centroid.hlsl: Slang does not emit it for WGSL or Metal).
 struct VSInput
 {
     float3 Position : POSITION;
@@ -17,7 +18,7 @@ struct VSOutput
     float4 Position : SV_Position;
     nointerpolation uint Material : MATERIAL;
     linear float2 Uv : TEXCOORD0;
-    centroid float4 Color : COLOR0;
+    float4 Color : COLOR0;
     noperspective float Depth : DEPTH0;
     float3 Normal : NORMAL;
 };

@@ -182,6 +182,18 @@ _TOKEN_LIMITS: list[tuple[Target, re.Pattern[str], str]] = [
         "WGSL has no 16-bit integers ({token}); use int/uint or build without the wgsl target",
     ),
     (
+        Target.Wgsl,
+        re.compile(r"\b(centroid)\b"),
+        "WGSL: Slang emits '{token}' interpolation as the default for WGSL; remove it or build "
+        "without the wgsl target",
+    ),
+    (
+        Target.Msl,
+        re.compile(r"\b(centroid)\b"),
+        "Metal: Slang emits '{token}' interpolation as center_perspective for Metal; remove it or "
+        "build without the msl target",
+    ),
+    (
         Target.Msl,
         re.compile(r"\b(double[1-4]?(?:x[1-4])?|float64_t[1-4]?)\b"),
         "Metal has no 64-bit floats ({token}); use float or build without the msl target",
@@ -220,6 +232,7 @@ class _Compilation:
         self.texts: dict[Path, str] = {}
         self.sources: dict[Path, SourceFile] = {}
         self.dependencies: list[str] = []
+        self.msl_class: dict[str, str] = {}
 
     # -- names and positions -------------------------------------------------------------------
 
@@ -368,7 +381,7 @@ class _Compilation:
             "-no-mangle",
         ]
         if target is Target.SpirV:
-            args += ["-profile", "spirv_1_5", "-emit-spirv-directly"]
+            args += ["-profile", "spirv_1_5", "-emit-spirv-directly", "-fvk-use-entrypoint-name"]
         for d in o.include_dirs:
             args += ["-I", d]
         for name, value in _MIN_PRECISION:
@@ -385,6 +398,10 @@ class _Compilation:
 
     def source_for(self, target: Target) -> str:
         text = self.texts[self.path]
+        if target is not Target.SpirV:
+            # HLSL's 'linear' is the default (perspective-correct) interpolation; Slang emits it
+            # as WGSL @interpolate(linear) and Metal sample_no_perspective, which are not.
+            text = _blank_words(text, "linear")
         if target is Target.Msl:
             # Metal numbers buffers, textures and samplers separately; HLSL registers would put
             # b0, t0 and u0 all on [[buffer(0)]]. Declaration order per kind is collision-free.
@@ -658,6 +675,7 @@ class _Compilation:
                 continue
             if t is Target.Msl:
                 slots.append(Slot(t, 0, p.binding))
+                self.msl_class[decl.name] = _MSL_CLASS.get(p.category, "buffer")
             else:
                 slots.append(Slot(t, p.space, p.binding))
                 if rtype in _COUNTED:
@@ -742,7 +760,7 @@ class _Compilation:
                     *(x for x in r.slots if x.target is target),
                     *(x for x in r.counters if x.target is target),
                 ):
-                    cls = _msl_class(r) if target is Target.Msl else ""
+                    cls = self.msl_class.get(r.name, "buffer") if target is Target.Msl else ""
                     key = (cls, s.set, s.binding)
                     other = taken.get(key)
                     if other is None:
@@ -977,16 +995,28 @@ def _without_registers(text: str) -> str:
     return "".join(chars)
 
 
+def _blank_words(text: str, word: str) -> str:
+    """The text with the keyword ``word`` blanked where it stands as a modifier (not in comments)."""
+    from oneshader.compiler.source import strip_comments
+
+    clean = strip_comments(text)
+    chars = list(text)
+    for m in re.finditer(rf"\b{word}\b(?=\s+[A-Za-z_])", clean):
+        for i in range(m.start(), m.end()):
+            chars[i] = " "
+    return "".join(chars)
+
+
 def _msl_for(code: bytes, name: str) -> str:
     return code.decode()
 
 
-def _msl_class(r: Resource) -> str:
-    if r.rtype in _SAMPLERS:
-        return "sampler"
-    if r.rtype in _TEXTURES:
-        return "texture"
-    return "buffer"
+_MSL_CLASS = {
+    S.CAT_CONSTANT_BUFFER: "buffer",
+    S.CAT_SHADER_RESOURCE: "texture",
+    S.CAT_UNORDERED_ACCESS: "texture",
+    S.CAT_SAMPLER_STATE: "sampler",
+}
 
 
 def _literal_bits(text: str, scalar: ScalarKind) -> int:
