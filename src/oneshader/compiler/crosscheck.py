@@ -194,7 +194,7 @@ class _Checker:
             self.extra_specs(module)
             self.collisions(module)
             for emitted_entry in module.entries.values():
-                if not any(e.name == emitted_entry.name for e in self.r.entry_points):
+                if not any(_is_entry(e.name, emitted_entry.name) for e in self.r.entry_points):
                     self.bad(
                         module,
                         f"code has entry point '{emitted_entry.name}' that the reflection lacks",
@@ -206,19 +206,23 @@ class _Checker:
 
     def collisions(self, module: EmittedModule) -> None:
         """Two resources on one slot: each reflection slot may agree with the code, yet be wrong."""
-        taken: dict[tuple[str, str, int | None, int | None], str] = {}
+        taken: dict[tuple[str, str, int | None, int | None], list[EmittedResource]] = {}
         for found in module.resources.values():
             for em in found:
                 if em.binding is None or em.space == "PushConstant":
                     continue
                 cls = em.space if self.target is Target.Msl else ""
-                key = (em.scope, cls, em.set, em.binding)
-                other = taken.setdefault(key, em.name)
-                if other != em.name:
-                    scope = f" in entry '{em.scope}'" if em.scope else ""
-                    self.bad(
-                        module, f"resources '{other}' and '{em.name}' share {_where(em)}{scope}"
-                    )
+                taken.setdefault((em.scope, cls, em.set, em.binding), []).append(em)
+        for group in taken.values():
+            names = list(dict.fromkeys(em.name for em in group))
+            if len(names) < 2:
+                continue
+            kinds = sorted(em.type_text for em in group)
+            if self.target is Target.SpirV and kinds == ["OpTypeImage", "OpTypeSampler"]:
+                continue  # a texture and a sampler read as one combined image sampler: legal
+            em = group[-1]
+            scope = f" in entry '{em.scope}'" if em.scope else ""
+            self.bad(module, f"resources {_names(names)} share {_where(em)}{scope}")
 
     def _slot(self, slots: tuple[Slot, ...]) -> Slot | None:
         return next((s for s in slots if s.target is self.target), None)
@@ -383,6 +387,13 @@ class _Checker:
                     f"gives it index {em.index}",
                 )
                 continue
+            if em.name != spec.name:
+                self.bad(
+                    module,
+                    f"{path}: the reflection's {self.prefix} slot names '{slot.name}' "
+                    f"(index {slot.index}), which is the code's constant '{em.name}'",
+                )
+                continue
             self.differ(module, f"{path} index", slot.index, em.index)
             self.differ(module, f"{path} emitted name", slot.name, em.emitted)
             if em.default is not None:
@@ -409,7 +420,13 @@ class _Checker:
                 )
 
     def entry(self, entry: EntryPoint, push_names: set[str]) -> None:
-        found = [(m, m.entries[entry.name]) for m in self.modules if entry.name in m.entries]
+        found = []
+        for m in self.modules:
+            em = m.entries.get(entry.name) or next(
+                (e for n, e in m.entries.items() if _is_entry(entry.name, n)), None
+            )
+            if em is not None:
+                found.append((m, em))
         if not found:
             self.report.mismatches.append(
                 f"{self.prefix}: entry point '{entry.name}' is missing from the emitted code"
@@ -490,6 +507,8 @@ class _Checker:
     def interp(
         self, module: EmittedModule, path: str, ours: StageVariable, theirs: EmittedVariable
     ) -> None:
+        if module.target is Target.Msl and " output " in f"{path} ":
+            return  # Metal qualifies interpolation on the fragment's inputs only
         want = {ours.interp} - {Interpolation.Default, Interpolation.Linear}
         got = set(theirs.interp)
         integer = ours.scalar not in (ScalarKind.Float, ScalarKind.Float16, ScalarKind.Float64)
@@ -524,6 +543,11 @@ class _Checker:
 _STANDS_IN: dict[BuiltIn, set[BuiltIn]] = {BuiltIn.GroupThreadId: {BuiltIn.GroupIndex}}
 
 
+def _names(names: list[str]) -> str:
+    quoted = [f"'{n}'" for n in names]
+    return ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
 def _flags(value: DeviceFeatures) -> str:
     return ",".join(f.name or "" for f in DeviceFeatures if f in value) or "none"
 
@@ -534,6 +558,11 @@ def _where(em: EmittedResource) -> str:
     if em.binding is None:
         return f"{em.space}, no binding"
     return f"{em.space} set {em.set} binding {em.binding}"
+
+
+def _is_entry(name: str, emitted: str) -> bool:
+    """Metal reserves ``main``: Slang emits such an entry point as ``main_0``."""
+    return emitted == name or (emitted not in ("", name) and demangle(emitted) == name == "main")
 
 
 def _leaf(name: str) -> str:

@@ -434,6 +434,12 @@ def _resource(m: _Module, lay: _Layouts, vid: int, storage: str) -> EmittedResou
             layout = lay.layout(tid, std140)
     elif op == _OP_TYPE_IMAGE and len(ops) >= 7:
         fmt = IMAGE_FORMATS[ops[6]] if ops[6] < len(IMAGE_FORMATS) else str(ops[6])
+    type_text = {
+        _OP_TYPE_IMAGE: "OpTypeImage",
+        _OP_TYPE_SAMPLER: "OpTypeSampler",
+        _OP_TYPE_SAMPLED_IMAGE: "OpTypeSampledImage",
+        _OP_TYPE_STRUCT: "OpTypeStruct",
+    }.get(op, f"opcode {op}")
     return EmittedResource(
         name=name,
         emitted=emitted,
@@ -444,6 +450,7 @@ def _resource(m: _Module, lay: _Layouts, vid: int, storage: str) -> EmittedResou
         stride=stride,
         count=count,
         format=fmt,
+        type_text=type_text,
         role=role,
     )
 
