@@ -103,3 +103,34 @@ def test_console_command_in_a_subprocess(files: dict[str, Path]) -> None:
     assert proc.returncode == 1
     assert proc.stderr.startswith(f"{files['bad']}:4:49: error:")
     assert "Traceback" not in proc.stderr
+
+
+def test_show_of_a_deep_layout_does_not_recurse(tmp_path: Path, capsys: Capture) -> None:
+    from reflection_strategies import deep_array, deep_struct
+
+    from oneshader.reflection import Resource, ResourceKind, ResourceTypeKind, ShaderReflection
+
+    for layout in (deep_struct(1500), deep_array(1500)):
+        model = ShaderReflection(
+            "deep",
+            resources=(
+                Resource("B", ResourceKind.ConstantBuffer, ResourceTypeKind.ConstantBuffer,
+                         layout=layout),
+            ),
+        )  # fmt: skip
+        path = tmp_path / "deep.reflection"
+        ReflectionFormat.write_file(path, model)
+        assert main(["reflection", "show", str(path)]) == 0
+        out = capsys.readouterr().out
+        if layout.kind.name == "Struct":
+            assert out.rstrip().endswith(".m1.m0  uint")  # the innermost member, fully named
+            assert len(out.splitlines()) > 1500
+        else:
+            assert "float" + "[1]" * 1500 in out
+
+
+def test_format_of_several_files_concatenates(
+    files: dict[str, Path], capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    assert main(["reflection", "format", str(files["good"]), str(files["messy"])]) == 0
+    assert capsysbinary.readouterr().out == GOLDEN.read_bytes() * 2

@@ -377,7 +377,7 @@ class _Reader:
         self.file = file
         self.lines = text.split("\n")
         self.names: dict[str, set[str]] = {"uses": set(), "pushuse": set(), "specuse": set()}
-        # Converted attributes of recent distinct lines per record kind: real files repeat
+        # Converted attributes of the first distinct lines per record kind: real files repeat
         # many lines (the same float4, the same slot), and conversion is most of the work.
         self.memo: dict[str, dict[str, dict[str, Any]]] = {k: {} for k in [*_KNOWN, "specslot"]}
 
