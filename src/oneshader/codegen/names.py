@@ -72,7 +72,6 @@ KEYWORDS = frozenset(
         "match",
         "case",
         "type",
-        "_",
     )
 )
 
@@ -303,9 +302,9 @@ class Scope:
     def add(self, name: str) -> str:
         base = identifier(name, self.reserved)
         out = base
-        n = 2  # a suffix may pass MAX_LENGTH by a few characters; lines still fit
-        while out in self.given:
-            out = f"{base}_{n}"
+        n = 2
+        while out in self.given:  # rules 1-5 again: "_" + "_2" must not become a private name
+            out = identifier(f"{base}_{n}", self.reserved)
             n += 1
         self.given.add(out)
         return out
