@@ -73,3 +73,62 @@ def element_stride(layout: TypeLayout) -> int:
     """The stride of a structured buffer's element: its size rounded up to its alignment."""
     align = layout.align or 1
     return -(-layout.size // align) * align
+
+
+CORPUS = Path(__file__).resolve().parent.parent / "corpus"
+_TARGETS = {"spirv": "SpirV", "msl": "Msl", "wgsl": "Wgsl"}
+
+
+def manifest_shaders() -> list[dict[str, Any]]:
+    """The corpus's ``[[shader]]`` entries (files that must build), in manifest order."""
+    import tomllib
+
+    data = tomllib.loads((CORPUS / "manifest.toml").read_text(encoding="utf-8"))
+    return list(data["shader"])
+
+
+_COMPILED: dict[str, Any] = {}
+
+
+def compiled(file: str) -> Any:
+    """The CompileResult of one corpus shader for its manifest targets, compiled once per run."""
+    if file not in _COMPILED:
+        from oneshader.compiler import CompileOptions, EntryPointSpec, compile_file, stage_from_name
+        from oneshader.reflection.model import Target
+
+        entry = next(s for s in manifest_shaders() if s["file"] == file)
+        specs = tuple(
+            EntryPointSpec(name, stage_from_name(stage))
+            for name, stage in (e.split(":") for e in entry.get("entries", []))
+        )
+        options = CompileOptions(
+            targets=tuple(Target[_TARGETS[t]] for t in entry["targets"]),
+            source_name=file,
+            include_dirs=(str(CORPUS),),
+            entry_points=specs,
+        )
+        _COMPILED[file] = compile_file(str(CORPUS / file), options)
+    return _COMPILED[file]
+
+
+def spirv_env(module: bytes) -> str:
+    """The Vulkan environment for spirv-val that matches a module's SPIR-V version word."""
+    major, minor = module[6], module[5]
+    envs = {(1, 0): "vulkan1.0", (1, 3): "vulkan1.1", (1, 5): "vulkan1.2", (1, 6): "vulkan1.3"}
+    if (major, minor) not in envs:
+        raise AssertionError(f"SPIR-V {major}.{minor} has no Vulkan environment")
+    return envs[(major, minor)]
+
+
+_DEVICE: list[Any] = []
+
+
+def device() -> Any:
+    """The wgpu device on this machine's adapter; no adapter is a failure, never a skip."""
+    if not _DEVICE:
+        import wgpu
+
+        adapter = wgpu.gpu.request_adapter_sync(power_preference="high-performance")
+        assert adapter is not None, "wgpu found no adapter (llvmpipe expected here)"
+        _DEVICE.append(adapter.request_device_sync())
+    return _DEVICE[0]
