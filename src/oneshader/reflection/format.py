@@ -298,6 +298,7 @@ _ATTRS["pushuse"] = _ATTRS["specuse"] = _ATTRS["uses"]
 _OPTIONAL = {("resource", "format")}
 _FAST[_number] = {str(n): n for n in range(4096)}
 _FAST[_optional_number] = {**_FAST[_number], "-": None}
+_FAST[_string] = {'""': ""}
 _MISSING = object()
 # The same attributes, each with its table of known bare tokens (or None) and its optionality.
 _SPECS = {
@@ -1033,7 +1034,8 @@ class ReflectionFormat:
     def read(data: bytes | str, *, file: str = "<reflection>") -> ShaderReflection:
         """Parse a reflection file; ReflectionFormatError (1-based line and column) if it breaks
         the format. ``file`` only names the input in the error."""
-        if isinstance(data, bytes):
+        if not isinstance(data, str):
+            data = bytes(data)  # also a bytearray or memoryview
             try:
                 text = data.decode("utf-8")
             except UnicodeDecodeError as err:
