@@ -144,9 +144,12 @@ def test_spirv_val_passes(case: Case, tmp_path: Path) -> None:
 
 
 @building
-def test_uses_name_exactly_what_main_reads(case: Case) -> None:
-    built = built_or_allowed_failure(case, Target.SpirV)
-    assert built is not None and built.reflection is not None
+@pytest.mark.parametrize("target", ALL, ids=lambda t: t.name)
+def test_uses_name_exactly_what_main_reads(case: Case, target: Target) -> None:
+    built = built_or_allowed_failure(case, target)
+    if built is None:
+        return
+    assert built.reflection is not None
     (entry,) = built.reflection.entry_points
     assert set(entry.uses) == case.used()
 
