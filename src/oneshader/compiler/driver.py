@@ -169,17 +169,17 @@ _TOKEN_LIMITS: list[tuple[Target, re.Pattern[str], str]] = [
     (
         Target.Wgsl,
         re.compile(r"\b(u?int64_t[1-4]?|uint64_t[1-4]?|int64_t[1-4]?)\b"),
-        "WGSL has no 64-bit integers ({token}); use uint2 pairs or build without the wgsl target",
+        "WGSL: no 64-bit integers ({token}); use uint2 pairs or build without the wgsl target",
     ),
     (
         Target.Wgsl,
         re.compile(r"\b(double[1-4]?(?:x[1-4])?|float64_t[1-4]?)\b"),
-        "WGSL has no 64-bit floats ({token}); use float or build without the wgsl target",
+        "WGSL: no 64-bit floats ({token}); use float or build without the wgsl target",
     ),
     (
         Target.Wgsl,
         re.compile(r"\b(u?int16_t[1-4]?)\b"),
-        "WGSL has no 16-bit integers ({token}); use int/uint or build without the wgsl target",
+        "WGSL: no 16-bit integers ({token}); use int/uint or build without the wgsl target",
     ),
     (
         Target.Wgsl,
@@ -196,7 +196,7 @@ _TOKEN_LIMITS: list[tuple[Target, re.Pattern[str], str]] = [
     (
         Target.Msl,
         re.compile(r"\b(double[1-4]?(?:x[1-4])?|float64_t[1-4]?)\b"),
-        "Metal has no 64-bit floats ({token}); use float or build without the msl target",
+        "Metal: no 64-bit floats ({token}); use float or build without the msl target",
     ),
 ]
 
@@ -379,6 +379,8 @@ class _Compilation:
             "-matrix-layout-column-major",
             "-enable-machine-readable-diagnostics",
             "-no-mangle",
+            "-line-directive-mode",
+            "none",
         ]
         if target is Target.SpirV:
             args += ["-profile", "spirv_1_5", "-emit-spirv-directly", "-fvk-use-entrypoint-name"]
@@ -728,8 +730,9 @@ class _Compilation:
                 slots.append(SpecSlot(t, cid, decl.name))
             elif t is Target.Msl:
                 m = re.search(
-                    rf"constant\s+\w+\s+(\w+)\s*\[\[function_constant\((\d+)\)\]\]",
-                    _msl_for(outputs[t], decl.name),
+                    rf"constant\s+\w+\s+((?:fc_)?{re.escape(decl.name)}(?:_\d+)?)\s*"
+                    r"\[\[function_constant\((\d+)\)\]\]",
+                    outputs[t].decode(),
                 )
                 slots.append(
                     SpecSlot(t, int(m.group(2)) if m else cid, m.group(1) if m else decl.name)
@@ -1007,10 +1010,6 @@ def _blank_words(text: str, word: str) -> str:
     return "".join(chars)
 
 
-def _msl_for(code: bytes, name: str) -> str:
-    return code.decode()
-
-
 _MSL_CLASS = {
     S.CAT_CONSTANT_BUFFER: "buffer",
     S.CAT_SHADER_RESOURCE: "texture",
@@ -1134,20 +1133,50 @@ def _usage(outputs: dict[Target, bytes]) -> dict[str, tuple[set[str] | None, Dev
     return out
 
 
-def _mentions_spec(outputs: dict[Target, bytes], entry: str, name: str, entry_count: int) -> bool:
-    """Whether the entry reads the constant. Slang drops unread constants from whole programs; with
-    one entry point, presence is use. With several, the WGSL/MSL function body is searched."""
-    for t in (Target.Wgsl, Target.Msl, Target.SpirV):
-        if t not in outputs:
+def _wgsl_functions(text: str) -> dict[str, str]:
+    """WGSL function name -> body text (brace-matched)."""
+    out: dict[str, str] = {}
+    for m in re.finditer(r"\bfn\s+(\w+)\s*\(", text):
+        start = text.find("{", m.end())
+        if start < 0:
             continue
-        if t is Target.SpirV:
-            return name.encode() in outputs[t]
-        text = outputs[t].decode()
-        if not re.search(rf"\b{re.escape(name)}_\d+\b", text):
-            return False
-        if entry_count == 1:
-            return True
-        return True
+        depth, i = 0, start
+        while i < len(text):
+            if text[i] == "{":
+                depth += 1
+            elif text[i] == "}":
+                depth -= 1
+                if depth == 0:
+                    break
+            i += 1
+        out[m.group(1)] = text[start : i + 1]
+    return out
+
+
+def _wgsl_reachable(text: str, entry: str) -> str:
+    """The bodies of an entry point's function and of everything it calls, transitively."""
+    functions = _wgsl_functions(text)
+    seen, todo, bodies = set(), [entry], []
+    while todo:
+        name = todo.pop()
+        if name in seen or name not in functions:
+            continue
+        seen.add(name)
+        body = functions[name]
+        bodies.append(body)
+        todo.extend(n for n in re.findall(r"\b(\w+)\s*\(", body) if n in functions)
+    return "\n".join(bodies)
+
+
+def _mentions_spec(outputs: dict[Target, bytes], entry: str, name: str, entry_count: int) -> bool:
+    """Whether the entry point reads the constant: searched in the WGSL functions it reaches
+    (Slang drops unread constants from whole programs, so with one entry point presence is use)."""
+    pattern = re.compile(rf"\b{re.escape(name)}(_\d+)?\b")
+    if Target.Wgsl in outputs:
+        return bool(pattern.search(_wgsl_reachable(outputs[Target.Wgsl].decode(), entry)))
+    for t in (Target.Msl, Target.SpirV):
+        if t in outputs:
+            return bool(pattern.search(outputs[t].decode("latin-1")))
     return False
 
 

@@ -1,0 +1,525 @@
+"""compile_file on the shared corpus: every record and attribute of the reflection, every error."""
+
+from __future__ import annotations
+
+import functools
+import re
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from oneshader.compiler import (
+    CompileOptions,
+    CompileResult,
+    EntryPointSpec,
+    compile_file,
+    stage_from_name,
+)
+from oneshader.diagnostics import Severity
+from oneshader.reflection.model import (
+    BuiltIn,
+    DeviceFeatures,
+    EntryPoint,
+    Interpolation,
+    MatrixPacking,
+    Resource,
+    ResourceKind,
+    ResourceTypeKind,
+    ScalarKind,
+    ShaderReflection,
+    Stage,
+    Target,
+    TypeKind,
+    VertexFormat,
+)
+
+CORPUS = Path(__file__).parent.parent / "corpus"
+MANIFEST = tomllib.loads((CORPUS / "manifest.toml").read_text())
+TARGETS = {"spirv": Target.SpirV, "msl": Target.Msl, "wgsl": Target.Wgsl}
+ALL = (Target.SpirV, Target.Msl, Target.Wgsl)
+
+
+def _entries(items: list[str]) -> tuple[EntryPointSpec, ...]:
+    out = []
+    for item in items:
+        name, stage = item.split(":")
+        out.append(EntryPointSpec(name, stage_from_name(stage)))
+    return tuple(out)
+
+
+@functools.cache
+def build(file: str, targets: tuple[Target, ...] | None = None) -> CompileResult:
+    entry = next((s for s in MANIFEST["shader"] if s["file"] == file), None)
+    if targets is None:
+        assert entry is not None
+        targets = tuple(TARGETS[t] for t in entry["targets"])
+    options = CompileOptions(
+        targets=targets,
+        source_name=f"shaders/{file}",
+        entry_points=_entries(entry.get("entries", []) if entry else []),
+    )
+    return compile_file(str(CORPUS / file), options)
+
+
+def ok(file: str, targets: tuple[Target, ...] | None = None) -> ShaderReflection:
+    result = build(file, targets)
+    errors = [d.format() for d in result.diagnostics if d.is_error]
+    assert result.ok, errors
+    assert result.reflection is not None
+    return result.reflection
+
+
+def res(refl: ShaderReflection, name: str) -> Resource:
+    return next(r for r in refl.resources if r.name == name)
+
+
+def entry(refl: ShaderReflection, name: str) -> EntryPoint:
+    return next(e for e in refl.entry_points if e.name == name)
+
+
+def slot(r: Resource, target: Target) -> tuple[int, int]:
+    s = next(s for s in r.slots if s.target is target)
+    return s.set, s.binding
+
+
+def code(file: str, target: Target, targets: tuple[Target, ...] | None = None) -> str:
+    out = next(o for o in build(file, targets).outputs if o.target is target)
+    return out.data.decode()
+
+
+# -- the corpus builds ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("shader", MANIFEST["shader"], ids=lambda s: s["file"])
+def test_corpus_shader_builds_for_its_targets(shader: dict[str, object]) -> None:
+    refl = ok(str(shader["file"]))
+    targets = tuple(TARGETS[str(t)] for t in shader["targets"])  # type: ignore[attr-defined]
+    assert refl.targets == targets
+    assert refl.source == f"shaders/{shader['file']}"
+    result = build(str(shader["file"]))
+    suffixes = {o.target: o.suffix for o in result.outputs}
+    assert suffixes == {
+        t: {Target.SpirV: ".spv", Target.Msl: ".metal", Target.Wgsl: ".wgsl"}[t] for t in targets
+    }
+    assert all(o.data for o in result.outputs)
+    if Target.SpirV in targets:
+        spv = next(o.data for o in result.outputs if o.target is Target.SpirV)
+        assert spv[:4] == b"\x03\x02\x23\x07"
+    assert refl.entry_points, "no entry points reflected"
+
+
+@pytest.mark.parametrize("case", MANIFEST["error"], ids=lambda e: e["file"])
+def test_corpus_error_is_positioned(case: dict[str, object]) -> None:
+    targets = tuple(TARGETS[str(t)] for t in case["targets"])  # type: ignore[attr-defined]
+    options = CompileOptions(
+        targets=targets,
+        source_name=str(case["file"]),
+        entry_points=_entries(list(case.get("entries", []))),  # type: ignore[call-overload]
+    )
+    result = compile_file(str(CORPUS / str(case["file"])), options)
+    assert result.reflection is None
+    assert not result.ok
+    errors = [d for d in result.diagnostics if d.is_error]
+    assert errors
+    first = errors[0]
+    assert first.file == case["file"]
+    assert (first.line, first.column) == (case["line"], case["column"]), first.format()
+    for fragment in case["contains"]:  # type: ignore[attr-defined]
+        assert fragment in first.message, first.format()
+    if first.line:
+        assert f"{first.line:>4} |" in first.excerpt
+
+
+def test_slang_duplicate_diagnostics_are_removed() -> None:
+    result = compile_file(str(CORPUS / "errors/syntax.hlsl"), CompileOptions(source_name="s.hlsl"))
+    errors = [d for d in result.diagnostics if d.is_error]
+    assert len(errors) == 1
+    assert errors[0].code == "E20001"
+    assert "expected ';'" in errors[0].message
+
+
+# -- resources --------------------------------------------------------------------------------
+
+
+def test_sprite_cbuffer_matrix_texture_sampler() -> None:
+    refl = ok("sprite.hlsl")
+    frame = res(refl, "Frame")
+    assert (frame.kind, frame.rtype, frame.hlsl, frame.count) == (
+        ResourceKind.ConstantBuffer,
+        ResourceTypeKind.ConstantBuffer,
+        "",
+        1,
+    )
+    assert frame.stages == (Stage.Vertex, Stage.Pixel)
+    assert frame.layout is not None and frame.layout.name == "Frame"
+    members = {m.name: m for m in frame.layout.members}
+    vp = members["ViewProjection"].type
+    assert (vp.kind, vp.rows, vp.cols, vp.mstride, vp.packing) == (
+        TypeKind.Matrix,
+        4,
+        4,
+        16,
+        MatrixPacking.ColumnMajor,
+    )
+    assert [(m.name, m.offset) for m in frame.layout.members] == [
+        ("ViewProjection", 0),
+        ("Tint", 64),
+        ("Offset", 80),
+        ("Scale", 88),
+        ("Time", 92),
+    ]
+    assert frame.layout.size == 96
+    tex = res(refl, "SpriteTexture")
+    assert (tex.kind, tex.rtype, tex.hlsl) == (
+        ResourceKind.ShaderResource,
+        ResourceTypeKind.Texture2D,
+        "Texture2D<float4>",
+    )
+    assert tex.layout is not None and (tex.layout.kind, tex.layout.scalar, tex.layout.rows) == (
+        TypeKind.Vector,
+        ScalarKind.Float,
+        4,
+    )
+    samp = res(refl, "SpriteSampler")
+    assert (samp.kind, samp.rtype, samp.layout) == (
+        ResourceKind.Sampler,
+        ResourceTypeKind.SamplerState,
+        None,
+    )
+    assert tex.stages == samp.stages == (Stage.Pixel,)
+    # Declaration order per target; Metal counts buffers, textures and samplers separately.
+    assert [slot(r, Target.SpirV) for r in refl.resources] == [(0, 0), (0, 1), (0, 2)]
+    assert [slot(r, Target.Wgsl) for r in refl.resources] == [(0, 0), (0, 1), (0, 2)]
+    assert [slot(r, Target.Msl) for r in refl.resources] == [(0, 0), (0, 0), (0, 0)]
+
+
+def test_structured_buffer_layout_is_the_element() -> None:
+    refl = ok("compute_layout.hlsl")
+    items = res(refl, "Items")
+    assert (
+        items.rtype is ResourceTypeKind.StructuredBuffer
+        and items.kind is ResourceKind.ShaderResource
+    )
+    assert items.hlsl == "StructuredBuffer<Item>"
+    assert items.layout is not None and items.layout.name == "Item"
+    assert [(m.name, m.offset) for m in items.layout.members] == [
+        ("Position", 0),
+        ("Uv", 16),
+        ("Id", 24),
+        ("Pad", 28),
+    ]
+    assert items.layout.size == 32
+    results = res(refl, "Results")
+    assert (
+        results.rtype is ResourceTypeKind.RWStructuredBuffer
+        and results.kind is ResourceKind.UnorderedAccess
+    )
+    params = res(refl, "Params")
+    assert params.layout is not None
+    assert {m.name: m.offset for m in params.layout.members}["Transform"] == 48
+
+
+def test_every_resource_type_is_reflected() -> None:
+    refl = ok("resources_all.hlsl")
+    rtypes = {r.rtype for r in refl.resources}
+    assert rtypes == set(ResourceTypeKind) - {ResourceTypeKind.TextureBuffer}
+    assert res(refl, "TypedBlock").hlsl == "ConstantBuffer<CbData>"
+    assert res(refl, "TypedBlock").layout.name == "CbData"  # type: ignore[union-attr]
+    assert res(refl, "Raw").layout is None
+    assert res(refl, "RWTypedBuf").layout.scalar is ScalarKind.UInt  # type: ignore[union-attr]
+    assert res(refl, "RWTex3D").format == "r32ui"
+    assert res(refl, "Tex2D").format is None
+    # SPIR-V bindings are distinct; an append/consume buffer's counter sits right after it.
+    spirv = [slot(r, Target.SpirV) for r in refl.resources]
+    appended = res(refl, "Appended")
+    counter = [(s.set, s.binding) for s in appended.counters]
+    assert counter == [(slot(appended, Target.SpirV)[0], slot(appended, Target.SpirV)[1] + 1)]
+    assert (
+        len(
+            set(spirv) | set(counter) | {(s.set, s.binding) for s in res(refl, "Consumed").counters}
+        )
+        == len(spirv) + 2
+    )
+    tb = ok("tbuffer.hlsl")
+    assert res(tb, "Palette").rtype is ResourceTypeKind.TextureBuffer
+    assert res(tb, "Palette").kind is ResourceKind.ShaderResource
+
+
+def test_image_format_from_the_attribute() -> None:
+    refl = ok("postprocess.hlsl")
+    dest = res(refl, "Destination")
+    assert (dest.rtype, dest.format, dest.hlsl) == (
+        ResourceTypeKind.RWTexture2D,
+        "rgba8",
+        "RWTexture2D<float4>",
+    )
+    assert "rgba8unorm" in code("postprocess.hlsl", Target.Wgsl)
+
+
+def test_matrix_packing_row_and_column_major() -> None:
+    refl = ok("matrices.hlsl")
+    layout = res(refl, "Transforms").layout
+    assert layout is not None
+    m = {x.name: x.type for x in layout.members}
+    assert m["World"].packing is MatrixPacking.ColumnMajor
+    assert m["View"].packing is MatrixPacking.RowMajor
+    assert m["Projection"].packing is MatrixPacking.ColumnMajor
+    assert (m["Skin"].rows, m["Skin"].cols, m["Skin"].packing, m["Skin"].mstride) == (
+        3,
+        4,
+        MatrixPacking.RowMajor,
+        16,
+    )
+    assert (m["Normal"].rows, m["Normal"].cols, m["Normal"].size) == (4, 3, 48)
+    inst = res(refl, "Instances").layout
+    assert inst is not None
+    assert [x.type.packing for x in inst.members] == [
+        MatrixPacking.RowMajor,
+        MatrixPacking.ColumnMajor,
+    ]
+
+
+def test_nested_structs_and_arrays_of_structs() -> None:
+    refl = ok("structs.hlsl")
+    scene = res(refl, "Scene").layout
+    assert scene is not None
+    character = scene.members[0]
+    assert (character.name, character.type.kind, character.type.name) == (
+        "Character",
+        TypeKind.Struct,
+        "Rig",
+    )
+    bones = character.type.members[0].type
+    assert (bones.kind, bones.length, bones.stride) == (TypeKind.Array, 4, 80)
+    assert bones.element is not None and bones.element.name == "Bone"
+    materials = scene.members[1]
+    assert (materials.type.length, materials.type.stride) == (3, 32)
+    assert materials.offset == character.type.size
+
+
+# -- push blocks and specialization constants ------------------------------------------------
+
+
+def test_push_block_slots_per_target_and_emitted_wgsl_binding() -> None:
+    refl = ok("particles_portable.hlsl")
+    (push,) = refl.push_blocks
+    assert push.name == "Push"
+    assert push.layout is not None and [m.name for m in push.layout.members] == [
+        "DeltaTime",
+        "Count",
+        "Wind",
+    ]
+    targets = {s.target: (s.set, s.binding) for s in push.slots}
+    assert Target.SpirV not in targets
+    assert targets[Target.Msl] == (0, 0)
+    group, binding = targets[Target.Wgsl]
+    assert group == 1 + max(slot(r, Target.Wgsl)[0] for r in refl.resources)
+    wgsl = code("particles_portable.hlsl", Target.Wgsl)
+    assert re.search(rf"@binding\({binding}\) @group\({group}\) var<uniform> Push(_\d+)? :", wgsl)
+    assert push.stages == (Stage.Compute,)
+    assert entry(refl, "Step").pushuse == ("Push",)
+
+
+def test_spec_constants_ids_defaults_and_target_names() -> None:
+    refl = ok("particles_portable.hlsl")
+    specs = {s.name: s for s in refl.spec_constants}
+    damping, wind = specs["Damping"], specs["UseWind"]
+    assert (damping.id, damping.scalar, damping.default) == (3, ScalarKind.Float, 0x3E800000)
+    assert (wind.id, wind.scalar, wind.default) == (4, ScalarKind.Bool, 1)
+    slots = {s.target: s for s in damping.slots}
+    assert (slots[Target.SpirV].index, slots[Target.SpirV].name) == (3, "Damping")
+    assert slots[Target.Wgsl].index == 3 and re.fullmatch(
+        r"Damping(_\d+)?", slots[Target.Wgsl].name
+    )
+    assert f"override {slots[Target.Wgsl].name} : f32" in code(
+        "particles_portable.hlsl", Target.Wgsl
+    )
+    assert slots[Target.Msl].index == 3
+    assert "[[function_constant(3)]]" in code("particles_portable.hlsl", Target.Msl)
+    assert slots[Target.Msl].name in code("particles_portable.hlsl", Target.Msl)
+    assert set(entry(refl, "Step").specuse) == {"Damping", "UseWind"}
+    uint_spec = {s.name: s for s in ok("particles.hlsl").spec_constants}["MaxAge"]
+    assert (uint_spec.id, uint_spec.scalar, uint_spec.default) == (0, ScalarKind.UInt, 100)
+
+
+# -- entry points -----------------------------------------------------------------------------
+
+
+def test_vertex_inputs_formats_offsets_stride_and_locations() -> None:
+    refl = ok("vertex_formats.hlsl")
+    vs = entry(refl, "MeshVS")
+    located = [v for v in vs.inputs if v.location is not None]
+    assert [(v.name, v.location, v.format, v.offset) for v in located] == [
+        ("Position", 0, VertexFormat.Float32x3, 0),
+        ("Weight", 1, VertexFormat.Float32, 12),
+        ("Uv0", 2, VertexFormat.Float32x2, 16),
+        ("Uv1", 3, VertexFormat.Float32x2, 24),
+        ("Color", 4, VertexFormat.Float32x4, 32),
+        ("Joints", 5, VertexFormat.Uint32x4, 48),
+        ("Cell", 6, VertexFormat.Sint32x2, 64),
+        ("Material", 7, VertexFormat.Uint32, 72),
+    ]
+    assert vs.stride == 76
+    assert [(v.semantic, v.index) for v in located[:3]] == [
+        ("POSITION", 0),
+        ("BLENDWEIGHT", 0),
+        ("TEXCOORD", 0),
+    ]
+    inst = next(v for v in vs.inputs if v.builtin is BuiltIn.InstanceId)
+    assert (inst.location, inst.format, inst.semantic) == (
+        None,
+        VertexFormat.None_,
+        "SV_InstanceID",
+    )
+    # WGSL numbers vertex inputs by declaration order like SPIR-V and Metal (oneshader rewrites).
+    wgsl = code("vertex_formats.hlsl", Target.Wgsl)
+    for v in located:
+        assert re.search(rf"@location\({v.location}\) {v.name}(_\d+)? :", wgsl), v.name
+
+
+def test_interpolation_modifiers_and_builtins() -> None:
+    refl = ok("vertex_formats.hlsl")
+    ps = entry(refl, "MeshPS")
+    interp = {v.name: v.interp for v in ps.inputs}
+    assert interp["Material"] is Interpolation.Flat
+    assert interp["Uv"] is Interpolation.Linear
+    assert interp["Depth"] is Interpolation.NoPerspective
+    assert interp["Normal"] is Interpolation.Default
+    assert next(v for v in ps.inputs if v.name == "Position").builtin is BuiltIn.Position
+    assert next(v for v in ps.inputs if v.name == "front").builtin is BuiltIn.FrontFacing
+    assert [(v.semantic, v.index, v.location) for v in ps.outputs] == [
+        ("SV_Target", 0, 0),
+        ("SV_Target", 1, 1),
+    ]
+    assert all(v.format is VertexFormat.None_ for v in ps.inputs)
+    assert ps.stride == 0
+
+
+def test_compute_workgroup_and_stage_builtins() -> None:
+    refl = ok("multi_entry.hlsl")
+    assert entry(refl, "Clear").workgroup == (64, 1, 1)
+    acc = entry(refl, "Accumulate")
+    assert acc.workgroup == (8, 8, 1)
+    assert [v.builtin for v in acc.inputs] == [BuiltIn.DispatchThreadId, BuiltIn.GroupIndex]
+    assert entry(refl, "FullscreenVS").workgroup == (0, 0, 0)
+    assert entry(refl, "FullscreenVS").inputs[0].builtin is BuiltIn.VertexId
+
+
+def test_uses_say_what_each_entry_point_touches() -> None:
+    refl = ok("multi_entry.hlsl")
+    assert set(entry(refl, "Clear").uses) == {"Globals", "Data"}
+    assert set(entry(refl, "Accumulate").uses) == {"Globals", "Data", "Source"}
+    assert entry(refl, "FullscreenVS").uses == ()
+    assert entry(refl, "FlatPS").uses == ("Globals",)
+    assert res(refl, "Source").stages == (Stage.Compute,)
+    assert res(refl, "Globals").stages == (Stage.Pixel, Stage.Compute)
+
+
+def test_features_from_spirv_capabilities() -> None:
+    half = entry(ok("half_types.hlsl"), "Convert").features
+    assert DeviceFeatures.Float16 in half
+    assert DeviceFeatures.Int64 not in half
+    wide = entry(ok("wide_types.hlsl"), "Accumulate").features
+    assert {DeviceFeatures.Int64, DeviceFeatures.Float64, DeviceFeatures.Int16} <= set(
+        DeviceFeatures(wide)
+    )
+    assert entry(ok("sprite.hlsl"), "VSMain").features == DeviceFeatures(0)
+
+
+def test_half_layout_and_min_precision_types() -> None:
+    refl = ok("half_types.hlsl")
+    layout = res(refl, "Input").layout
+    assert layout is not None
+    assert [(m.name, m.offset, m.type.scalar) for m in layout.members] == [
+        ("Color", 0, ScalarKind.Float16),
+        ("Uv", 8, ScalarKind.Float16),
+        ("Weight", 12, ScalarKind.Float16),
+        ("Pad", 14, ScalarKind.Float16),
+    ]
+    assert "enable f16;" in code("half_types.hlsl", Target.Wgsl)
+
+
+def test_entry_points_given_by_the_caller_and_stage_aliases() -> None:
+    refl = ok("nomarkup.hlsl")
+    assert [(e.name, e.stage, e.workgroup) for e in refl.entry_points] == [
+        ("main", Stage.Compute, (64, 1, 1))
+    ]
+    for alias, stage in [
+        ("vs", Stage.Vertex),
+        ("Fragment", Stage.Pixel),
+        ("ps", Stage.Pixel),
+        ("CS", Stage.Compute),
+    ]:
+        assert stage_from_name(alias) is stage
+    with pytest.raises(ValueError, match="unknown shader stage 'geometry'"):
+        stage_from_name("geometry")
+
+
+def test_includes_are_dependencies_and_diagnostics_name_them(tmp_path: Path) -> None:
+    result = build("includes.hlsl")
+    deps = [Path(d) for d in result.dependencies]
+    assert deps[0] == (CORPUS / "includes.hlsl").resolve()
+    assert set(deps[1:]) == {
+        (CORPUS / "inc/common.hlsli").resolve(),
+        (CORPUS / "inc/math.hlsli").resolve(),
+    }
+    assert res(ok("includes.hlsl"), "Lighting").layout.name == "Lighting"  # type: ignore[union-attr]
+    (tmp_path / "inc").mkdir()
+    (tmp_path / "inc" / "bad.hlsli").write_text("float4 Broken() { return undefined_name; }\n")
+    (tmp_path / "main.hlsl").write_text(
+        '#include "inc/bad.hlsli"\n[shader("compute")][numthreads(1,1,1)] void M() {}\n'
+    )
+    bad = compile_file(str(tmp_path / "main.hlsl"), CompileOptions(source_name="shaders/main.hlsl"))
+    assert not bad.ok
+    assert {d.file for d in bad.diagnostics if d.is_error} == {"shaders/inc/bad.hlsli"}
+    assert str((tmp_path / "inc" / "bad.hlsli").resolve()) in bad.dependencies
+
+
+def test_hlsl_as_written_not_canonical() -> None:
+    refl = ok("registers.hlsl")
+    assert res(refl, "Albedo").hlsl == "Texture2D<float4>"
+    assert res(refl, "Instances").hlsl == "StructuredBuffer<float4>"
+    assert res(refl, "Camera").hlsl == ""
+
+
+def test_outputs_are_deterministic_and_hold_no_paths() -> None:
+    a = compile_file(str(CORPUS / "sprite.hlsl"), CompileOptions(source_name="shaders/sprite.hlsl"))
+    b = compile_file(str(CORPUS / "sprite.hlsl"), CompileOptions(source_name="shaders/sprite.hlsl"))
+    assert a.outputs == b.outputs and a.reflection == b.reflection
+    for out in a.outputs:
+        assert str(CORPUS).encode() not in out.data
+
+
+# -- warnings, missing compiler, laziness ----------------------------------------------------
+
+
+def test_importing_the_compiler_does_not_load_slang() -> None:
+    code_ = (
+        "import sys, oneshader.compiler as c, oneshader.compiler.api; v = c.compiler_version(); "
+        "import oneshader.compiler._slang as s; "
+        "print(v, s._LIBRARY is None, 'slangpy' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code_], capture_output=True, text=True, check=True)
+    version, not_loaded, slangpy = out.stdout.split()
+    assert re.fullmatch(r"slang-2026\.12\+slangpy-0\.43\.1\+oneshader-compiler-\d+", version)
+    assert (not_loaded, slangpy) == ("True", "False")
+
+
+def test_missing_slangpy_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    from oneshader.compiler import _slang
+
+    monkeypatch.setattr(_slang, "_LIBRARY", None)
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda n, *a: None if n == "slangpy" else real(n, *a)
+    )
+    result = compile_file(str(CORPUS / "sprite.hlsl"), CompileOptions(source_name="sprite.hlsl"))
+    assert not result.ok
+    (d,) = result.diagnostics
+    assert d.severity is Severity.ERROR
+    assert "pip install 'oneshader[compiler]'" in d.message
