@@ -88,6 +88,9 @@ def test_show(files: dict[str, Path], tmp_path: Path, capsys: Capture) -> None:
     assert ["28", "4", "(padding)"] in table  # after color (16 + 12) up to the size 32
     assert ["12", "4", "4", "lights[0].power", "float"] in table
     assert "entry VSMain: Vertex, vertex stride 28" in out
+    # A name with a control character is shown escaped, on its one row.
+    assert ["256", "48", "16", '"tint\\n"', "half3x4", "RowMajor", "mstride", "16"] in table
+    assert "spec Quality: id 7, Float, default bits 1065353216 (1.0)" in out
     assert "entry CSMain: Compute, workgroup 8x8x1" in out
     assert "features Float16, InputOutput16" in out
     assert main(["reflection", "show", str(files["missing"])]) == 1

@@ -45,7 +45,7 @@ from oneshader.reflection.model import (
     VertexFormat,
 )
 
-__all__ = ["HEADER", "MAX_UINT", "ReflectionFormat"]
+__all__ = ["HEADER", "MAX_UINT", "SPEC_SCALARS", "ReflectionFormat", "display_text"]
 
 HEADER = "oneshader-reflection 1"
 MAX_UINT = 2**32 - 1
@@ -85,6 +85,7 @@ _IDENT_RE = re.compile(_IDENT)
 _ESCAPE_RE = re.compile(r"\\(?:u([0-9A-Fa-f]{4})|(.))")
 _UNESCAPE = {"\\": "\\", '"': '"', "n": "\n", "r": "\r", "t": "\t"}
 _NEEDS_ESCAPE_RE = re.compile(r'["\\' + _CTRL + "]")
+_CTRL_RE = re.compile(f"[{_CTRL}]")
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")
 _ESCAPE = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _ESCAPE_TABLE = {
@@ -111,6 +112,14 @@ def _quote(text: str) -> str:
     if not text.isascii() and _SURROGATE_RE.search(text) is not None:
         raise _Bad("a string holds a lone surrogate, which UTF-8 cannot encode")
     return f'"{text}"'
+
+
+def display_text(text: str) -> str:
+    """``text`` as is if it holds no control character, else quoted with the format's escapes
+    (for one-line displays such as ``oneshader reflection show``)."""
+    if _CTRL_RE.search(text) is None:
+        return text
+    return '"' + text.translate(_ESCAPE_TABLE) + '"'
 
 
 def _char_problem(ch: str, where: str) -> str | None:

@@ -7,12 +7,13 @@ standard error per file, never a traceback; the other files are still processed.
 
 from __future__ import annotations
 
+import struct
 import sys
 from pathlib import Path
 
 from oneshader.diagnostics import UserError
 from oneshader.fsutil import write_if_changed
-from oneshader.reflection.format import ReflectionFormat
+from oneshader.reflection.format import ReflectionFormat, display_text
 from oneshader.reflection.model import (
     EntryPoint,
     ScalarKind,
@@ -125,7 +126,7 @@ def describe_type(t: TypeLayout) -> str:
     elif t.kind is TypeKind.Matrix:
         base = f"{scalar}{t.rows}x{t.cols}"
     elif t.kind is TypeKind.Struct:
-        base = t.name or "struct"
+        base = display_text(t.name) or "struct"
     else:
         base = scalar
     return base + dims
@@ -171,7 +172,7 @@ def layout_rows(layout: TypeLayout) -> list[tuple[int, int, int, str, str, str]]
         offset = base + m.offset
         if offset > cursor:
             rows.append((cursor, offset - cursor, 0, f"{pad}(padding)", "", ""))
-        name = prefix + m.name
+        name = prefix + display_text(m.name)
         t = m.type
         rows.append((offset, t.size, t.align, pad + name, describe_type(t), _notes(t)))
         frame[4] = index + 1
@@ -223,8 +224,8 @@ def _vars(title: str, variables: tuple[StageVariable, ...]) -> list[str]:
         rows.append(
             [
                 "-" if v.location is None else str(v.location),
-                v.name,
-                v.semantic + (str(v.index) if v.index else ""),
+                display_text(v.name),
+                display_text(v.semantic) + (str(v.index) if v.index else ""),
                 t,
                 "" if v.builtin.token == "None" else v.builtin.name,
                 "" if v.format.token == "None" else v.format.name,
@@ -237,7 +238,7 @@ def _vars(title: str, variables: tuple[StageVariable, ...]) -> list[str]:
 
 
 def _entry_lines(e: EntryPoint) -> list[str]:
-    line = f"entry {e.name}: {e.stage.name}"
+    line = f"entry {display_text(e.name)}: {e.stage.name}"
     if e.stage.name == "Compute":
         line += f", workgroup {e.workgroup[0]}x{e.workgroup[1]}x{e.workgroup[2]}"
     if e.stage.name == "Vertex":
@@ -249,38 +250,43 @@ def _entry_lines(e: EntryPoint) -> list[str]:
     out += _vars("outputs", e.outputs)
     for title, names in (("uses", e.uses), ("pushuse", e.pushuse), ("specuse", e.specuse)):
         if names:
-            out.append(f"  {title} {', '.join(names)}")
+            out.append(f"  {title} {', '.join(display_text(n) for n in names)}")
     return out
 
 
 def summary(model: ShaderReflection) -> str:
     """The text of ``oneshader reflection show``."""
-    out = [f"source {model.source}", f"targets {_stages(model.targets)}"]
+    out = [f"source {display_text(model.source)}", f"targets {_stages(model.targets)}"]
     for r in model.resources:
         out.append("")
-        line = f"resource {r.name}: {r.rtype.name} ({r.kind.name})"
+        line = f"resource {display_text(r.name)}: {r.rtype.name} ({r.kind.name})"
         if r.count != 1:
             line += f", count {r.count}"
         line += f", stages {_stages(r.stages)}"
         out.append(line)
         if r.hlsl:
-            out.append(f"  hlsl {r.hlsl}")
+            out.append(f"  hlsl {display_text(r.hlsl)}")
         if r.format is not None:
-            out.append(f"  format {r.format}")
+            out.append(f"  format {display_text(r.format)}")
         out += [f"  slot {_slot(s)}" for s in r.slots]
         out += [f"  counter {_slot(s)}" for s in r.counters]
         if r.layout is not None:
             out += _layout_lines(r.layout, "  ")
     for p in model.push_blocks:
         out.append("")
-        out.append(f"push {p.name}: stages {_stages(p.stages)}")
+        out.append(f"push {display_text(p.name)}: stages {_stages(p.stages)}")
         out += [f"  slot {_slot(s)}" for s in p.slots]
         if p.layout is not None:
             out += _layout_lines(p.layout, "  ")
     for c in model.spec_constants:
         out.append("")
-        out.append(f"spec {c.name}: id {c.id}, {c.scalar.name}, default bits {c.default}")
-        out += [f"  slot {s.target.name} index {s.index} name {s.name}" for s in c.slots]
+        default = f"default bits {c.default}"
+        if c.scalar is ScalarKind.Float:
+            default += f" ({struct.unpack('<f', struct.pack('<I', c.default))[0]!r})"
+        out.append(f"spec {display_text(c.name)}: id {c.id}, {c.scalar.name}, {default}")
+        out += [
+            f"  slot {s.target.name} index {s.index} name {display_text(s.name)}" for s in c.slots
+        ]
     for e in model.entry_points:
         out.append("")
         out += _entry_lines(e)
