@@ -105,3 +105,12 @@ def test_extended_random_files_read_equal(model: ShaderReflection) -> None:
     rng = random.Random(len(text))
     extended = with_unknown_attributes(with_unknown_records(text, rng), rng)
     assert read(extended) == model
+
+
+def test_zero_features_read_as_none_and_write_back_canonical() -> None:
+    lines = RICH.split("\n")
+    i = next(n for n, line in enumerate(lines) if line.startswith("  features "))
+    lines[i] = "  features bits=0"
+    model = read("\n".join(lines))
+    assert int(model.entry_points[0].features) == 0
+    assert b"features" not in ReflectionFormat.write(model).split(b"CSMain")[0].split(b"VSMain")[1]
