@@ -420,3 +420,34 @@ def test_vk_offset_is_honoured_or_named(target: Target) -> None:
     assert layout is not None
     offsets = {m.name: m.offset for m in layout.members}
     assert offsets == {"a": 0, "b": 32}
+
+
+_SAMPLERS = {ResourceTypeKind.SamplerState, ResourceTypeKind.SamplerComparisonState}
+
+
+@building
+def test_wgsl_slots_follow_the_documented_rule(case: Case) -> None:
+    """docs/dxc-compatibility.md: WGSL group/binding = SPIR-V set/binding, except the sampler of
+    a texture+sampler pair, which takes the binding after the highest of its group (pairs in
+    declaration order)."""
+    built = built_or_allowed_failure(case, Target.Wgsl)
+    if built is None:
+        return
+    assert built.reflection is not None
+    rtypes = {r.name: r.rtype for r in built.reflection.resources}
+    highest: dict[int, int] = {}
+    for s, b in (*case.slots.values(), *case.counters.values()):
+        highest[s] = max(highest.get(s, -1), b)
+    textures = {slot for name, slot in case.slots.items() if rtypes[name] not in _SAMPLERS}
+    expected = {}
+    for name, (s, b) in case.slots.items():  # written in declaration order
+        if rtypes[name] in _SAMPLERS and (s, b) in textures:
+            highest[s] += 1
+            expected[name] = (s, highest[s])
+        else:
+            expected[name] = (s, b)
+    got = {}
+    for r in built.reflection.resources:
+        w = slot_of(r.slots, Target.Wgsl)
+        got[r.name] = (w.set, w.binding)
+    assert got == expected
