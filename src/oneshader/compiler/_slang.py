@@ -13,6 +13,7 @@ import importlib.metadata
 import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from oneshader.diagnostics import UserError
 
@@ -177,8 +178,8 @@ class Library:
                 raise RuntimeError("spCreateSession failed")
         return self._session
 
-    def __getattr__(self, name: str) -> ctypes._CFuncPtr:
-        return getattr(self.dll, name)  # type: ignore[no-any-return]
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.dll, name)
 
 
 _LIBRARY: Library | None = None
@@ -212,7 +213,7 @@ class Compiled:
 
 
 class Request:
-    """One compile request for one target; destroyed explicitly (reflection pointers die with it)."""
+    """One compile request for one target; destroyed explicitly (its reflection dies with it)."""
 
     def __init__(self, lib: Library, args: list[str], source: tuple[str, str] | None) -> None:
         self.lib = lib

@@ -327,7 +327,8 @@ class _Compilation:
                 errors.append(
                     self.at_decl(
                         d,
-                        f"SPIR-V: Slang cannot emit a tbuffer/TextureBuffer ('{d.name}') for SPIR-V; "
+                        f"SPIR-V: Slang cannot emit a tbuffer/TextureBuffer ('{d.name}') for "
+                        "SPIR-V; "
                         "use a cbuffer or a StructuredBuffer, or build without the spirv target",
                         "OS1001",
                     )
@@ -340,7 +341,8 @@ class _Compilation:
                                 d,
                                 f"{TARGET_NAMES[t]} cannot express {rtype.name} ('{d.name}'): it "
                                 "has no hidden counter buffers; use a RWStructuredBuffer with an "
-                                "explicit counter in a RWByteAddressBuffer, or build for spirv only",
+                                "explicit counter in a RWByteAddressBuffer, "
+                                "or build for spirv only",
                                 "OS1002",
                             )
                         )
@@ -437,7 +439,10 @@ class _Compilation:
         """Slang's errors, with the target named and, where known, what to write instead."""
         message = d.message
         if d.code == "E36107":
-            message = f"{TARGET_NAMES[target]}: {message} (a feature of this entry point cannot be expressed for this target)"
+            message = (
+                f"{TARGET_NAMES[target]}: {message} (a feature of this entry point cannot be "
+                "expressed for this target)"
+            )
         elif d.code == "E30019":
             message += (
                 "; DXC truncates implicitly, Slang does not: make the conversion explicit "
@@ -596,7 +601,8 @@ class _Compilation:
                         0,
                         0,
                         Severity.ERROR,
-                        'no entry points: mark functions with [shader("vertex"|"pixel"|"compute")] or '
+                        'no entry points: mark functions with [shader("vertex"|"pixel"|"compute")] '
+                        "or "
                         "give them in the options",
                         "OS1006",
                     )
@@ -644,7 +650,8 @@ class _Compilation:
                     self.display(file),
                     line,
                     col,
-                    f"{path}: not portable: {what} is {a} on {first.name} but {b} on {t.name}; {hint}",
+                    f"{path}: not portable: {what} is {a} on {first.name} but {b} on {t.name}; "
+                    f"{hint}",
                     "OS2001",
                 )
             )
@@ -691,8 +698,9 @@ class _Compilation:
             errors.append(
                 self.at_decl(
                     decl,
-                    f"{' and '.join(bad)}: arrays of textures/samplers ('{decl.name}') are not emitted "
-                    "correctly by Slang for this target; use separate declarations or a texture array type",
+                    f"{' and '.join(bad)}: arrays of textures/samplers ('{decl.name}') are not "
+                    "emitted correctly by Slang for this target; use separate declarations or "
+                    "a texture array type",
                     "OS1008",
                 )
             )
@@ -769,7 +777,6 @@ class _Compilation:
                     if other is None:
                         taken[key] = r
                         continue
-                    pair = {other.rtype in _TEXTURES, r.rtype in _TEXTURES} == {True} and False
                     pair = (other.rtype in _TEXTURES and r.rtype in _SAMPLERS) or (
                         other.rtype in _SAMPLERS and r.rtype in _TEXTURES
                     )
@@ -787,8 +794,9 @@ class _Compilation:
                     errors.append(
                         self.at_decl(
                             decls[r.name],
-                            f"{TARGET_NAMES[target]}: '{r.name}' and '{other.name}' (line {decls[other.name].line}) "
-                            f"are both bound to {where}; give one of them another register or [[vk::binding]]",
+                            f"{TARGET_NAMES[target]}: '{r.name}' and '{other.name}' "
+                            f"(line {decls[other.name].line}) are both bound to {where}; "
+                            "give one of them another register or [[vk::binding]]",
                             "OS3001",
                         )
                     )
@@ -849,48 +857,28 @@ class _Compilation:
     ) -> bytes:
         text = code.decode()
         for p in pushes:
-            slot = next(s for s in p.slots if s.target is Target.Wgsl)
-            text, n = re.subn(
+            push_slot = next(s for s in p.slots if s.target is Target.Wgsl)
+            text = re.sub(
                 rf"(?m)^(\s*)var<uniform>\s+({re.escape(p.name)}(?:_\d+)?)\s*:",
-                lambda m, s=slot: (
-                    f"{m.group(1)}@binding({s.binding}) @group({s.set}) var<uniform> {m.group(2)} :"
-                ),
+                rf"\1@binding({push_slot.binding}) @group({push_slot.set}) var<uniform> \2 :",
                 text,
             )
         for r in resources:
             slot = next((s for s in r.slots if s.target is Target.Wgsl), None)
             if slot is None:
                 continue
+            var = rf"(\s*var(?:<[^>]*>)?\s+{re.escape(r.name)}(?:_\d+)?\s*:)"
             text = re.sub(
-                rf"@binding\(\d+\)\s*@group\(\d+\)(\s*var(?:<[^>]*>)?\s+{re.escape(r.name)}(?:_\d+)?\s*:)",
-                lambda m, s=slot: f"@binding({s.binding}) @group({s.set}){m.group(1)}",
+                rf"@binding\(\d+\)\s*@group\(\d+\){var}",
+                rf"@binding({slot.binding}) @group({slot.set})\1",
                 text,
             )
         # Vertex inputs: WGSL gets the SPIR-V/Metal locations (declaration order), not Slang's
         # semantic-index numbering, so one vertex layout serves every target.
         for e in primary.facts.entries:
-            if e.stage != S.STAGE_VERTEX:
-                continue
-            wanted = {v.name: v.location for v in e.inputs if v.location is not None}
-            if not wanted:
-                continue
-            m = re.search(rf"fn\s+{re.escape(e.name)}\s*\(([^)]*)\)", text)
-            if not m:
-                continue
-            for struct_name in re.findall(r":\s*(\w+)", m.group(1)):
-                sm = re.search(
-                    rf"struct\s+{re.escape(struct_name)}\s*\{{(.*?)\}};", text, re.DOTALL
-                )
-                if not sm:
-                    continue
-                body = re.sub(
-                    r"@location\((\d+)\)(\s*)(\w+)(\s*:)",
-                    lambda fm: (
-                        f"@location({wanted.get(re.sub(r'_[0-9]+$', '', fm.group(3)), int(fm.group(1)))}){fm.group(2)}{fm.group(3)}{fm.group(4)}"
-                    ),
-                    sm.group(1),
-                )
-                text = text[: sm.start(1)] + body + text[sm.end(1) :]
+            if e.stage == S.STAGE_VERTEX:
+                wanted = {v.name: v.location for v in e.inputs if v.location is not None}
+                text = _relocate_wgsl_inputs(text, e.name, wanted)
         return text.encode()
 
     def entries(
@@ -998,8 +986,27 @@ def _without_registers(text: str) -> str:
     return "".join(chars)
 
 
+def _relocate_wgsl_inputs(text: str, entry: str, wanted: dict[str, int]) -> str:
+    """Rewrite the @location of the vertex entry's input struct fields to ``wanted`` (by name)."""
+    m = re.search(rf"fn\s+{re.escape(entry)}\s*\(([^)]*)\)", text)
+    if not m or not wanted:
+        return text
+
+    def relocate(fm: re.Match[str]) -> str:
+        name = re.sub(r"_[0-9]+$", "", fm.group(3))
+        location = wanted.get(name, int(fm.group(1)))
+        return f"@location({location}){fm.group(2)}{fm.group(3)}{fm.group(4)}"
+
+    for struct_name in re.findall(r":\s*(\w+)", m.group(1)):
+        sm = re.search(rf"struct\s+{re.escape(struct_name)}\s*\{{(.*?)\}};", text, re.DOTALL)
+        if sm:
+            body = re.sub(r"@location\((\d+)\)(\s*)(\w+)(\s*:)", relocate, sm.group(1))
+            text = text[: sm.start(1)] + body + text[sm.end(1) :]
+    return text
+
+
 def _blank_words(text: str, word: str) -> str:
-    """The text with the keyword ``word`` blanked where it stands as a modifier (not in comments)."""
+    """The text with the keyword ``word`` blanked where it is a modifier (not in comments)."""
     from oneshader.compiler.source import strip_comments
 
     clean = strip_comments(text)
@@ -1082,7 +1089,8 @@ def _pack_vertex(inputs: list[StageVariable]) -> tuple[list[StageVariable], int]
                         0,
                         0,
                         Severity.ERROR,
-                        f"vertex input '{v.name}': {v.scalar.name}x{v.components} has no WebGPU vertex format",
+                        f"vertex input '{v.name}': {v.scalar.name}x{v.components} has no "
+                        "WebGPU vertex format",
                     )
                 ]
             )

@@ -1,4 +1,4 @@
-"""What the HLSL source says, as written: the declarations Slang's reflection only knows canonically.
+"""What the HLSL source says as written: what Slang's reflection only knows canonically.
 
 Slang reports ``Texture2D<vector<float,4>>`` where the user wrote ``Texture2D<float4>``, and does
 not report ``register()``, ``[[vk::...]]`` attributes, interpolation modifiers or where a struct
@@ -234,7 +234,9 @@ def _args(text: str) -> tuple[str, ...]:
     text = text.strip()
     if not text:
         return ()
-    parts, depth, cur = [], 0, []
+    parts: list[str] = []
+    cur: list[str] = []
+    depth = 0
     for ch in text:
         if ch in "([<":
             depth += 1
@@ -292,7 +294,7 @@ class _Scanner:
         toks = self.toks
         i, n = 0, len(toks)
         while i < n:
-            # One top-level statement: up to ';' at depth 0, or a '{...}' block (plus a trailing ';').
+            # One top-level statement: up to ';' at depth 0, or a '{...}' block (and its ';').
             j = i
             while j < n and toks[j].text not in (";", "{"):
                 if toks[j].text in "([":

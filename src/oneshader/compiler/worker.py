@@ -9,6 +9,7 @@ signal, and the next request starts a fresh child.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import signal
@@ -87,10 +88,8 @@ class CompilerWorker:
             return
         for stream in (proc.stdin, proc.stdout):
             if stream is not None:
-                try:
+                with contextlib.suppress(OSError):
                     stream.close()
-                except OSError:
-                    pass
         try:
             proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
@@ -147,10 +146,8 @@ class CompilerWorker:
             if proc is None:
                 return
             if proc.poll() is None and proc.stdin is not None:
-                try:
+                with contextlib.suppress(OSError):
                     _send(proc.stdin, None)
-                except (BrokenPipeError, OSError):
-                    pass
             self._reap()
             self._proc = None
 
@@ -180,10 +177,8 @@ def _serve() -> None:
     from oneshader.compiler import _slang
     from oneshader.compiler.driver import compile_file
 
-    try:
-        _slang.library().session  # warm up while the parent prepares the first request
-    except Exception:  # reported properly by the first compile
-        pass
+    with contextlib.suppress(Exception):  # a missing compiler is reported by the first compile
+        _slang.library().session.bit_length()  # warm up while the parent prepares a request
     while True:
         try:
             request = _receive(inp)
@@ -191,7 +186,9 @@ def _serve() -> None:
             return
         if request is None:
             return
-        path, options = request  # type: ignore[misc]
+        assert isinstance(request, tuple)
+        path: str = request[0]
+        options: CompileOptions = request[1]
         try:
             result = compile_file(path, options)
         except Exception as err:  # a bug in oneshader: one shader fails, the worker stays
