@@ -71,6 +71,7 @@ def test_timeout_kills_a_hung_compile() -> None:
         os.kill(pid, signal.SIGSTOP)  # a compile that never finishes
         result = worker.compile(SPRITE, OPTIONS)
         assert result.crashed and "SIGKILL" in result.diagnostics[0].message
+        worker.timeout = 60  # a fresh child (imports, session) takes longer than 0.5 s
         assert worker.compile(SPRITE, OPTIONS).ok
 
 
