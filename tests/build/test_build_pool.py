@@ -26,8 +26,8 @@ class StandIn:
             StandIn.made += 1
         self.closed = False
 
-    def compile(self, path: Path, options: CompileOptions) -> CompileResult:
-        if path.name.startswith("boom"):
+    def compile(self, path: str, options: CompileOptions) -> CompileResult:
+        if Path(path).name.startswith("boom"):
             raise BrokenPipeError("worker went away")
         return CompileResult()
 

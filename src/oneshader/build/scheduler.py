@@ -16,7 +16,6 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Protocol, TextIO
 
 from oneshader.build.sources import ShaderJob
@@ -25,7 +24,7 @@ from oneshader.diagnostics import Diagnostic, Severity, UserError
 
 
 class Worker(Protocol):
-    def compile(self, path: Path, options: CompileOptions) -> CompileResult: ...
+    def compile(self, path: str, options: CompileOptions) -> CompileResult: ...
 
     def close(self) -> None: ...
 
@@ -81,7 +80,7 @@ class WorkerPool:
                     events.put(("fatal", job, _internal_failure(job, err), 0.0))
                     return
                 try:
-                    result = worker.compile(job.source, job.options)
+                    result = worker.compile(str(job.source), job.options)
                 except Exception as err:  # a broken worker fails one shader, not the build
                     result = _internal_failure(job, err)
                     self._discard(slot)
