@@ -132,3 +132,46 @@ def device() -> Any:
         assert adapter is not None, "wgpu found no adapter (llvmpipe expected here)"
         _DEVICE.append(adapter.request_device_sync())
     return _DEVICE[0]
+
+
+def unpack(layout: TypeLayout, data: bytes, offset: int = 0) -> Any:
+    """Read a value at ``offset`` following nothing but ``layout`` (the inverse of :func:`pack`)."""
+    kind = layout.kind
+    fmt = "<" + _FORMATS.get(layout.scalar, "I")
+    size = struct.calcsize(fmt)
+    if kind is TypeKind.Scalar:
+        return struct.unpack_from(fmt, data, offset)[0]
+    if kind is TypeKind.Vector:
+        return [struct.unpack_from(fmt, data, offset + i * size)[0] for i in range(layout.rows)]
+    if kind is TypeKind.Matrix:
+        out = []
+        for r in range(layout.rows):
+            row = []
+            for c in range(layout.cols):
+                if layout.packing.name == "ColumnMajor":
+                    at = offset + c * layout.mstride + r * size
+                else:
+                    at = offset + r * layout.mstride + c * size
+                row.append(struct.unpack_from(fmt, data, at)[0])
+            out.append(row)
+        return out
+    if kind is TypeKind.Array:
+        assert layout.element is not None
+        return [
+            unpack(layout.element, data, offset + i * layout.stride) for i in range(layout.length)
+        ]
+    return {m.name: unpack(m.type, data, offset + m.offset) for m in layout.members}
+
+
+def compile_exec(name: str) -> Any:
+    """A shader of ``tests/corpus/exec/`` compiled for the two targets that run here."""
+    key = "exec/" + name
+    if key not in _COMPILED:
+        from oneshader.compiler import CompileOptions, compile_file
+        from oneshader.reflection.model import Target
+
+        options = CompileOptions(targets=(Target.SpirV, Target.Wgsl), source_name=key)
+        result = compile_file(str(CORPUS / key), options)
+        assert result.ok, "\n".join(d.format() for d in result.diagnostics)
+        _COMPILED[key] = result
+    return _COMPILED[key]
