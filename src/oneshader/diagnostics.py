@@ -1,7 +1,7 @@
 """Positioned messages for users, in one format that editors and CI annotate.
 
 Every error a user can cause is a :class:`UserError` carrying one or more :class:`Diagnostic`;
-the CLI prints them with :meth:`Diagnostic.format` and sets the exit status. Tracebacks are for bugs.
+the CLI prints them with :meth:`Diagnostic.format` and sets the exit status; tracebacks mean bugs.
 """
 
 from __future__ import annotations

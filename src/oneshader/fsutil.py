@@ -6,6 +6,7 @@ one: data goes to a temporary file in the same folder, is flushed to disk, then 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from pathlib import Path
@@ -23,10 +24,8 @@ def atomic_write(path: str | os.PathLike[str], data: bytes) -> None:
         os.chmod(tmp, 0o644)
         os.replace(tmp, target)
     except BaseException:
-        try:
+        with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
-        except FileNotFoundError:
-            pass
         raise
 
 

@@ -148,7 +148,7 @@ class BuiltIn(enum.Enum):
 
 
 class VertexFormat(enum.Enum):
-    """WebGPU vertex formats (GPUVertexFormat, in CapWords); None for anything not a vertex input."""
+    """WebGPU vertex formats (GPUVertexFormat, CapWords); None for all but vertex inputs."""
 
     None_ = "none"
     Uint8 = "uint8"
@@ -260,7 +260,7 @@ class StructMember:
 
 @dataclass(frozen=True)
 class Slot:
-    """Where one target binds a resource: SPIR-V set/binding, WGSL group/binding, MSL index (set 0)."""
+    """Where one target binds a resource: SPIR-V set/binding, WGSL group/binding, MSL index."""
 
     target: Target
     set: int
@@ -269,9 +269,11 @@ class Slot:
 
 @dataclass(frozen=True)
 class Resource:
-    """A bound resource. ``layout`` is the constant buffer's struct, the structured buffer's element,
-    or the texel type of a texture or typed buffer; None where there is none (samplers, raw buffers).
-    ``counters`` are the hidden counter buffers of append/consume/counter buffers, one per target.
+    """A bound resource.
+
+    ``layout`` is the constant buffer's struct, the structured buffer's element, or the texel type
+    of a texture or typed buffer; None where there is none (samplers, raw buffers). ``counters``
+    are the hidden counter buffers of append/consume/counter buffers, one per target.
     """
 
     name: str
@@ -338,7 +340,7 @@ class EntryPoint:
     stage: Stage
     workgroup: tuple[int, int, int] = (0, 0, 0)
     stride: int = 0
-    features: DeviceFeatures = DeviceFeatures(0)
+    features: DeviceFeatures = DeviceFeatures(0)  # noqa: RUF009 (an immutable int flag)
     inputs: tuple[StageVariable, ...] = ()
     outputs: tuple[StageVariable, ...] = ()
     uses: tuple[str, ...] = ()
