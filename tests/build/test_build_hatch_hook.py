@@ -35,7 +35,7 @@ def make_package(root: Path, extra: str = "") -> Path:
     (root / "shaders/fx").mkdir(parents=True)
     (root / "shaders/fx/Blur.hlsl").write_text(kernel("Blur").replace("SCALE", "1u"))
     (root / "shaders/Sprite.hlsl").write_text((CORPUS / "sprite.hlsl").read_text())
-    (root / ".gitignore").write_text("src/shaderpkg/compiled/\n")  # outputs are not sources
+    (root / ".gitignore").write_text("src/shaderpkg/compiled/\nsrc/shaderpkg/generated/\n")
     (root / "pyproject.toml").write_text(PYPROJECT.format(extra=extra))
     return root
 
@@ -50,8 +50,8 @@ def build_wheel(root: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_wheel_contains_the_compiled_shaders(tmp_path: Path) -> None:
-    root = make_package(tmp_path / "pkg")
+def test_wheel_contains_the_compiled_shaders_and_bindings(tmp_path: Path) -> None:
+    root = make_package(tmp_path / "pkg", extra='bindings = "src/shaderpkg/generated"\n')
     result = build_wheel(root)
     assert result.returncode == 0, result.stdout + result.stderr
     (wheel,) = (root / "dist").glob("shaderpkg-0.1.0-*.whl")
@@ -63,6 +63,7 @@ def test_wheel_contains_the_compiled_shaders(tmp_path: Path) -> None:
         n.startswith("shaderpkg/compiled/fx/Blur.") and n.endswith(".wgsl") for n in names
     )
     assert not any(n.endswith((".oneshader-state.json", ".oneshader.lock")) for n in names)
+    assert {"shaderpkg/generated/__init__.py", "shaderpkg/generated/Blur.py"} <= names
     data = zipfile.ZipFile(wheel).read("shaderpkg/compiled/fx/Blur.reflection")
     assert ReflectionFormat.read(data).source == "shaders/fx/Blur.hlsl"
 

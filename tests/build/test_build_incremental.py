@@ -5,12 +5,21 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import threading
 import time
 from pathlib import Path
 
+import pytest
 from build_helpers import BuildRun, kernel, summary_counts
 
+from oneshader.build.command import run_once
+from oneshader.build.config import load_config
+from oneshader.build.scheduler import Progress, WorkerPool
 from oneshader.build.state import STATE_NAME
+from oneshader.cli import make_parser
+from oneshader.compiler.api import CompileOptions, CompileResult
+from oneshader.compiler.worker import CompilerWorker
 from oneshader.reflection.format import ReflectionFormat
 
 ALL = ["Sprite", "ui/Lit", "NoMarkup", "K0", "K1"]
@@ -173,3 +182,48 @@ def test_paths_on_the_command_line_replace_the_configured_sources(
     assert {m.split(".")[0] for m in outputs(project / "single")} == {"K0"}
     refl = ReflectionFormat.read((project / "single/K0.reflection").read_bytes())
     assert refl.source == "shaders/K0.hlsl"
+
+
+class CrashingOn(CompilerWorker):
+    """The real worker, whose compiler process is killed (SIGSEGV) while it compiles files named
+    ``Victim``: Slang's known crashes cannot be triggered on demand, its consequence can."""
+
+    def compile(self, path: str, options: CompileOptions) -> CompileResult:
+        if Path(path).stem != "Victim":
+            return super().compile(path, options)
+        self.start()
+        assert self.pid is not None
+        killer = threading.Timer(0.05, os.kill, (self.pid, signal.SIGSEGV))
+        killer.start()
+        try:
+            return super().compile(path, options)
+        finally:
+            killer.cancel()
+
+
+def test_a_compiler_crash_fails_that_shader_alone(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (project / "shaders/Victim.hlsl").write_text(kernel("Victim"))
+    config = load_config(make_parser().parse_args(["build", "-q", "-j", "1"]), project)
+    with WorkerPool(1, CrashingOn) as pool:
+        report = run_once(config, pool, Progress(quiet=True, live=False))
+    out, err = capsys.readouterr()
+    assert report.crashed == ["shaders/Victim.hlsl"] == report.failed
+    assert sorted(report.built) == sorted(
+        f"shaders/{s}.hlsl" for s in ["Sprite", "ui/Lit", "NoMarkup", "K0", "K1"]
+    )  # including ui/Lit, compiled after the crash by the restarted worker
+    assert "compiler crashed on: shaders/Victim.hlsl" in out
+    assert "shaders/Victim.hlsl: error" in err and "SIGSEGV" in err
+    assert not any(m.startswith("Victim.") for m in outputs(project / "out"))
+
+
+def test_bindings_are_generated_from_the_reflections(project: Path, build: BuildRun) -> None:
+    status, _, err = build("--bindings", "gen")
+    assert status == 0, err
+    made = {p.name for p in (project / "gen").iterdir()}
+    assert {"__init__.py", "Sprite.py", "Lit.py", "K0.py"} <= made
+    mtime = (project / "gen/K0.py").stat().st_mtime_ns
+    assert build("--bindings", "gen")[0] == 0
+    assert (project / "gen/K0.py").stat().st_mtime_ns == mtime  # nothing changed, nothing written
+    compile((project / "gen/Sprite.py").read_text(), "Sprite.py", "exec")
