@@ -187,11 +187,21 @@ class Spec:
 
     @property
     def key(self) -> str:
-        """The key of wgpu's ``constants`` dict: the WGSL override name, else its id."""
+        """The key of wgpu's ``constants`` dict. Slang declares every WGSL override with
+        ``@id(n)``, and WebGPU keys an override that has an id by that id (as a decimal string),
+        not by its name; without a WGSL slot, the constant_id."""
         for s in self.constant.slots:
             if s.target is Target.Wgsl:
-                return s.name or str(s.index)
+                return str(s.index)
         return str(self.constant.id)
+
+    @property
+    def wgsl_name(self) -> str:
+        """The WGSL override's name (for reading the emitted code, not for ``constants``)."""
+        for s in self.constant.slots:
+            if s.target is Target.Wgsl:
+                return s.name
+        return ""
 
     @property
     def default(self) -> float | int | bool:
