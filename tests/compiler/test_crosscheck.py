@@ -446,8 +446,8 @@ _CASES: dict[str, tuple[Callable[[ShaderReflection], ShaderReflection], set[Targ
     ),
     "features": (
         lambda r: _entry(r, "CS", features=DeviceFeatures.Float16),
-        {Target.SpirV},
-        ["features", "Float16", "none"],
+        {Target.SpirV, Target.Wgsl},  # no Float16 capability; no ``enable f16``
+        ["features", "Float16"],
     ),
     "uses": (
         lambda r: _entry(r, "CS", uses=("Params",)),
@@ -497,3 +497,17 @@ def test_unreadable_output_is_a_mismatch_not_a_crash() -> None:
     ]
     mismatches = verify(_reflection(), out)
     assert len([m for m in mismatches if "unreadable output" in m]) == 2
+
+
+def test_specuse_is_checked_on_wgsl(outputs: list[OutputFile]) -> None:
+    mismatches = verify(_entry(_reflection(), "CS", specuse=()), outputs)
+    assert mismatches == [
+        "WGSL (.wgsl): entry 'CS' specuse: reflection says [], emitted code says ['Scale']"
+    ]
+
+
+def test_targets_without_output_and_outputs_without_target(outputs: list[OutputFile]) -> None:
+    r = replace(_reflection(), targets=(Target.SpirV, Target.Msl))
+    mismatches = verify(r, [o for o in outputs if o.target is not Target.Msl])
+    assert "MSL: the reflection lists the target but no output holds it" in mismatches
+    assert "WGSL: an output for a target the reflection does not list" in mismatches

@@ -139,6 +139,16 @@ def check(reflection: ShaderReflection, outputs: Sequence[OutputFile]) -> CheckR
         per_target.setdefault(output.target, []).append(module)
     for target, modules in per_target.items():
         _Checker(reflection, target, modules, report).run()
+    produced = {o.target for o in outputs}
+    for target in reflection.targets:
+        if target not in produced:
+            report.mismatches.append(
+                f"{_TARGET_NAMES[target]}: the reflection lists the target but no output holds it"
+            )
+    for target in produced - set(reflection.targets):
+        report.mismatches.append(
+            f"{_TARGET_NAMES[target]}: an output for a target the reflection does not list"
+        )
     return report
 
 
@@ -451,6 +461,16 @@ class _Checker:
                 self.differ(
                     module, f"{path} pushuse", sorted(entry.pushuse), sorted(em.uses & push_names)
                 )
+            if em.spec_uses is not None:
+                by_slot = {
+                    s.name: spec.name
+                    for spec in self.r.spec_constants
+                    for s in spec.slots
+                    if s.target is self.target
+                }
+                read = sorted(by_slot.get(n, demangle(n)) for n in em.spec_uses)
+                self.differ(module, f"{path} specuse", sorted(entry.specuse), read)
+            self.wgsl_features(module, entry)
 
     def stage_vars(
         self,
@@ -521,6 +541,25 @@ class _Checker:
                 f"{path} interpolation",
                 ",".join(sorted(i.name for i in want)) or "Default",
                 ",".join(sorted(i.name for i in got)) or "Default",
+            )
+
+    def wgsl_features(self, module: EmittedModule, entry: EntryPoint) -> None:
+        """f16 in WGSL needs ``enable f16``, which the device must grant as shader-f16."""
+        if module.target is not Target.Wgsl:
+            return
+        enabled = "f16" in module.enables
+        needs = DeviceFeatures.Float16 in entry.features
+        if enabled and not needs and len(module.entries) == 1:
+            self.bad(
+                module,
+                f"entry '{entry.name}': the module enables f16 but the reflection's "
+                "features lack Float16",
+            )
+        elif needs and not enabled:
+            self.bad(
+                module,
+                f"entry '{entry.name}': the reflection's features hold Float16 but "
+                "the module does not enable f16",
             )
 
     def features(self) -> None:

@@ -144,6 +144,7 @@ class EmittedEntry:
     inputs: tuple[EmittedVariable, ...] = ()
     outputs: tuple[EmittedVariable, ...] = ()
     uses: frozenset[str] | None = None  # resource names the entry references, where knowable
+    spec_uses: frozenset[str] | None = None  # emitted names of the spec constants it reads
     helpers: frozenset[str] = frozenset()  # target built-ins the compiler added on its own
 
 

@@ -592,7 +592,9 @@ def read_wgsl(data: bytes, source: str = ".wgsl") -> EmittedModule:
         stage = next((s for s in _STAGES if s in fn.attrs), None)
         if stage is None:
             continue
-        out.entries[fn.name] = _entry(fn, _STAGES[stage], parsed, global_names)
+        out.entries[fn.name] = _entry(
+            fn, _STAGES[stage], parsed, global_names, frozenset(out.spec_constants)
+        )
     return out
 
 
@@ -645,7 +647,11 @@ def _flatten(
 
 
 def _entry(
-    fn: _Function, stage: str, parsed: _Parsed, global_names: dict[str, str]
+    fn: _Function,
+    stage: str,
+    parsed: _Parsed,
+    global_names: dict[str, str],
+    overrides: frozenset[str],
 ) -> EmittedEntry:
     inputs: list[EmittedVariable] = []
     for p in fn.params:
@@ -661,6 +667,7 @@ def _entry(
             workgroup = (full[0], full[1], full[2])
     # The globals this entry reaches, through the functions it calls.
     reached: set[str] = set()
+    specs = {a for a in fn.attrs.get("workgroup_size", ()) if a in overrides}
     todo = [fn.name]
     seen: set[str] = set()
     while todo:
@@ -671,6 +678,8 @@ def _entry(
         for ident in cur.idents:
             if ident in global_names:
                 reached.add(global_names[ident])
+            elif ident in overrides:
+                specs.add(ident)
             elif ident in parsed.functions:
                 todo.append(ident)
     return EmittedEntry(
@@ -680,6 +689,7 @@ def _entry(
         inputs=tuple(v for v in inputs if not (v.builtin is None and v.target_builtin)),
         outputs=tuple(outputs),
         uses=frozenset(reached),
+        spec_uses=frozenset(specs),
         helpers=frozenset(
             v.target_builtin for v in inputs if v.builtin is None and v.target_builtin
         ),
