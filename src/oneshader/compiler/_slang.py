@@ -81,6 +81,7 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "spSetTargetFlags": (None, [_V, _I, _U]),
     "spAddTranslationUnit": (_I, [_V, _I, _P]),
     "spAddTranslationUnitSourceString": (None, [_V, _I, _P, _P]),
+    "spAddEntryPoint": (_I, [_V, _I, _P, _I]),
     "spCompile": (_I, [_V]),
     "spGetDiagnosticOutput": (_P, [_V]),
     "spGetTargetCodeBlob": (_I, [_V, _I, ctypes.POINTER(_V)]),
@@ -215,7 +216,13 @@ class Compiled:
 class Request:
     """One compile request for one target; destroyed explicitly (its reflection dies with it)."""
 
-    def __init__(self, lib: Library, args: list[str], source: tuple[str, str] | None) -> None:
+    def __init__(
+        self,
+        lib: Library,
+        args: list[str],
+        source: tuple[str, str] | None,
+        entries: list[tuple[str, int]] = (),  # type: ignore[assignment]
+    ) -> None:
         self.lib = lib
         self.handle: int = lib.spCreateCompileRequest(lib.session)
         argv = [a.encode() for a in args]
@@ -230,6 +237,8 @@ class Request:
             name, text = source
             unit = lib.spAddTranslationUnit(self.handle, 1, None)  # 1 = SLANG_SOURCE_LANGUAGE_HLSL
             lib.spAddTranslationUnitSourceString(self.handle, unit, name.encode(), text.encode())
+            for entry, stage in entries:
+                lib.spAddEntryPoint(self.handle, unit, entry.encode(), stage)
         lib.spSetTargetFlags(self.handle, 0, _WHOLE_PROGRAM | _SPIRV_DIRECTLY)
 
     def diagnostic_output(self) -> str:

@@ -49,7 +49,7 @@ def parse(
         if kind == "span":
             if out and not suppressed_group and message and out[-1].code == code:
                 prev = out.pop()
-                detail = f"{prev.message}: {message}"
+                detail = prev.message if message == prev.message else f"{prev.message}: {message}"
                 out.append(
                     Diagnostic(
                         prev.file,
@@ -69,7 +69,7 @@ def parse(
             suppressed_group = code in SUPPRESSED and severity is Severity.WARNING
         if suppressed_group:
             continue
-        file = name_of(path) if path else ""
+        file = name_of(path)
         text = text_of(path) if path and line else None
         excerpt = source_excerpt(text, line, col) if text else ""
         out.append(Diagnostic(file, line, col, severity, message, code, excerpt))

@@ -18,7 +18,9 @@ from pathlib import Path
 
 from oneshader.compiler import _slang as S
 from oneshader.compiler.api import CompileOptions, CompileResult, OutputFile
+from oneshader.compiler.bindings import Placement, place
 from oneshader.compiler.diag import parse as parse_diagnostics
+from oneshader.compiler.spirv_patch import rebind
 from oneshader.compiler.facts import EntryFacts, ParamFacts, TargetFacts, VarFacts, read_facts
 from oneshader.compiler.source import Declaration, SourceFile, StructDef, find_includes, scan
 from oneshader.diagnostics import Diagnostic, Severity, UserError, source_excerpt
@@ -64,7 +66,11 @@ STAGE_ALIASES = {
     "cs": Stage.Compute,
     "comp": Stage.Compute,
 }
-_SLANG_STAGE = {Stage.Vertex: "vertex", Stage.Pixel: "fragment", Stage.Compute: "compute"}
+_SLANG_STAGE_ID = {
+    Stage.Vertex: S.STAGE_VERTEX,
+    Stage.Pixel: S.STAGE_FRAGMENT,
+    Stage.Compute: S.STAGE_COMPUTE,
+}
 _STAGE_OF_SLANG = {
     S.STAGE_VERTEX: Stage.Vertex,
     S.STAGE_FRAGMENT: Stage.Pixel,
@@ -233,10 +239,13 @@ class _Compilation:
         self.sources: dict[Path, SourceFile] = {}
         self.dependencies: list[str] = []
         self.msl_class: dict[str, str] = {}
+        self.placement = Placement({}, {}, [])
 
     # -- names and positions -------------------------------------------------------------------
 
     def display(self, slang_path: str) -> str:
+        if not slang_path:
+            return self.name
         p = Path(slang_path)
         try:
             resolved = p.resolve()
@@ -319,6 +328,22 @@ class _Compilation:
     def precheck(self) -> None:
         """Errors a target would give without a position (or crash on), found in the source."""
         errors: list[Diagnostic] = []
+        for e in self.options.entry_points:
+            if self.function(e.name) is None:
+                defined = ", ".join(sorted(n for s in self.sources.values() for n in s.functions))
+                errors.append(
+                    Diagnostic(
+                        self.name,
+                        0,
+                        0,
+                        Severity.ERROR,
+                        f"entry point '{e.name}' not found: the file defines no function of that "
+                        f"name (it defines: {defined or 'none'})",
+                        "OS1005",
+                    )
+                )
+        if errors:
+            raise _Failed(errors)
         decls = self.declarations()
         targets = self.options.targets
         for d in decls.values():
@@ -392,12 +417,6 @@ class _Compilation:
             args += ["-D", f"{name}={value}"]
         for name, value in o.defines:
             args += ["-D", f"{name}={value}" if value else name]
-        if target is not Target.Msl:
-            for shift in o.shifts:
-                space = "all" if shift.space is None else str(shift.space)
-                args += [f"-fvk-{shift.register_class}-shift", str(shift.shift), space]
-        for e in o.entry_points:
-            args += ["-entry", e.name, "-stage", _SLANG_STAGE[e.stage]]
         return args
 
     def source_for(self, target: Target) -> str:
@@ -415,7 +434,8 @@ class _Compilation:
     def compile_target(
         self, lib: S.Library, target: Target
     ) -> tuple[_Target | None, list[Diagnostic]]:
-        req = S.Request(lib, self.args(target), (str(self.path), self.source_for(target)))
+        entries = [(e.name, _SLANG_STAGE_ID[e.stage]) for e in self.options.entry_points]
+        req = S.Request(lib, self.args(target), (str(self.path), self.source_for(target)), entries)
         try:
             result = req.compile()
             diags = parse_diagnostics(result.diagnostics, self.display, self.text_of)
@@ -489,6 +509,20 @@ class _Compilation:
 
         params = {t.target: {p.name: p for p in t.facts.params} for t in compiled}
         names = [p.name for p in primary.facts.params]
+        resource_decls = [
+            decls[n]
+            for n in names
+            if n in decls
+            and params[primary.target][n].category
+            not in (S.CAT_SPECIALIZATION_CONSTANT, S.CAT_PUSH_CONSTANT_BUFFER, S.CAT_UNIFORM)
+            and not decls[n].attribute("vk::push_constant")
+        ]
+        counted = {d.name for d in resource_decls if _RTYPES.get(d.base, (None,))[0] in _COUNTED}
+        self.placement = place(
+            resource_decls, counted, self.options.shifts, self.options.bind_registers
+        )
+        for d, message in self.placement.problems:
+            errors.append(self.at_decl(d, message, "OS3002"))
         for name in names:
             decl = decls.get(name)
             if decl is None:
@@ -528,6 +562,8 @@ class _Compilation:
 
         resources = self.check_bindings(resources, decls)
         pushes = self.place_pushes(pushes, params, resources)
+        if Target.SpirV in outputs:
+            outputs[Target.SpirV] = self.patch_spirv(outputs[Target.SpirV], resources)
         if Target.Wgsl in outputs:
             outputs[Target.Wgsl] = self.patch_wgsl(
                 outputs[Target.Wgsl], resources, pushes, by_target[Target.Wgsl], primary
@@ -686,9 +722,11 @@ class _Compilation:
                 slots.append(Slot(t, 0, p.binding))
                 self.msl_class[decl.name] = _MSL_CLASS.get(p.category, "buffer")
             else:
-                slots.append(Slot(t, p.space, p.binding))
-                if rtype in _COUNTED:
-                    counters.append(Slot(t, p.space, p.binding + 1))
+                dset, binding = self.placement.bindings[decl.name]
+                slots.append(Slot(t, dset, binding))
+                if decl.name in self.placement.counters:
+                    cset, cbinding = self.placement.counters[decl.name]
+                    counters.append(Slot(t, cset, cbinding))
         if (
             decl.array is not None
             and (Target.Msl in per or Target.Wgsl in per)
@@ -846,6 +884,17 @@ class _Compilation:
                 slots.append(Slot(Target.Wgsl, group, i))
             out.append(replace(p, slots=tuple(slots)))
         return out
+
+    def patch_spirv(self, code: bytes, resources: list[Resource]) -> bytes:
+        wanted: dict[str, tuple[int, int]] = {}
+        for r in resources:
+            for s in r.slots:
+                if s.target is Target.SpirV:
+                    wanted[r.name] = wanted[f"{r.name}.elements"] = (s.set, s.binding)
+            for s in r.counters:
+                if s.target is Target.SpirV:
+                    wanted[f"{r.name}.counter"] = (s.set, s.binding)
+        return rebind(code, wanted)
 
     def patch_wgsl(
         self,

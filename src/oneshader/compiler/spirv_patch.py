@@ -1,0 +1,73 @@
+"""Rewrite DescriptorSet/Binding decorations of a SPIR-V module, by variable name.
+
+oneshader decides the SPIR-V bindings itself (DXC's rules, docs/compiler.md) and Slang does not
+apply all of them (per-space shifts, -fvk-bind-register, counter placement). Patching the
+decorations of the finished module is exact and cheap: a decoration is three words after the
+header, and a missing one is inserted into the annotation section.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Mapping
+
+_MAGIC = 0x07230203
+_OP_NAME = 5
+_OP_VARIABLE = 59
+_OP_DECORATE = 71
+_DECO_BINDING = 33
+_DECO_SET = 34
+_STORAGE_FUNCTION = 7
+
+
+def _string(words: list[int], start: int, end: int) -> str:
+    raw = struct.pack(f"<{end - start}I", *words[start:end])
+    return raw.split(b"\0", 1)[0].decode("utf-8", "replace")
+
+
+def rebind(data: bytes, bindings: Mapping[str, tuple[int, int]]) -> bytes:
+    """The module with every global variable named in ``bindings`` at (set, binding)."""
+    if len(data) < 20 or len(data) % 4:
+        raise ValueError("not a SPIR-V module")
+    words = list(struct.unpack(f"<{len(data) // 4}I", data))
+    if words[0] != _MAGIC:
+        raise ValueError("not a SPIR-V module (or not little-endian)")
+    names: dict[int, str] = {}
+    variables: set[int] = set()
+    decorations: dict[tuple[int, int], int] = {}  # (id, decoration) -> index of its literal
+    last_annotation = 0
+    first_type = 0
+    i = 5
+    while i < len(words):
+        count, opcode = words[i] >> 16, words[i] & 0xFFFF
+        if count == 0:
+            raise ValueError("malformed SPIR-V instruction")
+        if opcode == _OP_NAME:
+            names[words[i + 1]] = _string(words, i + 2, i + count)
+        elif opcode == _OP_DECORATE and count >= 4 and words[i + 2] in (_DECO_BINDING, _DECO_SET):
+            decorations[(words[i + 1], words[i + 2])] = i + 3
+        if opcode in (_OP_DECORATE, 72, 332, 5632, 5633):  # Decorate, MemberDecorate, ...Id/String
+            last_annotation = i + count
+        if opcode == _OP_VARIABLE and words[i + 3] != _STORAGE_FUNCTION:
+            variables.add(words[i + 2])
+        if not first_type and 19 <= opcode <= 39:  # OpTypeVoid .. OpTypeForwardPointer
+            first_type = i
+        i += count
+    insert: list[int] = []
+    for vid in sorted(variables):
+        name = names.get(vid)
+        if name is None or name not in bindings:
+            continue
+        dset, binding = bindings[name]
+        for deco, value in ((_DECO_SET, dset), (_DECO_BINDING, binding)):
+            at = decorations.get((vid, deco))
+            if at is not None:
+                words[at] = value
+            else:
+                insert += [(4 << 16) | _OP_DECORATE, vid, deco, value]
+    if insert:
+        where = last_annotation or first_type
+        if not where:
+            raise ValueError("SPIR-V module without an annotation or type section")
+        words[where:where] = insert
+    return struct.pack(f"<{len(words)}I", *words)
