@@ -20,9 +20,9 @@ from oneshader.compiler import _slang as S
 from oneshader.compiler.api import CompileOptions, CompileResult, OutputFile
 from oneshader.compiler.bindings import Placement, place
 from oneshader.compiler.diag import parse as parse_diagnostics
-from oneshader.compiler.spirv_patch import rebind
 from oneshader.compiler.facts import EntryFacts, ParamFacts, TargetFacts, VarFacts, read_facts
 from oneshader.compiler.source import Declaration, SourceFile, StructDef, find_includes, scan
+from oneshader.compiler.spirv_patch import rebind
 from oneshader.diagnostics import Diagnostic, Severity, UserError, source_excerpt
 from oneshader.reflection.model import (
     BuiltIn,
