@@ -4,6 +4,7 @@ other build test): a worker that breaks fails one shader and is replaced."""
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 
 from oneshader.build.scheduler import WorkerPool
@@ -66,3 +67,48 @@ def test_workers_start_only_for_work_and_at_most_one_per_job() -> None:
         made = StandIn.made
         pool.run([job("c")], lambda j: None, lambda j, r, s: None, lambda: None)
         assert StandIn.made == made  # kept across runs (--watch)
+
+
+def test_a_worker_that_cannot_start_fails_its_job_and_the_next_one_retries() -> None:
+    attempts: list[int] = []
+
+    def flaky() -> StandIn:
+        attempts.append(1)
+        if len(attempts) == 1:
+            raise OSError("fork failed")
+        return StandIn()
+
+    results: dict[str, CompileResult] = {}
+    with WorkerPool(1, flaky) as pool:
+        pool.run(
+            [job("a"), job("b")],
+            lambda j: None,
+            lambda j, r, _s: results.__setitem__(j.source_name, r),
+            lambda: None,
+        )
+    assert results["a"].crashed and "fork failed" in results["a"].diagnostics[0].message
+    assert not results["b"].crashed and len(attempts) == 2
+
+
+def test_an_error_in_the_caller_stops_new_compiles() -> None:
+    compiled: list[str] = []
+
+    class Counting(StandIn):
+        def compile(self, path: str, options: CompileOptions) -> CompileResult:
+            compiled.append(path)
+            time.sleep(0.01)
+            return CompileResult()
+
+    def explode(j: ShaderJob, r: CompileResult, s: float) -> None:
+        raise KeyboardInterrupt
+
+    jobs = [job(f"j{i}") for i in range(50)]
+    with WorkerPool(1, Counting) as pool:
+        try:
+            pool.run(jobs, lambda j: None, explode, lambda: None)
+        except KeyboardInterrupt:
+            pass
+        else:
+            raise AssertionError("the interrupt was swallowed")
+    time.sleep(0.1)
+    assert len(compiled) < 10  # the rest of the queue was dropped

@@ -79,6 +79,9 @@ class WorkerPool:
                 except ImportError as err:  # no compiler installed: no point going on
                     events.put(("fatal", job, _internal_failure(job, err), 0.0))
                     return
+                except Exception as err:  # could not start this one; the next job tries again
+                    events.put(("done", job, _internal_failure(job, err), 0.0))
+                    continue
                 try:
                     result = worker.compile(str(job.source), job.options)
                 except Exception as err:  # a broken worker fails one shader, not the build
@@ -92,8 +95,31 @@ class WorkerPool:
         ]
         for t in pool:
             t.start()
+        try:
+            self._collect(len(jobs), events, on_start, on_result, on_tick, tick_seconds)
+        except BaseException:  # ^C or a failure writing outputs: start nothing new
+            while True:
+                try:
+                    todo.get_nowait()
+                except queue.Empty:
+                    break
+            for _ in range(threads):
+                todo.put(None)  # each driver stops after its current compile
+            raise
+        for t in pool:
+            t.join()
+
+    @staticmethod
+    def _collect(
+        total: int,
+        events: queue.SimpleQueue[tuple[str, ShaderJob, CompileResult | None, float]],
+        on_start: Callable[[ShaderJob], None],
+        on_result: Callable[[ShaderJob, CompileResult, float], None],
+        on_tick: Callable[[], None],
+        tick_seconds: float,
+    ) -> None:
         done = 0
-        while done < len(jobs):
+        while done < total:
             try:
                 kind, job, result, seconds = events.get(timeout=tick_seconds)
             except queue.Empty:
@@ -114,8 +140,6 @@ class WorkerPool:
                 done += 1
                 assert result is not None
                 on_result(job, result, seconds)
-        for t in pool:
-            t.join()
 
     def _discard(self, slot: int) -> None:
         worker, self._workers[slot] = self._workers[slot], None
