@@ -290,3 +290,65 @@ def test_render_uses_the_reflected_vertex_layout(target: Target) -> None:
     right = np.array([128, 0, 0, 255])
     assert np.abs(pixels[8 : _SIZE - 8, 4 : _SIZE // 2 - 4] - left).max() <= 1
     assert np.abs(pixels[8 : _SIZE - 8, _SIZE // 2 + 4 : _SIZE - 4] - right).max() <= 1
+
+
+# -- push and specialization constants ----------------------------------------------------------
+
+
+def test_push_block_and_spec_constants_where_the_reflection_puts_them() -> None:
+    """WGSL only: SPIR-V push constants need wgpu's "immediates", which the OpenGL backend here
+    cannot run for a struct block; WGSL gets the block as a uniform buffer at the reflection's
+    slot, and the overrides are set through the reflection's WGSL ids."""
+    import wgpu
+
+    result = compile_exec("push_spec_compute.hlsl")
+    r: ShaderReflection = result.reflection
+    (entry,) = r.entry_points
+    (push,) = r.push_blocks
+    assert push.layout is not None and entry.pushuse == (push.name,)
+    pslot = next(s for s in push.slots if s.target is Target.Wgsl)
+    out = _resource(r, "Out")
+    assert out.layout is not None
+    values = {"Gain": 2.0, "Offset": 3, "Negate": 1}
+    constants = {}
+    for spec in r.spec_constants:
+        wslot = next(s for s in spec.slots if s.target is Target.Wgsl)
+        constants[str(wslot.index)] = float(values[spec.name])
+
+    dev = device()
+    pbuf = bytearray(push.layout.size)
+    pack(push.layout, {"Scale": [1.0, -2.0, 0.5, 4.0], "Base": 5, "Bias": 0.25}, pbuf)
+    count = 8
+    stride = element_stride(out.layout)
+    usage = wgpu.BufferUsage
+    obuf = dev.create_buffer(size=stride * count, usage=usage.STORAGE | usage.COPY_SRC)
+    pipeline = dev.create_compute_pipeline(
+        layout="auto",
+        compute={
+            "module": _module(result, Target.Wgsl),
+            "entry_point": entry.name,
+            "constants": constants,
+        },
+    )
+    groups: dict[int, list[dict[str, Any]]] = {}
+    oslot = _slot(out, Target.Wgsl)
+    pushed = dev.create_buffer_with_data(data=bytes(pbuf), usage=usage.UNIFORM)
+    for slot, buf in ((oslot, obuf), (pslot, pushed)):
+        groups.setdefault(slot.set, []).append(
+            {"binding": slot.binding, "resource": {"buffer": buf, "offset": 0, "size": buf.size}}
+        )
+    encoder = dev.create_command_encoder()
+    cpass = encoder.begin_compute_pass()
+    cpass.set_pipeline(pipeline)
+    for index, entries in groups.items():
+        layout = pipeline.get_bind_group_layout(index)
+        cpass.set_bind_group(index, dev.create_bind_group(layout=layout, entries=entries))
+    cpass.dispatch_workgroups(count // entry.workgroup[0], 1, 1)
+    cpass.end()
+    dev.queue.submit([encoder.finish()])
+    data = bytes(dev.queue.read_buffer(obuf))
+    got = np.array([unpack(out.layout, data, i * stride) for i in range(count)], np.float32)
+    scale = np.array([1.0, -2.0, 0.5, 4.0], np.float32)
+    index = np.arange(count, dtype=np.float32)[:, None]
+    want = -(scale * (index + 5 + 3) * 2.0 + 0.25)
+    np.testing.assert_allclose(got, want, rtol=1e-6)
