@@ -7,7 +7,7 @@ import re
 import subprocess
 
 import pytest
-from verify_support import compiled, device, manifest_shaders, spirv_env, tool
+from verify_support import CORPUS, compile_exec, compiled, device, manifest_shaders, spirv_env, tool
 
 from oneshader.compiler.crosscheck import check
 from oneshader.reflection.model import Target
@@ -87,3 +87,24 @@ def test_f16_fallback_keeps_the_rest_checked() -> None:
     )
     assert "f16" not in rewritten and "1.5f" in rewritten and "vec2f" in rewritten
     assert "@align" not in rewritten and "var<private> x : vec2<f32>" in rewritten
+
+
+_EXEC = sorted(p.name for p in (CORPUS / "exec").glob("*.hlsl"))
+
+
+@pytest.mark.parametrize("name", _EXEC)
+def test_exec_shaders_are_valid_too(name: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    result = compile_exec(name)
+    assert check(result.reflection, result.outputs).mismatches == []
+    for out in result.outputs:
+        if out.target is Target.SpirV:
+            path = tmp_path / "exec.spv"
+            path.write_bytes(out.data)
+            run = subprocess.run(
+                [tool("spirv-val"), "--target-env", spirv_env(out.data), str(path)],
+                capture_output=True,
+                text=True,
+            )
+            assert run.returncode == 0, run.stdout + run.stderr
+        else:
+            device().create_shader_module(label=name, code=out.data.decode("utf-8"))
