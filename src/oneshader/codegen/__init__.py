@@ -15,7 +15,7 @@ from oneshader.codegen.names import identifier
 from oneshader.codegen.render import render_module
 from oneshader.codegen.validate import LayoutError
 from oneshader.diagnostics import Diagnostic, Severity, UserError
-from oneshader.fsutil import write_if_changed
+from oneshader.fsutil import write_many_if_changed
 from oneshader.reflection.format import ReflectionFormat
 from oneshader.reflection.model import ShaderReflection
 
@@ -81,9 +81,5 @@ def generate(reflection_files: Sequence[Path], out_dir: Path) -> list[Path]:
     content is unchanged are not touched. Returns every output path."""
     files = plan([Path(p) for p in reflection_files])
     out_dir = Path(out_dir)
-    paths = []
-    for name, data in files.items():
-        path = out_dir / name
-        write_if_changed(path, data)
-        paths.append(path)
-    return paths
+    write_many_if_changed((out_dir / name, data) for name, data in files.items())
+    return [out_dir / name for name in files]

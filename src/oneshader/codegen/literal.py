@@ -45,30 +45,49 @@ def py_str(s: str) -> str:
     return quote + "".join(out) + quote
 
 
-_FIELDS: dict[type, tuple[tuple[str, Any], ...]] = {}
+_FIELDS: dict[type, tuple[tuple[str, Any], ...] | None] = {}
 
 
-def _fields(cls: type) -> tuple[tuple[str, Any], ...]:
-    """(name, default) of a dataclass, cached; a missing default is ``dataclasses.MISSING``."""
-    got = _FIELDS.get(cls)
-    if got is None:
+def _fields(cls: type) -> tuple[tuple[str, Any], ...] | None:
+    """(name, default) of a dataclass (``dataclasses.MISSING`` for none), None for other types;
+    cached per type, since rendering asks for every node."""
+    try:
+        return _FIELDS[cls]
+    except KeyError:
+        pass
+    got = None
+    if dataclasses.is_dataclass(cls):
         got = tuple((f.name, f.default) for f in dataclasses.fields(cls))
-        _FIELDS[cls] = got
+    _FIELDS[cls] = got
     return got
+
+
+_ENUMS: dict[tuple[enum.Enum, str], str] = {}
 
 
 def _atom(value: object, module: str) -> str | None:
     """The one-line form of a leaf value, or None for calls and tuples."""
-    if value is None or isinstance(value, bool):
+    kind = type(value)
+    if kind is int:
+        return str(value)
+    if kind is str:
+        return py_str(value)  # type: ignore[arg-type]
+    if value is None or kind is bool:
         return repr(value)
-    if isinstance(value, enum.IntFlag):
-        return f"{module}.{type(value).__name__}({int(value)})"
     if isinstance(value, enum.Enum):
-        return f"{module}.{type(value).__name__}.{value.name}"
+        key = (value, module)
+        text = _ENUMS.get(key)
+        if text is None:
+            if isinstance(value, enum.IntFlag):
+                text = f"{module}.{kind.__name__}({int(value)})"
+            else:
+                text = f"{module}.{kind.__name__}.{value.name}"
+            _ENUMS[key] = text
+        return text
     if isinstance(value, int):
-        return repr(int(value))
+        return str(int(value))
     if isinstance(value, str):
-        return py_str(value)
+        return py_str(str(value))
     return None
 
 
@@ -81,21 +100,21 @@ def render(
     module: str,
     level: int = 0,
     prefix: str = "",
-    names: Mapping[Any, str] | None = None,
+    names: Mapping[int, str] | None = None,
 ) -> str:
     """Source for ``value`` whose first line follows ``prefix`` at indent ``level``; the text
     returned starts after the prefix and its continuation lines carry their own indentation.
-    A dataclass value found in ``names`` is written as that name (a module constant)."""
+    A dataclass value whose ``id()`` is in ``names`` is written as that name (a module constant).
+    """
     atom = _atom(value, module)
     if atom is not None:
         return atom
-    if names and dataclasses.is_dataclass(value):
-        name = names.get(value)
+    if names:
+        name = names.get(id(value))
         if name is not None:
             return name
     inner = INDENT * (level + 1)
-    close = INDENT * level
-    if isinstance(value, tuple):
+    if type(value) is tuple:
         if not value:
             return "()"
         if len(value) == 1:
@@ -103,17 +122,20 @@ def render(
             if one is not None and _fits(prefix, f"({one},)", level):
                 return f"({one},)"
         items = [inner + render(v, module, level + 1, "", names) + ",\n" for v in value]
-        return "(\n" + "".join(items) + close + ")"
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        args = []
-        for name, default in _fields(type(value)):
-            v = getattr(value, name)
-            if default is not dataclasses.MISSING and v == default and type(v) is type(default):
-                continue
-            text = render(v, module, level + 1, name + "=", names)
-            args.append(f"{inner}{name}={text},\n")
-        head = f"{module}.{type(value).__name__}("
-        if not args:
-            return head + ")"
-        return head + "\n" + "".join(args) + close + ")"
-    raise TypeError(f"cannot write a literal for {type(value).__name__}")
+        return "(\n" + "".join(items) + INDENT * level + ")"
+    fields = _fields(type(value))
+    if fields is None:
+        raise TypeError(f"cannot write a literal for {type(value).__name__}")
+    head = f"{module}.{type(value).__name__}("
+    args = []
+    for name, default in fields:
+        v = getattr(value, name)
+        if v is default or (default is not MISSING and type(v) is type(default) and v == default):
+            continue
+        args.append(f"{inner}{name}={render(v, module, level + 1, name + '=', names)},\n")
+    if not args:
+        return head + ")"
+    return head + "\n" + "".join(args) + INDENT * level + ")"
+
+
+MISSING = dataclasses.MISSING
