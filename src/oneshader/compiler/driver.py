@@ -21,8 +21,15 @@ from oneshader.compiler.api import CompileOptions, CompileResult, OutputFile
 from oneshader.compiler.bindings import Placement, place
 from oneshader.compiler.diag import parse as parse_diagnostics
 from oneshader.compiler.facts import EntryFacts, ParamFacts, TargetFacts, VarFacts, read_facts
-from oneshader.compiler.source import Declaration, SourceFile, StructDef, find_includes, scan
-from oneshader.compiler.spirv_patch import rebind
+from oneshader.compiler.source import (
+    Attribute,
+    Declaration,
+    SourceFile,
+    StructDef,
+    find_includes,
+    scan,
+)
+from oneshader.compiler.spirv_patch import rebind, relocate
 from oneshader.diagnostics import Diagnostic, Severity, UserError, source_excerpt
 from oneshader.reflection.model import (
     BuiltIn,
@@ -128,6 +135,7 @@ _BUILTINS = {
     "SV_GROUPID": BuiltIn.GroupId,
     "SV_GROUPTHREADID": BuiltIn.GroupThreadId,
     "SV_GROUPINDEX": BuiltIn.GroupIndex,
+    "SV_POINTSIZE": BuiltIn.PointSize,
 }
 
 _INTERP = {
@@ -240,6 +248,8 @@ class _Compilation:
         self.dependencies: list[str] = []
         self.msl_class: dict[str, str] = {}
         self.placement = Placement({}, {}, [])
+        self.usage_code: bytes | None = None
+        self.vk_location: dict[tuple[str, str], int] = {}
 
     # -- names and positions -------------------------------------------------------------------
 
@@ -371,6 +381,10 @@ class _Compilation:
                                 "OS1002",
                             )
                         )
+        for src in self.sources.values():
+            for sdef in src.structs.values():
+                for f in sdef.fields:
+                    errors.extend(self.attribute_errors(src, f.attributes, f.name))
         for p, text in self.texts.items():
             src = self.sources[p]
             from oneshader.compiler.source import strip_comments
@@ -395,6 +409,50 @@ class _Compilation:
                 )
         if errors:
             raise _Failed(errors)
+
+    def attribute_errors(
+        self, src: SourceFile, attributes: tuple[Attribute, ...], name: str
+    ) -> list[Diagnostic]:
+        """DXC attributes on struct members that a requested target cannot honour."""
+        out: list[Diagnostic] = []
+        file = self.display(src.path)
+        targets = [t for t in Target if t in self.options.targets]
+        for a in attributes:
+            if a.name == "vk::offset":
+                names = ", ".join(TARGET_NAMES[t] for t in targets)
+                out.append(
+                    self.error(
+                        file,
+                        a.line,
+                        a.column,
+                        f"[[vk::offset]] on '{name}' is not supported ({names}): Slang's layout "
+                        "ignores it for WGSL and Metal and its reflection for SPIR-V; place the "
+                        "member with explicit padding members instead",
+                        "OS1010",
+                    )
+                )
+            elif a.name == "vk::builtin":
+                builtin = a.args[0] if a.args else ""
+                bad = (
+                    targets if builtin != "PointSize" else [Target.Wgsl] * (Target.Wgsl in targets)
+                )
+                for t in bad:
+                    out.append(
+                        self.error(
+                            file,
+                            a.line,
+                            a.column,
+                            f"[[vk::builtin(\"{builtin}\")]] on '{name}': {TARGET_NAMES[t]} "
+                            + (
+                                "has no point size (WGSL draws 1-pixel points); remove it or "
+                                "build without the wgsl target"
+                                if builtin == "PointSize"
+                                else "cannot express this built-in here"
+                            ),
+                            "OS1011",
+                        )
+                    )
+        return out
 
     # -- compiling -----------------------------------------------------------------------------
 
@@ -421,6 +479,7 @@ class _Compilation:
 
     def source_for(self, target: Target) -> str:
         text = self.texts[self.path]
+        text = _point_size(text)
         if target is not Target.SpirV:
             # HLSL's 'linear' is the default (perspective-correct) interpolation; Slang emits it
             # as WGSL @interpolate(linear) and Metal sample_no_perspective, which are not.
@@ -488,6 +547,12 @@ class _Compilation:
                     compiled.append(t)
             if errors:
                 raise _Failed(_dedupe(errors))
+            if not any(t.target in (Target.SpirV, Target.Wgsl) for t in compiled):
+                # MSL passes every resource to every entry point, so it cannot say what an entry
+                # point uses; a SPIR-V compile (not written out) can, when it succeeds.
+                hidden, _ = self.compile_target(lib, Target.SpirV)
+                if hidden is not None:
+                    self.usage_code = hidden.code
             return self.merge(compiled)
         except _Failed as failed:
             return CompileResult(
@@ -570,6 +635,7 @@ class _Compilation:
             )
 
         entries = self.entries(primary, compiled, outputs, resources, pushes, specs)
+        self.patch_locations(outputs, entries)
         stages: dict[str, set[Stage]] = {}
         for e in entries:
             for n in (*e.uses, *e.pushuse):
@@ -885,6 +951,20 @@ class _Compilation:
             out.append(replace(p, slots=tuple(slots)))
         return out
 
+    def patch_locations(self, outputs: dict[Target, bytes], entries: list[EntryPoint]) -> None:
+        """Every target's code gets the reflection's locations (see ``locate``)."""
+        for e in entries:
+            ins = {v.name: v.location for v in e.inputs if v.location is not None}
+            outs = {v.name: v.location for v in e.outputs if v.location is not None}
+            if Target.SpirV in outputs:
+                outputs[Target.SpirV] = relocate(outputs[Target.SpirV], e.name, ins, outs)
+            if Target.Wgsl in outputs:
+                text = _relocate_wgsl(outputs[Target.Wgsl].decode(), e.name, ins, outs)
+                outputs[Target.Wgsl] = text.encode()
+            if Target.Msl in outputs:
+                text = _relocate_msl(outputs[Target.Msl].decode(), e.name, e.stage, ins, outs)
+                outputs[Target.Msl] = text.encode()
+
     def patch_spirv(self, code: bytes, resources: list[Resource]) -> bytes:
         wanted: dict[str, tuple[int, int]] = {}
         for r in resources:
@@ -922,12 +1002,6 @@ class _Compilation:
                 rf"@binding({slot.binding}) @group({slot.set})\1",
                 text,
             )
-        # Vertex inputs: WGSL gets the SPIR-V/Metal locations (declaration order), not Slang's
-        # semantic-index numbering, so one vertex layout serves every target.
-        for e in primary.facts.entries:
-            if e.stage == S.STAGE_VERTEX:
-                wanted = {v.name: v.location for v in e.inputs if v.location is not None}
-                text = _relocate_wgsl_inputs(text, e.name, wanted)
         return text.encode()
 
     def entries(
@@ -939,7 +1013,9 @@ class _Compilation:
         pushes: list[PushBlock],
         specs: list[SpecConstant],
     ) -> list[EntryPoint]:
-        usage = _usage(outputs)
+        usage = _usage(
+            outputs if self.usage_code is None else {**outputs, Target.SpirV: self.usage_code}
+        )
         resource_names = [r.name for r in resources]
         push_names = [p.name for p in pushes]
         spec_names = [s.name for s in specs]
@@ -962,8 +1038,10 @@ class _Compilation:
             used, features = usage.get(e.name, (None, DeviceFeatures(0)))
             if used is None:
                 used = set(resource_names) | set(push_names)
-            inputs = [self.stage_var(e, v, stage, True) for v in e.inputs]
-            outputs_ = [self.stage_var(e, v, stage, False) for v in e.outputs]
+            inputs = self.locate(e, [self.stage_var(e, v, stage, True) for v in e.inputs], False)
+            outputs_ = self.locate(
+                e, [self.stage_var(e, v, stage, False) for v in e.outputs], stage is Stage.Pixel
+            )
             stride = 0
             if stage is Stage.Vertex:
                 inputs, stride = _pack_vertex(inputs)
@@ -988,6 +1066,28 @@ class _Compilation:
             )
         return out
 
+    def locate(
+        self, e: EntryFacts, variables: list[StageVariable], targets: bool
+    ) -> list[StageVariable]:
+        """DXC's locations: [[vk::location(n)]] where given, SV_TargetN at N, the others in
+        declaration order."""
+        out = []
+        n = 0
+        for v in variables:
+            if v.builtin is not BuiltIn.None_:
+                out.append(v)
+                continue
+            attr = self.vk_location.get((e.name, v.name))
+            if attr is not None:
+                location = attr
+            elif targets and v.semantic == "SV_Target":
+                location = v.index
+            else:
+                location = n
+            n += 1
+            out.append(replace(v, location=location))
+        return out
+
     def stage_var(self, e: EntryFacts, v: VarFacts, stage: Stage, is_input: bool) -> StageVariable:
         written = ""
         modifiers: tuple[str, ...] = ()
@@ -996,6 +1096,9 @@ class _Compilation:
         if f is not None:
             written = f.semantic
             modifiers = f.modifiers
+            loc = next((a for a in f.attributes if a.name == "vk::location" and a.args), None)
+            if loc is not None and loc.args[0].isdigit():
+                self.vk_location[(e.name, v.name)] = int(loc.args[0])
         upper = v.semantic.upper()
         builtin = _BUILTINS.get(upper, BuiltIn.None_)
         if builtin is not BuiltIn.None_:
@@ -1035,22 +1138,97 @@ def _without_registers(text: str) -> str:
     return "".join(chars)
 
 
-def _relocate_wgsl_inputs(text: str, entry: str, wanted: dict[str, int]) -> str:
-    """Rewrite the @location of the vertex entry's input struct fields to ``wanted`` (by name)."""
-    m = re.search(rf"fn\s+{re.escape(entry)}\s*\(([^)]*)\)", text)
-    if not m or not wanted:
+_POINT_SIZE = re.compile(r'\[\[\s*vk::builtin\(\s*"PointSize"\s*\)\s*\]\]([^;:]*)(:\s*\w+)?')
+
+
+def _point_size(text: str) -> str:
+    """DXC's ``[[vk::builtin("PointSize")]] float s : PSIZE`` as Slang's ``SV_PointSize``."""
+    from oneshader.compiler.source import strip_comments
+
+    clean = strip_comments(text)
+    out, last = [], 0
+    for m in _POINT_SIZE.finditer(clean):
+        out.append(text[last : m.start()])
+        out.append(" " * (m.end(0) - m.start(0) - len(m.group(1)) - len(m.group(2) or "")))
+        out.append(text[m.start(1) : m.end(1)].rstrip())
+        out.append(" : SV_PointSize")
+        last = m.end()
+    out.append(text[last:])
+    return "".join(out)
+
+
+def _relocate_fields(body: str, attr: str, wanted: dict[str, int]) -> str:
+    """``@location(n) name_0`` / ``name_0 [[attribute(n)]]`` fields of a struct body, renumbered."""
+    if attr == "location":
+
+        def wgsl(fm: re.Match[str]) -> str:
+            location = wanted.get(re.sub(r"_[0-9]+$", "", fm.group(3)), int(fm.group(1)))
+            return f"@location({location}){fm.group(2)}{fm.group(3)}{fm.group(4)}"
+
+        return re.sub(r"@location\((\d+)\)(\s*)(\w+)(\s*:)", wgsl, body)
+
+    def msl(fm: re.Match[str]) -> str:
+        location = wanted.get(re.sub(r"_[0-9]+$", "", fm.group(1)), int(fm.group(3)))
+        return f"{fm.group(1)}{fm.group(2)}[[{attr}({location})]]"
+
+    return re.sub(rf"(\w+)(\s*)\[\[{attr}\((\d+)\)\]\]", msl, body)
+
+
+def _patch_struct(text: str, name: str, attr: str, wanted: dict[str, int]) -> str:
+    sm = re.search(rf"struct\s+{re.escape(name)}\s*\{{(.*?)\}};", text, re.DOTALL)
+    if not sm or not wanted:
         return text
+    body = _relocate_fields(sm.group(1), attr, wanted)
+    return text[: sm.start(1)] + body + text[sm.end(1) :]
 
-    def relocate(fm: re.Match[str]) -> str:
-        name = re.sub(r"_[0-9]+$", "", fm.group(3))
-        location = wanted.get(name, int(fm.group(1)))
-        return f"@location({location}){fm.group(2)}{fm.group(3)}{fm.group(4)}"
 
-    for struct_name in re.findall(r":\s*(\w+)", m.group(1)):
-        sm = re.search(rf"struct\s+{re.escape(struct_name)}\s*\{{(.*?)\}};", text, re.DOTALL)
-        if sm:
-            body = re.sub(r"@location\((\d+)\)(\s*)(\w+)(\s*:)", relocate, sm.group(1))
-            text = text[: sm.start(1)] + body + text[sm.end(1) :]
+def _relocate_wgsl(text: str, entry: str, ins: dict[str, int], outs: dict[str, int]) -> str:
+    """The WGSL entry point's input and output locations set to the reflection's."""
+    m = re.search(
+        rf"fn\s+{re.escape(entry)}\s*\((.*?)\)\s*(?:->\s*([^{{]*?))?\s*\{{", text, re.DOTALL
+    )
+    if not m:
+        return text
+    params, result = m.group(1), (m.group(2) or "").strip()
+    new_params = _relocate_fields(params, "location", ins)
+    new_result = result
+    if result.startswith("@location"):
+        new_result = re.sub(r"@location\(\d+\)", f"@location({outs.get('result', 0)})", result)
+    head = text[: m.start(1)] + new_params + text[m.end(1) : m.start(2) if m.group(2) else m.end(1)]
+    if m.group(2):
+        head += new_result + text[m.end(2) : m.end()]
+    else:
+        head += text[m.end(1) : m.end()]
+    text = head + text[m.end() :]
+    for struct_name in re.findall(r":\s*(\w+)", params):
+        text = _patch_struct(text, struct_name, "location", ins)
+    if re.fullmatch(r"\w+", result):
+        text = _patch_struct(text, result, "location", outs)
+    return text
+
+
+def _relocate_msl(
+    text: str, entry: str, stage: Stage, ins: dict[str, int], outs: dict[str, int]
+) -> str:
+    """Metal: vertex inputs ([[attribute(n)]]) and fragment outputs ([[color(n)]]); varyings
+    are matched by [[user(...)]] semantics, not numbers."""
+    kind = {Stage.Vertex: "vertex", Stage.Pixel: "fragment"}.get(stage)
+    if kind is None:
+        return text
+    names = (entry, f"{entry}_0") if entry == "main" else (entry,)
+    for name in names:
+        m = re.search(
+            rf"\[\[{kind}\]\]\s*(\w+)\s+{re.escape(name)}\s*\((.*?)\)\s*\{{", text, re.DOTALL
+        )
+        if not m:
+            continue
+        if stage is Stage.Vertex:
+            sm = re.search(r"(\w+)\s+\w+\s*\[\[stage_in\]\]", m.group(2))
+            if sm:
+                text = _patch_struct(text, sm.group(1), "attribute", ins)
+        else:
+            text = _patch_struct(text, m.group(1), "color", outs)
+        break
     return text
 
 

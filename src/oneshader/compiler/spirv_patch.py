@@ -71,3 +71,67 @@ def rebind(data: bytes, bindings: Mapping[str, tuple[int, int]]) -> bytes:
             raise ValueError("SPIR-V module without an annotation or type section")
         words[where:where] = insert
     return struct.pack(f"<{len(words)}I", *words)
+
+
+_OP_ENTRY_POINT = 15
+_DECO_LOCATION = 30
+_STORAGE_INPUT = 1
+_STORAGE_OUTPUT = 3
+
+
+def relocate(
+    data: bytes, entry: str, inputs: Mapping[str, int], outputs: Mapping[str, int]
+) -> bytes:
+    """The module with the Location of ``entry``'s stage variables set by leaf name.
+
+    Slang names inputs ``param.field`` (or ``param``) and outputs ``entryPointParam_<entry>.field``
+    (or ``entryPointParam_<entry>`` for a returned value, which is ``result`` here).
+    """
+    words = list(struct.unpack(f"<{len(data) // 4}I", data))
+    names: dict[int, str] = {}
+    storage: dict[int, int] = {}
+    locations: dict[int, int] = {}
+    interface: list[int] = []
+    last_annotation = 0
+    i = 5
+    while i < len(words):
+        count, opcode = words[i] >> 16, words[i] & 0xFFFF
+        if count == 0:
+            raise ValueError("malformed SPIR-V instruction")
+        if opcode == _OP_NAME:
+            names[words[i + 1]] = _string(words, i + 2, i + count)
+        elif opcode == _OP_ENTRY_POINT:
+            raw = struct.pack(f"<{count - 3}I", *words[i + 3 : i + count])
+            name = raw.split(b"\0", 1)[0].decode()
+            if name == entry:
+                used = (len(name) + 1 + 3) // 4
+                interface = words[i + 3 + used : i + count]
+        elif opcode == _OP_DECORATE and count >= 4 and words[i + 2] == _DECO_LOCATION:
+            locations[words[i + 1]] = i + 3
+        elif opcode == _OP_VARIABLE:
+            storage[words[i + 2]] = words[i + 3]
+        if opcode in (_OP_DECORATE, 72, 332, 5632, 5633):
+            last_annotation = i + count
+        i += count
+    insert: list[int] = []
+    prefix = f"entryPointParam_{entry}"
+    for vid in interface:
+        name = names.get(vid, "")
+        cls = storage.get(vid)
+        if cls == _STORAGE_INPUT:
+            wanted = inputs.get(name.rsplit(".", 1)[-1])
+        elif cls == _STORAGE_OUTPUT:
+            leaf = name.rsplit(".", 1)[-1] if name.startswith(prefix + ".") else "result"
+            wanted = outputs.get(leaf)
+        else:
+            continue
+        if wanted is None:
+            continue
+        at = locations.get(vid)
+        if at is not None:
+            words[at] = wanted
+        else:
+            insert += [(4 << 16) | _OP_DECORATE, vid, _DECO_LOCATION, wanted]
+    if insert:
+        words[last_annotation:last_annotation] = insert
+    return struct.pack(f"<{len(words)}I", *words)
