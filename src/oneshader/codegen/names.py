@@ -20,7 +20,6 @@ The runtime uses the same functions for numpy field names, so generated code and
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Iterable
 
@@ -287,6 +286,8 @@ def identifier(name: str, reserved: Iterable[str] = ()) -> str:
     while out in KEYWORDS or out in BUILTINS or out in taken:
         out += "_"
     if len(out) > MAX_LENGTH:
+        import hashlib  # only for long names: it costs milliseconds to import
+
         digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()
         out = f"{out[:51]}_{digest[:8]}"
     return out
