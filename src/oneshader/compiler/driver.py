@@ -381,6 +381,23 @@ class _Compilation:
                                 "OS1002",
                             )
                         )
+        for m in _counter_calls(self.texts[self.path]):
+            clean = self.texts[self.path]
+            line = clean.count("\n", 0, m.start()) + 1
+            col = m.start() - (clean.rfind("\n", 0, m.start()) + 1) + 1
+            for t in (Target.Msl, Target.Wgsl):
+                if t in targets and m.group(1) in self.counted_rw():
+                    errors.append(
+                        self.error(
+                            self.name,
+                            line,
+                            col,
+                            f"{TARGET_NAMES[t]} cannot express the hidden counter of "
+                            f"'{m.group(1)}' ({m.group(2)}Counter): use an explicit counter in a "
+                            "RWByteAddressBuffer, or build for spirv only",
+                            "OS1002",
+                        )
+                    )
         for src in self.sources.values():
             for sdef in src.structs.values():
                 for f in sdef.fields:
@@ -477,8 +494,21 @@ class _Compilation:
             args += ["-D", f"{name}={value}" if value else name]
         return args
 
+    def counted_rw(self) -> dict[str, Declaration]:
+        """RW structured buffers of the main file whose counter the code uses."""
+        decls = self.declarations()
+        out: dict[str, Declaration] = {}
+        for m in _counter_calls(self.texts[self.path]):
+            d = decls.get(m.group(1))
+            if d is not None and d.base == "RWStructuredBuffer" and Path(d.file) == self.path:
+                out[d.name] = d
+        return out
+
     def source_for(self, target: Target) -> str:
         text = self.texts[self.path]
+        counted = self.counted_rw()
+        if counted and target is Target.SpirV:
+            text = _with_counter_buffers(text, counted)
         text = _point_size(text)
         if target is not Target.SpirV:
             # HLSL's 'linear' is the default (perspective-correct) interpolation; Slang emits it
@@ -574,6 +604,8 @@ class _Compilation:
 
         params = {t.target: {p.name: p for p in t.facts.params} for t in compiled}
         names = [p.name for p in primary.facts.params]
+        companions = {f"{n}_counter" for n in self.counted_rw()}
+        names = [n for n in names if n not in companions]
         resource_decls = [
             decls[n]
             for n in names
@@ -583,6 +615,7 @@ class _Compilation:
             and not decls[n].attribute("vk::push_constant")
         ]
         counted = {d.name for d in resource_decls if _RTYPES.get(d.base, (None,))[0] in _COUNTED}
+        counted |= set(self.counted_rw())
         self.placement = place(
             resource_decls, counted, self.options.shifts, self.options.bind_registers
         )
@@ -973,8 +1006,9 @@ class _Compilation:
                     wanted[r.name] = wanted[f"{r.name}.elements"] = (s.set, s.binding)
             for s in r.counters:
                 if s.target is Target.SpirV:
-                    wanted[f"{r.name}.counter"] = (s.set, s.binding)
-        return rebind(code, wanted)
+                    wanted[f"{r.name}.counter"] = wanted[f"{r.name}_counter"] = (s.set, s.binding)
+        renames = {f"{n}_counter": f"{n}.counter" for n in self.counted_rw()}
+        return rebind(code, wanted, renames)
 
     def patch_wgsl(
         self,
@@ -1136,6 +1170,40 @@ def _without_registers(text: str) -> str:
             if chars[i] != "\n":
                 chars[i] = " "
     return "".join(chars)
+
+
+_COUNTER_CALL = re.compile(r"\b(\w+)\s*\.\s*(Increment|Decrement)Counter\s*\(\s*\)")
+
+
+def _counter_calls(text: str) -> list[re.Match[str]]:
+    from oneshader.compiler.source import strip_comments
+
+    return list(_COUNTER_CALL.finditer(strip_comments(text)))
+
+
+def _with_counter_buffers(text: str, names: dict[str, Declaration]) -> str:
+    """RW structured buffer counters as Slang can compile them (it rejects IncrementCounter):
+    a companion ``RWStructuredBuffer<Atomic<uint>> X_counter`` declared at the end of X's line
+    and ``X.IncrementCounter()`` as ``X_counter[0].add(1u)`` (the same length), which returns the
+    old value as DXC's does; DecrementCounter returns the new one, as DXC's."""
+    out, last = [], 0
+    for m in _counter_calls(text):
+        name = m.group(1)
+        if name not in names:
+            continue
+        out.append(text[last : m.start()])
+        if m.group(2) == "Increment":
+            out.append(f"{name}_counter[0].add(1u)")
+        else:
+            out.append(f"({name}_counter[0].sub(1u)-1u)")
+        last = m.end()
+    out.append(text[last:])
+    text = "".join(out)
+    lines = text.split("\n")
+    for name, decl in names.items():
+        if decl.file and 1 <= decl.line <= len(lines):
+            lines[decl.line - 1] += f" RWStructuredBuffer<Atomic<uint>> {name}_counter;"
+    return "\n".join(lines)
 
 
 _POINT_SIZE = re.compile(r'\[\[\s*vk::builtin\(\s*"PointSize"\s*\)\s*\]\]([^;:]*)(:\s*\w+)?')

@@ -25,8 +25,13 @@ def _string(words: list[int], start: int, end: int) -> str:
     return raw.split(b"\0", 1)[0].decode("utf-8", "replace")
 
 
-def rebind(data: bytes, bindings: Mapping[str, tuple[int, int]]) -> bytes:
-    """The module with every global variable named in ``bindings`` at (set, binding)."""
+def rebind(
+    data: bytes,
+    bindings: Mapping[str, tuple[int, int]],
+    renames: Mapping[str, str] | None = None,
+) -> bytes:
+    """The module with every global variable named in ``bindings`` at (set, binding); debug
+    names in ``renames`` are replaced (same or shorter word count is not required)."""
     if len(data) < 20 or len(data) % 4:
         raise ValueError("not a SPIR-V module")
     words = list(struct.unpack(f"<{len(data) // 4}I", data))
@@ -70,7 +75,25 @@ def rebind(data: bytes, bindings: Mapping[str, tuple[int, int]]) -> bytes:
         if not where:
             raise ValueError("SPIR-V module without an annotation or type section")
         words[where:where] = insert
+    if renames:
+        words = _rename(words, renames)
     return struct.pack(f"<{len(words)}I", *words)
+
+
+def _rename(words: list[int], renames: Mapping[str, str]) -> list[int]:
+    out = words[:5]
+    i = 5
+    while i < len(words):
+        count, opcode = words[i] >> 16, words[i] & 0xFFFF
+        if opcode == _OP_NAME and _string(words, i + 2, i + count) in renames:
+            new = renames[_string(words, i + 2, i + count)].encode() + b"\0"
+            new += b"\0" * (-len(new) % 4)
+            literal = list(struct.unpack(f"<{len(new) // 4}I", new))
+            out += [((2 + len(literal)) << 16) | _OP_NAME, words[i + 1], *literal]
+        else:
+            out += words[i : i + count]
+        i += count
+    return out
 
 
 _OP_ENTRY_POINT = 15
