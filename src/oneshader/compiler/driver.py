@@ -28,6 +28,7 @@ from oneshader.compiler.source import (
     StructDef,
     find_includes,
     scan,
+    strip_comments,
 )
 from oneshader.compiler.spirv_patch import rebind, relocate
 from oneshader.diagnostics import Diagnostic, Severity, UserError, source_excerpt
@@ -381,19 +382,20 @@ class _Compilation:
                                 "OS1002",
                             )
                         )
-        for m in _counter_calls(self.texts[self.path]):
-            clean = self.texts[self.path]
-            line = clean.count("\n", 0, m.start()) + 1
-            col = m.start() - (clean.rfind("\n", 0, m.start()) + 1) + 1
+        for call in _counter_calls(self.texts[self.path]):
+            main = self.texts[self.path]
+            line = main.count("\n", 0, call.start()) + 1
+            col = call.start() - (main.rfind("\n", 0, call.start()) + 1) + 1
             for t in (Target.Msl, Target.Wgsl):
-                if t in targets and m.group(1) in self.counted_rw():
+                if t in targets and call.group(1) in self.counted_rw():
                     errors.append(
                         self.error(
                             self.name,
                             line,
                             col,
                             f"{TARGET_NAMES[t]} cannot express the hidden counter of "
-                            f"'{m.group(1)}' ({m.group(2)}Counter): use an explicit counter in a "
+                            f"'{call.group(1)}' ({call.group(2)}Counter): use an explicit counter "
+                            "in a "
                             "RWByteAddressBuffer, or build for spirv only",
                             "OS1002",
                         )
@@ -404,9 +406,7 @@ class _Compilation:
                     errors.extend(self.attribute_errors(src, f.attributes, f.name))
         for p, text in self.texts.items():
             src = self.sources[p]
-            from oneshader.compiler.source import strip_comments
-
-            clean = strip_comments(text)
+                    clean = strip_comments(text)
             for target, pattern, message in _TOKEN_LIMITS:
                 if target not in targets:
                     continue
@@ -1161,8 +1161,6 @@ class _Compilation:
 
 def _without_registers(text: str) -> str:
     """The text with every ``: register(...)`` blanked out, offsets (and positions) unchanged."""
-    from oneshader.compiler.source import strip_comments
-
     clean = strip_comments(text)
     chars = list(text)
     for m in re.finditer(r":\s*register\s*\([^)]*\)", clean):
@@ -1176,8 +1174,6 @@ _COUNTER_CALL = re.compile(r"\b(\w+)\s*\.\s*(Increment|Decrement)Counter\s*\(\s*
 
 
 def _counter_calls(text: str) -> list[re.Match[str]]:
-    from oneshader.compiler.source import strip_comments
-
     return list(_COUNTER_CALL.finditer(strip_comments(text)))
 
 
@@ -1211,8 +1207,6 @@ _POINT_SIZE = re.compile(r'\[\[\s*vk::builtin\(\s*"PointSize"\s*\)\s*\]\]([^;:]*
 
 def _point_size(text: str) -> str:
     """DXC's ``[[vk::builtin("PointSize")]] float s : PSIZE`` as Slang's ``SV_PointSize``."""
-    from oneshader.compiler.source import strip_comments
-
     clean = strip_comments(text)
     out, last = [], 0
     for m in _POINT_SIZE.finditer(clean):
@@ -1302,8 +1296,6 @@ def _relocate_msl(
 
 def _blank_words(text: str, word: str) -> str:
     """The text with the keyword ``word`` blanked where it is a modifier (not in comments)."""
-    from oneshader.compiler.source import strip_comments
-
     clean = strip_comments(text)
     chars = list(text)
     for m in re.finditer(rf"\b{word}\b(?=\s+[A-Za-z_])", clean):
