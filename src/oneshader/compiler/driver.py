@@ -406,7 +406,7 @@ class _Compilation:
                     errors.extend(self.attribute_errors(src, f.attributes, f.name))
         for p, text in self.texts.items():
             src = self.sources[p]
-                    clean = strip_comments(text)
+            clean = strip_comments(text)
             for target, pattern, message in _TOKEN_LIMITS:
                 if target not in targets:
                     continue
