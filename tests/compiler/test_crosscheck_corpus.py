@@ -204,3 +204,18 @@ def test_dropped_resource_and_features() -> None:
     fewer = replace(r, resources=tuple(x for x in r.resources if x.name != used))
     mismatches = verify(fewer, outputs)
     assert _hit(mismatches) == _ALL, mismatches
+
+
+def test_interpolation_changed() -> None:
+    from oneshader.reflection.model import Interpolation
+
+    r, outputs = _reflection("vertex_formats.hlsl")
+    ps = next(e for e in r.entry_points if e.stage.value == "pixel")
+    name = next(v.name for v in ps.inputs if v.interp is Interpolation.NoPerspective)
+    inputs = tuple(
+        replace(v, interp=Interpolation.Sample) if v.name == name else v for v in ps.inputs
+    )
+    entries = tuple(replace(e, inputs=inputs) if e is ps else e for e in r.entry_points)
+    mismatches = verify(replace(r, entry_points=entries), outputs)
+    assert _hit(mismatches) == _ALL, mismatches
+    assert all(f"'{name}' interpolation" in m and "Sample" in m for m in mismatches), mismatches
