@@ -1,0 +1,104 @@
+"""Compile the shared corpus through oneshader and through direct Slang calls, in one run.
+
+The baseline is what any tool must do at least: per target one Slang request with the same
+arguments and source, spCompile, the code blob and the reflection handle. oneshader adds the
+source scan, the reflection walk, the merge, the code patches and the cross-check. Prints the
+time per shader per target (baseline), the whole-file times and the overhead ratio (goal <= 1.10).
+
+    python bench/bench_compiler.py [--repeat N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+import tomllib
+from pathlib import Path
+
+from oneshader.compiler import CompileOptions, EntryPointSpec, _slang, compile_file, stage_from_name
+from oneshader.compiler.driver import _SLANG_STAGE_ID, _Compilation
+from oneshader.reflection.model import Target
+
+CORPUS = Path(__file__).resolve().parent.parent / "tests" / "corpus"
+TARGETS = {"spirv": Target.SpirV, "msl": Target.Msl, "wgsl": Target.Wgsl}
+
+
+def _options(entry: dict[str, object]) -> CompileOptions:
+    entries = []
+    for item in entry.get("entries", []):  # type: ignore[attr-defined]
+        name, stage = str(item).split(":")
+        entries.append(EntryPointSpec(name, stage_from_name(stage)))
+    return CompileOptions(
+        targets=tuple(TARGETS[str(t)] for t in entry["targets"]),  # type: ignore[attr-defined]
+        source_name=str(entry["file"]),
+        entry_points=tuple(entries),
+    )
+
+
+def _direct(lib: _slang.Library, path: Path, options: CompileOptions) -> dict[Target, float]:
+    """Slang alone, with the arguments and source oneshader gives it."""
+    plan = _Compilation(str(path), options)
+    plan.read_sources()
+    times = {}
+    for target in options.targets:
+        start = time.perf_counter()
+        entries = [(e.name, _SLANG_STAGE_ID[e.stage]) for e in options.entry_points]
+        req = _slang.Request(
+            lib, plan.args(target), (str(plan.path), plan.source_for(target)), entries
+        )
+        result = req.compile()
+        assert result.ok, result.diagnostics
+        req.reflection()
+        req.close()
+        times[target] = time.perf_counter() - start
+    return times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    manifest = tomllib.loads((CORPUS / "manifest.toml").read_text())
+    lib = _slang.library()
+    lib.session  # noqa: B018 - session creation is paid once, outside both measurements
+    rows = []
+    total_direct = total_oneshader = 0.0
+    for entry in manifest["shader"]:
+        path = CORPUS / entry["file"]
+        options = _options(entry)
+        assert compile_file(str(path), options).ok  # warm caches for both
+        direct_runs: list[dict[Target, float]] = []
+        oneshader_runs: list[float] = []
+        for _ in range(args.repeat):
+            direct_runs.append(_direct(lib, path, options))
+            start = time.perf_counter()
+            result = compile_file(str(path), options)
+            oneshader_runs.append(time.perf_counter() - start)
+            assert result.ok
+        per_target = {t: statistics.median(r[t] for r in direct_runs) for t in options.targets}
+        direct = statistics.median(sum(r.values()) for r in direct_runs)
+        ours = statistics.median(oneshader_runs)
+        total_direct += direct
+        total_oneshader += ours
+        rows.append((entry["file"], per_target, direct, ours))
+    print(
+        f"{'shader':28} {'spirv ms':>9} {'msl ms':>8} {'wgsl ms':>8} {'slang ms':>9} {'oneshader ms':>13} {'ratio':>6}"
+    )
+    for name, per_target, direct, ours in rows:
+        cells = [
+            f"{per_target[t] * 1000:8.1f}" if t in per_target else f"{'-':>8}"
+            for t in TARGETS.values()
+        ]
+        print(
+            f"{name:28} {cells[0]:>9} {cells[1]:>8} {cells[2]:>8} {direct * 1000:9.1f} {ours * 1000:13.1f} {ours / direct:6.2f}"
+        )
+    ratio = total_oneshader / total_direct
+    print(
+        f"\ntotal: slang {total_direct * 1000:.0f} ms, oneshader {total_oneshader * 1000:.0f} ms, "
+        f"overhead ratio {ratio:.3f} (goal <= 1.10)"
+    )
+
+
+if __name__ == "__main__":
+    main()
