@@ -82,16 +82,15 @@ def main() -> None:
         total_direct += direct
         total_oneshader += ours
         rows.append((entry["file"], per_target, direct, ours))
-    print(
-        f"{'shader':28} {'spirv ms':>9} {'msl ms':>8} {'wgsl ms':>8} {'slang ms':>9} {'oneshader ms':>13} {'ratio':>6}"
-    )
+    header = ("shader", "spirv ms", "msl ms", "wgsl ms", "slang ms", "oneshader ms", "ratio")
+    print("{:28} {:>9} {:>8} {:>8} {:>9} {:>13} {:>6}".format(*header))
     for name, per_target, direct, ours in rows:
         cells = [
-            f"{per_target[t] * 1000:8.1f}" if t in per_target else f"{'-':>8}"
-            for t in TARGETS.values()
+            f"{per_target[t] * 1000:.1f}" if t in per_target else "-" for t in TARGETS.values()
         ]
         print(
-            f"{name:28} {cells[0]:>9} {cells[1]:>8} {cells[2]:>8} {direct * 1000:9.1f} {ours * 1000:13.1f} {ours / direct:6.2f}"
+            f"{name:28} {cells[0]:>9} {cells[1]:>8} {cells[2]:>8} {direct * 1000:9.1f} "
+            f"{ours * 1000:13.1f} {ours / direct:6.2f}"
         )
     ratio = total_oneshader / total_direct
     print(
