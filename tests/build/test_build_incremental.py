@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import os
 import signal
-import threading
+import subprocess
 import time
 from pathlib import Path
 
@@ -189,20 +189,21 @@ def test_paths_on_the_command_line_replace_the_configured_sources(
 
 
 class CrashingOn(CompilerWorker):
-    """The real worker, whose compiler process is killed (SIGSEGV) while it compiles files named
-    ``Victim``: Slang's known crashes cannot be triggered on demand, its consequence can."""
+    """The real worker, whose compiler process gets SIGSEGV just as it is handed a file named
+    ``Victim``: Slang's known crashes cannot be triggered on demand, their consequence can."""
+
+    victim = False
 
     def compile(self, path: str, options: CompileOptions) -> CompileResult:
-        if Path(path).stem != "Victim":
-            return super().compile(path, options)
-        self.start()
-        assert self.pid is not None
-        killer = threading.Timer(0.05, os.kill, (self.pid, signal.SIGSEGV))
-        killer.start()
-        try:
-            return super().compile(path, options)
-        finally:
-            killer.cancel()
+        self.victim = Path(path).stem == "Victim"
+        return super().compile(path, options)
+
+    def _ensure(self) -> subprocess.Popen[bytes]:
+        proc = super()._ensure()
+        if self.victim:
+            os.kill(proc.pid, signal.SIGSEGV)
+            proc.wait()
+        return proc
 
 
 def test_a_compiler_crash_fails_that_shader_alone(

@@ -87,17 +87,17 @@ def test_checker_trusts_stamps_and_hashes_only_moved_files(tmp_path: Path) -> No
     age(f)
     s = stamp(f, "a.hlsl")
     assert s.mtime_ns == f.stat().st_mtime_ns and s.size == 4
-    assert Checker().unchanged(f, s)
+    assert Checker().unchanged(str(f), s)
 
     age(f, 5)  # touched, same content: unchanged, and the stamp moves to the new mtime
-    assert Checker().unchanged(f, s)
+    assert Checker().unchanged(str(f), s)
     assert s.mtime_ns == f.stat().st_mtime_ns
 
     f.write_bytes(b"abce")  # same size, new content
     age(f, 3)
-    assert not Checker().unchanged(f, s)
+    assert not Checker().unchanged(str(f), s)
     f.unlink()
-    assert not Checker().unchanged(f, s)
+    assert not Checker().unchanged(str(f), s)
 
 
 def test_fresh_input_stamps_are_rechecked_by_hash(tmp_path: Path) -> None:
@@ -105,7 +105,7 @@ def test_fresh_input_stamps_are_rechecked_by_hash(tmp_path: Path) -> None:
     f.write_bytes(b"abcd")
     s = stamp(f, "a.hlsl")  # just written: could change again within the same mtime tick
     assert s.mtime_ns == 0
-    assert Checker().unchanged(f, s)
+    assert Checker().unchanged(str(f), s)
     written = stamp(f, "a.hlsl", b"abcd")  # an output we just wrote ourselves
     assert written.mtime_ns == f.stat().st_mtime_ns
 

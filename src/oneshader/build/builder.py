@@ -41,7 +41,6 @@ class BuildReport:
     removed: int = 0
     seconds: float = 0.0
     bindings_failed: bool = False
-    inputs: set[Path] = field(default_factory=set)  # every file the outputs depend on
 
     @property
     def ok(self) -> bool:
@@ -107,14 +106,17 @@ class Build:
                     self._finished,
                     self.progress.tick,
                 )
-            for rec in self.state.shaders.values():
-                self.report.inputs.update(cfg.root / s.path for s in rec.inputs)
             if cfg.bindings is not None:
                 self._bindings(jobs)
             if self.state.dirty or todo or why:
                 self.state.save(cfg.out)
         self.report.seconds = time.perf_counter() - t0
         return self.report
+
+    def inputs(self) -> set[Path]:
+        """Every file the current outputs were built from (what ``--watch`` watches)."""
+        root = self.config.root
+        return {root / s.path for rec in self.state.shaders.values() for s in rec.inputs}
 
     def _remove_gone(self, jobs: list[ShaderJob]) -> None:
         """Outputs of shaders whose source was deleted or renamed go."""

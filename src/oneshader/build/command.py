@@ -18,13 +18,19 @@ from oneshader.diagnostics import UserError
 WATCH_POLL_SECONDS = 0.3
 
 
-def run_once(config: BuildConfig, pool: WorkerPool, progress: Progress) -> BuildReport:
+def run_once(
+    config: BuildConfig, pool: WorkerPool, progress: Progress, inputs: set[Path] | None = None
+) -> BuildReport:
+    """One build and its summary; ``inputs``, if given, receives the files it depends on."""
+    build = Build(config, pool, progress)
     try:
-        report = Build(config, pool, progress).run()
+        report = build.run()
     except OSError as err:  # OUT not writable, a folder where a file should go, a full disk...
         where = display_path(Path(err.filename)) if err.filename else display_path(config.out)
         raise UserError.at(where, 0, 0, f"cannot write: {err.strerror or err}", "OS2003") from None
     progress.summary(report.summary())
+    if inputs is not None:
+        inputs.update(build.inputs())
     return report
 
 
@@ -92,8 +98,7 @@ def watch(
                     if pool is not None:
                         pool.close()
                     pool = WorkerPool(config.jobs)
-                report = run_once(config, pool, progress)
-                inputs = report.inputs
+                report = run_once(config, pool, progress, inputs)
                 status = 0 if report.ok else 1
             except UserError as err:
                 for d in err.diagnostics:

@@ -37,9 +37,7 @@ def _walk(folder: Path, skip: Path) -> list[Path]:
     found: list[Path] = []
     for dirpath, dirnames, filenames in os.walk(folder):
         here = Path(dirpath)
-        dirnames[:] = sorted(
-            d for d in dirnames if not d.startswith(".") and (here / d).resolve() != skip
-        )
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and here / d != skip)
         found.extend(here / f for f in sorted(filenames) if f.endswith(SHADER_SUFFIX))
     return found
 
@@ -67,13 +65,12 @@ def discover(config: BuildConfig) -> list[ShaderJob]:
     seen: set[Path] = set()
     for src in config.sources:
         if src.is_file():
-            files = [(src, src.name)]
-        elif src.is_dir():
+            files = [(src.resolve(), src.name)]
+        elif src.is_dir():  # walked from a resolved folder, without following links
             files = [(f, f.relative_to(src).as_posix()) for f in _walk(src, config.out)]
         else:
             raise UserError.at(where, 0, 0, f"no such file or folder: {display_path(src)}", USAGE)
         for path, rel in files:
-            path = path.resolve()
             if path in seen:
                 continue
             seen.add(path)

@@ -144,9 +144,9 @@ class Checker:
     """
 
     def __init__(self) -> None:
-        self._seen: dict[Path, tuple[int, int, str | None]] = {}
+        self._seen: dict[str, tuple[int, int, str | None]] = {}
 
-    def unchanged(self, path: Path, st: Stamp) -> bool:
+    def unchanged(self, path: str, st: Stamp) -> bool:
         info = self._seen.get(path)
         if info is None:
             try:
@@ -165,7 +165,7 @@ class Checker:
             return False
         if digest is None:
             try:
-                digest = file_hash(path)
+                digest = file_hash(Path(path))
             except OSError:
                 return False
             self._seen[path] = (mtime, size, digest)
@@ -175,9 +175,6 @@ class Checker:
             st.mtime_ns = mtime
         return True
 
-    def forget(self, path: Path) -> None:
-        self._seen.pop(path, None)
-
 
 def is_current(
     record: ShaderRecord, key: str, root: Path, out: Path, checker: Checker
@@ -186,12 +183,13 @@ def is_current(
     whether a stamp was refreshed on the way (the state then wants saving)."""
     if record.key != key:
         return False, False
-    before = [(s.mtime_ns) for s in (*record.inputs, *record.outputs)]
+    before = [s.mtime_ns for s in (*record.inputs, *record.outputs)]
+    root_s, out_s = str(root), str(out)
     for s in record.inputs:
-        if not checker.unchanged(root / s.path, s):
+        if not checker.unchanged(os.path.join(root_s, s.path), s):
             return False, False
     for s in record.outputs:
-        if not checker.unchanged(out / s.path, s):
+        if not checker.unchanged(os.path.join(out_s, s.path), s):
             return False, False
-    after = [(s.mtime_ns) for s in (*record.inputs, *record.outputs)]
+    after = [s.mtime_ns for s in (*record.inputs, *record.outputs)]
     return True, before != after
