@@ -511,3 +511,11 @@ def test_targets_without_output_and_outputs_without_target(outputs: list[OutputF
     mismatches = verify(r, [o for o in outputs if o.target is not Target.Msl])
     assert "MSL: the reflection lists the target but no output holds it" in mismatches
     assert "WGSL: an output for a target the reflection does not list" in mismatches
+
+
+def test_one_message_per_disagreement_even_with_many_metal_entries(
+    outputs: list[OutputFile],
+) -> None:
+    # Params is a parameter of both Metal entry points; a wrong index is still one message.
+    mismatches = verify(_slot(_reflection(), "Params", Target.Msl, 4), outputs)
+    assert len(mismatches) == 1, mismatches

@@ -149,6 +149,9 @@ def check(reflection: ShaderReflection, outputs: Sequence[OutputFile]) -> CheckR
         report.mismatches.append(
             f"{_TARGET_NAMES[target]}: an output for a target the reflection does not list"
         )
+    # Metal repeats every resource in every entry point's parameters: say each thing once.
+    report.mismatches = list(dict.fromkeys(report.mismatches))
+    report.unchecked = list(dict.fromkeys(report.unchecked))
     return report
 
 
