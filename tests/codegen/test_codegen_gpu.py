@@ -1,0 +1,146 @@
+"""On the software adapter, with the real compiler: values written through the generated structs
+are the values the shader reads (matrices of both packings, padded matrices, arrays of structs,
+a push block as a WGSL uniform), and the generated layouts for textures, storage textures and
+samplers are the ones the shader declares."""
+
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+import pytest
+
+SHADERS = Path(__file__).parent / "shaders"
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, ModuleType]]:
+    folder = tmp_path_factory.mktemp("gpu")
+    result = subprocess.run(
+        [sys.executable, "-m", "oneshader.cli", "build", str(SHADERS.relative_to(ROOT)), "-q",
+         "--targets", "spirv,wgsl", "-o", str(folder / "out"),
+         "--bindings", str(folder / "gpubind")],
+        cwd=ROOT, capture_output=True, text=True,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    sys.path.insert(0, str(folder))
+    try:
+        mods = {
+            n: importlib.import_module(f"gpubind.{n}") for n in ("layout_probe", "storage_probe")
+        }
+    finally:
+        sys.path.remove(str(folder))
+    return folder / "out", mods
+
+
+@pytest.fixture(scope="module")
+def device() -> Any:
+    import wgpu
+
+    adapter = wgpu.gpu.request_adapter_sync(power_preference="low-power")
+    assert adapter is not None, "no GPU adapter, not even a software one"
+    return adapter.request_device_sync()
+
+
+def _run(
+    device: Any, shader: Any, out: Path, buffers: dict[Any, Any], groups: tuple[int, int, int]
+) -> None:
+    S = shader.SHADER
+    entry = shader.entries.Main
+    layouts = S.create_bind_group_layouts(device)
+    pipeline = device.create_compute_pipeline(
+        layout=S.create_pipeline_layout(device, layouts),
+        compute=entry.stage_descriptor(S.create_shader_module(device, out, entry=entry.name)),
+    )
+    enc = device.create_command_encoder()
+    cp = enc.begin_compute_pass()
+    cp.set_pipeline(pipeline)
+    by_group: dict[int, dict[Any, Any]] = {}
+    for binding, obj in buffers.items():
+        by_group.setdefault(binding.wgsl.set, {})[binding] = obj
+    for group, members in by_group.items():
+        cp.set_bind_group(group, S.create_bind_group(device, layouts[group], members))
+    cp.dispatch_workgroups(*groups)
+    cp.end()
+    device.queue.submit([enc.finish()])
+
+
+def test_layouts_agree_with_the_shader(
+    built: tuple[Path, dict[str, ModuleType]], device: Any
+) -> None:
+    import wgpu
+
+    out, mods = built
+    probe = mods["layout_probe"]
+    m = np.arange(16, dtype=np.float32).reshape(4, 4) + 1
+    r = m + 100
+    n = np.arange(9, dtype=np.float32).reshape(3, 3) + 200
+    w = np.arange(8, dtype=np.float32).reshape(2, 4) + 300
+    colors = np.array([[401, 402, 403], [411, 412, 413]], np.float32)
+    weights = np.array([404, 414], np.float32)
+    cb = probe.Probe(M=m, R=r, N=n, W=w, V=(501, 502, 503), Count=7)
+    cb.Items.Color = colors
+    cb.Items.Weight = weights
+    push = probe.PushData(Scale=(0.5, 0.25), Bias=-3)
+    assert probe.Probe.size == 256 and probe.PushData.size == 16
+    expected = np.concatenate(
+        [m.ravel(), r.ravel(), n.ravel(), w.ravel(),
+         np.c_[colors, weights].ravel(), [501, 502, 503, 7, 0.5, 0.25, -3]]
+    ).astype(np.float32)  # fmt: skip
+
+    usage = wgpu.BufferUsage
+    res = probe.resources
+    ub = device.create_buffer_with_data(data=cb.bytes_view(), usage=usage.UNIFORM)
+    pb = device.create_buffer_with_data(data=push.bytes_view(), usage=usage.UNIFORM)
+    ob = device.create_buffer(size=4 * len(expected), usage=usage.STORAGE | usage.COPY_SRC)
+    _run(device, probe, out, {res.Probe: ub, res.Out: ob, probe.push_blocks.Push: pb}, (1, 1, 1))
+    got = np.frombuffer(device.queue.read_buffer(ob), np.float32)
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_texture_and_storage_texture_layouts(
+    built: tuple[Path, dict[str, ModuleType]], device: Any
+) -> None:
+    import wgpu
+
+    out, mods = built
+    sp = mods["storage_probe"]
+    entries = {e["binding"]: e for e in sp.SHADER.bind_group_layout_entries(0)}
+    image = entries[sp.resources.Image.wgsl.binding]
+    assert image["storage_texture"] == {
+        "access": "read-write",
+        "format": "rgba8unorm",
+        "view_dimension": "2d",
+    }
+    src = np.random.default_rng(3).integers(0, 256, (8, 8, 4), dtype=np.uint8)
+    tex = device.create_texture(
+        size=(8, 8, 1),
+        format=wgpu.TextureFormat.rgba8unorm,
+        usage=wgpu.TextureUsage.TEXTURE_BINDING | wgpu.TextureUsage.COPY_DST,
+    )
+    device.queue.write_texture({"texture": tex}, src.tobytes(), {"bytes_per_row": 32}, (8, 8, 1))
+    dst = device.create_texture(
+        size=(8, 8, 1),
+        format=image["storage_texture"]["format"],
+        usage=wgpu.TextureUsage.STORAGE_BINDING | wgpu.TextureUsage.COPY_SRC,
+    )
+    sampler = device.create_sampler(mag_filter="nearest", min_filter="nearest")
+    res = sp.resources
+    wg = sp.entries.Main.workgroup
+    _run(
+        device,
+        sp,
+        out,
+        {res.Image: dst.create_view(), res.Source: tex.create_view(), res.Nearest: sampler},
+        (8 // wg[0], 8 // wg[1], 1),
+    )
+    data = device.queue.read_texture({"texture": dst}, {"bytes_per_row": 32}, (8, 8, 1))
+    got = np.frombuffer(data, np.uint8).reshape(8, 8, 4)
+    np.testing.assert_array_equal(got[..., :3], src[..., 2::-1])
+    assert (got[..., 3] == 255).all()
