@@ -59,6 +59,16 @@ def test_spirv_reader_agrees_with_spirv_dis(file: str, tmp_path: Path) -> None:
     }
     assert {n: e.workgroup for n, e in module.entries.items() if e.workgroup} == sizes
 
+    # uses: the resource variables each OpEntryPoint lists in its interface (SPIR-V 1.4+).
+    storage = dict(re.findall(r"%(\d+) = OpVariable %\d+ (\w+)", text))
+    for name, interface in re.findall(r'OpEntryPoint \w+ %\d+ "(\w+)"((?: %\d+)*)', text):
+        listed = {
+            names[i].removesuffix(".counter").removesuffix(".elements")
+            for i in re.findall(r"%(\d+)", interface)
+            if storage.get(i) in ("Uniform", "StorageBuffer", "UniformConstant", "PushConstant")
+        }
+        assert module.entries[name].uses == listed, name
+
     locations = sorted(d["Location"] for d in decos.values() if "Location" in d)
     read = sorted(
         v.location
