@@ -224,3 +224,27 @@ def test_row_major_matrix_in_an_array() -> None:
             assert struct.unpack_from("<3f", raw, 32 * k + 16 * r) == tuple(
                 float(6 * k + 3 * r + c) for c in range(3)
             )
+
+
+def test_slices_are_views_and_bad_values_name_the_field(particles) -> None:  # type: ignore[no-untyped-def]
+    ps = particles.Particle.array(6)
+    tail = ps[2:5]
+    assert isinstance(tail, particles.ParticleArray) and len(tail) == 3
+    tail.Mass = [1, 2, 3]
+    assert ps.Mass.tolist() == [0, 0, 1, 2, 3, 0]
+    assert ps[-1].Mass == 0.0 and [p.Mass for p in ps][3] == 2.0
+    lights = particles.Lights()
+    with pytest.raises(ValueError, match=r"Lights\.Count takes a scalar, got a scalar"):
+        lights.Count = -1
+    with pytest.raises(ValueError, match=r"Lights\.Count takes a scalar"):
+        lights.Count = "many"
+
+
+def test_write_many_if_changed(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from oneshader.fsutil import write_many_if_changed
+
+    a, b = tmp_path / "d" / "a.py", tmp_path / "d" / "b.py"
+    assert write_many_if_changed([(a, b"1"), (b, b"2")]) == [a, b]
+    assert write_many_if_changed([(a, b"1"), (b, b"3")]) == [b]
+    assert a.read_bytes() == b"1" and b.read_bytes() == b"3"
+    assert sorted(p.name for p in (tmp_path / "d").iterdir()) == ["a.py", "b.py"]  # no temporaries

@@ -57,7 +57,7 @@ class _Field:
         target = self._view(obj)
         try:
             target[...] = value
-        except (ValueError, TypeError) as err:
+        except (ValueError, TypeError, OverflowError) as err:
             shape = target.shape[obj._os_data.ndim :]
             raise ValueError(
                 f"{type(obj).__name__}.{self.name} takes {_describe(shape)}, got "
@@ -364,11 +364,17 @@ class StructArray(_Holder, Generic[S]):
     def __len__(self) -> int:
         return int(self._os_data.shape[0]) if self._os_data.ndim else 1
 
-    def __getitem__(self, index: int) -> S:
+    @overload
+    def __getitem__(self, index: int) -> S: ...
+    @overload
+    def __getitem__(self: A, index: slice) -> A: ...
+    def __getitem__(self, index: int | slice) -> Any:
+        """One element (a view), or a slice of the array (a view)."""
         if self._os_data.ndim != 1:
             raise TypeError("index a multi-dimensional struct array through its fields")
-        view = self._os_data[index, ...]
-        return self.element._os_wrap(view)  # type: ignore[return-value]
+        if isinstance(index, slice):
+            return type(self)._os_wrap(self._os_data[index])
+        return self.element._os_wrap(self._os_data[index, ...])
 
     def copy(self: A) -> A:
         return type(self)._os_wrap(_own(self.to_bytes(), self.dtype).reshape(self.shape))
