@@ -523,3 +523,28 @@ def test_missing_slangpy_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> Non
     (d,) = result.diagnostics
     assert d.severity is Severity.ERROR
     assert "pip install 'oneshader[compiler]'" in d.message
+
+
+def test_compared_texture_is_a_wgsl_depth_texture() -> None:
+    refl = ok("resources_portable.hlsl")
+    assert res(refl, "Shadow").rtype is ResourceTypeKind.SamplerComparisonState
+    assert res(refl, "Depth").hlsl == "Texture2D<float>"
+    wgsl = code("resources_portable.hlsl", Target.Wgsl)
+    assert re.search(r"var Depth(_\d+)? : texture_depth_2d;", wgsl)
+    assert re.search(r"var Tex2D(_\d+)? : texture_2d<f32>;", wgsl)
+
+
+def test_compared_and_sampled_texture_is_a_wgsl_error(tmp_path: Path) -> None:
+    (tmp_path / "s.hlsl").write_text(
+        "Texture2D<float> Depth;\nSamplerState S;\nSamplerComparisonState C;\n"
+        "RWStructuredBuffer<float> Out;\n"
+        '[shader("compute")][numthreads(1,1,1)] void M(uint3 id : SV_DispatchThreadID)\n'
+        "{ Out[0] = Depth.SampleCmpLevelZero(C, float2(0, 0), 0.5) + "
+        "Depth.SampleLevel(S, float2(0, 0), 0); }\n"
+    )
+    result = compile_file(str(tmp_path / "s.hlsl"), CompileOptions(source_name="s.hlsl"))
+    (err,) = [d for d in result.diagnostics if d.is_error]
+    assert (err.code, err.line, err.column) == ("OS1012", 1, 18)
+    assert "WGSL" in err.message and "'Depth'" in err.message
+    spirv = compile_file(str(tmp_path / "s.hlsl"), CompileOptions(targets=(Target.SpirV,)))
+    assert spirv.ok

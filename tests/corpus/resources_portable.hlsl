@@ -1,5 +1,5 @@
-// The resource types that exist on every target, each used by a compute kernel. (Comparison
-// sampling is left out: Slang emits Texture2D<float> as texture_2d<f32>, which WGSL cannot compare.)
+// The resource types that exist on every target, each used by a compute kernel. Depth is only
+// compared, so WGSL gets it as a depth texture (Slang would declare texture_2d<f32>).
 struct Elem
 {
     float4 Value;
@@ -26,6 +26,8 @@ TextureCubeArray<float4> TexCubeArray;
 [[vk::image_format("rgba8")]] RWTexture2DArray<float4> RWTex2DArray;
 [[vk::image_format("r32ui")]] RWTexture3D<uint> RWTex3D;
 SamplerState Linear;
+SamplerComparisonState Shadow;
+Texture2D<float> Depth;
 
 [shader("compute")]
 [numthreads(1, 1, 1)]
@@ -41,6 +43,7 @@ void UseAll(uint3 id : SV_DispatchThreadID)
     acc += Tex3D.SampleLevel(Linear, float3(0.5, 0.5, 0.5), 0.0);
     acc += TexCube.SampleLevel(Linear, float3(0.0, 0.0, 1.0), 0.0);
     acc += TexCubeArray.SampleLevel(Linear, float4(0.0, 0.0, 1.0, 0.0), 0.0);
+    acc.x += Depth.SampleCmpLevelZero(Shadow, float2(0.5, 0.5), 0.5);
     acc.x += float(BlockCount.x);
     Elem e;
     e.Value = acc;

@@ -984,6 +984,44 @@ class _Compilation:
             out.append(replace(p, slots=tuple(slots)))
         return out
 
+    def wgsl_depth_textures(self, text: str, resources: list[Resource]) -> str:
+        """A texture sampled only with a comparison sampler becomes a WGSL depth texture (WGSL
+        compares depth textures only; Slang declares ``texture_2d<f32>``). A texture compared and
+        also sampled plainly cannot be expressed: an error at its declaration."""
+        decls = self.declarations()
+        errors = []
+        for r in resources:
+            if r.rtype not in _TEXTURES:
+                continue
+            decl = re.search(
+                rf"(var\s+{re.escape(r.name)}(?:_\d+)?\s*:\s*)(texture_\w+)<f32>", text
+            )
+            if not decl or decl.group(2) not in _DEPTH_TEXTURES:
+                continue
+            emitted = re.search(r"var\s+(\w+)", decl.group(0))
+            assert emitted is not None
+            refs = [m.start() for m in re.finditer(rf"\b{emitted.group(1)}\b", text)]
+            refs = [i for i in refs if not (decl.start() <= i < decl.end())]
+            compared = [bool(_WGSL_COMPARE.search(text[max(0, i - 60) : i])) for i in refs]
+            if not any(compared):
+                continue
+            if not all(compared):
+                errors.append(
+                    self.at_decl(
+                        decls[r.name],
+                        f"WGSL: '{r.name}' is sampled both with a comparison sampler and "
+                        "without; WGSL compares depth textures only, which cannot be sampled "
+                        "as colour: use two texture declarations",
+                        "OS1012",
+                    )
+                )
+                continue
+            depth = _DEPTH_TEXTURES[decl.group(2)]
+            text = text[: decl.start(2)] + depth + text[decl.end() :]
+        if errors:
+            raise _Failed(errors)
+        return text
+
     def patch_locations(self, outputs: dict[Target, bytes], entries: list[EntryPoint]) -> None:
         """Every target's code gets the reflection's locations (see ``locate``)."""
         for e in entries:
@@ -1026,6 +1064,7 @@ class _Compilation:
                 rf"\1@binding({push_slot.binding}) @group({push_slot.set}) var<uniform> \2 :",
                 text,
             )
+        text = self.wgsl_depth_textures(text, resources)
         for r in resources:
             slot = next((s for s in r.slots if s.target is Target.Wgsl), None)
             if slot is None:
@@ -1169,6 +1208,14 @@ def _without_registers(text: str) -> str:
                 chars[i] = " "
     return "".join(chars)
 
+
+_DEPTH_TEXTURES = {
+    "texture_2d": "texture_depth_2d",
+    "texture_2d_array": "texture_depth_2d_array",
+    "texture_cube": "texture_depth_cube",
+    "texture_cube_array": "texture_depth_cube_array",
+}
+_WGSL_COMPARE = re.compile(r"texture(?:SampleCompare(?:Level)?|GatherCompare)\(\s*\(?\s*$")
 
 _COUNTER_CALL = re.compile(r"\b(\w+)\s*\.\s*(Increment|Decrement)Counter\s*\(\s*\)")
 
