@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from oneshader.bindings import from_reflection
 from oneshader.cli import main
 from oneshader.codegen import generate
+from oneshader.codegen.literal import py_str
 from oneshader.codegen.names import BUILTINS, KEYWORDS, identifier, mangle_all
 from oneshader.codegen.render import render_module
 from oneshader.codegen.validate import LayoutError
@@ -268,3 +269,43 @@ def test_huge_struct_array_count_is_refused() -> None:
         module.Particle.array(10**9)
     with pytest.raises(ValueError, match="count >= 0"):
         module.Particle.array(-1)
+
+
+@given(st.text())
+def test_string_literals_read_back_exactly(text: str) -> None:
+    literal = py_str(text)
+    assert literal.isascii() and "\n" not in literal
+    assert ast.literal_eval(literal) == text
+
+
+def test_string_literals_are_in_ruff_format(tmp_path: Path) -> None:
+    import random
+
+    rng = random.Random(5)
+    alphabet = [
+        "'",
+        '"',
+        "\\",
+        "\n",
+        "\r",
+        "\t",
+        "\x00",
+        "\x7f",
+        "é",
+        "\u2028",
+        "😀",
+        "a",
+        " ",
+        "{",
+    ]
+    texts = ["", "'", '"', "'\"", "\"'", "''\"", '""\'']
+    texts += ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 12))) for _ in range(300)]
+    source = "".join(f"X{i} = {py_str(t)}\n" for i, t in enumerate(texts))
+    (tmp_path / "strings.py").write_text(source, encoding="ascii")
+    result = subprocess.run(
+        [str(Path(sys.executable).parent / "ruff"), "format", "--diff", "strings.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stdout
