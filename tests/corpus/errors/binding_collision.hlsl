@@ -9,7 +9,7 @@ cbuffer Second : register(b0)
     float4 B;
 };
 
-RWStructuredBuffer<float4> Out : register(u0);
+RWStructuredBuffer<float4> Out : register(u1);
 
 [shader("compute")]
 [numthreads(1, 1, 1)]
