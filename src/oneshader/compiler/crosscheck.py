@@ -21,6 +21,7 @@ from oneshader.compiler.emitted.common import (
     EmittedResource,
     EmittedVariable,
     demangle,
+    round_up,
 )
 from oneshader.compiler.emitted.msl import read_msl
 from oneshader.compiler.emitted.spirv import features_of, read_spirv
@@ -312,7 +313,7 @@ class _Checker:
         if layout is None or em.layout is None:
             return
         if rtype in _STRUCTURED and em.stride is not None:
-            stride = _round(layout.size, layout.align)
+            stride = round_up(layout.size, layout.align)
             self.differ(module, f"{name}[] element stride", stride, em.stride)
         if rtype is None or rtype in _BLOCKS or rtype in _STRUCTURED:
             self.layout(module, name, layout, em.layout)
@@ -624,7 +625,3 @@ def _same_scalar(a: ScalarKind, b: ScalarKind) -> bool:
         return True
     loose = {ScalarKind.Bool, ScalarKind.UInt, ScalarKind.Int}
     return a in loose and b in loose and ScalarKind.Bool in (a, b)
-
-
-def _round(value: int, align: int) -> int:
-    return -(-value // align) * align if align else value

@@ -24,6 +24,7 @@ from oneshader.compiler.emitted.common import (
     EmittedResource,
     EmittedSpec,
     EmittedVariable,
+    round_up,
 )
 from oneshader.reflection.model import (
     BuiltIn,
@@ -293,10 +294,6 @@ def _add_deco(d: _Decorations, ops: tuple[int, ...]) -> None:
         d.flags.add(ops[0])
 
 
-def _round(value: int, align: int) -> int:
-    return -(-value // align) * align if align else value
-
-
 class _Layouts:
     """Builds TypeLayout trees from the module's types and decorations."""
 
@@ -394,7 +391,7 @@ class _Layouts:
         return TypeLayout(
             TypeKind.Struct,
             name=name,
-            size=_round(extent, align),
+            size=round_up(extent, align),
             align=align,
             members=tuple(members),
         )
