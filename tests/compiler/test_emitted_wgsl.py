@@ -165,6 +165,25 @@ def test_entry_points_interfaces_and_reached_globals() -> None:
     assert m.entries["PS"].outputs[0].location == 0 and m.entries["PS"].stage == "pixel"
 
 
+def test_directives_and_consts_at_module_scope() -> None:
+    m = _read(
+        """
+        enable f16;
+        diagnostic(off, derivative_uniformity);
+        const N_0 : i32 = i32(3);
+        const_assert N_0 > 2;
+        alias Vec_0 = vec4<f32>;
+        struct S_0 { v_0 : array<Vec_0, N_0> };
+        @group(0) @binding(0) var<uniform> u_0 : S_0;
+        @compute @workgroup_size(N_0, 1, 1) fn K() { _ = u_0; }
+        """
+    )
+    assert m.enables == {"f16"}
+    (u,) = m.resources["u"]
+    assert u.layout.members[0].type.length == 3 and u.layout.size == 48
+    assert m.entries["K"].workgroup == (3, 1, 1)
+
+
 def test_garbage_is_a_reader_error() -> None:
     with pytest.raises(EmittedCodeError):
         _read("struct S { a : vec3<f32> ")

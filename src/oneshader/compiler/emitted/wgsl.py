@@ -304,7 +304,7 @@ class _Parser:
             kw = self.next()
             if kw == ";":
                 continue
-            if kw in ("enable", "requires", "diagnostic"):
+            if kw in ("enable", "requires", "diagnostic", "const_assert"):
                 words = self.skip_to(";")
                 if kw == "enable":
                     out.enables.update(w for w in words if w != ",")
