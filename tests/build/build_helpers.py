@@ -72,8 +72,8 @@ def run_cli(cwd: Path, *args: str, timeout: float = 120) -> subprocess.Completed
 
 
 def summary_counts(stdout: str) -> tuple[int, int, int]:
-    """(built, up to date, failed) from the summary line."""
-    line = next(x for x in stdout.splitlines() if x.startswith("oneshader build:"))
+    """(built, up to date, failed) from the last summary line."""
+    line = [x for x in stdout.splitlines() if x.startswith("oneshader build:")][-1]
     words = line.replace(",", "").split()
     return (
         int(words[words.index("built") - 1]),

@@ -232,3 +232,30 @@ def test_bindings_are_generated_from_the_reflections(project: Path, build: Build
     assert build("--bindings", "gen")[0] == 0
     assert (project / "gen/K0.py").stat().st_mtime_ns == mtime  # nothing changed, nothing written
     compile((project / "gen/Sprite.py").read_text(), "Sprite.py", "exec")
+
+
+class EditsDuringCompile(CompilerWorker):
+    """The real worker; the user saves ``math.hlsli`` again while ``Lit`` is being compiled
+    (after the compiler read it, before the build stamps it)."""
+
+    def compile(self, path: str, options: CompileOptions) -> CompileResult:
+        result = super().compile(path, options)
+        if Path(path).stem == "Lit":
+            math = Path(path).parent / "inc" / "math.hlsli"
+            touch_later(math, math.read_text().replace("saturate(", "0.25 * saturate("))
+        return result
+
+
+def test_an_include_saved_during_the_compile_is_not_taken_as_built(
+    project: Path, build: BuildRun
+) -> None:
+    assert build()[0] == 0
+    math = project / "shaders/ui/inc/math.hlsli"
+    touch_later(math, math.read_text().replace("saturate(", "0.5 * saturate("))
+    config = load_config(make_parser().parse_args(["build", "-q", "-j", "1"]), project)
+    with WorkerPool(1, EditsDuringCompile) as pool:
+        report = run_once(config, pool, Progress(quiet=True, live=False))
+    assert report.built == ["shaders/ui/Lit.hlsl"]
+    status, out, _ = build()  # what the compiler read is unknown: compile again
+    assert status == 0 and summary_counts(out) == (1, 4, 0)
+    assert summary_counts(build()[1]) == (0, 5, 0)

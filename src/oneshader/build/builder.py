@@ -78,6 +78,8 @@ class Build:
         self.state = BuildState()
         self._last_save = 0.0
         self._source_stamps: dict[str, Stamp] = {}
+        self._started_ns = 0
+        self._before: dict[Path, tuple[int, int]] = {}  # dependencies as they were at the start
 
     # --- the steps ---------------------------------------------------------------------------
 
@@ -96,8 +98,10 @@ class Build:
             self._remove_gone(jobs)
             todo = self._stale(jobs, rebuild_all)
             self.report.up_to_date = len(jobs) - len(todo)
+            self._started_ns = time.time_ns()
             for job in todo:
                 self._source_stamps[job.stem] = self._stamp_source(job)
+                self._note_dependencies(job)
             if todo:
                 self.progress.begin(len(todo))
                 self.pool.run(
@@ -150,6 +154,28 @@ class Build:
         except OSError:
             return Stamp(job.source_name, 0, -1, "")
 
+    def _note_dependencies(self, job: ShaderJob) -> None:
+        """(mtime, size) of the files the shader read last time, before it is compiled again."""
+        record = self.state.shaders.get(job.stem)
+        for s in record.inputs[1:] if record else ():
+            path = self.config.root / s.path
+            if path not in self._before:
+                try:
+                    st = path.stat()
+                    self._before[path] = (st.st_mtime_ns, st.st_size)
+                except OSError:
+                    self._before[path] = (-1, -1)
+
+    def _dependency_stamp(self, path: Path, name: str) -> Stamp:
+        """A dependency, stamped after the compile: one that moved since the build started (or,
+        if new, since then) is recorded as unknown, since what the compiler read is unknown."""
+        expect = self._before.get(path)
+        if expect is None:
+            st = path.stat()
+            if st.st_mtime_ns > self._started_ns:
+                return Stamp(name, 0, st.st_size, "")
+        return stamp(path, name, expect=expect)
+
     def _finished(self, job: ShaderJob, result: CompileResult, seconds: float) -> None:
         for diag in result.diagnostics:
             self.progress.diagnostic(diag)
@@ -195,7 +221,7 @@ class Build:
             seen.add(path)
             name = project_name(path, self.config.root)
             try:
-                inputs.append(stamp(path, name))
+                inputs.append(self._dependency_stamp(path, name))
             except OSError:
                 inputs.append(Stamp(name, 0, -1, ""))
         self.state.shaders[job.stem] = ShaderRecord(job.source_name, job.key, inputs, outputs)

@@ -126,10 +126,18 @@ def file_hash(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def stamp(path: Path, name: str, data: bytes | None = None) -> Stamp:
+def stamp(
+    path: Path, name: str, data: bytes | None = None, *, expect: tuple[int, int] | None = None
+) -> Stamp:
     """Stamp ``path`` now; ``data`` is its content when the caller just wrote it (an output,
-    whose fresh mtime is then trusted: nobody else writes it in the same tick)."""
+    whose fresh mtime is then trusted: nobody else writes it in the same tick).
+
+    ``expect`` is (mtime_ns, size) as seen before the compile that read the file: if the file
+    moved since, its content at compile time is unknown, so it gets no hash and the next build
+    compiles again."""
     st = path.stat()
+    if expect is not None and expect != (st.st_mtime_ns, st.st_size):
+        return Stamp(name, 0, st.st_size, "")
     digest = hashlib.sha256(data).hexdigest() if data is not None else file_hash(path)
     fresh = time.time_ns() - st.st_mtime_ns <= _RACY_NS
     mtime = 0 if fresh and data is None else st.st_mtime_ns
