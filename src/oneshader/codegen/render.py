@@ -14,7 +14,16 @@ from dataclasses import dataclass, field
 from oneshader.codegen.literal import INDENT, LINE_LENGTH, py_str, render
 from oneshader.codegen.names import MODULE_RESERVED, STRUCT_RESERVED, Scope, mangle_all
 from oneshader.codegen.validate import check_reflection
-from oneshader.reflection.model import ScalarKind, ShaderReflection, TypeKind, TypeLayout
+from oneshader.reflection.model import (
+    EntryPoint,
+    ScalarKind,
+    ShaderReflection,
+    Slot,
+    Stage,
+    Target,
+    TypeKind,
+    TypeLayout,
+)
 
 __all__ = ["render_module"]
 
@@ -126,6 +135,9 @@ def _struct_source(s: _StructClass, module: _Module) -> str:
             else (f"_b.StructArray[{s.name}]", f"element={s.name}")
         )
         out += "\n\n" + _call(f"class {cls}", list(base), 0, ":")
+        size = s.layout.size
+        what = f"One {size}-byte struct." if single else f"{size}-byte structs, back to back."
+        out += _line(f'"""{what}"""', 1) + "\n"
         out += _line("__slots__ = ()", 1)
         if s.fields:
             out += "\n"
@@ -141,13 +153,42 @@ def _struct_source(s: _StructClass, module: _Module) -> str:
     return out
 
 
-def _namespace(name: str, doc: str, method: str, names: list[str], reserved: frozenset[str]) -> str:
+def _namespace(
+    name: str,
+    doc: str,
+    method: str,
+    names: list[str],
+    reserved: frozenset[str],
+    notes: list[str] | None = None,
+) -> str:
+    """A namespace class; ``notes`` (built from ints and enum names only) become comments."""
     out = f"\n\nclass {name}:\n" + _line(f'"""{doc}"""', 1)
     if names:
         out += "\n"
     for i, py in enumerate(mangle_all(names, reserved)):
+        if notes and notes[i]:  # its own line: a trailing comment would count for line length
+            out += _line(f"# {notes[i]}", 1)
         out += _line(f"{py}: Final = SHADER.{method}({i})", 1)
     return out
+
+
+def _slots_note(slots: tuple[Slot, ...], stages: tuple[Stage, ...]) -> str:
+    parts = []
+    for s in slots:
+        if s.target is Target.Msl:
+            parts.append(f"msl {s.binding}")
+        else:
+            parts.append(f"{s.target.value} {s.set}/{s.binding}")
+    where = ", ".join(parts) or "no slots"
+    return f"{where}; {', '.join(st.name for st in stages) or 'no stages'}"
+
+
+def _entry_note(e: EntryPoint) -> str:
+    if e.stage is Stage.Compute:
+        return f"Compute, workgroup {e.workgroup[0]}x{e.workgroup[1]}x{e.workgroup[2]}"
+    if e.stage is Stage.Vertex:
+        return f"Vertex, vertex stride {e.stride}"
+    return e.stage.name
 
 
 def _constants(module: _Module) -> str:
@@ -202,10 +243,11 @@ def render_module(r: ShaderReflection, stem: str) -> str:
     reserved = MODULE_RESERVED  # namespace bodies name nothing but SHADER and Final
     out += _namespace(
         "resources",
-        "Each resource's slot per target (.spirv, .msl, .wgsl) and its stages.",
+        "Slots per target (.spirv set/binding, .msl index, .wgsl group/binding), stages.",
         "resource",
         [x.name for x in r.resources],
         reserved,
+        [_slots_note(x.slots, x.stages) for x in r.resources],
     )
     out += _namespace(
         "push_blocks",
@@ -213,6 +255,7 @@ def render_module(r: ShaderReflection, stem: str) -> str:
         "push_block",
         [x.name for x in r.push_blocks],
         reserved,
+        [_slots_note(x.slots, x.stages) for x in r.push_blocks],
     )
     out += _namespace(
         "spec_constants",
@@ -220,6 +263,7 @@ def render_module(r: ShaderReflection, stem: str) -> str:
         "spec_constant",
         [x.name for x in r.spec_constants],
         reserved,
+        [f"id {x.id}, {x.scalar.name}" for x in r.spec_constants],
     )
     out += _namespace(
         "entries",
@@ -227,6 +271,7 @@ def render_module(r: ShaderReflection, stem: str) -> str:
         "entry",
         [x.name for x in r.entry_points],
         reserved,
+        [_entry_note(x) for x in r.entry_points],
     )
     out += _constants(module)
     return out
