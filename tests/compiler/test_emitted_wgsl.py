@@ -185,6 +185,8 @@ def test_directives_and_consts_at_module_scope() -> None:
 
 
 def test_garbage_is_a_reader_error() -> None:
+    with pytest.raises(EmittedCodeError, match=r"\(line 3\)"):
+        _read("enable f16;\n\nstruct S { a : vec3<f32>, b : };")
     with pytest.raises(EmittedCodeError):
         _read("struct S { a : vec3<f32> ")
     with pytest.raises(EmittedCodeError):

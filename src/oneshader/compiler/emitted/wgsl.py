@@ -180,14 +180,17 @@ class _Parsed:
 class _Parser:
     def __init__(self, text: str) -> None:
         self.toks: list[str] = []
+        self.lines: list[int] = []
         pos = 0
+        line = 1
         while pos < len(text):
             m = _TOKEN.match(text, pos)
             if m is None:
-                line = text.count("\n", 0, pos) + 1
                 raise EmittedCodeError(f"WGSL: unexpected character {text[pos]!r} on line {line}")
             if m.lastgroup:
                 self.toks.append(m.group())
+                self.lines.append(line)
+            line += text.count("\n", pos, m.end())
             pos = m.end()
         self.i = 0
 
@@ -237,6 +240,8 @@ class _Parser:
 
     def type(self) -> WgslType:
         name = self.next()
+        if not (name[:1].isalpha() or name[:1] == "_"):
+            raise EmittedCodeError(f"WGSL: expected a type, found '{name}'")
         if self.peek() != "<":
             return WgslType(name)
         self.next()
@@ -298,6 +303,13 @@ class _Parser:
         return _Member(name, self.type(), attrs)
 
     def parse(self) -> _Parsed:
+        try:
+            return self._parse()
+        except EmittedCodeError as exc:
+            where = self.lines[min(self.i, len(self.lines)) - 1] if self.lines else 1
+            raise EmittedCodeError(f"{exc} (line {where})") from None
+
+    def _parse(self) -> _Parsed:
         out = _Parsed()
         while self.peek():
             attrs = self.attributes()
