@@ -101,7 +101,7 @@ def find_project_root(start: Path) -> tuple[Path, Path | None]:
 # --- parsing values -------------------------------------------------------------------------
 
 
-class _Where:
+class TableLocator:
     """Positions of keys in a TOML table, found in the text: tomllib keeps none."""
 
     def __init__(self, file: str, text: str, table: str) -> None:
@@ -127,7 +127,7 @@ class _Where:
                 m = pattern.match(line)
                 if m:
                     return i + 1, len(m.group(1)) + 1
-        sub = _Where(self.file, "\n".join(self.lines), f"{self.table}.{key}") if key else None
+        sub = TableLocator(self.file, "\n".join(self.lines), f"{self.table}.{key}") if key else None
         if sub is not None and sub.header:
             return sub.header, 1
         return self.header, 1 if self.header else 0
@@ -204,7 +204,7 @@ def _define(text: str) -> tuple[str, str] | None:
     return name, value if "=" in text else "1"
 
 
-def settings_from_table(table: Mapping[str, Any], base: Path, where: _Where) -> Settings:
+def settings_from_table(table: Mapping[str, Any], base: Path, where: TableLocator) -> Settings:
     """Validate a ``[tool.oneshader]``-shaped table; relative paths are taken from ``base``."""
     for key in table:
         if key not in _KNOWN_KEYS:
@@ -340,7 +340,7 @@ def read_pyproject(path: Path, table_name: str = TOOL_TABLE) -> Mapping[str, Any
     for part in table_name.split("."):
         node = node.get(part, {}) if isinstance(node, dict) else {}
     if not isinstance(node, dict):
-        where = _Where(shown, text, table_name)
+        where = TableLocator(shown, text, table_name)
         raise where.error(table_name, f"[{table_name}] must be a table")
     return node
 
@@ -348,7 +348,9 @@ def read_pyproject(path: Path, table_name: str = TOOL_TABLE) -> Mapping[str, Any
 def pyproject_settings(path: Path, table_name: str = TOOL_TABLE) -> Settings:
     text = path.read_text(encoding="utf-8")
     table = read_pyproject(path, table_name)
-    return settings_from_table(table, path.parent, _Where(display_path(path), text, table_name))
+    return settings_from_table(
+        table, path.parent, TableLocator(display_path(path), text, table_name)
+    )
 
 
 def _cli_error(message: str) -> UserError:

@@ -29,7 +29,7 @@ from oneshader.build.config import (
     PYPROJECT,
     TOOL_TABLE,
     BuildConfig,
-    _Where,
+    TableLocator,
     display_path,
     merge,
     pyproject_settings,
@@ -64,12 +64,11 @@ class OneshaderBuildHook(BuildHookInterface):  # type: ignore[type-arg]
         with WorkerPool(config.jobs) as pool:
             build = Build(config, pool, progress)
             report = build.run()
-        sys.stderr.write(errors.getvalue())
-        sys.stderr.write(report.summary() + "\n")
         if not report.ok:
             raise OneshaderBuildError(
                 f"oneshader: shaders failed to build:\n{errors.getvalue()}{report.summary()}"
             )
+        sys.stderr.write(errors.getvalue() + report.summary() + "\n")  # warnings, summary
         if version == "editable":  # the project's own folders are on the path already
             return
         force_include = build_data.setdefault("force_include", {})
@@ -86,7 +85,7 @@ class OneshaderBuildHook(BuildHookInterface):  # type: ignore[type-arg]
         table = self.config
         if table:
             text = pyproject.read_text(encoding="utf-8") if pyproject.is_file() else ""
-            where = _Where(display_path(pyproject), text, HOOK_TABLE)
+            where = TableLocator(display_path(pyproject), text, HOOK_TABLE)
             known = {k: v for k, v in table.items() if k not in _HATCH_KEYS}
             layers.append(settings_from_table(known, root, where))
         if not layers:
