@@ -7,8 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from oneshader.compiler import BindRegister, CompileOptions, EntryPointSpec, RegisterShift
-from oneshader.compiler import compile_file
+from oneshader.compiler import (
+    BindRegister,
+    CompileOptions,
+    EntryPointSpec,
+    RegisterShift,
+    compile_file,
+)
 from oneshader.compiler.emitted.spirv import read_spirv
 from oneshader.compiler.spirv_patch import rebind
 from oneshader.reflection.model import BuiltIn, ShaderReflection, Stage, Target
@@ -186,7 +191,8 @@ struct VSOut
     [[vk::location(4)]] float2 uv : TEXCOORD5;
 };
 struct PSOut { float4 a : SV_Target0; float4 b : SV_Target2; };
-[shader("vertex")] VSOut V(VSIn i) { VSOut o; o.position = float4(i.position, 1); o.color = i.color; o.uv = i.uv; return o; }
+[shader("vertex")] VSOut V(VSIn i)
+{ VSOut o; o.position = float4(i.position, 1); o.color = i.color; o.uv = i.uv; return o; }
 [shader("pixel")] PSOut P(VSOut i) { PSOut o; o.a = i.color; o.b = float4(i.uv, 0, 1); return o; }
 """
 
@@ -222,7 +228,8 @@ def test_point_size_builtin(tmp_path: Path) -> None:
     path = tmp_path / "points.hlsl"
     path.write_text(
         'struct O { float4 p : SV_Position; [[vk::builtin("PointSize")]] float s : PSIZE; };\n'
-        '[shader("vertex")] O V(float3 q : POSITION) { O o; o.p = float4(q, 1); o.s = 4; return o; }\n'
+        '[shader("vertex")] O V(float3 q : POSITION)\n'
+        "{ O o; o.p = float4(q, 1); o.s = 4; return o; }\n"
     )
     refl, code = build(path, targets=(Target.SpirV, Target.Msl))
     (size,) = [x for x in refl.entry_points[0].outputs if x.name == "s"]
