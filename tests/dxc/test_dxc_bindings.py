@@ -243,6 +243,12 @@ def test_msl_indices_distinct_per_kind(case: Case) -> None:
 # --- Locations and built-ins -------------------------------------------------------------------
 
 
+def _code_line(case: Case, needle: str) -> int:
+    """The first line outside comments that holds ``needle``."""
+    lines = case.path.read_text().splitlines()
+    return next(i for i, s in enumerate(lines, 1) if needle in s.split("//")[0])
+
+
 def _located(vars: tuple[StageVariable, ...]) -> dict[str, int | None]:
     return {_key(v): v.location for v in vars if v.builtin is BuiltIn.None_}
 
@@ -326,12 +332,7 @@ def test_pointsize_builtin_wgsl_is_a_named_error() -> None:
     positioned_error_naming_target(POINTSIZE, built, Target.Wgsl)
     text = " ".join(d.message for d in built.errors)
     assert "PointSize" in text and "vk::builtin" in text
-    line = next(
-        i
-        for i, s in enumerate(POINTSIZE.path.read_text().splitlines(), 1)
-        if "PointSize" in s and "vk::builtin" in s
-    )
-    assert line in {d.line for d in built.errors}
+    assert _code_line(POINTSIZE, 'vk::builtin("PointSize")') in {d.line for d in built.errors}
 
 
 # --- Unused resources, formats ------------------------------------------------------------------
@@ -411,10 +412,8 @@ def test_vk_offset_is_honoured_or_named(target: Target) -> None:
     if built is None:
         text = " ".join(d.message for d in build(case, (target,)).errors)
         assert "vk::offset" in text, text
-        line = next(
-            i for i, s in enumerate(case.path.read_text().splitlines(), 1) if "offset(" in s
-        )
-        assert line in {d.line for d in build(case, (target,)).errors}
+        errors = build(case, (target,)).errors
+        assert _code_line(case, "vk::offset(") in {d.line for d in errors}
         return
     layout = built.resource("params").layout
     assert layout is not None
