@@ -436,18 +436,20 @@ class _Compilation:
         targets = [t for t in Target if t in self.options.targets]
         for a in attributes:
             if a.name == "vk::offset":
-                names = ", ".join(TARGET_NAMES[t] for t in targets)
-                out.append(
-                    self.error(
-                        file,
-                        a.line,
-                        a.column,
-                        f"[[vk::offset]] on '{name}' is not supported ({names}): Slang's layout "
-                        "ignores it for WGSL and Metal and its reflection for SPIR-V; place the "
-                        "member with explicit padding members instead",
-                        "OS1010",
+                for t in targets:
+                    if t is Target.SpirV:
+                        continue  # Slang's SPIR-V honours it; the reflection is corrected
+                    out.append(
+                        self.error(
+                            file,
+                            a.line,
+                            a.column,
+                            f"[[vk::offset]] on '{name}': {TARGET_NAMES[t]} cannot place a "
+                            "member by hand (Slang ignores the attribute there); insert padding "
+                            "members instead, or build for spirv only",
+                            "OS1010",
+                        )
                     )
-                )
             elif a.name == "vk::builtin":
                 builtin = a.args[0] if a.args else ""
                 bad = (
@@ -749,6 +751,12 @@ class _Compilation:
     ) -> TypeLayout | None:
         """The layout every target agrees on (SPIR-V's leaves), or an error at the member."""
         ordered = [per[t] for t in Target if t in per]
+        spirv_layout = per[Target.SpirV].layout if Target.SpirV in per else None
+        if spirv_layout is not None:
+            block = decl.base in ("cbuffer", "tbuffer")
+            fixed = self.vk_offsets(spirv_layout, decl.name if block else spirv_layout.name)
+            per = {**per, Target.SpirV: replace(per[Target.SpirV], layout=fixed)}
+            ordered = [per[t] for t in Target if t in per]
         base = ordered[0].layout
         if base is None:
             return None
@@ -792,6 +800,30 @@ class _Compilation:
             )
             return base
         return base
+
+    def vk_offsets(self, layout: TypeLayout | None, owner: str) -> TypeLayout | None:
+        """SPIR-V places ``[[vk::offset(n)]]`` members at n (and the members after it follow);
+        Slang's reflection does not know, so its offsets are moved here (the cross-check then
+        compares them with the module's Offset decorations)."""
+        if layout is None or layout.kind is not TypeKind.Struct:
+            return layout
+        sdef = self.struct(owner) if owner else None
+        shift = 0
+        members = []
+        for m in layout.members:
+            f = sdef.field(m.name) if sdef else None
+            attr = next((a for a in f.attributes if a.name == "vk::offset"), None) if f else None
+            if attr is not None and attr.args and attr.args[0].isdigit():
+                shift = max(shift, int(attr.args[0]) - m.offset)
+            inner = m.type
+            if inner.kind is TypeKind.Struct:
+                inner = self.vk_offsets(inner, inner.name) or inner
+            members.append(replace(m, offset=m.offset + shift, type=inner))
+        if not shift and all(a == b for a, b in zip(members, layout.members, strict=True)):
+            return layout
+        align = max(layout.align, 1)
+        size = (layout.size + shift + align - 1) // align * align
+        return replace(layout, members=tuple(members), size=size)
 
     def resource(
         self, decl: Declaration, per: dict[Target, ParamFacts], errors: list[Diagnostic]
