@@ -107,3 +107,24 @@ def test_two_builds_at_once_wait_for_each_other(tmp_path: Path) -> None:
     assert assert_outputs_whole(out) == 5 * 4
     state, why = BuildState.load(out)
     assert why == "" and len(state.shaders) == 5
+
+
+def test_ctrl_c_keeps_what_was_built(tmp_path: Path) -> None:
+    root = make_project(tmp_path / "proj", kernels=6)
+    out = root / "out"
+    cmd = [sys.executable, "-m", "oneshader.cli", "build", "-q", "-j", "1"]
+    pipe = subprocess.PIPE
+    proc = subprocess.Popen(cmd, cwd=root, stdout=pipe, stderr=pipe, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and len(list(out.glob("*.reflection"))) < 2:
+        time.sleep(0.005)
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert "Traceback" not in stderr
+    state, why = BuildState.load(out)
+    assert why == "" and 2 <= len(state.shaders) < 9
+    result = run_cli(root, "-q")
+    assert result.returncode == 0
+    assert summary_counts(result.stdout) == (9 - len(state.shaders), len(state.shaders), 0)
+    assert assert_outputs_whole(out) == 9 * 4

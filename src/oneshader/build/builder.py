@@ -104,12 +104,16 @@ class Build:
                 self._note_dependencies(job)
             if todo:
                 self.progress.begin(len(todo))
-                self.pool.run(
-                    todo,
-                    lambda job: self.progress.start(job.source_name),
-                    self._finished,
-                    self.progress.tick,
-                )
+                try:
+                    self.pool.run(
+                        todo,
+                        lambda job: self.progress.start(job.source_name),
+                        self._finished,
+                        self.progress.tick,
+                    )
+                except KeyboardInterrupt:  # keep what was built: the state says exactly that
+                    self.state.save(cfg.out)
+                    raise
             if cfg.bindings is not None:
                 self._bindings(jobs)
             if self.state.dirty or todo or why:
