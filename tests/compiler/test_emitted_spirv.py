@@ -164,3 +164,42 @@ def test_not_spirv_is_a_reader_error(data: bytes) -> None:
 def test_truncated_instruction_is_a_reader_error(binary: bytes) -> None:
     with pytest.raises(EmittedCodeError):
         read_spirv(binary[:20] + struct.pack("<I", (50 << 16) | 17))
+
+
+_LOCAL_SIZE_ID = """
+               OpCapability Shader
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %a "A"
+               OpEntryPoint GLCompute %b "B"
+               OpExecutionModeId %a LocalSizeId %c4 %c2 %c1
+               OpExecutionModeId %b LocalSizeId %s8 %c1 %c1
+               OpDecorate %s8 SpecId 3
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+       %uint = OpTypeInt 32 0
+         %c4 = OpConstant %uint 4
+         %c2 = OpConstant %uint 2
+         %c1 = OpConstant %uint 1
+         %s8 = OpSpecConstant %uint 8
+          %a = OpFunction %void None %fn
+         %la = OpLabel
+               OpReturn
+               OpFunctionEnd
+          %b = OpFunction %void None %fn
+         %lb = OpLabel
+               OpReturn
+               OpFunctionEnd
+"""
+
+
+def test_local_size_id(tmp_path: Path) -> None:
+    src = tmp_path / "l.spvasm"
+    src.write_text(_LOCAL_SIZE_ID)
+    out = tmp_path / "l.spv"
+    subprocess.run(
+        [tool("spirv-as"), "--target-env", "spv1.5", str(src), "-o", str(out)], check=True
+    )
+    m = read_spirv(out.read_bytes())
+    assert m.entries["A"].workgroup == (4, 2, 1)
+    assert m.entries["B"].workgroup is None  # sized by a spec constant: the host decides
+    assert [s.index for s in m.spec_constants.values()] == [3]

@@ -530,8 +530,9 @@ def read_spirv(data: bytes, source: str = ".spv") -> EmittedModule:
                 uses.add(resource_of[vid].name)
         workgroup = m.local_size.get(fid)
         if workgroup is None and fid in m.local_size_id:
-            x, y, z = m.local_size_id[fid]
-            workgroup = (m.constants.get(x, 0), m.constants.get(y, 0), m.constants.get(z, 0))
+            ids = m.local_size_id[fid]
+            if all(i in m.constants for i in ids):  # a spec-constant size is the host's choice
+                workgroup = (m.constants[ids[0]], m.constants[ids[1]], m.constants[ids[2]])
         helpers = frozenset(
             v.target_builtin for v in inputs + outputs if v.builtin is None and v.target_builtin
         )
