@@ -367,6 +367,12 @@ def _vs_input_location(r: ShaderReflection) -> ShaderReflection:
     return _entry(r, "VS", inputs=inputs)
 
 
+def _vs_output_semantic(r: ShaderReflection) -> ShaderReflection:
+    vs = next(e for e in r.entry_points if e.name == "VS")
+    outputs = tuple(replace(v, semantic="TEXCOORD") if v.name == "col" else v for v in vs.outputs)
+    return _entry(r, "VS", outputs=outputs)
+
+
 def _matrix_stride(r: ShaderReflection) -> ShaderReflection:
     x = r.resources[0]
     assert x.layout is not None
@@ -422,6 +428,11 @@ _CASES: dict[str, tuple[Callable[[ShaderReflection], ShaderReflection], set[Targ
         _vs_input_location,
         {Target.SpirV, Target.Msl, Target.Wgsl},
         ["entry 'VS' input 'col' location", "2", "1"],
+    ),
+    "varying semantic": (
+        _vs_output_semantic,
+        {Target.Msl},  # only Metal matches varyings by semantic; the others by location
+        ["entry 'VS' output", "[[user(COLOR)]]", "reflection lacks"],
     ),
     "matrix stride": (
         _matrix_stride,
