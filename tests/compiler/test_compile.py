@@ -548,3 +548,52 @@ def test_compared_and_sampled_texture_is_a_wgsl_error(tmp_path: Path) -> None:
     assert "WGSL" in err.message and "'Depth'" in err.message
     spirv = compile_file(str(tmp_path / "s.hlsl"), CompileOptions(targets=(Target.SpirV,)))
     assert spirv.ok
+
+
+@pytest.mark.parametrize(
+    ("source", "target", "position", "fragments"),
+    [
+        (
+            "Texture2D<float4> Tex[4];\nSamplerState S;\n"
+            '[shader("pixel")] float4 P(float2 uv : TEXCOORD0) : SV_Target '
+            "{ return Tex[1].Sample(S, uv); }\n",
+            Target.Wgsl,
+            (1, 19),
+            ["WGSL", "arrays of textures", "'Tex'"],
+        ),
+        (
+            "struct I { float4 p : SV_Position; sample float4 c : COLOR0; };\n"
+            '[shader("pixel")] float4 P(I i) : SV_Target { return i.c; }\n',
+            Target.Wgsl,
+            (1, 36),
+            ["WGSL", "'sample'"],
+        ),
+        (
+            "float Loose;\nRWStructuredBuffer<float> O;\n"
+            '[shader("compute")][numthreads(1,1,1)] void M() { O[0] = Loose; }\n',
+            Target.SpirV,
+            (1, 7),
+            ["'Loose'", "cbuffer"],
+        ),
+    ],
+    ids=["texture-array-wgsl", "sample-wgsl", "global-uniform"],
+)
+def test_more_positioned_errors(
+    tmp_path: Path,
+    source: str,
+    target: Target,
+    position: tuple[int, int],
+    fragments: list[str],
+) -> None:
+    (tmp_path / "s.hlsl").write_text(source)
+    result = compile_file(
+        str(tmp_path / "s.hlsl"), CompileOptions(targets=(target,), source_name="s.hlsl")
+    )
+    errors = [d for d in result.diagnostics if d.is_error]
+    assert errors and result.reflection is None
+    assert (errors[0].line, errors[0].column) == position, errors[0].format()
+    for fragment in fragments:
+        assert fragment in errors[0].message
+    assert compile_file(str(tmp_path / "s.hlsl"), CompileOptions(targets=(Target.SpirV,))).ok == (
+        target is not Target.SpirV
+    )

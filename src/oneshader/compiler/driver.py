@@ -203,6 +203,15 @@ _TOKEN_LIMITS: list[tuple[Target, re.Pattern[str], str]] = [
         "without the wgsl target",
     ),
     (
+        Target.Wgsl,
+        re.compile(
+            r"\b(sample)\b(?=\s+(?:float|half|int|uint|min1\d|bool|vector|matrix|nointerpolation|"
+            r"noperspective|linear|centroid)\w*)"
+        ),
+        "WGSL: Slang drops '{token}' interpolation for WGSL; remove it or build without the "
+        "wgsl target",
+    ),
+    (
         Target.Msl,
         re.compile(r"\b(centroid)\b"),
         "Metal: Slang emits '{token}' interpolation as center_perspective for Metal; remove it or "
@@ -592,6 +601,10 @@ class _Compilation:
             )
         except UserError as err:
             return CompileResult(diagnostics=err.diagnostics, dependencies=tuple(self.dependencies))
+        except Exception as err:  # a bug in oneshader: reported for this shader, not raised
+            message = f"internal error in the compiler: {type(err).__name__}: {err}"
+            diag = Diagnostic(self.name, 0, 0, Severity.ERROR, message, "OS9002")
+            return CompileResult(diagnostics=(diag,), dependencies=tuple(self.dependencies))
 
     def merge(self, compiled: list[_Target]) -> CompileResult:
         decls = self.declarations()
@@ -615,6 +628,7 @@ class _Compilation:
             and params[primary.target][n].category
             not in (S.CAT_SPECIALIZATION_CONSTANT, S.CAT_PUSH_CONSTANT_BUFFER, S.CAT_UNIFORM)
             and not decls[n].attribute("vk::push_constant")
+            and decls[n].base in _RTYPES
         ]
         counted = {d.name for d in resource_decls if _RTYPES.get(d.base, (None,))[0] in _COUNTED}
         counted |= set(self.counted_rw())
@@ -646,7 +660,7 @@ class _Compilation:
                 layout = self.one_layout(decl, per, errors)
                 pushes.append(PushBlock(name, (), layout, ()))
                 continue
-            if p0.category == S.CAT_UNIFORM:
+            if p0.category == S.CAT_UNIFORM or decl.base not in _RTYPES:
                 errors.append(
                     self.at_decl(
                         decl,
