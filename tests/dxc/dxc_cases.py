@@ -228,6 +228,18 @@ CASES: tuple[Case, ...] = (
         may_fail={Target.Wgsl: "WGSL has no point-size built-in (points are always 1 pixel)"},
     ),
     Case(
+        "vs_draw_params.hlsl",
+        V,
+        {"Camera": (0, 0), "instanceOffsets": (0, 1)},
+        inputs={"POSITION0": 0},
+        outputs={"COLOR0": 0},
+        may_fail={
+            Target.SpirV: "the reflection has no BaseVertex/BaseInstance built-in to record",
+            Target.Msl: "the reflection has no BaseVertex/BaseInstance built-in to record",
+            Target.Wgsl: "WGSL has no draw-parameter built-ins",
+        },
+    ),
+    Case(
         "cs_rw_texture.hlsl",
         C,
         {

@@ -20,7 +20,7 @@ _SC_NAMES[12] = "StorageBuffer"
 _BUILTINS = {0: "Position", 1: "PointSize", 3: "ClipDistance", 4: "CullDistance"}
 _BUILTINS |= {15: "FragCoord", 17: "FrontFacing", 22: "FragDepth", 26: "WorkgroupId"}
 _BUILTINS |= {27: "LocalInvocationId", 28: "GlobalInvocationId", 29: "LocalInvocationIndex"}
-_BUILTINS |= {42: "VertexIndex", 43: "InstanceIndex", 4424: "BaseVertex"}
+_BUILTINS |= {42: "VertexIndex", 43: "InstanceIndex", 4424: "BaseVertex", 4425: "BaseInstance"}
 
 
 def demangle(name: str) -> str:
@@ -222,5 +222,6 @@ def msl_colors(code: str) -> list[int]:
     return [int(m.group(1)) for m in _MSL_COLOR.finditer(code)]
 
 
-def msl_has_point_size(code: str) -> bool:
-    return re.search(r"\[\[\s*point_size\s*\]\]", code) is not None
+def msl_has_attribute(code: str, name: str) -> bool:
+    """Whether the MSL carries ``[[name]]`` (``point_size``, ``base_instance``, ...)."""
+    return re.search(rf"\[\[\s*{name}\s*\]\]", code) is not None

@@ -29,7 +29,7 @@ from dxc_readers import (
     msl_arguments,
     msl_attributes,
     msl_colors,
-    msl_has_point_size,
+    msl_has_attribute,
     read_spirv,
     spirv_resource_name,
     wgsl_entries,
@@ -154,7 +154,7 @@ def test_uses_name_exactly_what_main_reads(case: Case, target: Target) -> None:
     assert set(entry.uses) == case.used()
 
 
-@building
+@pytest.mark.parametrize("case", [c for c in BUILDING if set(ALL) - set(c.may_fail)], ids=case_id)
 def test_all_targets_at_once_keep_dxcs_spirv_slots(case: Case) -> None:
     targets = tuple(t for t in ALL if t not in case.may_fail)
     built = build(case, targets)
@@ -323,7 +323,7 @@ def test_pointsize_builtin_spirv() -> None:
 def test_pointsize_builtin_msl() -> None:
     built = built_or_allowed_failure(POINTSIZE, Target.Msl)
     assert built is not None
-    assert msl_has_point_size(_one(built, Target.Msl).decode())
+    assert msl_has_attribute(_one(built, Target.Msl).decode(), "point_size")
 
 
 def test_pointsize_builtin_wgsl_is_a_named_error() -> None:
@@ -450,3 +450,30 @@ def test_wgsl_slots_follow_the_documented_rule(case: Case) -> None:
         w = slot_of(r.slots, Target.Wgsl)
         got[r.name] = (w.set, w.binding)
     assert got == expected
+
+
+DRAW_PARAMS = next(c for c in CASES if c.file == "vs_draw_params.hlsl")
+_DRAW_BUILTINS = {"BaseInstance": "base_instance", "BaseVertex": "base_vertex"}
+
+
+@pytest.mark.parametrize("target", ALL, ids=lambda t: t.name)
+def test_draw_parameter_builtins_are_built_ins_or_named_errors(target: Target) -> None:
+    """``[[vk::builtin("BaseInstance")]]`` is a built-in in DXC, never a vertex attribute."""
+    built = built_or_allowed_failure(DRAW_PARAMS, target)
+    if built is None:
+        errors = build(DRAW_PARAMS, (target,)).errors
+        text = " ".join(d.message for d in errors)
+        assert "vk::builtin" in text, text
+        lines = {_code_line(DRAW_PARAMS, f'vk::builtin("{name}")') for name in _DRAW_BUILTINS}
+        assert lines & {d.line for d in errors}, "the error must point at the attribute"
+        return
+    assert built.reflection is not None
+    (entry,) = built.reflection.entry_points
+    assert _located(entry.inputs) == DRAW_PARAMS.inputs, "draw parameters became attributes"
+    code = _one(built, target)
+    if target is Target.SpirV:
+        got = {v.builtin for v in read_spirv(code).stage_vars("Input")}
+        assert set(_DRAW_BUILTINS) <= got
+    elif target is Target.Msl:
+        for attr in _DRAW_BUILTINS.values():
+            assert msl_has_attribute(code.decode(), attr), attr
