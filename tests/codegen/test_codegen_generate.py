@@ -241,3 +241,41 @@ def test_load_gives_the_generated_api(built: tuple[list[Path], Path]) -> None:
     assert a.to_bytes() == b.to_bytes()
     assert loaded.resources.Particles.wgsl == written.resources.Particles.wgsl
     assert loaded.constants(Steps=3) == written.constants(Steps=3) == {"1": 3.0}
+
+
+def test_root_makes_subpackages_so_equal_stems_coexist(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    a = write_reflection(out / "ui", "blit", samples.sprite())
+    b = write_reflection(out / "post-fx", "blit", samples.particles())
+    gen = tmp_path / "pkg" / "gen"
+    paths = generate([a, b], gen, root=out)
+    assert sorted(str(p.relative_to(gen)) for p in paths) == [
+        "__init__.py",
+        "post_fx/__init__.py",
+        "post_fx/blit.py",
+        "ui/__init__.py",
+        "ui/blit.py",
+    ]
+    assert '"post_fx",\n    "ui",' in (gen / "__init__.py").read_text()
+    sys.path.insert(0, str(tmp_path / "pkg"))
+    try:
+        ui = importlib.import_module("gen.ui.blit")
+        post = importlib.import_module("gen.post_fx.blit")
+    finally:
+        sys.path.remove(str(tmp_path / "pkg"))
+    assert samples.sprite() == ui.REFLECTION and samples.particles() == post.REFLECTION
+
+
+def test_root_problems_are_named(tmp_path: Path) -> None:
+    from oneshader.diagnostics import UserError
+
+    out = tmp_path / "out"
+    inside = write_reflection(out / "ui", "x", samples.sprite())
+    clash = write_reflection(out, "ui", samples.sprite())
+    outside = write_reflection(tmp_path / "elsewhere", "y", samples.sprite())
+    with pytest.raises(UserError) as err:
+        generate([inside, clash, outside], tmp_path / "gen", root=out)
+    messages = [d.format() for d in err.value.diagnostics]
+    assert any("ui.reflection" in m and "clashes with the package of" in m for m in messages)
+    assert any("y.reflection" in m and "is not inside the root folder" in m for m in messages)
+    assert not (tmp_path / "gen").exists()

@@ -18,20 +18,23 @@ if TYPE_CHECKING:
 __all__ = ["generate", "plan", "render_file", "render_module", "stem_of"]
 
 
-def generate(reflection_files: Sequence[Path], out_dir: Path) -> list[Path]:
+def generate(
+    reflection_files: Sequence[Path], out_dir: Path, *, root: Path | None = None
+) -> list[Path]:
     """Write one module per reflection file (and ``__init__.py``) into ``out_dir``; files whose
     content is unchanged are not touched. Every output path, in order; a UserError (naming the
-    files) and nothing written if any file is bad."""
+    files) and nothing written if any file is bad. With ``root`` (the build's output folder), a
+    file's folders below it become subpackages; without, all modules share ``out_dir``."""
     from oneshader.codegen import files
 
-    return files.generate(reflection_files, out_dir)
+    return files.generate(reflection_files, out_dir, root=root)
 
 
-def plan(reflection_files: Sequence[Path]) -> dict[str, bytes]:
-    """{file name in the output folder: content}, without writing (for ``--check``)."""
+def plan(reflection_files: Sequence[Path], root: Path | None = None) -> dict[str, bytes]:
+    """{path in the output folder: content}, without writing (for ``--check``)."""
     from oneshader.codegen import files
 
-    return files.plan(reflection_files)
+    return files.plan(reflection_files, root)
 
 
 def render_module(reflection: ShaderReflection, stem: str) -> str:
