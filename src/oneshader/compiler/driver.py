@@ -21,6 +21,7 @@ from oneshader.compiler.api import CompileOptions, CompileResult, OutputFile
 from oneshader.compiler.bindings import Placement, place
 from oneshader.compiler.diag import parse as parse_diagnostics
 from oneshader.compiler.facts import EntryFacts, ParamFacts, TargetFacts, VarFacts, read_facts
+from oneshader.compiler.portability import compare
 from oneshader.compiler.source import (
     Attribute,
     Declaration,
@@ -783,10 +784,10 @@ class _Compilation:
             other = per[t].layout
             if other is None:
                 continue
-            diff = _compare(base, other, decl.name)
+            diff = compare(base, other, decl.name)
             if diff is None:
                 continue
-            path, what, a, b, struct_name, member = diff
+            struct_name, member = diff.struct, diff.member
             line, col, file = decl.line, decl.column, decl.file
             owner = (
                 decl.name
@@ -801,14 +802,13 @@ class _Compilation:
                     file = next(
                         (str(p) for p, s in self.sources.items() if owner in s.structs), file
                     )
-            hint = _portable_hint(base, path)
             errors.append(
                 self.error(
                     self.display(file),
                     line,
                     col,
-                    f"{path}: not portable: {what} is {a} on {first.name} but {b} on {t.name}; "
-                    f"{hint}",
+                    f"{diff.path}: not portable: {diff.what} is {diff.a} on {first.name} but "
+                    f"{diff.b} on {t.name}; {diff.hint}",
                     "OS2001",
                 )
             )
@@ -1415,43 +1415,6 @@ def _literal_bits(text: str, scalar: ScalarKind) -> int:
         return int(t, 0) & 0xFFFFFFFF
     except ValueError:
         return 0
-
-
-def _compare(a: TypeLayout, b: TypeLayout, path: str) -> tuple[str, str, int, int, str, str] | None:
-    """The first disagreement between two targets' layouts: (path, what, a, b, struct, member).
-    Offsets, strides, matrix strides and struct sizes count; the size of a vector leaf does not."""
-    if a.kind is TypeKind.Struct:
-        for ma, mb in zip(a.members, b.members, strict=False):
-            p = f"{path}.{ma.name}"
-            if ma.offset != mb.offset:
-                return p, "the offset", ma.offset, mb.offset, a.name, ma.name
-            d = _compare(ma.type, mb.type, p)
-            if d is not None:
-                if not d[4] and not d[5]:
-                    return d[0], d[1], d[2], d[3], a.name, ma.name
-                return d
-        if a.size != b.size:
-            return path, "the struct size", a.size, b.size, "", ""
-        return None
-    if a.kind is TypeKind.Array:
-        if a.stride != b.stride:
-            return path, "the array stride", a.stride, b.stride, "", ""
-        if a.element is not None and b.element is not None:
-            d = _compare(a.element, b.element, path + "[]")
-            if d is not None:
-                return d
-        return None
-    if a.kind is TypeKind.Matrix and a.mstride != b.mstride:
-        return path, "the matrix stride", a.mstride, b.mstride, "", ""
-    return None
-
-
-def _portable_hint(base: TypeLayout, path: str) -> str:
-    return (
-        "write it portably: use float4 (or int4/uint4) elements for arrays in constant buffers "
-        "(float4 W[2] instead of float W[8]), pad float3 members to float4 in arrays of structs, "
-        "and prefer float4x4 matrices"
-    )
 
 
 def _pack_vertex(inputs: list[StageVariable]) -> tuple[list[StageVariable], int]:
