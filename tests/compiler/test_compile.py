@@ -597,3 +597,26 @@ def test_more_positioned_errors(
     assert compile_file(str(tmp_path / "s.hlsl"), CompileOptions(targets=(Target.SpirV,))).ok == (
         target is not Target.SpirV
     )
+
+
+@pytest.mark.parametrize(
+    ("body", "member", "hint"),
+    [
+        ("float3 A; float B;", "C.B", "the member before it is a float3; make it a float4"),
+        ("float4 A; float B; float2x4 M;", "C.M", "aligned differently per target"),
+        ("float W[8];", "C.W", "float4 W[2] instead of float[8]"),
+    ],
+)
+def test_non_portable_layouts_say_how_to_fix_them(
+    tmp_path: Path, body: str, member: str, hint: str
+) -> None:
+    (tmp_path / "s.hlsl").write_text(
+        f"cbuffer C {{ {body} }};\nRWStructuredBuffer<float> O;\n"
+        '[shader("compute")][numthreads(1,1,1)] void M() { O[0] = 1; }\n'
+    )
+    result = compile_file(str(tmp_path / "s.hlsl"), CompileOptions(source_name="s.hlsl"))
+    (err,) = [d for d in result.diagnostics if d.is_error]
+    assert err.code == "OS2001" and err.message.startswith(f"{member}: not portable")
+    assert "SpirV" in err.message and "Msl" in err.message and hint in err.message
+    column = 1 + f"cbuffer C {{ {body} }};".index(member.split(".")[1] + ";")
+    assert (err.line, err.column) == (1, column)

@@ -102,11 +102,13 @@ def _hint(m: Mismatch) -> str:
                 f"make {_spelling(el)} a multiple of 16 bytes with only 16-byte-aligned members "
                 "(float4 instead of float3, explicit padding members)"
             )
-    if m.what == "the offset" and m.before is not None:
-        if m.before.kind is TypeKind.Vector and m.before.rows == 3:
+    before = m.before
+    if m.what == "the offset" and before is not None and before.kind is TypeKind.Vector:
+        if before.rows == 3:
+            spelled = _spelling(before)
             return (
-                f"the member before it is a {_spelling(m.before)}; make it a "
-                f"{_spelling(m.before)[:-1]}4 (or move this member in front of it)"
+                f"the member before it is a {spelled}; make it a {spelled[:-1]}4 "
+                "(or move this member in front of it)"
             )
     if m.what == "the offset":
         moved = f" ({_spelling(node)})" if node is not None else ""
