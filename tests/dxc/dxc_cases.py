@@ -143,6 +143,13 @@ CASES: tuple[Case, ...] = (
         may_fail={Target.Msl: _COUNTERS_ELSEWHERE, Target.Wgsl: _COUNTERS_ELSEWHERE},
     ),
     Case(
+        "cs_counter_order.hlsl",
+        C,
+        {"early": (0, 3), "late": (0, 4), "events": (0, 5)},
+        counters={"events": (0, 0), "late": (0, 1), "early": (0, 2)},
+        may_fail={Target.Msl: _COUNTERS_ELSEWHERE, Target.Wgsl: _COUNTERS_ELSEWHERE},
+    ),
+    Case(
         "cs_counter_binding.hlsl",
         C,
         {"items": (1, 1), "Params": (1, 0)},
