@@ -62,7 +62,8 @@ def _fields(cls: type) -> tuple[tuple[str, Any], ...] | None:
     return got
 
 
-_ENUMS: dict[tuple[enum.Enum, str], str] = {}
+_ENUMS: dict[tuple[int, str], str] = {}  # by id(): members are singletons, and hashing an
+# enum member runs Python code
 
 
 def _atom(value: object, module: str) -> str | None:
@@ -75,7 +76,7 @@ def _atom(value: object, module: str) -> str | None:
     if value is None or kind is bool:
         return repr(value)
     if isinstance(value, enum.Enum):
-        key = (value, module)
+        key = (id(value), module)
         text = _ENUMS.get(key)
         if text is None:
             if isinstance(value, enum.IntFlag):
