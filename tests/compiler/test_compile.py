@@ -618,5 +618,8 @@ def test_non_portable_layouts_say_how_to_fix_them(
     (err,) = [d for d in result.diagnostics if d.is_error]
     assert err.code == "OS2001" and err.message.startswith(f"{member}: not portable")
     assert "SpirV" in err.message and "Msl" in err.message and hint in err.message
-    column = 1 + f"cbuffer C {{ {body} }};".index(member.split(".")[1] + ";")
+    name = member.split(".")[1]
+    match = re.search(rf"\b{name}\b(?=[\[;])", f"cbuffer C {{ {body} }};")
+    assert match is not None
+    column = 1 + match.start()
     assert (err.line, err.column) == (1, column)

@@ -83,6 +83,10 @@ def _spelling(t: TypeLayout) -> str:
     return name
 
 
+def _is_vector3(t: TypeLayout) -> bool:
+    return t.kind is TypeKind.Vector and t.rows == 3
+
+
 def _hint(m: Mismatch) -> str:
     node = m.node
     if m.what == "the array stride" and node is not None and node.element is not None:
@@ -103,13 +107,12 @@ def _hint(m: Mismatch) -> str:
                 "(float4 instead of float3, explicit padding members)"
             )
     before = m.before
-    if m.what == "the offset" and before is not None and before.kind is TypeKind.Vector:
-        if before.rows == 3:
-            spelled = _spelling(before)
-            return (
-                f"the member before it is a {spelled}; make it a {spelled[:-1]}4 "
-                "(or move this member in front of it)"
-            )
+    if m.what == "the offset" and before is not None and _is_vector3(before):
+        spelled = _spelling(before)
+        return (
+            f"the member before it is a {spelled}; make it a {spelled[:-1]}4 "
+            "(or move this member in front of it)"
+        )
     if m.what == "the offset":
         moved = f" ({_spelling(node)})" if node is not None else ""
         return (
