@@ -59,9 +59,12 @@ class _Field:
             target[...] = value
         except (ValueError, TypeError, OverflowError) as err:
             shape = target.shape[obj._os_data.ndim :]
+            try:
+                got = _describe(np.shape(value))  # type: ignore[call-overload]
+            except Exception:  # a value numpy cannot even measure
+                got = type(value).__name__
             raise ValueError(
-                f"{type(obj).__name__}.{self.name} takes {_describe(shape)}, got "
-                f"{_describe(np.shape(value))} ({err})"  # type: ignore[call-overload]
+                f"{type(obj).__name__}.{self.name} takes {_describe(shape)}, got {got} ({err})"
             ) from None
 
     def _check(self, plan: MemberPlan, owner: str) -> None:
