@@ -15,6 +15,8 @@ from typing import Any
 import numpy as np
 import pytest
 
+from oneshader.reflection.model import Target
+
 SHADERS = Path(__file__).parent / "shaders"
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -49,14 +51,21 @@ def device() -> Any:
 
 
 def _run(
-    device: Any, shader: Any, out: Path, buffers: dict[Any, Any], groups: tuple[int, int, int]
+    device: Any,
+    shader: Any,
+    out: Path,
+    buffers: dict[Any, Any],
+    groups: tuple[int, int, int],
+    target: Target = Target.Wgsl,
 ) -> None:
     S = shader.SHADER
     entry = shader.entries.Main
     layouts = S.create_bind_group_layouts(device)
     pipeline = device.create_compute_pipeline(
         layout=S.create_pipeline_layout(device, layouts),
-        compute=entry.stage_descriptor(S.create_shader_module(device, out, entry=entry.name)),
+        compute=entry.stage_descriptor(
+            S.create_shader_module(device, out, entry=entry.name, target=target)
+        ),
     )
     enc = device.create_command_encoder()
     cp = enc.begin_compute_pass()
@@ -104,9 +113,11 @@ def test_layouts_agree_with_the_shader(
     np.testing.assert_array_equal(got, expected)
 
 
+@pytest.mark.parametrize("target", [Target.Wgsl, Target.SpirV])
 def test_texture_and_storage_texture_layouts(
-    built: tuple[Path, dict[str, ModuleType]], device: Any
+    built: tuple[Path, dict[str, ModuleType]], device: Any, target: Target
 ) -> None:
+    """Run from the WGSL and from the SPIR-V module (naga reads both; set/binding agree here)."""
     import wgpu
 
     out, mods = built
@@ -139,6 +150,7 @@ def test_texture_and_storage_texture_layouts(
         out,
         {res.Image: dst.create_view(), res.Source: tex.create_view(), res.Nearest: sampler},
         (8 // wg[0], 8 // wg[1], 1),
+        target,
     )
     data = device.queue.read_texture({"texture": dst}, {"bytes_per_row": 32}, (8, 8, 1))
     got = np.frombuffer(data, np.uint8).reshape(8, 8, 4)
