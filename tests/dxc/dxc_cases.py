@@ -214,7 +214,7 @@ CASES: tuple[Case, ...] = (
     Case(
         "ps_location.hlsl",
         P,
-        {"tex": (0, 0), "samp": (0, 0)},
+        {"tex": (0, 1), "samp": (0, 1)},
         inputs={"COLOR0": 2, "TEXCOORD0": 4},
         outputs={"SV_TARGET0": 0},
     ),

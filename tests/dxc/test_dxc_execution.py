@@ -115,3 +115,109 @@ def test_shared_binding_pair_samples_through_wgsl(gpu_device: Any) -> None:
         pixels = np.frombuffer(data, dtype=np.uint8).reshape(SIZE, SIZE, 4).astype(np.float64)
         expected = _expected(mode)
         assert np.abs(pixels - expected).max() <= 2.0, f"{mode}:\n{pixels}\nexpected\n{expected}"
+
+
+def _vertex_bytes(built: Any, values: dict[str, tuple[float, ...]], count: int) -> bytes:
+    """``count`` identical vertices laid out by nothing but the reflection's inputs and stride."""
+    (entry,) = built.reflection.entry_points
+    vertex = bytearray(entry.stride)
+    for var in entry.inputs:
+        data = np.array(values[var.semantic], dtype=np.float32).tobytes()
+        assert var.format.value == f"float32x{len(values[var.semantic])}", var
+        vertex[var.offset : var.offset + len(data)] = data
+    return bytes(vertex) * count
+
+
+def test_vk_location_stages_link_through_wgsl(gpu_device: Any) -> None:
+    """vs_location writes COLOR0/TEXCOORD0 at [[vk::location(2/4)]], ps_location reads them there:
+    the pipeline only links if WGSL keeps DXC's locations, and the colour only arrives if the
+    vertex buffer follows the reflection (inputs at locations 3, 0, 5)."""
+    import wgpu
+
+    vs_code, vs = _wgsl("vs_location.hlsl")
+    ps_code, ps = _wgsl("ps_location.hlsl")
+    (entry,) = vs.reflection.entry_points
+    device = gpu_device
+    color = (0.25, 0.5, 0.75, 1.0)
+    triangle = [(-1.0, -1.0, 0.0), (3.0, -1.0, 0.0), (-1.0, 3.0, 0.0)]
+    data = b"".join(
+        _vertex_bytes(vs, {"POSITION": p, "COLOR": color, "TEXCOORD": (0.5, 0.5)}, 1)
+        for p in triangle
+    )
+    vbuf = device.create_buffer_with_data(data=data, usage=wgpu.BufferUsage.VERTEX)
+    attributes = [
+        {"shader_location": v.location, "offset": v.offset, "format": v.format.value}
+        for v in entry.inputs
+    ]
+    pipeline = device.create_render_pipeline(
+        layout="auto",
+        vertex={
+            "module": device.create_shader_module(code=vs_code),
+            "entry_point": "main",
+            "buffers": [{"array_stride": entry.stride, "attributes": attributes}],
+        },
+        fragment={
+            "module": device.create_shader_module(code=ps_code),
+            "entry_point": "main",
+            "targets": [{"format": wgpu.TextureFormat.rgba8unorm}],
+        },
+        primitive={"topology": wgpu.PrimitiveTopology.triangle_list},
+    )
+    camera = device.create_buffer_with_data(
+        data=np.eye(4, dtype=np.float32).tobytes(), usage=wgpu.BufferUsage.UNIFORM
+    )
+    white = device.create_texture(
+        size=(1, 1, 1),
+        format=wgpu.TextureFormat.rgba8unorm,
+        usage=wgpu.TextureUsage.TEXTURE_BINDING | wgpu.TextureUsage.COPY_DST,
+    )
+    device.queue.write_texture(
+        {"texture": white, "mip_level": 0, "origin": (0, 0, 0)},
+        bytes([255, 255, 255, 255]),
+        {"offset": 0, "bytes_per_row": 4, "rows_per_image": 1},
+        (1, 1, 1),
+    )
+    resources = {
+        "Camera": {"buffer": camera, "offset": 0, "size": 64},
+        "tex": white.create_view(),
+        "samp": device.create_sampler(),
+    }
+    groups: dict[int, list[dict[str, Any]]] = {}
+    for built in (vs, ps):
+        for r in built.reflection.resources:
+            slot = slot_of(r.slots, Target.Wgsl)
+            groups.setdefault(slot.set, []).append(
+                {"binding": slot.binding, "resource": resources[r.name]}
+            )
+    target = device.create_texture(
+        size=(SIZE, SIZE, 1),
+        format=wgpu.TextureFormat.rgba8unorm,
+        usage=wgpu.TextureUsage.RENDER_ATTACHMENT | wgpu.TextureUsage.COPY_SRC,
+    )
+    encoder = device.create_command_encoder()
+    rpass = encoder.begin_render_pass(
+        color_attachments=[
+            {
+                "view": target.create_view(),
+                "load_op": wgpu.LoadOp.clear,
+                "store_op": wgpu.StoreOp.store,
+                "clear_value": (0, 0, 0, 0),
+            }
+        ]
+    )
+    rpass.set_pipeline(pipeline)
+    for group, entries in groups.items():
+        layout = pipeline.get_bind_group_layout(group)
+        rpass.set_bind_group(group, device.create_bind_group(layout=layout, entries=entries))
+    rpass.set_vertex_buffer(0, vbuf)
+    rpass.draw(3)
+    rpass.end()
+    device.queue.submit([encoder.finish()])
+    out = device.queue.read_texture(
+        {"texture": target, "mip_level": 0, "origin": (0, 0, 0)},
+        {"offset": 0, "bytes_per_row": SIZE * 4, "rows_per_image": SIZE},
+        (SIZE, SIZE, 1),
+    )
+    pixels = np.frombuffer(out, dtype=np.uint8).reshape(SIZE, SIZE, 4).astype(np.float64)
+    expected = np.array(color) * 255.0
+    assert np.abs(pixels - expected).max() <= 1.0, pixels

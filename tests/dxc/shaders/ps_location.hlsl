@@ -1,7 +1,8 @@
 // Pixel inputs with [[vk::location(n)]] (matching vs_location's outputs); the SV_Target output
-// has no attribute and gets its location from the semantic index, as DXC does.
-Texture2D tex : register(t0);
-SamplerState samp : register(s0);
+// has no attribute and gets its location from the semantic index, as DXC does. t1/s1 keep
+// clear of vs_location's b0, so the two link into one pipeline.
+Texture2D tex : register(t1);
+SamplerState samp : register(s1);
 
 struct PSInput
 {
