@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from oneshader.compiler import _slang as S
+from oneshader.compiler import codepatch, rewrite
 from oneshader.compiler.api import CompileOptions, CompileResult, OutputFile
 from oneshader.compiler.bindings import Placement, place
 from oneshader.compiler.diag import parse as parse_diagnostics
@@ -392,7 +393,7 @@ class _Compilation:
                                 "OS1002",
                             )
                         )
-        for call in _counter_calls(self.texts[self.path]):
+        for call in rewrite.counter_calls(self.texts[self.path]):
             main = self.texts[self.path]
             line = main.count("\n", 0, call.start()) + 1
             col = call.start() - (main.rfind("\n", 0, call.start()) + 1) + 1
@@ -510,7 +511,7 @@ class _Compilation:
         """RW structured buffers of the main file whose counter the code uses."""
         decls = self.declarations()
         out: dict[str, Declaration] = {}
-        for m in _counter_calls(self.texts[self.path]):
+        for m in rewrite.counter_calls(self.texts[self.path]):
             d = decls.get(m.group(1))
             if d is not None and d.base == "RWStructuredBuffer" and Path(d.file) == self.path:
                 out[d.name] = d
@@ -520,16 +521,16 @@ class _Compilation:
         text = self.texts[self.path]
         counted = self.counted_rw()
         if counted and target is Target.SpirV:
-            text = _with_counter_buffers(text, counted)
-        text = _point_size(text)
+            text = rewrite.with_counter_buffers(text, counted)
+        text = rewrite.point_size(text)
         if target is not Target.SpirV:
             # HLSL's 'linear' is the default (perspective-correct) interpolation; Slang emits it
             # as WGSL @interpolate(linear) and Metal sample_no_perspective, which are not.
-            text = _blank_words(text, "linear")
+            text = rewrite.blank_words(text, "linear")
         if target is Target.Msl:
             # Metal numbers buffers, textures and samplers separately; HLSL registers would put
             # b0, t0 and u0 all on [[buffer(0)]]. Declaration order per kind is collision-free.
-            text = _without_registers(text)
+            text = rewrite.without_registers(text)
         return text
 
     def compile_target(
@@ -1042,13 +1043,13 @@ class _Compilation:
             decl = re.search(
                 rf"(var\s+{re.escape(r.name)}(?:_\d+)?\s*:\s*)(texture_\w+)<f32>", text
             )
-            if not decl or decl.group(2) not in _DEPTH_TEXTURES:
+            if not decl or decl.group(2) not in codepatch.DEPTH_TEXTURES:
                 continue
             emitted = re.search(r"var\s+(\w+)", decl.group(0))
             assert emitted is not None
             refs = [m.start() for m in re.finditer(rf"\b{emitted.group(1)}\b", text)]
             refs = [i for i in refs if not (decl.start() <= i < decl.end())]
-            compared = [bool(_WGSL_COMPARE.search(text[max(0, i - 60) : i])) for i in refs]
+            compared = [bool(codepatch.WGSL_COMPARE.search(text[max(0, i - 60) : i])) for i in refs]
             if not any(compared):
                 continue
             if not all(compared):
@@ -1062,7 +1063,7 @@ class _Compilation:
                     )
                 )
                 continue
-            depth = _DEPTH_TEXTURES[decl.group(2)]
+            depth = codepatch.DEPTH_TEXTURES[decl.group(2)]
             text = text[: decl.start(2)] + depth + text[decl.end() :]
         if errors:
             raise _Failed(errors)
@@ -1076,10 +1077,12 @@ class _Compilation:
             if Target.SpirV in outputs:
                 outputs[Target.SpirV] = relocate(outputs[Target.SpirV], e.name, ins, outs)
             if Target.Wgsl in outputs:
-                text = _relocate_wgsl(outputs[Target.Wgsl].decode(), e.name, ins, outs)
+                text = codepatch.relocate_wgsl(outputs[Target.Wgsl].decode(), e.name, ins, outs)
                 outputs[Target.Wgsl] = text.encode()
             if Target.Msl in outputs:
-                text = _relocate_msl(outputs[Target.Msl].decode(), e.name, e.stage, ins, outs)
+                text = codepatch.relocate_msl(
+                    outputs[Target.Msl].decode(), e.name, e.stage, ins, outs
+                )
                 outputs[Target.Msl] = text.encode()
 
     def patch_spirv(self, code: bytes, resources: list[Resource]) -> bytes:
@@ -1244,159 +1247,6 @@ class _Compilation:
         )
 
 
-def _without_registers(text: str) -> str:
-    """The text with every ``: register(...)`` blanked out, offsets (and positions) unchanged."""
-    clean = strip_comments(text)
-    chars = list(text)
-    for m in re.finditer(r":\s*register\s*\([^)]*\)", clean):
-        for i in range(m.start(), m.end()):
-            if chars[i] != "\n":
-                chars[i] = " "
-    return "".join(chars)
-
-
-_DEPTH_TEXTURES = {
-    "texture_2d": "texture_depth_2d",
-    "texture_2d_array": "texture_depth_2d_array",
-    "texture_cube": "texture_depth_cube",
-    "texture_cube_array": "texture_depth_cube_array",
-}
-_WGSL_COMPARE = re.compile(r"texture(?:SampleCompare(?:Level)?|GatherCompare)\(\s*\(?\s*$")
-
-_COUNTER_CALL = re.compile(r"\b(\w+)\s*\.\s*(Increment|Decrement)Counter\s*\(\s*\)")
-
-
-def _counter_calls(text: str) -> list[re.Match[str]]:
-    return list(_COUNTER_CALL.finditer(strip_comments(text)))
-
-
-def _with_counter_buffers(text: str, names: dict[str, Declaration]) -> str:
-    """RW structured buffer counters as Slang can compile them (it rejects IncrementCounter):
-    a companion ``RWStructuredBuffer<Atomic<uint>> X_counter`` declared at the end of X's line
-    and ``X.IncrementCounter()`` as ``X_counter[0].add(1u)`` (the same length), which returns the
-    old value as DXC's does; DecrementCounter returns the new one, as DXC's."""
-    out, last = [], 0
-    for m in _counter_calls(text):
-        name = m.group(1)
-        if name not in names:
-            continue
-        out.append(text[last : m.start()])
-        if m.group(2) == "Increment":
-            out.append(f"{name}_counter[0].add(1u)")
-        else:
-            out.append(f"({name}_counter[0].sub(1u)-1u)")
-        last = m.end()
-    out.append(text[last:])
-    text = "".join(out)
-    lines = text.split("\n")
-    for name, decl in names.items():
-        if decl.file and 1 <= decl.line <= len(lines):
-            lines[decl.line - 1] += f" RWStructuredBuffer<Atomic<uint>> {name}_counter;"
-    return "\n".join(lines)
-
-
-_POINT_SIZE = re.compile(r'\[\[\s*vk::builtin\(\s*"PointSize"\s*\)\s*\]\]([^;:]*)(:\s*\w+)?')
-
-
-def _point_size(text: str) -> str:
-    """DXC's ``[[vk::builtin("PointSize")]] float s : PSIZE`` as Slang's ``SV_PointSize``."""
-    clean = strip_comments(text)
-    out, last = [], 0
-    for m in _POINT_SIZE.finditer(clean):
-        out.append(text[last : m.start()])
-        out.append(" " * (m.end(0) - m.start(0) - len(m.group(1)) - len(m.group(2) or "")))
-        out.append(text[m.start(1) : m.end(1)].rstrip())
-        out.append(" : SV_PointSize")
-        last = m.end()
-    out.append(text[last:])
-    return "".join(out)
-
-
-def _relocate_fields(body: str, attr: str, wanted: dict[str, int]) -> str:
-    """``@location(n) name_0`` / ``name_0 [[attribute(n)]]`` fields of a struct body, renumbered."""
-    if attr == "location":
-
-        def wgsl(fm: re.Match[str]) -> str:
-            location = wanted.get(re.sub(r"_[0-9]+$", "", fm.group(3)), int(fm.group(1)))
-            return f"@location({location}){fm.group(2)}{fm.group(3)}{fm.group(4)}"
-
-        return re.sub(r"@location\((\d+)\)(\s*)(\w+)(\s*:)", wgsl, body)
-
-    def msl(fm: re.Match[str]) -> str:
-        location = wanted.get(re.sub(r"_[0-9]+$", "", fm.group(1)), int(fm.group(3)))
-        return f"{fm.group(1)}{fm.group(2)}[[{attr}({location})]]"
-
-    return re.sub(rf"(\w+)(\s*)\[\[{attr}\((\d+)\)\]\]", msl, body)
-
-
-def _patch_struct(text: str, name: str, attr: str, wanted: dict[str, int]) -> str:
-    sm = re.search(rf"struct\s+{re.escape(name)}\s*\{{(.*?)\}};", text, re.DOTALL)
-    if not sm or not wanted:
-        return text
-    body = _relocate_fields(sm.group(1), attr, wanted)
-    return text[: sm.start(1)] + body + text[sm.end(1) :]
-
-
-def _relocate_wgsl(text: str, entry: str, ins: dict[str, int], outs: dict[str, int]) -> str:
-    """The WGSL entry point's input and output locations set to the reflection's."""
-    m = re.search(
-        rf"fn\s+{re.escape(entry)}\s*\((.*?)\)\s*(?:->\s*([^{{]*?))?\s*\{{", text, re.DOTALL
-    )
-    if not m:
-        return text
-    params, result = m.group(1), (m.group(2) or "").strip()
-    new_params = _relocate_fields(params, "location", ins)
-    new_result = result
-    if result.startswith("@location"):
-        new_result = re.sub(r"@location\(\d+\)", f"@location({outs.get('result', 0)})", result)
-    head = text[: m.start(1)] + new_params + text[m.end(1) : m.start(2) if m.group(2) else m.end(1)]
-    if m.group(2):
-        head += new_result + text[m.end(2) : m.end()]
-    else:
-        head += text[m.end(1) : m.end()]
-    text = head + text[m.end() :]
-    for struct_name in re.findall(r":\s*(\w+)", params):
-        text = _patch_struct(text, struct_name, "location", ins)
-    if re.fullmatch(r"\w+", result):
-        text = _patch_struct(text, result, "location", outs)
-    return text
-
-
-def _relocate_msl(
-    text: str, entry: str, stage: Stage, ins: dict[str, int], outs: dict[str, int]
-) -> str:
-    """Metal: vertex inputs ([[attribute(n)]]) and fragment outputs ([[color(n)]]); varyings
-    are matched by [[user(...)]] semantics, not numbers."""
-    kind = {Stage.Vertex: "vertex", Stage.Pixel: "fragment"}.get(stage)
-    if kind is None:
-        return text
-    names = (entry, f"{entry}_0") if entry == "main" else (entry,)
-    for name in names:
-        m = re.search(
-            rf"\[\[{kind}\]\]\s*(\w+)\s+{re.escape(name)}\s*\((.*?)\)\s*\{{", text, re.DOTALL
-        )
-        if not m:
-            continue
-        if stage is Stage.Vertex:
-            sm = re.search(r"(\w+)\s+\w+\s*\[\[stage_in\]\]", m.group(2))
-            if sm:
-                text = _patch_struct(text, sm.group(1), "attribute", ins)
-        else:
-            text = _patch_struct(text, m.group(1), "color", outs)
-        break
-    return text
-
-
-def _blank_words(text: str, word: str) -> str:
-    """The text with the keyword ``word`` blanked where it is a modifier (not in comments)."""
-    clean = strip_comments(text)
-    chars = list(text)
-    for m in re.finditer(rf"\b{word}\b(?=\s+[A-Za-z_])", clean):
-        for i in range(m.start(), m.end()):
-            chars[i] = " "
-    return "".join(chars)
-
-
 _MSL_CLASS = {
     S.CAT_CONSTANT_BUFFER: "buffer",
     S.CAT_SHADER_RESOURCE: "texture",
@@ -1484,47 +1334,12 @@ def _usage(outputs: dict[Target, bytes]) -> dict[str, tuple[set[str] | None, Dev
     return out
 
 
-def _wgsl_functions(text: str) -> dict[str, str]:
-    """WGSL function name -> body text (brace-matched)."""
-    out: dict[str, str] = {}
-    for m in re.finditer(r"\bfn\s+(\w+)\s*\(", text):
-        start = text.find("{", m.end())
-        if start < 0:
-            continue
-        depth, i = 0, start
-        while i < len(text):
-            if text[i] == "{":
-                depth += 1
-            elif text[i] == "}":
-                depth -= 1
-                if depth == 0:
-                    break
-            i += 1
-        out[m.group(1)] = text[start : i + 1]
-    return out
-
-
-def _wgsl_reachable(text: str, entry: str) -> str:
-    """The bodies of an entry point's function and of everything it calls, transitively."""
-    functions = _wgsl_functions(text)
-    seen, todo, bodies = set(), [entry], []
-    while todo:
-        name = todo.pop()
-        if name in seen or name not in functions:
-            continue
-        seen.add(name)
-        body = functions[name]
-        bodies.append(body)
-        todo.extend(n for n in re.findall(r"\b(\w+)\s*\(", body) if n in functions)
-    return "\n".join(bodies)
-
-
 def _mentions_spec(outputs: dict[Target, bytes], entry: str, name: str, entry_count: int) -> bool:
     """Whether the entry point reads the constant: searched in the WGSL functions it reaches
     (Slang drops unread constants from whole programs, so with one entry point presence is use)."""
     pattern = re.compile(rf"\b{re.escape(name)}(_\d+)?\b")
     if Target.Wgsl in outputs:
-        return bool(pattern.search(_wgsl_reachable(outputs[Target.Wgsl].decode(), entry)))
+        return bool(pattern.search(codepatch.wgsl_reachable(outputs[Target.Wgsl].decode(), entry)))
     for t in (Target.Msl, Target.SpirV):
         if t in outputs:
             return bool(pattern.search(outputs[t].decode("latin-1")))

@@ -1,0 +1,132 @@
+"""Text patches of emitted WGSL and MSL: locations, depth textures, call graphs.
+
+Slang's WGSL numbers varyings by semantic index and declares compared textures as colour
+textures; these helpers rewrite exactly the attributes oneshader decides (docs/compiler.md), by
+the names Slang gives declarations (the source name, or the source name plus ``_<n>``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from oneshader.reflection.model import Stage
+
+DEPTH_TEXTURES = {
+    "texture_2d": "texture_depth_2d",
+    "texture_2d_array": "texture_depth_2d_array",
+    "texture_cube": "texture_depth_cube",
+    "texture_cube_array": "texture_depth_cube_array",
+}
+
+
+WGSL_COMPARE = re.compile(r"texture(?:SampleCompare(?:Level)?|GatherCompare)\(\s*\(?\s*$")
+
+
+def relocate_fields(body: str, attr: str, wanted: dict[str, int]) -> str:
+    """``@location(n) name_0`` / ``name_0 [[attribute(n)]]`` fields of a struct body, renumbered."""
+    if attr == "location":
+
+        def wgsl(fm: re.Match[str]) -> str:
+            location = wanted.get(re.sub(r"_[0-9]+$", "", fm.group(3)), int(fm.group(1)))
+            return f"@location({location}){fm.group(2)}{fm.group(3)}{fm.group(4)}"
+
+        return re.sub(r"@location\((\d+)\)(\s*)(\w+)(\s*:)", wgsl, body)
+
+    def msl(fm: re.Match[str]) -> str:
+        location = wanted.get(re.sub(r"_[0-9]+$", "", fm.group(1)), int(fm.group(3)))
+        return f"{fm.group(1)}{fm.group(2)}[[{attr}({location})]]"
+
+    return re.sub(rf"(\w+)(\s*)\[\[{attr}\((\d+)\)\]\]", msl, body)
+
+
+def patch_struct(text: str, name: str, attr: str, wanted: dict[str, int]) -> str:
+    sm = re.search(rf"struct\s+{re.escape(name)}\s*\{{(.*?)\}};", text, re.DOTALL)
+    if not sm or not wanted:
+        return text
+    body = relocate_fields(sm.group(1), attr, wanted)
+    return text[: sm.start(1)] + body + text[sm.end(1) :]
+
+
+def relocate_wgsl(text: str, entry: str, ins: dict[str, int], outs: dict[str, int]) -> str:
+    """The WGSL entry point's input and output locations set to the reflection's."""
+    m = re.search(
+        rf"fn\s+{re.escape(entry)}\s*\((.*?)\)\s*(?:->\s*([^{{]*?))?\s*\{{", text, re.DOTALL
+    )
+    if not m:
+        return text
+    params, result = m.group(1), (m.group(2) or "").strip()
+    new_params = relocate_fields(params, "location", ins)
+    new_result = result
+    if result.startswith("@location"):
+        new_result = re.sub(r"@location\(\d+\)", f"@location({outs.get('result', 0)})", result)
+    head = text[: m.start(1)] + new_params + text[m.end(1) : m.start(2) if m.group(2) else m.end(1)]
+    if m.group(2):
+        head += new_result + text[m.end(2) : m.end()]
+    else:
+        head += text[m.end(1) : m.end()]
+    text = head + text[m.end() :]
+    for struct_name in re.findall(r":\s*(\w+)", params):
+        text = patch_struct(text, struct_name, "location", ins)
+    if re.fullmatch(r"\w+", result):
+        text = patch_struct(text, result, "location", outs)
+    return text
+
+
+def relocate_msl(
+    text: str, entry: str, stage: Stage, ins: dict[str, int], outs: dict[str, int]
+) -> str:
+    """Metal: vertex inputs ([[attribute(n)]]) and fragment outputs ([[color(n)]]); varyings
+    are matched by [[user(...)]] semantics, not numbers."""
+    kind = {Stage.Vertex: "vertex", Stage.Pixel: "fragment"}.get(stage)
+    if kind is None:
+        return text
+    names = (entry, f"{entry}_0") if entry == "main" else (entry,)
+    for name in names:
+        m = re.search(
+            rf"\[\[{kind}\]\]\s*(\w+)\s+{re.escape(name)}\s*\((.*?)\)\s*\{{", text, re.DOTALL
+        )
+        if not m:
+            continue
+        if stage is Stage.Vertex:
+            sm = re.search(r"(\w+)\s+\w+\s*\[\[stage_in\]\]", m.group(2))
+            if sm:
+                text = patch_struct(text, sm.group(1), "attribute", ins)
+        else:
+            text = patch_struct(text, m.group(1), "color", outs)
+        break
+    return text
+
+
+def wgsl_functions(text: str) -> dict[str, str]:
+    """WGSL function name -> body text (brace-matched)."""
+    out: dict[str, str] = {}
+    for m in re.finditer(r"\bfn\s+(\w+)\s*\(", text):
+        start = text.find("{", m.end())
+        if start < 0:
+            continue
+        depth, i = 0, start
+        while i < len(text):
+            if text[i] == "{":
+                depth += 1
+            elif text[i] == "}":
+                depth -= 1
+                if depth == 0:
+                    break
+            i += 1
+        out[m.group(1)] = text[start : i + 1]
+    return out
+
+
+def wgsl_reachable(text: str, entry: str) -> str:
+    """The bodies of an entry point's function and of everything it calls, transitively."""
+    functions = wgsl_functions(text)
+    seen, todo, bodies = set(), [entry], []
+    while todo:
+        name = todo.pop()
+        if name in seen or name not in functions:
+            continue
+        seen.add(name)
+        body = functions[name]
+        bodies.append(body)
+        todo.extend(n for n in re.findall(r"\b(\w+)\s*\(", body) if n in functions)
+    return "\n".join(bodies)

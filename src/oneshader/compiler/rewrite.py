@@ -1,0 +1,89 @@
+"""Source rewrites: where the text handed to Slang differs from the file, and why.
+
+Each rewrite keeps line numbers, and the columns before the change, so Slang's diagnostics still
+point into the user's file (docs/compiler.md lists them).
+"""
+
+from __future__ import annotations
+
+import re
+
+from oneshader.compiler.source import Declaration, strip_comments
+
+__all__ = [
+    "blank_words",
+    "counter_calls",
+    "point_size",
+    "with_counter_buffers",
+    "without_registers",
+]
+
+
+def without_registers(text: str) -> str:
+    """The text with every ``: register(...)`` blanked out, offsets (and positions) unchanged."""
+    clean = strip_comments(text)
+    chars = list(text)
+    for m in re.finditer(r":\s*register\s*\([^)]*\)", clean):
+        for i in range(m.start(), m.end()):
+            if chars[i] != "\n":
+                chars[i] = " "
+    return "".join(chars)
+
+
+def blank_words(text: str, word: str) -> str:
+    """The text with the keyword ``word`` blanked where it is a modifier (not in comments)."""
+    clean = strip_comments(text)
+    chars = list(text)
+    for m in re.finditer(rf"\b{word}\b(?=\s+[A-Za-z_])", clean):
+        for i in range(m.start(), m.end()):
+            chars[i] = " "
+    return "".join(chars)
+
+
+def point_size(text: str) -> str:
+    """DXC's ``[[vk::builtin("PointSize")]] float s : PSIZE`` as Slang's ``SV_PointSize``."""
+    clean = strip_comments(text)
+    out, last = [], 0
+    for m in POINT_SIZE.finditer(clean):
+        out.append(text[last : m.start()])
+        out.append(" " * (m.end(0) - m.start(0) - len(m.group(1)) - len(m.group(2) or "")))
+        out.append(text[m.start(1) : m.end(1)].rstrip())
+        out.append(" : SV_PointSize")
+        last = m.end()
+    out.append(text[last:])
+    return "".join(out)
+
+
+POINT_SIZE = re.compile(r'\[\[\s*vk::builtin\(\s*"PointSize"\s*\)\s*\]\]([^;:]*)(:\s*\w+)?')
+
+
+COUNTER_CALL = re.compile(r"\b(\w+)\s*\.\s*(Increment|Decrement)Counter\s*\(\s*\)")
+
+
+def counter_calls(text: str) -> list[re.Match[str]]:
+    return list(COUNTER_CALL.finditer(strip_comments(text)))
+
+
+def with_counter_buffers(text: str, names: dict[str, Declaration]) -> str:
+    """RW structured buffer counters as Slang can compile them (it rejects IncrementCounter):
+    a companion ``RWStructuredBuffer<Atomic<uint>> X_counter`` declared at the end of X's line
+    and ``X.IncrementCounter()`` as ``X_counter[0].add(1u)`` (the same length), which returns the
+    old value as DXC's does; DecrementCounter returns the new one, as DXC's."""
+    out, last = [], 0
+    for m in counter_calls(text):
+        name = m.group(1)
+        if name not in names:
+            continue
+        out.append(text[last : m.start()])
+        if m.group(2) == "Increment":
+            out.append(f"{name}_counter[0].add(1u)")
+        else:
+            out.append(f"({name}_counter[0].sub(1u)-1u)")
+        last = m.end()
+    out.append(text[last:])
+    text = "".join(out)
+    lines = text.split("\n")
+    for name, decl in names.items():
+        if decl.file and 1 <= decl.line <= len(lines):
+            lines[decl.line - 1] += f" RWStructuredBuffer<Atomic<uint>> {name}_counter;"
+    return "\n".join(lines)
