@@ -150,6 +150,13 @@ CASES: tuple[Case, ...] = (
         may_fail={Target.Msl: _COUNTERS_ELSEWHERE, Target.Wgsl: _COUNTERS_ELSEWHERE},
     ),
     Case(
+        "cs_auto_binding.hlsl",
+        C,
+        {"hits": (0, 0), "points": (0, 2), "Params": (0, 3)},
+        counters={"hits": (0, 1)},
+        may_fail={Target.Msl: _COUNTERS_ELSEWHERE, Target.Wgsl: _COUNTERS_ELSEWHERE},
+    ),
+    Case(
         "cs_counter_binding.hlsl",
         C,
         {"items": (1, 1), "Params": (1, 0)},
