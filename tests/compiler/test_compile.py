@@ -232,17 +232,19 @@ def test_every_resource_type_is_reflected() -> None:
     assert res(refl, "RWTypedBuf").layout.scalar is ScalarKind.UInt  # type: ignore[union-attr]
     assert res(refl, "RWTex3D").format == "r32ui"
     assert res(refl, "Tex2D").format is None
-    # SPIR-V bindings are distinct; hidden counters take the lowest free bindings of their
-    # buffer's set once every resource is placed (DXC's rule), in declaration order.
+    # Nothing is annotated, so DXC's one pass in creation order applies: each resource takes
+    # the next binding of set 0 and an append/consume buffer's counter the one right after it.
     spirv = [slot(r, Target.SpirV) for r in refl.resources]
-    assert len(set(spirv)) == len(spirv) == 26
-    counters = [(s.set, s.binding) for n in ("Appended", "Consumed") for s in res(refl, n).counters]
-    assert counters == [(0, 26), (0, 27)]
+    appended, consumed = res(refl, "Appended"), res(refl, "Consumed")
+    counters = [(s.set, s.binding) for r in (appended, consumed) for s in r.counters]
+    a, c = slot(appended, Target.SpirV), slot(consumed, Target.SpirV)
+    assert counters == [(0, a[1] + 1), (0, c[1] + 1)] and c[1] == a[1] + 2
+    assert sorted(spirv + counters) == [(0, n) for n in range(28)]
     spv = next(o.data for o in build("resources_all.hlsl").outputs if o.target is Target.SpirV)
     from oneshader.compiler.emitted.spirv import read_spirv
 
     emitted = read_spirv(spv).resources
-    assert [(c.set, c.binding) for c in emitted["Appended"] if c.role == "counter"] == [(0, 26)]
+    assert [(x.set, x.binding) for x in emitted["Appended"] if x.role == "counter"] == [counters[0]]
     tb = ok("tbuffer.hlsl")
     assert res(tb, "Palette").rtype is ResourceTypeKind.TextureBuffer
     assert res(tb, "Palette").kind is ResourceKind.ShaderResource

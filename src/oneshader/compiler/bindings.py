@@ -10,8 +10,10 @@ In order of precedence, for each resource in declaration order:
 4. No binding at all: the lowest binding of set 0 that no explicit binding took, in declaration
    order (without explicit bindings anywhere that is simply declaration order).
 
-Hidden counters (append/consume buffers) take ``[[vk::counter_binding(n)]]`` in their buffer's
-set, else the lowest free binding of that set once every resource is placed. Clashes are judged
+Hidden counters (append/consume buffers, RW buffers using their counter) take
+``[[vk::counter_binding(n)]]`` in their buffer's set, else the lowest free binding of that set
+once every resource is placed, in the order DXC creates them (append/consume at the declaration,
+RW at the first use of the counter). Clashes are judged
 afterwards, per target, by the caller.
 """
 
@@ -49,14 +51,17 @@ def _int(text: str, default: int = 0) -> int:
 
 def place(
     resources: list[Declaration],
-    counted: set[str],
+    declared_counters: set[str],
+    used_counters: list[str],
     shifts: tuple[RegisterShift, ...],
     bind_registers: tuple[BindRegister, ...],
 ) -> Placement:
+    """``declared_counters``: buffers whose counter exists with the buffer (append/consume);
+    ``used_counters``: RW buffers whose counter the code uses, in order of first use."""
     bindings: dict[str, tuple[int, int]] = {}
+    counters: dict[str, tuple[int, int]] = {}
     problems: list[tuple[Declaration, str]] = []
     mapped = {(b.register.lower(), b.space): (b.set, b.binding) for b in bind_registers}
-    implicit: list[Declaration] = []
     for d in resources:
         attr = d.attribute("vk::binding")
         if attr is not None and attr.args:
@@ -66,43 +71,41 @@ def place(
         elif d.register is not None:
             cls, number, space = d.register
             key = (f"{cls}{number}", space)
-            if bind_registers:
-                if key in mapped:
-                    bindings[d.name] = mapped[key]
-                else:
-                    problems.append(
-                        (
-                            d,
-                            f"'{d.name}' has register({cls}{number}, space{space}) but no "
-                            f"--fvk-bind-register maps it (every register needs one once any is "
-                            f"given, as with DXC)",
-                        )
-                    )
-                    bindings[d.name] = (space, number)
-            else:
+            if not bind_registers:
                 bindings[d.name] = (space, number + _shift(shifts, cls, space))
-        else:
-            implicit.append(d)
-    used = set(bindings.values())
-    for d in implicit:
+            elif key in mapped:
+                bindings[d.name] = mapped[key]
+            else:
+                problems.append(
+                    (
+                        d,
+                        f"'{d.name}' has register({cls}{number}, space{space}) but no "
+                        f"--fvk-bind-register maps it (every register needs one once any is "
+                        f"given, as with DXC)",
+                    )
+                )
+                bindings[d.name] = (space, number)
+    by_name = {d.name: d for d in resources}
+    for name in (*sorted(declared_counters), *used_counters):
+        attr = by_name[name].attribute("vk::counter_binding")
+        if attr is not None and attr.args and name in bindings:
+            counters[name] = (bindings[name][0], _int(attr.args[0]))
+    used = set(bindings.values()) | set(counters.values())
+
+    def lowest(dset: int) -> tuple[int, int]:
         n = 0
-        while (0, n) in used:
+        while (dset, n) in used:
             n += 1
-        bindings[d.name] = (0, n)
-        used.add((0, n))
-    counters: dict[str, tuple[int, int]] = {}
+        used.add((dset, n))
+        return dset, n
+
+    # One pass in DXC's creation order: each resource, then its counter if it has one now.
     for d in resources:
-        if d.name in counted:
-            attr = d.attribute("vk::counter_binding")
-            if attr is not None and attr.args:
-                counters[d.name] = (bindings[d.name][0], _int(attr.args[0]))
-                used.add(counters[d.name])
-    for d in resources:
-        if d.name in counted and d.name not in counters:
-            dset = bindings[d.name][0]
-            n = 0
-            while (dset, n) in used:
-                n += 1
-            counters[d.name] = (dset, n)
-            used.add((dset, n))
+        if d.name not in bindings:
+            bindings[d.name] = lowest(0)
+        if d.name in declared_counters and d.name not in counters:
+            counters[d.name] = lowest(bindings[d.name][0])
+    for name in used_counters:
+        if name not in counters:
+            counters[name] = lowest(bindings[name][0])
     return Placement(bindings, counters, problems)

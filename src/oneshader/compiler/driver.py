@@ -412,7 +412,7 @@ class _Compilation:
                         )
                     )
         for src in self.sources.values():
-            for sdef in src.structs.values():
+            for sdef in (*src.structs.values(), *src.functions.values()):
                 for f in sdef.fields:
                     errors.extend(self.attribute_errors(src, f.attributes, f.name))
         for p, text in self.texts.items():
@@ -516,6 +516,15 @@ class _Compilation:
             if d is not None and d.base == "RWStructuredBuffer" and Path(d.file) == self.path:
                 out[d.name] = d
         return out
+
+    def counters_by_first_use(self) -> list[str]:
+        """RW structured buffers whose counter the code uses, in order of first use (when DXC
+        creates those counters)."""
+        order: list[str] = []
+        for call in rewrite.counter_calls(self.texts[self.path]):
+            if call.group(1) in self.counted_rw() and call.group(1) not in order:
+                order.append(call.group(1))
+        return order
 
     def source_for(self, target: Target) -> str:
         text = self.texts[self.path]
@@ -632,10 +641,13 @@ class _Compilation:
             and not decls[n].attribute("vk::push_constant")
             and decls[n].base in _RTYPES
         ]
-        counted = {d.name for d in resource_decls if _RTYPES.get(d.base, (None,))[0] in _COUNTED}
-        counted |= set(self.counted_rw())
+        declared = {d.name for d in resource_decls if _RTYPES.get(d.base, (None,))[0] in _COUNTED}
         self.placement = place(
-            resource_decls, counted, self.options.shifts, self.options.bind_registers
+            resource_decls,
+            declared,
+            self.counters_by_first_use(),
+            self.options.shifts,
+            self.options.bind_registers,
         )
         for d, message in self.placement.problems:
             errors.append(self.at_decl(d, message, "OS3002"))
