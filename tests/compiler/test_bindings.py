@@ -266,3 +266,35 @@ def test_rebind_inserts_missing_decorations() -> None:
     assert emitted["Globals"] == (0, 0)
     with pytest.raises(ValueError):
         rebind(b"not spir-v at all", {})
+
+
+def test_metal_numbers_each_kind_whatever_the_registers_even_in_includes(tmp_path: Path) -> None:
+    (tmp_path / "res.hlsli").write_text(
+        "cbuffer A : register(b0) { float4 a; };\n"
+        "StructuredBuffer<float4> B : register(t0);\n"
+        "Texture2D<float4> T : register(t1);\n"
+        "RWStructuredBuffer<float4> C : register(u0, space2);\n"
+        "SamplerState S : register(s3);\n"
+    )
+    (tmp_path / "main.hlsl").write_text(
+        '#include "res.hlsli"\n'
+        '[shader("compute")][numthreads(1,1,1)] void M(uint3 id : SV_DispatchThreadID)\n'
+        "{ C[id.x] = a + B[id.x] + T.SampleLevel(S, float2(0, 0), 0); }\n"
+    )
+    refl, code = build(tmp_path / "main.hlsl", targets=(Target.Msl,))
+    assert slots(refl, Target.Msl) == {
+        "A": (0, 0),
+        "B": (0, 1),
+        "T": (0, 0),
+        "C": (0, 2),
+        "S": (0, 0),
+    }
+    msl = code[Target.Msl].decode()
+    for name, attr in (
+        ("A", "buffer(0)"),
+        ("B", "buffer(1)"),
+        ("C", "buffer(2)"),
+        ("T", "texture(0)"),
+    ):
+        assert re.search(rf"\b{name}(_\d+)? \[\[{re.escape(attr)}\]\]", msl), name
+    assert re.search(r"\bS(_\d+)? \[\[sampler\(0\)\]\]", msl)

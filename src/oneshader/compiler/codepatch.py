@@ -130,3 +130,15 @@ def wgsl_reachable(text: str, entry: str) -> str:
         bodies.append(body)
         todo.extend(n for n in re.findall(r"\b(\w+)\s*\(", body) if n in functions)
     return "\n".join(bodies)
+
+
+def renumber_msl(text: str, indices: dict[str, tuple[str, int]]) -> str:
+    """Every ``name_N [[buffer|texture|sampler(n)]]`` argument given oneshader's index for it."""
+
+    def number(m: re.Match[str]) -> str:
+        want = indices.get(re.sub(r"_[0-9]+$", "", m.group(1)))
+        if want is None or want[0] != m.group(3):
+            return m.group(0)
+        return f"{m.group(1)}{m.group(2)}[[{m.group(3)}({want[1]})]]"
+
+    return re.sub(r"(\w+)(\s*)\[\[(buffer|texture|sampler)\((\d+)\)\]\]", number, text)

@@ -258,7 +258,7 @@ class _Compilation:
         self.texts: dict[Path, str] = {}
         self.sources: dict[Path, SourceFile] = {}
         self.dependencies: list[str] = []
-        self.msl_class: dict[str, str] = {}
+        self.msl_index: dict[str, tuple[str, int]] = {}  # name -> (buffer|texture|sampler, n)
         self.placement = Placement({}, {}, [])
         self.usage_code: bytes | None = None
         self.vk_location: dict[tuple[str, str], int] = {}
@@ -536,10 +536,6 @@ class _Compilation:
             # HLSL's 'linear' is the default (perspective-correct) interpolation; Slang emits it
             # as WGSL @interpolate(linear) and Metal sample_no_perspective, which are not.
             text = rewrite.blank_words(text, "linear")
-        if target is Target.Msl:
-            # Metal numbers buffers, textures and samplers separately; HLSL registers would put
-            # b0, t0 and u0 all on [[buffer(0)]]. Declaration order per kind is collision-free.
-            text = rewrite.without_registers(text)
         return text
 
     def compile_target(
@@ -651,6 +647,8 @@ class _Compilation:
         )
         for d, message in self.placement.problems:
             errors.append(self.at_decl(d, message, "OS3002"))
+        if Target.Msl in params:
+            self.msl_index = _metal_indices(by_target[Target.Msl].facts, set(names))
         for name in names:
             decl = decls.get(name)
             if decl is None:
@@ -696,6 +694,9 @@ class _Compilation:
             outputs[Target.Wgsl] = self.patch_wgsl(
                 outputs[Target.Wgsl], resources, pushes, by_target[Target.Wgsl], primary
             )
+        if Target.Msl in outputs:
+            text = codepatch.renumber_msl(outputs[Target.Msl].decode(), self.msl_index)
+            outputs[Target.Msl] = text.encode()
 
         entries = self.entries(primary, compiled, outputs, resources, pushes, specs)
         self.patch_locations(outputs, entries)
@@ -877,8 +878,7 @@ class _Compilation:
             if p is None:
                 continue
             if t is Target.Msl:
-                slots.append(Slot(t, 0, p.binding))
-                self.msl_class[decl.name] = _MSL_CLASS.get(p.category, "buffer")
+                slots.append(Slot(t, 0, self.msl_index[decl.name][1]))
             else:
                 dset, binding = self.placement.bindings[decl.name]
                 slots.append(Slot(t, dset, binding))
@@ -967,7 +967,9 @@ class _Compilation:
                     *(x for x in r.slots if x.target is target),
                     *(x for x in r.counters if x.target is target),
                 ):
-                    cls = self.msl_class.get(r.name, "buffer") if target is Target.Msl else ""
+                    cls = (
+                        self.msl_index.get(r.name, ("buffer", 0))[0] if target is Target.Msl else ""
+                    )
                     key = (cls, s.set, s.binding)
                     other = taken.get(key)
                     if other is None:
@@ -1036,8 +1038,8 @@ class _Compilation:
         out = []
         for i, p in enumerate(pushes):
             slots: list[Slot] = []
-            if Target.Msl in params and p.name in params[Target.Msl]:
-                slots.append(Slot(Target.Msl, 0, params[Target.Msl][p.name].binding))
+            if p.name in self.msl_index:
+                slots.append(Slot(Target.Msl, 0, self.msl_index[p.name][1]))
             if Target.Wgsl in params:
                 slots.append(Slot(Target.Wgsl, group, i))
             out.append(replace(p, slots=tuple(slots)))
@@ -1257,6 +1259,23 @@ class _Compilation:
             components=v.components,
             interp=interp,
         )
+
+
+def _metal_indices(facts: TargetFacts, names: set[str]) -> dict[str, tuple[str, int]]:
+    """Metal's argument indices: buffers (cbuffers, structured and byte-address buffers, push
+    blocks), textures (RW too) and samplers each numbered from 0 in declaration order, whatever
+    registers say (Slang would put b0, t0 and u0 all on [[buffer(0)]])."""
+    counts: dict[str, int] = {}
+    out: dict[str, tuple[str, int]] = {}
+    for p in facts.params:
+        if p.name not in names or p.category == S.CAT_SPECIALIZATION_CONSTANT:
+            continue
+        cls = "buffer" if p.category == S.CAT_PUSH_CONSTANT_BUFFER else _MSL_CLASS.get(p.category)
+        if cls is None:
+            continue
+        out[p.name] = (cls, counts.get(cls, 0))
+        counts[cls] = counts.get(cls, 0) + 1
+    return out
 
 
 _MSL_CLASS = {

@@ -15,19 +15,7 @@ __all__ = [
     "counter_calls",
     "point_size",
     "with_counter_buffers",
-    "without_registers",
 ]
-
-
-def without_registers(text: str) -> str:
-    """The text with every ``: register(...)`` blanked out, offsets (and positions) unchanged."""
-    clean = strip_comments(text)
-    chars = list(text)
-    for m in re.finditer(r":\s*register\s*\([^)]*\)", clean):
-        for i in range(m.start(), m.end()):
-            if chars[i] != "\n":
-                chars[i] = " "
-    return "".join(chars)
 
 
 def blank_words(text: str, word: str) -> str:
