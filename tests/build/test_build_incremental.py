@@ -259,3 +259,10 @@ def test_an_include_saved_during_the_compile_is_not_taken_as_built(
     status, out, _ = build()  # what the compiler read is unknown: compile again
     assert status == 0 and summary_counts(out) == (1, 4, 0)
     assert summary_counts(build()[1]) == (0, 5, 0)
+
+
+def test_an_out_that_cannot_be_written_is_a_usage_error(project: Path, build: BuildRun) -> None:
+    (project / "blocked").write_text("a file where OUT should be a folder")
+    status, _, err = build("-o", "blocked")
+    assert status == 2
+    assert err.startswith("blocked: error OS2003: cannot write:")
