@@ -659,7 +659,10 @@ class _Compilation:
                             0,
                             0,
                             Severity.ERROR,
-                            f"internal: no declaration found for '{name}'",
+                            f"'{name}' is declared in a form oneshader cannot read from the "
+                            "source (through a macro, for example); declare it directly so its "
+                            "type and attributes can be reflected as written",
+                            "OS1013",
                         )
                     ]
                 )

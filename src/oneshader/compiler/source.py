@@ -443,10 +443,29 @@ class _Scanner:
             t = _match(toks, t, "<", ">")
         if t >= b or toks[t].kind != "id":
             return  # a function declaration, an expression, or something else
-        name_tok = toks[t]
         if t + 1 < b and toks[t + 1].text == "(":
             return  # function prototype
-        k = t + 1
+        # One or more declarators: name [N] [: register(...)] [= init], separated by commas.
+        starts = [t]
+        depth = 0
+        for x in range(t, b):
+            if toks[x].text in "([{<":
+                depth += 1
+            elif toks[x].text in ")]}>":
+                depth -= 1
+            elif toks[x].text == "," and depth == 0 and x + 1 < b:
+                starts.append(x + 1)
+        ends = [*[s_ - 1 for s_ in starts[1:]], b]
+        for d0, d1 in zip(starts, ends, strict=True):
+            if toks[d0].kind == "id":
+                self.declarator(i, t, d0, d1, attrs, mods)
+
+    def declarator(
+        self, i: int, t: int, k: int, b: int, attrs: list[Attribute], mods: list[str]
+    ) -> None:
+        toks = self.toks
+        name_tok = toks[k]
+        k += 1
         array: int | None = None
         if k < b and toks[k].text == "[":
             close = _match(toks, k, "[", "]")

@@ -1,0 +1,106 @@
+"""The source scanner: declarations as written, with attributes, registers and positions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from oneshader.compiler.source import find_includes, scan, strip_comments
+
+SOURCE = """// comment with Texture2D Fake;
+#include "a.hlsli"
+#define X(n) n
+/* block
+   Texture2D AlsoFake; */
+[[vk::binding(5, 1)]] [[vk::image_format("rgba8")]] RWTexture2D<float4> Out : register(u2, space3);
+Texture2D<float4> A : register(t0), B[4];
+StructuredBuffer< Foo<int> > Nested;
+cbuffer Params : register(b1)
+{
+    row_major float4x4 M;
+    [[vk::offset(32)]] float4 V;
+};
+static const float K = 1.0;
+[[vk::constant_id(7)]] const uint Count = 3;
+struct S { nointerpolation uint id : ID3; linear float2 uv : TEXCOORD1; };
+[shader("pixel")]
+[earlydepthstencil]
+float4 Main(S s, float4 pos : SV_Position) : SV_Target { return 0; }
+"""
+
+
+def test_declarations_as_written() -> None:
+    src = scan("x.hlsl", SOURCE)
+    decls = {d.name: d for d in src.declarations}
+    assert "Fake" not in decls and "AlsoFake" not in decls
+    out = decls["Out"]
+    assert (out.base, out.type_text, out.line, out.column) == (
+        "RWTexture2D",
+        "RWTexture2D<float4>",
+        6,
+        74,
+    )
+    assert out.register == ("u", 2, 3)
+    assert [(a.name, a.args) for a in out.attributes] == [
+        ("vk::binding", ("5", "1")),
+        ("vk::image_format", ("rgba8",)),
+    ]
+    assert (decls["A"].register, decls["A"].array) == (("t", 0, 0), None)
+    assert (decls["B"].type_text, decls["B"].array, decls["B"].register) == (
+        "Texture2D<float4>",
+        4,
+        None,
+    )
+    assert decls["Nested"].type_text == "StructuredBuffer< Foo<int> >"
+    params = decls["Params"]
+    assert (params.base, params.type_text, params.register, params.line) == (
+        "cbuffer",
+        "",
+        ("b", 1, 0),
+        9,
+    )
+    assert decls["Count"].attribute("vk::constant_id").args == ("7",)  # type: ignore[union-attr]
+    assert (decls["Count"].initializer, decls["Count"].modifiers) == ("3", ("const",))
+    assert decls["K"].modifiers == ("static", "const")
+
+
+def test_struct_fields_functions_and_entries() -> None:
+    src = scan("x.hlsl", SOURCE)
+    body = src.structs["Params"]
+    assert [(f.name, f.type_text, f.modifiers) for f in body.fields] == [
+        ("M", "float4x4", ("row_major",)),
+        ("V", "float4", ()),
+    ]
+    assert body.fields[1].attributes[0].name == "vk::offset"
+    s = src.structs["S"]
+    assert [(f.name, f.modifiers, f.semantic) for f in s.fields] == [
+        ("id", ("nointerpolation",), "ID3"),
+        ("uv", ("linear",), "TEXCOORD1"),
+    ]
+    main = src.functions["Main"]
+    assert [(f.name, f.type_text, f.semantic) for f in main.fields] == [
+        ("s", "S", ""),
+        ("pos", "float4", "SV_Position"),
+    ]
+    assert [(e.name, e.stage, e.line) for e in src.entries] == [("Main", "pixel", 19)]
+    assert src.includes == [("a.hlsli", 2, 11)]
+
+
+def test_comments_are_blanked_keeping_positions() -> None:
+    text = 'a /* x\ny */ b // z\n"// not a comment"'
+    clean = strip_comments(text)
+    assert len(clean) == len(text) and clean.count("\n") == text.count("\n")
+    assert clean.split("\n")[1].strip() == "b" and '"// not a comment"' in clean
+
+
+def test_includes_resolve_relative_then_include_dirs(tmp_path: Path) -> None:
+    (tmp_path / "inc").mkdir()
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "inc" / "a.hlsli").write_text("")
+    (tmp_path / "lib" / "b.hlsli").write_text("")
+    main = tmp_path / "main.hlsl"
+    text = '#include "inc/a.hlsli"\n#include <b.hlsli>\n#include "missing.hlsli"\n'
+    found = find_includes(main, text, (str(tmp_path / "lib"),))
+    assert found == [
+        (tmp_path / "inc" / "a.hlsli").resolve(),
+        (tmp_path / "lib" / "b.hlsli").resolve(),
+    ]
