@@ -37,7 +37,7 @@ def test_declarations_as_written() -> None:
         "RWTexture2D",
         "RWTexture2D<float4>",
         6,
-        74,
+        73,
     )
     assert out.register == ("u", 2, 3)
     assert [(a.name, a.args) for a in out.attributes] == [
