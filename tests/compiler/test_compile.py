@@ -506,7 +506,9 @@ def test_importing_the_compiler_does_not_load_slang() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code_], capture_output=True, text=True, check=True)
     version, not_loaded, slangpy = out.stdout.split()
-    assert re.fullmatch(r"slang-2026\.12\+slangpy-0\.43\.1\+oneshader-compiler-\d+", version)
+    assert re.fullmatch(
+        r"slang-2026\.12\+slangpy-0\.43\.1\+oneshader-compiler-\d+\.[0-9a-f]{12}", version
+    )
     assert (not_loaded, slangpy) == ("True", "False")
 
 

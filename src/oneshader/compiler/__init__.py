@@ -7,6 +7,8 @@ loaded on the first compile.
 
 from __future__ import annotations
 
+import functools
+
 from oneshader.compiler.api import (
     BindRegister,
     CompileOptions,
@@ -16,6 +18,9 @@ from oneshader.compiler.api import (
     RegisterShift,
 )
 from oneshader.reflection.model import Stage
+
+# Bumped by hand when outputs change meaning; the digest below catches every other code change.
+COMPILER_CODE_VERSION = "1"
 
 __all__ = [
     "BindRegister",
@@ -37,18 +42,27 @@ def compile_file(path: str, options: CompileOptions) -> CompileResult:
     return _compile(path, options)
 
 
+@functools.cache
 def compiler_version() -> str:
-    """Identifies the compiler build for incremental-build keys, without loading Slang."""
+    """Identifies the compiler build for incremental-build keys, without loading Slang: the Slang
+    and slangpy versions and a digest of this package's code (any change to how oneshader
+    compiles changes the key)."""
+    import hashlib
     import importlib.metadata
+    from pathlib import Path
 
     from oneshader.compiler._slang import SLANG_VERSION
-    from oneshader.compiler.driver import COMPILER_CODE_VERSION
 
     try:
         slangpy = importlib.metadata.version("slangpy")
     except importlib.metadata.PackageNotFoundError:
         slangpy = "missing"
-    return f"slang-{SLANG_VERSION}+slangpy-{slangpy}+oneshader-compiler-{COMPILER_CODE_VERSION}"
+    digest = hashlib.sha256()
+    for source in sorted(Path(__file__).parent.rglob("*.py")):
+        digest.update(source.relative_to(Path(__file__).parent).as_posix().encode())
+        digest.update(source.read_bytes())
+    code = f"{COMPILER_CODE_VERSION}.{digest.hexdigest()[:12]}"
+    return f"slang-{SLANG_VERSION}+slangpy-{slangpy}+oneshader-compiler-{code}"
 
 
 def stage_from_name(name: str) -> Stage:

@@ -56,9 +56,6 @@ from oneshader.reflection.model import (
     VertexFormat,
 )
 
-# Bumped whenever this package's output changes for equal input (part of the build's cache key).
-COMPILER_CODE_VERSION = "1"
-
 TARGET_NAMES = {Target.SpirV: "SPIR-V", Target.Msl: "Metal", Target.Wgsl: "WGSL"}
 _SLANG_TARGET = {Target.SpirV: "spirv", Target.Msl: "metal", Target.Wgsl: "wgsl"}
 _SUFFIX = {Target.SpirV: ".spv", Target.Msl: ".metal", Target.Wgsl: ".wgsl"}
