@@ -691,14 +691,12 @@ class _Compilation:
         if Target.SpirV in outputs:
             outputs[Target.SpirV] = self.patch_spirv(outputs[Target.SpirV], resources)
         if Target.Wgsl in outputs:
-            outputs[Target.Wgsl] = self.patch_wgsl(
-                outputs[Target.Wgsl], resources, pushes, by_target[Target.Wgsl], primary
-            )
+            outputs[Target.Wgsl] = self.patch_wgsl(outputs[Target.Wgsl], resources, pushes)
         if Target.Msl in outputs:
             text = codepatch.renumber_msl(outputs[Target.Msl].decode(), self.msl_index)
             outputs[Target.Msl] = text.encode()
 
-        entries = self.entries(primary, compiled, outputs, resources, pushes, specs)
+        entries = self.entries(primary, outputs, resources, pushes, specs)
         self.patch_locations(outputs, entries)
         stages: dict[str, set[Stage]] = {}
         for e in entries:
@@ -1116,8 +1114,6 @@ class _Compilation:
         code: bytes,
         resources: list[Resource],
         pushes: list[PushBlock],
-        wgsl: _Target,
-        primary: _Target,
     ) -> bytes:
         text = code.decode()
         for p in pushes:
@@ -1143,7 +1139,6 @@ class _Compilation:
     def entries(
         self,
         primary: _Target,
-        compiled: list[_Target],
         outputs: dict[Target, bytes],
         resources: list[Resource],
         pushes: list[PushBlock],
@@ -1181,11 +1176,7 @@ class _Compilation:
             stride = 0
             if stage is Stage.Vertex:
                 inputs, stride = _pack_vertex(inputs)
-            specuse = [
-                n
-                for n in spec_names
-                if _mentions_spec(outputs, e.name, n, len(primary.facts.entries))
-            ]
+            specuse = [n for n in spec_names if _mentions_spec(outputs, e.name, n)]
             out.append(
                 EntryPoint(
                     name=e.name,
@@ -1365,7 +1356,7 @@ def _usage(outputs: dict[Target, bytes]) -> dict[str, tuple[set[str] | None, Dev
     return out
 
 
-def _mentions_spec(outputs: dict[Target, bytes], entry: str, name: str, entry_count: int) -> bool:
+def _mentions_spec(outputs: dict[Target, bytes], entry: str, name: str) -> bool:
     """Whether the entry point reads the constant: searched in the WGSL functions it reaches
     (Slang drops unread constants from whole programs, so with one entry point presence is use)."""
     pattern = re.compile(rf"\b{re.escape(name)}(_\d+)?\b")
