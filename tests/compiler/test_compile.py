@@ -627,3 +627,17 @@ def test_non_portable_layouts_say_how_to_fix_them(
     assert match is not None
     column = 1 + match.start()
     assert (err.line, err.column) == (1, column)
+
+
+def test_no_targets_is_a_usage_error() -> None:
+    result = compile_file(
+        str(CORPUS / "sprite.hlsl"), CompileOptions(targets=(), source_name="s.hlsl")
+    )
+    (err,) = result.diagnostics
+    assert (err.code, err.file, result.reflection) == ("OS1000", "s.hlsl", None)
+
+
+def test_unreadable_file_is_an_error(tmp_path: Path) -> None:
+    result = compile_file(str(tmp_path / "absent.hlsl"), CompileOptions(source_name="absent.hlsl"))
+    (err,) = result.diagnostics
+    assert err.is_error and err.file == "absent.hlsl" and "cannot read" in err.message

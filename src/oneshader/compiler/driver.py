@@ -578,6 +578,9 @@ class _Compilation:
 
     def run(self) -> CompileResult:
         try:
+            if not self.options.targets:
+                message = "no targets requested (give one or more of spirv, msl, wgsl)"
+                raise _Failed([Diagnostic(self.name, 0, 0, Severity.ERROR, message, "OS1000")])
             self.read_sources()
             self.precheck()
             lib = S.library()
