@@ -17,6 +17,7 @@ import struct
 import subprocess
 import sys
 import threading
+from pathlib import Path
 from types import TracebackType
 from typing import IO
 
@@ -73,12 +74,17 @@ class CompilerWorker:
         if self._proc is not None:
             self._reap()
             self.restarts += 1
+        # The child imports this very oneshader, installed or not.
+        package_root = str(Path(__file__).resolve().parents[2])
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
         self._proc = subprocess.Popen(
             [sys.executable, "-m", "oneshader.compiler.worker"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             close_fds=True,
+            env=env,
         )
         return self._proc
 
