@@ -641,3 +641,24 @@ def test_unreadable_file_is_an_error(tmp_path: Path) -> None:
     result = compile_file(str(tmp_path / "absent.hlsl"), CompileOptions(source_name="absent.hlsl"))
     (err,) = result.diagnostics
     assert err.is_error and err.file == "absent.hlsl" and "cannot read" in err.message
+
+
+def test_slang_errors_of_one_target_name_it(tmp_path: Path) -> None:
+    (tmp_path / "c.hlsl").write_text(
+        "struct O { float4 p : SV_Position; float clip : SV_ClipDistance0; };\n"
+        '[shader("vertex")] O V(float4 p : POSITION) { O o; o.p = p; o.clip = p.x; return o; }\n'
+    )
+    result = compile_file(str(tmp_path / "c.hlsl"), CompileOptions(source_name="c.hlsl"))
+    errors = [d for d in result.diagnostics if d.is_error]
+    assert [(d.code, d.line) for d in errors] == [("E55202", 1)]  # the unpositioned twin is gone
+    assert errors[0].message.startswith("WGSL: ")
+    spirv = compile_file(
+        str(tmp_path / "c.hlsl"), CompileOptions(targets=(Target.SpirV, Target.Msl))
+    )
+    assert spirv.ok
+    clip = spirv.reflection.entry_points[0].outputs[1]  # type: ignore[union-attr]
+    assert (clip.builtin, clip.semantic, clip.location) == (
+        BuiltIn.ClipDistance,
+        "SV_ClipDistance",
+        None,
+    )

@@ -563,10 +563,7 @@ class _Compilation:
         """Slang's errors, with the target named and, where known, what to write instead."""
         message = d.message
         if d.code == "E36107":
-            message = (
-                f"{TARGET_NAMES[target]}: {message} (a feature of this entry point cannot be "
-                "expressed for this target)"
-            )
+            message += " (a feature of this entry point cannot be expressed for this target)"
         elif d.code == "E30019":
             message += (
                 "; DXC truncates implicitly, Slang does not: make the conversion explicit "
@@ -585,16 +582,16 @@ class _Compilation:
             self.precheck()
             lib = S.library()
             compiled: list[_Target] = []
-            errors: list[Diagnostic] = []
+            per_target: dict[Target, list[Diagnostic]] = {}
             for target in Target:
                 if target not in self.options.targets:
                     continue
                 t, errs = self.compile_target(lib, target)
-                errors.extend(errs)
+                per_target[target] = errs
                 if t is not None:
                     compiled.append(t)
-            if errors:
-                raise _Failed(_dedupe(errors))
+            if any(per_target.values()):
+                raise _Failed(_dedupe(_name_targets(per_target)))
             if not any(t.target in (Target.SpirV, Target.Wgsl) for t in compiled):
                 # MSL passes every resource to every entry point, so it cannot say what an entry
                 # point uses; a SPIR-V compile (not written out) can, when it succeeds.
@@ -995,7 +992,8 @@ class _Compilation:
                             decls[r.name],
                             f"{TARGET_NAMES[target]}: '{r.name}' and '{other.name}' "
                             f"(line {decls[other.name].line}) are both bound to {where}; "
-                            "give one of them another register or [[vk::binding]]",
+                            "give one of them another register or [[vk::binding]], or shift a "
+                            "register class apart (-fvk-b-shift/-fvk-t-shift/...)",
                             "OS3001",
                         )
                     )
@@ -1372,12 +1370,35 @@ def _mentions_spec(outputs: dict[Target, bytes], entry: str, name: str) -> bool:
 
 
 def _dedupe(diags: Sequence[Diagnostic]) -> list[Diagnostic]:
+    """Each message once; a message without a position is dropped when Slang also gave it with
+    one."""
+    positioned = {(d.file, d.code, d.message) for d in diags if d.line}
     seen: set[tuple[str, int, int, str]] = set()
     out = []
     for d in diags:
         key = (d.file, d.line, d.column, d.message)
-        if key not in seen:
-            seen.add(key)
+        if key in seen or (not d.line and (d.file, d.code, d.message) in positioned):
+            continue
+        seen.add(key)
+        out.append(d)
+    return out
+
+
+_TARGET_SPECIFIC = frozenset({"E36107", "E55202", "E99997", "E00101"})
+
+
+def _name_targets(per_target: dict[Target, list[Diagnostic]]) -> list[Diagnostic]:
+    """Slang's errors in target order; one that not every target gave (or that is about the
+    target by nature) starts with the target's name, as oneshader's own target errors do."""
+    every = [{(d.file, d.line, d.code) for d in errs} for errs in per_target.values()]
+    common = set.intersection(*every) if every else set()
+    out = []
+    for target, errs in per_target.items():
+        name = TARGET_NAMES[target]
+        for d in errs:
+            specific = (d.file, d.line, d.code) not in common or d.code in _TARGET_SPECIFIC
+            if specific and not d.message.startswith(f"{name}:"):
+                d = replace(d, message=f"{name}: {d.message}")
             out.append(d)
     return out
 
