@@ -133,6 +133,8 @@ class BuiltIn(enum.Enum):
     ClipDistance = "SV_ClipDistance"
     CullDistance = "SV_CullDistance"
     PointSize = "PointSize"
+    BaseVertex = "BaseVertex"
+    BaseInstance = "BaseInstance"
     DispatchThreadId = "SV_DispatchThreadID"
     GroupId = "SV_GroupID"
     GroupThreadId = "SV_GroupThreadID"
