@@ -563,7 +563,14 @@ def test_compared_and_sampled_texture_is_a_wgsl_error(tmp_path: Path) -> None:
             "{ return Tex[1].Sample(S, uv); }\n",
             Target.Wgsl,
             (1, 19),
-            ["WGSL", "arrays of textures", "'Tex'"],
+            ["WGSL", "arrays of resources", "'Tex'"],
+        ),
+        (
+            "struct L { float4 c; };\nConstantBuffer<L> Lights[4];\nRWStructuredBuffer<float4> O;\n"
+            '[shader("compute")][numthreads(1,1,1)] void M() { O[0] = Lights[1].c; }\n',
+            Target.Msl,
+            (2, 19),
+            ["Metal", "arrays of resources", "'Lights'"],
         ),
         (
             "struct I { float4 p : SV_Position; sample float4 c : COLOR0; };\n"
@@ -580,7 +587,7 @@ def test_compared_and_sampled_texture_is_a_wgsl_error(tmp_path: Path) -> None:
             ["'Loose'", "cbuffer"],
         ),
     ],
-    ids=["texture-array-wgsl", "sample-wgsl", "global-uniform"],
+    ids=["texture-array-wgsl", "buffer-array-metal", "sample-wgsl", "global-uniform"],
 )
 def test_more_positioned_errors(
     tmp_path: Path,

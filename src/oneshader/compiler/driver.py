@@ -883,21 +883,22 @@ class _Compilation:
                 if decl.name in self.placement.counters:
                     cset, cbinding = self.placement.counters[decl.name]
                     counters.append(Slot(t, cset, cbinding))
-        if (
-            decl.array is not None
-            and (Target.Msl in per or Target.Wgsl in per)
-            and rtype in _TEXTURES | _SAMPLERS
-        ):
-            bad = [TARGET_NAMES[t] for t in (Target.Msl, Target.Wgsl) if t in per]
-            errors.append(
-                self.at_decl(
-                    decl,
-                    f"{' and '.join(bad)}: arrays of textures/samplers ('{decl.name}') are not "
-                    "emitted correctly by Slang for this target; use separate declarations or "
-                    "a texture array type",
-                    "OS1008",
+        if decl.array is not None:
+            # Slang emits resource arrays for Metal without [[buffer/texture/sampler(n)]] and
+            # texture arrays for WGSL as array<texture_2d<f32>, N>, which naga rejects.
+            bad = [TARGET_NAMES[Target.Msl]] if Target.Msl in per else []
+            if Target.Wgsl in per and rtype in _TEXTURES | _SAMPLERS:
+                bad.append(TARGET_NAMES[Target.Wgsl])
+            if bad:
+                errors.append(
+                    self.at_decl(
+                        decl,
+                        f"{' and '.join(bad)}: arrays of resources ('{decl.name}') are not "
+                        "emitted correctly by Slang for this target; use separate declarations "
+                        "(or a texture array type), or build for spirv only",
+                        "OS1008",
+                    )
                 )
-            )
         count = next(iter(per.values())).count
         fmt_attr = decl.attribute("vk::image_format")
         return Resource(
