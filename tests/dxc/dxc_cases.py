@@ -71,6 +71,7 @@ def _shift(cls: str, n: int, space: int | None) -> RegisterShift:
 
 
 _COUNTERS_ELSEWHERE = "hidden counters have no native form on this target"
+_NO_DRAW_BUILTIN = "the reflection has no BaseVertex/BaseInstance built-in to record"
 
 CASES: tuple[Case, ...] = (
     Case(
@@ -248,8 +249,20 @@ CASES: tuple[Case, ...] = (
         inputs={"POSITION0": 0},
         outputs={"COLOR0": 0},
         may_fail={
-            Target.SpirV: "the reflection has no BaseVertex/BaseInstance built-in to record",
-            Target.Msl: "the reflection has no BaseVertex/BaseInstance built-in to record",
+            Target.SpirV: _NO_DRAW_BUILTIN,
+            Target.Msl: _NO_DRAW_BUILTIN,
+            Target.Wgsl: "WGSL has no draw-parameter built-ins",
+        },
+    ),
+    Case(
+        "vs_start_instance.hlsl",
+        V,
+        {"Camera": (0, 0), "instanceOffsets": (0, 1)},
+        inputs={"POSITION0": 0},
+        outputs={"COLOR0": 0},
+        may_fail={
+            Target.SpirV: _NO_DRAW_BUILTIN,
+            Target.Msl: _NO_DRAW_BUILTIN,
             Target.Wgsl: "WGSL has no draw-parameter built-ins",
         },
     ),
