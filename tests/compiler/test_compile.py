@@ -669,3 +669,31 @@ def test_slang_errors_of_one_target_name_it(tmp_path: Path) -> None:
         "SV_ClipDistance",
         None,
     )
+
+
+def test_sixteen_bit_vertex_formats_and_the_missing_one(tmp_path: Path) -> None:
+    (tmp_path / "h.hlsl").write_text(
+        "struct I { float4 p : POSITION; half2 uv : TEXCOORD0; half4 c : COLOR0; };\n"
+        '[shader("vertex")] float4 V(I i) : SV_Position { return i.p + float4(i.c) + i.uv.x; }\n'
+    )
+    refl = compile_file(
+        str(tmp_path / "h.hlsl"), CompileOptions(targets=(Target.SpirV,))
+    ).reflection
+    assert refl is not None
+    (v,) = refl.entry_points
+    assert [(x.format, x.offset) for x in v.inputs] == [
+        (VertexFormat.Float32x4, 0),
+        (VertexFormat.Float16x2, 16),
+        (VertexFormat.Float16x4, 20),
+    ]
+    assert v.stride == 28
+    (tmp_path / "h.hlsl").write_text(
+        "struct I { float4 p : POSITION; half3 n : NORMAL; };\n"
+        '[shader("vertex")] float4 V(I i) : SV_Position { return i.p + float4(i.n, 1); }\n'
+    )
+    bad = compile_file(
+        str(tmp_path / "h.hlsl"), CompileOptions(targets=(Target.SpirV,), source_name="h.hlsl")
+    )
+    (err,) = [d for d in bad.diagnostics if d.is_error]
+    assert (err.code, err.file, err.line, err.column) == ("OS1014", "h.hlsl", 1, 39)
+    assert "half3" in err.message

@@ -1177,7 +1177,10 @@ class _Compilation:
             )
             stride = 0
             if stage is Stage.Vertex:
-                inputs, stride = _pack_vertex(inputs)
+                try:
+                    inputs, stride = _pack_vertex(inputs)
+                except _NoVertexFormat as bad:
+                    raise _Failed([self.no_vertex_format(e, bad.variable)]) from None
             specuse = [n for n in spec_names if _mentions_spec(outputs, e.name, n)]
             out.append(
                 EntryPoint(
@@ -1194,6 +1197,36 @@ class _Compilation:
                 )
             )
         return out
+
+    def no_vertex_format(self, e: EntryFacts, v: StageVariable) -> Diagnostic:
+        """A vertex input WebGPU has no vertex format for, at its declaration."""
+        facts = next(x for x in e.inputs if x.name == v.name)
+        owner = self.struct(facts.struct_name) if facts.struct_name else self.function(e.name)
+        f = owner.field(v.name) if owner else None
+        file = self.name
+        if f is not None and owner is not None:
+            where = next(
+                (
+                    p
+                    for p, src in self.sources.items()
+                    if owner in (*src.structs.values(), *src.functions.values())
+                ),
+                self.path,
+            )
+            file = self.display(str(where))
+        spelled = {
+            ScalarKind.Float16: "half",
+            ScalarKind.Int16: "int16_t",
+            ScalarKind.UInt16: "uint16_t",
+        }.get(v.scalar, v.scalar.name.lower())
+        return self.error(
+            file,
+            f.line if f else 0,
+            f.column if f else 0,
+            f"vertex input '{v.name}' ({spelled}{v.components if v.components > 1 else ''}) has "
+            "no WebGPU vertex format; use 2 or 4 components for 8/16-bit types (or a 32-bit type)",
+            "OS1014",
+        )
 
     def locate(
         self, e: EntryFacts, variables: list[StageVariable], targets: bool
@@ -1291,6 +1324,12 @@ def _literal_bits(text: str, scalar: ScalarKind) -> int:
         return 0
 
 
+class _NoVertexFormat(Exception):
+    def __init__(self, variable: StageVariable) -> None:
+        super().__init__(variable.name)
+        self.variable = variable
+
+
 def _pack_vertex(inputs: list[StageVariable]) -> tuple[list[StageVariable], int]:
     """Vertex formats and offsets of one interleaved vertex, packed in location order."""
     located = sorted((v for v in inputs if v.location is not None), key=lambda v: v.location or 0)
@@ -1299,18 +1338,7 @@ def _pack_vertex(inputs: list[StageVariable]) -> tuple[list[StageVariable], int]
     for v in located:
         fmt = _VERTEX_FORMATS.get((v.scalar, v.components))
         if fmt is None:
-            raise _Failed(
-                [
-                    Diagnostic(
-                        "",
-                        0,
-                        0,
-                        Severity.ERROR,
-                        f"vertex input '{v.name}': {v.scalar.name}x{v.components} has no "
-                        "WebGPU vertex format",
-                    )
-                ]
-            )
+            raise _NoVertexFormat(v)
         width = _SCALAR_BYTES.get(v.scalar, 4)
         size = width * v.components
         align = min(4, size)
