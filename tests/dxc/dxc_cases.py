@@ -298,6 +298,15 @@ CASES: tuple[Case, ...] = (
         inputs={"TEXCOORD0": 0, "TEXCOORD1": 1},
     ),
     Case(
+        "ps_texture_array.hlsl",
+        P,
+        {"materials": (0, 2), "materialSampler": (0, 1), "Params": (0, 0)},
+        may_fail={
+            Target.Msl: "Slang emits arrays of textures without their [[texture(n)]]",
+            Target.Wgsl: "Slang emits binding arrays that naga rejects",
+        },
+    ),
+    Case(
         "vs_heightmap.hlsl",
         V,
         {"heightMap": (0, 0), "heightSampler": (0, 0), "Terrain": (0, 1)},

@@ -483,3 +483,13 @@ def test_draw_parameter_builtins_are_built_ins_or_named_errors(target: Target) -
     elif target is Target.Msl:
         for attr in _DRAW_BUILTINS.values():
             assert msl_has_attribute(code.decode(), attr), attr
+
+
+@pytest.mark.parametrize("target", ALL, ids=lambda t: t.name)
+def test_texture_array_is_one_slot_of_four(target: Target) -> None:
+    case = next(c for c in BUILDING if c.file == "ps_texture_array.hlsl")
+    built = built_or_allowed_failure(case, target)
+    if built is None:
+        return
+    assert built.resource("materials").count == 4
+    assert built.resource("materialSampler").count == 1
