@@ -266,3 +266,25 @@ def test_an_out_that_cannot_be_written_is_a_usage_error(project: Path, build: Bu
     status, _, err = build("-o", "blocked")
     assert status == 2
     assert err.startswith("blocked: error OS2003: cannot write:")
+
+
+def test_register_shifts_reach_the_compiler_and_rebuild(project: Path, build: BuildRun) -> None:
+    reg = project / "shaders/Reg.hlsl"
+    reg.write_text(
+        kernel("Reg").replace(
+            "RWStructuredBuffer<uint> Data;", "RWStructuredBuffer<uint> Data : register(u1);"
+        )
+    )
+
+    def data_binding() -> int:
+        refl = ReflectionFormat.read((project / "out/Reg.reflection").read_bytes())
+        (data,) = [r for r in refl.resources if r.name == "Data"]
+        (slot,) = [s for s in data.slots if s.target.value == "spirv"]
+        return slot.binding
+
+    assert build()[0] == 0
+    assert data_binding() == 1
+    status, out, err = build("--fvk-u-shift", "5", "all")
+    assert status == 0, err
+    assert summary_counts(out) == (6, 0, 0)
+    assert data_binding() == 6
