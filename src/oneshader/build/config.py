@@ -89,6 +89,13 @@ class BuildConfig:
     pyproject: Path | None = None
 
 
+def available_cpus() -> int:
+    """The CPUs this process may run on (fewer than the machine's under an affinity mask)."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
+
+
 def find_project_root(start: Path) -> tuple[Path, Path | None]:
     """The folder of the nearest pyproject.toml at or above ``start`` (and the file), else start."""
     for folder in (start, *start.parents):
@@ -458,7 +465,7 @@ def merge(
         shifts=tuple(s for cls in REGISTER_CLASSES for s in shifts.get(cls, ())),
         bind_registers=binds,
         bindings=bindings.resolve() if bindings else None,
-        jobs=jobs or os.cpu_count() or 1,
+        jobs=jobs or available_cpus(),
         force=force,
         quiet=quiet,
         pyproject=pyproject,
