@@ -298,3 +298,23 @@ def test_metal_numbers_each_kind_whatever_the_registers_even_in_includes(tmp_pat
     ):
         assert re.search(rf"\b{name}(_\d+)? \[\[{re.escape(attr)}\]\]", msl), name
     assert re.search(r"\bS(_\d+)? \[\[sampler\(0\)\]\]", msl)
+
+
+def test_storage_format_follows_the_texel_type_as_dxc(tmp_path: Path) -> None:
+    path = tmp_path / "img.hlsl"
+    path.write_text(
+        "RWTexture2D<float4> Img;\nRWTexture2D<uint> Cnt;\n"
+        '[[vk::image_format("rgba8")]] RWTexture2D<float4> Ldr;\n'
+        '[shader("compute")][numthreads(1,1,1)] void M(uint3 id : SV_DispatchThreadID)\n'
+        "{ Img[id.xy] = 1; Cnt[id.xy] = 3; Ldr[id.xy] = 0.5; }\n"
+    )
+    refl, code = build(path)
+    assert [(r.name, r.format) for r in refl.resources] == [
+        ("Img", "rgba32f"),
+        ("Cnt", "r32ui"),
+        ("Ldr", "rgba8"),
+    ]
+    formats = {n: rs[0].format for n, rs in read_spirv(code[Target.SpirV]).resources.items()}
+    assert formats == {"Img": "rgba32f", "Cnt": "r32ui", "Ldr": "rgba8"}
+    wgsl = code[Target.Wgsl].decode()
+    assert "texture_storage_2d<rgba32float" in wgsl and "texture_storage_2d<rgba8unorm" in wgsl

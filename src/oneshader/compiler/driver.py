@@ -21,6 +21,7 @@ from oneshader.compiler import codepatch, rewrite
 from oneshader.compiler.api import CompileOptions, CompileResult, OutputFile
 from oneshader.compiler.bindings import Placement, place
 from oneshader.compiler.diag import parse as parse_diagnostics
+from oneshader.compiler.emitted.spirv import IMAGE_FORMATS
 from oneshader.compiler.facts import EntryFacts, ParamFacts, TargetFacts, VarFacts, read_facts
 from oneshader.compiler.portability import compare
 from oneshader.compiler.source import (
@@ -32,7 +33,7 @@ from oneshader.compiler.source import (
     scan,
     strip_comments,
 )
-from oneshader.compiler.spirv_patch import rebind, relocate
+from oneshader.compiler.spirv_patch import rebind, relocate, set_image_formats
 from oneshader.diagnostics import Diagnostic, Severity, UserError, source_excerpt
 from oneshader.reflection.model import (
     BuiltIn,
@@ -112,6 +113,17 @@ for _t in ResourceTypeKind:
             _kind = ResourceKind.ShaderResource
         _RTYPES[_t.name] = (_t, _kind)
 
+_INFERRED_FORMATS = {
+    (scalar, n): f"{prefix}{suffix}"
+    for scalar, suffix in (
+        (ScalarKind.Float, "32f"),
+        (ScalarKind.Float16, "16f"),
+        (ScalarKind.Int, "32i"),
+        (ScalarKind.UInt, "32ui"),
+    )
+    for n, prefix in ((1, "r"), (2, "rg"), (4, "rgba"))
+}
+
 _TEXTURES = frozenset(
     t for t in ResourceTypeKind if "Texture" in t.name and t.name != "TextureBuffer"
 )
@@ -136,6 +148,8 @@ _BUILTINS = {
     "SV_GROUPTHREADID": BuiltIn.GroupThreadId,
     "SV_GROUPINDEX": BuiltIn.GroupIndex,
     "SV_POINTSIZE": BuiltIn.PointSize,
+    "SV_STARTVERTEXLOCATION": BuiltIn.BaseVertex,
+    "SV_STARTINSTANCELOCATION": BuiltIn.BaseInstance,
 }
 
 _INTERP = {
@@ -460,22 +474,27 @@ class _Compilation:
                     )
             elif a.name == "vk::builtin":
                 builtin = a.args[0] if a.args else ""
-                bad = (
-                    targets if builtin != "PointSize" else [Target.Wgsl] * (Target.Wgsl in targets)
-                )
-                for t in bad:
+                known = builtin in rewrite.VK_BUILTINS
+                for t in targets:
+                    if known and t is not Target.Wgsl:
+                        continue
+                    if t is Target.Wgsl and builtin == "PointSize":
+                        why = "has no point size (WGSL draws 1-pixel points)"
+                    elif t is Target.Wgsl and known:
+                        why = "has no draw-parameter built-ins"
+                    else:
+                        why = (
+                            "cannot express this built-in (oneshader knows "
+                            + ", ".join(rewrite.VK_BUILTINS)
+                            + ")"
+                        )
                     out.append(
                         self.error(
                             file,
                             a.line,
                             a.column,
                             f"[[vk::builtin(\"{builtin}\")]] on '{name}': {TARGET_NAMES[t]} "
-                            + (
-                                "has no point size (WGSL draws 1-pixel points); remove it or "
-                                "build without the wgsl target"
-                                if builtin == "PointSize"
-                                else "cannot express this built-in here"
-                            ),
+                            f"{why}; remove it or build without the {t.value} target",
                             "OS1011",
                         )
                     )
@@ -528,7 +547,7 @@ class _Compilation:
         counted = self.counted_rw()
         if counted and target is Target.SpirV:
             text = rewrite.with_counter_buffers(text, counted)
-        text = rewrite.point_size(text)
+        text = rewrite.vk_builtins(text)
         if target is not Target.SpirV:
             # HLSL's 'linear' is the default (perspective-correct) interpolation; Slang emits it
             # as WGSL @interpolate(linear) and Metal sample_no_perspective, which are not.
@@ -901,13 +920,19 @@ class _Compilation:
                 )
         count = next(iter(per.values())).count
         fmt_attr = decl.attribute("vk::image_format")
+        fmt = fmt_attr.args[0] if fmt_attr and fmt_attr.args else None
+        if fmt is None and rtype.name.startswith("RWTexture") and layout is not None:
+            # As DXC: the storage format follows the texel type (float4 -> rgba32f, uint ->
+            # r32ui); Slang's WGSL does the same, its SPIR-V is patched to say it too.
+            components = layout.rows if layout.kind is TypeKind.Vector else 1
+            fmt = _INFERRED_FORMATS.get((layout.scalar, components))
         return Resource(
             name=decl.name,
             kind=kind,
             rtype=rtype,
             count=count,
             hlsl=decl.type_text,
-            format=fmt_attr.args[0] if fmt_attr and fmt_attr.args else None,
+            format=fmt,
             slots=tuple(slots),
             counters=tuple(counters),
             layout=layout,
@@ -1109,7 +1134,11 @@ class _Compilation:
                 if s.target is Target.SpirV:
                     wanted[f"{r.name}.counter"] = wanted[f"{r.name}_counter"] = (s.set, s.binding)
         renames = {f"{n}_counter": f"{n}.counter" for n in self.counted_rw()}
-        return rebind(code, wanted, renames)
+        code = rebind(code, wanted, renames)
+        formats = {
+            r.name: IMAGE_FORMATS.index(r.format) for r in resources if r.format in IMAGE_FORMATS
+        }
+        return set_image_formats(code, formats)
 
     def patch_wgsl(
         self,

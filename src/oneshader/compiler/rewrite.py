@@ -13,7 +13,7 @@ from oneshader.compiler.source import Declaration, strip_comments
 __all__ = [
     "blank_words",
     "counter_calls",
-    "point_size",
+    "vk_builtins",
     "with_counter_buffers",
 ]
 
@@ -28,21 +28,31 @@ def blank_words(text: str, word: str) -> str:
     return "".join(chars)
 
 
-def point_size(text: str) -> str:
-    """DXC's ``[[vk::builtin("PointSize")]] float s : PSIZE`` as Slang's ``SV_PointSize``."""
+# DXC's [[vk::builtin("X")]] names Slang knows as system-value semantics.
+VK_BUILTINS = {
+    "PointSize": "SV_PointSize",
+    "BaseVertex": "SV_StartVertexLocation",
+    "BaseInstance": "SV_StartInstanceLocation",
+}
+VK_BUILTIN = re.compile(r'\[\[\s*vk::builtin\(\s*"(\w+)"\s*\)\s*\]\]([^;:,)]*)(:\s*\w+)?')
+
+
+def vk_builtins(text: str) -> str:
+    """DXC's ``[[vk::builtin("PointSize")]] float s : PSIZE`` as Slang's ``float s :
+    SV_PointSize`` (and BaseVertex/BaseInstance as SV_StartVertex/InstanceLocation)."""
     clean = strip_comments(text)
     out, last = [], 0
-    for m in POINT_SIZE.finditer(clean):
+    for m in VK_BUILTIN.finditer(clean):
+        semantic = VK_BUILTINS.get(m.group(1))
+        if semantic is None:
+            continue
         out.append(text[last : m.start()])
-        out.append(" " * (m.end(0) - m.start(0) - len(m.group(1)) - len(m.group(2) or "")))
-        out.append(text[m.start(1) : m.end(1)].rstrip())
-        out.append(" : SV_PointSize")
+        out.append(" " * (m.start(2) - m.start()))
+        out.append(text[m.start(2) : m.end(2)].rstrip())
+        out.append(f" : {semantic}")
         last = m.end()
     out.append(text[last:])
     return "".join(out)
-
-
-POINT_SIZE = re.compile(r'\[\[\s*vk::builtin\(\s*"PointSize"\s*\)\s*\]\]([^;:]*)(:\s*\w+)?')
 
 
 COUNTER_CALL = re.compile(r"\b(\w+)\s*\.\s*(Increment|Decrement)Counter\s*\(\s*\)")

@@ -158,3 +158,48 @@ def relocate(
     if insert:
         words[last_annotation:last_annotation] = insert
     return struct.pack(f"<{len(words)}I", *words)
+
+
+_OP_TYPE_IMAGE = 25
+_OP_TYPE_ARRAY = 28
+_OP_TYPE_RUNTIME_ARRAY = 29
+_OP_TYPE_POINTER = 32
+
+
+def set_image_formats(data: bytes, formats: Mapping[str, int]) -> bytes:
+    """Give the storage images of the named variables an ImageFormat where Slang left Unknown
+    (DXC infers the format from the texel type; so does Slang's WGSL). Only ``Unknown`` is
+    changed, so images that already have a format keep it."""
+    words = list(struct.unpack(f"<{len(data) // 4}I", data))
+    names: dict[int, str] = {}
+    var_type: dict[int, int] = {}
+    pointee: dict[int, int] = {}
+    element: dict[int, int] = {}
+    images: dict[int, int] = {}  # image type id -> index of its format operand
+    i = 5
+    while i < len(words):
+        count, opcode = words[i] >> 16, words[i] & 0xFFFF
+        if count == 0:
+            raise ValueError("malformed SPIR-V instruction")
+        if opcode == _OP_NAME:
+            names[words[i + 1]] = _string(words, i + 2, i + count)
+        elif opcode == _OP_VARIABLE:
+            var_type[words[i + 2]] = words[i + 1]
+        elif opcode == _OP_TYPE_POINTER:
+            pointee[words[i + 1]] = words[i + 3]
+        elif opcode in (_OP_TYPE_ARRAY, _OP_TYPE_RUNTIME_ARRAY):
+            element[words[i + 1]] = words[i + 2]
+        elif opcode == _OP_TYPE_IMAGE and count >= 9:
+            images[words[i + 1]] = i + 8
+        i += count
+    for vid, ptr in var_type.items():
+        wanted = formats.get(names.get(vid, ""))
+        if wanted is None:
+            continue
+        tid = pointee.get(ptr, 0)
+        while tid in element:
+            tid = element[tid]
+        at = images.get(tid)
+        if at is not None and words[at] == 0:
+            words[at] = wanted
+    return struct.pack(f"<{len(words)}I", *words)
