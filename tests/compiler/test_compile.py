@@ -697,3 +697,10 @@ def test_sixteen_bit_vertex_formats_and_the_missing_one(tmp_path: Path) -> None:
     (err,) = [d for d in bad.diagnostics if d.is_error]
     assert (err.code, err.file, err.line, err.column) == ("OS1014", "h.hlsl", 1, 39)
     assert "half3" in err.message
+
+
+def test_warnings_oneshader_answers_itself_are_not_repeated() -> None:
+    # registers.hlsl: D3D registers without vk::binding and a t1/s1 pair (Slang warns E39029 and
+    # E39001); nomarkup.hlsl: an entry point called main, which Metal renames (E40100).
+    assert build("registers.hlsl").diagnostics == ()
+    assert build("nomarkup.hlsl").diagnostics == ()
