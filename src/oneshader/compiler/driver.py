@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import struct
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -1470,5 +1471,11 @@ def _crosscheck(reflection: ShaderReflection, files: Sequence[OutputFile]) -> li
     return list(verify(reflection, files))
 
 
+_LOCK = threading.Lock()
+
+
 def compile_file(path: str, options: CompileOptions) -> CompileResult:
-    return _Compilation(path, options).run()
+    """One compile at a time per process: Slang's session is not thread-safe (parallel builds
+    use several ``CompilerWorker`` processes)."""
+    with _LOCK:
+        return _Compilation(path, options).run()
