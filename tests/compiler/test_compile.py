@@ -704,3 +704,21 @@ def test_warnings_oneshader_answers_itself_are_not_repeated() -> None:
     # E39001); nomarkup.hlsl: an entry point called main, which Metal renames (E40100).
     assert build("registers.hlsl").diagnostics == ()
     assert build("nomarkup.hlsl").diagnostics == ()
+
+
+def test_metal_only_uses_come_from_a_hidden_compile(tmp_path: Path) -> None:
+    # MSL hands every resource to every entry point; a tbuffer also rules out the SPIR-V
+    # fallback, so WGSL says what each entry point reads.
+    (tmp_path / "t.hlsl").write_text(
+        "tbuffer P { float4 c; };\ncbuffer Q { float4 d; };\n"
+        "RWStructuredBuffer<float4> O;\nRWStructuredBuffer<float4> R;\n"
+        '[shader("compute")][numthreads(1,1,1)] void M() { O[0] = c; }\n'
+        '[shader("compute")][numthreads(1,1,1)] void N() { R[0] = d; }\n'
+    )
+    result = compile_file(str(tmp_path / "t.hlsl"), CompileOptions(targets=(Target.Msl,)))
+    assert result.ok and [o.target for o in result.outputs] == [Target.Msl]
+    assert result.reflection is not None
+    assert {e.name: e.uses for e in result.reflection.entry_points} == {
+        "M": ("P", "O"),
+        "N": ("Q", "R"),
+    }

@@ -272,7 +272,7 @@ class _Compilation:
         self.dependencies: list[str] = []
         self.msl_index: dict[str, tuple[str, int]] = {}  # name -> (buffer|texture|sampler, n)
         self.placement = Placement({}, {}, [])
-        self.usage_code: bytes | None = None
+        self.usage_outputs: dict[Target, bytes] = {}
         self.vk_location: dict[tuple[str, str], int] = {}
 
     # -- names and positions -------------------------------------------------------------------
@@ -614,10 +614,12 @@ class _Compilation:
                 raise _Failed(_dedupe(_name_targets(per_target)))
             if not any(t.target in (Target.SpirV, Target.Wgsl) for t in compiled):
                 # MSL passes every resource to every entry point, so it cannot say what an entry
-                # point uses; a SPIR-V compile (not written out) can, when it succeeds.
-                hidden, _ = self.compile_target(lib, Target.SpirV)
-                if hidden is not None:
-                    self.usage_code = hidden.code
+                # point uses; a SPIR-V (else WGSL) compile that is not written out can.
+                for extra in (Target.SpirV, Target.Wgsl):
+                    hidden, _ = self.compile_target(lib, extra)
+                    if hidden is not None:
+                        self.usage_outputs = {extra: hidden.code}
+                        break
             return self.merge(compiled)
         except _Failed as failed:
             return CompileResult(
@@ -1176,9 +1178,7 @@ class _Compilation:
         pushes: list[PushBlock],
         specs: list[SpecConstant],
     ) -> list[EntryPoint]:
-        usage = _usage(
-            outputs if self.usage_code is None else {**outputs, Target.SpirV: self.usage_code}
-        )
+        usage = _usage({**outputs, **self.usage_outputs})
         resource_names = [r.name for r in resources]
         push_names = [p.name for p in pushes]
         spec_names = [s.name for s in specs]
