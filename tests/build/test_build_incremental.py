@@ -226,12 +226,22 @@ def test_a_compiler_crash_fails_that_shader_alone(
 def test_bindings_are_generated_from_the_reflections(project: Path, build: BuildRun) -> None:
     status, _, err = build("--bindings", "gen")
     assert status == 0, err
-    made = {p.name for p in (project / "gen").iterdir()}
-    assert {"__init__.py", "Sprite.py", "Lit.py", "K0.py"} <= made
+    made = {p.relative_to(project / "gen").as_posix() for p in (project / "gen").rglob("*.py")}
+    assert {"__init__.py", "Sprite.py", "ui/__init__.py", "ui/Lit.py", "K0.py"} <= made
     mtime = (project / "gen/K0.py").stat().st_mtime_ns
     assert build("--bindings", "gen")[0] == 0
     assert (project / "gen/K0.py").stat().st_mtime_ns == mtime  # nothing changed, nothing written
     compile((project / "gen/Sprite.py").read_text(), "Sprite.py", "exec")
+
+
+def test_bindings_of_same_named_shaders_in_two_folders(project: Path, build: BuildRun) -> None:
+    """Bindings mirror OUT's folders, so ``ui/Sprite`` and ``Sprite`` do not collide."""
+    (project / "shaders/ui/Sprite.hlsl").write_text((project / "shaders/Sprite.hlsl").read_text())
+    status, _, err = build("--bindings", "gen")
+    assert status == 0, err
+    top = (project / "gen/Sprite.py").read_text()
+    nested = (project / "gen/ui/Sprite.py").read_text()
+    assert '"shaders/Sprite.hlsl"' in top and '"shaders/ui/Sprite.hlsl"' in nested
 
 
 class EditsDuringCompile(CompilerWorker):

@@ -264,7 +264,7 @@ class Build:
         from oneshader.diagnostics import UserError
 
         try:
-            generate(reflections, self.config.bindings)
+            generate(reflections, self.config.bindings, root=self.config.out)
         except UserError as err:
             for diag in err.diagnostics:
                 self.progress.diagnostic(diag)
