@@ -25,3 +25,20 @@ def test_module_does_not_load_compiler(module: str) -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "", f"{module} loaded {out.stdout.strip()}"
+
+
+def test_runtime_imports_load_neither_reader_nor_generator() -> None:
+    """Generated modules import the model and the runtime on every program start; the format
+    reader and the generator are lazy, yet still one attribute away."""
+    code = (
+        "import sys; import oneshader.bindings.runtime; from oneshader.reflection import model; "
+        "print(','.join(sorted(m for m in sys.modules if m in ("
+        "'oneshader.reflection.format', 'oneshader.reflection.errors', "
+        "'oneshader.codegen.render', 'oneshader.codegen.files')))); "
+        "import oneshader.reflection as r; print(r.ReflectionFormat.__module__, "
+        "r.ReflectionFormatError.__module__)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded, resolved = out.stdout.splitlines()
+    assert loaded == ""
+    assert resolved == "oneshader.reflection.format oneshader.reflection.errors"
