@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 import struct
+from pathlib import Path
 
 import codegen_samples as samples
 import numpy as np
@@ -248,3 +250,23 @@ def test_write_many_if_changed(tmp_path) -> None:  # type: ignore[no-untyped-def
     assert write_many_if_changed([(a, b"1"), (b, b"3")]) == [b]
     assert a.read_bytes() == b"1" and b.read_bytes() == b"3"
     assert sorted(p.name for p in (tmp_path / "d").iterdir()) == ["a.py", "b.py"]  # no temporaries
+
+
+def test_write_many_if_changed_is_all_or_nothing_and_never_syncs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from oneshader.fsutil import write_many_if_changed
+
+    def refuse(*_: object) -> None:
+        raise AssertionError("regenerable outputs are not flushed (docs/bindings.md)")
+
+    monkeypatch.setattr(os, "fsync", refuse)
+    monkeypatch.setattr(os, "sync", refuse)
+    a = tmp_path / "a.py"
+    a.write_bytes(b"old")
+    (tmp_path / "blocker").write_bytes(b"")  # a file where a folder must be made
+    with pytest.raises(OSError):
+        write_many_if_changed([(a, b"new"), (tmp_path / "blocker" / "b.py", b"2")])
+    assert a.read_bytes() == b"old"  # the first file was written but not renamed over
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.py", "blocker"]
+    assert write_many_if_changed([(a, b"new")]) == [a] and a.read_bytes() == b"new"
