@@ -276,6 +276,12 @@ def test_root_problems_are_named(tmp_path: Path) -> None:
     with pytest.raises(UserError) as err:
         generate([inside, clash, outside], tmp_path / "gen", root=out)
     messages = [d.format() for d in err.value.diagnostics]
-    assert any("ui.reflection" in m and "clashes with the package of" in m for m in messages)
+    assert any(
+        m.startswith(str(clash)) and f"clashes with the package of {inside}" in m for m in messages
+    )
     assert any("y.reflection" in m and "is not inside the root folder" in m for m in messages)
     assert not (tmp_path / "gen").exists()
+    with pytest.raises(UserError) as err:  # the other order: a package where a module is
+        generate([clash, inside], tmp_path / "gen", root=out)
+    (message,) = [d.format() for d in err.value.diagnostics]
+    assert message.startswith(str(inside)) and f"the package of {clash}" in message

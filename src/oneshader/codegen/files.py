@@ -63,7 +63,9 @@ def plan(reflection_files: Sequence[Path], root: Path | None = None) -> dict[str
     Without ``root`` every module lands in the output folder itself; with it, a file's folders
     below ``root`` become (mangled) subpackages, so ``ui/blit`` and ``post/blit`` can coexist."""
     out: dict[str, bytes] = {}
-    origin: dict[tuple[str, ...], Path] = {}
+    origin: dict[tuple[str, ...], Path] = {}  # module -> its file, in order
+    first_in: dict[tuple[str, ...], tuple[str, ...]] = {}  # package -> its first module
+    packages: dict[tuple[str, ...], set[str]] = {(): set()}
     problems: list[Diagnostic] = []
     for path in reflection_files:
         where = _module_path(path, root)
@@ -76,7 +78,11 @@ def plan(reflection_files: Sequence[Path], root: Path | None = None) -> dict[str
                 _problem(path, f"makes the module {dotted!r}, as {origin[where]} does; rename one")
             )
             continue
-        clash = next((o for o in origin if o[: len(where)] == where or where[: len(o)] == o), None)
+        # A module where a package is, or a package where a module is: at most one such module
+        # exists, since these checks keep every name either a module or a package.
+        clash = first_in.get(where) or next(
+            (where[:i] for i in range(1, len(where)) if where[:i] in origin), None
+        )
         if clash is not None:
             problems.append(
                 _problem(
@@ -85,6 +91,9 @@ def plan(reflection_files: Sequence[Path], root: Path | None = None) -> dict[str
             )
             continue
         origin[where] = path
+        for i in range(len(where)):
+            packages.setdefault(where[:i], set()).add(where[i])
+            first_in.setdefault(where[:i], where)
         try:
             model = ReflectionFormat.read_file(path)
             out["/".join(where) + ".py"] = render_file(path, model).encode("utf-8")
@@ -92,10 +101,6 @@ def plan(reflection_files: Sequence[Path], root: Path | None = None) -> dict[str
             problems.extend(err.diagnostics)
     if problems:
         raise UserError(problems)
-    packages: dict[tuple[str, ...], set[str]] = {(): set()}
-    for where in origin:
-        for i in range(len(where)):
-            packages.setdefault(where[:i], set()).add(where[i])
     for pkg in sorted(packages):
         out["/".join((*pkg, "__init__.py"))] = _init(sorted(packages[pkg]))
     return out
