@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from oneshader.codegen.validate import LayoutError, check_layout, matrix_shape
+from oneshader.codegen.validate import LayoutError, check_layout, innermost, matrix_shape
 from oneshader.reflection.model import MatrixPacking, ScalarKind, TypeKind, TypeLayout
 
 __all__ = ["MemberPlan", "StructPlan", "scalar_dtype", "struct_plan"]
@@ -91,10 +91,7 @@ class MemberPlan:
 
     @property
     def leaf(self) -> TypeLayout:
-        t = self.type
-        while t.kind is TypeKind.Array and t.element is not None:
-            t = t.element
-        return t
+        return innermost(self.type)
 
 
 @dataclass(frozen=True)
@@ -122,9 +119,7 @@ def struct_plan(t: TypeLayout, names: tuple[str, ...], nested: Nested) -> Struct
     formats = []
     for py, m in zip(names, t.members, strict=True):
         dt, unwraps = _dtype_and_unwraps(m.type, nested)
-        leaf = m.type
-        while leaf.kind is TypeKind.Array and leaf.element is not None:
-            leaf = leaf.element
+        leaf = innermost(m.type)
         transpose = leaf.kind is TypeKind.Matrix and leaf.packing is MatrixPacking.ColumnMajor
         members.append(MemberPlan(py, m.offset, m.type, unwraps, transpose))
         formats.append(dt)

@@ -15,6 +15,7 @@ from typing import Any
 
 LINE_LENGTH = 100
 INDENT = "    "
+MISSING = dataclasses.MISSING
 
 
 def py_str(s: str) -> str:
@@ -137,6 +138,3 @@ def render(
     if not args:
         return head + ")"
     return head + "\n" + "".join(args) + INDENT * level + ")"
-
-
-MISSING = dataclasses.MISSING

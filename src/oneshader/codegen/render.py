@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from oneshader.codegen.literal import INDENT, LINE_LENGTH, py_str, render
 from oneshader.codegen.names import MODULE_RESERVED, STRUCT_RESERVED, Scope, mangle_all
-from oneshader.codegen.validate import check_reflection
+from oneshader.codegen.validate import check_reflection, innermost
 from oneshader.reflection.model import (
     EntryPoint,
     ScalarKind,
@@ -39,8 +39,12 @@ _NUMPY = {
     ScalarKind.UInt64: "np.uint64",
     ScalarKind.Float64: "np.float64",
 }
-_PYTHON = {ScalarKind.Bool: "bool", ScalarKind.Float: "float", ScalarKind.Float16: "float"}
-_PYTHON[ScalarKind.Float64] = "float"
+_PYTHON = {  # Python types of scalars; the other kinds are int
+    ScalarKind.Bool: "bool",
+    ScalarKind.Float: "float",
+    ScalarKind.Float16: "float",
+    ScalarKind.Float64: "float",
+}
 
 
 @dataclass
@@ -50,12 +54,6 @@ class _StructClass:
     name: str = ""
     array: str = ""
     fields: list[str] = field(default_factory=list)
-
-
-def _leaf(t: TypeLayout) -> TypeLayout:
-    while t.kind is TypeKind.Array and t.element is not None:
-        t = t.element
-    return t
 
 
 class _Module:
@@ -83,7 +81,7 @@ class _Module:
             )
 
     def _collect(self, t: TypeLayout, fallback: str) -> None:
-        t = _leaf(t)
+        t = innermost(t)
         if t.kind is not TypeKind.Struct:
             return
         if t in self.structs:
@@ -114,7 +112,7 @@ def _call(head: str, args: list[str], level: int, end: str = "") -> str:
 def _field(
     m_type: TypeLayout, offset: int, module: _Module, *, single: bool
 ) -> tuple[str, list[str]]:
-    leaf = _leaf(m_type)
+    leaf = innermost(m_type)
     if leaf.kind is TypeKind.Struct:
         cls = module.structs[leaf]
         if single and m_type.kind is TypeKind.Struct:
@@ -153,20 +151,14 @@ def _struct_source(s: _StructClass, module: _Module) -> str:
     return out
 
 
-def _namespace(
-    name: str,
-    doc: str,
-    method: str,
-    names: list[str],
-    reserved: frozenset[str],
-    notes: list[str] | None = None,
-) -> str:
-    """A namespace class; ``notes`` (built from ints and enum names only) become comments."""
+def _namespace(name: str, doc: str, method: str, names: list[str], notes: list[str]) -> str:
+    """A namespace class; ``notes`` (built from ints and enum names only) become comments. Its
+    attributes may not be the module's own names (the body names only SHADER and Final)."""
     out = f"\n\nclass {name}:\n" + _line(f'"""{doc}"""', 1)
     if names:
         out += "\n"
-    for i, py in enumerate(mangle_all(names, reserved)):
-        if notes and notes[i]:  # its own line: a trailing comment would count for line length
+    for i, py in enumerate(mangle_all(names, MODULE_RESERVED)):
+        if notes[i]:  # its own line: a trailing comment would count for line length
             out += _line(f"# {notes[i]}", 1)
         out += _line(f"{py}: Final = SHADER.{method}({i})", 1)
     return out
@@ -240,38 +232,37 @@ def render_module(r: ShaderReflection, stem: str) -> str:
     out += "SHADER: Final = _b.Shader(REFLECTION, STEM)\n"
     for s in module.order:
         out += _struct_source(s, module)
-    reserved = MODULE_RESERVED  # namespace bodies name nothing but SHADER and Final
-    out += _namespace(
-        "resources",
-        "Slots per target (.spirv set/binding, .msl index, .wgsl group/binding), stages.",
-        "resource",
-        [x.name for x in r.resources],
-        reserved,
-        [_slots_note(x.slots, x.stages) for x in r.resources],
+    namespaces = (  # (class, docstring, Shader method, names, one comment per name)
+        (
+            "resources",
+            "Slots per target (.spirv set/binding, .msl index, .wgsl group/binding), stages.",
+            "resource",
+            [x.name for x in r.resources],
+            [_slots_note(x.slots, x.stages) for x in r.resources],
+        ),
+        (
+            "push_blocks",
+            "Push-constant blocks: SPIR-V push constants; a buffer slot on Metal and WGSL.",
+            "push_block",
+            [x.name for x in r.push_blocks],
+            [_slots_note(x.slots, x.stages) for x in r.push_blocks],
+        ),
+        (
+            "spec_constants",
+            "Specialization constants: id, WGSL override key, default.",
+            "spec_constant",
+            [x.name for x in r.spec_constants],
+            [f"id {x.id}, {x.scalar.name}" for x in r.spec_constants],
+        ),
+        (
+            "entries",
+            "Entry points: stage, workgroup size, vertex buffer layout, constants read.",
+            "entry",
+            [x.name for x in r.entry_points],
+            [_entry_note(x) for x in r.entry_points],
+        ),
     )
-    out += _namespace(
-        "push_blocks",
-        "Push-constant blocks: SPIR-V push constants; a buffer slot on Metal and WGSL.",
-        "push_block",
-        [x.name for x in r.push_blocks],
-        reserved,
-        [_slots_note(x.slots, x.stages) for x in r.push_blocks],
-    )
-    out += _namespace(
-        "spec_constants",
-        "Specialization constants: id, WGSL override key, default.",
-        "spec_constant",
-        [x.name for x in r.spec_constants],
-        reserved,
-        [f"id {x.id}, {x.scalar.name}" for x in r.spec_constants],
-    )
-    out += _namespace(
-        "entries",
-        "Entry points: stage, workgroup size, vertex buffer layout, constants read.",
-        "entry",
-        [x.name for x in r.entry_points],
-        reserved,
-        [_entry_note(x) for x in r.entry_points],
-    )
+    for name, doc, method, names, notes in namespaces:
+        out += _namespace(name, doc, method, names, notes)
     out += _constants(module)
     return out

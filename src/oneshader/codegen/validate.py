@@ -15,7 +15,15 @@ from oneshader.reflection.model import (
     TypeLayout,
 )
 
-__all__ = ["MAX_BYTES", "MAX_DEPTH", "LayoutError", "check_layout", "check_reflection", "storage"]
+__all__ = [
+    "MAX_BYTES",
+    "MAX_DEPTH",
+    "LayoutError",
+    "check_layout",
+    "check_reflection",
+    "innermost",
+    "storage",
+]
 
 MAX_BYTES = 1 << 32  # larger than any buffer binding a GPU API allows
 MAX_DEPTH = 32
@@ -42,6 +50,13 @@ class LayoutError(ValueError):
         self.path = path
         self.message = message
         super().__init__(f"{path}: {message}" if path else message)
+
+
+def innermost(t: TypeLayout) -> TypeLayout:
+    """The element type under every array level (``t`` itself if it is no array)."""
+    while t.kind is TypeKind.Array and t.element is not None:
+        t = t.element
+    return t
 
 
 def matrix_shape(t: TypeLayout) -> tuple[int, int]:
@@ -127,8 +142,8 @@ def _check_members(t: TypeLayout, path: str, depth: int) -> None:
     for m in sorted(t.members, key=lambda m: m.offset):
         where = f"{path}.{m.name}" if path else m.name
         check_layout(m.type, where, depth + 1)
-        leaf = _leaf_scalar(m.type)
-        if leaf is not None and m.offset % SCALAR_BYTES[leaf]:
+        leaf = innermost(m.type)
+        if leaf.kind is not TypeKind.Struct and m.offset % SCALAR_BYTES[leaf.scalar]:
             raise LayoutError(where, f"offset {m.offset} is not aligned to its scalar type")
         if m.offset < end:
             raise LayoutError(where, f"offset {m.offset} overlaps {previous!r} (ends at {end})")
@@ -139,12 +154,6 @@ def _check_members(t: TypeLayout, path: str, depth: int) -> None:
             )
         end = m.offset + _extent(m.type)
         previous = m.name
-
-
-def _leaf_scalar(t: TypeLayout) -> ScalarKind | None:
-    while t.kind is TypeKind.Array and t.element is not None:
-        t = t.element
-    return None if t.kind is TypeKind.Struct else t.scalar
 
 
 def check_reflection(r: ShaderReflection) -> None:
