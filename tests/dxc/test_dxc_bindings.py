@@ -458,38 +458,44 @@ def test_wgsl_slots_follow_the_documented_rule(case: Case) -> None:
     assert got == expected
 
 
-DRAW_PARAMS = next(c for c in CASES if c.file == "vs_draw_params.hlsl")
 _DRAW_BUILTINS = {"BaseInstance": "base_instance", "BaseVertex": "base_vertex"}
+draw_params = pytest.mark.parametrize(
+    "case",
+    [c for c in CASES if c.file in ("vs_draw_params.hlsl", "vs_start_instance.hlsl")],
+    ids=case_id,
+)
 
 
+@draw_params
 @pytest.mark.parametrize("target", ALL, ids=lambda t: t.name)
-def test_draw_parameter_builtins_are_built_ins_or_named_errors(target: Target) -> None:
-    """``[[vk::builtin("BaseInstance")]]`` is a built-in in DXC, never a vertex attribute."""
-    built = built_or_allowed_failure(DRAW_PARAMS, target)
+def test_draw_parameters_are_built_ins(case: Case, target: Target) -> None:
+    """DXC's ``[[vk::builtin("BaseInstance")]]`` and HLSL's ``SV_StartInstanceLocation`` are
+    built-ins, never vertex attributes; where a target has none, a named, positioned error."""
+    built = built_or_allowed_failure(case, target)
     if built is None:
-        errors = build(DRAW_PARAMS, (target,)).errors
-        text = " ".join(d.message for d in errors)
-        assert "vk::builtin" in text, text
-        lines = {_code_line(DRAW_PARAMS, f'vk::builtin("{name}")') for name in _DRAW_BUILTINS}
-        assert lines & {d.line for d in errors}, "the error must point at the attribute"
+        errors = build(case, (target,)).errors
+        source = case.path.read_text().splitlines()
+        lines = {
+            i for i, s in enumerate(source, 1) if re.search(r"Base|SV_Start", s.split("//")[0])
+        }
+        assert lines & {d.line for d in errors}, "the error must point at the declaration"
         return
     assert built.reflection is not None
     (entry,) = built.reflection.entry_points
-    assert _located(entry.inputs) == DRAW_PARAMS.inputs, "draw parameters became attributes"
+    assert _located(entry.inputs) == case.inputs, "draw parameters became attributes"
+    reflected = {v.builtin.name for v in entry.inputs}
+    assert case.builtins <= reflected, f"reflection built-ins {reflected}"
     code = _one(built, target)
     if target is Target.SpirV:
         got = {v.builtin for v in read_spirv(code).stage_vars("Input")}
-        assert set(_DRAW_BUILTINS) <= got
+        assert case.builtins <= got
     elif target is Target.Msl:
-        for attr in _DRAW_BUILTINS.values():
-            assert msl_has_attribute(code.decode(), attr), attr
+        for name in case.builtins:
+            assert msl_has_attribute(code.decode(), _DRAW_BUILTINS[name]), name
 
 
-@pytest.mark.parametrize("target", ALL, ids=lambda t: t.name)
-def test_texture_array_is_one_slot_of_four(target: Target) -> None:
-    case = next(c for c in BUILDING if c.file == "ps_texture_array.hlsl")
-    built = built_or_allowed_failure(case, target)
-    if built is None:
-        return
-    assert built.resource("materials").count == 4
-    assert built.resource("materialSampler").count == 1
+@draw_params
+def test_draw_parameters_on_wgsl_name_the_target(case: Case) -> None:
+    built = build(case, (Target.Wgsl,))
+    assert built.reflection is None, "WGSL has no draw-parameter built-ins; silence would be wrong"
+    positioned_error_naming_target(case, built, Target.Wgsl)
