@@ -53,6 +53,9 @@ def test_format_prints_the_canonical_form(
     assert main(["reflection", "format", str(files["bad"])]) == 1
     out = capsysbinary.readouterr()
     assert out.out == b"" and b":4:49: error:" in out.err
+    assert main(["reflection", "format", str(files["missing"])]) == 1
+    missing = f"{files['missing']}: error: cannot read: No such file or directory\n"
+    assert capsysbinary.readouterr().err == missing.encode()
 
 
 def test_format_check(files: dict[str, Path], capsys: Capture) -> None:

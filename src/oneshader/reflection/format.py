@@ -45,7 +45,7 @@ from oneshader.reflection.model import (
     VertexFormat,
 )
 
-__all__ = ["HEADER", "MAX_UINT", "SPEC_SCALARS", "ReflectionFormat", "display_text"]
+__all__ = ["HEADER", "MAX_UINT", "SPEC_SCALARS", "ReflectionFormat", "display_text", "read_bytes"]
 
 HEADER = "oneshader-reflection 1"
 MAX_UINT = 2**32 - 1
@@ -1025,6 +1025,16 @@ def _write_item(out: list[str], item: Any, names: dict[type, set[str]]) -> None:
 # --------------------------------------------------------------------------------------------
 
 
+def read_bytes(path: str | os.PathLike[str]) -> bytes:
+    """A file's bytes; an unreadable file is a UserError naming ``path``."""
+    name = os.fspath(path)
+    try:
+        with open(name, "rb") as f:
+            return f.read()
+    except OSError as err:
+        raise UserError.at(name, 0, 0, f"cannot read: {err.strerror or err}") from None
+
+
 class ReflectionFormat:
     """Reflection file format version 1 (see docs/reflection-format.md)."""
 
@@ -1091,12 +1101,7 @@ class ReflectionFormat:
     def read_file(path: str | os.PathLike[str]) -> ShaderReflection:
         """Read a file; errors (unreadable, or invalid) are UserErrors naming ``path``."""
         name = os.fspath(path)
-        try:
-            with open(name, "rb") as f:
-                data = f.read()
-        except OSError as err:
-            raise UserError.at(name, 0, 0, f"cannot read: {err.strerror or err}") from None
-        return ReflectionFormat.read(data, file=name)
+        return ReflectionFormat.read(read_bytes(name), file=name)
 
     @staticmethod
     def write_file(path: str | os.PathLike[str], model: ShaderReflection) -> None:

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import struct
 import sys
-from pathlib import Path
 
 from oneshader.diagnostics import UserError
 from oneshader.fsutil import write_if_changed
-from oneshader.reflection.format import ReflectionFormat, display_text
+from oneshader.reflection.format import ReflectionFormat, display_text, read_bytes
 from oneshader.reflection.model import (
     EntryPoint,
     ScalarKind,
@@ -33,13 +32,6 @@ def _report(err: UserError) -> None:
         print(d.format(), file=sys.stderr)
 
 
-def _read_bytes(file: str) -> bytes:
-    try:
-        return Path(file).read_bytes()
-    except OSError as err:
-        raise UserError.at(file, 0, 0, f"cannot read: {err.strerror or err}") from None
-
-
 def check(files: list[str]) -> int:
     status = 0
     for file in files:
@@ -57,7 +49,7 @@ def format_files(files: list[str], *, check: bool, write: bool) -> int:
     status = 0
     for file in files:
         try:
-            data = _read_bytes(file)
+            data = read_bytes(file)
             canonical = ReflectionFormat.write(ReflectionFormat.read(data, file=file))
         except UserError as err:
             _report(err)
