@@ -7,8 +7,9 @@
 3. importing a generated module (first import, which compiles it, and a cached one).
 
 Run: python bench/bench_codegen.py [--files N] [--elements N] [--tmp DIR]
-Writing is atomic and durable (fsutil: a temporary, fsync, rename per file), so the writing
-figure is mostly the file system's; ``--tmp /dev/shm`` shows the same run on tmpfs.
+Writing is atomic (fsutil: a temporary per file, renamed over; not fsynced, since generated
+modules can be made again), so the writing figure is mostly the file system's, and on a disk
+other jobs write to it varies most; ``--tmp /dev/shm`` shows the same run on tmpfs.
 """
 
 from __future__ import annotations
@@ -20,10 +21,10 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+from timing import best, best_cpu, interleaved
 
 from oneshader.bindings import from_reflection
 from oneshader.codegen import generate, plan
@@ -147,40 +148,6 @@ def model(i: int) -> ShaderReflection:
             ),
         ),
     )
-
-
-def best(fn: Callable[[], object], repeat: int = 5) -> float:
-    """The fastest of ``repeat`` runs, wall-clock seconds."""
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
-
-
-def interleaved(
-    a: Callable[[], object], b: Callable[[], object], repeat: int = 9
-) -> tuple[float, float]:
-    """The fastest run of each, the two alternating so that both see the same machine state."""
-    ta, tb = [], []
-    for _ in range(repeat):
-        for fn, times in ((a, ta), (b, tb)):
-            t0 = time.perf_counter()
-            fn()
-            times.append(time.perf_counter() - t0)
-    return min(ta), min(tb)
-
-
-def best_cpu(fn: Callable[[], object], repeat: int = 3) -> float:
-    """The fastest of ``repeat`` runs in CPU seconds of this process (less sensitive to other
-    processes competing for the cores than wall time)."""
-    times = []
-    for _ in range(repeat):
-        t0 = time.process_time()
-        fn()
-        times.append(time.process_time() - t0)
-    return min(times)
 
 
 def bench_generate(folder: Path, count: int) -> None:

@@ -11,9 +11,9 @@ import argparse
 import dataclasses
 import enum
 import json
-import time
-from collections.abc import Callable
 from typing import Any
+
+from timing import best
 
 from oneshader.reflection import (
     BuiltIn,
@@ -213,15 +213,6 @@ def to_json(obj: Any) -> Any:
     if isinstance(obj, tuple):
         return [to_json(x) for x in obj]
     return obj
-
-
-def best(fn: Callable[[], object], repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def main() -> None:
