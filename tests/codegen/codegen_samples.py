@@ -75,6 +75,18 @@ def struct(name: str, size: int, *members: tuple[str, int, TypeLayout]) -> TypeL
     )
 
 
+def one_buffer(layout: TypeLayout) -> ShaderReflection:
+    """A shader whose only resource is the constant buffer ``B`` with this layout."""
+    return ShaderReflection(
+        source="b.hlsl",
+        resources=(
+            Resource(
+                "B", ResourceKind.ConstantBuffer, ResourceTypeKind.ConstantBuffer, layout=layout
+            ),
+        ),
+    )
+
+
 def slots(set_: int, binding: int, msl: int) -> tuple[Slot, ...]:
     return (
         Slot(Target.SpirV, set_, binding),

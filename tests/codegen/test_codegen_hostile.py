@@ -227,14 +227,7 @@ def huge(kind: str) -> ShaderReflection:
         layout = samples.struct("L0", 16, ("x", 0, f))
         for i in range(40):
             layout = samples.struct(f"L{i + 1}", 16, ("x", 0, layout))
-    return ShaderReflection(
-        source="h.hlsl",
-        resources=(
-            Resource(
-                "B", ResourceKind.ConstantBuffer, ResourceTypeKind.ConstantBuffer, layout=layout
-            ),
-        ),
-    )
+    return samples.one_buffer(layout)
 
 
 @pytest.mark.parametrize(

@@ -7,6 +7,7 @@ import struct
 from collections.abc import Iterator
 from typing import Any
 
+import codegen_samples as samples
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -15,11 +16,7 @@ from oneshader.bindings import from_reflection
 from oneshader.bindings.runtime import Struct, StructArray
 from oneshader.reflection.model import (
     MatrixPacking,
-    Resource,
-    ResourceKind,
-    ResourceTypeKind,
     ScalarKind,
-    ShaderReflection,
     StructMember,
     TypeKind,
     TypeLayout,
@@ -188,15 +185,7 @@ def _walk(obj: Struct | StructArray[Any], path: Path) -> tuple[Any, str, tuple[i
 
 
 def _module(layout: TypeLayout) -> Any:
-    r = ShaderReflection(
-        source="p.hlsl",
-        resources=(
-            Resource(
-                "B", ResourceKind.ConstantBuffer, ResourceTypeKind.ConstantBuffer, layout=layout
-            ),
-        ),
-    )
-    return from_reflection(r, "p")
+    return from_reflection(samples.one_buffer(layout), "p")
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -234,7 +223,7 @@ def test_bulk_matrix_assignment_is_math_order_for_both_packings() -> None:
         )  # fmt: skip
         layout = TypeLayout(
             TypeKind.Struct, name="M", size=64, align=16,
-            members=(StructMember("m", 0, m), StructMember("after", 44, _f32())),
+            members=(StructMember("m", 0, m), StructMember("after", 44, samples.scalar())),
         )  # fmt: skip
         mod = _module(layout)
         obj = mod.M.from_bytes(bytes([PAD]) * 64)
@@ -249,7 +238,3 @@ def test_bulk_matrix_assignment_is_math_order_for_both_packings() -> None:
         assert struct.unpack_from("<f", raw, 44)[0] == 7.0  # in the padding of column/row 2
         assert raw[12:16] == bytes([PAD]) * 4 and raw[28:32] == bytes([PAD]) * 4
         np.testing.assert_array_equal(obj.m, value)
-
-
-def _f32() -> TypeLayout:
-    return TypeLayout(TypeKind.Scalar, ScalarKind.Float, size=4, align=4)

@@ -187,16 +187,18 @@ def test_spec_constants(particles) -> None:  # type: ignore[no-untyped-def]
     assert Spec(neg).default == -2 and Spec(neg).key == "3"
 
 
-def _f(kind: ScalarKind = ScalarKind.Float) -> TypeLayout:
-    return samples.scalar(kind)
-
-
 @pytest.mark.parametrize(
     ("layout", "message"),
     [
-        (samples.struct("S", 16, ("a", 0, samples.array(_f(), 2, 2))), "stride 2 is smaller"),
-        (samples.struct("S", 16, ("a", 0, samples.vector(4)), ("b", 8, _f())), "overlaps 'a'"),
-        (samples.struct("S", 16, ("a", 2, _f())), "not aligned"),
+        (
+            samples.struct("S", 16, ("a", 0, samples.array(samples.scalar(), 2, 2))),
+            "stride 2 is smaller",
+        ),
+        (
+            samples.struct("S", 16, ("a", 0, samples.vector(4)), ("b", 8, samples.scalar())),
+            "overlaps 'a'",
+        ),
+        (samples.struct("S", 16, ("a", 2, samples.scalar())), "not aligned"),
         (samples.struct("S", 16, ("a", 8, samples.vector(4))), "runs past the struct's size 16"),
         (samples.struct("S", 64, ("m", 0, samples.matrix(4, 4, mstride=8))), "matrix stride 8"),
         (
@@ -214,10 +216,7 @@ def test_unsound_layouts_are_rejected(layout: TypeLayout, message: str) -> None:
 def test_row_major_matrix_in_an_array() -> None:
     m = samples.matrix(2, 3, mstride=16, packing=MatrixPacking.RowMajor)  # 2 rows of 3, 16 apart
     layout = samples.struct("S", 64, ("ms", 0, samples.array(m, 2, 32)))
-    model = dataclasses.replace(samples.sprite(), resources=(
-        dataclasses.replace(samples.sprite().resources[0], layout=layout),
-    ))  # fmt: skip
-    mod = from_reflection(model, "m")
+    mod = from_reflection(samples.one_buffer(layout), "m")
     s = mod.S()
     s.ms = np.arange(12).reshape(2, 2, 3)
     raw = s.to_bytes()
