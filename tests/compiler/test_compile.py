@@ -579,15 +579,8 @@ def test_compared_and_sampled_texture_is_a_wgsl_error(tmp_path: Path) -> None:
             (1, 36),
             ["WGSL", "'sample'"],
         ),
-        (
-            "float Loose;\nRWStructuredBuffer<float> O;\n"
-            '[shader("compute")][numthreads(1,1,1)] void M() { O[0] = Loose; }\n',
-            Target.SpirV,
-            (1, 7),
-            ["'Loose'", "cbuffer"],
-        ),
     ],
-    ids=["texture-array-wgsl", "buffer-array-metal", "sample-wgsl", "global-uniform"],
+    ids=["texture-array-wgsl", "buffer-array-metal", "sample-wgsl"],
 )
 def test_more_positioned_errors(
     tmp_path: Path,
@@ -722,3 +715,169 @@ def test_metal_only_uses_come_from_a_hidden_compile(tmp_path: Path) -> None:
         "M": ("P", "O"),
         "N": ("Q", "R"),
     }
+
+
+# -- DXC's $Globals, tail padding, WGSL's vec4-slot arrays ---------------------------------------
+
+
+def test_loose_globals_are_one_constant_buffer_named_globals() -> None:
+    r = ok("globals.hlsl")
+    g = res(r, "$Globals")
+    assert (g.kind, g.rtype, g.hlsl, g.count) == (
+        ResourceKind.ConstantBuffer,
+        ResourceTypeKind.ConstantBuffer,
+        "",
+        1,
+    )
+    assert g.layout is not None and g.layout.name == "$Globals"
+    members = {m.name: (m.offset, m.type.kind) for m in g.layout.members}
+    assert members == {
+        "WorldViewProj": (0, TypeKind.Matrix),
+        "Tint": (64, TypeKind.Vector),
+        "Time": (80, TypeKind.Scalar),
+        "Scroll": (88, TypeKind.Vector),
+    }
+    assert g.layout.size == 96
+    # Created at its first member, so between the register()ed Sprite and the sampler after it.
+    assert [x.name for x in r.resources] == ["Sprite", "$Globals", "Linear"]
+    assert slot(g, Target.SpirV) == (0, 1) and slot(res(r, "Linear"), Target.SpirV) == (0, 2)
+    assert slot(g, Target.Wgsl) == (0, 1) and slot(g, Target.Msl) == (0, 0)
+    assert "$Globals" in entry(r, "VsMain").uses and "$Globals" in entry(r, "PsMain").uses
+    # DXC's name in the SPIR-V module; Slang's globalParams at the reflection's slot in WGSL.
+    assert b"$Globals" in next(o.data for o in build("globals.hlsl").outputs if o.suffix == ".spv")
+    assert re.search(
+        r"@binding\(1\) @group\(0\) var<uniform> globalParams_\d+ :",
+        code("globals.hlsl", Target.Wgsl),
+    )
+    # oneshader reflects them itself: Slang's "implicit global shader parameter" is not repeated.
+    assert not build("globals.hlsl").diagnostics
+
+
+def test_globals_take_their_binding_in_dxc_order(tmp_path: Path) -> None:
+    """As DXC: [[vk::binding]] and register() first, then every unannotated resource in
+    declaration order at the lowest free binding of set 0, $Globals where its first member is."""
+    (tmp_path / "s.hlsl").write_text(
+        "[[vk::binding(0)]] Texture2D A;\n"
+        "float4 G1;\n"
+        "cbuffer CB : register(b1) { float4 c; };\n"
+        "SamplerState S;\n"
+        "float G2;\n"
+        "RWStructuredBuffer<float> O : register(u3);\n"
+        '[shader("compute")][numthreads(1,1,1)] void M() '
+        "{ O[0] = G1.x + G2 + c.y + A.SampleLevel(S, float2(0, 0), 0).x; }\n"
+    )
+    result = compile_file(str(tmp_path / "s.hlsl"), CompileOptions(source_name="s.hlsl"))
+    assert result.ok, [d.format() for d in result.diagnostics]
+    r = result.reflection
+    assert r is not None
+    got = {x.name: slot(x, Target.SpirV) for x in r.resources}
+    assert got == {"A": (0, 0), "$Globals": (0, 2), "CB": (0, 1), "S": (0, 4), "O": (0, 3)}
+    g = res(r, "$Globals")
+    assert g.layout is not None and [(m.name, m.offset) for m in g.layout.members] == [
+        ("G1", 0),
+        ("G2", 16),
+    ]
+
+
+def test_a_non_portable_loose_global_is_positioned_at_its_declaration(tmp_path: Path) -> None:
+    (tmp_path / "s.hlsl").write_text(
+        "float4 A;\nfloat W[3];\nRWStructuredBuffer<float> O;\n"
+        '[shader("compute")][numthreads(1,1,1)] void M() { O[0] = W[1] + A.x; }\n'
+    )
+    result = compile_file(str(tmp_path / "s.hlsl"), CompileOptions(source_name="s.hlsl"))
+    (err,) = [d for d in result.diagnostics if d.is_error]
+    assert err.code == "OS2001" and (err.line, err.column) == (2, 7)
+    assert err.message.startswith("$Globals.W: not portable: the array stride is 16")
+
+
+def test_generated_bindings_name_globals_validly(tmp_path: Path) -> None:
+    """`oneshader generate` on a reflection holding $Globals gives an importable module."""
+    from oneshader.reflection.format import ReflectionFormat
+
+    r = ok("globals.hlsl")
+    (tmp_path / "globals.reflection").write_bytes(ReflectionFormat.write(r))
+    out = subprocess.run(
+        [sys.executable, "-m", "oneshader.cli", "generate", "globals.reflection", "-o", "py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 0, out.stderr
+    module = next((tmp_path / "py").glob("globals*.py"))
+    probe = (
+        "import importlib, sys; sys.path.insert(0, '.'); "
+        f"m = importlib.import_module('py.{module.stem}'); "
+        "print(m.SHADER.reflection.resources[1].name)"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "$Globals"
+
+
+@pytest.mark.parametrize(
+    ("source", "sizes"),
+    [
+        ("cbuffer A { float a; };", {"A": 16}),
+        ("cbuffer A { float4 v; float2 u; };", {"A": 32}),
+        ("struct P { float4 v; float2 u; };\nConstantBuffer<P> A;", {"A": 32}),
+        ("struct S { float b; };\ncbuffer A { float4 x; S s; };", {"A": 32}),
+    ],
+    ids=["scalar", "tail", "ConstantBuffer", "nested-struct"],
+)
+def test_constant_buffers_may_differ_in_tail_padding(
+    tmp_path: Path, source: str, sizes: dict[str, int]
+) -> None:
+    """Metal's constant buffers are smaller than std140's only after the last member: portable,
+    and the reflection records the largest size (a buffer valid on every target)."""
+    (tmp_path / "s.hlsl").write_text(
+        f"{source}\nRWStructuredBuffer<float> O;\n"
+        '[shader("compute")][numthreads(1,1,1)] void M() { O[0] = 1; }\n'
+    )
+    result = compile_file(str(tmp_path / "s.hlsl"), CompileOptions(source_name="s.hlsl"))
+    assert result.ok, [d.format() for d in result.diagnostics]
+    assert result.reflection is not None
+    for name, size in sizes.items():
+        layout = res(result.reflection, name).layout
+        assert layout is not None and layout.size == size
+
+
+def test_push_blocks_may_differ_in_tail_padding(tmp_path: Path) -> None:
+    (tmp_path / "s.hlsl").write_text(
+        "struct P { float4 v; float2 u; };\n[[vk::push_constant]] P Push;\n"
+        'RWStructuredBuffer<float> O;\n[shader("compute")][numthreads(1,1,1)] void M() '
+        "{ O[0] = Push.u.y; }\n"
+    )
+    result = compile_file(str(tmp_path / "s.hlsl"), CompileOptions(source_name="s.hlsl"))
+    assert result.ok, [d.format() for d in result.diagnostics]
+    assert result.reflection is not None
+    (push,) = result.reflection.push_blocks
+    assert push.layout is not None and push.layout.size == 32
+
+
+def test_structured_buffer_elements_must_still_agree_in_size(tmp_path: Path) -> None:
+    """A structured buffer's element size is its stride: a difference there is an error."""
+    (tmp_path / "s.hlsl").write_text(
+        "struct E { float3 p; };\nRWStructuredBuffer<E> O;\n"
+        '[shader("compute")][numthreads(1,1,1)] void M() { O[0].p = float3(1, 2, 3); }\n'
+    )
+    result = compile_file(str(tmp_path / "s.hlsl"), CompileOptions(source_name="s.hlsl"))
+    (err,) = [d for d in result.diagnostics if d.is_error]
+    assert err.code == "OS2001" and err.message.startswith("O: not portable: the struct size is")
+    assert "SpirV" in err.message and "Msl" in err.message
+
+
+def test_scalar_arrays_in_wgsl_vec4_slots_are_not_a_mismatch() -> None:
+    r = ok("scalar_arrays.hlsl")
+    layout = res(r, "Weights").layout
+    assert layout is not None
+    arrays = {m.name: m.type for m in layout.members if m.type.kind is TypeKind.Array}
+    assert {n: (t.stride, t.element.kind if t.element else None) for n, t in arrays.items()} == {
+        "W": (16, TypeKind.Scalar),
+        "I": (16, TypeKind.Scalar),
+        "U": (16, TypeKind.Scalar),
+        "V": (16, TypeKind.Vector),
+        "T": (16, TypeKind.Vector),
+    }
+    assert "array<vec4<f32>, i32(3)>" in code("scalar_arrays.hlsl", Target.Wgsl)

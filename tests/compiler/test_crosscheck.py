@@ -387,6 +387,12 @@ def _item_size(r: ShaderReflection) -> ShaderReflection:
     return _resource(r, "Items", layout=replace(x.layout, size=48))
 
 
+def _block_size(r: ShaderReflection, size: int) -> ShaderReflection:
+    x = r.resources[0]
+    assert x.layout is not None
+    return _resource(r, "Params", layout=replace(x.layout, size=size))
+
+
 def _spec_index(r: ShaderReflection) -> ShaderReflection:
     s = r.spec_constants[0]
     slots = tuple(replace(x, index=5) if x.target is Target.Msl else x for x in s.slots)
@@ -444,6 +450,11 @@ _CASES: dict[str, tuple[Callable[[ShaderReflection], ShaderReflection], set[Targ
         {Target.SpirV, Target.Msl, Target.Wgsl},
         ["Items", "48", "32"],
     ),
+    "block smaller than the code's": (
+        lambda r: _block_size(r, 64),
+        {Target.SpirV, Target.Msl, Target.Wgsl},
+        ["Params struct size", "64", "80", "too small"],
+    ),
     "spec index": (_spec_index, {Target.Msl}, ["spec constant 'Scale' index", "5", "2"]),
     "spec default": (
         _spec_default,
@@ -480,6 +491,17 @@ def test_tampered_reflection_is_caught_per_target(case: str, outputs: list[Outpu
     for message in mismatches:
         for fragment in fragments:
             assert fragment in message, (fragment, message)
+
+
+def test_a_block_larger_than_the_code_needs_is_no_mismatch(outputs: list[OutputFile]) -> None:
+    """A constant buffer's own size may exceed a target's (the reflection records the largest
+    over targets: Metal's ``cbuffer A { float a; }`` is 4 bytes, std140's 16); a structured
+    buffer's element may not (its size is the element stride)."""
+    assert verify(_block_size(_reflection(), 96), outputs) == []
+    x = _reflection().resources[1]
+    assert x.layout is not None
+    bigger = _resource(_reflection(), "Items", layout=replace(x.layout, size=48))
+    assert len([m for m in verify(bigger, outputs) if "Items" in m]) >= 3
 
 
 def test_missing_and_extra_declarations(outputs: list[OutputFile]) -> None:

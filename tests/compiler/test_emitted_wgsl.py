@@ -92,6 +92,43 @@ def test_slang_wrappers_read_as_matrix_and_array() -> None:
     assert mem["t"][0] == 112
 
 
+def test_scalar_and_short_vector_arrays_in_vec4_slots_read_as_declared() -> None:
+    """Slang's WGSL stores ``float W[3]`` of a constant buffer as ``array<vec4<f32>, 3>`` and reads
+    ``.x``: the host sees a float at offset 0 of each 16-byte slot, so the array is read as an
+    array of the declared scalar (or short vector) with the slot's stride."""
+    m = _read(
+        """
+        struct _Array_std140_float3_0 { @align(16) data_0 : array<vec4<f32>, i32(3)> };
+        struct _Array_std140_uint2_0 { @align(16) data_1 : array<vec4<u32>, i32(2)> };
+        struct _Array_std140_vectorx3Cfloatx2C2x3E2_0 {
+            @align(16) data_2 : array<vec4<f32>, i32(2)>
+        };
+        struct _Array_std140_vectorx3Cfloatx2C4x3E2_0 {
+            @align(16) data_3 : array<vec4<f32>, i32(2)>
+        };
+        struct C_std140_0 {
+            @align(16) W : _Array_std140_float3_0,
+            @align(16) U : _Array_std140_uint2_0,
+            @align(16) V : _Array_std140_vectorx3Cfloatx2C2x3E2_0,
+            @align(16) F : _Array_std140_vectorx3Cfloatx2C4x3E2_0,
+        };
+        @binding(0) @group(0) var<uniform> C_0 : C_std140_0;
+        """
+    )
+    mem = _members(m.resources["C"][0].layout)
+    w, u, v, f = (mem[n][1] for n in "WUVF")
+    assert (mem["W"][0], mem["U"][0], mem["V"][0], mem["F"][0]) == (0, 48, 80, 112)
+    assert (w.length, w.stride, w.element.kind, w.element.scalar) == (
+        3,
+        16,
+        TypeKind.Scalar,
+        ScalarKind.Float,
+    )
+    assert (u.element.kind, u.element.scalar, u.stride) == (TypeKind.Scalar, ScalarKind.UInt, 16)
+    assert (v.element.kind, v.element.rows, v.stride) == (TypeKind.Vector, 2, 16)
+    assert (f.element.kind, f.element.rows, f.element.size) == (TypeKind.Vector, 4, 16)
+
+
 def test_runtime_array_gives_element_and_stride() -> None:
     m = _read(
         """

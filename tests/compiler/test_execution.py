@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from verify_support import compile_exec, device, element_stride, pack, unpack
+from verify_support import CORPUS, compile_exec, device, element_stride, pack, unpack
 
 from oneshader.reflection.model import (
     EntryPoint,
@@ -352,3 +352,76 @@ def test_push_block_and_spec_constants_where_the_reflection_puts_them() -> None:
     index = np.arange(count, dtype=np.float32)[:, None]
     want = -(scale * (index + 5 + 3) * 2.0 + 0.25)
     np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+# -- constant buffers the host sizes and packs from the reflection alone ------------------------
+
+
+def _run_outputs(result: Any, target: Target, values: dict[str, Any], count: int) -> list[float]:
+    """Dispatch the single compute entry once with each constant buffer of ``values`` packed into
+    a buffer of exactly the reflected size, and read ``count`` floats of ``Out``."""
+    import wgpu
+
+    r: ShaderReflection = result.reflection
+    (entry,) = r.entry_points
+    dev = device()
+    usage = wgpu.BufferUsage
+    buffers: dict[str, Any] = {}
+    for name, value in values.items():
+        layout = _resource(r, name).layout
+        assert layout is not None
+        data = bytearray(layout.size)
+        pack(layout, value, data)
+        buffers[name] = dev.create_buffer_with_data(data=bytes(data), usage=usage.UNIFORM)
+    buffers["Out"] = dev.create_buffer(size=4 * count, usage=usage.STORAGE | usage.COPY_SRC)
+    pipeline = dev.create_compute_pipeline(
+        layout="auto", compute={"module": _module(result, target), "entry_point": entry.name}
+    )
+    encoder = dev.create_command_encoder()
+    cpass = encoder.begin_compute_pass()
+    cpass.set_pipeline(pipeline)
+    for index, group in _bind_groups(pipeline, r, target, buffers):
+        cpass.set_bind_group(index, group)
+    cpass.dispatch_workgroups(1, 1, 1)
+    cpass.end()
+    dev.queue.submit([encoder.finish()])
+    return list(struct.unpack(f"<{count}f", bytes(dev.queue.read_buffer(buffers["Out"]))))
+
+
+@pytest.mark.parametrize("target", _TARGETS, ids=lambda t: t.value)
+def test_scalar_arrays_in_a_constant_buffer_are_read_at_the_reflected_stride(
+    target: Target,
+) -> None:
+    """``float W[3]`` is 16 bytes per element in std140 and, through Slang's vec4 slots, in WGSL;
+    W[1] must come from offset 16 of W."""
+    result = compile_exec("cbuffer_arrays_compute.hlsl")
+    params = {
+        "W": [1.5, -2.25, 3.0],
+        "X": [0.0, 0.0, 0.0, 7.5],
+        "I": [11, -12],
+        "V": [[0.5, 0.25], [4.0, -8.0]],
+    }
+    got = _run_outputs(result, target, {"Params": params}, 7)
+    assert got == [1.5, -2.25, 3.0, 7.5, -12.0, -8.0, 0.5]
+
+
+@pytest.mark.parametrize("target", _TARGETS, ids=lambda t: t.value)
+def test_globals_and_metal_smaller_cbuffers_packed_from_the_reflection(target: Target) -> None:
+    """Built for all three targets: Small and Tail are smaller on Metal (tail padding only), so
+    the reflection records std140's sizes; WebGPU refuses a uniform buffer smaller than the
+    shader's block, so the reflected sizes are proved large enough here, and every value read."""
+    from oneshader.compiler import CompileOptions, compile_file
+
+    key = "exec/globals_tail_compute.hlsl"
+    options = CompileOptions(targets=(Target.SpirV, Target.Msl, Target.Wgsl), source_name=key)
+    result = compile_file(str(CORPUS / key), options)
+    assert result.ok, "\n".join(d.format() for d in result.diagnostics)
+    r: ShaderReflection = result.reflection
+    sizes = {x.name: x.layout.size for x in r.resources if x.layout is not None}
+    assert (sizes["Small"], sizes["Tail"], sizes["$Globals"]) == (16, 32, 32)
+    values = {
+        "Small": {"A": 2.5},
+        "$Globals": {"Tint": [0.0, -3.5, 0.0, 0.0], "Time": 42.0},
+        "Tail": {"P": [0.0, 0.0, 6.25, 0.0], "Q": [0.0, -0.125]},
+    }
+    assert _run_outputs(result, target, values, 5) == [2.5, -3.5, 42.0, 6.25, -0.125]

@@ -89,6 +89,8 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "spReflection_GetParameterCount": (_U, [_V]),
     "spReflection_GetParameterByIndex": (_V, [_V, _U]),
     "spReflection_getEntryPointCount": (_U64, [_V]),
+    "spReflection_getGlobalParamsTypeLayout": (_V, [_V]),
+    "spReflection_getGlobalConstantBufferSize": (_S, [_V]),
     "spReflection_getEntryPointByIndex": (_V, [_V, _U64]),
     "spReflectionEntryPoint_getName": (_P, [_V]),
     "spReflectionEntryPoint_getStage": (_I, [_V]),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from oneshader.compiler.emitted.common import resource_name
 from oneshader.reflection.model import Stage
 
 DEPTH_TEXTURES = {
@@ -136,7 +137,7 @@ def renumber_msl(text: str, indices: dict[str, tuple[str, int]]) -> str:
     """Every ``name_N [[buffer|texture|sampler(n)]]`` argument given oneshader's index for it."""
 
     def number(m: re.Match[str]) -> str:
-        want = indices.get(re.sub(r"_[0-9]+$", "", m.group(1)))
+        want = indices.get(resource_name(m.group(1)))
         if want is None or want[0] != m.group(3):
             return m.group(0)
         return f"{m.group(1)}{m.group(2)}[[{m.group(3)}({want[1]})]]"

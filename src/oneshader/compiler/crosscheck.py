@@ -315,12 +315,23 @@ class _Checker:
         if rtype in _STRUCTURED and em.stride is not None:
             stride = round_up(layout.size, layout.align)
             self.differ(module, f"{name}[] element stride", stride, em.stride)
-        if rtype is None or rtype in _BLOCKS or rtype in _STRUCTURED:
+        if rtype is None or rtype in _BLOCKS:
+            self.layout(module, name, layout, em.layout, role="block")
+        elif rtype in _STRUCTURED:
             self.layout(module, name, layout, em.layout)
 
     def layout(
-        self, module: EmittedModule, path: str, ours: TypeLayout, theirs: TypeLayout
+        self,
+        module: EmittedModule,
+        path: str,
+        ours: TypeLayout,
+        theirs: TypeLayout,
+        role: str = "element",
     ) -> None:
+        """``role``: "element" (a structured buffer's element or a leaf: every size exact),
+        "block" (a constant buffer's or push block's struct: the code's size may be smaller, the
+        reflection records the largest over targets), "nested" (a struct inside another or in an
+        array: its size shows only through offsets and strides, compared on their own)."""
         if ours.kind is not theirs.kind:
             self.differ(module, f"{path} kind", ours.kind.name, theirs.kind.name)
             return
@@ -340,9 +351,18 @@ class _Checker:
             self.differ(module, f"{path} array length", ours.length, theirs.length)
             self.differ(module, f"{path} array stride", ours.stride, theirs.stride)
             if ours.element is not None and theirs.element is not None:
-                self.layout(module, f"{path}[]", ours.element, theirs.element)
+                self.layout(module, f"{path}[]", ours.element, theirs.element, "nested")
         elif ours.kind is TypeKind.Struct:
-            self.differ(module, f"{path} struct size", ours.size, theirs.size)
+            if role == "element":
+                self.differ(module, f"{path} struct size", ours.size, theirs.size)
+            elif role == "block":
+                self.report.checked += 1
+            if role == "block" and theirs.size > ours.size:
+                self.bad(
+                    module,
+                    f"{path} struct size: reflection says {ours.size}, emitted code says "
+                    f"{theirs.size} (a buffer of the reflected size would be too small)",
+                )
             by_name = {m.name: m for m in theirs.members}
             for member in ours.members:
                 other = by_name.pop(member.name, None)
@@ -352,7 +372,7 @@ class _Checker:
                     )
                     continue
                 self.differ(module, f"{path}.{member.name} offset", member.offset, other.offset)
-                self.layout(module, f"{path}.{member.name}", member.type, other.type)
+                self.layout(module, f"{path}.{member.name}", member.type, other.type, "nested")
             for extra in by_name:
                 self.bad(module, f"{path}.{extra}: emitted struct member the reflection lacks")
 

@@ -22,6 +22,7 @@ from oneshader.compiler import codepatch, rewrite
 from oneshader.compiler.api import CompileOptions, CompileResult, OutputFile
 from oneshader.compiler.bindings import Placement, place
 from oneshader.compiler.diag import parse as parse_diagnostics
+from oneshader.compiler.emitted.common import GLOBALS, SLANG_GLOBALS, emitted_name
 from oneshader.compiler.emitted.spirv import IMAGE_FORMATS
 from oneshader.compiler.facts import EntryFacts, ParamFacts, TargetFacts, VarFacts, read_facts
 from oneshader.compiler.portability import compare
@@ -128,6 +129,7 @@ _INFERRED_FORMATS = {
 _TEXTURES = frozenset(
     t for t in ResourceTypeKind if "Texture" in t.name and t.name != "TextureBuffer"
 )
+_BLOCK_TYPES = frozenset({ResourceTypeKind.ConstantBuffer, ResourceTypeKind.TextureBuffer})
 _SAMPLERS = frozenset({ResourceTypeKind.SamplerState, ResourceTypeKind.SamplerComparisonState})
 _COUNTED = frozenset(
     {ResourceTypeKind.AppendStructuredBuffer, ResourceTypeKind.ConsumeStructuredBuffer}
@@ -634,6 +636,9 @@ class _Compilation:
 
     def merge(self, compiled: list[_Target]) -> CompileResult:
         decls = self.declarations()
+        globals_decl = self.globals_declaration(compiled[0].facts, decls)
+        if globals_decl is not None:
+            decls[GLOBALS] = globals_decl
         primary = compiled[0]
         by_target = {t.target: t for t in compiled}
         self.check_entries(primary)
@@ -691,7 +696,7 @@ class _Compilation:
                 specs.append(self.spec(decl, per, outputs))
                 continue
             if p0.category == S.CAT_PUSH_CONSTANT_BUFFER or decl.attribute("vk::push_constant"):
-                layout = self.one_layout(decl, per, errors)
+                layout = self.one_layout(decl, per, errors, block=True)
                 pushes.append(PushBlock(name, (), layout, ()))
                 continue
             if p0.category == S.CAT_UNIFORM or decl.base not in _RTYPES:
@@ -762,6 +767,20 @@ class _Compilation:
             )
         return CompileResult(tuple(warnings), reflection, files, tuple(self.dependencies))
 
+    def globals_declaration(
+        self, facts: TargetFacts, decls: dict[str, Declaration]
+    ) -> Declaration | None:
+        """DXC's ``$Globals`` as if declared at its first loose uniform (where DXC creates it, so
+        it takes its binding in that place of the declaration order): a cbuffer with no register,
+        written as nothing (``hlsl`` "")."""
+        block = next((p for p in facts.params if p.name == GLOBALS), None)
+        if block is None or block.layout is None:
+            return None
+        first = next((decls[m.name] for m in block.layout.members if m.name in decls), None)
+        if first is None:
+            return None
+        return Declaration(GLOBALS, "cbuffer", "", first.file, first.line, first.column)
+
     def check_entries(self, primary: _Target) -> None:
         found = {e.name for e in primary.facts.entries}
         missing = [e for e in self.options.entry_points if e.name not in found]
@@ -796,9 +815,17 @@ class _Compilation:
             )
 
     def one_layout(
-        self, decl: Declaration, per: dict[Target, ParamFacts], errors: list[Diagnostic]
+        self,
+        decl: Declaration,
+        per: dict[Target, ParamFacts],
+        errors: list[Diagnostic],
+        block: bool = False,
     ) -> TypeLayout | None:
-        """The layout every target agrees on (SPIR-V's leaves), or an error at the member."""
+        """The layout every target agrees on (SPIR-V's leaves), or an error at the member.
+
+        A ``block`` (constant buffer, push block) may differ in its own size, which is tail
+        padding only once every offset agrees; it gets the largest, a buffer that big being valid
+        on every target (Metal's ``cbuffer A { float a; }`` is 4 bytes, std140's 16)."""
         ordered = [per[t] for t in Target if t in per]
         spirv_layout = per[Target.SpirV].layout if Target.SpirV in per else None
         if spirv_layout is not None:
@@ -818,7 +845,7 @@ class _Compilation:
             other = per[t].layout
             if other is None:
                 continue
-            diff = compare(base, other, decl.name)
+            diff = compare(base, other, decl.name, sized=not block)
             if diff is None:
                 continue
             struct_name, member = diff.struct, diff.member
@@ -829,6 +856,9 @@ class _Compilation:
                 else struct_name
             )
             sdef = self.struct(owner) if owner else None
+            loose = self.declarations().get(member) if owner == GLOBALS else None
+            if loose is not None:
+                file, line, col = loose.file, loose.line, loose.column
             if sdef is not None and member:
                 f = sdef.field(member)
                 if f is not None:
@@ -847,6 +877,9 @@ class _Compilation:
                 )
             )
             return base
+        if block and base.kind is TypeKind.Struct:
+            sizes = [p.layout.size for p in per.values() if p.layout is not None]
+            base = replace(base, size=max(sizes, default=base.size))
         return base
 
     def vk_offsets(self, layout: TypeLayout | None, owner: str) -> TypeLayout | None:
@@ -887,7 +920,7 @@ class _Compilation:
             )
             return Resource(decl.name, ResourceKind.ShaderResource, ResourceTypeKind.Texture2D)
         layout = (
-            self.one_layout(decl, per, errors)
+            self.one_layout(decl, per, errors, block=rtype in _BLOCK_TYPES)
             if rtype not in _TEXTURES
             else next((per[t].layout for t in Target if t in per), None)
         )
@@ -1133,10 +1166,13 @@ class _Compilation:
             for s in r.slots:
                 if s.target is Target.SpirV:
                     wanted[r.name] = wanted[f"{r.name}.elements"] = (s.set, s.binding)
+                    if r.name == GLOBALS:
+                        wanted[SLANG_GLOBALS] = (s.set, s.binding)
             for s in r.counters:
                 if s.target is Target.SpirV:
                     wanted[f"{r.name}.counter"] = wanted[f"{r.name}_counter"] = (s.set, s.binding)
         renames = {f"{n}_counter": f"{n}.counter" for n in self.counted_rw()}
+        renames[SLANG_GLOBALS] = GLOBALS  # DXC's name; SPIR-V names may hold any character
         code = rebind(code, wanted, renames)
         formats = {
             r.name: IMAGE_FORMATS.index(r.format) for r in resources if r.format in IMAGE_FORMATS
@@ -1162,7 +1198,7 @@ class _Compilation:
             slot = next((s for s in r.slots if s.target is Target.Wgsl), None)
             if slot is None:
                 continue
-            var = rf"(\s*var(?:<[^>]*>)?\s+{re.escape(r.name)}(?:_\d+)?\s*:)"
+            var = rf"(\s*var(?:<[^>]*>)?\s+{re.escape(emitted_name(r.name))}(?:_\d+)?\s*:)"
             text = re.sub(
                 rf"@binding\(\d+\)\s*@group\(\d+\){var}",
                 rf"@binding({slot.binding}) @group({slot.set})\1",

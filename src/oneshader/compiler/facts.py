@@ -310,14 +310,48 @@ class _Reader:
         return EntryFacts(name, stage, workgroup, inputs, outputs)
 
 
+GLOBALS = "$Globals"
+
+
 def read_facts(lib: S.Library, reflection: int) -> TargetFacts:
     r = _Reader(lib)
     params = [
         r.param(lib.spReflection_GetParameterByIndex(reflection, i))
         for i in range(lib.spReflection_GetParameterCount(reflection))
     ]
+    params = _gather_globals(lib, r, reflection, params)
     entries = [
         r.entry(lib.spReflection_getEntryPointByIndex(reflection, i))
         for i in range(lib.spReflection_getEntryPointCount(reflection))
     ]
     return TargetFacts(params, entries)
+
+
+def _gather_globals(
+    lib: S.Library, r: _Reader, reflection: int, params: list[ParamFacts]
+) -> list[ParamFacts]:
+    """Loose global uniforms (``float4 Tint;`` outside any cbuffer) as the one constant buffer
+    DXC makes of them, ``$Globals``, in the place of the first of them (where DXC creates it).
+    Slang gathers them the same way into its ``globalParams`` buffer, laid out by the target's
+    constant-buffer rules; its reflection gives each its offset there."""
+    loose = {p.name for p in params if not p.slots and p.category == 0}
+    if not loose:
+        return params
+    tl = lib.spReflection_getGlobalParamsTypeLayout(reflection)
+    if tl and lib.spReflectionTypeLayout_getKind(tl) == S.KIND_CONSTANT_BUFFER:
+        tl = lib.spReflectionTypeLayout_GetElementTypeLayout(tl)
+    whole = r.layout(tl) if tl else TypeLayout(TypeKind.Struct)
+    members = tuple(m for m in whole.members if m.name in loose)
+    size = _size(lib.spReflection_getGlobalConstantBufferSize(reflection))
+    align = max((m.type.align for m in members), default=1)
+    block = ParamFacts(GLOBALS, S.KIND_CONSTANT_BUFFER, S.CAT_CONSTANT_BUFFER, 0, 0)
+    block.layout = TypeLayout(
+        TypeKind.Struct, name=GLOBALS, size=size, align=align, members=members
+    )
+    out: list[ParamFacts] = []
+    for p in params:
+        if p.name not in loose:
+            out.append(p)
+        elif not any(q is block for q in out):
+            out.append(block)
+    return out

@@ -1,8 +1,11 @@
 """One layout for every target: where two targets' layouts disagree, and how to write it portably.
 
-Offsets, array strides, matrix strides and struct sizes must agree. The size of a vector leaf may
-differ (Metal's ``float3`` takes 16 bytes where SPIR-V's takes 12, at the same offset), which is
-harmless to a host that writes by offset.
+Offsets, array strides, matrix strides and the size of a structured buffer's element must agree.
+The size of a vector leaf may differ (Metal's ``float3`` takes 16 bytes where SPIR-V's takes 12, at
+the same offset), which is harmless to a host that writes by offset; so may the size of a struct
+nested in another or in an array (it matters only through the offsets and strides, compared
+themselves) and of a constant buffer's or push block's own struct (tail padding only: the
+reflection records the largest, a buffer valid on every target).
 """
 
 from __future__ import annotations
@@ -42,8 +45,9 @@ class Mismatch:
         return "write it portably: " + _hint(self)
 
 
-def compare(a: TypeLayout, b: TypeLayout, path: str) -> Mismatch | None:
-    """The first disagreement between two targets' layouts of one type, or None."""
+def compare(a: TypeLayout, b: TypeLayout, path: str, sized: bool = True) -> Mismatch | None:
+    """The first disagreement between two targets' layouts of one type, or None; ``sized``
+    False for a block (constant buffer, push block) whose size may differ in tail padding."""
     if a.kind is TypeKind.Struct:
         previous: TypeLayout | None = None
         for ma, mb in zip(a.members, b.members, strict=False):
@@ -52,20 +56,20 @@ def compare(a: TypeLayout, b: TypeLayout, path: str) -> Mismatch | None:
                 return Mismatch(
                     p, "the offset", ma.offset, mb.offset, a.name, ma.name, ma.type, previous
                 )
-            d = compare(ma.type, mb.type, p)
+            d = compare(ma.type, mb.type, p, sized=False)
             if d is not None:
                 if not d.struct and not d.member:
                     return Mismatch(d.path, d.what, d.a, d.b, a.name, ma.name, d.node, d.before)
                 return d
             previous = ma.type
-        if a.size != b.size:
+        if sized and a.size != b.size:
             return Mismatch(path, "the struct size", a.size, b.size, node=a)
         return None
     if a.kind is TypeKind.Array:
         if a.stride != b.stride:
             return Mismatch(path, "the array stride", a.stride, b.stride, node=a)
         if a.element is not None and b.element is not None:
-            return compare(a.element, b.element, path + "[]")
+            return compare(a.element, b.element, path + "[]", sized=False)
         return None
     if a.kind is TypeKind.Matrix and a.mstride != b.mstride:
         return Mismatch(path, "the matrix stride", a.mstride, b.mstride, node=a)

@@ -8,7 +8,7 @@ attributes and the target's own layout rules), so a layout compares against a la
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from oneshader.reflection.model import (
     BuiltIn,
@@ -21,6 +21,8 @@ from oneshader.reflection.model import (
 )
 
 __all__ = [
+    "GLOBALS",
+    "SLANG_GLOBALS",
     "EmittedCodeError",
     "EmittedEntry",
     "EmittedModule",
@@ -28,6 +30,8 @@ __all__ = [
     "EmittedSpec",
     "EmittedVariable",
     "demangle",
+    "emitted_name",
+    "resource_name",
     "round_up",
     "struct_name",
     "unwrap_slang_struct",
@@ -44,6 +48,21 @@ _SUFFIX = re.compile(r"_\d+$")
 def demangle(name: str) -> str:
     """Slang's WGSL/MSL name for a declaration: the source name plus ``_<n>`` (``Frame_0``)."""
     return _SUFFIX.sub("", name)
+
+
+GLOBALS = "$Globals"  # DXC's constant buffer of loose global uniforms
+SLANG_GLOBALS = "globalParams"  # Slang's name for the same buffer in WGSL and MSL
+
+
+def resource_name(emitted: str) -> str:
+    """The reflection's name of a resource variable Slang emitted as ``emitted``."""
+    name = demangle(emitted)
+    return GLOBALS if name == SLANG_GLOBALS else name
+
+
+def emitted_name(name: str) -> str:
+    """The inverse of :func:`resource_name`, without Slang's ``_<n>`` suffix."""
+    return SLANG_GLOBALS if name == GLOBALS else name
 
 
 def round_up(value: int, align: int) -> int:
@@ -74,7 +93,7 @@ def unwrap_slang_struct(name: str, members: list[StructMember]) -> TypeLayout | 
         return None
     array = members[0].type
     if name.startswith("_Array_"):
-        return array
+        return _declared_element(name, array)
     m = _MATRIX_STORAGE.match(name)
     if m is None or array.element is None:
         return None
@@ -88,6 +107,42 @@ def unwrap_slang_struct(name: str, members: list[StructMember]) -> TypeLayout | 
         mstride=array.stride,
         packing=MatrixPacking.ColumnMajor if m.group("col") else MatrixPacking.RowMajor,
     )
+
+
+# ``_Array_<rules>_<T><N>``: T is a scalar name or ``vector<scalar,n>`` escaped as x3C/x2C/x3E.
+_ARRAY_ELEMENT = re.compile(
+    r"^_Array_[a-z0-9]+_(?:(?P<scalar>float|int|uint|half|bool|double|float16_t|int16_t|uint16_t"
+    r"|int64_t|uint64_t|float64_t)|vectorx3C(?P<vscalar>[a-z0-9_]+?)x2C(?P<n>[1-4])x3E)\d+(?:_\d+)?$"
+)
+_SCALAR_BYTES = {"half": 2, "float16_t": 2, "int16_t": 2, "uint16_t": 2, "double": 8}
+_SCALAR_BYTES.update({"int64_t": 8, "uint64_t": 8, "float64_t": 8})
+
+
+def _declared_element(name: str, array: TypeLayout) -> TypeLayout:
+    """The array as the host sees it: Slang's WGSL stores each element of a scalar or short-vector
+    array in a constant buffer in a 16-byte vector slot (``float W[3]`` becomes
+    ``array<vec4<f32>, 3>``, read as ``.x``). The element is then the declared scalar or vector at
+    offset 0 of its slot; the stride stays the slot's, so a stride mismatch is still caught."""
+    element = array.element
+    m = _ARRAY_ELEMENT.match(name)
+    if m is None or element is None or element.kind is not TypeKind.Vector:
+        return array
+    scalar = m.group("scalar") or m.group("vscalar")
+    n = int(m.group("n")) if m.group("n") else 1
+    if n >= element.rows:
+        return array
+    width = _SCALAR_BYTES.get(scalar, 4)
+    if n == 1:
+        declared = TypeLayout(TypeKind.Scalar, scalar=element.scalar, size=width, align=width)
+    else:
+        declared = TypeLayout(
+            TypeKind.Vector,
+            scalar=element.scalar,
+            rows=n,
+            size=n * width,
+            align=(2 if n == 2 else 4) * width,
+        )
+    return replace(array, element=declared)
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ from oneshader.compiler.emitted.common import (
     EmittedSpec,
     EmittedVariable,
     demangle,
+    resource_name,
     round_up,
     struct_name,
     unwrap_slang_struct,
@@ -521,7 +522,7 @@ def _resource(p: _Decl, kind: str, lay: _Layouts, entry: str) -> EmittedResource
         layout, size, align = lay.layout(pointee)
         stride = round_up(size, align)
     return EmittedResource(
-        name=demangle(p.name),
+        name=resource_name(p.name),
         emitted=p.name,
         space=kind,
         set=0,

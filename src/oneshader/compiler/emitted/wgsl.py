@@ -31,6 +31,7 @@ from oneshader.compiler.emitted.common import (
     EmittedSpec,
     EmittedVariable,
     demangle,
+    resource_name,
     round_up,
     struct_name,
     unwrap_slang_struct,
@@ -593,7 +594,7 @@ def read_wgsl(data: bytes, source: str = ".wgsl") -> EmittedModule:
         space_kind = space.split(",")[0] if space else "handle"
         if space_kind in ("private", "workgroup", "function"):
             continue
-        global_names[emitted] = demangle(emitted)
+        global_names[emitted] = resource_name(emitted)
         out.add_resource(_resource(emitted, space_kind, vtype, attrs, lay))
     for emitted, otype, init, attrs in parsed.overrides:
         if "id" in attrs:
@@ -637,7 +638,7 @@ def _resource(
         texel = str(t.args[0])
         fmt = TEXEL_FORMATS.get(texel, texel)
     return EmittedResource(
-        name=demangle(emitted),
+        name=resource_name(emitted),
         emitted=emitted,
         space=space,
         set=_int_literal(group[0]) if group else None,
