@@ -14,6 +14,3 @@ class ReflectionFormatError(UserError):
         self.column = column
         self.file = file
         super().__init__([Diagnostic(file, line, column, Severity.ERROR, message)])
-
-    def with_file(self, file: str) -> ReflectionFormatError:
-        return ReflectionFormatError(self.message, self.line, self.column, file)
