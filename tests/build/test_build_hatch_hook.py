@@ -63,7 +63,8 @@ def test_wheel_contains_the_compiled_shaders_and_bindings(tmp_path: Path) -> Non
         n.startswith("shaderpkg/compiled/fx/Blur.") and n.endswith(".wgsl") for n in names
     )
     assert not any(n.endswith((".oneshader-state.json", ".oneshader.lock")) for n in names)
-    assert {"shaderpkg/generated/__init__.py", "shaderpkg/generated/Blur.py"} <= names
+    generated = {"__init__.py", "Sprite.py", "fx/__init__.py", "fx/Blur.py"}  # OUT's folders
+    assert {f"shaderpkg/generated/{n}" for n in generated} <= names
     data = zipfile.ZipFile(wheel).read("shaderpkg/compiled/fx/Blur.reflection")
     assert ReflectionFormat.read(data).source == "shaders/fx/Blur.hlsl"
 
