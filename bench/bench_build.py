@@ -92,7 +92,8 @@ def run_build(root: Path, *args: str) -> tuple[float, str]:
 def noop_in_process(root: Path, args: list[str]) -> float:
     from oneshader.build.builder import Build
     from oneshader.build.config import load_config
-    from oneshader.build.scheduler import Progress, WorkerPool
+    from oneshader.build.progress import Progress
+    from oneshader.build.scheduler import WorkerPool
     from oneshader.cli import make_parser
 
     config = load_config(make_parser().parse_args(["build", "-q", *args]), root)

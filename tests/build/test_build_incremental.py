@@ -15,7 +15,8 @@ from build_helpers import BuildRun, kernel, summary_counts
 
 from oneshader.build.command import run_once
 from oneshader.build.config import load_config
-from oneshader.build.scheduler import Progress, WorkerPool
+from oneshader.build.progress import Progress
+from oneshader.build.scheduler import WorkerPool
 from oneshader.build.state import STATE_NAME
 from oneshader.cli import make_parser
 from oneshader.compiler.api import CompileOptions, CompileResult

@@ -9,7 +9,7 @@ import pytest
 from build_helpers import CORPUS, kernel
 
 from oneshader.build import command
-from oneshader.build.scheduler import Progress
+from oneshader.build.progress import Progress
 from oneshader.cli import make_parser
 from oneshader.diagnostics import Diagnostic, Severity
 

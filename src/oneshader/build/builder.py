@@ -23,7 +23,8 @@ from oneshader.build.outputs import (
     sweep_temporaries,
     write_files,
 )
-from oneshader.build.scheduler import Progress, WorkerPool
+from oneshader.build.progress import Progress
+from oneshader.build.scheduler import WorkerPool
 from oneshader.build.sources import ShaderJob, discover, project_name
 from oneshader.build.state import BuildState, Checker, ShaderRecord, Stamp, is_current, stamp
 from oneshader.compiler.api import CompileResult

@@ -11,7 +11,8 @@ from pathlib import Path
 
 from oneshader.build.builder import Build, BuildReport
 from oneshader.build.config import BuildConfig, display_path, load_config
-from oneshader.build.scheduler import Progress, WorkerPool
+from oneshader.build.progress import Progress
+from oneshader.build.scheduler import WorkerPool
 from oneshader.build.sources import SHADER_SUFFIX
 from oneshader.diagnostics import UserError
 

@@ -35,7 +35,8 @@ from oneshader.build.config import (
     pyproject_settings,
     settings_from_table,
 )
-from oneshader.build.scheduler import Progress, WorkerPool
+from oneshader.build.progress import Progress
+from oneshader.build.scheduler import WorkerPool
 from oneshader.build.sources import project_name
 from oneshader.diagnostics import UserError
 

@@ -1,4 +1,4 @@
-"""Persistent compiler workers and what the user watches while they run.
+"""Persistent compiler workers (what the user watches meanwhile is :mod:`.progress`).
 
 Each worker is a process with its own compiler session (``CompilerWorker``), driven by one thread
 of this process; the main thread receives results in completion order, so writing outputs and the
@@ -9,14 +9,11 @@ are kept across rebuilds (``--watch``) until the pool is closed.
 from __future__ import annotations
 
 import contextlib
-import os
 import queue
-import shutil
-import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import Protocol, TextIO
+from typing import Protocol
 
 from oneshader.build.sources import ShaderJob
 from oneshader.compiler.api import CompileOptions, CompileResult
@@ -156,90 +153,3 @@ class WorkerPool:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def wants_live_line(stream: TextIO, quiet: bool) -> bool:
-    """A live progress line only on an interactive terminal, never in CI or with --quiet."""
-    if quiet or os.environ.get("CI") or os.environ.get("TERM") == "dumb":
-        return False
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):
-        return False
-
-
-class Progress:
-    """Progress on ``stream``: a live line (done/total, current file, elapsed) on a terminal,
-    otherwise one plain line per compiled shader (none with ``quiet``); diagnostics always go to
-    ``errors``, clearing the live line first."""
-
-    def __init__(
-        self,
-        stream: TextIO | None = None,
-        errors: TextIO | None = None,
-        *,
-        quiet: bool = False,
-        live: bool | None = None,
-    ) -> None:
-        self.stream = stream if stream is not None else sys.stdout
-        self.errors = errors if errors is not None else sys.stderr
-        self.quiet = quiet
-        self.live = wants_live_line(self.stream, quiet) if live is None else live
-        self.total = 0
-        self.done = 0
-        self.started = time.perf_counter()
-        self.running: dict[str, float] = {}
-        self._shown = False
-
-    def begin(self, total: int) -> None:
-        self.total, self.done = total, 0
-        self.started = time.perf_counter()
-        self.running.clear()
-
-    def _clear(self) -> None:
-        if self._shown:
-            self.stream.write("\r\x1b[K")
-            self.stream.flush()
-            self._shown = False
-
-    def _draw(self) -> None:
-        if not self.live or not self.total:
-            return
-        current = next(iter(self.running), "")
-        elapsed = time.perf_counter() - self.started
-        width = shutil.get_terminal_size((80, 24)).columns
-        line = f"[{self.done}/{self.total}] {elapsed:5.1f}s {current}"
-        self.stream.write("\r\x1b[K" + line[: max(width - 1, 10)])
-        self.stream.flush()
-        self._shown = True
-
-    def start(self, name: str) -> None:
-        self.running[name] = time.perf_counter()
-        self._draw()
-
-    def finish(self, name: str, verdict: str, seconds: float) -> None:
-        self.running.pop(name, None)
-        self.done += 1
-        if self.live:
-            self._draw()
-        elif not self.quiet:
-            self.stream.write(f"[{self.done}/{self.total}] {verdict} {name} ({seconds:.2f}s)\n")
-            self.stream.flush()
-
-    def tick(self) -> None:
-        self._draw()
-
-    def diagnostic(self, diag: Diagnostic) -> None:
-        self.message(diag.format(with_excerpt=True))
-
-    def message(self, text: str) -> None:
-        """A line for the user (diagnostics, notes); never lost under the live line."""
-        self._clear()
-        self.errors.write(text + "\n")
-        self.errors.flush()
-        self._draw()
-
-    def summary(self, text: str) -> None:
-        self._clear()
-        self.stream.write(text + "\n")
-        self.stream.flush()
