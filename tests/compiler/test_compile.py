@@ -881,3 +881,98 @@ def test_scalar_arrays_in_wgsl_vec4_slots_are_not_a_mismatch() -> None:
         "T": (16, TypeKind.Vector),
     }
     assert "array<vec4<f32>, i32(3)>" in code("scalar_arrays.hlsl", Target.Wgsl)
+
+
+# -- source rewrites in included files -----------------------------------------------------------
+
+_VS_INCLUDE = """struct VsOut
+{
+    float4 Position : SV_Position;
+    linear float2 Uv : TEXCOORD0;
+    [[vk::builtin("PointSize")]] float Size : PSIZE;
+};
+"""
+_VS_MAIN = """#include "inc/v.hlsli"
+[shader("vertex")]
+VsOut VsMain(uint id : SV_VertexID)
+{
+    VsOut o;
+    o.Position = float4(0, 0, 0, 1);
+    o.Uv = float2(id, 0);
+    o.Size = 1.0;
+    return o;
+}
+"""
+
+
+def test_rewrites_apply_to_included_files(tmp_path: Path) -> None:
+    """vk::builtin and `linear` in a struct of an include are rewritten as in the main file."""
+    (tmp_path / "inc").mkdir()
+    (tmp_path / "inc" / "v.hlsli").write_text(_VS_INCLUDE)
+    (tmp_path / "main.hlsl").write_text(_VS_MAIN)
+    options = CompileOptions(targets=(Target.SpirV, Target.Msl), source_name="shaders/main.hlsl")
+    result = compile_file(str(tmp_path / "main.hlsl"), options)
+    assert result.ok, [d.format() for d in result.diagnostics]
+    assert result.reflection is not None
+    (vs,) = result.reflection.entry_points
+    outs = {v.name: v for v in vs.outputs}
+    assert outs["Size"].builtin is BuiltIn.PointSize
+    assert outs["Uv"].interp is Interpolation.Linear
+    metal = next(o.data.decode() for o in result.outputs if o.target is Target.Msl)
+    assert "[[point_size]]" in metal and "no_perspective" not in metal
+    for o in result.outputs:  # the inlined text's #line paths reach no output
+        assert str(tmp_path).encode() not in o.data
+    assert str(tmp_path / "inc" / "v.hlsli") in result.dependencies
+
+
+def test_errors_in_an_inlined_include_point_into_it(tmp_path: Path) -> None:
+    (tmp_path / "inc").mkdir()
+    (tmp_path / "inc" / "v.hlsli").write_text(
+        _VS_INCLUDE + "\n\nfloat Bad() { return undefined_thing; }\n"
+    )
+    (tmp_path / "main.hlsl").write_text(_VS_MAIN + "float Worse() { return also_undefined; }\n")
+    options = CompileOptions(targets=(Target.Msl,), source_name="shaders/main.hlsl")
+    result = compile_file(str(tmp_path / "main.hlsl"), options)
+    errors = {(d.file, d.line, d.column) for d in result.diagnostics if d.is_error}
+    assert errors == {("shaders/inc/v.hlsli", 9, 22), ("shaders/main.hlsl", 11, 24)}
+
+
+def test_counters_used_and_declared_in_an_include(tmp_path: Path) -> None:
+    """IncrementCounter in an include (declared there, included twice under #pragma once, itself
+    including a file by a name relative to it) gets the counter buffer on SPIR-V, and is a
+    positioned error in the include for WGSL."""
+    (tmp_path / "inc").mkdir()
+    (tmp_path / "inc" / "helpers.hlsli").write_text("uint Twice(uint v) { return v * 2u; }\n")
+    (tmp_path / "inc" / "counted.hlsli").write_text(
+        "#pragma once\n"
+        '#include "helpers.hlsli"\n'
+        "RWStructuredBuffer<uint> Items;\n"
+        "uint Push(uint v)\n"
+        "{\n"
+        "    uint i = Items.IncrementCounter();\n"
+        "    Items[i] = Twice(v);\n"
+        "    return i;\n"
+        "}\n"
+    )
+    (tmp_path / "main.hlsl").write_text(
+        '#include "inc/counted.hlsli"\n'
+        '#include "inc/counted.hlsli"\n'
+        "RWStructuredBuffer<uint> Other;\n"
+        '[shader("compute")][numthreads(1,1,1)]\n'
+        "void M(uint3 id : SV_DispatchThreadID) { Other[0] = Push(id.x); }\n"
+    )
+    spirv = CompileOptions(targets=(Target.SpirV,), source_name="main.hlsl")
+    result = compile_file(str(tmp_path / "main.hlsl"), spirv)
+    assert result.ok, [d.format() for d in result.diagnostics]
+    assert result.reflection is not None
+    items = res(result.reflection, "Items")
+    assert [(s.set, s.binding) for s in items.slots] == [(0, 0)]
+    # DXC: Other is the next unannotated resource, the RW counter (created at first use) last.
+    assert slot(res(result.reflection, "Other"), Target.SpirV) == (0, 1)
+    assert [(s.set, s.binding) for s in items.counters] == [(0, 2)]
+    assert b"Items.counter" in result.outputs[0].data
+
+    wgsl = CompileOptions(targets=(Target.Wgsl,), source_name="main.hlsl")
+    result = compile_file(str(tmp_path / "main.hlsl"), wgsl)
+    (err,) = [d for d in result.diagnostics if d.is_error]
+    assert (err.code, err.file, err.line, err.column) == ("OS1002", "inc/counted.hlsli", 6, 14)

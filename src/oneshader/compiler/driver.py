@@ -407,15 +407,16 @@ class _Compilation:
                                 "OS1002",
                             )
                         )
-        for call in rewrite.counter_calls(self.texts[self.path]):
-            main = self.texts[self.path]
-            line = main.count("\n", 0, call.start()) + 1
-            col = call.start() - (main.rfind("\n", 0, call.start()) + 1) + 1
+        counted = self.counted_rw()
+        for where, call in self.counter_uses():
+            text = self.texts[where]
+            line = text.count("\n", 0, call.start()) + 1
+            col = call.start() - (text.rfind("\n", 0, call.start()) + 1) + 1
             for t in (Target.Msl, Target.Wgsl):
-                if t in targets and call.group(1) in self.counted_rw():
+                if t in targets and call.group(1) in counted:
                     errors.append(
                         self.error(
-                            self.name,
+                            self.display(str(where)),
                             line,
                             col,
                             f"{TARGET_NAMES[t]} cannot express the hidden counter of "
@@ -526,36 +527,65 @@ class _Compilation:
             args += ["-D", f"{name}={value}" if value else name]
         return args
 
+    def include_order(self) -> list[Path]:
+        """Every file read, each after the files it includes (as the preprocessor meets their
+        text when the includes come first), the main file last."""
+        order: list[Path] = []
+
+        def visit(p: Path) -> None:
+            if p in order or p not in self.texts:
+                return
+            order.append(p)  # placeholder against include cycles, moved below
+            for inc in find_includes(p, self.texts[p], self.options.include_dirs):
+                visit(inc)
+            order.remove(p)
+            order.append(p)
+
+        visit(self.path)
+        return order
+
+    def counter_uses(self) -> list[tuple[Path, re.Match[str]]]:
+        """Every ``X.IncrementCounter()``/``DecrementCounter()`` of every file, in include order."""
+        return [(p, m) for p in self.include_order() for m in rewrite.counter_calls(self.texts[p])]
+
     def counted_rw(self) -> dict[str, Declaration]:
-        """RW structured buffers of the main file whose counter the code uses."""
+        """RW structured buffers (declared in any file) whose counter the code uses."""
         decls = self.declarations()
         out: dict[str, Declaration] = {}
-        for m in rewrite.counter_calls(self.texts[self.path]):
+        for _, m in self.counter_uses():
             d = decls.get(m.group(1))
-            if d is not None and d.base == "RWStructuredBuffer" and Path(d.file) == self.path:
+            if d is not None and d.base == "RWStructuredBuffer":
                 out[d.name] = d
         return out
 
     def counters_by_first_use(self) -> list[str]:
         """RW structured buffers whose counter the code uses, in order of first use (when DXC
         creates those counters)."""
+        counted = self.counted_rw()
         order: list[str] = []
-        for call in rewrite.counter_calls(self.texts[self.path]):
-            if call.group(1) in self.counted_rw() and call.group(1) not in order:
+        for _, call in self.counter_uses():
+            if call.group(1) in counted and call.group(1) not in order:
                 order.append(call.group(1))
         return order
 
-    def source_for(self, target: Target) -> str:
-        text = self.texts[self.path]
-        counted = self.counted_rw()
+    def rewritten(self, path: Path, target: Target, counted: dict[str, Declaration]) -> str:
+        text = self.texts[path]
         if counted and target is Target.SpirV:
-            text = rewrite.with_counter_buffers(text, counted)
+            here = {n for n, d in counted.items() if Path(d.file).resolve() == path}
+            text = rewrite.with_counter_buffers(text, counted, here)
         text = rewrite.vk_builtins(text)
         if target is not Target.SpirV:
             # HLSL's 'linear' is the default (perspective-correct) interpolation; Slang emits it
             # as WGSL @interpolate(linear) and Metal sample_no_perspective, which are not.
             text = rewrite.blank_words(text, "linear")
         return text
+
+    def source_for(self, target: Target) -> str:
+        """The main file's text for Slang, every file rewritten (includes inlined where a rewrite
+        changed them)."""
+        counted = self.counted_rw()
+        texts = {p: self.rewritten(p, target, counted) for p in self.texts}
+        return rewrite.inline_includes(self.path, self.texts, texts, self.options.include_dirs)
 
     def compile_target(
         self, lib: S.Library, target: Target

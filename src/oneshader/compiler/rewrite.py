@@ -7,12 +7,15 @@ point into the user's file (docs/compiler.md lists them).
 from __future__ import annotations
 
 import re
+from collections.abc import Collection, Mapping
+from pathlib import Path
 
-from oneshader.compiler.source import Declaration, strip_comments
+from oneshader.compiler.source import Declaration, include_directives, strip_comments
 
 __all__ = [
     "blank_words",
     "counter_calls",
+    "inline_includes",
     "vk_builtins",
     "with_counter_buffers",
 ]
@@ -62,11 +65,14 @@ def counter_calls(text: str) -> list[re.Match[str]]:
     return list(COUNTER_CALL.finditer(strip_comments(text)))
 
 
-def with_counter_buffers(text: str, names: dict[str, Declaration]) -> str:
+def with_counter_buffers(
+    text: str, names: Mapping[str, Declaration], declared_here: Collection[str]
+) -> str:
     """RW structured buffer counters as Slang can compile them (it rejects IncrementCounter):
     a companion ``RWStructuredBuffer<Atomic<uint>> X_counter`` declared at the end of X's line
-    and ``X.IncrementCounter()`` as ``X_counter[0].add(1u)`` (the same length), which returns the
-    old value as DXC's does; DecrementCounter returns the new one, as DXC's."""
+    (for the ``declared_here`` in this file) and ``X.IncrementCounter()`` as
+    ``X_counter[0].add(1u)`` (the same length), which returns the old value as DXC's does;
+    DecrementCounter returns the new one, as DXC's."""
     out, last = [], 0
     for m in counter_calls(text):
         name = m.group(1)
@@ -82,6 +88,68 @@ def with_counter_buffers(text: str, names: dict[str, Declaration]) -> str:
     text = "".join(out)
     lines = text.split("\n")
     for name, decl in names.items():
-        if decl.file and 1 <= decl.line <= len(lines):
+        if name in declared_here and 1 <= decl.line <= len(lines):
             lines[decl.line - 1] += f" RWStructuredBuffer<Atomic<uint>> {name}_counter;"
     return "\n".join(lines)
+
+
+_PRAGMA_ONCE = re.compile(r"^[ \t]*#[ \t]*pragma[ \t]+once\b[^\n]*", re.MULTILINE)
+
+
+def inline_includes(
+    main: Path,
+    originals: Mapping[Path, str],
+    rewritten: Mapping[Path, str],
+    include_dirs: tuple[str, ...],
+) -> str:
+    """The main file's text for Slang, with every include that a rewrite changed (and every file
+    on the way to one) inlined in place of its ``#include`` line, so Slang compiles the rewritten
+    text; Slang reads the other includes itself. ``#line`` directives keep each line's file and
+    number, so diagnostics still point into the user's files (outputs carry no line directives).
+    An inlined file's ``#pragma once`` becomes an include guard; its remaining ``#include`` lines
+    name their files by absolute path, since relative names would now resolve from the main file.
+    """
+    edges = {
+        p: [inc for _, inc in include_directives(p, originals[p], include_dirs) if inc]
+        for p in originals
+    }
+    needed = {p for p in rewritten if p != main and rewritten[p] != originals[p]}
+    if not needed:
+        return rewritten[main]
+    grew = True
+    while grew:  # a file including an inlined one must be inlined too (Slang would read it raw)
+        grew = False
+        for p, incs in edges.items():
+            if p != main and p not in needed and any(i in needed for i in incs):
+                needed.add(p)
+                grew = True
+    guards = {p: f"ONESHADER_ONCE_{i}" for i, p in enumerate(sorted(needed))}
+
+    def expand(path: Path, stack: tuple[Path, ...]) -> str:
+        # Rewrites keep the lines (and leave #include lines alone), not the offsets.
+        lines = rewritten[path].split("\n")
+        original = originals[path]
+        for m, inc in include_directives(path, original, include_dirs):
+            line = original.count("\n", 0, m.start()) + 1
+            if inc is not None and inc in needed:
+                replacement = ""
+                if inc not in stack:
+                    body = expand(inc, (*stack, inc))
+                    here = f'#line {line + 1} "{path.as_posix()}"'
+                    if _PRAGMA_ONCE.search(strip_comments(originals[inc])):
+                        body = _PRAGMA_ONCE.sub(lambda x: " " * len(x.group(0)), body)
+                        guard = guards[inc]
+                        replacement = (
+                            f"#ifndef {guard}\n#define {guard}\n"
+                            f'#line 1 "{inc.as_posix()}"\n{body}\n#endif\n{here}'
+                        )
+                    else:
+                        replacement = f'#line 1 "{inc.as_posix()}"\n{body}\n{here}'
+            elif inc is not None and path != main:
+                replacement = f'#include "{inc.as_posix()}"'
+            else:
+                continue
+            lines[line - 1] = replacement
+        return "\n".join(lines)
+
+    return expand(main, (main,))

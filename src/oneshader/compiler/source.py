@@ -509,12 +509,22 @@ def scan(path: str, text: str) -> SourceFile:
 
 def find_includes(path: Path, text: str, include_dirs: tuple[str, ...]) -> list[Path]:
     """The files ``#include``d by ``text`` (found relative to the file, then the include dirs)."""
-    found: list[Path] = []
+    return [inc for _, inc in include_directives(path, text, include_dirs) if inc is not None]
+
+
+def include_directives(
+    path: Path, text: str, include_dirs: tuple[str, ...]
+) -> list[tuple[re.Match[str], Path | None]]:
+    """Each ``#include`` line of ``text`` (outside comments) and the file it names, None when no
+    file of that name exists relative to ``path`` or in the include dirs."""
+    out: list[tuple[re.Match[str], Path | None]] = []
     for m in _INCLUDE.finditer(strip_comments(text)):
         name = m.group(1) or m.group(2)
+        found: Path | None = None
         for base in (path.parent, *map(Path, include_dirs)):
             candidate = (base / name).resolve()
             if candidate.is_file():
-                found.append(candidate)
+                found = candidate
                 break
-    return found
+        out.append((m, found))
+    return out
