@@ -7,6 +7,7 @@ standard error per file, never a traceback; the other files are still processed.
 
 from __future__ import annotations
 
+import enum
 import struct
 import sys
 
@@ -14,14 +15,17 @@ from oneshader.diagnostics import UserError
 from oneshader.fsutil import write_if_changed
 from oneshader.reflection.format import ReflectionFormat, display_text, read_bytes
 from oneshader.reflection.model import (
+    BuiltIn,
     EntryPoint,
     ScalarKind,
     ShaderReflection,
     Slot,
+    Stage,
     StageVariable,
     Target,
     TypeKind,
     TypeLayout,
+    VertexFormat,
 )
 
 __all__ = ["check", "describe_type", "format_files", "layout_rows", "show", "summary"]
@@ -203,8 +207,8 @@ def _layout_lines(t: TypeLayout, indent: str) -> list[str]:
     return [title, *_table(header, rows, {0, 1, 2}, indent + "  ")]
 
 
-def _stages(stages: tuple[object, ...]) -> str:
-    return ", ".join(getattr(s, "name", str(s)) for s in stages) or "none"
+def _names_of(members: tuple[enum.Enum, ...]) -> str:
+    return ", ".join(m.name for m in members) or "none"
 
 
 def _vars(title: str, variables: tuple[StageVariable, ...]) -> list[str]:
@@ -219,9 +223,9 @@ def _vars(title: str, variables: tuple[StageVariable, ...]) -> list[str]:
                 display_text(v.name),
                 display_text(v.semantic) + (str(v.index) if v.index else ""),
                 t,
-                "" if v.builtin.token == "None" else v.builtin.name,
-                "" if v.format.token == "None" else v.format.name,
-                str(v.offset) if v.format.token != "None" else "",
+                "" if v.builtin is BuiltIn.None_ else v.builtin.name,
+                "" if v.format is VertexFormat.None_ else v.format.name,
+                "" if v.format is VertexFormat.None_ else str(v.offset),
                 v.interp.name,
             ]
         )
@@ -231,9 +235,9 @@ def _vars(title: str, variables: tuple[StageVariable, ...]) -> list[str]:
 
 def _entry_lines(e: EntryPoint) -> list[str]:
     line = f"entry {display_text(e.name)}: {e.stage.name}"
-    if e.stage.name == "Compute":
+    if e.stage is Stage.Compute:
         line += f", workgroup {e.workgroup[0]}x{e.workgroup[1]}x{e.workgroup[2]}"
-    if e.stage.name == "Vertex":
+    if e.stage is Stage.Vertex:
         line += f", vertex stride {e.stride}"
     out = [line]
     if e.features:
@@ -248,13 +252,13 @@ def _entry_lines(e: EntryPoint) -> list[str]:
 
 def summary(model: ShaderReflection) -> str:
     """The text of ``oneshader reflection show``."""
-    out = [f"source {display_text(model.source)}", f"targets {_stages(model.targets)}"]
+    out = [f"source {display_text(model.source)}", f"targets {_names_of(model.targets)}"]
     for r in model.resources:
         out.append("")
         line = f"resource {display_text(r.name)}: {r.rtype.name} ({r.kind.name})"
         if r.count != 1:
             line += f", count {r.count}"
-        line += f", stages {_stages(r.stages)}"
+        line += f", stages {_names_of(r.stages)}"
         out.append(line)
         if r.hlsl:
             out.append(f"  hlsl {display_text(r.hlsl)}")
@@ -266,7 +270,7 @@ def summary(model: ShaderReflection) -> str:
             out += _layout_lines(r.layout, "  ")
     for p in model.push_blocks:
         out.append("")
-        out.append(f"push {display_text(p.name)}: stages {_stages(p.stages)}")
+        out.append(f"push {display_text(p.name)}: stages {_names_of(p.stages)}")
         out += [f"  slot {_slot(s)}" for s in p.slots]
         if p.layout is not None:
             out += _layout_lines(p.layout, "  ")
