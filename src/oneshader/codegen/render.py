@@ -59,9 +59,8 @@ class _StructClass:
 class _Module:
     def __init__(self, r: ShaderReflection) -> None:
         self.r = r
-        self.structs: dict[TypeLayout, _StructClass] = {}
+        self.structs: dict[TypeLayout, _StructClass] = {}  # in order of first use
         self.by_id: dict[int, str] = {}  # id() of every struct occurrence -> its constant
-        self._by_first_use: list[_StructClass] = []
         self.order: list[_StructClass] = []  # inner structs first
         for res in r.resources:
             if res.layout is not None:
@@ -70,15 +69,13 @@ class _Module:
             if pb.layout is not None:
                 self._collect(pb.layout, pb.name)
         scope = Scope(MODULE_RESERVED)
-        for s in self._by_first_use:
+        for s in self.structs.values():
             s.name = scope.add(s.layout.name or s.name)
-        for s in self._by_first_use:
+        for s in self.structs.values():
             s.array = scope.add(s.name + "Array")
-        self.inner_reserved = MODULE_RESERVED | scope.given
+        reserved = STRUCT_RESERVED | MODULE_RESERVED | scope.given  # fields may not hide them
         for s in self.order:
-            s.fields = mangle_all(
-                (m.name for m in s.layout.members), STRUCT_RESERVED | self.inner_reserved
-            )
+            s.fields = mangle_all((m.name for m in s.layout.members), reserved)
 
     def _collect(self, t: TypeLayout, fallback: str) -> None:
         t = innermost(t)
@@ -90,7 +87,6 @@ class _Module:
         s = _StructClass(t, f"_os_layout_{len(self.structs)}", name=fallback)
         self.structs[t] = s
         self.by_id[id(t)] = s.const
-        self._by_first_use.append(s)
         for m in t.members:
             self._collect(m.type, m.name)
         self.order.append(s)
