@@ -27,10 +27,11 @@ def render_file(path: Path, model: ShaderReflection) -> str:
     try:
         return render_module(model, stem_of(path))
     except LayoutError as err:
-        raise UserError([Diagnostic(str(path), 0, 0, Severity.ERROR, str(err))]) from None
+        raise UserError([_problem(path, str(err))]) from None
 
 
 def _problem(path: Path, message: str) -> Diagnostic:
+    """A problem of a whole file (no line: it is not in the file's text)."""
     return Diagnostic(str(path), 0, 0, Severity.ERROR, message)
 
 
