@@ -5,13 +5,20 @@ arguments and source, spCompile, the code blob and the reflection handle. onesha
 source scan, the reflection walk, the merge, the code patches and the cross-check. Prints the
 time per shader per target (baseline), the whole-file times and the overhead ratio (goal <= 1.10).
 
-    python bench/bench_compiler.py [--repeat N]
+Then a compiler worker's start-up: the time from starting a ``CompilerWorker`` to its first
+result, against a warm compile of the same shader in the same worker (the baseline), the child's
+CPU time, and where a fresh process spends it (imports, Slang session, first compile).
+
+    python bench/bench_compiler.py [--repeat N] [--startup-only]
 """
 
 from __future__ import annotations
 
 import argparse
+import resource
 import statistics
+import subprocess
+import sys
 import time
 import tomllib
 from pathlib import Path
@@ -55,10 +62,83 @@ def _direct(lib: _slang.Library, path: Path, options: CompileOptions) -> dict[Ta
     return times
 
 
+_STAGES = """
+import time
+t0 = time.perf_counter()
+import oneshader.compiler.worker
+t1 = time.perf_counter()
+import oneshader.compiler.driver, oneshader.compiler.crosscheck
+from oneshader.compiler import CompileOptions, _slang
+t2 = time.perf_counter()
+_slang.library().session
+t3 = time.perf_counter()
+from oneshader.compiler.driver import compile_file
+ends = [t3]
+for _ in range(2):
+    assert compile_file({path!r}, CompileOptions(source_name="s.hlsl")).ok
+    ends.append(time.perf_counter())
+print(t1 - t0, t2 - t1, t3 - t2, ends[1] - ends[0], ends[2] - ends[1])
+"""
+
+
+def _child_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def startup(repeat: int) -> None:
+    """A worker's start-up against a warm compile in the same worker, measured in this run."""
+    from oneshader.compiler.worker import CompilerWorker
+
+    path = str(CORPUS / "compute_layout.hlsl")
+    options = CompileOptions(source_name="compute_layout.hlsl")
+    first, warm, cpu = [], [], []
+    for _ in range(repeat):
+        cpu0 = _child_cpu()
+        start = time.perf_counter()
+        with CompilerWorker() as worker:
+            assert worker.compile(path, options).ok
+            first.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            assert worker.compile(path, options).ok
+            warm.append(time.perf_counter() - start)
+        cpu.append(_child_cpu() - cpu0)
+    f, w = statistics.median(first), statistics.median(warm)
+    print(
+        f"\nworker: start + first compile {f * 1000:.0f} ms, warm compile {w * 1000:.0f} ms, "
+        f"start-up {(f - w) * 1000:.0f} ms ({f / w:.1f}x a warm compile); child CPU for both "
+        f"{statistics.median(cpu) * 1000:.0f} ms (median of {repeat})"
+    )
+    stages = []
+    for _ in range(repeat):
+        out = subprocess.run(
+            [sys.executable, "-c", _STAGES.format(path=path)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        stages.append([float(x) for x in out.stdout.split()])
+    names = (
+        "package + worker import",
+        "driver + verifier imports",
+        "Slang session",
+        "first compile",
+        "second compile",
+    )
+    cells = [
+        f"{n} {statistics.median(s[i] for s in stages) * 1000:.0f} ms" for i, n in enumerate(names)
+    ]
+    print("a fresh process, one step after the other: " + ", ".join(cells))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--startup-only", action="store_true")
     args = parser.parse_args()
+    if args.startup_only:
+        startup(args.repeat)
+        return
     manifest = tomllib.loads((CORPUS / "manifest.toml").read_text())
     lib = _slang.library()
     lib.session  # noqa: B018 - session creation is paid once, outside both measurements
@@ -97,6 +177,7 @@ def main() -> None:
         f"\ntotal: slang {total_direct * 1000:.0f} ms, oneshader {total_oneshader * 1000:.0f} ms, "
         f"overhead ratio {ratio:.3f} (goal <= 1.10)"
     )
+    startup(args.repeat)
 
 
 if __name__ == "__main__":

@@ -88,3 +88,26 @@ def test_close_ends_the_child() -> None:
         pass
     else:  # reaped zombies are gone; a live pid here would be a leaked child
         raise AssertionError("worker child still running after close()")
+
+
+def test_the_worker_child_imports_nothing_heavy_it_does_not_need() -> None:
+    """Start-up is paid by every worker: the child (run without the site module, on this
+    process's sys.path) must not import importlib.metadata (~20 ms) or the site module."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, oneshader.compiler.worker as w; w._prepare(); "
+        "import oneshader.compiler.driver; "
+        "print('importlib.metadata' in sys.modules, 'site' in sys.modules)"
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    out = subprocess.run(
+        [sys.executable, "-S", "-c", code], capture_output=True, text=True, env=env, check=True
+    )
+    assert out.stdout.split() == ["False", "False"]
+    with CompilerWorker() as worker:
+        assert worker.compile(SPRITE, OPTIONS).ok  # it finds everything without site
+        assert worker.pid is not None and worker.restarts == 0
+        argv = Path(f"/proc/{worker.pid}/cmdline").read_bytes().split(b"\0")
+    assert argv[1:4] == [b"-S", b"-m", b"oneshader.compiler.worker"]

@@ -9,7 +9,6 @@ file name pins the Slang build the binding was written against.
 from __future__ import annotations
 
 import ctypes
-import importlib.metadata
 import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
@@ -148,9 +147,11 @@ def library_path() -> Path:
     folder = Path(next(iter(spec.submodule_search_locations)))
     path = folder / LIBRARY_NAME
     if not path.is_file():
+        from importlib import metadata  # only here: it costs ~20 ms, each worker start-up pays it
+
         try:
-            found = importlib.metadata.version("slangpy")
-        except importlib.metadata.PackageNotFoundError:
+            found = metadata.version("slangpy")
+        except metadata.PackageNotFoundError:
             found = "unknown"
         raise UserError.at(
             "oneshader",

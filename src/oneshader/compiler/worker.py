@@ -74,12 +74,15 @@ class CompilerWorker:
         if self._proc is not None:
             self._reap()
             self.restarts += 1
-        # The child imports this very oneshader, installed or not.
+        # The child imports this very oneshader, installed or not, and finds everything where this
+        # process does: it gets this process's sys.path and skips the site module (-S), whose
+        # .pth files (some import packages) cost a start-up ~15 ms for nothing.
         package_root = str(Path(__file__).resolve().parents[2])
         env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
+        paths = dict.fromkeys(p for p in (package_root, *sys.path) if p)
+        env["PYTHONPATH"] = os.pathsep.join(paths)
         self._proc = subprocess.Popen(
-            [sys.executable, "-m", "oneshader.compiler.worker"],
+            [sys.executable, "-S", "-m", "oneshader.compiler.worker"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -174,17 +177,34 @@ class CompilerWorker:
             proc.kill()
 
 
+def _warm_up() -> None:
+    from oneshader.compiler import _slang
+
+    with contextlib.suppress(Exception):  # a missing compiler is reported by the first compile
+        _slang.library().session.bit_length()
+
+
+def _prepare() -> None:
+    """What every compile imports on first use (the verifier and its readers), imported while
+    Slang's session is being made rather than during the first request."""
+    import oneshader.compiler.crosscheck  # noqa: F401
+
+
 def _serve() -> None:
     """The child: frames in on stdin, frames out on a private copy of stdout (native code that
     prints goes to stderr, never into the protocol)."""
     out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
     inp = sys.stdin.buffer
-    from oneshader.compiler import _slang
+    # The Slang session (loading Slang's core module, ~180 ms) is made on a thread: ctypes
+    # releases the GIL in the call, so the driver's imports and the wait for the first request
+    # run meanwhile. The first compile joins it (the session is not thread-safe).
+    warm = threading.Thread(target=_warm_up, name="slang-session", daemon=True)
+    warm.start()
     from oneshader.compiler.driver import compile_file
 
-    with contextlib.suppress(Exception):  # a missing compiler is reported by the first compile
-        _slang.library().session.bit_length()  # warm up while the parent prepares a request
+    _prepare()
+    joined = False
     while True:
         try:
             request = _receive(inp)
@@ -195,6 +215,9 @@ def _serve() -> None:
         assert isinstance(request, tuple)
         path: str = request[0]
         options: CompileOptions = request[1]
+        if not joined:
+            warm.join()
+            joined = True
         try:
             result = compile_file(path, options)
         except Exception as err:  # a bug in oneshader: one shader fails, the worker stays
