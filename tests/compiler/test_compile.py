@@ -976,3 +976,47 @@ def test_counters_used_and_declared_in_an_include(tmp_path: Path) -> None:
     result = compile_file(str(tmp_path / "main.hlsl"), wgsl)
     (err,) = [d for d in result.diagnostics if d.is_error]
     assert (err.code, err.file, err.line, err.column) == ("OS1002", "inc/counted.hlsli", 6, 14)
+
+
+@pytest.mark.parametrize(
+    ("source", "position", "fragments"),
+    [
+        ("cbuffer C { float4 X; bool B; };", (1, 28), ["C.B", "no bool in buffers"]),
+        ("struct E { float a; bool b; };\nRWStructuredBuffer<E> O2;", (1, 26), ["O2.b", "uint"]),
+        ("cbuffer C { float4 X; half H[2]; };", (1, 28), ["C.H", "vec8<f16>"]),
+        (
+            "struct T { half h[2]; float4 p; };\ncbuffer C { float4 X; T S; };",
+            (1, 17),
+            ["C.S.h", "vec8<f16>"],
+        ),
+    ],
+    ids=["bool-cbuffer", "bool-structured", "half-array", "half-array-nested"],
+)
+def test_what_slangs_wgsl_cannot_hold_in_a_buffer_is_positioned(
+    tmp_path: Path, source: str, position: tuple[int, int], fragments: list[str]
+) -> None:
+    """Slang emits these into WGSL modules that are not WGSL (naga rejects them): a positioned
+    error at the member instead of an internal one."""
+    (tmp_path / "s.hlsl").write_text(
+        f"{source}\nRWStructuredBuffer<float> O;\n"
+        '[shader("compute")][numthreads(1,1,1)] void M() { O[0] = 1; }\n'
+    )
+    options = CompileOptions(targets=(Target.SpirV, Target.Wgsl), source_name="s.hlsl")
+    result = compile_file(str(tmp_path / "s.hlsl"), options)
+    (err,) = [d for d in result.diagnostics if d.is_error]
+    assert (err.code, err.line, err.column) == ("OS1003", *position)
+    assert err.message.startswith("WGSL: ") and all(f in err.message for f in fragments)
+    spirv = CompileOptions(targets=(Target.SpirV,), source_name="s.hlsl")
+    assert compile_file(str(tmp_path / "s.hlsl"), spirv).ok  # a WGSL limit only
+
+
+def test_a_wgsl_only_build_reads_f16_from_the_module(tmp_path: Path) -> None:
+    (tmp_path / "s.hlsl").write_text(
+        "cbuffer C { float4 X; half H; };\nRWStructuredBuffer<float> O;\n"
+        '[shader("compute")][numthreads(1,1,1)] void M() { O[0] = X.x + float(H); }\n'
+    )
+    options = CompileOptions(targets=(Target.Wgsl,), source_name="s.hlsl")
+    result = compile_file(str(tmp_path / "s.hlsl"), options)
+    assert result.ok, [d.format() for d in result.diagnostics]
+    assert result.reflection is not None
+    assert DeviceFeatures.Float16 in result.reflection.entry_points[0].features

@@ -878,27 +878,10 @@ class _Compilation:
             diff = compare(base, other, decl.name, sized=not block)
             if diff is None:
                 continue
-            struct_name, member = diff.struct, diff.member
-            line, col, file = decl.line, decl.column, decl.file
-            owner = (
-                decl.name
-                if decl.base in ("cbuffer", "tbuffer") and struct_name in ("", decl.name)
-                else struct_name
-            )
-            sdef = self.struct(owner) if owner else None
-            loose = self.declarations().get(member) if owner == GLOBALS else None
-            if loose is not None:
-                file, line, col = loose.file, loose.line, loose.column
-            if sdef is not None and member:
-                f = sdef.field(member)
-                if f is not None:
-                    line, col = f.line, f.column
-                    file = next(
-                        (str(p) for p, s in self.sources.items() if owner in s.structs), file
-                    )
+            file, line, col = self.member_position(decl, diff.struct, diff.member)
             errors.append(
                 self.error(
-                    self.display(file),
+                    file,
                     line,
                     col,
                     f"{diff.path}: not portable: {diff.what} is {diff.a} on {first.name} but "
@@ -907,10 +890,83 @@ class _Compilation:
                 )
             )
             return base
+        if Target.Wgsl in per:
+            uniform = block and decl.base not in ("tbuffer", "TextureBuffer")
+            errors.extend(self.wgsl_buffer_errors(decl, base, uniform))
         if block and base.kind is TypeKind.Struct:
             sizes = [p.layout.size for p in per.values() if p.layout is not None]
             base = replace(base, size=max(sizes, default=base.size))
         return base
+
+    def member_position(
+        self, decl: Declaration, struct_name: str, member: str
+    ) -> tuple[str, int, int]:
+        """Where ``member`` of struct ``struct_name`` is declared (the buffer's own members when
+        the struct is the cbuffer itself, a loose global's declaration for $Globals), else the
+        buffer's declaration: (displayed file, line, column)."""
+        line, col, file = decl.line, decl.column, decl.file
+        owner = (
+            decl.name
+            if decl.base in ("cbuffer", "tbuffer") and struct_name in ("", decl.name)
+            else struct_name
+        )
+        sdef = self.struct(owner) if owner else None
+        loose = self.declarations().get(member) if owner == GLOBALS else None
+        if loose is not None:
+            file, line, col = loose.file, loose.line, loose.column
+        if sdef is not None and member:
+            f = sdef.field(member)
+            if f is not None:
+                line, col = f.line, f.column
+                file = next((str(p) for p, s in self.sources.items() if owner in s.structs), file)
+        return self.display(file), line, col
+
+    def wgsl_buffer_errors(
+        self, decl: Declaration, layout: TypeLayout | None, uniform: bool
+    ) -> list[Diagnostic]:
+        """What Slang's WGSL cannot hold in a buffer, at the member: bool (WGSL has no
+        host-shareable bool; Slang emits it anyway and naga rejects the module) and, in a
+        uniform buffer, arrays of half (Slang emits an invalid ``vec8<f16>`` slot)."""
+        out: list[Diagnostic] = []
+        seen: set[tuple[str, str]] = set()
+
+        def walk(t: TypeLayout, path: str, owner: str, member: str, in_array: bool) -> None:
+            if t.kind is TypeKind.Struct:
+                for m in t.members:
+                    walk(m.type, f"{path}.{m.name}", t.name or owner, m.name, in_array)
+                return
+            if t.kind is TypeKind.Array:
+                if t.element is not None:
+                    walk(t.element, path, owner, member, True)
+                return
+            if t.scalar is ScalarKind.Bool:
+                why = "WGSL has no bool in buffers (not host-shareable); use uint (0 or 1)"
+            elif uniform and in_array and t.scalar is ScalarKind.Float16:
+                why = (
+                    "Slang emits an array of half in a WGSL uniform buffer as an invalid "
+                    "vec8<f16>; use float, or half4 members instead of an array"
+                )
+            else:
+                return
+            if (owner, member) in seen:
+                return
+            seen.add((owner, member))
+            file, line, col = self.member_position(decl, owner, member)
+            out.append(
+                self.error(
+                    file,
+                    line,
+                    col,
+                    f"WGSL: {path}: {why}, or build without the wgsl target",
+                    "OS1003",
+                )
+            )
+
+        if layout is not None and layout.kind is not TypeKind.Scalar:
+            walk(layout, decl.name, layout.name, "", False)
+        elif layout is not None and layout.scalar is ScalarKind.Bool:
+            walk(layout, decl.name, "", "", False)
+        return out
 
     def vk_offsets(self, layout: TypeLayout | None, owner: str) -> TypeLayout | None:
         """SPIR-V places ``[[vk::offset(n)]]`` members at n (and the members after it follow);
@@ -1476,8 +1532,10 @@ def _usage(outputs: dict[Target, bytes]) -> dict[str, tuple[set[str] | None, Dev
         except (ImportError, AttributeError):
             continue
         m = reader(outputs[target])
+        # WGSL says one feature, module-wide (as SPIR-V's capabilities are): shader-f16.
+        features = DeviceFeatures.Float16 if "f16" in m.enables else DeviceFeatures(0)
         for name, e in m.entries.items():
-            out[name] = (set(e.uses) if e.uses is not None else None, DeviceFeatures(0))
+            out[name] = (set(e.uses) if e.uses is not None else None, features)
         return out
     return out
 
