@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import hypothesis
+import hypothesis.strategies as st
+
 from oneshader.compiler.source import find_includes, scan, strip_comments
 
 SOURCE = """// comment with Texture2D Fake;
@@ -104,3 +107,40 @@ def test_includes_resolve_relative_then_include_dirs(tmp_path: Path) -> None:
         (tmp_path / "inc" / "a.hlsli").resolve(),
         (tmp_path / "lib" / "b.hlsli").resolve(),
     ]
+
+
+def _strip_comments_by_hand(text: str) -> str:
+    """The scanner's first, character-by-character comment stripper: the oracle for the regex."""
+    out = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "/" and i + 1 < n and text[i + 1] == "/":
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+            out.append(" " * (j - i))
+            i = j
+        elif c == "/" and i + 1 < n and text[i + 1] == "*":
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            out.append("".join(ch if ch == "\n" else " " for ch in text[i:j]))
+            i = j
+        elif c == '"':
+            j = i + 1
+            while j < n and text[j] not in '"\n':
+                j += 2 if text[j] == "\\" else 1
+            j = min(j + 1, n)
+            out.append(text[i:j])
+            i = j
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+@hypothesis.settings(max_examples=400, deadline=None)
+@hypothesis.given(st.text(alphabet='/*"\\\nab ', max_size=40))
+def test_strip_comments_keeps_positions_as_the_character_loop_did(text: str) -> None:
+    got = strip_comments(text)
+    assert got == _strip_comments_by_hand(text)
+    assert len(got) == len(text) and got.count("\n") == text.count("\n")

@@ -9,6 +9,7 @@ never judges validity, which stays Slang's job.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,33 +64,21 @@ _MODIFIERS = frozenset(
 INTERPOLATION_MODIFIERS = ("nointerpolation", "linear", "centroid", "noperspective", "sample")
 
 
+_COMMENT_OR_STRING = re.compile(r'//[^\n]*|/\*.*?(?:\*/|\Z)|"(?:\\.|[^"\\\n])*["\n]?', re.DOTALL)
+_NOT_NEWLINE = re.compile(r"[^\n]")
+
+
+def _blank(m: re.Match[str]) -> str:
+    text = m.group(0)
+    return text if text[0] == '"' else _NOT_NEWLINE.sub(" ", text)
+
+
+@functools.lru_cache(maxsize=256)
 def strip_comments(text: str) -> str:
-    """The text with comments blanked out (newlines kept), so offsets and positions survive."""
-    out = []
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if c == "/" and i + 1 < n and text[i + 1] == "/":
-            j = text.find("\n", i)
-            j = n if j < 0 else j
-            out.append(" " * (j - i))
-            i = j
-        elif c == "/" and i + 1 < n and text[i + 1] == "*":
-            j = text.find("*/", i + 2)
-            j = n if j < 0 else j + 2
-            out.append("".join(ch if ch == "\n" else " " for ch in text[i:j]))
-            i = j
-        elif c == '"':
-            j = i + 1
-            while j < n and text[j] not in '"\n':
-                j += 2 if text[j] == "\\" else 1
-            j = min(j + 1, n)
-            out.append(text[i:j])
-            i = j
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
+    """The text with comments blanked out (newlines kept), so offsets and positions survive;
+    string literals are kept whole (a ``//`` inside one is no comment). Cached: every rewrite and
+    scan of a compile asks for the same few texts."""
+    return _COMMENT_OR_STRING.sub(_blank, text)
 
 
 @dataclass(frozen=True)
