@@ -174,3 +174,137 @@ def test_specialization_constants_choose_the_operation(project: Project, device:
         results[name] = np.frombuffer(device.queue.read_buffer(buf), np.float32)
     np.testing.assert_array_equal(results["default"], data * 2)
     np.testing.assert_array_equal(results["add"], data + 0.5)
+
+
+def draw_lit_quad(project: Project, device: Any, sample_types: dict[str, str]) -> Any:
+    """The lit mesh as a renderer uses it: a depth-only pass of its own vertex shader from the
+    light draws an occluder over the left half into the shadow map, then a full-screen quad at
+    depth 0.5 is lit, and shadowed where the occluder is."""
+    import wgpu
+
+    lit = project.module("lit_mesh")
+    S, res, vs, ps = lit.SHADER, lit.resources, lit.entries.VSMain, lit.entries.PSMain
+    U, T = wgpu.BufferUsage, wgpu.TextureUsage
+
+    def quad(x0: float, x1: float, z: float) -> Any:
+        v = np.zeros(6, vs.vertex_dtype())
+        corners = np.array([[x0, -1], [x1, -1], [x1, 1], [x0, -1], [x1, 1], [x0, 1]], np.float32)
+        v["Position"] = np.c_[corners, np.full(6, z)]
+        v["Normal"] = (1, 0, 0)  # the normal matrix turns it to +z, towards the light
+        v["UV"] = (corners + 1) / 2
+        return device.create_buffer_with_data(data=v, usage=U.VERTEX)
+
+    rotate = np.array([[0, 0, -1], [0, 1, 0], [1, 0, 0]], np.float32)  # (1,0,0) -> (0,0,1)
+    frame = lit.PerFrame(
+        ViewProj=np.eye(4), LightViewProj=np.eye(4), LightDir=(0, 0, 1), Ambient=0.25,
+        LightColor=(0.5, 0.5, 0.5, 1),
+    )  # fmt: skip
+    obj = lit.PerObject(World=np.eye(4), NormalMatrix=rotate, Layer=1)
+
+    albedo = device.create_texture(
+        size=(1, 1, 2), format="rgba8unorm", usage=T.TEXTURE_BINDING | T.COPY_DST
+    )
+    layers = np.array([[255, 0, 0, 255], [204, 102, 255, 255]], np.uint8)
+    device.queue.write_texture(
+        {"texture": albedo}, layers.tobytes(), {"bytes_per_row": 4, "rows_per_image": 1}, (1, 1, 2)
+    )
+    size = 16
+    depth = {"size": (size, size, 1), "format": "depth32float"}
+    shadow = device.create_texture(**depth, usage=T.TEXTURE_BINDING | T.RENDER_ATTACHMENT)
+    unused = device.create_texture(**depth, usage=T.TEXTURE_BINDING)
+    target = device.create_texture(
+        size=(size, size, 1), format="rgba8unorm", usage=T.RENDER_ATTACHMENT | T.COPY_SRC
+    )
+
+    def resources(shadow_view: Any) -> dict[Any, Any]:
+        return {
+            res.PerFrame: device.create_buffer_with_data(data=frame.bytes_view(), usage=U.UNIFORM),
+            res.PerObject: device.create_buffer_with_data(data=obj.bytes_view(), usage=U.UNIFORM),
+            res.Albedo: albedo.create_view(dimension="2d-array"),
+            res.ShadowMap: shadow_view,
+            res.LinearSampler: device.create_sampler(),
+            res.ShadowSampler: device.create_sampler(compare="less"),
+        }
+
+    layouts = S.create_bind_group_layouts(device, sample_types=sample_types)
+    pipeline_layout = S.create_pipeline_layout(device, layouts)
+    out = project.out("lit_mesh")
+    vertex = {
+        **vs.stage_descriptor(S.create_shader_module(device, out, entry=vs.name)),
+        "buffers": vs.vertex_buffers(),
+    }
+    group = res.PerFrame.wgsl.set
+    enc = device.create_command_encoder()
+
+    depth_only = device.create_render_pipeline(
+        layout=pipeline_layout,
+        vertex=vertex,
+        primitive={"topology": "triangle-list"},
+        depth_stencil={
+            "format": "depth32float",
+            "depth_write_enabled": True,
+            "depth_compare": "less",
+        },
+    )
+    rp = enc.begin_render_pass(
+        color_attachments=[],
+        depth_stencil_attachment={
+            "view": shadow.create_view(),
+            "depth_clear_value": 1.0,
+            "depth_load_op": "clear",
+            "depth_store_op": "store",
+        },
+    )
+    rp.set_pipeline(depth_only)
+    rp.set_bind_group(
+        group, S.create_bind_group(device, layouts[group], resources(unused.create_view()))
+    )
+    rp.set_vertex_buffer(0, quad(-1, 0, 0.2))
+    rp.draw(6)
+    rp.end()
+
+    shaded = device.create_render_pipeline(
+        layout=pipeline_layout,
+        vertex=vertex,
+        fragment={
+            **ps.stage_descriptor(S.create_shader_module(device, out, entry=ps.name)),
+            "targets": [{"format": "rgba8unorm"}],
+        },
+        primitive={"topology": "triangle-list"},
+    )
+    rp = enc.begin_render_pass(
+        color_attachments=[
+            {
+                "view": target.create_view(),
+                "clear_value": (0, 0, 0, 0),
+                "load_op": "clear",
+                "store_op": "store",
+            }
+        ]
+    )
+    rp.set_pipeline(shaded)
+    rp.set_bind_group(
+        group, S.create_bind_group(device, layouts[group], resources(shadow.create_view()))
+    )
+    rp.set_vertex_buffer(0, quad(-1, 1, 0.5))
+    rp.draw(6)
+    rp.end()
+    device.queue.submit([enc.finish()])
+    data = device.queue.read_texture(
+        {"texture": target}, {"bytes_per_row": size * 4, "rows_per_image": size}, (size, size, 1)
+    )
+    return np.frombuffer(data, np.uint8).reshape(size, size, 4)
+
+
+def test_lit_mesh_is_lit_and_shadowed_where_the_shadow_map_says(
+    project: Project, device: Any
+) -> None:
+    rgba = draw_lit_quad(project, device, {"ShadowMap": "depth"})
+    albedo = np.array([204, 102, 255]) / 255  # layer 1: the Layer member reached the shader
+    shadowed = np.round(albedo * 0.25 * 255)
+    lit = np.round(albedo * (0.25 + 0.5) * 255)
+    for x in (0, 3, 6):
+        assert np.abs(rgba[4, x, :3].astype(int) - shadowed).max() <= 1, (x, rgba[4, x])
+    for x in (9, 12, 15):
+        assert np.abs(rgba[11, x, :3].astype(int) - lit).max() <= 1, (x, rgba[11, x])
+    assert (rgba[:, :, 3] == 255).all()
