@@ -5,7 +5,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from trial_helpers import SHADERS, oneshader
+import pytest
+from trial_helpers import SHADERS, Project, oneshader
 
 
 def test_a_deleted_shader_loses_its_bindings_module_too(tmp_path: Path) -> None:
@@ -36,3 +37,19 @@ def test_a_deleted_shader_loses_its_bindings_module_too(tmp_path: Path) -> None:
     assert '"skinned"' in (tmp_path / "gen" / "__init__.py").read_text()
     check = oneshader(tmp_path, "generate", "out/skinned.reflection", "-o", "gen", "--check")
     assert check.returncode == 0, check.stdout + check.stderr
+
+
+def test_wgpu_helpers_refuse_a_shader_built_without_wgsl(project: Project) -> None:
+    """FINDINGS.md #6: the histogram (SPIR-V and Metal only: WGSL refuses InterlockedAdd) gave an
+    empty pipeline layout, and wgpu failed later with 'binding is missing from the pipeline
+    layout'; now the helper says why at once. The slots themselves stay readable."""
+    histogram = project.module("histogram")
+    assert histogram.resources.Histogram.spirv.binding == 30
+    message = "histogram: the wgpu helpers use the Wgsl slots, but this shader was built for "
+    with pytest.raises(LookupError, match=f"^{message}SpirV, Msl only; build it for wgsl too$"):
+        histogram.SHADER.create_bind_group_layouts(device=None)
+    with pytest.raises(LookupError, match=message):
+        histogram.SHADER.bind_group_layout_entries(0)
+    with pytest.raises(LookupError, match="'Histogram' has no Wgsl slot"):
+        _ = histogram.resources.Histogram.wgsl
+    assert project.module("blur").SHADER.groups() == [0]

@@ -340,8 +340,19 @@ class Shader:
         ]
 
     # -- wgpu descriptors --------------------------------------------------------------------
+    def _require_wgsl(self) -> None:
+        """The wgpu helpers read the Wgsl slots: without them every layout would come out empty
+        and the mismatch would surface only when wgpu creates the pipeline."""
+        if Target.Wgsl not in self.reflection.targets:
+            built = ", ".join(t.name for t in self.reflection.targets)
+            raise LookupError(
+                f"{self.stem}: the wgpu helpers use the Wgsl slots, but this shader was built "
+                f"for {built} only; build it for wgsl too"
+            )
+
     def groups(self) -> list[int]:
         """The WGSL bind groups used, ascending."""
+        self._require_wgsl()
         out = set()
         for b in self.bindings():
             for s in b.slots:
@@ -358,6 +369,7 @@ class Shader:
     ) -> list[dict[str, Any]]:
         """The entries of WGSL bind group ``group``, ordered by binding; ``sample_types`` and
         ``access`` override textures' by resource name."""
+        self._require_wgsl()
         entries: list[dict[str, Any]] = []
         for b in self.bindings():
             if any(s.target is Target.Wgsl and s.set == group for s in b.slots):
