@@ -308,3 +308,82 @@ def test_lit_mesh_is_lit_and_shadowed_where_the_shadow_map_says(
     for x in (9, 12, 15):
         assert np.abs(rgba[11, x, :3].astype(int) - lit).max() <= 1, (x, rgba[11, x])
     assert (rgba[:, :, 3] == 255).all()
+
+
+def test_skinned_mesh_moves_by_its_weighted_bones(project: Project, device: Any) -> None:
+    import wgpu
+
+    sk = project.module("skinned")
+    S, res, vs, ps = sk.SHADER, sk.resources, sk.entries.VSMain, sk.entries.PSMain
+    size = 16
+    verts = np.zeros(6, vs.vertex_dtype())
+    corners = np.array([[-1, -1], [0, -1], [0, 1], [-1, -1], [0, 1], [-1, 1]], np.float32)
+    verts["Position"] = np.c_[corners, np.zeros(6)]
+    verts["Normal"] = (0, 0, 1)
+    verts["BoneIndices"] = (3, 60, 0, 0)  # bone 0 is a wild scale, weighted 0
+    verts["BoneWeights"] = (0.75, 0.25, 0, 0)
+    bones = np.stack([np.eye(4)] * 64)
+    bones[0] = np.diag([100.0, 100.0, 1.0, 1.0])
+    bones[3][0, 3] = 0.5  # v' = M @ v: bone 3 moves x by 0.5, bone 60 by 0.5 too
+    bones[60][0, 3] = 0.5
+    skeleton = sk.Skeleton(Bones=bones)
+    camera = sk.Camera(ViewProj=np.eye(4), Color=(1, 0.5, 0.25, 1))
+    U, T = wgpu.BufferUsage, wgpu.TextureUsage
+    target = device.create_texture(
+        size=(size, size, 1), format="rgba8unorm", usage=T.RENDER_ATTACHMENT | T.COPY_SRC
+    )
+    layouts = S.create_bind_group_layouts(device)
+    out = project.out("skinned")
+    pipeline = device.create_render_pipeline(
+        layout=S.create_pipeline_layout(device, layouts),
+        vertex={
+            **vs.stage_descriptor(S.create_shader_module(device, out, entry=vs.name)),
+            "buffers": vs.vertex_buffers(),
+        },
+        fragment={
+            **ps.stage_descriptor(S.create_shader_module(device, out, entry=ps.name)),
+            "targets": [{"format": "rgba8unorm"}],
+        },
+        primitive={"topology": "triangle-list"},
+    )
+    group = res.Skeleton.wgsl.set
+    bind = S.create_bind_group(
+        device,
+        layouts[group],
+        {
+            res.Skeleton: device.create_buffer_with_data(
+                data=skeleton.bytes_view(), usage=U.UNIFORM
+            ),
+            res.Camera: device.create_buffer_with_data(data=camera.bytes_view(), usage=U.UNIFORM),
+        },
+    )
+    enc = device.create_command_encoder()
+    rp = enc.begin_render_pass(
+        color_attachments=[
+            {
+                "view": target.create_view(),
+                "clear_value": (0, 0, 0, 0),
+                "load_op": "clear",
+                "store_op": "store",
+            }
+        ]
+    )
+    rp.set_pipeline(pipeline)
+    rp.set_bind_group(group, bind)
+    rp.set_vertex_buffer(0, device.create_buffer_with_data(data=verts, usage=U.VERTEX))
+    rp.draw(len(verts))
+    rp.end()
+    device.queue.submit([enc.finish()])
+    rgba = np.frombuffer(
+        device.queue.read_texture(
+            {"texture": target},
+            {"bytes_per_row": size * 4, "rows_per_image": size},
+            (size, size, 1),
+        ),
+        np.uint8,
+    ).reshape(size, size, 4)
+    covered = rgba[:, :, 3] == 255
+    want = np.zeros((size, size), bool)
+    want[:, 4:12] = True  # x in [-1, 0] moved by 0.5: [-0.5, 0.5]
+    np.testing.assert_array_equal(covered, want)
+    assert (rgba[covered] == (255, 128, 64, 255)).all()
