@@ -165,3 +165,14 @@ def test_a_second_build_is_up_to_date(project: Project) -> None:
     again = oneshader(project.root, "build", "-q")
     assert again.returncode == 0, again.stderr
     assert "0 built, 7 up to date, 0 failed" in again.stdout
+
+
+def test_load_without_generating_equals_the_generated_module(project: Project) -> None:
+    from oneshader.bindings import load
+
+    path = project.out("lit_mesh") / "lit_mesh.reflection"
+    loaded, generated = load(path), project.module("lit_mesh")
+    public = {n for n in dir(generated) if not n.startswith("_")}
+    assert public == {n for n in dir(loaded) if not n.startswith("_")}
+    assert loaded.PerObject.size == generated.PerObject.size == 144
+    assert loaded.resources.ShadowSampler.wgsl == generated.resources.ShadowSampler.wgsl
