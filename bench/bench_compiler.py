@@ -24,7 +24,8 @@ import tomllib
 from pathlib import Path
 
 from oneshader.compiler import CompileOptions, EntryPointSpec, _slang, compile_file, stage_from_name
-from oneshader.compiler.driver import _SLANG_STAGE_ID, _Compilation
+from oneshader.compiler.slang_compile import SLANG_STAGE_ID, slang_args, slang_source
+from oneshader.compiler.sourceset import SourceSet
 from oneshader.reflection.model import Target
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "corpus"
@@ -45,14 +46,14 @@ def _options(entry: dict[str, object]) -> CompileOptions:
 
 def _direct(lib: _slang.Library, path: Path, options: CompileOptions) -> dict[Target, float]:
     """Slang alone, with the arguments and source oneshader gives it."""
-    plan = _Compilation(str(path), options)
-    plan.read_sources()
+    plan = SourceSet(str(path), options.source_name, options.include_dirs)
+    plan.read()
     times = {}
     for target in options.targets:
         start = time.perf_counter()
-        entries = [(e.name, _SLANG_STAGE_ID[e.stage]) for e in options.entry_points]
+        entries = [(e.name, SLANG_STAGE_ID[e.stage]) for e in options.entry_points]
         req = _slang.Request(
-            lib, plan.args(target), (str(plan.path), plan.source_for(target)), entries
+            lib, slang_args(target, options), (str(plan.path), slang_source(plan, target)), entries
         )
         result = req.compile()
         assert result.ok, result.diagnostics

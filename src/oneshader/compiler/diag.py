@@ -1,4 +1,4 @@
-"""Slang's machine-readable diagnostics turned into oneshader's, with its duplicates removed.
+"""Diagnostics: Slang's machine-readable ones turned into oneshader's, and the failure of a step.
 
 With ``-enable-machine-readable-diagnostics`` Slang prints one tab-separated line per message:
 code, severity, file, line, column, end line, end column, text. A ``span`` line carries the detail
@@ -8,9 +8,22 @@ groups (once per pass); equal diagnostics are kept once.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from oneshader.diagnostics import Diagnostic, Severity, source_excerpt
+from oneshader.reflection.model import Target
+
+TARGET_NAMES = {Target.SpirV: "SPIR-V", Target.Msl: "Metal", Target.Wgsl: "WGSL"}
+
+
+class Failed(Exception):
+    """A step found user errors: the compile stops and returns these diagnostics."""
+
+    def __init__(self, diagnostics: Sequence[Diagnostic]) -> None:
+        super().__init__(diagnostics)
+        self.diagnostics = tuple(diagnostics)
+
 
 _SEVERITIES = {
     "error": Severity.ERROR,
@@ -83,3 +96,50 @@ def parse(
         seen.add(key)
         result.append(d)
     return result
+
+
+def explain(d: Diagnostic) -> Diagnostic:
+    """Slang's errors with, where known, what to write instead (name_targets names the target)."""
+    message = d.message
+    if d.code == "E36107":
+        message += " (a feature of this entry point cannot be expressed for this target)"
+    elif d.code == "E30019":
+        message += (
+            "; DXC truncates implicitly, Slang does not: make the conversion explicit "
+            "(for example (float3)mul(m, v) or mul((float3x3)m, v.xyz))"
+        )
+    return replace(d, message=message)
+
+
+def dedupe(diags: Sequence[Diagnostic]) -> list[Diagnostic]:
+    """Each message once; a message without a position is dropped when Slang also gave it with
+    one."""
+    positioned = {(d.file, d.code, d.message) for d in diags if d.line}
+    seen: set[tuple[str, int, int, str]] = set()
+    out = []
+    for d in diags:
+        key = (d.file, d.line, d.column, d.message)
+        if key in seen or (not d.line and (d.file, d.code, d.message) in positioned):
+            continue
+        seen.add(key)
+        out.append(d)
+    return out
+
+
+_TARGET_SPECIFIC = frozenset({"E36107", "E55202", "E99997", "E00101"})
+
+
+def name_targets(per_target: dict[Target, list[Diagnostic]]) -> list[Diagnostic]:
+    """Slang's errors in target order; one that not every target gave (or that is about the
+    target by nature) starts with the target's name, as oneshader's own target errors do."""
+    every = [{(d.file, d.line, d.code) for d in errs} for errs in per_target.values()]
+    common = set.intersection(*every) if every else set()
+    out = []
+    for target, errs in per_target.items():
+        name = TARGET_NAMES[target]
+        for d in errs:
+            specific = (d.file, d.line, d.code) not in common or d.code in _TARGET_SPECIFIC
+            if specific and not d.message.startswith(f"{name}:"):
+                d = replace(d, message=f"{name}: {d.message}")
+            out.append(d)
+    return out

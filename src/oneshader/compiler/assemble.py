@@ -1,0 +1,429 @@
+"""The reflection's resources, push blocks and spec constants, built from every target's facts
+and the source's declarations: the binding policy applied per target (SPIR-V and WGSL by
+``bindings.place``, Metal's argument indices), one layout per buffer, clashes refused."""
+
+from __future__ import annotations
+
+import re
+import struct
+from dataclasses import dataclass, replace
+
+from oneshader.compiler import _slang as S
+from oneshader.compiler.api import CompileOptions
+from oneshader.compiler.bindings import Placement, place
+from oneshader.compiler.diag import TARGET_NAMES, Failed
+from oneshader.compiler.emitted.common import GLOBALS
+from oneshader.compiler.facts import ParamFacts, TargetFacts
+from oneshader.compiler.kinds import BLOCK_TYPES, COUNTED, RTYPES, SAMPLERS, TEXTURES
+from oneshader.compiler.layouts import one_layout
+from oneshader.compiler.slang_compile import CompiledTarget
+from oneshader.compiler.source import Declaration
+from oneshader.compiler.sourceset import SourceSet
+from oneshader.diagnostics import Diagnostic, Severity
+from oneshader.reflection.model import (
+    EntryPoint,
+    PushBlock,
+    Resource,
+    ResourceKind,
+    ResourceTypeKind,
+    ScalarKind,
+    Slot,
+    SpecConstant,
+    SpecSlot,
+    Stage,
+    Target,
+    TypeKind,
+)
+
+_INFERRED_FORMATS = {
+    (scalar, n): f"{prefix}{suffix}"
+    for scalar, suffix in (
+        (ScalarKind.Float, "32f"),
+        (ScalarKind.Float16, "16f"),
+        (ScalarKind.Int, "32i"),
+        (ScalarKind.UInt, "32ui"),
+    )
+    for n, prefix in ((1, "r"), (2, "rg"), (4, "rgba"))
+}
+
+
+@dataclass
+class Assembled:
+    """What the later steps need: the parameters in the reflection's order, and Metal's argument
+    indices (name -> (buffer|texture|sampler, n)) for renumbering the MSL."""
+
+    resources: list[Resource]
+    pushes: list[PushBlock]
+    specs: list[SpecConstant]
+    msl_index: dict[str, tuple[str, int]]
+
+
+def assemble(
+    src: SourceSet,
+    options: CompileOptions,
+    compiled: list[CompiledTarget],
+    outputs: dict[Target, bytes],
+) -> Assembled:
+    """Every parameter of the primary (first) target, in its order, as the reflection records it;
+    user errors are collected and raised together."""
+    decls = declarations(src, compiled[0].facts)
+    primary = compiled[0]
+    by_target = {t.target: t for t in compiled}
+    errors: list[Diagnostic] = []
+    resources: list[Resource] = []
+    pushes: list[PushBlock] = []
+    specs: list[SpecConstant] = []
+
+    params = {t.target: {p.name: p for p in t.facts.params} for t in compiled}
+    names = [p.name for p in primary.facts.params]
+    companions = {f"{n}_counter" for n in src.counted_rw()}
+    names = [n for n in names if n not in companions]
+    resource_decls = [
+        decls[n]
+        for n in names
+        if n in decls
+        and params[primary.target][n].category
+        not in (S.CAT_SPECIALIZATION_CONSTANT, S.CAT_PUSH_CONSTANT_BUFFER, S.CAT_UNIFORM)
+        and not decls[n].attribute("vk::push_constant")
+        and decls[n].base in RTYPES
+    ]
+    declared = {d.name for d in resource_decls if RTYPES.get(d.base, (None,))[0] in COUNTED}
+    placement = place(
+        resource_decls,
+        declared,
+        src.counters_by_first_use(),
+        options.shifts,
+        options.bind_registers,
+    )
+    for d, message in placement.problems:
+        errors.append(src.at_decl(d, message, "OS3002"))
+    msl_index: dict[str, tuple[str, int]] = {}
+    if Target.Msl in params:
+        msl_index = _metal_indices(by_target[Target.Msl].facts, set(names))
+    for name in names:
+        decl = decls.get(name)
+        if decl is None:
+            raise Failed(
+                [
+                    Diagnostic(
+                        src.name,
+                        0,
+                        0,
+                        Severity.ERROR,
+                        f"'{name}' is declared in a form oneshader cannot read from the "
+                        "source (through a macro, for example); declare it directly so its "
+                        "type and attributes can be reflected as written",
+                        "OS1013",
+                    )
+                ]
+            )
+        per = {t: params[t][name] for t in params if name in params[t]}
+        p0 = per[primary.target]
+        if p0.category == S.CAT_SPECIALIZATION_CONSTANT:
+            specs.append(_spec(decl, per, outputs))
+            continue
+        if p0.category == S.CAT_PUSH_CONSTANT_BUFFER or decl.attribute("vk::push_constant"):
+            layout = one_layout(src, decl, per, errors, block=True)
+            pushes.append(PushBlock(name, (), layout, ()))
+            continue
+        if p0.category == S.CAT_UNIFORM or decl.base not in RTYPES:
+            errors.append(
+                src.at_decl(
+                    decl,
+                    f"'{name}' is a global uniform outside any cbuffer; declare it inside a "
+                    "cbuffer (or make it static const)",
+                    "OS1004",
+                )
+            )
+            continue
+        resources.append(_resource(src, decl, per, errors, placement, msl_index))
+    if errors:
+        raise Failed(errors)
+
+    resources = _check_bindings(src, resources, decls, msl_index)
+    pushes = _place_pushes(pushes, params, resources, msl_index)
+    return Assembled(resources, pushes, specs, msl_index)
+
+
+def declarations(src: SourceSet, facts: TargetFacts) -> dict[str, Declaration]:
+    """The source's declarations by name, with DXC's ``$Globals`` where the shader has loose
+    uniforms."""
+    decls = src.declarations()
+    globals_decl = _globals_declaration(facts, decls)
+    if globals_decl is not None:
+        decls[GLOBALS] = globals_decl
+    return decls
+
+
+def _globals_declaration(facts: TargetFacts, decls: dict[str, Declaration]) -> Declaration | None:
+    """DXC's ``$Globals`` as if declared at its first loose uniform (where DXC creates it, so
+    it takes its binding in that place of the declaration order): a cbuffer with no register,
+    written as nothing (``hlsl`` "")."""
+    block = next((p for p in facts.params if p.name == GLOBALS), None)
+    if block is None or block.layout is None:
+        return None
+    first = next((decls[m.name] for m in block.layout.members if m.name in decls), None)
+    if first is None:
+        return None
+    return Declaration(GLOBALS, "cbuffer", "", first.file, first.line, first.column)
+
+
+def _resource(
+    src: SourceSet,
+    decl: Declaration,
+    per: dict[Target, ParamFacts],
+    errors: list[Diagnostic],
+    placement: Placement,
+    msl_index: dict[str, tuple[str, int]],
+) -> Resource:
+    rtype, kind = RTYPES.get(decl.base, (None, None))
+    if rtype is None or kind is None:
+        errors.append(
+            src.at_decl(
+                decl,
+                f"'{decl.name}': unsupported resource type '{decl.type_text or decl.base}'",
+                "OS1007",
+            )
+        )
+        return Resource(decl.name, ResourceKind.ShaderResource, ResourceTypeKind.Texture2D)
+    layout = (
+        one_layout(src, decl, per, errors, block=rtype in BLOCK_TYPES)
+        if rtype not in TEXTURES
+        else next((per[t].layout for t in Target if t in per), None)
+    )
+    slots: list[Slot] = []
+    counters: list[Slot] = []
+    for t in Target:
+        p = per.get(t)
+        if p is None:
+            continue
+        if t is Target.Msl:
+            slots.append(Slot(t, 0, msl_index[decl.name][1]))
+        else:
+            dset, binding = placement.bindings[decl.name]
+            slots.append(Slot(t, dset, binding))
+            if decl.name in placement.counters:
+                cset, cbinding = placement.counters[decl.name]
+                counters.append(Slot(t, cset, cbinding))
+    if decl.array is not None:
+        # Slang emits resource arrays for Metal without [[buffer/texture/sampler(n)]] and
+        # texture arrays for WGSL as array<texture_2d<f32>, N>, which naga rejects.
+        bad = [TARGET_NAMES[Target.Msl]] if Target.Msl in per else []
+        if Target.Wgsl in per and rtype in TEXTURES | SAMPLERS:
+            bad.append(TARGET_NAMES[Target.Wgsl])
+        if bad:
+            errors.append(
+                src.at_decl(
+                    decl,
+                    f"{' and '.join(bad)}: arrays of resources ('{decl.name}') are not "
+                    "emitted correctly by Slang for this target; use separate declarations "
+                    "(or a texture array type), or build for spirv only",
+                    "OS1008",
+                )
+            )
+    count = next(iter(per.values())).count
+    fmt_attr = decl.attribute("vk::image_format")
+    fmt = fmt_attr.args[0] if fmt_attr and fmt_attr.args else None
+    if fmt is None and rtype.name.startswith("RWTexture") and layout is not None:
+        # As DXC: the storage format follows the texel type (float4 -> rgba32f, uint ->
+        # r32ui); Slang's WGSL does the same, its SPIR-V is patched to say it too.
+        components = layout.rows if layout.kind is TypeKind.Vector else 1
+        fmt = _INFERRED_FORMATS.get((layout.scalar, components))
+    return Resource(
+        name=decl.name,
+        kind=kind,
+        rtype=rtype,
+        count=count,
+        hlsl=decl.type_text,
+        format=fmt,
+        slots=tuple(slots),
+        counters=tuple(counters),
+        layout=layout,
+    )
+
+
+def _spec(
+    decl: Declaration, per: dict[Target, ParamFacts], outputs: dict[Target, bytes]
+) -> SpecConstant:
+    p0 = next(per[t] for t in Target if t in per)
+    scalar = p0.scalar or ScalarKind.Int
+    attr = decl.attribute("vk::constant_id")
+    cid = int(attr.args[0]) if attr and attr.args and attr.args[0].isdigit() else p0.binding
+    default = (
+        p0.default_bits if p0.default_bits is not None else _literal_bits(decl.initializer, scalar)
+    )
+    slots: list[SpecSlot] = []
+    for t in Target:
+        if t not in per:
+            continue
+        if t is Target.SpirV:
+            slots.append(SpecSlot(t, cid, decl.name))
+        elif t is Target.Msl:
+            m = re.search(
+                rf"constant\s+\w+\s+((?:fc_)?{re.escape(decl.name)}(?:_\d+)?)\s*"
+                r"\[\[function_constant\((\d+)\)\]\]",
+                outputs[t].decode(),
+            )
+            slots.append(SpecSlot(t, int(m.group(2)) if m else cid, m.group(1) if m else decl.name))
+        else:
+            text = outputs[t].decode()
+            m = re.search(
+                rf"@id\((\d+)\)\s*override\s+({re.escape(decl.name)}_\d+|{re.escape(decl.name)})\b",
+                text,
+            )
+            slots.append(SpecSlot(t, int(m.group(1)) if m else cid, m.group(2) if m else decl.name))
+    return SpecConstant(decl.name, cid, scalar, default, tuple(slots))
+
+
+def _check_bindings(
+    src: SourceSet,
+    resources: list[Resource],
+    decls: dict[str, Declaration],
+    msl_index: dict[str, tuple[str, int]],
+) -> list[Resource]:
+    """Two resources on one slot are an error, except a texture and a sampler on one SPIR-V
+    binding (Vulkan's combined image sampler, DXC's t1/s1 pattern); WGSL gives the sampler
+    of such a pair the next free binding of its group (docs/compiler.md)."""
+    errors: list[Diagnostic] = []
+    wgsl_moves: dict[str, int] = {}
+    for target in Target:
+        taken: dict[tuple[str, int, int], Resource] = {}
+        for r in resources:
+            for s in (
+                *(x for x in r.slots if x.target is target),
+                *(x for x in r.counters if x.target is target),
+            ):
+                cls = msl_index.get(r.name, ("buffer", 0))[0] if target is Target.Msl else ""
+                key = (cls, s.set, s.binding)
+                other = taken.get(key)
+                if other is None:
+                    taken[key] = r
+                    continue
+                pair = (other.rtype in TEXTURES and r.rtype in SAMPLERS) or (
+                    other.rtype in SAMPLERS and r.rtype in TEXTURES
+                )
+                if pair and target is Target.SpirV:
+                    continue
+                if pair and target is Target.Wgsl:
+                    sampler = r if r.rtype in SAMPLERS else other
+                    wgsl_moves[sampler.name] = s.set
+                    continue
+                where = (
+                    f"set {s.set}, binding {s.binding}"
+                    if target is not Target.Msl
+                    else f"[[{cls}({s.binding})]]"
+                )
+                errors.append(
+                    src.at_decl(
+                        decls[r.name],
+                        f"{TARGET_NAMES[target]}: '{r.name}' and '{other.name}' "
+                        f"(line {decls[other.name].line}) are both bound to {where}; "
+                        "give one of them another register or [[vk::binding]], or shift a "
+                        "register class apart (-fvk-b-shift/-fvk-t-shift/...)",
+                        "OS3001",
+                    )
+                )
+        if errors:
+            raise Failed(errors)
+    if not wgsl_moves:
+        return resources
+    used: dict[int, int] = {}
+    for r in resources:
+        for s in (*r.slots, *r.counters):
+            if s.target is Target.Wgsl:
+                used[s.set] = max(used.get(s.set, -1), s.binding)
+    out = []
+    for r in resources:
+        if r.name in wgsl_moves:
+            group = wgsl_moves[r.name]
+            used[group] += 1
+            r = replace(
+                r,
+                slots=tuple(
+                    Slot(s.target, s.set, used[group]) if s.target is Target.Wgsl else s
+                    for s in r.slots
+                ),
+            )
+        out.append(r)
+    return out
+
+
+def _place_pushes(
+    pushes: list[PushBlock],
+    params: dict[Target, dict[str, ParamFacts]],
+    resources: list[Resource],
+    msl_index: dict[str, tuple[str, int]],
+) -> list[PushBlock]:
+    """Metal: the [[buffer(n)]] Slang gave; WGSL: a uniform in the group after the last one
+    the resources use, at binding 0, 1, ... in declaration order."""
+    if not pushes:
+        return pushes
+    group = 1 + max(
+        (s.set for r in resources for s in r.slots if s.target is Target.Wgsl), default=-1
+    )
+    out = []
+    for i, p in enumerate(pushes):
+        slots: list[Slot] = []
+        if p.name in msl_index:
+            slots.append(Slot(Target.Msl, 0, msl_index[p.name][1]))
+        if Target.Wgsl in params:
+            slots.append(Slot(Target.Wgsl, group, i))
+        out.append(replace(p, slots=tuple(slots)))
+    return out
+
+
+def _metal_indices(facts: TargetFacts, names: set[str]) -> dict[str, tuple[str, int]]:
+    """Metal's argument indices: buffers (cbuffers, structured and byte-address buffers, push
+    blocks), textures (RW too) and samplers each numbered from 0 in declaration order, whatever
+    registers say (Slang would put b0, t0 and u0 all on [[buffer(0)]])."""
+    counts: dict[str, int] = {}
+    out: dict[str, tuple[str, int]] = {}
+    for p in facts.params:
+        if p.name not in names or p.category == S.CAT_SPECIALIZATION_CONSTANT:
+            continue
+        cls = "buffer" if p.category == S.CAT_PUSH_CONSTANT_BUFFER else _MSL_CLASS.get(p.category)
+        if cls is None:
+            continue
+        out[p.name] = (cls, counts.get(cls, 0))
+        counts[cls] = counts.get(cls, 0) + 1
+    return out
+
+
+_MSL_CLASS = {
+    S.CAT_CONSTANT_BUFFER: "buffer",
+    S.CAT_SHADER_RESOURCE: "texture",
+    S.CAT_UNORDERED_ACCESS: "texture",
+    S.CAT_SAMPLER_STATE: "sampler",
+}
+
+
+def _literal_bits(text: str, scalar: ScalarKind) -> int:
+    t = text.strip().rstrip("fFhHlLuU")
+    try:
+        if scalar is ScalarKind.Bool:
+            return 1 if t == "true" else 0
+        if scalar is ScalarKind.Float:
+            return int(struct.unpack("<I", struct.pack("<f", float(t)))[0])
+        return int(t, 0) & 0xFFFFFFFF
+    except ValueError:
+        return 0
+
+
+def with_stages(
+    shader: Assembled, entries: list[EntryPoint]
+) -> tuple[list[Resource], list[PushBlock]]:
+    """Resources and push blocks with the stages of the entry points that use them."""
+    stages: dict[str, set[Stage]] = {}
+    for e in entries:
+        for n in (*e.uses, *e.pushuse):
+            stages.setdefault(n, set()).add(e.stage)
+    order = list(Stage)
+    resources = [
+        replace(r, stages=tuple(s for s in order if s in stages.get(r.name, ())))
+        for r in shader.resources
+    ]
+    pushes = [
+        replace(p, stages=tuple(s for s in order if s in stages.get(p.name, ())))
+        for p in shader.pushes
+    ]
+    return resources, pushes

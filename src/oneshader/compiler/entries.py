@@ -1,0 +1,383 @@
+"""The reflection's entry points: stage, stage variables (semantics, built-ins, interpolation),
+DXC's locations, the packed vertex layout, and what each entry point uses (resources, push
+blocks, spec constants) and needs (device features), read from the emitted code."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from oneshader.compiler import _slang as S
+from oneshader.compiler import codepatch
+from oneshader.compiler.api import CompileOptions
+from oneshader.compiler.diag import Failed
+from oneshader.compiler.facts import EntryFacts, VarFacts
+from oneshader.compiler.slang_compile import CompiledTarget
+from oneshader.compiler.sourceset import SourceSet
+from oneshader.diagnostics import Diagnostic, Severity
+from oneshader.reflection.model import (
+    BuiltIn,
+    DeviceFeatures,
+    EntryPoint,
+    Interpolation,
+    PushBlock,
+    Resource,
+    ScalarKind,
+    SpecConstant,
+    Stage,
+    StageVariable,
+    Target,
+    VertexFormat,
+)
+
+_STAGE_OF_SLANG = {
+    S.STAGE_VERTEX: Stage.Vertex,
+    S.STAGE_FRAGMENT: Stage.Pixel,
+    S.STAGE_COMPUTE: Stage.Compute,
+}
+
+
+_BUILTINS = {
+    "SV_POSITION": BuiltIn.Position,
+    "SV_VERTEXID": BuiltIn.VertexId,
+    "SV_INSTANCEID": BuiltIn.InstanceId,
+    "SV_ISFRONTFACE": BuiltIn.FrontFacing,
+    "SV_SAMPLEINDEX": BuiltIn.SampleIndex,
+    "SV_COVERAGE": BuiltIn.SampleMask,
+    "SV_DEPTH": BuiltIn.Depth,
+    "SV_PRIMITIVEID": BuiltIn.PrimitiveId,
+    "SV_CLIPDISTANCE": BuiltIn.ClipDistance,
+    "SV_CULLDISTANCE": BuiltIn.CullDistance,
+    "SV_DISPATCHTHREADID": BuiltIn.DispatchThreadId,
+    "SV_GROUPID": BuiltIn.GroupId,
+    "SV_GROUPTHREADID": BuiltIn.GroupThreadId,
+    "SV_GROUPINDEX": BuiltIn.GroupIndex,
+    "SV_POINTSIZE": BuiltIn.PointSize,
+    "SV_STARTVERTEXLOCATION": BuiltIn.BaseVertex,
+    "SV_STARTINSTANCELOCATION": BuiltIn.BaseInstance,
+}
+
+_INTERP = {
+    "nointerpolation": Interpolation.Flat,
+    "noperspective": Interpolation.NoPerspective,
+    "centroid": Interpolation.Centroid,
+    "sample": Interpolation.Sample,
+    "linear": Interpolation.Linear,
+}
+
+_VERTEX_FORMATS: dict[tuple[ScalarKind, int], VertexFormat] = {
+    (ScalarKind.Float, 1): VertexFormat.Float32,
+    (ScalarKind.Float, 2): VertexFormat.Float32x2,
+    (ScalarKind.Float, 3): VertexFormat.Float32x3,
+    (ScalarKind.Float, 4): VertexFormat.Float32x4,
+    (ScalarKind.UInt, 1): VertexFormat.Uint32,
+    (ScalarKind.UInt, 2): VertexFormat.Uint32x2,
+    (ScalarKind.UInt, 3): VertexFormat.Uint32x3,
+    (ScalarKind.UInt, 4): VertexFormat.Uint32x4,
+    (ScalarKind.Int, 1): VertexFormat.Sint32,
+    (ScalarKind.Int, 2): VertexFormat.Sint32x2,
+    (ScalarKind.Int, 3): VertexFormat.Sint32x3,
+    (ScalarKind.Int, 4): VertexFormat.Sint32x4,
+    (ScalarKind.Float16, 1): VertexFormat.Float16,
+    (ScalarKind.Float16, 2): VertexFormat.Float16x2,
+    (ScalarKind.Float16, 4): VertexFormat.Float16x4,
+    (ScalarKind.UInt16, 1): VertexFormat.Uint16,
+    (ScalarKind.UInt16, 2): VertexFormat.Uint16x2,
+    (ScalarKind.UInt16, 4): VertexFormat.Uint16x4,
+    (ScalarKind.Int16, 1): VertexFormat.Sint16,
+    (ScalarKind.Int16, 2): VertexFormat.Sint16x2,
+    (ScalarKind.Int16, 4): VertexFormat.Sint16x4,
+}
+_SCALAR_BYTES = {
+    ScalarKind.Float16: 2,
+    ScalarKind.Int16: 2,
+    ScalarKind.UInt16: 2,
+    ScalarKind.Int64: 8,
+    ScalarKind.UInt64: 8,
+    ScalarKind.Float64: 8,
+}
+
+# Tokens a target cannot express, with what to say; checked on the source before compiling.
+
+
+def check_entries(src: SourceSet, options: CompileOptions, primary: CompiledTarget) -> None:
+    """The entry points the options name are defined, and there is at least one."""
+    found = {e.name for e in primary.facts.entries}
+    missing = [e for e in options.entry_points if e.name not in found]
+    if missing:
+        raise Failed(
+            [
+                Diagnostic(
+                    src.name,
+                    0,
+                    0,
+                    Severity.ERROR,
+                    f"entry point '{e.name}' not found",
+                    "OS1005",
+                )
+                for e in missing
+            ]
+        )
+    if not primary.facts.entries:
+        raise Failed(
+            [
+                Diagnostic(
+                    src.name,
+                    0,
+                    0,
+                    Severity.ERROR,
+                    'no entry points: mark functions with [shader("vertex"|"pixel"|"compute")] '
+                    "or "
+                    "give them in the options",
+                    "OS1006",
+                )
+            ]
+        )
+
+
+def entry_points(
+    src: SourceSet,
+    primary: CompiledTarget,
+    outputs: dict[Target, bytes],
+    usage_outputs: dict[Target, bytes],
+    resources: list[Resource],
+    pushes: list[PushBlock],
+    specs: list[SpecConstant],
+) -> list[EntryPoint]:
+    """Every entry point of the primary target, from the patched ``outputs`` (and, for a
+    Metal-only build, ``usage_outputs``: a SPIR-V or WGSL compile that is not written out)."""
+    usage = _usage({**outputs, **usage_outputs})
+    vk_location: dict[tuple[str, str], int] = {}
+    resource_names = [r.name for r in resources]
+    push_names = [p.name for p in pushes]
+    spec_names = [s.name for s in specs]
+    out = []
+    for e in primary.facts.entries:
+        stage = _STAGE_OF_SLANG.get(e.stage)
+        if stage is None:
+            raise Failed(
+                [
+                    Diagnostic(
+                        src.name,
+                        0,
+                        0,
+                        Severity.ERROR,
+                        f"entry point '{e.name}': unsupported stage",
+                        "OS1009",
+                    )
+                ]
+            )
+        used, features = usage.get(e.name, (None, DeviceFeatures(0)))
+        if used is None:
+            used = set(resource_names) | set(push_names)
+        inputs = _locate(
+            e,
+            [_stage_var(src, e, v, stage, True, vk_location) for v in e.inputs],
+            False,
+            vk_location,
+        )
+        outputs_ = _locate(
+            e,
+            [_stage_var(src, e, v, stage, False, vk_location) for v in e.outputs],
+            stage is Stage.Pixel,
+            vk_location,
+        )
+        stride = 0
+        if stage is Stage.Vertex:
+            try:
+                inputs, stride = _pack_vertex(inputs)
+            except _NoVertexFormat as bad:
+                raise Failed([_no_vertex_format(src, e, bad.variable)]) from None
+        specuse = [n for n in spec_names if _mentions_spec(outputs, e.name, n)]
+        out.append(
+            EntryPoint(
+                name=e.name,
+                stage=stage,
+                workgroup=e.workgroup,
+                stride=stride,
+                features=features,
+                inputs=tuple(inputs),
+                outputs=tuple(outputs_),
+                uses=tuple(n for n in resource_names if n in used),
+                pushuse=tuple(n for n in push_names if n in used),
+                specuse=tuple(specuse),
+            )
+        )
+    return out
+
+
+def _no_vertex_format(src: SourceSet, e: EntryFacts, v: StageVariable) -> Diagnostic:
+    """A vertex input WebGPU has no vertex format for, at its declaration."""
+    facts = next(x for x in e.inputs if x.name == v.name)
+    owner = src.struct(facts.struct_name) if facts.struct_name else src.function(e.name)
+    f = owner.field(v.name) if owner else None
+    file = src.name
+    if f is not None and owner is not None:
+        where = next(
+            (
+                p
+                for p, scanned in src.sources.items()
+                if owner in (*scanned.structs.values(), *scanned.functions.values())
+            ),
+            src.path,
+        )
+        file = src.display(str(where))
+    spelled = {
+        ScalarKind.Float16: "half",
+        ScalarKind.Int16: "int16_t",
+        ScalarKind.UInt16: "uint16_t",
+    }.get(v.scalar, v.scalar.name.lower())
+    return src.error(
+        file,
+        f.line if f else 0,
+        f.column if f else 0,
+        f"vertex input '{v.name}' ({spelled}{v.components if v.components > 1 else ''}) has "
+        "no WebGPU vertex format; use 2 or 4 components for 8/16-bit types (or a 32-bit type)",
+        "OS1014",
+    )
+
+
+def _locate(
+    e: EntryFacts,
+    variables: list[StageVariable],
+    targets: bool,
+    vk_location: dict[tuple[str, str], int],
+) -> list[StageVariable]:
+    """DXC's locations: [[vk::location(n)]] where given, SV_TargetN at N, the others in
+    declaration order."""
+    out = []
+    n = 0
+    for v in variables:
+        if v.builtin is not BuiltIn.None_:
+            out.append(v)
+            continue
+        attr = vk_location.get((e.name, v.name))
+        if attr is not None:
+            location = attr
+        elif targets and v.semantic == "SV_Target":
+            location = v.index
+        else:
+            location = n
+        n += 1
+        out.append(replace(v, location=location))
+    return out
+
+
+def _stage_var(
+    src: SourceSet,
+    e: EntryFacts,
+    v: VarFacts,
+    stage: Stage,
+    is_input: bool,
+    vk_location: dict[tuple[str, str], int],
+) -> StageVariable:
+    written = ""
+    modifiers: tuple[str, ...] = ()
+    owner = src.struct(v.struct_name) if v.struct_name else src.function(e.name)
+    f = owner.field(v.name) if owner else None
+    if f is not None:
+        written = f.semantic
+        modifiers = f.modifiers
+        loc = next((a for a in f.attributes if a.name == "vk::location" and a.args), None)
+        if loc is not None and loc.args[0].isdigit():
+            vk_location[(e.name, v.name)] = int(loc.args[0])
+    upper = v.semantic.upper()
+    builtin = _BUILTINS.get(upper, BuiltIn.None_)
+    if builtin is not BuiltIn.None_:
+        semantic = builtin.value
+    elif upper.startswith("SV_TARGET"):
+        semantic = "SV_Target"
+    else:
+        semantic = re.sub(r"\d+$", "", written) if written else v.semantic
+    interp = Interpolation.Default
+    if (stage is Stage.Vertex and not is_input) or (stage is Stage.Pixel and is_input):
+        for mod in modifiers:
+            if mod in _INTERP:
+                interp = _INTERP[mod]
+                break
+    return StageVariable(
+        name=v.name,
+        semantic=semantic,
+        index=v.semantic_index,
+        location=v.location if builtin is BuiltIn.None_ else None,
+        builtin=builtin,
+        scalar=v.scalar,
+        components=v.components,
+        interp=interp,
+    )
+
+
+class _NoVertexFormat(Exception):
+    def __init__(self, variable: StageVariable) -> None:
+        super().__init__(variable.name)
+        self.variable = variable
+
+
+def _pack_vertex(inputs: list[StageVariable]) -> tuple[list[StageVariable], int]:
+    """Vertex formats and offsets of one interleaved vertex, packed in location order."""
+    located = sorted((v for v in inputs if v.location is not None), key=lambda v: v.location or 0)
+    offsets: dict[str, tuple[int, VertexFormat]] = {}
+    offset = 0
+    for v in located:
+        fmt = _VERTEX_FORMATS.get((v.scalar, v.components))
+        if fmt is None:
+            raise _NoVertexFormat(v)
+        width = _SCALAR_BYTES.get(v.scalar, 4)
+        size = width * v.components
+        align = min(4, size)
+        offset = (offset + align - 1) // align * align
+        offsets[v.name + ":" + str(v.location)] = (offset, fmt)
+        offset += size
+    stride = (offset + 3) // 4 * 4
+    out = []
+    for v in inputs:
+        key = v.name + ":" + str(v.location)
+        if key in offsets:
+            off, fmt = offsets[key]
+            v = replace(v, offset=off, format=fmt)
+        out.append(v)
+    return out, stride
+
+
+def _usage(outputs: dict[Target, bytes]) -> dict[str, tuple[set[str] | None, DeviceFeatures]]:
+    """Per entry point: the names it really touches and the device features it needs, read from
+    the emitted code (SPIR-V preferred: its entry points list their interface)."""
+    out: dict[str, tuple[set[str] | None, DeviceFeatures]] = {}
+    if Target.SpirV in outputs:
+        from oneshader.compiler.emitted.spirv import features_of, read_spirv
+
+        m = read_spirv(outputs[Target.SpirV])
+        features = features_of(m.capabilities)
+        for name, e in m.entries.items():
+            out[name] = (set(e.uses) if e.uses is not None else None, features)
+        return out
+    for target, module_name, func in (
+        (Target.Wgsl, "wgsl", "read_wgsl"),
+        (Target.Msl, "msl", "read_msl"),
+    ):
+        if target not in outputs:
+            continue
+        try:
+            mod = __import__(f"oneshader.compiler.emitted.{module_name}", fromlist=[func])
+            reader = getattr(mod, func)
+        except (ImportError, AttributeError):
+            continue
+        m = reader(outputs[target])
+        # WGSL says one feature, module-wide (as SPIR-V's capabilities are): shader-f16.
+        features = DeviceFeatures.Float16 if "f16" in m.enables else DeviceFeatures(0)
+        for name, e in m.entries.items():
+            out[name] = (set(e.uses) if e.uses is not None else None, features)
+        return out
+    return out
+
+
+def _mentions_spec(outputs: dict[Target, bytes], entry: str, name: str) -> bool:
+    """Whether the entry point reads the constant: searched in the WGSL functions it reaches
+    (Slang drops unread constants from whole programs, so with one entry point presence is use)."""
+    pattern = re.compile(rf"\b{re.escape(name)}(_\d+)?\b")
+    if Target.Wgsl in outputs:
+        return bool(pattern.search(codepatch.wgsl_reachable(outputs[Target.Wgsl].decode(), entry)))
+    for t in (Target.Msl, Target.SpirV):
+        if t in outputs:
+            return bool(pattern.search(outputs[t].decode("latin-1")))
+    return False

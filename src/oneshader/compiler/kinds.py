@@ -1,0 +1,30 @@
+"""HLSL resource type names to the reflection format's resource kinds, and the groups of them
+that the steps tell apart (textures, samplers, blocks, buffers with a hidden counter)."""
+
+from __future__ import annotations
+
+from oneshader.reflection.model import ResourceKind, ResourceTypeKind
+
+RTYPES: dict[str, tuple[ResourceTypeKind, ResourceKind]] = {
+    "cbuffer": (ResourceTypeKind.ConstantBuffer, ResourceKind.ConstantBuffer),
+    "ConstantBuffer": (ResourceTypeKind.ConstantBuffer, ResourceKind.ConstantBuffer),
+    "tbuffer": (ResourceTypeKind.TextureBuffer, ResourceKind.ShaderResource),
+    "TextureBuffer": (ResourceTypeKind.TextureBuffer, ResourceKind.ShaderResource),
+    "SamplerState": (ResourceTypeKind.SamplerState, ResourceKind.Sampler),
+    "SamplerComparisonState": (ResourceTypeKind.SamplerComparisonState, ResourceKind.Sampler),
+}
+for _t in ResourceTypeKind:
+    if _t.name not in RTYPES:
+        _kind = ResourceKind.UnorderedAccess
+        if _t.name.startswith(("Texture", "Buffer", "StructuredBuffer", "ByteAddressBuffer")):
+            _kind = ResourceKind.ShaderResource
+        RTYPES[_t.name] = (_t, _kind)
+
+TEXTURES = frozenset(
+    t for t in ResourceTypeKind if "Texture" in t.name and t.name != "TextureBuffer"
+)
+BLOCK_TYPES = frozenset({ResourceTypeKind.ConstantBuffer, ResourceTypeKind.TextureBuffer})
+SAMPLERS = frozenset({ResourceTypeKind.SamplerState, ResourceTypeKind.SamplerComparisonState})
+COUNTED = frozenset(
+    {ResourceTypeKind.AppendStructuredBuffer, ResourceTypeKind.ConsumeStructuredBuffer}
+)

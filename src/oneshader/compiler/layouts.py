@@ -1,0 +1,167 @@
+"""One layout for all targets: each target's layout of a buffer compared member by member, a
+positioned OS2001 where they disagree (docs/compiler.md "One layout for all targets"), SPIR-V's
+``[[vk::offset]]`` applied, and what WGSL cannot hold in a buffer."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from oneshader.compiler.emitted.common import GLOBALS
+from oneshader.compiler.facts import ParamFacts
+from oneshader.compiler.portability import compare
+from oneshader.compiler.source import Declaration
+from oneshader.compiler.sourceset import SourceSet
+from oneshader.diagnostics import Diagnostic
+from oneshader.reflection.model import ScalarKind, Target, TypeKind, TypeLayout
+
+
+def one_layout(
+    src: SourceSet,
+    decl: Declaration,
+    per: dict[Target, ParamFacts],
+    errors: list[Diagnostic],
+    block: bool = False,
+) -> TypeLayout | None:
+    """The layout every target agrees on (SPIR-V's leaves), or an error at the member.
+
+    A ``block`` (constant buffer, push block) may differ in its own size, which is tail
+    padding only once every offset agrees; it gets the largest, a buffer that big being valid
+    on every target (Metal's ``cbuffer A { float a; }`` is 4 bytes, std140's 16)."""
+    ordered = [per[t] for t in Target if t in per]
+    spirv_layout = per[Target.SpirV].layout if Target.SpirV in per else None
+    if spirv_layout is not None:
+        block = decl.base in ("cbuffer", "tbuffer")
+        fixed = vk_offsets(src, spirv_layout, decl.name if block else spirv_layout.name)
+        per = {**per, Target.SpirV: replace(per[Target.SpirV], layout=fixed)}
+        ordered = [per[t] for t in Target if t in per]
+    base = ordered[0].layout
+    if base is None:
+        return None
+    if base.kind is TypeKind.Struct and decl.base in ("cbuffer", "tbuffer"):
+        base = replace(base, name=decl.name)
+    first = next(t for t in Target if t in per)
+    for t in Target:
+        if t not in per or t is first:
+            continue
+        other = per[t].layout
+        if other is None:
+            continue
+        diff = compare(base, other, decl.name, sized=not block)
+        if diff is None:
+            continue
+        file, line, col = member_position(src, decl, diff.struct, diff.member)
+        errors.append(
+            src.error(
+                file,
+                line,
+                col,
+                f"{diff.path}: not portable: {diff.what} is {diff.a} on {first.name} but "
+                f"{diff.b} on {t.name}; {diff.hint}",
+                "OS2001",
+            )
+        )
+        return base
+    if Target.Wgsl in per:
+        uniform = block and decl.base not in ("tbuffer", "TextureBuffer")
+        errors.extend(wgsl_buffer_errors(src, decl, base, uniform))
+    if block and base.kind is TypeKind.Struct:
+        sizes = [p.layout.size for p in per.values() if p.layout is not None]
+        base = replace(base, size=max(sizes, default=base.size))
+    return base
+
+
+def member_position(
+    src: SourceSet, decl: Declaration, struct_name: str, member: str
+) -> tuple[str, int, int]:
+    """Where ``member`` of struct ``struct_name`` is declared (the buffer's own members when
+    the struct is the cbuffer itself, a loose global's declaration for $Globals), else the
+    buffer's declaration: (displayed file, line, column)."""
+    line, col, file = decl.line, decl.column, decl.file
+    owner = (
+        decl.name
+        if decl.base in ("cbuffer", "tbuffer") and struct_name in ("", decl.name)
+        else struct_name
+    )
+    sdef = src.struct(owner) if owner else None
+    loose = src.declarations().get(member) if owner == GLOBALS else None
+    if loose is not None:
+        file, line, col = loose.file, loose.line, loose.column
+    if sdef is not None and member:
+        f = sdef.field(member)
+        if f is not None:
+            line, col = f.line, f.column
+            file = next((str(p) for p, s in src.sources.items() if owner in s.structs), file)
+    return src.display(file), line, col
+
+
+def wgsl_buffer_errors(
+    src: SourceSet, decl: Declaration, layout: TypeLayout | None, uniform: bool
+) -> list[Diagnostic]:
+    """What Slang's WGSL cannot hold in a buffer, at the member: bool (WGSL has no
+    host-shareable bool; Slang emits it anyway and naga rejects the module) and, in a
+    uniform buffer, arrays of half (Slang emits an invalid ``vec8<f16>`` slot)."""
+    out: list[Diagnostic] = []
+    seen: set[tuple[str, str]] = set()
+
+    def walk(t: TypeLayout, path: str, owner: str, member: str, in_array: bool) -> None:
+        if t.kind is TypeKind.Struct:
+            for m in t.members:
+                walk(m.type, f"{path}.{m.name}", t.name or owner, m.name, in_array)
+            return
+        if t.kind is TypeKind.Array:
+            if t.element is not None:
+                walk(t.element, path, owner, member, True)
+            return
+        if t.scalar is ScalarKind.Bool:
+            why = "WGSL has no bool in buffers (not host-shareable); use uint (0 or 1)"
+        elif uniform and in_array and t.scalar is ScalarKind.Float16:
+            why = (
+                "Slang emits an array of half in a WGSL uniform buffer as an invalid "
+                "vec8<f16>; use float, or half4 members instead of an array"
+            )
+        else:
+            return
+        if (owner, member) in seen:
+            return
+        seen.add((owner, member))
+        file, line, col = member_position(src, decl, owner, member)
+        out.append(
+            src.error(
+                file,
+                line,
+                col,
+                f"WGSL: {path}: {why}, or build without the wgsl target",
+                "OS1003",
+            )
+        )
+
+    if layout is not None and layout.kind is not TypeKind.Scalar:
+        walk(layout, decl.name, layout.name, "", False)
+    elif layout is not None and layout.scalar is ScalarKind.Bool:
+        walk(layout, decl.name, "", "", False)
+    return out
+
+
+def vk_offsets(src: SourceSet, layout: TypeLayout | None, owner: str) -> TypeLayout | None:
+    """SPIR-V places ``[[vk::offset(n)]]`` members at n (and the members after it follow);
+    Slang's reflection does not know, so its offsets are moved here (the cross-check then
+    compares them with the module's Offset decorations)."""
+    if layout is None or layout.kind is not TypeKind.Struct:
+        return layout
+    sdef = src.struct(owner) if owner else None
+    shift = 0
+    members = []
+    for m in layout.members:
+        f = sdef.field(m.name) if sdef else None
+        attr = next((a for a in f.attributes if a.name == "vk::offset"), None) if f else None
+        if attr is not None and attr.args and attr.args[0].isdigit():
+            shift = max(shift, int(attr.args[0]) - m.offset)
+        inner = m.type
+        if inner.kind is TypeKind.Struct:
+            inner = vk_offsets(src, inner, inner.name) or inner
+        members.append(replace(m, offset=m.offset + shift, type=inner))
+    if not shift and all(a == b for a, b in zip(members, layout.members, strict=True)):
+        return layout
+    align = max(layout.align, 1)
+    size = (layout.size + shift + align - 1) // align * align
+    return replace(layout, members=tuple(members), size=size)

@@ -1,0 +1,136 @@
+"""The emitted code made to say what the reflection says: SPIR-V bindings, names and image
+formats (``spirv_patch``), WGSL bindings, push-constant uniforms and depth textures, Metal
+argument indices and every target's locations (``codepatch``). Slang's own choices for these
+are not used (docs/compiler.md "Bindings")."""
+
+from __future__ import annotations
+
+import re
+
+from oneshader.compiler import codepatch
+from oneshader.compiler.assemble import Assembled
+from oneshader.compiler.diag import Failed
+from oneshader.compiler.emitted.common import GLOBALS, SLANG_GLOBALS, emitted_name
+from oneshader.compiler.emitted.spirv import IMAGE_FORMATS
+from oneshader.compiler.kinds import TEXTURES
+from oneshader.compiler.sourceset import SourceSet
+from oneshader.compiler.spirv_patch import rebind, relocate, set_image_formats
+from oneshader.reflection.model import EntryPoint, PushBlock, Resource, Target
+
+
+def patch_bindings(
+    src: SourceSet, outputs: dict[Target, bytes], shader: Assembled
+) -> dict[Target, bytes]:
+    """Every target's code with the reflection's slots (a WGSL texture compared and also
+    sampled plainly is an OS1012 error here)."""
+    out = dict(outputs)
+    if Target.SpirV in out:
+        out[Target.SpirV] = _patch_spirv(src, out[Target.SpirV], shader.resources)
+    if Target.Wgsl in out:
+        out[Target.Wgsl] = _patch_wgsl(src, out[Target.Wgsl], shader.resources, shader.pushes)
+    if Target.Msl in out:
+        text = codepatch.renumber_msl(out[Target.Msl].decode(), shader.msl_index)
+        out[Target.Msl] = text.encode()
+    return out
+
+
+def patch_locations(outputs: dict[Target, bytes], entries: list[EntryPoint]) -> dict[Target, bytes]:
+    """Every target's code with the reflection's locations (``entries._locate``)."""
+    outputs = dict(outputs)
+    for e in entries:
+        ins = {v.name: v.location for v in e.inputs if v.location is not None}
+        outs = {v.name: v.location for v in e.outputs if v.location is not None}
+        if Target.SpirV in outputs:
+            outputs[Target.SpirV] = relocate(outputs[Target.SpirV], e.name, ins, outs)
+        if Target.Wgsl in outputs:
+            text = codepatch.relocate_wgsl(outputs[Target.Wgsl].decode(), e.name, ins, outs)
+            outputs[Target.Wgsl] = text.encode()
+        if Target.Msl in outputs:
+            text = codepatch.relocate_msl(outputs[Target.Msl].decode(), e.name, e.stage, ins, outs)
+            outputs[Target.Msl] = text.encode()
+    return outputs
+
+
+def _patch_spirv(src: SourceSet, code: bytes, resources: list[Resource]) -> bytes:
+    wanted: dict[str, tuple[int, int]] = {}
+    for r in resources:
+        for s in r.slots:
+            if s.target is Target.SpirV:
+                wanted[r.name] = wanted[f"{r.name}.elements"] = (s.set, s.binding)
+                if r.name == GLOBALS:
+                    wanted[SLANG_GLOBALS] = (s.set, s.binding)
+        for s in r.counters:
+            if s.target is Target.SpirV:
+                wanted[f"{r.name}.counter"] = wanted[f"{r.name}_counter"] = (s.set, s.binding)
+    renames = {f"{n}_counter": f"{n}.counter" for n in src.counted_rw()}
+    renames[SLANG_GLOBALS] = GLOBALS  # DXC's name; SPIR-V names may hold any character
+    code = rebind(code, wanted, renames)
+    formats = {
+        r.name: IMAGE_FORMATS.index(r.format) for r in resources if r.format in IMAGE_FORMATS
+    }
+    return set_image_formats(code, formats)
+
+
+def _patch_wgsl(
+    src: SourceSet,
+    code: bytes,
+    resources: list[Resource],
+    pushes: list[PushBlock],
+) -> bytes:
+    text = code.decode()
+    for p in pushes:
+        push_slot = next(s for s in p.slots if s.target is Target.Wgsl)
+        text = re.sub(
+            rf"(?m)^(\s*)var<uniform>\s+({re.escape(p.name)}(?:_\d+)?)\s*:",
+            rf"\1@binding({push_slot.binding}) @group({push_slot.set}) var<uniform> \2 :",
+            text,
+        )
+    text = _wgsl_depth_textures(src, text, resources)
+    for r in resources:
+        slot = next((s for s in r.slots if s.target is Target.Wgsl), None)
+        if slot is None:
+            continue
+        var = rf"(\s*var(?:<[^>]*>)?\s+{re.escape(emitted_name(r.name))}(?:_\d+)?\s*:)"
+        text = re.sub(
+            rf"@binding\(\d+\)\s*@group\(\d+\){var}",
+            rf"@binding({slot.binding}) @group({slot.set})\1",
+            text,
+        )
+    return text.encode()
+
+
+def _wgsl_depth_textures(src: SourceSet, text: str, resources: list[Resource]) -> str:
+    """A texture sampled only with a comparison sampler becomes a WGSL depth texture (WGSL
+    compares depth textures only; Slang declares ``texture_2d<f32>``). A texture compared and
+    also sampled plainly cannot be expressed: an error at its declaration."""
+    decls = src.declarations()
+    errors = []
+    for r in resources:
+        if r.rtype not in TEXTURES:
+            continue
+        decl = re.search(rf"(var\s+{re.escape(r.name)}(?:_\d+)?\s*:\s*)(texture_\w+)<f32>", text)
+        if not decl or decl.group(2) not in codepatch.DEPTH_TEXTURES:
+            continue
+        emitted = re.search(r"var\s+(\w+)", decl.group(0))
+        assert emitted is not None
+        refs = [m.start() for m in re.finditer(rf"\b{emitted.group(1)}\b", text)]
+        refs = [i for i in refs if not (decl.start() <= i < decl.end())]
+        compared = [bool(codepatch.WGSL_COMPARE.search(text[max(0, i - 60) : i])) for i in refs]
+        if not any(compared):
+            continue
+        if not all(compared):
+            errors.append(
+                src.at_decl(
+                    decls[r.name],
+                    f"WGSL: '{r.name}' is sampled both with a comparison sampler and "
+                    "without; WGSL compares depth textures only, which cannot be sampled "
+                    "as colour: use two texture declarations",
+                    "OS1012",
+                )
+            )
+            continue
+        depth = codepatch.DEPTH_TEXTURES[decl.group(2)]
+        text = text[: decl.start(2)] + depth + text[decl.end() :]
+    if errors:
+        raise Failed(errors)
+    return text

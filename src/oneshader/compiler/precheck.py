@@ -1,0 +1,210 @@
+"""Errors found in the source before Slang runs: what a requested target cannot express (and
+Slang would reject without a position, drop silently, or crash on), at the declaration, attribute
+or token that asks for it."""
+
+from __future__ import annotations
+
+import re
+
+from oneshader.compiler import rewrite
+from oneshader.compiler.api import CompileOptions
+from oneshader.compiler.diag import TARGET_NAMES, Failed
+from oneshader.compiler.kinds import COUNTED, RTYPES
+from oneshader.compiler.source import Attribute, SourceFile, strip_comments
+from oneshader.compiler.sourceset import SourceSet
+from oneshader.diagnostics import Diagnostic, Severity
+from oneshader.reflection.model import ResourceTypeKind, Target
+
+# Tokens a target cannot express, with what to say; checked on the source before compiling.
+_TOKEN_LIMITS: list[tuple[Target, re.Pattern[str], str]] = [
+    (
+        Target.Wgsl,
+        re.compile(r"\b(u?int64_t[1-4]?|uint64_t[1-4]?|int64_t[1-4]?)\b"),
+        "WGSL: no 64-bit integers ({token}); use uint2 pairs or build without the wgsl target",
+    ),
+    (
+        Target.Wgsl,
+        re.compile(r"\b(double[1-4]?(?:x[1-4])?|float64_t[1-4]?)\b"),
+        "WGSL: no 64-bit floats ({token}); use float or build without the wgsl target",
+    ),
+    (
+        Target.Wgsl,
+        re.compile(r"\b(u?int16_t[1-4]?)\b"),
+        "WGSL: no 16-bit integers ({token}); use int/uint or build without the wgsl target",
+    ),
+    (
+        Target.Wgsl,
+        re.compile(r"\b(centroid)\b"),
+        "WGSL: Slang emits '{token}' interpolation as the default for WGSL; remove it or build "
+        "without the wgsl target",
+    ),
+    (
+        Target.Wgsl,
+        re.compile(
+            r"\b(sample)\b(?=\s+(?:float|half|int|uint|min1\d|bool|vector|matrix|nointerpolation|"
+            r"noperspective|linear|centroid)\w*)"
+        ),
+        "WGSL: Slang drops '{token}' interpolation for WGSL; remove it or build without the "
+        "wgsl target",
+    ),
+    (
+        Target.Msl,
+        re.compile(r"\b(centroid)\b"),
+        "Metal: Slang emits '{token}' interpolation as center_perspective for Metal; remove it or "
+        "build without the msl target",
+    ),
+    (
+        Target.Msl,
+        re.compile(r"\b(double[1-4]?(?:x[1-4])?|float64_t[1-4]?)\b"),
+        "Metal: no 64-bit floats ({token}); use float or build without the msl target",
+    ),
+]
+
+
+def precheck(src: SourceSet, options: CompileOptions) -> None:
+    """Errors a target would give without a position (or crash on), found in the source."""
+    errors: list[Diagnostic] = []
+    for e in options.entry_points:
+        if src.function(e.name) is None:
+            defined = ", ".join(sorted(n for s in src.sources.values() for n in s.functions))
+            errors.append(
+                Diagnostic(
+                    src.name,
+                    0,
+                    0,
+                    Severity.ERROR,
+                    f"entry point '{e.name}' not found: the file defines no function of that "
+                    f"name (it defines: {defined or 'none'})",
+                    "OS1005",
+                )
+            )
+    if errors:
+        raise Failed(errors)
+    decls = src.declarations()
+    targets = options.targets
+    for d in decls.values():
+        rtype = RTYPES.get(d.base, (None, None))[0]
+        if rtype is ResourceTypeKind.TextureBuffer and Target.SpirV in targets:
+            errors.append(
+                src.at_decl(
+                    d,
+                    f"SPIR-V: Slang cannot emit a tbuffer/TextureBuffer ('{d.name}') for "
+                    "SPIR-V; "
+                    "use a cbuffer or a StructuredBuffer, or build without the spirv target",
+                    "OS1001",
+                )
+            )
+        if rtype in COUNTED:
+            for t in (Target.Msl, Target.Wgsl):
+                if t in targets:
+                    errors.append(
+                        src.at_decl(
+                            d,
+                            f"{TARGET_NAMES[t]} cannot express {rtype.name} ('{d.name}'): it "
+                            "has no hidden counter buffers; use a RWStructuredBuffer with an "
+                            "explicit counter in a RWByteAddressBuffer, "
+                            "or build for spirv only",
+                            "OS1002",
+                        )
+                    )
+    counted = src.counted_rw()
+    for where, call in src.counter_uses():
+        text = src.texts[where]
+        line = text.count("\n", 0, call.start()) + 1
+        col = call.start() - (text.rfind("\n", 0, call.start()) + 1) + 1
+        for t in (Target.Msl, Target.Wgsl):
+            if t in targets and call.group(1) in counted:
+                errors.append(
+                    src.error(
+                        src.display(str(where)),
+                        line,
+                        col,
+                        f"{TARGET_NAMES[t]} cannot express the hidden counter of "
+                        f"'{call.group(1)}' ({call.group(2)}Counter): use an explicit counter "
+                        "in a "
+                        "RWByteAddressBuffer, or build for spirv only",
+                        "OS1002",
+                    )
+                )
+    for scanned in src.sources.values():
+        for sdef in (*scanned.structs.values(), *scanned.functions.values()):
+            for f in sdef.fields:
+                errors.extend(_attribute_errors(src, scanned, f.attributes, f.name, options))
+    for p, text in src.texts.items():
+        scanned = src.sources[p]
+        clean = strip_comments(text)
+        for target, pattern, message in _TOKEN_LIMITS:
+            if target not in targets:
+                continue
+            m = pattern.search(clean)
+            if m is None:
+                continue
+            line = clean.count("\n", 0, m.start()) + 1
+            col = m.start() - (clean.rfind("\n", 0, m.start()) + 1) + 1
+            errors.append(
+                src.error(
+                    src.display(scanned.path),
+                    line,
+                    col,
+                    message.format(token=m.group(1)),
+                    "OS1003",
+                )
+            )
+    if errors:
+        raise Failed(errors)
+
+
+def _attribute_errors(
+    src: SourceSet,
+    file_: SourceFile,
+    attributes: tuple[Attribute, ...],
+    name: str,
+    options: CompileOptions,
+) -> list[Diagnostic]:
+    """DXC attributes on struct members that a requested target cannot honour."""
+    out: list[Diagnostic] = []
+    file = src.display(file_.path)
+    targets = [t for t in Target if t in options.targets]
+    for a in attributes:
+        if a.name == "vk::offset":
+            for t in targets:
+                if t is Target.SpirV:
+                    continue  # Slang's SPIR-V honours it; the reflection is corrected
+                out.append(
+                    src.error(
+                        file,
+                        a.line,
+                        a.column,
+                        f"[[vk::offset]] on '{name}': {TARGET_NAMES[t]} cannot place a "
+                        "member by hand (Slang ignores the attribute there); insert padding "
+                        "members instead, or build for spirv only",
+                        "OS1010",
+                    )
+                )
+        elif a.name == "vk::builtin":
+            builtin = a.args[0] if a.args else ""
+            known = builtin in rewrite.VK_BUILTINS
+            for t in targets:
+                if known and t is not Target.Wgsl:
+                    continue
+                if t is Target.Wgsl and builtin == "PointSize":
+                    why = "has no point size (WGSL draws 1-pixel points)"
+                elif t is Target.Wgsl and known:
+                    why = "has no draw-parameter built-ins"
+                else:
+                    why = (
+                        "cannot express this built-in (oneshader knows "
+                        + ", ".join(rewrite.VK_BUILTINS)
+                        + ")"
+                    )
+                out.append(
+                    src.error(
+                        file,
+                        a.line,
+                        a.column,
+                        f"[[vk::builtin(\"{builtin}\")]] on '{name}': {TARGET_NAMES[t]} "
+                        f"{why}; remove it or build without the {t.value} target",
+                        "OS1011",
+                    )
+                )
+    return out

@@ -1,0 +1,115 @@
+"""One Slang request per target (Slang reflects the first target of a request only): the
+arguments, the source text handed to Slang (every file rewritten, docs/compiler.md "Source
+rewrites"), and what comes back: the target's code and facts, or its positioned errors."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from oneshader.compiler import _slang as S
+from oneshader.compiler import rewrite
+from oneshader.compiler.api import CompileOptions
+from oneshader.compiler.diag import TARGET_NAMES, explain
+from oneshader.compiler.diag import parse as parse_diagnostics
+from oneshader.compiler.facts import TargetFacts, read_facts
+from oneshader.compiler.source import Declaration
+from oneshader.compiler.sourceset import SourceSet
+from oneshader.diagnostics import Diagnostic, Severity
+from oneshader.reflection.model import Stage, Target
+
+_SLANG_TARGET = {Target.SpirV: "spirv", Target.Msl: "metal", Target.Wgsl: "wgsl"}
+SLANG_STAGE_ID = {
+    Stage.Vertex: S.STAGE_VERTEX,
+    Stage.Pixel: S.STAGE_FRAGMENT,
+    Stage.Compute: S.STAGE_COMPUTE,
+}
+
+# DXC's minimum-precision types are 32-bit unless -enable-16bit-types; so they are here.
+_MIN_PRECISION = [
+    (f"{name}{n}", f"{base}{n}")
+    for name, base in (
+        ("min16float", "float"),
+        ("min10float", "float"),
+        ("min16int", "int"),
+        ("min12int", "int"),
+        ("min16uint", "uint"),
+    )
+    for n in ("", "1", "2", "3", "4", "1x1", "2x2", "3x3", "4x4")
+]
+
+
+@dataclass
+class CompiledTarget:
+    target: Target
+    facts: TargetFacts
+    code: bytes
+    warnings: list[Diagnostic] = field(default_factory=list)
+
+
+def slang_args(target: Target, o: CompileOptions) -> list[str]:
+    args = [
+        "-target",
+        _SLANG_TARGET[target],
+        "-matrix-layout-column-major",
+        "-enable-machine-readable-diagnostics",
+        "-no-mangle",
+        "-line-directive-mode",
+        "none",
+    ]
+    if target is Target.SpirV:
+        args += ["-profile", "spirv_1_5", "-emit-spirv-directly", "-fvk-use-entrypoint-name"]
+    for d in o.include_dirs:
+        args += ["-I", d]
+    for name, value in _MIN_PRECISION:
+        args += ["-D", f"{name}={value}"]
+    for name, value in o.defines:
+        args += ["-D", f"{name}={value}" if value else name]
+    return args
+
+
+def _rewritten(src: SourceSet, path: Path, target: Target, counted: dict[str, Declaration]) -> str:
+    text = src.texts[path]
+    if counted and target is Target.SpirV:
+        here = {n for n, d in counted.items() if Path(d.file).resolve() == path}
+        text = rewrite.with_counter_buffers(text, counted, here)
+    text = rewrite.vk_builtins(text)
+    if target is not Target.SpirV:
+        # HLSL's 'linear' is the default (perspective-correct) interpolation; Slang emits it
+        # as WGSL @interpolate(linear) and Metal sample_no_perspective, which are not.
+        text = rewrite.blank_words(text, "linear")
+    return text
+
+
+def slang_source(src: SourceSet, target: Target) -> str:
+    """The main file's text for Slang, every file rewritten (includes inlined where a rewrite
+    changed them)."""
+    counted = src.counted_rw()
+    texts = {p: _rewritten(src, p, target, counted) for p in src.texts}
+    return rewrite.inline_includes(src.path, src.texts, texts, src.include_dirs)
+
+
+def compile_target(
+    lib: S.Library, src: SourceSet, options: CompileOptions, target: Target
+) -> tuple[CompiledTarget | None, list[Diagnostic]]:
+    entries = [(e.name, SLANG_STAGE_ID[e.stage]) for e in options.entry_points]
+    args = slang_args(target, options)
+    req = S.Request(lib, args, (str(src.path), slang_source(src, target)), entries)
+    try:
+        result = req.compile()
+        diags = parse_diagnostics(result.diagnostics, src.display, src.text_of)
+        if not result.ok:
+            errors = [d for d in diags if d.is_error] or [
+                Diagnostic(
+                    src.name,
+                    0,
+                    0,
+                    Severity.ERROR,
+                    f"{TARGET_NAMES[target]}: compilation failed",
+                )
+            ]
+            return None, [explain(d) for d in errors]
+        facts = read_facts(lib, req.reflection())
+    finally:
+        req.close()
+    return CompiledTarget(target, facts, result.code, [d for d in diags if not d.is_error]), []

@@ -1,0 +1,151 @@
+"""The shader's files as read: the main file and its includes, their scans, names and positions.
+
+Every later step asks this one place for a declaration, a struct, a function or the text of a
+file, and builds its positioned errors here, so a message names a file as the user wrote it
+(``source_name`` and paths relative to it, never a path of the build machine).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from oneshader.compiler import rewrite
+from oneshader.compiler.diag import Failed
+from oneshader.compiler.source import Declaration, SourceFile, StructDef, find_includes, scan
+from oneshader.diagnostics import Diagnostic, Severity, source_excerpt
+
+
+class SourceSet:
+    def __init__(self, path: str, name: str, include_dirs: tuple[str, ...]) -> None:
+        self.path = Path(path).resolve()
+        self.name = name
+        self.include_dirs = include_dirs
+        self.texts: dict[Path, str] = {}
+        self.sources: dict[Path, SourceFile] = {}
+        self.dependencies: list[str] = []
+
+    # -- names and positions -------------------------------------------------------------------
+
+    def display(self, slang_path: str) -> str:
+        if not slang_path:
+            return self.name
+        p = Path(slang_path)
+        try:
+            resolved = p.resolve()
+        except OSError:
+            return p.name
+        if resolved == self.path:
+            return self.name
+        try:
+            rel = resolved.relative_to(self.path.parent)
+        except ValueError:
+            for d in self.include_dirs:
+                try:
+                    return resolved.relative_to(Path(d).resolve()).as_posix()
+                except ValueError:
+                    continue
+            return resolved.name
+        base = Path(self.name).parent
+        return (base / rel).as_posix() if base.as_posix() != "." else rel.as_posix()
+
+    def text_of(self, slang_path: str) -> str | None:
+        try:
+            return self.texts.get(Path(slang_path).resolve())
+        except OSError:
+            return None
+
+    def error(self, file: str, line: int, col: int, message: str, code: str = "") -> Diagnostic:
+        text = None
+        for p, t in self.texts.items():
+            if self.display(str(p)) == file:
+                text = t
+        excerpt = source_excerpt(text, line, col) if text and line else ""
+        return Diagnostic(file, line, col, Severity.ERROR, message, code, excerpt)
+
+    def at_decl(self, decl: Declaration, message: str, code: str = "") -> Diagnostic:
+        return self.error(self.display(decl.file), decl.line, decl.column, message, code)
+
+    # -- reading and looking up ----------------------------------------------------------------
+
+    def read(self) -> None:
+        try:
+            text = self.path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as err:
+            raise Failed(
+                [Diagnostic(self.name, 0, 0, Severity.ERROR, f"cannot read: {err}")]
+            ) from None
+        todo = [(self.path, text)]
+        while todo:
+            p, t = todo.pop(0)
+            if p in self.texts:
+                continue
+            self.texts[p] = t
+            self.sources[p] = scan(str(p), t)
+            self.dependencies.append(str(p))
+            for inc in find_includes(p, t, self.include_dirs):
+                if inc not in self.texts:
+                    try:
+                        todo.append((inc, inc.read_text(encoding="utf-8")))
+                    except (OSError, UnicodeDecodeError):
+                        continue
+
+    def declarations(self) -> dict[str, Declaration]:
+        out: dict[str, Declaration] = {}
+        for src in self.sources.values():
+            for d in src.declarations:
+                out.setdefault(d.name, d)
+        return out
+
+    def struct(self, name: str) -> StructDef | None:
+        for src in self.sources.values():
+            if name in src.structs:
+                return src.structs[name]
+        return None
+
+    def function(self, name: str) -> StructDef | None:
+        for src in self.sources.values():
+            if name in src.functions:
+                return src.functions[name]
+        return None
+
+    def include_order(self) -> list[Path]:
+        """Every file read, each after the files it includes (as the preprocessor meets their
+        text when the includes come first), the main file last."""
+        order: list[Path] = []
+
+        def visit(p: Path) -> None:
+            if p in order or p not in self.texts:
+                return
+            order.append(p)  # placeholder against include cycles, moved below
+            for inc in find_includes(p, self.texts[p], self.include_dirs):
+                visit(inc)
+            order.remove(p)
+            order.append(p)
+
+        visit(self.path)
+        return order
+
+    def counter_uses(self) -> list[tuple[Path, re.Match[str]]]:
+        """Every ``X.IncrementCounter()``/``DecrementCounter()`` of every file, in include order."""
+        return [(p, m) for p in self.include_order() for m in rewrite.counter_calls(self.texts[p])]
+
+    def counted_rw(self) -> dict[str, Declaration]:
+        """RW structured buffers (declared in any file) whose counter the code uses."""
+        decls = self.declarations()
+        out: dict[str, Declaration] = {}
+        for _, m in self.counter_uses():
+            d = decls.get(m.group(1))
+            if d is not None and d.base == "RWStructuredBuffer":
+                out[d.name] = d
+        return out
+
+    def counters_by_first_use(self) -> list[str]:
+        """RW structured buffers whose counter the code uses, in order of first use (when DXC
+        creates those counters)."""
+        counted = self.counted_rw()
+        order: list[str] = []
+        for _, call in self.counter_uses():
+            if call.group(1) in counted and call.group(1) not in order:
+                order.append(call.group(1))
+        return order
