@@ -53,6 +53,23 @@ def test_pyproject_settings_are_read(tmp_path: Path) -> None:
     assert ep == (EntryPointSpec("main", Stage.Compute),)
 
 
+def test_entry_point_stages_take_the_compilers_aliases(tmp_path: Path) -> None:
+    write_project(
+        tmp_path,
+        'sources = ["s"]\nout = "o"\n[tool.oneshader.entry-points]\n'
+        '"a.hlsl" = [{ name = "v", stage = "vs" }, { name = "p", stage = "Fragment" }]\n'
+        '"b.hlsl" = [{ name = "c", stage = "cs" }]\n',
+    )
+    cfg = load_config(build_args(), cwd=tmp_path)
+    assert cfg.entry_points[(tmp_path / "a.hlsl").resolve()] == (
+        EntryPointSpec("v", Stage.Vertex),
+        EntryPointSpec("p", Stage.Pixel),
+    )
+    assert cfg.entry_points[(tmp_path / "b.hlsl").resolve()] == (
+        EntryPointSpec("c", Stage.Compute),
+    )
+
+
 def test_command_line_overrides_pyproject(tmp_path: Path) -> None:
     write_project(
         tmp_path,
@@ -109,7 +126,7 @@ def test_without_pyproject_the_command_line_is_enough(tmp_path: Path) -> None:
         (
             'sources = ["s"]\nout = "o"\n[tool.oneshader.entry-points]\n'
             '"a.hlsl" = [{ name = "m", stage = "geometry" }]\n',
-            8,
+            9,  # the file's entry, not the table header
             1,
             "stage",
         ),

@@ -259,26 +259,36 @@ def settings_from_table(table: Mapping[str, Any], base: Path, where: TableLocato
         raw = table["entry-points"]
         if not isinstance(raw, dict):
             raise where.error("entry-points", "'entry-points' must be a table: file = [{...}]")
-        stages = {s.value: s for s in Stage}
+        from oneshader.compiler import stage_from_name
+
+        # errors point at the file's line when the entry points are a [tool.oneshader.*] table
+        at = TableLocator(where.file, "\n".join(where.lines), f"{where.table}.entry-points")
         for file, specs in raw.items():
+            locate = at if at.header else where
+            key = file if at.header else "entry-points"
             if not isinstance(specs, list) or not specs:
-                raise where.error(
-                    "entry-points", f"entry points of {file!r} must be a list of {{name, stage}}"
+                raise locate.error(
+                    key, f"entry points of {file!r} must be a list of {{name, stage}}"
                 )
             out: list[EntryPointSpec] = []
             for spec in specs:
+                stage: Stage | None = None
+                if isinstance(spec, dict) and isinstance(spec.get("stage"), str):
+                    try:
+                        stage = stage_from_name(spec["stage"])
+                    except ValueError:
+                        stage = None
                 if (
-                    not isinstance(spec, dict)
+                    stage is None
                     or not isinstance(spec.get("name"), str)
-                    or spec.get("stage") not in stages
                     or set(spec) - {"name", "stage"}
                 ):
-                    raise where.error(
-                        "entry-points",
+                    raise locate.error(
+                        key,
                         f'entry point of {file!r} must be {{name = "...", stage = '
-                        f'"vertex"|"pixel"|"compute"}}, got {spec!r}',
+                        f'"vertex"|"pixel"|"compute"}} (or vs, ps, fragment, fs, cs), got {spec!r}',
                     )
-                out.append(EntryPointSpec(spec["name"], stages[spec["stage"]]))
+                out.append(EntryPointSpec(spec["name"], stage))
             entry_points[(base / file).resolve()] = tuple(out)
 
     jobs = None
