@@ -109,8 +109,8 @@ resources = st.builds(
     stages=enum_tuple(Stage),
     hlsl=texts,
     format=st.one_of(st.none(), texts),
-    slots=st.lists(slots, max_size=3).map(tuple),
-    counters=st.lists(slots, max_size=3).map(tuple),
+    slots=st.lists(slots, max_size=3, unique_by=lambda s: s.target).map(tuple),
+    counters=st.lists(slots, max_size=3, unique_by=lambda s: s.target).map(tuple),
     layout=st.one_of(st.none(), types),
 )
 
@@ -119,7 +119,7 @@ push_blocks = st.builds(
     name=texts,
     stages=enum_tuple(Stage),
     layout=st.one_of(st.none(), types),
-    slots=st.lists(slots, max_size=3).map(tuple),
+    slots=st.lists(slots, max_size=3, unique_by=lambda s: s.target).map(tuple),
 )
 
 spec_constants = st.builds(
@@ -129,7 +129,9 @@ spec_constants = st.builds(
     scalar=st.sampled_from(SPEC_SCALARS),
     default=numbers,
     slots=st.lists(
-        st.builds(SpecSlot, st.sampled_from(list(Target)), numbers, texts), max_size=3
+        st.builds(SpecSlot, st.sampled_from(list(Target)), numbers, texts),
+        max_size=3,
+        unique_by=lambda s: s.target,
     ).map(tuple),
 )
 

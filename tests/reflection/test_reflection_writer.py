@@ -74,6 +74,8 @@ CASES = [
     ("spec scalar", change(RICH, spec_constants=(change(
         RICH.spec_constants[0], scalar=ScalarKind.Float64),)), "Float64 is not one of"),
     ("not a model", "oneshader", "expected a ShaderReflection"),
+    ("two slots for one target", with_resource(1, slots=RICH.resources[1].slots[:1] * 2),
+     "one entry per target"),
 ]  # fmt: skip
 
 

@@ -698,11 +698,16 @@ class _Reader:
             vals["element"] = None
             vals["members"] = [] if vals["kind"] is TypeKind.Struct else None
             return _Frame(kind, line, vals)
-        if kind in ("slot", "counter"):
-            pv[kind + "s"].append(Slot(vals["target"], vals["set"], vals["binding"]))
-            return _LEAVES[kind]
-        if kind == "specslot":
-            pv["slots"].append(SpecSlot(vals["target"], vals["index"], vals["name"]))
+        if kind in ("slot", "counter", "specslot"):
+            siblings = pv["counters" if kind == "counter" else "slots"]
+            target = vals["target"]
+            if any(s.target is target for s in siblings):
+                word = "counter" if kind == "counter" else "slot"
+                self.fail_attr(line, "target", f"a second {word} for {target.name}: one per target")
+            if kind == "specslot":
+                siblings.append(SpecSlot(target, vals["index"], vals["name"]))
+            else:
+                siblings.append(Slot(target, vals["set"], vals["binding"]))
             return _LEAVES[kind]
         if kind in ("input", "output"):
             pv[kind + "s"].append(StageVariable(**vals))
@@ -855,8 +860,15 @@ def _tuple_of(values: object, cls: type, what: str) -> tuple[Any, ...]:
     return values
 
 
+def _one_per_target(slots: tuple[Any, ...], what: str) -> tuple[Any, ...]:
+    targets = [s.target for s in slots]
+    if len(set(targets)) != len(targets):
+        raise _Bad(f"{what} must hold one entry per target, not {slots!r}")
+    return slots
+
+
 def _slot_lines(out: list[str], pad: str, keyword: str, slots: object, what: str) -> None:
-    for s in _tuple_of(slots, Slot, what):
+    for s in _one_per_target(_tuple_of(slots, Slot, what), what):
         out.append(
             f"{pad}{keyword} target={_member(s.target, Target, 'target')} "
             f"set={_u32(s.set, 'set')} binding={_u32(s.binding, 'binding')}"
@@ -989,7 +1001,7 @@ def _write_item(out: list[str], item: Any, names: dict[type, set[str]]) -> None:
             f"spec name={_str(s.name, 'name')} id={_u32(s.id, 'id')} scalar={scalar} "
             f"default={_u32(s.default, 'default')}"
         )
-        for slot in _tuple_of(s.slots, SpecSlot, "slots"):
+        for slot in _one_per_target(_tuple_of(s.slots, SpecSlot, "slots"), "slots"):
             out.append(
                 f"  slot target={_member(slot.target, Target, 'target')} "
                 f"index={_u32(slot.index, 'index')} name={_str(slot.name, 'name')}"
