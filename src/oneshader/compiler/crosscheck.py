@@ -267,14 +267,7 @@ class _Checker:
                         module,
                         f"{path}: a {res.rtype.name} but the code declares it in '{em.space}'",
                     )
-                if slot is None:
-                    self.bad(
-                        module,
-                        f"{path}: the reflection has no {self.prefix} slot, the code "
-                        f"binds it at {_where(em)}",
-                    )
-                else:
-                    self.slot(module, path, slot, em)
+                self.slot(module, path, slot, em)
                 if em.count != res.count:
                     self.differ(module, f"{path} count", res.count, em.count)
                 if res.format is not None and em.format is not None:
@@ -283,7 +276,18 @@ class _Checker:
         if not seen:
             self.unchecked(f"resource '{res.name}' is not in the emitted code")
 
-    def slot(self, module: EmittedModule, path: str, slot: Slot, em: EmittedResource) -> None:
+    def slot(
+        self, module: EmittedModule, path: str, slot: Slot | None, em: EmittedResource
+    ) -> None:
+        """The code's binding of ``em`` against the reflection's slot for this target (a
+        binding the reflection has no slot for is a mismatch too)."""
+        if slot is None:
+            self.bad(
+                module,
+                f"{path}: the reflection has no {self.prefix} slot, the code "
+                f"binds it at {_where(em)}",
+            )
+            return
         if self.target is Target.Msl:
             self.differ(module, f"{path} [[{em.space}(n)]] index", slot.binding, em.binding)
             return
@@ -392,12 +396,6 @@ class _Checker:
                             f"{path}: the reflection gives it a SPIR-V slot "
                             f"(set {slot.set} binding {slot.binding}); SPIR-V has none",
                         )
-                elif slot is None:
-                    self.bad(
-                        module,
-                        f"{path}: the reflection has no {self.prefix} slot, the code "
-                        f"binds it at {_where(em)}",
-                    )
                 else:
                     self.slot(module, path, slot, em)
                 self.buffer_layout(module, block.name, None, block.layout, em)

@@ -97,8 +97,6 @@ _SCALAR_BYTES = {
     ScalarKind.Float64: 8,
 }
 
-# Tokens a target cannot express, with what to say; checked on the source before compiling.
-
 
 def check_entries(src: SourceSet, options: CompileOptions, primary: CompiledTarget) -> None:
     """The entry points the options name are defined, and there is at least one."""

@@ -9,7 +9,7 @@ header, and a missing one is inserted into the annotation section.
 from __future__ import annotations
 
 import struct
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 
 _MAGIC = 0x07230203
 _OP_NAME = 5
@@ -20,9 +20,32 @@ _DECO_SET = 34
 _STORAGE_FUNCTION = 7
 
 
+_ANNOTATIONS = (_OP_DECORATE, 72, 332, 5632, 5633)  # Decorate, MemberDecorate, ...Id/String
+
+
 def _string(words: list[int], start: int, end: int) -> str:
     raw = struct.pack(f"<{end - start}I", *words[start:end])
     return raw.split(b"\0", 1)[0].decode("utf-8", "replace")
+
+
+def _words(data: bytes) -> list[int]:
+    return list(struct.unpack(f"<{len(data) // 4}I", data))
+
+
+def _instructions(words: list[int]) -> Iterator[tuple[int, int, int]]:
+    """(index, word count, opcode) of every instruction after the header."""
+    i = 5
+    while i < len(words):
+        count, opcode = words[i] >> 16, words[i] & 0xFFFF
+        if count == 0:
+            raise ValueError("malformed SPIR-V instruction")
+        yield i, count, opcode
+        i += count
+
+
+def _decorate(target: int, decoration: int, value: int) -> list[int]:
+    """An OpDecorate with one literal."""
+    return [(4 << 16) | _OP_DECORATE, target, decoration, value]
 
 
 def rebind(
@@ -34,7 +57,7 @@ def rebind(
     names in ``renames`` are replaced (same or shorter word count is not required)."""
     if len(data) < 20 or len(data) % 4:
         raise ValueError("not a SPIR-V module")
-    words = list(struct.unpack(f"<{len(data) // 4}I", data))
+    words = _words(data)
     if words[0] != _MAGIC:
         raise ValueError("not a SPIR-V module (or not little-endian)")
     names: dict[int, str] = {}
@@ -42,22 +65,17 @@ def rebind(
     decorations: dict[tuple[int, int], int] = {}  # (id, decoration) -> index of its literal
     last_annotation = 0
     first_type = 0
-    i = 5
-    while i < len(words):
-        count, opcode = words[i] >> 16, words[i] & 0xFFFF
-        if count == 0:
-            raise ValueError("malformed SPIR-V instruction")
+    for i, count, opcode in _instructions(words):
         if opcode == _OP_NAME:
             names[words[i + 1]] = _string(words, i + 2, i + count)
         elif opcode == _OP_DECORATE and count >= 4 and words[i + 2] in (_DECO_BINDING, _DECO_SET):
             decorations[(words[i + 1], words[i + 2])] = i + 3
-        if opcode in (_OP_DECORATE, 72, 332, 5632, 5633):  # Decorate, MemberDecorate, ...Id/String
+        if opcode in _ANNOTATIONS:
             last_annotation = i + count
         if opcode == _OP_VARIABLE and words[i + 3] != _STORAGE_FUNCTION:
             variables.add(words[i + 2])
         if not first_type and 19 <= opcode <= 39:  # OpTypeVoid .. OpTypeForwardPointer
             first_type = i
-        i += count
     insert: list[int] = []
     for vid in sorted(variables):
         name = names.get(vid)
@@ -69,7 +87,7 @@ def rebind(
             if at is not None:
                 words[at] = value
             else:
-                insert += [(4 << 16) | _OP_DECORATE, vid, deco, value]
+                insert += _decorate(vid, deco, value)
     if insert:
         where = last_annotation or first_type
         if not where:
@@ -82,9 +100,7 @@ def rebind(
 
 def _rename(words: list[int], renames: Mapping[str, str]) -> list[int]:
     out = words[:5]
-    i = 5
-    while i < len(words):
-        count, opcode = words[i] >> 16, words[i] & 0xFFFF
+    for i, count, opcode in _instructions(words):
         if opcode == _OP_NAME and _string(words, i + 2, i + count) in renames:
             new = renames[_string(words, i + 2, i + count)].encode() + b"\0"
             new += b"\0" * (-len(new) % 4)
@@ -92,7 +108,6 @@ def _rename(words: list[int], renames: Mapping[str, str]) -> list[int]:
             out += [((2 + len(literal)) << 16) | _OP_NAME, words[i + 1], *literal]
         else:
             out += words[i : i + count]
-        i += count
     return out
 
 
@@ -110,17 +125,13 @@ def relocate(
     Slang names inputs ``param.field`` (or ``param``) and outputs ``entryPointParam_<entry>.field``
     (or ``entryPointParam_<entry>`` for a returned value, which is ``result`` here).
     """
-    words = list(struct.unpack(f"<{len(data) // 4}I", data))
+    words = _words(data)
     names: dict[int, str] = {}
     storage: dict[int, int] = {}
     locations: dict[int, int] = {}
     interface: list[int] = []
     last_annotation = 0
-    i = 5
-    while i < len(words):
-        count, opcode = words[i] >> 16, words[i] & 0xFFFF
-        if count == 0:
-            raise ValueError("malformed SPIR-V instruction")
+    for i, count, opcode in _instructions(words):
         if opcode == _OP_NAME:
             names[words[i + 1]] = _string(words, i + 2, i + count)
         elif opcode == _OP_ENTRY_POINT:
@@ -133,9 +144,8 @@ def relocate(
             locations[words[i + 1]] = i + 3
         elif opcode == _OP_VARIABLE:
             storage[words[i + 2]] = words[i + 3]
-        if opcode in (_OP_DECORATE, 72, 332, 5632, 5633):
+        if opcode in _ANNOTATIONS:
             last_annotation = i + count
-        i += count
     insert: list[int] = []
     prefix = f"entryPointParam_{entry}"
     for vid in interface:
@@ -154,7 +164,7 @@ def relocate(
         if at is not None:
             words[at] = wanted
         else:
-            insert += [(4 << 16) | _OP_DECORATE, vid, _DECO_LOCATION, wanted]
+            insert += _decorate(vid, _DECO_LOCATION, wanted)
     if insert:
         words[last_annotation:last_annotation] = insert
     return struct.pack(f"<{len(words)}I", *words)
@@ -170,17 +180,13 @@ def set_image_formats(data: bytes, formats: Mapping[str, int]) -> bytes:
     """Give the storage images of the named variables an ImageFormat where Slang left Unknown
     (DXC infers the format from the texel type; so does Slang's WGSL). Only ``Unknown`` is
     changed, so images that already have a format keep it."""
-    words = list(struct.unpack(f"<{len(data) // 4}I", data))
+    words = _words(data)
     names: dict[int, str] = {}
     var_type: dict[int, int] = {}
     pointee: dict[int, int] = {}
     element: dict[int, int] = {}
     images: dict[int, int] = {}  # image type id -> index of its format operand
-    i = 5
-    while i < len(words):
-        count, opcode = words[i] >> 16, words[i] & 0xFFFF
-        if count == 0:
-            raise ValueError("malformed SPIR-V instruction")
+    for i, count, opcode in _instructions(words):
         if opcode == _OP_NAME:
             names[words[i + 1]] = _string(words, i + 2, i + count)
         elif opcode == _OP_VARIABLE:
@@ -191,7 +197,6 @@ def set_image_formats(data: bytes, formats: Mapping[str, int]) -> bytes:
             element[words[i + 1]] = words[i + 2]
         elif opcode == _OP_TYPE_IMAGE and count >= 9:
             images[words[i + 1]] = i + 8
-        i += count
     for vid, ptr in var_type.items():
         wanted = formats.get(names.get(vid, ""))
         if wanted is None:

@@ -8,6 +8,7 @@ attributes and the target's own layout rules), so a layout compares against a la
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
 from oneshader.reflection.model import (
@@ -33,6 +34,7 @@ __all__ = [
     "emitted_name",
     "resource_name",
     "round_up",
+    "sequential_struct",
     "struct_name",
     "unwrap_slang_struct",
 ]
@@ -75,6 +77,30 @@ def struct_name(name: str) -> str:
     for suffix in ("_std140", "_std430", "_natural"):
         name = name.removesuffix(suffix)
     return name
+
+
+def sequential_struct(
+    name: str, members: Iterable[tuple[str, TypeLayout, int, int]]
+) -> tuple[TypeLayout, int, int]:
+    """A struct laid out member after member, each at its own alignment (MSL and WGSL), from
+    (emitted name, layout, size, align) per member: (layout, size, align), Slang's wrapper
+    structs read as what they hold."""
+    laid_out = []
+    offset = 0
+    align = 1
+    for member, lay, size, malign in members:
+        offset = round_up(offset, malign)
+        laid_out.append(StructMember(demangle(member), offset, lay))
+        offset += size
+        align = max(align, malign)
+    size = round_up(offset, align)
+    wrapped = unwrap_slang_struct(name, laid_out)
+    if wrapped is not None:
+        return wrapped, size, align
+    lay = TypeLayout(
+        TypeKind.Struct, name=struct_name(name), size=size, align=align, members=tuple(laid_out)
+    )
+    return lay, size, align
 
 
 _MATRIX_STORAGE = re.compile(

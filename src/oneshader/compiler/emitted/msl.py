@@ -29,15 +29,13 @@ from oneshader.compiler.emitted.common import (
     demangle,
     resource_name,
     round_up,
-    struct_name,
-    unwrap_slang_struct,
+    sequential_struct,
 )
 from oneshader.reflection.model import (
     BuiltIn,
     Interpolation,
     MatrixPacking,
     ScalarKind,
-    StructMember,
     Target,
     TypeKind,
     TypeLayout,
@@ -370,23 +368,9 @@ class _Layouts:
         return lay, cols * csize, calign
 
     def _struct(self, name: str) -> tuple[TypeLayout, int, int]:
-        members = []
-        offset = 0
-        align = 1
-        for decl in self.structs[name]:
-            lay, size, malign = self.layout(decl.type)
-            offset = round_up(offset, malign)
-            members.append(StructMember(demangle(decl.name), offset, lay))
-            offset += size
-            align = max(align, malign)
-        size = round_up(offset, align)
-        wrapped = unwrap_slang_struct(name, members)
-        if wrapped is not None:
-            return wrapped, size, align
-        lay = TypeLayout(
-            TypeKind.Struct, name=struct_name(name), size=size, align=align, members=tuple(members)
+        return sequential_struct(
+            name, ((decl.name, *self.layout(decl.type)) for decl in self.structs[name])
         )
-        return lay, size, align
 
 
 def _count(toks: list[str]) -> int:

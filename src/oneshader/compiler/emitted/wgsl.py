@@ -33,15 +33,13 @@ from oneshader.compiler.emitted.common import (
     demangle,
     resource_name,
     round_up,
-    struct_name,
-    unwrap_slang_struct,
+    sequential_struct,
 )
 from oneshader.reflection.model import (
     BuiltIn,
     Interpolation,
     MatrixPacking,
     ScalarKind,
-    StructMember,
     Target,
     TypeKind,
     TypeLayout,
@@ -521,27 +519,19 @@ class _Layouts:
         raise EmittedCodeError(f"WGSL: array count '{arg}' is not a constant")
 
     def _struct(self, name: str) -> tuple[TypeLayout, int, int]:
-        members = []
-        offset = 0
-        align = 1
-        for mname, mtype, attrs in self.structs[name]:
-            lay, size, malign = self.layout(mtype)
-            if "align" in attrs:
-                malign = _int_literal(attrs["align"][0])
-            if "size" in attrs:
-                size = _int_literal(attrs["size"][0])
-            offset = round_up(offset, malign)
-            members.append(StructMember(demangle(mname), offset, lay))
-            offset += size
-            align = max(align, malign)
-        size = round_up(offset, align)
-        wrapped = unwrap_slang_struct(name, members)
-        if wrapped is not None:
-            return wrapped, size, align
-        lay = TypeLayout(
-            TypeKind.Struct, name=struct_name(name), size=size, align=align, members=tuple(members)
-        )
-        return lay, size, align
+        return sequential_struct(name, map(self._member, self.structs[name]))
+
+    def _member(
+        self, member: tuple[str, WgslType, dict[str, tuple[str, ...]]]
+    ) -> tuple[str, TypeLayout, int, int]:
+        """A member's layout, with its @align/@size attributes where Slang wrote them."""
+        mname, mtype, attrs = member
+        lay, size, malign = self.layout(mtype)
+        if "align" in attrs:
+            malign = _int_literal(attrs["align"][0])
+        if "size" in attrs:
+            size = _int_literal(attrs["size"][0])
+        return mname, lay, size, malign
 
 
 def _interp(attrs: dict[str, tuple[str, ...]]) -> frozenset[Interpolation]:
