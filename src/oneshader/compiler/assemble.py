@@ -66,7 +66,7 @@ def assemble(
 ) -> Assembled:
     """Every parameter of the primary (first) target, in its order, as the reflection records it;
     user errors are collected and raised together."""
-    decls = declarations(src, compiled[0].facts)
+    decls = _declarations(src, compiled[0].facts)
     primary = compiled[0]
     by_target = {t.target: t for t in compiled}
     errors: list[Diagnostic] = []
@@ -145,7 +145,7 @@ def assemble(
     return Assembled(resources, pushes, specs, msl_index)
 
 
-def declarations(src: SourceSet, facts: TargetFacts) -> dict[str, Declaration]:
+def _declarations(src: SourceSet, facts: TargetFacts) -> dict[str, Declaration]:
     """The source's declarations by name, with DXC's ``$Globals`` where the shader has loose
     uniforms."""
     decls = src.declarations()

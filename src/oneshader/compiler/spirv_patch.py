@@ -1,4 +1,4 @@
-"""Rewrite DescriptorSet/Binding decorations of a SPIR-V module, by variable name.
+"""Patches of a finished SPIR-V module, by name: bindings, debug names, locations, formats.
 
 oneshader decides the SPIR-V bindings itself (DXC's rules, docs/compiler.md) and Slang does not
 apply all of them (per-space shifts, -fvk-bind-register, counter placement). Patching the
