@@ -91,6 +91,19 @@ def test_bytes_round_trip_keeps_padding(sprite) -> None:  # type: ignore[no-unty
         sprite.FrameArray.from_bytes(raw + b"x")
 
 
+def test_a_depth_texture_binds_as_depth() -> None:
+    """A texture the reflection marks ``depth`` (WGSL ``texture_depth_2d``) needs no override."""
+    model = samples.sprite()
+    res = tuple(
+        dataclasses.replace(r, depth=True) if r.name == "Tex" else r for r in model.resources
+    )
+    shadowed = from_reflection(dataclasses.replace(model, resources=res), "shadowed")
+    (tex,) = [e for e in shadowed.SHADER.bind_group_layout_entries(0) if "texture" in e]
+    assert tex["texture"]["sample_type"] == "depth"
+    override = shadowed.SHADER.bind_group_layout_entries(0, sample_types={"Tex": "float"})
+    assert next(e for e in override if "texture" in e)["texture"]["sample_type"] == "float"
+
+
 def test_bind_group_layout_entries(sprite, particles) -> None:  # type: ignore[no-untyped-def]
     assert sprite.SHADER.bind_group_layout_entries(0) == [
         {"binding": 0, "visibility": 3, "buffer": {"type": "uniform"}},

@@ -109,6 +109,7 @@ resources = st.builds(
     stages=enum_tuple(Stage),
     hlsl=texts,
     format=st.one_of(st.none(), texts),
+    depth=st.booleans(),
     slots=st.lists(slots, max_size=3, unique_by=lambda s: s.target).map(tuple),
     counters=st.lists(slots, max_size=3, unique_by=lambda s: s.target).map(tuple),
     layout=st.one_of(st.none(), types),

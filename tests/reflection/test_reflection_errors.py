@@ -124,6 +124,8 @@ CASES = [
      col(LINES[15], "builtin=") + 8, "unknown BuiltIn 'SV_Position'"),
     ("none token", replace(15, LINES[15].replace("builtin=Position", "builtin=None_")), 16,
      col(LINES[15], "builtin=") + 8, "unknown BuiltIn 'None_'"),
+    ("depth flag", replace(3, RESOURCE + " depth=2"), 4, len(RESOURCE) + 8,
+     "depth: expected 0 or 1, found '2'"),
     ("two slots for one target", replace(4, [LINES[4], "  slot target=SpirV set=1 binding=0"]),
      6, 15, "a second slot for SpirV: one per target"),
     ("two spec slots for one target", replace(13, [SPEC, '  slot target=Wgsl index=0 name="a"',

@@ -158,7 +158,9 @@ class Binding:
             }
         elif res.rtype in _VIEW_DIMENSIONS:
             dim, ms = _VIEW_DIMENSIONS[res.rtype]
-            if sample_type is None:
+            if sample_type is None and res.depth:
+                sample_type = "depth"  # the WGSL declares a texture_depth_*
+            elif sample_type is None:
                 scalar = res.layout.scalar if res.layout is not None else ScalarKind.Float
                 sample_type = _SAMPLE_TYPES.get(scalar, "float")
             entry["texture"] = {

@@ -176,6 +176,12 @@ def _string(text: str) -> str:
     return text
 
 
+def _flag(text: str) -> bool:
+    if text in ("0", "1"):
+        return text == "1"
+    raise _Bad(f"expected 0 or 1, found {text!r}")
+
+
 def _workgroup(text: str) -> tuple[int, int, int]:
     parts = text.split(",")
     if len(parts) != 3:
@@ -261,6 +267,7 @@ _ATTRS: dict[str, tuple[tuple[str, _Conv], ...]] = {
         ("rtype", _enum(ResourceTypeKind)),
         ("hlsl", _string),
         ("format", _string),
+        ("depth", _flag),
     ),
     "slot": (("target", _TARGET), ("set", _number), ("binding", _number)),
     "counter": (("target", _TARGET), ("set", _number), ("binding", _number)),
@@ -304,7 +311,7 @@ _ATTRS: dict[str, tuple[tuple[str, _Conv], ...]] = {
 }
 _ATTRS["output"] = _ATTRS["input"]
 _ATTRS["pushuse"] = _ATTRS["specuse"] = _ATTRS["uses"]
-_OPTIONAL = {("resource", "format")}
+_OPTIONAL = {("resource", "format"), ("resource", "depth")}
 _FAST[_number] = {str(n): n for n in range(4096)}
 _FAST[_optional_number] = {**_FAST[_number], "-": None}
 _FAST[_string] = {'""': ""}
@@ -792,6 +799,7 @@ class _Reader:
                     stages=v["stages"],
                     hlsl=v["hlsl"],
                     format=v["format"],
+                    depth=bool(v["depth"]),
                     slots=tuple(v["slots"]),
                     counters=tuple(v["counters"]),
                     layout=v["layout"],
@@ -979,6 +987,10 @@ def _write_item(out: list[str], item: Any, names: dict[type, set[str]]) -> None:
         )
         if r.format is not None:
             line += f" format={_str(r.format, 'format')}"
+        if type(r.depth) is not bool:
+            raise _Bad(f"depth must be a bool, not {r.depth!r}")
+        if r.depth:
+            line += " depth=1"
         out.append(line)
         _slot_lines(out, "  ", "slot", r.slots, "slots")
         _slot_lines(out, "  ", "counter", r.counters, "counters")

@@ -276,6 +276,8 @@ class Resource:
     ``layout`` is the constant buffer's struct, the structured buffer's element, or the texel type
     of a texture or typed buffer; None where there is none (samplers, raw buffers). ``counters``
     are the hidden counter buffers of append/consume/counter buffers, one per target.
+    ``depth`` marks a texture the shader only samples with comparison samplers: WGSL declares it
+    ``texture_depth_*``, so WebGPU must bind it with sample type "depth".
     """
 
     name: str
@@ -285,6 +287,7 @@ class Resource:
     stages: tuple[Stage, ...] = ()
     hlsl: str = ""
     format: str | None = None
+    depth: bool = False
     slots: tuple[Slot, ...] = ()
     counters: tuple[Slot, ...] = ()
     layout: TypeLayout | None = None
