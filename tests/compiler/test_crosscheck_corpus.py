@@ -219,3 +219,15 @@ def test_interpolation_changed() -> None:
     mismatches = verify(replace(r, entry_points=entries), outputs)
     assert _hit(mismatches) == _ALL, mismatches
     assert all(f"'{name}' interpolation" in m and "Sample" in m for m in mismatches), mismatches
+
+
+def test_depth_texture_flag_is_held_against_the_wgsl() -> None:
+    """``Depth`` is only compared, so the WGSL declares ``texture_depth_2d`` and the reflection
+    says ``depth``; flipping the flag either way is a WGSL mismatch (no other target shows it)."""
+    r, outputs = _reflection("resources_portable.hlsl")
+    flags = {x.name: x.depth for x in r.resources}
+    assert flags["Depth"] is True and not any(v for k, v in flags.items() if k != "Depth")
+    for name, flag in (("Depth", False), ("Tex2D", True)):
+        mismatches = verify(_set_resource(r, name, depth=flag), outputs)
+        assert _hit(mismatches) == {Target.Wgsl}, mismatches
+        assert any(f"resource '{name}' depth texture" in m for m in mismatches), mismatches

@@ -272,6 +272,10 @@ class _Checker:
                     self.differ(module, f"{path} count", res.count, em.count)
                 if res.format is not None and em.format is not None:
                     self.differ(module, f"{path} image format", res.format, em.format)
+                if self.target is Target.Wgsl and em.space == "handle":
+                    declared = em.type_text.startswith("texture_depth")
+                    if declared != res.depth:
+                        self.differ(module, f"{path} depth texture", res.depth, declared)
                 self.buffer_layout(module, res.name, res.rtype, res.layout, em)
         if not seen:
             self.unchecked(f"resource '{res.name}' is not in the emitted code")

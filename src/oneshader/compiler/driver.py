@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from oneshader.compiler import _slang as S
@@ -112,12 +113,13 @@ def _finish(
     check_entries(src, options, primary)
     outputs = {t.target: t.code for t in compiled}
     shader = assemble(src, options, compiled, outputs)
-    outputs = patch_bindings(src, outputs, shader)
+    outputs, depth = patch_bindings(src, outputs, shader)
     entries = entry_points(
         src, primary, outputs, usage_outputs, shader.resources, shader.pushes, shader.specs
     )
     outputs = patch_locations(outputs, entries)
     resources, pushes = with_stages(shader, entries)
+    resources = [replace(r, depth=True) if r.name in depth else r for r in resources]
     reflection = ShaderReflection(
         source=src.name,
         targets=tuple(t for t in Target if t in options.targets),
@@ -147,11 +149,10 @@ def _finish(
 
 
 def _crosscheck(reflection: ShaderReflection, files: Sequence[OutputFile]) -> list[str]:
-    """The verifier's cross-check of reflection against emitted code, where it is installed."""
-    try:
-        from oneshader.compiler.crosscheck import verify
-    except ImportError:  # the verifier's module has not landed: nothing to check with yet
-        return []
+    """The verifier's cross-check of reflection against emitted code (imported here, on the
+    first compile, so that importing the package stays cheap)."""
+    from oneshader.compiler.crosscheck import verify
+
     return list(verify(reflection, files))
 
 

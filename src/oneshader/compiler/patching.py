@@ -20,18 +20,21 @@ from oneshader.reflection.model import EntryPoint, PushBlock, Resource, Target
 
 def patch_bindings(
     src: SourceSet, outputs: dict[Target, bytes], shader: Assembled
-) -> dict[Target, bytes]:
-    """Every target's code with the reflection's slots (a WGSL texture compared and also
-    sampled plainly is an OS1012 error here)."""
+) -> tuple[dict[Target, bytes], frozenset[str]]:
+    """Every target's code with the reflection's slots, and the textures the WGSL now declares
+    as depth textures (a WGSL texture compared and also sampled plainly is an OS1012 error)."""
     out = dict(outputs)
+    depth: frozenset[str] = frozenset()
     if Target.SpirV in out:
         out[Target.SpirV] = _patch_spirv(src, out[Target.SpirV], shader.resources)
     if Target.Wgsl in out:
-        out[Target.Wgsl] = _patch_wgsl(src, out[Target.Wgsl], shader.resources, shader.pushes)
+        out[Target.Wgsl], depth = _patch_wgsl(
+            src, out[Target.Wgsl], shader.resources, shader.pushes
+        )
     if Target.Msl in out:
         text = codepatch.renumber_msl(out[Target.Msl].decode(), shader.msl_index)
         out[Target.Msl] = text.encode()
-    return out
+    return out, depth
 
 
 def patch_locations(outputs: dict[Target, bytes], entries: list[EntryPoint]) -> dict[Target, bytes]:
@@ -76,7 +79,7 @@ def _patch_wgsl(
     code: bytes,
     resources: list[Resource],
     pushes: list[PushBlock],
-) -> bytes:
+) -> tuple[bytes, frozenset[str]]:
     text = code.decode()
     for p in pushes:
         push_slot = next(s for s in p.slots if s.target is Target.Wgsl)
@@ -85,7 +88,7 @@ def _patch_wgsl(
             rf"\1@binding({push_slot.binding}) @group({push_slot.set}) var<uniform> \2 :",
             text,
         )
-    text = _wgsl_depth_textures(src, text, resources)
+    text, depth = _wgsl_depth_textures(src, text, resources)
     for r in resources:
         slot = next((s for s in r.slots if s.target is Target.Wgsl), None)
         if slot is None:
@@ -96,15 +99,18 @@ def _patch_wgsl(
             rf"@binding({slot.binding}) @group({slot.set})\1",
             text,
         )
-    return text.encode()
+    return text.encode(), depth
 
 
-def _wgsl_depth_textures(src: SourceSet, text: str, resources: list[Resource]) -> str:
+def _wgsl_depth_textures(
+    src: SourceSet, text: str, resources: list[Resource]
+) -> tuple[str, frozenset[str]]:
     """A texture sampled only with a comparison sampler becomes a WGSL depth texture (WGSL
     compares depth textures only; Slang declares ``texture_2d<f32>``). A texture compared and
     also sampled plainly cannot be expressed: an error at its declaration."""
     decls = src.declarations()
     errors = []
+    depth_names: set[str] = set()
     for r in resources:
         if r.rtype not in TEXTURES:
             continue
@@ -131,6 +137,7 @@ def _wgsl_depth_textures(src: SourceSet, text: str, resources: list[Resource]) -
             continue
         depth = codepatch.DEPTH_TEXTURES[decl.group(2)]
         text = text[: decl.start(2)] + depth + text[decl.end() :]
+        depth_names.add(r.name)
     if errors:
         raise Failed(errors)
-    return text
+    return text, frozenset(depth_names)
