@@ -41,17 +41,8 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Mod
     return folder / "out", mods
 
 
-@pytest.fixture(scope="module")
-def device() -> Any:
-    import wgpu
-
-    adapter = wgpu.gpu.request_adapter_sync(power_preference="low-power")
-    assert adapter is not None, "no GPU adapter, not even a software one"
-    return adapter.request_device_sync()
-
-
 def _run(
-    device: Any,
+    gpu_device: Any,
     shader: Any,
     out: Path,
     buffers: dict[Any, Any],
@@ -60,28 +51,28 @@ def _run(
 ) -> None:
     S = shader.SHADER
     entry = shader.entries.Main
-    layouts = S.create_bind_group_layouts(device)
-    pipeline = device.create_compute_pipeline(
-        layout=S.create_pipeline_layout(device, layouts),
+    layouts = S.create_bind_group_layouts(gpu_device)
+    pipeline = gpu_device.create_compute_pipeline(
+        layout=S.create_pipeline_layout(gpu_device, layouts),
         compute=entry.stage_descriptor(
-            S.create_shader_module(device, out, entry=entry.name, target=target)
+            S.create_shader_module(gpu_device, out, entry=entry.name, target=target)
         ),
     )
-    enc = device.create_command_encoder()
+    enc = gpu_device.create_command_encoder()
     cp = enc.begin_compute_pass()
     cp.set_pipeline(pipeline)
     by_group: dict[int, dict[Any, Any]] = {}
     for binding, obj in buffers.items():
         by_group.setdefault(binding.wgsl.set, {})[binding] = obj
     for group, members in by_group.items():
-        cp.set_bind_group(group, S.create_bind_group(device, layouts[group], members))
+        cp.set_bind_group(group, S.create_bind_group(gpu_device, layouts[group], members))
     cp.dispatch_workgroups(*groups)
     cp.end()
-    device.queue.submit([enc.finish()])
+    gpu_device.queue.submit([enc.finish()])
 
 
 def test_layouts_agree_with_the_shader(
-    built: tuple[Path, dict[str, ModuleType]], device: Any
+    built: tuple[Path, dict[str, ModuleType]], gpu_device: Any
 ) -> None:
     import wgpu
 
@@ -105,17 +96,19 @@ def test_layouts_agree_with_the_shader(
 
     usage = wgpu.BufferUsage
     res = probe.resources
-    ub = device.create_buffer_with_data(data=cb.bytes_view(), usage=usage.UNIFORM)
-    pb = device.create_buffer_with_data(data=push.bytes_view(), usage=usage.UNIFORM)
-    ob = device.create_buffer(size=4 * len(expected), usage=usage.STORAGE | usage.COPY_SRC)
-    _run(device, probe, out, {res.Probe: ub, res.Out: ob, probe.push_blocks.Push: pb}, (1, 1, 1))
-    got = np.frombuffer(device.queue.read_buffer(ob), np.float32)
+    ub = gpu_device.create_buffer_with_data(data=cb.bytes_view(), usage=usage.UNIFORM)
+    pb = gpu_device.create_buffer_with_data(data=push.bytes_view(), usage=usage.UNIFORM)
+    ob = gpu_device.create_buffer(size=4 * len(expected), usage=usage.STORAGE | usage.COPY_SRC)
+    _run(
+        gpu_device, probe, out, {res.Probe: ub, res.Out: ob, probe.push_blocks.Push: pb}, (1, 1, 1)
+    )
+    got = np.frombuffer(gpu_device.queue.read_buffer(ob), np.float32)
     np.testing.assert_array_equal(got, expected)
 
 
 @pytest.mark.parametrize("target", [Target.Wgsl, Target.SpirV])
 def test_texture_and_storage_texture_layouts(
-    built: tuple[Path, dict[str, ModuleType]], device: Any, target: Target
+    built: tuple[Path, dict[str, ModuleType]], gpu_device: Any, target: Target
 ) -> None:
     """Run from the WGSL and from the SPIR-V module (naga reads both; set/binding agree here)."""
     import wgpu
@@ -130,29 +123,31 @@ def test_texture_and_storage_texture_layouts(
         "view_dimension": "2d",
     }
     src = np.random.default_rng(3).integers(0, 256, (8, 8, 4), dtype=np.uint8)
-    tex = device.create_texture(
+    tex = gpu_device.create_texture(
         size=(8, 8, 1),
         format=wgpu.TextureFormat.rgba8unorm,
         usage=wgpu.TextureUsage.TEXTURE_BINDING | wgpu.TextureUsage.COPY_DST,
     )
-    device.queue.write_texture({"texture": tex}, src.tobytes(), {"bytes_per_row": 32}, (8, 8, 1))
-    dst = device.create_texture(
+    gpu_device.queue.write_texture(
+        {"texture": tex}, src.tobytes(), {"bytes_per_row": 32}, (8, 8, 1)
+    )
+    dst = gpu_device.create_texture(
         size=(8, 8, 1),
         format=image["storage_texture"]["format"],
         usage=wgpu.TextureUsage.STORAGE_BINDING | wgpu.TextureUsage.COPY_SRC,
     )
-    sampler = device.create_sampler(mag_filter="nearest", min_filter="nearest")
+    sampler = gpu_device.create_sampler(mag_filter="nearest", min_filter="nearest")
     res = sp.resources
     wg = sp.entries.Main.workgroup
     _run(
-        device,
+        gpu_device,
         sp,
         out,
         {res.Image: dst.create_view(), res.Source: tex.create_view(), res.Nearest: sampler},
         (8 // wg[0], 8 // wg[1], 1),
         target,
     )
-    data = device.queue.read_texture({"texture": dst}, {"bytes_per_row": 32}, (8, 8, 1))
+    data = gpu_device.queue.read_texture({"texture": dst}, {"bytes_per_row": 32}, (8, 8, 1))
     got = np.frombuffer(data, np.uint8).reshape(8, 8, 4)
     np.testing.assert_array_equal(got[..., :3], src[..., 2::-1])
     assert (got[..., 3] == 255).all()

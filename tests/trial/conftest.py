@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 from trial_helpers import ALL, TARGETS, Project, make_project, oneshader
@@ -31,14 +30,3 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Project]:
     yield proj
     for name in [m for m in sys.modules if m.split(".")[0].startswith(("trialgen", "gen_"))]:
         del sys.modules[name]
-
-
-@pytest.fixture(scope="session")
-def device() -> Any:
-    """The software adapter's device; a missing adapter fails the test, it never skips it."""
-    import wgpu
-
-    adapter = wgpu.gpu.request_adapter_sync(power_preference="low-power")
-    if adapter is None:
-        pytest.fail("no wgpu adapter found (expected the llvmpipe software adapter)")
-    return adapter.request_device_sync()

@@ -9,7 +9,7 @@ import numpy as np
 from trial_helpers import Project
 
 
-def test_blur_compute_matches_numpy(project: Project, device: Any) -> None:
+def test_blur_compute_matches_numpy(project: Project, gpu_device: Any) -> None:
     import wgpu
 
     blur = project.module("blur")
@@ -22,42 +22,44 @@ def test_blur_compute_matches_numpy(project: Project, device: Any) -> None:
     params = blur.BlurParams(Weights=weights, Size=(w, h))
 
     usage = wgpu.TextureUsage
-    source = device.create_texture(
+    source = gpu_device.create_texture(
         size=(w, h, 1), format="rgba32float", usage=usage.TEXTURE_BINDING | usage.COPY_DST
     )
-    device.queue.write_texture(
+    gpu_device.queue.write_texture(
         {"texture": source},
         src.tobytes(),
         {"bytes_per_row": w * 16, "rows_per_image": h},
         (w, h, 1),
     )
-    target = device.create_texture(
+    target = gpu_device.create_texture(
         size=(w, h, 1), format="rgba32float", usage=usage.STORAGE_BINDING | usage.COPY_SRC
     )
-    ubuf = device.create_buffer_with_data(data=params.bytes_view(), usage=wgpu.BufferUsage.UNIFORM)
+    ubuf = gpu_device.create_buffer_with_data(
+        data=params.bytes_view(), usage=wgpu.BufferUsage.UNIFORM
+    )
     # rgba32float is not filterable in WebGPU; HLSL cannot say so, the bindings take the override
-    layouts = S.create_bind_group_layouts(device, sample_types={"Source": "unfilterable-float"})
-    pipeline = device.create_compute_pipeline(
-        layout=S.create_pipeline_layout(device, layouts),
+    layouts = S.create_bind_group_layouts(gpu_device, sample_types={"Source": "unfilterable-float"})
+    pipeline = gpu_device.create_compute_pipeline(
+        layout=S.create_pipeline_layout(gpu_device, layouts),
         compute=cs.stage_descriptor(
-            S.create_shader_module(device, project.out("blur"), entry="CSMain")
+            S.create_shader_module(gpu_device, project.out("blur"), entry="CSMain")
         ),
     )
     group = res.Source.wgsl.set
     bind = S.create_bind_group(
-        device,
+        gpu_device,
         layouts[group],
         {res.Source: source.create_view(), res.Target: target.create_view(), res.BlurParams: ubuf},
     )
-    enc = device.create_command_encoder()
+    enc = gpu_device.create_command_encoder()
     cp = enc.begin_compute_pass()
     cp.set_pipeline(pipeline)
     cp.set_bind_group(group, bind)
     cp.dispatch_workgroups(-(-w // cs.workgroup[0]), -(-h // cs.workgroup[1]), 1)
     cp.end()
-    device.queue.submit([enc.finish()])
+    gpu_device.queue.submit([enc.finish()])
     got = np.frombuffer(
-        device.queue.read_texture(
+        gpu_device.queue.read_texture(
             {"texture": target}, {"bytes_per_row": w * 16, "rows_per_image": h}, (w, h, 1)
         ),
         np.float32,
@@ -71,7 +73,7 @@ def test_blur_compute_matches_numpy(project: Project, device: Any) -> None:
 
 
 def test_instanced_sprites_draw_where_the_structured_buffer_says(
-    project: Project, device: Any
+    project: Project, gpu_device: Any
 ) -> None:
     import wgpu
 
@@ -86,30 +88,34 @@ def test_instanced_sprites_draw_where_the_structured_buffer_says(
     items.Color = [(1, 0, 0, 1), (0, 1, 0, 1), (0, 0, 1, 1)]
     view = sprites.View(Scale=(2 / size, -2 / size), Offset=(-1, 1))
 
-    sbuf = device.create_buffer_with_data(data=items.bytes_view(), usage=wgpu.BufferUsage.STORAGE)
-    ubuf = device.create_buffer_with_data(data=view.bytes_view(), usage=wgpu.BufferUsage.UNIFORM)
-    target = device.create_texture(
+    sbuf = gpu_device.create_buffer_with_data(
+        data=items.bytes_view(), usage=wgpu.BufferUsage.STORAGE
+    )
+    ubuf = gpu_device.create_buffer_with_data(
+        data=view.bytes_view(), usage=wgpu.BufferUsage.UNIFORM
+    )
+    target = gpu_device.create_texture(
         size=(size, size, 1),
         format="rgba8unorm",
         usage=wgpu.TextureUsage.RENDER_ATTACHMENT | wgpu.TextureUsage.COPY_SRC,
     )
-    layouts = S.create_bind_group_layouts(device)
+    layouts = S.create_bind_group_layouts(gpu_device)
     out = project.out("sprites")
-    pipeline = device.create_render_pipeline(
-        layout=S.create_pipeline_layout(device, layouts),
+    pipeline = gpu_device.create_render_pipeline(
+        layout=S.create_pipeline_layout(gpu_device, layouts),
         vertex={
-            **vs.stage_descriptor(S.create_shader_module(device, out, entry=vs.name)),
+            **vs.stage_descriptor(S.create_shader_module(gpu_device, out, entry=vs.name)),
             "buffers": [],
         },
         fragment={
-            **ps.stage_descriptor(S.create_shader_module(device, out, entry=ps.name)),
+            **ps.stage_descriptor(S.create_shader_module(gpu_device, out, entry=ps.name)),
             "targets": [{"format": "rgba8unorm"}],
         },
         primitive={"topology": "triangle-list"},
     )
     group = res.View.wgsl.set
-    bind = S.create_bind_group(device, layouts[group], {res.Sprites: sbuf, res.View: ubuf})
-    enc = device.create_command_encoder()
+    bind = S.create_bind_group(gpu_device, layouts[group], {res.Sprites: sbuf, res.View: ubuf})
+    enc = gpu_device.create_command_encoder()
     rp = enc.begin_render_pass(
         color_attachments=[
             {
@@ -124,9 +130,9 @@ def test_instanced_sprites_draw_where_the_structured_buffer_says(
     rp.set_bind_group(group, bind)
     rp.draw(6, len(items))
     rp.end()
-    device.queue.submit([enc.finish()])
+    gpu_device.queue.submit([enc.finish()])
     rgba = np.frombuffer(
-        device.queue.read_texture(
+        gpu_device.queue.read_texture(
             {"texture": target},
             {"bytes_per_row": size * 4, "rows_per_image": size},
             (size, size, 1),
@@ -141,42 +147,42 @@ def test_instanced_sprites_draw_where_the_structured_buffer_says(
     np.testing.assert_array_equal(rgba, want)
 
 
-def test_specialization_constants_choose_the_operation(project: Project, device: Any) -> None:
+def test_specialization_constants_choose_the_operation(project: Project, gpu_device: Any) -> None:
     import wgpu
 
     spec = project.module("specialized")
     S, cs = spec.SHADER, spec.entries.CSMain
     assert (spec.spec_constants.Gain.default, spec.spec_constants.Mode.default) == (2.0, 0)
     data = np.arange(64, dtype=np.float32)
-    layouts = S.create_bind_group_layouts(device)
-    module = S.create_shader_module(device, project.out("specialized"), entry="CSMain")
+    layouts = S.create_bind_group_layouts(gpu_device)
+    module = S.create_shader_module(gpu_device, project.out("specialized"), entry="CSMain")
     results = {}
     for name, constants in [
         ("default", spec.constants()),
         ("add", spec.constants(Gain=0.5, Mode=1)),
     ]:
-        buf = device.create_buffer_with_data(
+        buf = gpu_device.create_buffer_with_data(
             data=data, usage=wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC
         )
-        pipeline = device.create_compute_pipeline(
-            layout=S.create_pipeline_layout(device, layouts),
+        pipeline = gpu_device.create_compute_pipeline(
+            layout=S.create_pipeline_layout(gpu_device, layouts),
             compute=cs.stage_descriptor(module, constants),
         )
         res = spec.resources.Data
-        bind = S.create_bind_group(device, layouts[res.wgsl.set], {res: buf})
-        enc = device.create_command_encoder()
+        bind = S.create_bind_group(gpu_device, layouts[res.wgsl.set], {res: buf})
+        enc = gpu_device.create_command_encoder()
         cp = enc.begin_compute_pass()
         cp.set_pipeline(pipeline)
         cp.set_bind_group(res.wgsl.set, bind)
         cp.dispatch_workgroups(len(data) // cs.workgroup[0])
         cp.end()
-        device.queue.submit([enc.finish()])
-        results[name] = np.frombuffer(device.queue.read_buffer(buf), np.float32)
+        gpu_device.queue.submit([enc.finish()])
+        results[name] = np.frombuffer(gpu_device.queue.read_buffer(buf), np.float32)
     np.testing.assert_array_equal(results["default"], data * 2)
     np.testing.assert_array_equal(results["add"], data + 0.5)
 
 
-def draw_lit_quad(project: Project, device: Any, sample_types: dict[str, str]) -> Any:
+def draw_lit_quad(project: Project, gpu_device: Any, sample_types: dict[str, str]) -> Any:
     """The lit mesh as a renderer uses it: a depth-only pass of its own vertex shader from the
     light draws an occluder over the left half into the shadow map, then a full-screen quad at
     depth 0.5 is lit, and shadowed where the occluder is."""
@@ -192,7 +198,7 @@ def draw_lit_quad(project: Project, device: Any, sample_types: dict[str, str]) -
         v["Position"] = np.c_[corners, np.full(6, z)]
         v["Normal"] = (1, 0, 0)  # the normal matrix turns it to +z, towards the light
         v["UV"] = (corners + 1) / 2
-        return device.create_buffer_with_data(data=v, usage=U.VERTEX)
+        return gpu_device.create_buffer_with_data(data=v, usage=U.VERTEX)
 
     rotate = np.array([[0, 0, -1], [0, 1, 0], [1, 0, 0]], np.float32)  # (1,0,0) -> (0,0,1)
     frame = lit.PerFrame(
@@ -201,42 +207,46 @@ def draw_lit_quad(project: Project, device: Any, sample_types: dict[str, str]) -
     )  # fmt: skip
     obj = lit.PerObject(World=np.eye(4), NormalMatrix=rotate, Layer=1)
 
-    albedo = device.create_texture(
+    albedo = gpu_device.create_texture(
         size=(1, 1, 2), format="rgba8unorm", usage=T.TEXTURE_BINDING | T.COPY_DST
     )
     layers = np.array([[255, 0, 0, 255], [204, 102, 255, 255]], np.uint8)
-    device.queue.write_texture(
+    gpu_device.queue.write_texture(
         {"texture": albedo}, layers.tobytes(), {"bytes_per_row": 4, "rows_per_image": 1}, (1, 1, 2)
     )
     size = 16
     depth = {"size": (size, size, 1), "format": "depth32float"}
-    shadow = device.create_texture(**depth, usage=T.TEXTURE_BINDING | T.RENDER_ATTACHMENT)
-    unused = device.create_texture(**depth, usage=T.TEXTURE_BINDING)
-    target = device.create_texture(
+    shadow = gpu_device.create_texture(**depth, usage=T.TEXTURE_BINDING | T.RENDER_ATTACHMENT)
+    unused = gpu_device.create_texture(**depth, usage=T.TEXTURE_BINDING)
+    target = gpu_device.create_texture(
         size=(size, size, 1), format="rgba8unorm", usage=T.RENDER_ATTACHMENT | T.COPY_SRC
     )
 
     def resources(shadow_view: Any) -> dict[Any, Any]:
         return {
-            res.PerFrame: device.create_buffer_with_data(data=frame.bytes_view(), usage=U.UNIFORM),
-            res.PerObject: device.create_buffer_with_data(data=obj.bytes_view(), usage=U.UNIFORM),
+            res.PerFrame: gpu_device.create_buffer_with_data(
+                data=frame.bytes_view(), usage=U.UNIFORM
+            ),
+            res.PerObject: gpu_device.create_buffer_with_data(
+                data=obj.bytes_view(), usage=U.UNIFORM
+            ),
             res.Albedo: albedo.create_view(dimension="2d-array"),
             res.ShadowMap: shadow_view,
-            res.LinearSampler: device.create_sampler(),
-            res.ShadowSampler: device.create_sampler(compare="less"),
+            res.LinearSampler: gpu_device.create_sampler(),
+            res.ShadowSampler: gpu_device.create_sampler(compare="less"),
         }
 
-    layouts = S.create_bind_group_layouts(device, sample_types=sample_types)
-    pipeline_layout = S.create_pipeline_layout(device, layouts)
+    layouts = S.create_bind_group_layouts(gpu_device, sample_types=sample_types)
+    pipeline_layout = S.create_pipeline_layout(gpu_device, layouts)
     out = project.out("lit_mesh")
     vertex = {
-        **vs.stage_descriptor(S.create_shader_module(device, out, entry=vs.name)),
+        **vs.stage_descriptor(S.create_shader_module(gpu_device, out, entry=vs.name)),
         "buffers": vs.vertex_buffers(),
     }
     group = res.PerFrame.wgsl.set
-    enc = device.create_command_encoder()
+    enc = gpu_device.create_command_encoder()
 
-    depth_only = device.create_render_pipeline(
+    depth_only = gpu_device.create_render_pipeline(
         layout=pipeline_layout,
         vertex=vertex,
         primitive={"topology": "triangle-list"},
@@ -257,17 +267,17 @@ def draw_lit_quad(project: Project, device: Any, sample_types: dict[str, str]) -
     )
     rp.set_pipeline(depth_only)
     rp.set_bind_group(
-        group, S.create_bind_group(device, layouts[group], resources(unused.create_view()))
+        group, S.create_bind_group(gpu_device, layouts[group], resources(unused.create_view()))
     )
     rp.set_vertex_buffer(0, quad(-1, 0, 0.2))
     rp.draw(6)
     rp.end()
 
-    shaded = device.create_render_pipeline(
+    shaded = gpu_device.create_render_pipeline(
         layout=pipeline_layout,
         vertex=vertex,
         fragment={
-            **ps.stage_descriptor(S.create_shader_module(device, out, entry=ps.name)),
+            **ps.stage_descriptor(S.create_shader_module(gpu_device, out, entry=ps.name)),
             "targets": [{"format": "rgba8unorm"}],
         },
         primitive={"topology": "triangle-list"},
@@ -284,22 +294,22 @@ def draw_lit_quad(project: Project, device: Any, sample_types: dict[str, str]) -
     )
     rp.set_pipeline(shaded)
     rp.set_bind_group(
-        group, S.create_bind_group(device, layouts[group], resources(shadow.create_view()))
+        group, S.create_bind_group(gpu_device, layouts[group], resources(shadow.create_view()))
     )
     rp.set_vertex_buffer(0, quad(-1, 1, 0.5))
     rp.draw(6)
     rp.end()
-    device.queue.submit([enc.finish()])
-    data = device.queue.read_texture(
+    gpu_device.queue.submit([enc.finish()])
+    data = gpu_device.queue.read_texture(
         {"texture": target}, {"bytes_per_row": size * 4, "rows_per_image": size}, (size, size, 1)
     )
     return np.frombuffer(data, np.uint8).reshape(size, size, 4)
 
 
 def test_lit_mesh_is_lit_and_shadowed_where_the_shadow_map_says(
-    project: Project, device: Any
+    project: Project, gpu_device: Any
 ) -> None:
-    rgba = draw_lit_quad(project, device, {"ShadowMap": "depth"})
+    rgba = draw_lit_quad(project, gpu_device, {"ShadowMap": "depth"})
     albedo = np.array([204, 102, 255]) / 255  # layer 1: the Layer member reached the shader
     shadowed = np.round(albedo * 0.25 * 255)
     lit = np.round(albedo * (0.25 + 0.5) * 255)
@@ -310,7 +320,7 @@ def test_lit_mesh_is_lit_and_shadowed_where_the_shadow_map_says(
     assert (rgba[:, :, 3] == 255).all()
 
 
-def test_skinned_mesh_moves_by_its_weighted_bones(project: Project, device: Any) -> None:
+def test_skinned_mesh_moves_by_its_weighted_bones(project: Project, gpu_device: Any) -> None:
     import wgpu
 
     sk = project.module("skinned")
@@ -329,35 +339,37 @@ def test_skinned_mesh_moves_by_its_weighted_bones(project: Project, device: Any)
     skeleton = sk.Skeleton(Bones=bones)
     camera = sk.Camera(ViewProj=np.eye(4), Color=(1, 0.5, 0.25, 1))
     U, T = wgpu.BufferUsage, wgpu.TextureUsage
-    target = device.create_texture(
+    target = gpu_device.create_texture(
         size=(size, size, 1), format="rgba8unorm", usage=T.RENDER_ATTACHMENT | T.COPY_SRC
     )
-    layouts = S.create_bind_group_layouts(device)
+    layouts = S.create_bind_group_layouts(gpu_device)
     out = project.out("skinned")
-    pipeline = device.create_render_pipeline(
-        layout=S.create_pipeline_layout(device, layouts),
+    pipeline = gpu_device.create_render_pipeline(
+        layout=S.create_pipeline_layout(gpu_device, layouts),
         vertex={
-            **vs.stage_descriptor(S.create_shader_module(device, out, entry=vs.name)),
+            **vs.stage_descriptor(S.create_shader_module(gpu_device, out, entry=vs.name)),
             "buffers": vs.vertex_buffers(),
         },
         fragment={
-            **ps.stage_descriptor(S.create_shader_module(device, out, entry=ps.name)),
+            **ps.stage_descriptor(S.create_shader_module(gpu_device, out, entry=ps.name)),
             "targets": [{"format": "rgba8unorm"}],
         },
         primitive={"topology": "triangle-list"},
     )
     group = res.Skeleton.wgsl.set
     bind = S.create_bind_group(
-        device,
+        gpu_device,
         layouts[group],
         {
-            res.Skeleton: device.create_buffer_with_data(
+            res.Skeleton: gpu_device.create_buffer_with_data(
                 data=skeleton.bytes_view(), usage=U.UNIFORM
             ),
-            res.Camera: device.create_buffer_with_data(data=camera.bytes_view(), usage=U.UNIFORM),
+            res.Camera: gpu_device.create_buffer_with_data(
+                data=camera.bytes_view(), usage=U.UNIFORM
+            ),
         },
     )
-    enc = device.create_command_encoder()
+    enc = gpu_device.create_command_encoder()
     rp = enc.begin_render_pass(
         color_attachments=[
             {
@@ -370,12 +382,12 @@ def test_skinned_mesh_moves_by_its_weighted_bones(project: Project, device: Any)
     )
     rp.set_pipeline(pipeline)
     rp.set_bind_group(group, bind)
-    rp.set_vertex_buffer(0, device.create_buffer_with_data(data=verts, usage=U.VERTEX))
+    rp.set_vertex_buffer(0, gpu_device.create_buffer_with_data(data=verts, usage=U.VERTEX))
     rp.draw(len(verts))
     rp.end()
-    device.queue.submit([enc.finish()])
+    gpu_device.queue.submit([enc.finish()])
     rgba = np.frombuffer(
-        device.queue.read_texture(
+        gpu_device.queue.read_texture(
             {"texture": target},
             {"bytes_per_row": size * 4, "rows_per_image": size},
             (size, size, 1),
