@@ -185,3 +185,32 @@ def test_unknown_buffer_type_is_an_error() -> None:
         read_msl(
             b"struct S_0 { mystery_t x_0; };\n[[kernel]] void K(S_0 constant* s [[buffer(0)]]) {}"
         )
+
+
+def test_atomics_are_four_byte_integers_to_the_host() -> None:
+    from oneshader.reflection.model import ScalarKind
+
+    m = read_msl(
+        b"struct Bin_0 { atomic<uint> n_0; float w_0; metal::atomic<int> d_0; atomic_uint e_0; };\n"
+        b"[[kernel]] void K(atomic<uint> device* Counters_0 [[buffer(0)]],"
+        b" Bin_0 device* Bins_0 [[buffer(1)]], atomic_int device* Deltas_0 [[buffer(2)]]) {}"
+    )
+    counters = m.resources["Counters"][0]
+    assert counters.stride == 4
+    assert (counters.layout.kind, counters.layout.scalar) == (TypeKind.Scalar, ScalarKind.UInt)
+    assert (counters.layout.size, counters.layout.align) == (4, 4)
+    assert m.resources["Deltas"][0].layout.scalar is ScalarKind.Int
+    bins = m.resources["Bins"][0]
+    assert [x.offset for x in bins.layout.members] == [0, 4, 8, 12]
+    assert [x.type.scalar for x in bins.layout.members] == [
+        ScalarKind.UInt,
+        ScalarKind.Float,
+        ScalarKind.Int,
+        ScalarKind.UInt,
+    ]
+    assert bins.stride == 16
+
+
+def test_atomic_of_a_non_integer_has_no_layout() -> None:
+    with pytest.raises(EmittedCodeError, match="atomic<float2>"):
+        read_msl(b"[[kernel]] void K(atomic<float2> device* x_0 [[buffer(0)]]) {}")

@@ -228,3 +228,28 @@ def test_garbage_is_a_reader_error() -> None:
         _read("struct S { a : vec3<f32> ")
     with pytest.raises(EmittedCodeError):
         _read("@group(0) @binding(0) var<uniform> x : Unknown_0;")
+
+
+def test_atomics_are_four_byte_integers_to_the_host() -> None:
+    m = _read(
+        """
+        struct Bin_std430_0 { @align(4) n_0 : atomic<u32>, @align(4) w_0 : f32, d_0 : atomic<i32> };
+        @binding(0) @group(0) var<storage, read_write> Counters_0 : array<atomic<u32>>;
+        @binding(1) @group(0) var<storage, read_write> Bins_0 : array<Bin_std430_0>;
+        var<workgroup> Local_0 : array<atomic<u32>, 4>;
+        """
+    )
+    counters = m.resources["Counters"][0]
+    assert counters.stride == 4
+    assert (counters.layout.kind, counters.layout.scalar) == (TypeKind.Scalar, ScalarKind.UInt)
+    assert (counters.layout.size, counters.layout.align) == (4, 4)
+    bins = m.resources["Bins"][0]
+    mem = _members(bins.layout)
+    assert {k: v[0] for k, v in mem.items()} == {"n": 0, "w": 4, "d": 8}
+    assert mem["n"][1].scalar is ScalarKind.UInt and mem["d"][1].scalar is ScalarKind.Int
+    assert bins.stride == 12
+
+
+def test_atomic_of_a_non_integer_has_no_layout() -> None:
+    with pytest.raises(EmittedCodeError, match="atomic<f32>"):
+        _read("@binding(0) @group(0) var<storage, read_write> x_0 : array<atomic<f32>>;")

@@ -425,3 +425,82 @@ def test_globals_and_metal_smaller_cbuffers_packed_from_the_reflection(target: T
         "Tail": {"P": [0.0, 0.0, 6.25, 0.0], "Q": [0.0, -0.125]},
     }
     assert _run_outputs(result, target, values, 5) == [2.5, -3.5, 42.0, 6.25, -0.125]
+
+
+# -- atomics ------------------------------------------------------------------------------------
+
+_ATOMIC_N = 1000  # 16 workgroups of 64, the last one partly past Count
+_ATOMIC_BINS = 8
+
+
+@pytest.mark.parametrize("target", _TARGETS, ids=lambda t: t.value)
+def test_atomics_count_what_numpy_counts(target: Target) -> None:
+    """Slang's Atomic<T> (WGSL atomic<u32>/atomic<i32>) run for real: groupshared and buffer
+    adds, a signed add, max, min, the original value add returns, compareExchange."""
+    import wgpu
+
+    result = compile_exec("atomics_compute.hlsl")
+    r: ShaderReflection = result.reflection
+    (entry,) = r.entry_points
+    layouts = {res.name: res.layout for res in r.resources}
+    params_layout, total_layout = layouts["Params"], layouts["Total"]
+    assert params_layout and total_layout
+    for name in ("Bins", "First", "Tickets", "Values"):
+        lay = layouts[name]
+        assert lay is not None and lay.kind.name == "Scalar" and lay.scalar.name == "UInt", name
+        assert element_stride(lay) == 4, name
+    assert [(m.name, m.offset, m.type.scalar.name) for m in total_layout.members] == [
+        ("Sum", 0, "Int"), ("Max", 4, "UInt"), ("Min", 8, "UInt"), ("Calls", 12, "UInt")
+    ]  # fmt: skip
+
+    values = np.random.default_rng(11).integers(0, 200, size=_ATOMIC_N, dtype=np.uint32)
+    cbuf = bytearray(params_layout.size)
+    pack(params_layout, {"Count": _ATOMIC_N}, cbuf)
+    tstride = element_stride(total_layout)
+    total = bytearray(tstride)
+    pack(total_layout, {"Sum": 0, "Max": 0, "Min": 0xFFFFFFFF, "Calls": 0}, total)
+
+    dev = device()
+    usage = wgpu.BufferUsage
+    rw = usage.STORAGE | usage.COPY_SRC | usage.COPY_DST
+    slots = 64 * -(-_ATOMIC_N // 64)  # the threads past Count must leave their tickets alone
+    buffers = {
+        "Params": dev.create_buffer_with_data(data=bytes(cbuf), usage=usage.UNIFORM),
+        "Values": dev.create_buffer_with_data(data=values.tobytes(), usage=usage.STORAGE),
+        "Bins": dev.create_buffer_with_data(data=bytes(4 * _ATOMIC_BINS), usage=rw),
+        "Total": dev.create_buffer_with_data(data=bytes(total), usage=rw),
+        "Tickets": dev.create_buffer_with_data(data=b"\xab" * (4 * slots), usage=rw),
+        "First": dev.create_buffer_with_data(data=b"\xff" * (4 * _ATOMIC_BINS), usage=rw),
+    }
+    pipeline = dev.create_compute_pipeline(
+        layout="auto", compute={"module": _module(result, target), "entry_point": entry.name}
+    )
+    encoder = dev.create_command_encoder()
+    cpass = encoder.begin_compute_pass()
+    cpass.set_pipeline(pipeline)
+    for index, group in _bind_groups(pipeline, r, target, buffers):
+        cpass.set_bind_group(index, group)
+    cpass.dispatch_workgroups(slots // entry.workgroup[0], 1, 1)
+    cpass.end()
+    dev.queue.submit([encoder.finish()])
+
+    def read(name: str) -> Any:
+        return np.frombuffer(bytes(dev.queue.read_buffer(buffers[name])), dtype=np.uint32)
+
+    bins = read("Bins")
+    np.testing.assert_array_equal(bins, np.bincount(values % _ATOMIC_BINS, minlength=_ATOMIC_BINS))
+    got = unpack(total_layout, bytes(dev.queue.read_buffer(buffers["Total"])))
+    assert got == {
+        "Sum": int(values.astype(np.int64).sum()) - 50 * _ATOMIC_N,
+        "Max": int(values.max()),
+        "Min": int(values.min()),
+        "Calls": _ATOMIC_N,
+    }
+    tickets = read("Tickets")
+    # add returns the value before the add: every count 0..N-1 handed out exactly once.
+    np.testing.assert_array_equal(np.sort(tickets[:_ATOMIC_N]), np.arange(_ATOMIC_N))
+    assert (tickets[_ATOMIC_N:] == 0xABABABAB).all()
+    first = read("First")
+    # compareExchange(0xFFFFFFFF, i) stores only the first claim: a thread whose value is in bin b.
+    for b, i in enumerate(first):
+        assert i < _ATOMIC_N and values[i] % _ATOMIC_BINS == b, (b, i)

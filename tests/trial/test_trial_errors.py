@@ -35,8 +35,10 @@ CASES = [
     ),
     pytest.param(
         "histogram", "wgsl", (),
-        [("histogram", 19, 6, "E36107", "WGSL: unavailable features in entry point: entrypoint "
-          "'CSMain' uses features that are not available")],
+        [("histogram", 27, 9, "OS1015", "WGSL: InterlockedAdd on groupshared 'LocalBins' "
+          "cannot be expressed"),
+         ("histogram", 31, 15, "OS1015", "WGSL: InterlockedAdd on a RWByteAddressBuffer "
+          "('Histogram') cannot be expressed")],
         id="interlocked-add-on-wgsl",
     ),
     pytest.param(

@@ -91,7 +91,7 @@ def _compile_targets(
         if t is not None:
             compiled.append(t)
     if any(per_target.values()):
-        raise Failed(dedupe(name_targets(per_target)))
+        raise Failed(dedupe(name_targets(per_target)) + _assembly_errors(src, options, compiled))
     if not any(t.target in (Target.SpirV, Target.Wgsl) for t in compiled):
         # MSL passes every resource to every entry point, so it cannot say what an entry
         # point uses; a SPIR-V (else WGSL) compile that is not written out can.
@@ -100,6 +100,22 @@ def _compile_targets(
             if hidden is not None:
                 return compiled, {extra: hidden.code}
     return compiled, {}
+
+
+def _assembly_errors(
+    src: SourceSet, options: CompileOptions, compiled: list[CompiledTarget]
+) -> list[Diagnostic]:
+    """The slot and layout errors of the targets that did compile, when another did not, so one
+    run reports both (assembling is pure Python on facts already read: cheap)."""
+    if not compiled:
+        return []
+    try:
+        assemble(src, options, compiled, {t.target: t.code for t in compiled})
+    except Failed as failed:
+        return list(failed.diagnostics)
+    except Exception:  # a bug here must not hide the target's own errors; the full run shows it
+        return []
+    return []
 
 
 def _finish(

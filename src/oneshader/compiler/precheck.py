@@ -34,6 +34,12 @@ _TOKEN_LIMITS: list[tuple[Target, re.Pattern[str], str]] = [
     ),
     (
         Target.Wgsl,
+        re.compile(r"\b(Atomic\s*<\s*(?:float|half|float16_t|float32_t)\s*>)"),
+        "WGSL: atomics are integers only ({token}); use Atomic<uint> or Atomic<int> (fixed point "
+        "for a sum) or build without the wgsl target",
+    ),
+    (
+        Target.Wgsl,
         re.compile(r"\b(centroid)\b"),
         "WGSL: Slang emits '{token}' interpolation as the default for WGSL; remove it or build "
         "without the wgsl target",
@@ -207,4 +213,63 @@ def _attribute_errors(
                         "OS1011",
                     )
                 )
+    return out
+
+
+# HLSL's Interlocked* function -> the method of Slang's Atomic<T> that does the same.
+_ATOMIC_METHODS = {
+    "InterlockedAdd": "add",
+    "InterlockedAnd": "and",
+    "InterlockedOr": "or",
+    "InterlockedXor": "xor",
+    "InterlockedMin": "min",
+    "InterlockedMax": "max",
+    "InterlockedExchange": "exchange",
+    "InterlockedCompareExchange": "compareExchange",
+    "InterlockedCompareStore": "compareExchange",
+}
+
+
+def wgsl_interlocked(src: SourceSet) -> list[Diagnostic]:
+    """WGSL has atomics only on atomic<u32>/atomic<i32> variables, so Slang refuses every HLSL
+    Interlocked* (on groupshared, structured and byte-address buffers alike) with E36107 at the
+    entry point, naming nothing. This says which call and what to declare instead. Applied only
+    when Slang gave that error, since Slang compiles such a call in code no entry point reaches."""
+    decls = src.declarations()
+    out: list[Diagnostic] = []
+    for where, call in src.interlocked_calls():
+        text = strip_comments(src.texts[where])
+        fn, method = call.group("fn"), _ATOMIC_METHODS[call.group("fn")]
+        line = text.count("\n", 0, call.start("fn")) + 1
+        col = call.start("fn") - (text.rfind("\n", 0, call.start("fn")) + 1) + 1
+        obj = call.group("obj")
+        name = obj or call.group("arg")
+        d = decls.get(name)
+        element = "int" if d is not None and re.search(r"<\s*int\s*>", d.type_text) else "uint"
+        if obj is not None:
+            on = f"a {d.base} ('{obj}')" if d is not None else f"'{obj}'"
+            instead = f"declare RWStructuredBuffer<Atomic<{element}>> and use .{method}()"
+        elif d is not None and "groupshared" in d.modifiers:
+            on = f"groupshared '{name}'"
+            instead = f"declare it groupshared Atomic<{d.base}> and use .{method}()"
+        elif d is not None and re.fullmatch(r"\w+<\s*u?int\s*>", d.type_text):
+            on = f"a {d.type_text} ('{name}')"
+            instead = f"declare RWStructuredBuffer<Atomic<{element}>> and use .{method}()"
+        else:
+            on = f"'{name}'" if name else "its destination"
+            instead = (
+                f"declare the variable or struct member Atomic<uint> (or Atomic<int>) and use "
+                f".{method}()"
+            )
+        out.append(
+            src.error(
+                src.display(str(where)),
+                line,
+                col,
+                f"WGSL: {fn} on {on} cannot be expressed (WGSL atomics are atomic<u32>/"
+                f"atomic<i32> variables); {instead}, which returns the original value, or "
+                "build without the wgsl target",
+                "OS1015",
+            )
+        )
     return out

@@ -13,6 +13,7 @@ from oneshader.compiler.api import CompileOptions
 from oneshader.compiler.diag import TARGET_NAMES, explain
 from oneshader.compiler.diag import parse as parse_diagnostics
 from oneshader.compiler.facts import TargetFacts, read_facts
+from oneshader.compiler.precheck import wgsl_interlocked
 from oneshader.compiler.source import Declaration
 from oneshader.compiler.sourceset import SourceSet
 from oneshader.diagnostics import Diagnostic, Severity
@@ -108,6 +109,11 @@ def compile_target(
                     f"{TARGET_NAMES[target]}: compilation failed",
                 )
             ]
+            if target is Target.Wgsl and any(d.code == "E36107" for d in errors):
+                # Slang names no feature; where the feature is an Interlocked* call, say which.
+                interlocked = wgsl_interlocked(src)
+                if interlocked:
+                    errors = [d for d in errors if d.code != "E36107"] + interlocked
             return None, [explain(d) for d in errors]
         facts = read_facts(lib, req.reflection())
     finally:

@@ -12,8 +12,20 @@ from pathlib import Path
 
 from oneshader.compiler import rewrite
 from oneshader.compiler.diag import Failed
-from oneshader.compiler.source import Declaration, SourceFile, StructDef, find_includes, scan
+from oneshader.compiler.source import (
+    Declaration,
+    SourceFile,
+    StructDef,
+    find_includes,
+    scan,
+    strip_comments,
+)
 from oneshader.diagnostics import Diagnostic, Severity, source_excerpt
+
+_INTERLOCKED = re.compile(
+    r"(?:\b(?P<obj>\w+)\s*\.\s*)?\b(?P<fn>Interlocked(?:CompareExchange|CompareStore|Exchange|"
+    r"Add|And|Or|Xor|Min|Max))\s*\(\s*(?P<arg>\w*)"
+)
 
 
 class SourceSet:
@@ -129,6 +141,16 @@ class SourceSet:
     def counter_uses(self) -> list[tuple[Path, re.Match[str]]]:
         """Every ``X.IncrementCounter()``/``DecrementCounter()`` of every file, in include order."""
         return [(p, m) for p in self.include_order() for m in rewrite.counter_calls(self.texts[p])]
+
+    def interlocked_calls(self) -> list[tuple[Path, re.Match[str]]]:
+        """Every HLSL ``Interlocked*`` call of every file, in include order (comments blanked, so
+        positions are the file's): group ``obj`` is a method call's object, ``fn`` the function,
+        ``arg`` the first argument's leading identifier."""
+        return [
+            (p, m)
+            for p in self.include_order()
+            for m in _INTERLOCKED.finditer(strip_comments(self.texts[p]))
+        ]
 
     def counted_rw(self) -> dict[str, Declaration]:
         """RW structured buffers (declared in any file) whose counter the code uses."""

@@ -75,6 +75,8 @@ _SCALARS: dict[str, tuple[ScalarKind, int]] = {
     "uint64_t": (ScalarKind.UInt64, 8),
     "double": (ScalarKind.Float64, 8),
 }
+_ATOMIC_ELEMENTS = ("uint", "int", "uint32_t", "int32_t", "float")  # Metal 3: atomic<float>
+_ATOMIC_SCALARS = {"atomic_uint": "uint", "atomic_int": "int"}
 _VECTOR = re.compile(r"^(packed_)?([a-z]+?)([234])$")
 _MATRIX = re.compile(r"^([a-z]+?)([234])x([234])$")
 
@@ -311,6 +313,13 @@ class _Layouts:
         if not toks:
             raise EmittedCodeError("MSL: empty type")
         head = toks[0]
+        if head == "atomic" and toks[1:2] == ["<"] and toks[-1] == ">":
+            # atomic<uint>/<int>/<float> hold their scalar's 4 bytes (and so do atomic_uint/_int).
+            toks = toks[2:-1]
+            head = toks[0] if len(toks) == 1 else ""
+            if head not in _ATOMIC_ELEMENTS:
+                raise EmittedCodeError(f"MSL: type 'atomic<{' '.join(toks)}>' has no buffer layout")
+        head = _ATOMIC_SCALARS.get(head, head)
         if head == "array" and toks[1:2] == ["<"]:
             args = _split_commas(toks[2:-1])
             element, esize, ealign = self.layout(args[0])

@@ -463,6 +463,9 @@ class _Layouts:
         if short:
             t = WgslType(short.group(1), (WgslType(_SHORT_SUFFIX[short.group(2)]),))
             name = t.name
+        if name == "atomic" and self._arg_type(t, 0).name in ("u32", "i32"):
+            # atomic<u32>/atomic<i32> are 4-byte scalars to the host; the reflection says UInt/Int.
+            name = self._arg_type(t, 0).name
         if name in _SCALARS:
             kind, size = _SCALARS[name]
             return TypeLayout(TypeKind.Scalar, scalar=kind, size=size, align=size), size, size
