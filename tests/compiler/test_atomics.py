@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from oneshader.compiler import CompileOptions, CompileResult, compile_file
@@ -52,6 +53,17 @@ def test_atomic_members_and_elements_are_reflected_as_their_integer(tmp_path: Pa
         ("Delta", 8, ScalarKind.Int),
     ]
     assert bins.size == 12
+    # The generated bindings see plain 4-byte integers: the host writes and reads them as such.
+    from oneshader.bindings import from_reflection
+
+    mod = from_reflection(result.reflection, "a")
+    arr = mod.Bin.array(2)
+    arr.Count = [7, 0xFFFFFFFF]
+    arr.Delta = [-3, 5]
+    raw = arr.to_bytes()
+    assert arr.nbytes == len(raw) == 24
+    assert np.frombuffer(raw, np.uint32)[[0, 3]].tolist() == [7, 0xFFFFFFFF]
+    assert np.frombuffer(raw, np.int32)[[2, 5]].tolist() == [-3, 5]
 
 
 # (declarations, body, line, column, what the message must say)
