@@ -169,3 +169,17 @@ def test_a_target_error_and_another_targets_slot_clash_come_in_one_run(tmp_path:
     assert [e[2] for e in _errors(_compile(tmp_path, text, (Target.SpirV,)))] == ["OS3001"]
     fixed = text.replace("register(u0)", "register(u1)")
     assert [e[2] for e in _errors(_compile(tmp_path, fixed))] == ["OS1015"]
+
+
+def test_a_target_the_precheck_refuses_does_not_hide_the_others_errors(tmp_path: Path) -> None:
+    text = (
+        "cbuffer P : register(b0) { uint N; uint3 Pad; };\n"
+        "RWStructuredBuffer<Atomic<float>> F : register(u0);\n"
+    ) + _KERNEL.format(body="    if (id.x < N) F[0].add(1.0);")
+    errors = _errors(_compile(tmp_path, text, (Target.SpirV, Target.Wgsl)))
+    assert [(line, col, code) for line, col, code, _ in errors] == [
+        (2, 20, "OS1003"),
+        (2, 35, "OS3001"),
+    ]
+    assert errors[0][3].startswith("WGSL: atomics are integers only")
+    assert errors[1][3].startswith("SPIR-V: 'F' and 'P' (line 1) are both bound to set 0, binding")

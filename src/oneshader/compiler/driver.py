@@ -62,8 +62,8 @@ def _compile(path: str, options: CompileOptions) -> CompileResult:
             message = "no targets requested (give one or more of spirv, msl, wgsl)"
             raise Failed([Diagnostic(src.name, 0, 0, Severity.ERROR, message, "OS1000")])
         src.read()
-        precheck(src, options)
-        compiled, usage_outputs = _compile_targets(src, options)
+        refused = precheck(src, options)
+        compiled, usage_outputs = _compile_targets(src, options, refused)
         return _finish(src, options, compiled, usage_outputs)
     except Failed as failed:
         return CompileResult(diagnostics=failed.diagnostics, dependencies=tuple(src.dependencies))
@@ -76,22 +76,24 @@ def _compile(path: str, options: CompileOptions) -> CompileResult:
 
 
 def _compile_targets(
-    src: SourceSet, options: CompileOptions
+    src: SourceSet, options: CompileOptions, refused: dict[Target, list[Diagnostic]]
 ) -> tuple[list[CompiledTarget], dict[Target, bytes]]:
-    """Every requested target in target order, and the code of a compile that is not written
-    out where only Metal was requested (for ``uses``)."""
+    """Every requested target in target order (but those ``precheck`` refused), and the code of
+    a compile that is not written out where only Metal was requested (for ``uses``)."""
     lib = S.library()
     compiled: list[CompiledTarget] = []
     per_target: dict[Target, list[Diagnostic]] = {}
     for target in Target:
-        if target not in options.targets:
+        if target not in options.targets or refused.get(target):
             continue
         t, errs = compile_target(lib, src, options, target)
         per_target[target] = errs
         if t is not None:
             compiled.append(t)
-    if any(per_target.values()):
-        raise Failed(dedupe(name_targets(per_target)) + _assembly_errors(src, options, compiled))
+    prechecked = [d for t in Target for d in refused.get(t, [])]
+    if prechecked or any(per_target.values()):
+        slang = dedupe(name_targets(per_target)) if any(per_target.values()) else []
+        raise Failed(prechecked + slang + _assembly_errors(src, options, compiled))
     if not any(t.target in (Target.SpirV, Target.Wgsl) for t in compiled):
         # MSL passes every resource to every entry point, so it cannot say what an entry
         # point uses; a SPIR-V (else WGSL) compile that is not written out can.

@@ -67,8 +67,10 @@ _TOKEN_LIMITS: list[tuple[Target, re.Pattern[str], str]] = [
 ]
 
 
-def precheck(src: SourceSet, options: CompileOptions) -> None:
-    """Errors a target would give without a position (or crash on), found in the source."""
+def precheck(src: SourceSet, options: CompileOptions) -> dict[Target, list[Diagnostic]]:
+    """Errors a target would give without a position (or crash on), found in the source, per
+    target (a target with any is not compiled; the others are, so their errors come in the same
+    run). Errors of no one target (an entry point not found) are raised."""
     errors: list[Diagnostic] = []
     for e in options.entry_points:
         if src.function(e.name) is None:
@@ -86,12 +88,13 @@ def precheck(src: SourceSet, options: CompileOptions) -> None:
             )
     if errors:
         raise Failed(errors)
+    per: dict[Target, list[Diagnostic]] = {t: [] for t in Target if t in options.targets}
     decls = src.declarations()
     targets = options.targets
     for d in decls.values():
         rtype = RTYPES.get(d.base, (None, None))[0]
         if rtype is ResourceTypeKind.TextureBuffer and Target.SpirV in targets:
-            errors.append(
+            per[Target.SpirV].append(
                 src.at_decl(
                     d,
                     f"SPIR-V: Slang cannot emit a tbuffer/TextureBuffer ('{d.name}') for "
@@ -103,7 +106,7 @@ def precheck(src: SourceSet, options: CompileOptions) -> None:
         if rtype in COUNTED:
             for t in (Target.Msl, Target.Wgsl):
                 if t in targets:
-                    errors.append(
+                    per[t].append(
                         src.at_decl(
                             d,
                             f"{TARGET_NAMES[t]} cannot express {rtype.name} ('{d.name}'): it "
@@ -120,7 +123,7 @@ def precheck(src: SourceSet, options: CompileOptions) -> None:
         col = call.start() - (text.rfind("\n", 0, call.start()) + 1) + 1
         for t in (Target.Msl, Target.Wgsl):
             if t in targets and call.group(1) in counted:
-                errors.append(
+                per[t].append(
                     src.error(
                         src.display(str(where)),
                         line,
@@ -135,7 +138,8 @@ def precheck(src: SourceSet, options: CompileOptions) -> None:
     for scanned in src.sources.values():
         for sdef in (*scanned.structs.values(), *scanned.functions.values()):
             for f in sdef.fields:
-                errors.extend(_attribute_errors(src, scanned, f.attributes, f.name, options))
+                for t, diag in _attribute_errors(src, scanned, f.attributes, f.name, options):
+                    per[t].append(diag)
     for p, text in src.texts.items():
         scanned = src.sources[p]
         clean = strip_comments(text)
@@ -147,7 +151,7 @@ def precheck(src: SourceSet, options: CompileOptions) -> None:
                 continue
             line = clean.count("\n", 0, m.start()) + 1
             col = m.start() - (clean.rfind("\n", 0, m.start()) + 1) + 1
-            errors.append(
+            per[target].append(
                 src.error(
                     src.display(scanned.path),
                     line,
@@ -156,8 +160,7 @@ def precheck(src: SourceSet, options: CompileOptions) -> None:
                     "OS1003",
                 )
             )
-    if errors:
-        raise Failed(errors)
+    return per
 
 
 def _attribute_errors(
@@ -166,9 +169,9 @@ def _attribute_errors(
     attributes: tuple[Attribute, ...],
     name: str,
     options: CompileOptions,
-) -> list[Diagnostic]:
+) -> list[tuple[Target, Diagnostic]]:
     """DXC attributes on struct members that a requested target cannot honour."""
-    out: list[Diagnostic] = []
+    out: list[tuple[Target, Diagnostic]] = []
     file = src.display(file_.path)
     targets = [t for t in Target if t in options.targets]
     for a in attributes:
@@ -177,14 +180,17 @@ def _attribute_errors(
                 if t is Target.SpirV:
                     continue  # Slang's SPIR-V honours it; the reflection is corrected
                 out.append(
-                    src.error(
-                        file,
-                        a.line,
-                        a.column,
-                        f"[[vk::offset]] on '{name}': {TARGET_NAMES[t]} cannot place a "
-                        "member by hand (Slang ignores the attribute there); insert padding "
-                        "members instead, or build for spirv only",
-                        "OS1010",
+                    (
+                        t,
+                        src.error(
+                            file,
+                            a.line,
+                            a.column,
+                            f"[[vk::offset]] on '{name}': {TARGET_NAMES[t]} cannot place a "
+                            "member by hand (Slang ignores the attribute there); insert padding "
+                            "members instead, or build for spirv only",
+                            "OS1010",
+                        ),
                     )
                 )
         elif a.name == "vk::builtin":
@@ -204,13 +210,16 @@ def _attribute_errors(
                         + ")"
                     )
                 out.append(
-                    src.error(
-                        file,
-                        a.line,
-                        a.column,
-                        f"[[vk::builtin(\"{builtin}\")]] on '{name}': {TARGET_NAMES[t]} "
-                        f"{why}; remove it or build without the {t.value} target",
-                        "OS1011",
+                    (
+                        t,
+                        src.error(
+                            file,
+                            a.line,
+                            a.column,
+                            f"[[vk::builtin(\"{builtin}\")]] on '{name}': {TARGET_NAMES[t]} "
+                            f"{why}; remove it or build without the {t.value} target",
+                            "OS1011",
+                        ),
                     )
                 )
     return out
