@@ -22,7 +22,7 @@ TARGETS: dict[str, tuple[str, ...]] = {
     "specialized": ("spirv", "msl", "wgsl"),
     "with_include": ("spirv", "msl", "wgsl"),
     "lit_mesh": ("spirv", "wgsl"),  # Metal: float3 LightDir followed by a float (OS2001)
-    "histogram": ("spirv", "msl"),  # WGSL: InterlockedAdd (E36107)
+    "histogram": ("spirv", "msl"),  # WGSL: InterlockedAdd is OS1015 (use Atomic<uint>)
     "emitter": ("spirv",),  # Metal, WGSL: AppendStructuredBuffer (OS1002)
 }
 ALL = ("spirv", "msl", "wgsl")
