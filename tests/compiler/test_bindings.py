@@ -162,10 +162,25 @@ def test_counters_take_the_lowest_free_binding_or_counter_binding(tmp_path: Path
     for name, expected in (("Visible", (0, 1)), ("Out", (0, 9)), ("Culled", (0, 5))):
         assert [(c.set, c.binding) for c in emitted[name] if c.role == "counter"] == [expected]
     assert set(refl.entry_points[0].uses) == {"P", "Visible", "Out", "Culled"}
-    wgsl = compile_file(str(path), CompileOptions(targets=(Target.Wgsl,), source_name="c.hlsl"))
-    errors = [d for d in wgsl.diagnostics if d.is_error]
-    assert errors and all("WGSL" in d.message for d in errors)
-    assert (errors[0].line, errors[0].column) == (3, 57)
+    # WGSL: each companion counter at the SPIR-V counter's group/binding; Metal: the buffer
+    # indices after every buffer, append/consume counters first, then RW ones by first use.
+    refl, code = build(path, targets=(Target.Wgsl, Target.Msl))
+    for target, expected in (
+        (Target.Wgsl, {"P": [], "Visible": [(0, 1)], "Out": [(0, 9)], "Culled": [(0, 5)]}),
+        (Target.Msl, {"P": [], "Visible": [(0, 5)], "Out": [(0, 4)], "Culled": [(0, 6)]}),
+    ):
+        got = {
+            r.name: [(s.set, s.binding) for s in r.counters if s.target is target]
+            for r in refl.resources
+        }
+        assert got == expected, target
+    wgsl = code[Target.Wgsl].decode()
+    for name, binding in (("Visible", 1), ("Out", 9), ("Culled", 5)):
+        decl = rf"@binding\({binding}\) @group\(0\) var<storage, read_write> {name}_counter :"
+        assert re.search(decl, wgsl), name
+    msl = code[Target.Msl].decode()
+    for name, index in (("Visible", 5), ("Out", 4), ("Culled", 6)):
+        assert re.search(rf"\b{name}_counter \[\[buffer\({index}\)\]\]", msl), name
 
 
 def test_collision_names_both_declarations(tmp_path: Path) -> None:

@@ -201,6 +201,27 @@ def test_wgsl_slots_distinct_and_declared(case: Case) -> None:
 
 
 @building
+def test_wgsl_counters_sit_at_dxcs_counter_bindings(case: Case) -> None:
+    """The documented WGSL rule: a counter (the companion ``X_counter``) takes the group/binding
+    of X's SPIR-V counter, DXC's."""
+    built = built_or_allowed_failure(case, Target.Wgsl)
+    if built is None:
+        return
+    assert built.reflection is not None
+    got = {
+        r.name: (c.set, c.binding)
+        for r in built.reflection.resources
+        for c in r.counters
+        if c.target is Target.Wgsl
+    }
+    assert got == case.counters
+    declared = wgsl_globals(_one(built, Target.Wgsl).decode())
+    code_slots = {g.name: (g.group, g.binding) for g in declared if g.group is not None}
+    for name, slot in case.counters.items():
+        assert code_slots.get(f"{name}_counter") == slot, (name, code_slots)
+
+
+@building
 def test_wgsl_accepted_by_naga(case: Case, gpu_device: Any) -> None:
     import wgpu
 

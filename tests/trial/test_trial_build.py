@@ -164,7 +164,8 @@ def test_reflection_tools_and_generate_check(project: Project) -> None:
 def test_a_second_build_is_up_to_date(project: Project) -> None:
     again = oneshader(project.root, "build", "-q")
     assert again.returncode == 0, again.stderr
-    assert "0 built, 7 up to date, 0 failed" in again.stdout
+    portable = sum(targets == ALL for targets in TARGETS.values())
+    assert f"0 built, {portable} up to date, 0 failed" in again.stdout
 
 
 def test_load_without_generating_equals_the_generated_module(project: Project) -> None:

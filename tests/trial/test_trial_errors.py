@@ -26,14 +26,6 @@ CASES = [
         id="float-array-in-cbuffer",
     ),
     pytest.param(
-        "emitter", "msl,wgsl", (),
-        [("emitter", 8, 34, "OS1002", "Metal cannot express AppendStructuredBuffer "
-          "('NewParticles'): it has no hidden counter buffers; use a RWStructuredBuffer with an "
-          "explicit counter in a RWByteAddressBuffer"),
-         ("emitter", 8, 34, "OS1002", "WGSL cannot express AppendStructuredBuffer")],
-        id="append-buffer",
-    ),
-    pytest.param(
         "histogram", "wgsl", (),
         [("histogram", 27, 9, "OS1015", "WGSL: InterlockedAdd on groupshared 'LocalBins' "
           "cannot be expressed"),

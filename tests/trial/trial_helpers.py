@@ -23,7 +23,7 @@ TARGETS: dict[str, tuple[str, ...]] = {
     "with_include": ("spirv", "msl", "wgsl"),
     "lit_mesh": ("spirv", "wgsl"),  # Metal: float3 LightDir followed by a float (OS2001)
     "histogram": ("spirv", "msl"),  # WGSL: InterlockedAdd is OS1015 (use Atomic<uint>)
-    "emitter": ("spirv",),  # Metal, WGSL: AppendStructuredBuffer (OS1002)
+    "emitter": ("spirv", "msl", "wgsl"),  # AppendStructuredBuffer: a companion counter
 }
 ALL = ("spirv", "msl", "wgsl")
 

@@ -76,7 +76,9 @@ def assemble(
 
     params = {t.target: {p.name: p for p in t.facts.params} for t in compiled}
     names = [p.name for p in primary.facts.params]
-    companions = {f"{n}_counter" for n in src.counted_rw()}
+    companions = {f"{n}_counter" for n in src.counted_rw()} | {
+        f"{n}_counter" for n, d in decls.items() if RTYPES.get(d.base, (None,))[0] in COUNTED
+    }
     names = [n for n in names if n not in companions]
     resource_decls = [
         decls[n]
@@ -100,6 +102,8 @@ def assemble(
     msl_index: dict[str, tuple[str, int]] = {}
     if Target.Msl in params:
         msl_index = _metal_indices(by_target[Target.Msl].facts, set(names))
+        in_order = [d.name for d in resource_decls if d.name in declared]
+        _index_metal_counters(msl_index, [*in_order, *src.counters_by_first_use()])
     for name in names:
         decl = decls.get(name)
         if decl is None:
@@ -199,6 +203,8 @@ def _resource(
             continue
         if t is Target.Msl:
             slots.append(Slot(t, 0, msl_index[decl.name][1]))
+            if decl.name in placement.counters:  # (a user's own X_counter is no counter)
+                counters.append(Slot(t, 0, msl_index[f"{decl.name}_counter"][1]))
         else:
             dset, binding = placement.bindings[decl.name]
             slots.append(Slot(t, dset, binding))
@@ -387,6 +393,16 @@ def _metal_indices(facts: TargetFacts, names: set[str]) -> dict[str, tuple[str, 
         out[p.name] = (cls, counts.get(cls, 0))
         counts[cls] = counts.get(cls, 0) + 1
     return out
+
+
+def _index_metal_counters(msl_index: dict[str, tuple[str, int]], counted: list[str]) -> None:
+    """Metal's counter companions (``X_counter``, rewrite.py) take the buffer indices after
+    every other buffer, in DXC's counter creation order (append/consume buffers in declaration
+    order, then RW structured buffers by first use): adding a counter moves no other index."""
+    following = 1 + max((i for cls, i in msl_index.values() if cls == "buffer"), default=-1)
+    for name in counted:
+        msl_index[f"{name}_counter"] = ("buffer", following)
+        following += 1
 
 
 _MSL_CLASS = {

@@ -11,7 +11,7 @@ dropped, Metal's workgroup size) cannot disagree and are listed by :func:`check`
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from oneshader.compiler.api import OutputFile
 from oneshader.compiler.emitted.common import (
@@ -142,6 +142,8 @@ def check(reflection: ShaderReflection, outputs: Sequence[OutputFile]) -> CheckR
             continue
         per_target.setdefault(output.target, []).append(module)
     for target, modules in per_target.items():
+        for module in modules:
+            _fold_companion_counters(module, reflection)
         _Checker(reflection, target, modules, report).run()
     produced = {o.target for o in outputs}
     for target in reflection.targets:
@@ -157,6 +159,29 @@ def check(reflection: ShaderReflection, outputs: Sequence[OutputFile]) -> CheckR
     report.mismatches = list(dict.fromkeys(report.mismatches))
     report.unchecked = list(dict.fromkeys(report.unchecked))
     return report
+
+
+def _fold_companion_counters(module: EmittedModule, reflection: ShaderReflection) -> None:
+    """WGSL and MSL hold a counter as the companion buffer ``X_counter`` (rewrite.py); read it
+    as ``X``'s counter, as SPIR-V's ``X.counter`` is, where the reflection gives X a counter on
+    this target (a user's own ``X_counter`` stays a resource of its own)."""
+    if module.target is Target.SpirV:
+        return
+    owners = {
+        f"{r.name}_counter": r.name
+        for r in reflection.resources
+        if any(s.target is module.target for s in r.counters)
+    }
+    for companion, owner in owners.items():
+        found = module.resources.pop(companion, None)
+        if found is None:
+            continue
+        for em in found:
+            module.add_resource(replace(em, name=owner, role="counter"))
+        for key, entry in module.entries.items():
+            if entry.uses is not None and companion in entry.uses:
+                uses = (entry.uses - {companion}) | {owner}
+                module.entries[key] = replace(entry, uses=frozenset(uses))
 
 
 class _Checker:

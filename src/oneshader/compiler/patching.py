@@ -99,6 +99,14 @@ def _patch_wgsl(
             rf"@binding({slot.binding}) @group({slot.set})\1",
             text,
         )
+        counter = next((s for s in r.counters if s.target is Target.Wgsl), None)
+        if counter is not None:  # the companion X_counter of rewrite.py
+            var = rf"(\s*var(?:<[^>]*>)?\s+{re.escape(r.name)}_counter(?:_\d+)?\s*:)"
+            text = re.sub(
+                rf"@binding\(\d+\)\s*@group\(\d+\){var}",
+                rf"@binding({counter.binding}) @group({counter.set})\1",
+                text,
+            )
     return text.encode(), depth
 
 

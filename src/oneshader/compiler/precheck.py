@@ -9,7 +9,7 @@ import re
 from oneshader.compiler import rewrite
 from oneshader.compiler.api import CompileOptions
 from oneshader.compiler.diag import TARGET_NAMES, Failed
-from oneshader.compiler.kinds import COUNTED, RTYPES
+from oneshader.compiler.kinds import RTYPES
 from oneshader.compiler.source import Attribute, SourceFile, strip_comments
 from oneshader.compiler.sourceset import SourceSet
 from oneshader.diagnostics import Diagnostic, Severity
@@ -103,38 +103,6 @@ def precheck(src: SourceSet, options: CompileOptions) -> dict[Target, list[Diagn
                     "OS1001",
                 )
             )
-        if rtype in COUNTED:
-            for t in (Target.Msl, Target.Wgsl):
-                if t in targets:
-                    per[t].append(
-                        src.at_decl(
-                            d,
-                            f"{TARGET_NAMES[t]} cannot express {rtype.name} ('{d.name}'): it "
-                            "has no hidden counter buffers; use a RWStructuredBuffer with an "
-                            "explicit counter in a RWByteAddressBuffer, "
-                            "or build for spirv only",
-                            "OS1002",
-                        )
-                    )
-    counted = src.counted_rw()
-    for where, call in src.counter_uses():
-        text = src.texts[where]
-        line = text.count("\n", 0, call.start()) + 1
-        col = call.start() - (text.rfind("\n", 0, call.start()) + 1) + 1
-        for t in (Target.Msl, Target.Wgsl):
-            if t in targets and call.group(1) in counted:
-                per[t].append(
-                    src.error(
-                        src.display(str(where)),
-                        line,
-                        col,
-                        f"{TARGET_NAMES[t]} cannot express the hidden counter of "
-                        f"'{call.group(1)}' ({call.group(2)}Counter): use an explicit counter "
-                        "in a "
-                        "RWByteAddressBuffer, or build for spirv only",
-                        "OS1002",
-                    )
-                )
     for scanned in src.sources.values():
         for sdef in (*scanned.structs.values(), *scanned.functions.values()):
             for f in sdef.fields:

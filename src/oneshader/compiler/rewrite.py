@@ -17,6 +17,7 @@ __all__ = [
     "counter_calls",
     "inline_includes",
     "vk_builtins",
+    "with_append_consume_as_rw",
     "with_counter_buffers",
 ]
 
@@ -87,6 +88,46 @@ def with_counter_buffers(
     out.append(text[last:])
     text = "".join(out)
     lines = text.split("\n")
+    for name, decl in names.items():
+        if name in declared_here and 1 <= decl.line <= len(lines):
+            lines[decl.line - 1] += f" RWStructuredBuffer<Atomic<uint>> {name}_counter;"
+    return "\n".join(lines)
+
+
+_APPEND_CONSUME = re.compile(r"\b(Append|Consume)StructuredBuffer\b")
+
+
+def with_append_consume_as_rw(
+    text: str, names: Mapping[str, Declaration], declared_here: Collection[str]
+) -> str:
+    """Append/consume buffers for targets without hidden counters (WGSL, Metal): each of
+    ``declared_here`` declared as a ``RWStructuredBuffer`` (padded to the same length) with the
+    companion counter of :func:`with_counter_buffers`; ``X.Append(v)`` as
+    ``X[X_counter[0].add(1u)]=(v)`` and ``X.Consume()`` as ``X[X_counter[0].sub(1u)-1u]``, the
+    slots DXC's SPIR-V uses (Append takes the old count, Consume the new one)."""
+    if not names:
+        return text
+    clean = strip_comments(text)
+    chars = list(text)
+    lines_of = {d.line for n, d in names.items() if n in declared_here}
+    for m in _APPEND_CONSUME.finditer(clean):
+        if clean.count("\n", 0, m.start()) + 1 in lines_of:
+            chars[m.start() : m.end()] = "RWStructuredBuffer".ljust(m.end() - m.start())
+    text = "".join(chars)
+    clean = strip_comments(text)
+    alts = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    call = re.compile(rf"\b({alts})\s*\.\s*(?:(Append)\s*\(|(Consume)\s*\(\s*\))")
+    out, last = [], 0
+    for m in call.finditer(clean):
+        name = m.group(1)
+        out.append(text[last : m.start()])
+        if m.group(2):
+            out.append(f"{name}[{name}_counter[0].add(1u)]=(")
+        else:
+            out.append(f"{name}[{name}_counter[0].sub(1u)-1u]")
+        last = m.end()
+    out.append(text[last:])
+    lines = "".join(out).split("\n")
     for name, decl in names.items():
         if name in declared_here and 1 <= decl.line <= len(lines):
             lines[decl.line - 1] += f" RWStructuredBuffer<Atomic<uint>> {name}_counter;"

@@ -13,6 +13,7 @@ from oneshader.compiler.api import CompileOptions
 from oneshader.compiler.diag import TARGET_NAMES, explain
 from oneshader.compiler.diag import parse as parse_diagnostics
 from oneshader.compiler.facts import TargetFacts, read_facts
+from oneshader.compiler.kinds import COUNTED, RTYPES
 from oneshader.compiler.precheck import wgsl_interlocked
 from oneshader.compiler.source import Declaration
 from oneshader.compiler.sourceset import SourceSet
@@ -69,11 +70,21 @@ def slang_args(target: Target, o: CompileOptions) -> list[str]:
     return args
 
 
-def _rewritten(src: SourceSet, path: Path, target: Target, counted: dict[str, Declaration]) -> str:
+def _rewritten(
+    src: SourceSet,
+    path: Path,
+    target: Target,
+    counted: dict[str, Declaration],
+    appended: dict[str, Declaration],
+) -> str:
     text = src.texts[path]
-    if counted and target is Target.SpirV:
+    if counted:
         here = {n for n, d in counted.items() if Path(d.file).resolve() == path}
         text = rewrite.with_counter_buffers(text, counted, here)
+    if appended and target is not Target.SpirV:
+        # SPIR-V has hidden counters; WGSL and Metal get the same companion as RW counters.
+        here = {n for n, d in appended.items() if Path(d.file).resolve() == path}
+        text = rewrite.with_append_consume_as_rw(text, appended, here)
     text = rewrite.vk_builtins(text)
     if target is not Target.SpirV:
         # HLSL's 'linear' is the default (perspective-correct) interpolation; Slang emits it
@@ -86,7 +97,10 @@ def slang_source(src: SourceSet, target: Target) -> str:
     """The main file's text for Slang, every file rewritten (includes inlined where a rewrite
     changed them)."""
     counted = src.counted_rw()
-    texts = {p: _rewritten(src, p, target, counted) for p in src.texts}
+    appended = {
+        n: d for n, d in src.declarations().items() if RTYPES.get(d.base, (None,))[0] in COUNTED
+    }
+    texts = {p: _rewritten(src, p, target, counted, appended) for p in src.texts}
     return rewrite.inline_includes(src.path, src.texts, texts, src.include_dirs)
 
 
