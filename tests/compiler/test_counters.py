@@ -188,3 +188,23 @@ def test_append_consume_and_increment_run_on_the_gpu(target: Target) -> None:
     taken = read(buffers["Taken"])
     np.testing.assert_array_equal(np.sort(taken[:_TAKE]), pool[_POOL - _TAKE :])
     assert (taken[_TAKE:] == 0xABABABAB).all()
+
+
+def test_an_append_buffer_passed_as_a_parameter_is_positioned_on_wgsl_and_metal(
+    tmp_path: Path,
+) -> None:
+    text = (
+        "AppendStructuredBuffer<uint> Q;\n"
+        "void Push(AppendStructuredBuffer<uint> q, uint v) { q.Append(v); }\n"
+        '[shader("compute")][numthreads(1,1,1)] void M(uint3 id : SV_DispatchThreadID)\n'
+        "{ Push(Q, id.x); }\n"
+    )
+    (tmp_path / "a.hlsl").write_text(text)
+    options = CompileOptions(source_name="a.hlsl")
+    result = compile_file(str(tmp_path / "a.hlsl"), options)
+    errors = [(d.file, d.line, d.column, d.code, d.message) for d in result.diagnostics]
+    assert [e[:4] for e in errors] == [("a.hlsl", 2, 11, "OS1002")] * 2
+    assert [e[4].split(":")[0] for e in errors] == ["Metal", "WGSL"]
+    assert all("use the global buffer" in e[4] for e in errors)
+    spirv = compile_file(str(tmp_path / "a.hlsl"), replace(options, targets=(Target.SpirV,)))
+    assert spirv.ok, [d.format() for d in spirv.diagnostics]

@@ -5,11 +5,12 @@ or token that asks for it."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from oneshader.compiler import rewrite
 from oneshader.compiler.api import CompileOptions
 from oneshader.compiler.diag import TARGET_NAMES, Failed
-from oneshader.compiler.kinds import RTYPES
+from oneshader.compiler.kinds import COUNTED, RTYPES
 from oneshader.compiler.source import Attribute, SourceFile, strip_comments
 from oneshader.compiler.sourceset import SourceSet
 from oneshader.diagnostics import Diagnostic, Severity
@@ -103,6 +104,9 @@ def precheck(src: SourceSet, options: CompileOptions) -> dict[Target, list[Diagn
                     "OS1001",
                 )
             )
+    for t in (Target.Msl, Target.Wgsl):
+        if t in targets:
+            per[t] += _counted_parameters(src, t)
     for scanned in src.sources.values():
         for sdef in (*scanned.structs.values(), *scanned.functions.values()):
             for f in sdef.fields:
@@ -205,6 +209,42 @@ _ATOMIC_METHODS = {
     "InterlockedCompareExchange": "compareExchange",
     "InterlockedCompareStore": "compareExchange",
 }
+
+
+_COUNTED_TYPE = re.compile(r"\b(Append|Consume)StructuredBuffer\b")
+
+
+def _counted_parameters(src: SourceSet, target: Target) -> list[Diagnostic]:
+    """An append/consume buffer type written anywhere but a global declaration (a function
+    parameter, say): on WGSL and Metal such buffers are rewritten as RW buffers with a companion
+    counter (rewrite.py), which only a global declaration gets; Slang would report a type
+    mismatch at the call instead."""
+    globals_at = {
+        (Path(d.file).resolve(), d.line)
+        for d in src.declarations().values()
+        if RTYPES.get(d.base, (None,))[0] in COUNTED
+    }
+    out = []
+    for p, text in src.texts.items():
+        clean = strip_comments(text)
+        for m in _COUNTED_TYPE.finditer(clean):
+            line = clean.count("\n", 0, m.start()) + 1
+            if (p, line) in globals_at:
+                continue
+            col = m.start() - (clean.rfind("\n", 0, m.start()) + 1) + 1
+            out.append(
+                src.error(
+                    src.display(str(p)),
+                    line,
+                    col,
+                    f"{TARGET_NAMES[target]}: an {m.group(1)}StructuredBuffer can only be used "
+                    "through its global declaration here (its counter becomes a companion "
+                    "buffer of that declaration); use the global buffer in the function instead "
+                    "of passing it, or build for spirv only",
+                    "OS1002",
+                )
+            )
+    return out
 
 
 def wgsl_interlocked(src: SourceSet) -> list[Diagnostic]:
