@@ -1,5 +1,6 @@
 // Particle update: a RW structured buffer of structs, an append buffer (with its hidden counter),
-// push constants and a specialization constant. Append buffers exist on SPIR-V only.
+// push constants and a specialization constant. Builds for SPIR-V and WGSL (the append buffer's
+// counter a companion buffer there); Metal lays out Push.Count after a float3 differently.
 struct Particle
 {
     float3 Position;
