@@ -16,6 +16,7 @@ from verify_support import compile_exec, device, element_stride, pack
 
 from oneshader.compiler import CompileOptions, compile_file
 from oneshader.compiler.crosscheck import verify
+from oneshader.reflection import ReflectionFormat
 from oneshader.reflection.model import Resource, ShaderReflection, Slot, Target
 
 _APPEND = (
@@ -62,6 +63,10 @@ def test_append_and_consume_build_for_wgsl_and_metal_with_counter_records(tmp_pa
     assert re.search(r"\bIn_counter \[\[buffer\(3\)\]\]", msl)
     assert "atomic_fetch_sub_explicit" in msl
     assert r.entry_points[0].uses == ("Out", "In")  # companions are the resources' counters
+    # The reflection file carries every target's counter record, as host code reads it.
+    text = ReflectionFormat.write(r)
+    assert text.count(b"counter target=") == 6
+    assert ReflectionFormat.read(text) == r
 
 
 def test_append_declared_in_an_include_builds_for_wgsl(tmp_path: Path) -> None:
