@@ -34,7 +34,8 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Mod
     sys.path.insert(0, str(folder))
     try:
         mods = {
-            n: importlib.import_module(f"gpubind.{n}") for n in ("layout_probe", "storage_probe")
+            n: importlib.import_module(f"gpubind.{n}")
+            for n in ("layout_probe", "storage_probe", "counter_probe")
         }
     finally:
         sys.path.remove(str(folder))
@@ -104,6 +105,44 @@ def test_layouts_agree_with_the_shader(
     )
     got = np.frombuffer(gpu_device.queue.read_buffer(ob), np.float32)
     np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("target", [Target.Wgsl, Target.SpirV])
+def test_counter_buffers_are_in_the_generated_layouts(
+    built: tuple[Path, dict[str, ModuleType]], gpu_device: Any, target: Target
+) -> None:
+    """The counters of an append buffer and of an IncrementCounter buffer are bindings of their
+    own (``resources.X.counter``), laid out and bound by the generated module alone."""
+    import wgpu
+
+    out, mods = built
+    probe = mods["counter_probe"]
+    res = probe.resources
+    count = 100
+    usage = wgpu.BufferUsage
+    storage = usage.STORAGE | usage.COPY_SRC | usage.COPY_DST
+    buffers = {
+        res.Params: gpu_device.create_buffer_with_data(
+            data=probe.Params(Count=count).bytes_view(), usage=usage.UNIFORM
+        ),
+        res.Evens: gpu_device.create_buffer(size=4 * count, usage=storage),
+        res.Evens.counter: gpu_device.create_buffer(size=4, usage=storage),
+        res.Odds: gpu_device.create_buffer(size=4 * count, usage=storage),
+        res.Odds.counter: gpu_device.create_buffer(size=4, usage=storage),
+    }
+    entries = [e for g in probe.SHADER.groups() for e in probe.SHADER.bind_group_layout_entries(g)]
+    assert sum(e.get("buffer", {}).get("type") == "storage" for e in entries) == 4
+    _run(gpu_device, probe, out, buffers, (2, 1, 1), target)
+
+    def read(binding: Any, n: int) -> np.ndarray:
+        return np.frombuffer(gpu_device.queue.read_buffer(buffers[binding]), np.uint32)[:n]
+
+    evens, odds = read(res.Evens.counter, 1)[0], read(res.Odds.counter, 1)[0]
+    assert (evens, odds) == (count // 2, count // 2)
+    assert sorted(read(res.Evens, evens)) == list(range(0, 3 * count, 6))
+    assert sorted(read(res.Odds, odds)) == list(range(1, count, 2))
+    with pytest.raises(LookupError, match="no counter buffer"):
+        _ = res.Params.counter
 
 
 @pytest.mark.parametrize("target", [Target.Wgsl, Target.SpirV])

@@ -102,13 +102,25 @@ def _slot(name: str, slots: Sequence[Slot], target: Target) -> Slot:
 
 @dataclass(frozen=True)
 class Binding:
-    """A resource or push block: its slot on each target and the stages that use it."""
+    """A resource, push block or hidden counter buffer: its slot on each target and the stages
+    that use it."""
 
     name: str
     stages: tuple[Stage, ...]
     slots: tuple[Slot, ...]
     resource: Resource | None = None
     push_block: PushBlock | None = None
+    counter_of: Resource | None = None
+
+    @property
+    def counter(self) -> Binding:
+        """The hidden counter (one uint in a storage buffer) of an append/consume buffer, or of a
+        RW structured buffer that uses IncrementCounter/DecrementCounter: bind it like any other
+        binding (``{resources.X: data, resources.X.counter: count}``)."""
+        res = self.resource
+        if res is None or not res.counters:
+            raise LookupError(f"{self.name!r} has no counter buffer")
+        return Binding(f"{self.name}.counter", self.stages, res.counters, counter_of=res)
 
     @property
     def spirv(self) -> Slot:
@@ -141,6 +153,9 @@ class Binding:
         ``access`` overrides a storage texture's ("read-write" by default, as Slang declares).
         """
         entry: dict[str, Any] = {"binding": self.wgsl.binding, "visibility": self.visibility}
+        if self.counter_of is not None:
+            entry["buffer"] = {"type": "storage"}
+            return entry
         if self.resource is None:
             entry["buffer"] = {"type": "uniform"}
             return entry
@@ -337,9 +352,13 @@ class Shader:
         return Entry(self.reflection.entry_points[index], self)
 
     def bindings(self) -> list[Binding]:
-        return [self.resource(i) for i in range(len(self.reflection.resources))] + [
-            self.push_block(i) for i in range(len(self.reflection.push_blocks))
-        ]
+        """Every resource (each followed by its counter, if it has one), then the push blocks."""
+        out: list[Binding] = []
+        for i, r in enumerate(self.reflection.resources):
+            out.append(self.resource(i))
+            if r.counters:
+                out.append(out[-1].counter)
+        return out + [self.push_block(i) for i in range(len(self.reflection.push_blocks))]
 
     # -- wgpu descriptors --------------------------------------------------------------------
     def _require_wgsl(self) -> None:
@@ -410,8 +429,10 @@ class Shader:
             raise ValueError(f"the resources of one bind group share a group, got {sorted(groups)}")
         entries: list[dict[str, Any]] = []
         for b, obj in resources.items():
-            is_buffer = b.push_block is not None or (
-                b.resource and b.resource.rtype in _BUFFER_TYPES
+            is_buffer = (
+                b.push_block is not None
+                or b.counter_of is not None
+                or (b.resource and b.resource.rtype in _BUFFER_TYPES)
             )
             res = {"buffer": obj, "offset": 0, "size": obj.size} if is_buffer else obj
             entries.append({"binding": b.wgsl.binding, "resource": res})
