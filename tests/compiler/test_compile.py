@@ -141,6 +141,17 @@ def test_slang_duplicate_diagnostics_are_removed() -> None:
     assert "expected ';'" in errors[0].message
 
 
+def test_a_span_that_restates_the_title_is_not_repeated(tmp_path: Path) -> None:
+    """Slang's title line "undefined identifier" and its span "undefined identifier 'b'." become
+    one message, not "undefined identifier: undefined identifier 'b'."."""
+    src = tmp_path / "u.hlsl"
+    src.write_text('[shader("pixel")]\nfloat4 main() : SV_Target { return b; }\n')
+    result = compile_file(str(src), CompileOptions(source_name="u.hlsl"))
+    (error,) = [d for d in result.diagnostics if d.is_error]
+    assert (error.line, error.column) == (2, 36)
+    assert error.message == "undefined identifier 'b'."
+
+
 # -- resources --------------------------------------------------------------------------------
 
 

@@ -64,7 +64,10 @@ def parse(
         if kind == "span":
             if out and not suppressed_group and message and out[-1].code == code:
                 prev = out.pop()
-                detail = prev.message if message == prev.message else f"{prev.message}: {message}"
+                if message.lower().startswith(prev.message.lower()):
+                    detail = message  # the span restates the title with the detail
+                else:
+                    detail = f"{prev.message}: {message}"
                 out.append(
                     Diagnostic(
                         prev.file,
