@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from trial_helpers import Project
+from trial_helpers import Project, begin_color_pass, read_rgba8
 
 
 def test_blur_compute_matches_numpy(project: Project, gpu_device: Any) -> None:
@@ -116,29 +116,13 @@ def test_instanced_sprites_draw_where_the_structured_buffer_says(
     group = res.View.wgsl.set
     bind = S.create_bind_group(gpu_device, layouts[group], {res.Sprites: sbuf, res.View: ubuf})
     enc = gpu_device.create_command_encoder()
-    rp = enc.begin_render_pass(
-        color_attachments=[
-            {
-                "view": target.create_view(),
-                "clear_value": (0, 0, 0, 0),
-                "load_op": "clear",
-                "store_op": "store",
-            }
-        ]
-    )
+    rp = begin_color_pass(enc, target)
     rp.set_pipeline(pipeline)
     rp.set_bind_group(group, bind)
     rp.draw(6, len(items))
     rp.end()
     gpu_device.queue.submit([enc.finish()])
-    rgba = np.frombuffer(
-        gpu_device.queue.read_texture(
-            {"texture": target},
-            {"bytes_per_row": size * 4, "rows_per_image": size},
-            (size, size, 1),
-        ),
-        np.uint8,
-    ).reshape(size, size, 4)
+    rgba = read_rgba8(gpu_device, target, size)
 
     want = np.zeros_like(rgba)
     for (cx, cy), (hx, hy), color in zip(items.Center, items.HalfSize, items.Color, strict=True):
@@ -282,16 +266,7 @@ def draw_lit_quad(project: Project, gpu_device: Any, sample_types: dict[str, str
         },
         primitive={"topology": "triangle-list"},
     )
-    rp = enc.begin_render_pass(
-        color_attachments=[
-            {
-                "view": target.create_view(),
-                "clear_value": (0, 0, 0, 0),
-                "load_op": "clear",
-                "store_op": "store",
-            }
-        ]
-    )
+    rp = begin_color_pass(enc, target)
     rp.set_pipeline(shaded)
     rp.set_bind_group(
         group, S.create_bind_group(gpu_device, layouts[group], resources(shadow.create_view()))
@@ -300,10 +275,7 @@ def draw_lit_quad(project: Project, gpu_device: Any, sample_types: dict[str, str
     rp.draw(6)
     rp.end()
     gpu_device.queue.submit([enc.finish()])
-    data = gpu_device.queue.read_texture(
-        {"texture": target}, {"bytes_per_row": size * 4, "rows_per_image": size}, (size, size, 1)
-    )
-    return np.frombuffer(data, np.uint8).reshape(size, size, 4)
+    return read_rgba8(gpu_device, target, size)
 
 
 def test_lit_mesh_is_lit_and_shadowed_where_the_shadow_map_says(
@@ -370,30 +342,14 @@ def test_skinned_mesh_moves_by_its_weighted_bones(project: Project, gpu_device: 
         },
     )
     enc = gpu_device.create_command_encoder()
-    rp = enc.begin_render_pass(
-        color_attachments=[
-            {
-                "view": target.create_view(),
-                "clear_value": (0, 0, 0, 0),
-                "load_op": "clear",
-                "store_op": "store",
-            }
-        ]
-    )
+    rp = begin_color_pass(enc, target)
     rp.set_pipeline(pipeline)
     rp.set_bind_group(group, bind)
     rp.set_vertex_buffer(0, gpu_device.create_buffer_with_data(data=verts, usage=U.VERTEX))
     rp.draw(len(verts))
     rp.end()
     gpu_device.queue.submit([enc.finish()])
-    rgba = np.frombuffer(
-        gpu_device.queue.read_texture(
-            {"texture": target},
-            {"bytes_per_row": size * 4, "rows_per_image": size},
-            (size, size, 1),
-        ),
-        np.uint8,
-    ).reshape(size, size, 4)
+    rgba = read_rgba8(gpu_device, target, size)
     covered = rgba[:, :, 3] == 255
     want = np.zeros((size, size), bool)
     want[:, 4:12] = True  # x in [-1, 0] moved by 0.5: [-0.5, 0.5]

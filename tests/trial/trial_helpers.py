@@ -9,6 +9,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 SHADERS = Path(__file__).parent / "shaders"
 
@@ -77,3 +78,27 @@ def make_project(root: Path) -> None:
     shutil.copytree(SHADERS, root / "shaders")
     portable = ", ".join(f'"shaders/{s}.hlsl"' for s, t in TARGETS.items() if t == ALL)
     (root / "pyproject.toml").write_text(PYPROJECT.format(sources=portable))
+
+
+def begin_color_pass(enc: Any, target: Any) -> Any:
+    """A render pass into ``target`` cleared to transparent black, as every trial draw uses."""
+    return enc.begin_render_pass(
+        color_attachments=[
+            {
+                "view": target.create_view(),
+                "clear_value": (0, 0, 0, 0),
+                "load_op": "clear",
+                "store_op": "store",
+            }
+        ]
+    )
+
+
+def read_rgba8(gpu_device: Any, target: Any, size: int) -> Any:
+    """The square rgba8unorm ``target`` read back as a (size, size, 4) uint8 array."""
+    import numpy as np
+
+    data = gpu_device.queue.read_texture(
+        {"texture": target}, {"bytes_per_row": size * 4, "rows_per_image": size}, (size, size, 1)
+    )
+    return np.frombuffer(data, np.uint8).reshape(size, size, 4)
