@@ -10,10 +10,11 @@ Run: python bench/bench_verify.py [--repeat 30]
 from __future__ import annotations
 
 import argparse
-import time
 import tomllib
-from collections.abc import Callable
+from functools import partial
 from pathlib import Path
+
+from timing import best
 
 from oneshader.compiler import CompileOptions, EntryPointSpec, compile_file, stage_from_name
 from oneshader.compiler.crosscheck import read_output, verify
@@ -21,15 +22,6 @@ from oneshader.reflection.model import Target
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "corpus"
 _TARGETS = {"spirv": Target.SpirV, "msl": Target.Msl, "wgsl": Target.Wgsl}
-
-
-def _best(repeat: int, fn: Callable[..., object], *args: object) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn(*args)
-        best = min(best, time.perf_counter() - t0)
-    return best
 
 
 def main() -> None:
@@ -56,11 +48,11 @@ def main() -> None:
             print(f"{entry['file']:28} does not compile; skipped")
             continue
         reflection, outputs = result.reflection, result.outputs
-        compile_s = _best(max(3, args.repeat // 10), compile_file, path, options)
-        verify_s = _best(args.repeat, verify, reflection, outputs)
+        compile_s = best(partial(compile_file, path, options), max(3, args.repeat // 10))
+        verify_s = best(partial(verify, reflection, outputs), args.repeat)
         reads = []
         for out in outputs:
-            read_s = _best(args.repeat, read_output, out)
+            read_s = best(partial(read_output, out), args.repeat)
             reads.append(f"{out.target.value} {read_s * 1e3:.2f}")
         per_target = verify_s / len(outputs)
         worst_per_target = max(worst_per_target, per_target)
