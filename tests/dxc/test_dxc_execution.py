@@ -45,6 +45,45 @@ def _wgsl(file: str) -> tuple[str, Any]:
     return code.decode(), built
 
 
+def _draw(
+    device: Any, pipeline: Any, groups: dict[int, list[dict[str, Any]]], vbuf: Any = None
+) -> np.ndarray:
+    """One full-screen triangle into a fresh SIZE x SIZE rgba8 target, read back as floats."""
+    import wgpu
+
+    target = device.create_texture(
+        size=(SIZE, SIZE, 1),
+        format=wgpu.TextureFormat.rgba8unorm,
+        usage=wgpu.TextureUsage.RENDER_ATTACHMENT | wgpu.TextureUsage.COPY_SRC,
+    )
+    encoder = device.create_command_encoder()
+    rpass = encoder.begin_render_pass(
+        color_attachments=[
+            {
+                "view": target.create_view(),
+                "load_op": wgpu.LoadOp.clear,
+                "store_op": wgpu.StoreOp.store,
+                "clear_value": (0, 0, 0, 0),
+            }
+        ]
+    )
+    rpass.set_pipeline(pipeline)
+    for group, entries in groups.items():
+        layout = pipeline.get_bind_group_layout(group)
+        rpass.set_bind_group(group, device.create_bind_group(layout=layout, entries=entries))
+    if vbuf is not None:
+        rpass.set_vertex_buffer(0, vbuf)
+    rpass.draw(3)
+    rpass.end()
+    device.queue.submit([encoder.finish()])
+    data = device.queue.read_texture(
+        {"texture": target, "mip_level": 0, "origin": (0, 0, 0)},
+        {"offset": 0, "bytes_per_row": SIZE * 4, "rows_per_image": SIZE},
+        (SIZE, SIZE, 1),
+    )
+    return np.frombuffer(data, dtype=np.uint8).reshape(SIZE, SIZE, 4).astype(np.float64)
+
+
 def test_shared_binding_pair_samples_through_wgsl(gpu_device: Any) -> None:
     import wgpu
 
@@ -75,11 +114,6 @@ def test_shared_binding_pair_samples_through_wgsl(gpu_device: Any) -> None:
         },
         primitive={"topology": wgpu.PrimitiveTopology.triangle_list},
     )
-    target = device.create_texture(
-        size=(SIZE, SIZE, 1),
-        format=wgpu.TextureFormat.rgba8unorm,
-        usage=wgpu.TextureUsage.RENDER_ATTACHMENT | wgpu.TextureUsage.COPY_SRC,
-    )
     for mode in ("linear", "nearest"):
         sampler = device.create_sampler(mag_filter=mode, min_filter=mode)
         groups: dict[int, list[dict[str, Any]]] = {}
@@ -89,30 +123,7 @@ def test_shared_binding_pair_samples_through_wgsl(gpu_device: Any) -> None:
         groups.setdefault(samp_slot.set, []).append(
             {"binding": samp_slot.binding, "resource": sampler}
         )
-        encoder = device.create_command_encoder()
-        rpass = encoder.begin_render_pass(
-            color_attachments=[
-                {
-                    "view": target.create_view(),
-                    "load_op": wgpu.LoadOp.clear,
-                    "store_op": wgpu.StoreOp.store,
-                    "clear_value": (0, 0, 0, 0),
-                }
-            ]
-        )
-        rpass.set_pipeline(pipeline)
-        for group, entries in groups.items():
-            layout = pipeline.get_bind_group_layout(group)
-            rpass.set_bind_group(group, device.create_bind_group(layout=layout, entries=entries))
-        rpass.draw(3)
-        rpass.end()
-        device.queue.submit([encoder.finish()])
-        data = device.queue.read_texture(
-            {"texture": target, "mip_level": 0, "origin": (0, 0, 0)},
-            {"offset": 0, "bytes_per_row": SIZE * 4, "rows_per_image": SIZE},
-            (SIZE, SIZE, 1),
-        )
-        pixels = np.frombuffer(data, dtype=np.uint8).reshape(SIZE, SIZE, 4).astype(np.float64)
+        pixels = _draw(device, pipeline, groups)
         expected = _expected(mode)
         assert np.abs(pixels - expected).max() <= 2.0, f"{mode}:\n{pixels}\nexpected\n{expected}"
 
@@ -189,35 +200,6 @@ def test_vk_location_stages_link_through_wgsl(gpu_device: Any) -> None:
             groups.setdefault(slot.set, []).append(
                 {"binding": slot.binding, "resource": resources[r.name]}
             )
-    target = device.create_texture(
-        size=(SIZE, SIZE, 1),
-        format=wgpu.TextureFormat.rgba8unorm,
-        usage=wgpu.TextureUsage.RENDER_ATTACHMENT | wgpu.TextureUsage.COPY_SRC,
-    )
-    encoder = device.create_command_encoder()
-    rpass = encoder.begin_render_pass(
-        color_attachments=[
-            {
-                "view": target.create_view(),
-                "load_op": wgpu.LoadOp.clear,
-                "store_op": wgpu.StoreOp.store,
-                "clear_value": (0, 0, 0, 0),
-            }
-        ]
-    )
-    rpass.set_pipeline(pipeline)
-    for group, entries in groups.items():
-        layout = pipeline.get_bind_group_layout(group)
-        rpass.set_bind_group(group, device.create_bind_group(layout=layout, entries=entries))
-    rpass.set_vertex_buffer(0, vbuf)
-    rpass.draw(3)
-    rpass.end()
-    device.queue.submit([encoder.finish()])
-    out = device.queue.read_texture(
-        {"texture": target, "mip_level": 0, "origin": (0, 0, 0)},
-        {"offset": 0, "bytes_per_row": SIZE * 4, "rows_per_image": SIZE},
-        (SIZE, SIZE, 1),
-    )
-    pixels = np.frombuffer(out, dtype=np.uint8).reshape(SIZE, SIZE, 4).astype(np.float64)
+    pixels = _draw(device, pipeline, groups, vbuf)
     expected = np.array(color) * 255.0
     assert np.abs(pixels - expected).max() <= 1.0, pixels
