@@ -8,6 +8,7 @@ attributes and the target's own layout rules), so a layout compares against a la
 from __future__ import annotations
 
 import re
+import struct as _struct
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
@@ -32,6 +33,7 @@ __all__ = [
     "EmittedVariable",
     "demangle",
     "emitted_name",
+    "literal_bits",
     "resource_name",
     "round_up",
     "sequential_struct",
@@ -69,6 +71,20 @@ def emitted_name(name: str) -> str:
 
 def round_up(value: int, align: int) -> int:
     return -(-value // align) * align if align else value
+
+
+def literal_bits(text: str, is_float: bool, float_suffix: str, int_suffix: str) -> int | None:
+    """The 32-bit pattern of a spec constant's default literal (``true``, a float or an integer,
+    its target's suffix letters stripped), as the reflection stores it; None if not a literal."""
+    if text in ("true", "false"):
+        return int(text == "true")
+    try:
+        if is_float:
+            bits = _struct.pack("<f", float(text.rstrip(float_suffix)))
+            return int.from_bytes(bits, "little")
+        return int(text.rstrip(int_suffix), 0) & 0xFFFFFFFF
+    except ValueError:
+        return None
 
 
 def struct_name(name: str) -> str:

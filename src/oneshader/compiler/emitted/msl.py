@@ -16,7 +16,6 @@ names gain ``_<n>``, and a function constant ``X`` is ``fc_X_<n>``.
 from __future__ import annotations
 
 import re
-import struct as _struct
 from dataclasses import dataclass, field
 
 from oneshader.compiler.emitted.common import (
@@ -27,6 +26,7 @@ from oneshader.compiler.emitted.common import (
     EmittedSpec,
     EmittedVariable,
     demangle,
+    literal_bits,
     resource_name,
     round_up,
     sequential_struct,
@@ -396,15 +396,7 @@ def _default_bits(toks: list[str], scalar: str) -> int | None:
     value = [t for t in toks[len(toks) - 1 - toks[::-1].index(":") + 1 :] if t not in "()"]
     value = [t for t in value if t not in _SCALARS]
     text = "".join(value)
-    if text in ("true", "false"):
-        return int(text == "true")
-    try:
-        if scalar in ("float", "half") or "." in text:
-            bits = _struct.pack("<f", float(text.rstrip("fFhH")))
-            return int.from_bytes(bits, "little")
-        return int(text.rstrip("uUlL"), 0) & 0xFFFFFFFF
-    except ValueError:
-        return None
+    return literal_bits(text, scalar in ("float", "half") or "." in text, "fFhH", "uUlL")
 
 
 def _attr(attrs: list[Attr], name: str) -> tuple[str, ...] | None:

@@ -20,7 +20,6 @@ honoured, struct size rounded to its alignment). Slang's spellings that this rea
 from __future__ import annotations
 
 import re
-import struct as _struct
 from dataclasses import dataclass, field
 
 from oneshader.compiler.emitted.common import (
@@ -31,6 +30,7 @@ from oneshader.compiler.emitted.common import (
     EmittedSpec,
     EmittedVariable,
     demangle,
+    literal_bits,
     resource_name,
     round_up,
     sequential_struct,
@@ -413,18 +413,8 @@ def _default_bits(init: str, otype: WgslType | None) -> int | None:
     for wrap in ("i32", "u32", "f32", "bool"):
         if text.startswith(wrap + "(") and text.endswith(")"):
             text = text[len(wrap) + 1 : -1]
-    if text == "true":
-        return 1
-    if text == "false":
-        return 0
     is_float = otype is not None and otype.name in ("f32", "f16")
-    try:
-        if is_float or "." in text or text.endswith("f"):
-            value = float(text.rstrip("fh"))
-            return int.from_bytes(_struct.pack("<f", value), "little")
-        return int(text.rstrip("iu"), 0) & 0xFFFFFFFF
-    except ValueError:
-        return None
+    return literal_bits(text, is_float or "." in text or text.endswith("f"), "fh", "iu")
 
 
 def wgsl_layout(
