@@ -10,9 +10,18 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
+
+# The names of the temporaries below (what a write killed before its rename leaves behind).
+_TEMPORARY = re.compile(r"^\..+\.[A-Za-z0-9_]{6,}\.tmp$")
+
+
+def is_temporary(name: str) -> bool:
+    """Whether a file name is one of this module's temporaries (for sweeping up after a kill)."""
+    return _TEMPORARY.match(name) is not None
 
 
 def _temporary(target: Path, data: bytes, *, durable: bool) -> str:

@@ -7,19 +7,16 @@ OUT mirrors the sources: ``shaders/ui/Sprite.hlsl`` built from ``shaders`` lands
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterable
 from pathlib import Path
 
 from oneshader.build.sources import ShaderJob
 from oneshader.build.state import Stamp, stamp
 from oneshader.compiler.api import CompileResult
-from oneshader.fsutil import atomic_write
+from oneshader.fsutil import atomic_write, is_temporary
 from oneshader.reflection.format import ReflectionFormat
 
 REFLECTION_SUFFIX = ".reflection"
-# What ``atomic_write`` leaves behind when killed between creating its temporary and renaming it.
-_TEMPORARY = re.compile(r"^\..+\.[A-Za-z0-9_]{6,}\.tmp$")
 
 
 def planned_files(job: ShaderJob, result: CompileResult) -> list[tuple[str, bytes]]:
@@ -69,7 +66,7 @@ def sweep_temporaries(out: Path) -> int:
     removed = 0
     for dirpath, _dirnames, filenames in os.walk(out):
         for name in filenames:
-            if _TEMPORARY.match(name):
+            if is_temporary(name):
                 try:
                     os.unlink(os.path.join(dirpath, name))
                     removed += 1
