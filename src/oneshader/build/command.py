@@ -13,7 +13,7 @@ from oneshader.build.builder import Build, BuildReport
 from oneshader.build.config import BuildConfig, display_path, load_config
 from oneshader.build.progress import Progress
 from oneshader.build.scheduler import WorkerPool
-from oneshader.build.sources import SHADER_SUFFIX
+from oneshader.build.sources import walk_shaders
 from oneshader.diagnostics import UserError
 
 WATCH_POLL_SECONDS = 0.3
@@ -59,9 +59,7 @@ def _snapshot(config: BuildConfig | None, inputs: set[Path], cwd: Path) -> froze
         files.add(cwd / "pyproject.toml")
     for root in roots:
         if root.is_dir():
-            for dirpath, dirnames, filenames in os.walk(root):
-                dirnames[:] = [d for d in dirnames if not d.startswith(".")]
-                files.update(Path(dirpath) / f for f in filenames if f.endswith(SHADER_SUFFIX))
+            files.update(walk_shaders(root))
         else:
             files.add(root)
     stamps: set[object] = set()

@@ -33,7 +33,8 @@ def project_name(path: Path, root: Path) -> str:
     return os.path.relpath(path, root).replace(os.sep, "/")
 
 
-def _walk(folder: Path, skip: Path) -> list[Path]:
+def walk_shaders(folder: Path, skip: Path | None = None) -> list[Path]:
+    """The shader files under ``folder`` in a stable order, past hidden folders and ``skip``."""
     found: list[Path] = []
     for dirpath, dirnames, filenames in os.walk(folder):
         here = Path(dirpath)
@@ -67,7 +68,7 @@ def discover(config: BuildConfig) -> list[ShaderJob]:
         if src.is_file():
             files = [(src.resolve(), src.name)]
         elif src.is_dir():  # walked from a resolved folder, without following links
-            files = [(f, f.relative_to(src).as_posix()) for f in _walk(src, config.out)]
+            files = [(f, f.relative_to(src).as_posix()) for f in walk_shaders(src, config.out)]
         else:
             raise UserError.at(where, 0, 0, f"no such file or folder: {display_path(src)}", USAGE)
         for path, rel in files:
