@@ -195,20 +195,27 @@ def _split_attrs(toks: list[str]) -> tuple[list[str], list[Attr]]:
     return rest, attrs
 
 
-def _split_commas(toks: list[str]) -> list[list[str]]:
-    """Split at commas outside (), <>, [] (parameter lists have no comparisons)."""
+def _split_at(
+    toks: list[str], sep: str, opens: tuple[str, ...], closes: tuple[str, ...]
+) -> list[list[str]]:
+    """The non-empty runs between ``sep`` tokens outside the brackets ``opens``/``closes``."""
     out: list[list[str]] = [[]]
     depth = 0
     for t in toks:
-        if t in ("(", "<", "["):
+        if t in opens:
             depth += 1
-        elif t in (")", ">", "]"):
+        elif t in closes:
             depth -= 1
-        if t == "," and depth == 0:
+        if t == sep and depth == 0:
             out.append([])
         else:
             out[-1].append(t)
     return [p for p in out if p]
+
+
+def _split_commas(toks: list[str]) -> list[list[str]]:
+    """Split at commas outside (), <>, [] (parameter lists have no comparisons)."""
+    return _split_at(toks, ",", ("(", "<", "["), (")", ">", "]"))
 
 
 def _declarator(toks: list[str]) -> _Decl:
@@ -269,18 +276,7 @@ def _parse(text: str) -> _Parsed:
 
 
 def _statements(body: list[str]) -> list[list[str]]:
-    out: list[list[str]] = [[]]
-    depth = 0
-    for t in body:
-        if t in ("(", "[", "{"):
-            depth += 1
-        elif t in (")", "]", "}"):
-            depth -= 1
-        if t == ";" and depth == 0:
-            out.append([])
-        else:
-            out[-1].append(t)
-    return [s for s in out if s]
+    return _split_at(body, ";", ("(", "[", "{"), (")", "]", "}"))
 
 
 def _declaration(head: list[str], out: _Parsed) -> None:
