@@ -301,6 +301,16 @@ class _Parser:
         self.expect(":")
         return _Member(name, self.type(), attrs)
 
+    def members(self, close: str) -> list[_Member]:
+        """Comma-separated members (a struct's or a function's parameters) up to ``close``."""
+        members: list[_Member] = []
+        while self.peek() != close:
+            members.append(self.member())
+            if self.peek() == ",":
+                self.next()
+        self.next()
+        return members
+
     def parse(self) -> _Parsed:
         try:
             return self._parse()
@@ -322,13 +332,7 @@ class _Parser:
             elif kw == "struct":
                 name = self.next()
                 self.expect("{")
-                members: list[_Member] = []
-                while self.peek() != "}":
-                    members.append(self.member())
-                    if self.peek() == ",":
-                        self.next()
-                self.next()
-                out.structs[name] = members
+                out.structs[name] = self.members("}")
             elif kw == "alias":
                 name = self.next()
                 self.expect("=")
@@ -373,12 +377,7 @@ class _Parser:
     def function(self, attrs: dict[str, tuple[str, ...]]) -> _Function:
         name = self.next()
         self.expect("(")
-        params: list[_Member] = []
-        while self.peek() != ")":
-            params.append(self.member())
-            if self.peek() == ",":
-                self.next()
-        self.next()
+        params = self.members(")")
         result: _Member | None = None
         if self.peek() == "->":
             self.next()
