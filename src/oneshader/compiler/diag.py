@@ -68,17 +68,7 @@ def parse(
                     detail = message  # the span restates the title with the detail
                 else:
                     detail = f"{prev.message}: {message}"
-                out.append(
-                    Diagnostic(
-                        prev.file,
-                        prev.line,
-                        prev.column,
-                        prev.severity,
-                        detail,
-                        prev.code,
-                        prev.excerpt,
-                    )
-                )
+                out.append(replace(prev, message=detail))
             continue
         severity = _SEVERITIES.get(kind)
         if severity is None:
