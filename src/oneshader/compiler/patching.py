@@ -15,7 +15,7 @@ from oneshader.compiler.emitted.spirv import IMAGE_FORMATS
 from oneshader.compiler.kinds import TEXTURES
 from oneshader.compiler.sourceset import SourceSet
 from oneshader.compiler.spirv_patch import rebind, relocate, set_image_formats
-from oneshader.reflection.model import EntryPoint, PushBlock, Resource, Target
+from oneshader.reflection.model import EntryPoint, PushBlock, Resource, Slot, Target
 
 
 def patch_bindings(
@@ -93,21 +93,21 @@ def _patch_wgsl(
         slot = next((s for s in r.slots if s.target is Target.Wgsl), None)
         if slot is None:
             continue
-        var = rf"(\s*var(?:<[^>]*>)?\s+{re.escape(emitted_name(r.name))}(?:_\d+)?\s*:)"
-        text = re.sub(
-            rf"@binding\(\d+\)\s*@group\(\d+\){var}",
-            rf"@binding({slot.binding}) @group({slot.set})\1",
-            text,
-        )
+        text = _rebind_wgsl(text, emitted_name(r.name), slot)
         counter = next((s for s in r.counters if s.target is Target.Wgsl), None)
         if counter is not None:  # the companion X_counter of rewrite.py
-            var = rf"(\s*var(?:<[^>]*>)?\s+{re.escape(r.name)}_counter(?:_\d+)?\s*:)"
-            text = re.sub(
-                rf"@binding\(\d+\)\s*@group\(\d+\){var}",
-                rf"@binding({counter.binding}) @group({counter.set})\1",
-                text,
-            )
+            text = _rebind_wgsl(text, f"{r.name}_counter", counter)
     return text.encode(), depth
+
+
+def _rebind_wgsl(text: str, name: str, slot: Slot) -> str:
+    """WGSL variable ``name`` (or Slang's ``name_<n>``) given ``slot`` as binding and group."""
+    var = rf"(\s*var(?:<[^>]*>)?\s+{re.escape(name)}(?:_\d+)?\s*:)"
+    return re.sub(
+        rf"@binding\(\d+\)\s*@group\(\d+\){var}",
+        rf"@binding({slot.binding}) @group({slot.set})\1",
+        text,
+    )
 
 
 def _wgsl_depth_textures(
