@@ -11,7 +11,7 @@ from oneshader.compiler import rewrite
 from oneshader.compiler.api import CompileOptions
 from oneshader.compiler.diag import TARGET_NAMES, Failed
 from oneshader.compiler.kinds import COUNTED, RTYPES
-from oneshader.compiler.source import Attribute, SourceFile, strip_comments
+from oneshader.compiler.source import Attribute, SourceFile, line_col, strip_comments
 from oneshader.compiler.sourceset import SourceSet
 from oneshader.diagnostics import Diagnostic, Severity
 from oneshader.reflection.model import ResourceTypeKind, Target
@@ -121,8 +121,7 @@ def precheck(src: SourceSet, options: CompileOptions) -> dict[Target, list[Diagn
             m = pattern.search(clean)
             if m is None:
                 continue
-            line = clean.count("\n", 0, m.start()) + 1
-            col = m.start() - (clean.rfind("\n", 0, m.start()) + 1) + 1
+            line, col = line_col(clean, m.start())
             per[target].append(
                 src.error(
                     src.display(scanned.path),
@@ -228,10 +227,9 @@ def _counted_parameters(src: SourceSet, target: Target) -> list[Diagnostic]:
     for p, text in src.texts.items():
         clean = strip_comments(text)
         for m in _COUNTED_TYPE.finditer(clean):
-            line = clean.count("\n", 0, m.start()) + 1
+            line, col = line_col(clean, m.start())
             if (p, line) in globals_at:
                 continue
-            col = m.start() - (clean.rfind("\n", 0, m.start()) + 1) + 1
             out.append(
                 src.error(
                     src.display(str(p)),
@@ -257,8 +255,7 @@ def wgsl_interlocked(src: SourceSet) -> list[Diagnostic]:
     for where, call in src.interlocked_calls():
         text = strip_comments(src.texts[where])
         fn, method = call.group("fn"), _ATOMIC_METHODS[call.group("fn")]
-        line = text.count("\n", 0, call.start("fn")) + 1
-        col = call.start("fn") - (text.rfind("\n", 0, call.start("fn")) + 1) + 1
+        line, col = line_col(text, call.start("fn"))
         obj = call.group("obj")
         name = obj or call.group("arg")
         d = decls.get(name)

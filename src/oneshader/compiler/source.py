@@ -73,6 +73,11 @@ def _blank(m: re.Match[str]) -> str:
     return text if text[0] == '"' else _NOT_NEWLINE.sub(" ", text)
 
 
+def line_col(text: str, offset: int) -> tuple[int, int]:
+    """The 1-based line and column of an offset into ``text``."""
+    return text.count("\n", 0, offset) + 1, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
 @functools.lru_cache(maxsize=256)
 def strip_comments(text: str) -> str:
     """The text with comments blanked out (newlines kept), so offsets and positions survive;
