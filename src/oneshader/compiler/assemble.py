@@ -76,9 +76,7 @@ def assemble(
 
     params = {t.target: {p.name: p for p in t.facts.params} for t in compiled}
     names = [p.name for p in primary.facts.params]
-    companions = {f"{n}_counter" for n in src.counted_rw()} | {
-        f"{n}_counter" for n, d in decls.items() if RTYPES.get(d.base, (None,))[0] in COUNTED
-    }
+    companions = {f"{n}_counter" for n in (*src.counted_rw(), *src.append_consume())}
     names = [n for n in names if n not in companions]
     resource_decls = [
         decls[n]

@@ -10,7 +10,7 @@ from pathlib import Path
 from oneshader.compiler import rewrite
 from oneshader.compiler.api import CompileOptions
 from oneshader.compiler.diag import TARGET_NAMES, Failed
-from oneshader.compiler.kinds import COUNTED, RTYPES
+from oneshader.compiler.kinds import RTYPES
 from oneshader.compiler.source import Attribute, SourceFile, line_col, strip_comments
 from oneshader.compiler.sourceset import SourceSet
 from oneshader.diagnostics import Diagnostic, Severity
@@ -218,11 +218,7 @@ def _counted_parameters(src: SourceSet, target: Target) -> list[Diagnostic]:
     parameter, say): on WGSL and Metal such buffers are rewritten as RW buffers with a companion
     counter (rewrite.py), which only a global declaration gets; Slang would report a type
     mismatch at the call instead."""
-    globals_at = {
-        (Path(d.file).resolve(), d.line)
-        for d in src.declarations().values()
-        if RTYPES.get(d.base, (None,))[0] in COUNTED
-    }
+    globals_at = {(Path(d.file).resolve(), d.line) for d in src.append_consume().values()}
     out = []
     for p, text in src.texts.items():
         clean = strip_comments(text)

@@ -13,7 +13,6 @@ from oneshader.compiler.api import CompileOptions
 from oneshader.compiler.diag import TARGET_NAMES, explain
 from oneshader.compiler.diag import parse as parse_diagnostics
 from oneshader.compiler.facts import TargetFacts, read_facts
-from oneshader.compiler.kinds import COUNTED, RTYPES
 from oneshader.compiler.precheck import wgsl_interlocked
 from oneshader.compiler.source import Declaration
 from oneshader.compiler.sourceset import SourceSet
@@ -97,9 +96,7 @@ def slang_source(src: SourceSet, target: Target) -> str:
     """The main file's text for Slang, every file rewritten (includes inlined where a rewrite
     changed them)."""
     counted = src.counted_rw()
-    appended = {
-        n: d for n, d in src.declarations().items() if RTYPES.get(d.base, (None,))[0] in COUNTED
-    }
+    appended = src.append_consume()
     texts = {p: _rewritten(src, p, target, counted, appended) for p in src.texts}
     return rewrite.inline_includes(src.path, src.texts, texts, src.include_dirs)
 

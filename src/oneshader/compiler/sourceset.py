@@ -12,6 +12,7 @@ from pathlib import Path
 
 from oneshader.compiler import rewrite
 from oneshader.compiler.diag import Failed
+from oneshader.compiler.kinds import COUNTED, RTYPES
 from oneshader.compiler.source import (
     Declaration,
     SourceFile,
@@ -151,6 +152,14 @@ class SourceSet:
             for p in self.include_order()
             for m in _INTERLOCKED.finditer(strip_comments(self.texts[p]))
         ]
+
+    def append_consume(self) -> dict[str, Declaration]:
+        """Append/consume structured buffers (declared in any file): their counter is hidden."""
+        return {
+            n: d
+            for n, d in self.declarations().items()
+            if RTYPES.get(d.base, (None,))[0] in COUNTED
+        }
 
     def counted_rw(self) -> dict[str, Declaration]:
         """RW structured buffers (declared in any file) whose counter the code uses."""
