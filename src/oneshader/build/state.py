@@ -92,6 +92,11 @@ def _stamps(items: Any) -> list[Stamp]:
     return [Stamp(str(p), int(m), int(s), str(h)) for p, m, s, h in items]
 
 
+def _rows(stamps: list[Stamp]) -> list[list[Any]]:
+    """The stored form that :func:`_stamps` reads back."""
+    return [[s.path, s.mtime_ns, s.size, s.sha256] for s in stamps]
+
+
 def _from_body(body: dict[str, Any]) -> BuildState:
     shaders = {
         str(stem): ShaderRecord(
@@ -110,8 +115,8 @@ def _to_body(state: BuildState) -> dict[str, Any]:
             stem: {
                 "source": r.source,
                 "key": r.key,
-                "inputs": [[s.path, s.mtime_ns, s.size, s.sha256] for s in r.inputs],
-                "outputs": [[s.path, s.mtime_ns, s.size, s.sha256] for s in r.outputs],
+                "inputs": _rows(r.inputs),
+                "outputs": _rows(r.outputs),
             }
             for stem, r in sorted(state.shaders.items())
         },
