@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from oneshader.compiler.emitted.common import round_up
 from oneshader.reflection.model import ScalarKind, TypeKind, TypeLayout
 
 
@@ -71,8 +72,7 @@ def pack(layout: TypeLayout, value: Any, buf: bytearray, offset: int = 0) -> Non
 
 def element_stride(layout: TypeLayout) -> int:
     """The stride of a structured buffer's element: its size rounded up to its alignment."""
-    align = layout.align or 1
-    return -(-layout.size // align) * align
+    return round_up(layout.size, layout.align)
 
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus"
