@@ -58,6 +58,25 @@ def _bind_groups(
     return out
 
 
+def _dispatch(result: Any, target: Target, buffers: dict[str, Any], groups: int) -> None:
+    """Run the single compute entry of ``result`` on ``target`` over ``groups`` workgroups in x,
+    each buffer bound where the reflection puts it."""
+    r: ShaderReflection = result.reflection
+    (entry,) = r.entry_points
+    dev = device()
+    pipeline = dev.create_compute_pipeline(
+        layout="auto", compute={"module": _module(result, target), "entry_point": entry.name}
+    )
+    encoder = dev.create_command_encoder()
+    cpass = encoder.begin_compute_pass()
+    cpass.set_pipeline(pipeline)
+    for index, group in _bind_groups(pipeline, r, target, buffers):
+        cpass.set_bind_group(index, group)
+    cpass.dispatch_workgroups(groups, 1, 1)
+    cpass.end()
+    dev.queue.submit([encoder.finish()])
+
+
 # -- compute ------------------------------------------------------------------------------------
 
 _N = 13  # not a multiple of the workgroup size: the shader's Count guard is exercised too
@@ -151,17 +170,7 @@ def test_compute_reads_buffers_packed_from_the_reflection(target: Target) -> Non
     }
     sentinel = b"\xab" * (rstride * slots)
     dev.queue.write_buffer(buffers["Results"], 0, sentinel)
-    pipeline = dev.create_compute_pipeline(
-        layout="auto", compute={"module": _module(result, target), "entry_point": entry.name}
-    )
-    encoder = dev.create_command_encoder()
-    cpass = encoder.begin_compute_pass()
-    cpass.set_pipeline(pipeline)
-    for index, group in _bind_groups(pipeline, r, target, buffers):
-        cpass.set_bind_group(index, group)
-    cpass.dispatch_workgroups(-(-_N // entry.workgroup[0]), 1, 1)
-    cpass.end()
-    dev.queue.submit([encoder.finish()])
+    _dispatch(result, target, buffers, -(-_N // entry.workgroup[0]))
     out = bytes(dev.queue.read_buffer(buffers["Results"]))
 
     for i, item in enumerate(items):
@@ -363,7 +372,6 @@ def _run_outputs(result: Any, target: Target, values: dict[str, Any], count: int
     import wgpu
 
     r: ShaderReflection = result.reflection
-    (entry,) = r.entry_points
     dev = device()
     usage = wgpu.BufferUsage
     buffers: dict[str, Any] = {}
@@ -374,17 +382,7 @@ def _run_outputs(result: Any, target: Target, values: dict[str, Any], count: int
         pack(layout, value, data)
         buffers[name] = dev.create_buffer_with_data(data=bytes(data), usage=usage.UNIFORM)
     buffers["Out"] = dev.create_buffer(size=4 * count, usage=usage.STORAGE | usage.COPY_SRC)
-    pipeline = dev.create_compute_pipeline(
-        layout="auto", compute={"module": _module(result, target), "entry_point": entry.name}
-    )
-    encoder = dev.create_command_encoder()
-    cpass = encoder.begin_compute_pass()
-    cpass.set_pipeline(pipeline)
-    for index, group in _bind_groups(pipeline, r, target, buffers):
-        cpass.set_bind_group(index, group)
-    cpass.dispatch_workgroups(1, 1, 1)
-    cpass.end()
-    dev.queue.submit([encoder.finish()])
+    _dispatch(result, target, buffers, 1)
     return list(struct.unpack(f"<{count}f", bytes(dev.queue.read_buffer(buffers["Out"]))))
 
 
@@ -472,17 +470,7 @@ def test_atomics_count_what_numpy_counts(target: Target) -> None:
         "Tickets": dev.create_buffer_with_data(data=b"\xab" * (4 * slots), usage=rw),
         "First": dev.create_buffer_with_data(data=b"\xff" * (4 * _ATOMIC_BINS), usage=rw),
     }
-    pipeline = dev.create_compute_pipeline(
-        layout="auto", compute={"module": _module(result, target), "entry_point": entry.name}
-    )
-    encoder = dev.create_command_encoder()
-    cpass = encoder.begin_compute_pass()
-    cpass.set_pipeline(pipeline)
-    for index, group in _bind_groups(pipeline, r, target, buffers):
-        cpass.set_bind_group(index, group)
-    cpass.dispatch_workgroups(slots // entry.workgroup[0], 1, 1)
-    cpass.end()
-    dev.queue.submit([encoder.finish()])
+    _dispatch(result, target, buffers, slots // entry.workgroup[0])
 
     def read(name: str) -> Any:
         return np.frombuffer(bytes(dev.queue.read_buffer(buffers[name])), dtype=np.uint32)
