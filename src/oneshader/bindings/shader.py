@@ -27,6 +27,7 @@ from oneshader.reflection.model import (
     ShaderReflection,
     Slot,
     SpecConstant,
+    SpecSlot,
     Stage,
     Target,
     TypeKind,
@@ -144,6 +145,16 @@ class Binding:
             flags |= VISIBILITY[s]
         return flags
 
+    @property
+    def _buffer_type(self) -> str | None:
+        """wgpu's buffer binding type (a push block is a uniform buffer, a counter a storage
+        one), or None for a texture or sampler: the layout entry and the bind group agree."""
+        if self.counter_of is not None:
+            return "storage"
+        if self.resource is None:
+            return "uniform"
+        return _BUFFER_TYPES.get(self.resource.rtype)
+
     def layout_entry(
         self, *, sample_type: str | None = None, access: str | None = None
     ) -> dict[str, Any]:
@@ -153,16 +164,13 @@ class Binding:
         ``access`` overrides a storage texture's ("read-write" by default, as Slang declares).
         """
         entry: dict[str, Any] = {"binding": self.wgsl.binding, "visibility": self.visibility}
-        if self.counter_of is not None:
-            entry["buffer"] = {"type": "storage"}
-            return entry
-        if self.resource is None:
-            entry["buffer"] = {"type": "uniform"}
+        buffer = self._buffer_type
+        if buffer is not None:
+            entry["buffer"] = {"type": buffer}
             return entry
         res = self.resource
-        if res.rtype in _BUFFER_TYPES:
-            entry["buffer"] = {"type": _BUFFER_TYPES[res.rtype]}
-        elif res.kind is ResourceKind.Sampler:
+        assert res is not None  # push blocks and counters are buffers
+        if res.kind is ResourceKind.Sampler:
             kind = "comparison" if res.rtype is R.SamplerComparisonState else "filtering"
             entry["sampler"] = {"type": kind}
         elif res.kind is ResourceKind.UnorderedAccess and res.rtype in _VIEW_DIMENSIONS:
@@ -203,22 +211,22 @@ class Spec:
         return self.constant.id
 
     @property
+    def _wgsl(self) -> SpecSlot | None:
+        return next((s for s in self.constant.slots if s.target is Target.Wgsl), None)
+
+    @property
     def key(self) -> str:
         """The key of wgpu's ``constants`` dict. Slang declares every WGSL override with
         ``@id(n)``, and WebGPU keys an override that has an id by that id (as a decimal string),
         not by its name; without a WGSL slot, the constant_id."""
-        for s in self.constant.slots:
-            if s.target is Target.Wgsl:
-                return str(s.index)
-        return str(self.constant.id)
+        slot = self._wgsl
+        return str(self.constant.id if slot is None else slot.index)
 
     @property
     def wgsl_name(self) -> str:
         """The WGSL override's name (for reading the emitted code, not for ``constants``)."""
-        for s in self.constant.slots:
-            if s.target is Target.Wgsl:
-                return s.name
-        return ""
+        slot = self._wgsl
+        return "" if slot is None else slot.name
 
     @property
     def default(self) -> float | int | bool:
@@ -429,11 +437,7 @@ class Shader:
             raise ValueError(f"the resources of one bind group share a group, got {sorted(groups)}")
         entries: list[dict[str, Any]] = []
         for b, obj in resources.items():
-            is_buffer = (
-                b.push_block is not None
-                or b.counter_of is not None
-                or (b.resource and b.resource.rtype in _BUFFER_TYPES)
-            )
+            is_buffer = b._buffer_type is not None
             res = {"buffer": obj, "offset": 0, "size": obj.size} if is_buffer else obj
             entries.append({"binding": b.wgsl.binding, "resource": res})
         entries.sort(key=lambda e: int(e["binding"]))
