@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from trial_helpers import Project, begin_color_pass, read_rgba8
+from trial_helpers import Project, begin_color_pass, dispatch, read_rgba8
 
 
 def test_blur_compute_matches_numpy(project: Project, gpu_device: Any) -> None:
@@ -51,13 +51,9 @@ def test_blur_compute_matches_numpy(project: Project, gpu_device: Any) -> None:
         layouts[group],
         {res.Source: source.create_view(), res.Target: target.create_view(), res.BlurParams: ubuf},
     )
-    enc = gpu_device.create_command_encoder()
-    cp = enc.begin_compute_pass()
-    cp.set_pipeline(pipeline)
-    cp.set_bind_group(group, bind)
-    cp.dispatch_workgroups(-(-w // cs.workgroup[0]), -(-h // cs.workgroup[1]), 1)
-    cp.end()
-    gpu_device.queue.submit([enc.finish()])
+    dispatch(
+        gpu_device, pipeline, group, bind, (-(-w // cs.workgroup[0]), -(-h // cs.workgroup[1]), 1)
+    )
     got = np.frombuffer(
         gpu_device.queue.read_texture(
             {"texture": target}, {"bytes_per_row": w * 16, "rows_per_image": h}, (w, h, 1)
@@ -154,13 +150,7 @@ def test_specialization_constants_choose_the_operation(project: Project, gpu_dev
         )
         res = spec.resources.Data
         bind = S.create_bind_group(gpu_device, layouts[res.wgsl.set], {res: buf})
-        enc = gpu_device.create_command_encoder()
-        cp = enc.begin_compute_pass()
-        cp.set_pipeline(pipeline)
-        cp.set_bind_group(res.wgsl.set, bind)
-        cp.dispatch_workgroups(len(data) // cs.workgroup[0])
-        cp.end()
-        gpu_device.queue.submit([enc.finish()])
+        dispatch(gpu_device, pipeline, res.wgsl.set, bind, (len(data) // cs.workgroup[0],))
         results[name] = np.frombuffer(gpu_device.queue.read_buffer(buf), np.float32)
     np.testing.assert_array_equal(results["default"], data * 2)
     np.testing.assert_array_equal(results["add"], data + 0.5)

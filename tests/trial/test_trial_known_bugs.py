@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from trial_helpers import SHADERS, oneshader
+from trial_helpers import SHADERS, dispatch, oneshader
 
 from oneshader.reflection.model import ScalarKind, TypeKind
 
@@ -60,13 +60,7 @@ def test_atomic_structured_buffer_builds_for_every_target_and_counts(
     )
     group = counters.wgsl.set
     bind = S.create_bind_group(gpu_device, layouts[group], {counters: buf})
-    enc = gpu_device.create_command_encoder()
-    cp = enc.begin_compute_pass()
-    cp.set_pipeline(pipeline)
-    cp.set_bind_group(group, bind)
-    cp.dispatch_workgroups(groups, 1, 1)
-    cp.end()
-    gpu_device.queue.submit([enc.finish()])
+    dispatch(gpu_device, pipeline, group, bind, (groups, 1, 1))
     got = np.frombuffer(gpu_device.queue.read_buffer(buf), np.uint32)
     per_counter = groups * cs.workgroup[0] // 4  # Counters[id.x % 4].add(1u)
     np.testing.assert_array_equal(got, [per_counter] * 4)

@@ -102,3 +102,16 @@ def read_rgba8(gpu_device: Any, target: Any, size: int) -> Any:
         {"texture": target}, {"bytes_per_row": size * 4, "rows_per_image": size}, (size, size, 1)
     )
     return np.frombuffer(data, np.uint8).reshape(size, size, 4)
+
+
+def dispatch(
+    gpu_device: Any, pipeline: Any, group: int, bind: Any, workgroups: tuple[int, ...]
+) -> None:
+    """One compute pass of ``pipeline`` with one bind group, submitted."""
+    enc = gpu_device.create_command_encoder()
+    cp = enc.begin_compute_pass()
+    cp.set_pipeline(pipeline)
+    cp.set_bind_group(group, bind)
+    cp.dispatch_workgroups(*workgroups)
+    cp.end()
+    gpu_device.queue.submit([enc.finish()])
