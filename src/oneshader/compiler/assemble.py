@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from oneshader.compiler import _slang as S
 from oneshader.compiler.api import CompileOptions
 from oneshader.compiler.bindings import Placement, place
-from oneshader.compiler.diag import TARGET_NAMES, Failed
+from oneshader.compiler.diag import TARGET_NAMES
 from oneshader.compiler.emitted.common import GLOBALS
 from oneshader.compiler.facts import ParamFacts, TargetFacts
 from oneshader.compiler.kinds import BLOCK_TYPES, COUNTED, RTYPES, SAMPLERS, TEXTURES
@@ -19,7 +19,7 @@ from oneshader.compiler.layouts import one_layout
 from oneshader.compiler.slang_compile import CompiledTarget
 from oneshader.compiler.source import Declaration
 from oneshader.compiler.sourceset import SourceSet
-from oneshader.diagnostics import Diagnostic, Severity
+from oneshader.diagnostics import Diagnostic, Severity, UserError
 from oneshader.reflection.model import (
     EntryPoint,
     PushBlock,
@@ -105,7 +105,7 @@ def assemble(
     for name in names:
         decl = decls.get(name)
         if decl is None:
-            raise Failed(
+            raise UserError(
                 [
                     Diagnostic(
                         src.name,
@@ -140,7 +140,7 @@ def assemble(
             continue
         resources.append(_resource(src, decl, per, errors, placement, msl_index))
     if errors:
-        raise Failed(errors)
+        raise UserError(errors)
 
     resources = _check_bindings(src, resources, decls, msl_index)
     pushes = _place_pushes(pushes, params, resources, msl_index)
@@ -328,7 +328,7 @@ def _check_bindings(
                     )
                 )
         if errors:
-            raise Failed(errors)
+            raise UserError(errors)
     if not wgsl_moves:
         return resources
     used: dict[int, int] = {}

@@ -1,4 +1,4 @@
-"""Diagnostics: Slang's machine-readable ones turned into oneshader's, and the failure of a step.
+"""Diagnostics: Slang's machine-readable ones turned into oneshader's.
 
 With ``-enable-machine-readable-diagnostics`` Slang prints one tab-separated line per message:
 code, severity, file, line, column, end line, end column, text. A ``span`` line carries the detail
@@ -15,14 +15,6 @@ from oneshader.diagnostics import Diagnostic, Severity, source_excerpt
 from oneshader.reflection.model import Target
 
 TARGET_NAMES = {Target.SpirV: "SPIR-V", Target.Msl: "Metal", Target.Wgsl: "WGSL"}
-
-
-class Failed(Exception):
-    """A step found user errors: the compile stops and returns these diagnostics."""
-
-    def __init__(self, diagnostics: Sequence[Diagnostic]) -> None:
-        super().__init__(diagnostics)
-        self.diagnostics = tuple(diagnostics)
 
 
 _SEVERITIES = {

@@ -19,7 +19,7 @@ from pathlib import Path
 from oneshader.compiler import _slang as S
 from oneshader.compiler.api import CompileOptions, CompileResult, OutputFile
 from oneshader.compiler.assemble import assemble, with_stages
-from oneshader.compiler.diag import Failed, dedupe, name_targets
+from oneshader.compiler.diag import dedupe, name_targets
 from oneshader.compiler.entries import check_entries, entry_points
 from oneshader.compiler.patching import patch_bindings, patch_locations
 from oneshader.compiler.precheck import precheck
@@ -60,13 +60,11 @@ def _compile(path: str, options: CompileOptions) -> CompileResult:
     try:
         if not options.targets:
             message = "no targets requested (give one or more of spirv, msl, wgsl)"
-            raise Failed([Diagnostic(src.name, 0, 0, Severity.ERROR, message, "OS1000")])
+            raise UserError([Diagnostic(src.name, 0, 0, Severity.ERROR, message, "OS1000")])
         src.read()
         refused = precheck(src, options)
         compiled, usage_outputs = _compile_targets(src, options, refused)
         return _finish(src, options, compiled, usage_outputs)
-    except Failed as failed:
-        return CompileResult(diagnostics=failed.diagnostics, dependencies=tuple(src.dependencies))
     except UserError as err:
         return CompileResult(diagnostics=err.diagnostics, dependencies=tuple(src.dependencies))
     except Exception as err:  # a bug in oneshader: reported for this shader, not raised
@@ -93,7 +91,7 @@ def _compile_targets(
     prechecked = [d for t in Target for d in refused.get(t, [])]
     if prechecked or any(per_target.values()):
         slang = dedupe(name_targets(per_target)) if any(per_target.values()) else []
-        raise Failed(prechecked + slang + _assembly_errors(src, options, compiled))
+        raise UserError(prechecked + slang + _assembly_errors(src, options, compiled))
     if not any(t.target in (Target.SpirV, Target.Wgsl) for t in compiled):
         # MSL passes every resource to every entry point, so it cannot say what an entry
         # point uses; a SPIR-V (else WGSL) compile that is not written out can.
@@ -113,7 +111,7 @@ def _assembly_errors(
         return []
     try:
         assemble(src, options, compiled, {t.target: t.code for t in compiled})
-    except Failed as failed:
+    except UserError as failed:
         return list(failed.diagnostics)
     except Exception:  # a bug here must not hide the target's own errors; the full run shows it
         return []

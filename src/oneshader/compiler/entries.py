@@ -10,11 +10,10 @@ from dataclasses import replace
 from oneshader.compiler import _slang as S
 from oneshader.compiler import codepatch
 from oneshader.compiler.api import CompileOptions
-from oneshader.compiler.diag import Failed
 from oneshader.compiler.facts import EntryFacts, VarFacts
 from oneshader.compiler.slang_compile import CompiledTarget
 from oneshader.compiler.sourceset import SourceSet
-from oneshader.diagnostics import Diagnostic, Severity
+from oneshader.diagnostics import Diagnostic, Severity, UserError
 from oneshader.reflection.model import (
     BuiltIn,
     DeviceFeatures,
@@ -103,7 +102,7 @@ def check_entries(src: SourceSet, options: CompileOptions, primary: CompiledTarg
     found = {e.name for e in primary.facts.entries}
     missing = [e for e in options.entry_points if e.name not in found]
     if missing:
-        raise Failed(
+        raise UserError(
             [
                 Diagnostic(
                     src.name,
@@ -117,7 +116,7 @@ def check_entries(src: SourceSet, options: CompileOptions, primary: CompiledTarg
             ]
         )
     if not primary.facts.entries:
-        raise Failed(
+        raise UserError(
             [
                 Diagnostic(
                     src.name,
@@ -153,7 +152,7 @@ def entry_points(
     for e in primary.facts.entries:
         stage = _STAGE_OF_SLANG.get(e.stage)
         if stage is None:
-            raise Failed(
+            raise UserError(
                 [
                     Diagnostic(
                         src.name,
@@ -185,7 +184,7 @@ def entry_points(
             try:
                 inputs, stride = _pack_vertex(inputs)
             except _NoVertexFormat as bad:
-                raise Failed([_no_vertex_format(src, e, bad.variable)]) from None
+                raise UserError([_no_vertex_format(src, e, bad.variable)]) from None
         specuse = [n for n in spec_names if _mentions_spec(outputs, e.name, n)]
         out.append(
             EntryPoint(

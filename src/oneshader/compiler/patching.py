@@ -9,12 +9,12 @@ import re
 
 from oneshader.compiler import codepatch
 from oneshader.compiler.assemble import Assembled
-from oneshader.compiler.diag import Failed
 from oneshader.compiler.emitted.common import GLOBALS, SLANG_GLOBALS, emitted_name
 from oneshader.compiler.emitted.spirv import IMAGE_FORMATS
 from oneshader.compiler.kinds import TEXTURES
 from oneshader.compiler.sourceset import SourceSet
 from oneshader.compiler.spirv_patch import rebind, relocate, set_image_formats
+from oneshader.diagnostics import UserError
 from oneshader.reflection.model import EntryPoint, PushBlock, Resource, Slot, Target
 
 
@@ -147,5 +147,5 @@ def _wgsl_depth_textures(
         text = text[: decl.start(2)] + depth + text[decl.end() :]
         depth_names.add(r.name)
     if errors:
-        raise Failed(errors)
+        raise UserError(errors)
     return text, frozenset(depth_names)

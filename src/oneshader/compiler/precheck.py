@@ -9,11 +9,11 @@ from pathlib import Path
 
 from oneshader.compiler import rewrite
 from oneshader.compiler.api import CompileOptions
-from oneshader.compiler.diag import TARGET_NAMES, Failed
+from oneshader.compiler.diag import TARGET_NAMES
 from oneshader.compiler.kinds import RTYPES
 from oneshader.compiler.source import Attribute, SourceFile, line_col, strip_comments
 from oneshader.compiler.sourceset import SourceSet
-from oneshader.diagnostics import Diagnostic, Severity
+from oneshader.diagnostics import Diagnostic, Severity, UserError
 from oneshader.reflection.model import ResourceTypeKind, Target
 
 # Tokens a target cannot express, with what to say; checked on the source before compiling.
@@ -88,7 +88,7 @@ def precheck(src: SourceSet, options: CompileOptions) -> dict[Target, list[Diagn
                 )
             )
     if errors:
-        raise Failed(errors)
+        raise UserError(errors)
     per: dict[Target, list[Diagnostic]] = {t: [] for t in Target if t in options.targets}
     decls = src.declarations()
     targets = options.targets

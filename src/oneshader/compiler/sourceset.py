@@ -11,7 +11,6 @@ import re
 from pathlib import Path
 
 from oneshader.compiler import rewrite
-from oneshader.compiler.diag import Failed
 from oneshader.compiler.kinds import COUNTED, RTYPES
 from oneshader.compiler.source import (
     Declaration,
@@ -21,7 +20,7 @@ from oneshader.compiler.source import (
     scan,
     strip_comments,
 )
-from oneshader.diagnostics import Diagnostic, Severity, source_excerpt
+from oneshader.diagnostics import Diagnostic, Severity, UserError, source_excerpt
 
 _INTERLOCKED = re.compile(
     r"(?:\b(?P<obj>\w+)\s*\.\s*)?\b(?P<fn>Interlocked(?:CompareExchange|CompareStore|Exchange|"
@@ -85,7 +84,7 @@ class SourceSet:
         try:
             text = self.path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as err:
-            raise Failed(
+            raise UserError(
                 [Diagnostic(self.name, 0, 0, Severity.ERROR, f"cannot read: {err}")]
             ) from None
         todo = [(self.path, text)]
