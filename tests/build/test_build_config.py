@@ -154,6 +154,14 @@ def test_invalid_toml_is_positioned(tmp_path: Path) -> None:
     assert diag.line == 2 and diag.column > 0 and "invalid TOML" in diag.message
 
 
+def test_a_pyproject_that_is_not_utf8_is_a_user_error(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_bytes(b'[tool.oneshader]\nout = "\xff"\n')
+    with pytest.raises(UserError) as info:
+        load_config(build_args(), cwd=tmp_path)
+    (diag,) = info.value.diagnostics
+    assert diag.file.endswith("pyproject.toml") and diag.message == "not UTF-8 text"
+
+
 @pytest.mark.parametrize(
     ("argv", "fragment"),
     [

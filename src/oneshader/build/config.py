@@ -338,8 +338,9 @@ def settings_from_table(table: Mapping[str, Any], base: Path, where: TableLocato
     )
 
 
-def read_pyproject(path: Path, table_name: str = TOOL_TABLE) -> Mapping[str, Any]:
-    """The table ``table_name`` (dotted) of a pyproject.toml, {} if absent; positioned errors."""
+def read_pyproject(path: Path, table_name: str = TOOL_TABLE) -> tuple[Mapping[str, Any], str]:
+    """The table ``table_name`` (dotted) of a pyproject.toml, {} if absent, and the file's text
+    (for positioning later errors); positioned errors."""
     shown = display_path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -359,12 +360,11 @@ def read_pyproject(path: Path, table_name: str = TOOL_TABLE) -> Mapping[str, Any
     if not isinstance(node, dict):
         where = TableLocator(shown, text, table_name)
         raise where.error(table_name, f"[{table_name}] must be a table")
-    return node
+    return node, text
 
 
 def pyproject_settings(path: Path, table_name: str = TOOL_TABLE) -> Settings:
-    text = path.read_text(encoding="utf-8")
-    table = read_pyproject(path, table_name)
+    table, text = read_pyproject(path, table_name)
     return settings_from_table(
         table, path.parent, TableLocator(display_path(path), text, table_name)
     )
@@ -461,15 +461,12 @@ def merge(
         raise UserError.at(
             where, 0, 0, "no output folder: pass -o OUT or set 'out' in [tool.oneshader]", USAGE
         )
-    seen: list[Path] = []
-    for inc in dict.fromkeys(p.resolve() for p in includes):
-        seen.append(inc)
     return BuildConfig(
         root=root,
         sources=tuple(dict.fromkeys(p.resolve() for p in sources)),
         out=out.resolve(),
         targets=targets or tuple(Target),
-        include_dirs=tuple(seen),
+        include_dirs=tuple(dict.fromkeys(p.resolve() for p in includes)),
         defines=tuple(sorted(defines.items())),
         entry_points=entry_points,
         shifts=tuple(s for cls in REGISTER_CLASSES for s in shifts.get(cls, ())),
