@@ -101,7 +101,7 @@ def watch(
                 status = 0 if report.ok else 1
             except UserError as err:
                 for d in err.diagnostics:
-                    progress.message(d.format(with_excerpt=True))
+                    progress.diagnostic(d)
                 status = 2
             n += 1
             before = _snapshot(config, inputs, cwd)
