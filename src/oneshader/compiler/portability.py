@@ -10,7 +10,7 @@ reflection records the largest, a buffer valid on every target).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from oneshader.reflection.model import ScalarKind, TypeKind, TypeLayout
 
@@ -59,7 +59,7 @@ def compare(a: TypeLayout, b: TypeLayout, path: str, sized: bool = True) -> Mism
             d = compare(ma.type, mb.type, p, sized=False)
             if d is not None:
                 if not d.struct and not d.member:
-                    return Mismatch(d.path, d.what, d.a, d.b, a.name, ma.name, d.node, d.before)
+                    return replace(d, struct=a.name, member=ma.name)
                 return d
             previous = ma.type
         if sized and a.size != b.size:
