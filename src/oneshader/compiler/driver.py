@@ -60,7 +60,7 @@ def _compile(path: str, options: CompileOptions) -> CompileResult:
     try:
         if not options.targets:
             message = "no targets requested (give one or more of spirv, msl, wgsl)"
-            raise UserError([Diagnostic(src.name, 0, 0, Severity.ERROR, message, "OS1000")])
+            raise UserError.at(src.name, 0, 0, message, "OS1000")
         src.read()
         refused = precheck(src, options)
         compiled, usage_outputs = _compile_targets(src, options, refused)

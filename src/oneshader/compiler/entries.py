@@ -7,11 +7,10 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from oneshader.compiler import _slang as S
 from oneshader.compiler import codepatch
 from oneshader.compiler.api import CompileOptions
 from oneshader.compiler.facts import EntryFacts, VarFacts
-from oneshader.compiler.slang_compile import CompiledTarget
+from oneshader.compiler.slang_compile import SLANG_STAGE_ID, CompiledTarget
 from oneshader.compiler.sourceset import SourceSet
 from oneshader.diagnostics import Diagnostic, Severity, UserError
 from oneshader.reflection.model import (
@@ -29,11 +28,7 @@ from oneshader.reflection.model import (
     VertexFormat,
 )
 
-_STAGE_OF_SLANG = {
-    S.STAGE_VERTEX: Stage.Vertex,
-    S.STAGE_FRAGMENT: Stage.Pixel,
-    S.STAGE_COMPUTE: Stage.Compute,
-}
+_STAGE_OF_SLANG = {slang: stage for stage, slang in SLANG_STAGE_ID.items()}
 
 
 _BUILTINS = {
@@ -116,19 +111,13 @@ def check_entries(src: SourceSet, options: CompileOptions, primary: CompiledTarg
             ]
         )
     if not primary.facts.entries:
-        raise UserError(
-            [
-                Diagnostic(
-                    src.name,
-                    0,
-                    0,
-                    Severity.ERROR,
-                    'no entry points: mark functions with [shader("vertex"|"pixel"|"compute")] '
-                    "or "
-                    "give them in the options",
-                    "OS1006",
-                )
-            ]
+        raise UserError.at(
+            src.name,
+            0,
+            0,
+            'no entry points: mark functions with [shader("vertex"|"pixel"|"compute")] '
+            "or give them in the options",
+            "OS1006",
         )
 
 
@@ -152,17 +141,8 @@ def entry_points(
     for e in primary.facts.entries:
         stage = _STAGE_OF_SLANG.get(e.stage)
         if stage is None:
-            raise UserError(
-                [
-                    Diagnostic(
-                        src.name,
-                        0,
-                        0,
-                        Severity.ERROR,
-                        f"entry point '{e.name}': unsupported stage",
-                        "OS1009",
-                    )
-                ]
+            raise UserError.at(
+                src.name, 0, 0, f"entry point '{e.name}': unsupported stage", "OS1009"
             )
         used, features = usage.get(e.name, (None, DeviceFeatures(0)))
         if used is None:

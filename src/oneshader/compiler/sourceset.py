@@ -84,9 +84,7 @@ class SourceSet:
         try:
             text = self.path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as err:
-            raise UserError(
-                [Diagnostic(self.name, 0, 0, Severity.ERROR, f"cannot read: {err}")]
-            ) from None
+            raise UserError.at(self.name, 0, 0, f"cannot read: {err}") from None
         todo = [(self.path, text)]
         while todo:
             p, t = todo.pop(0)
