@@ -14,12 +14,12 @@ from oneshader.compiler.bindings import Placement, place
 from oneshader.compiler.diag import TARGET_NAMES
 from oneshader.compiler.emitted.common import GLOBALS
 from oneshader.compiler.facts import ParamFacts, TargetFacts
-from oneshader.compiler.kinds import BLOCK_TYPES, COUNTED, RTYPES, SAMPLERS, TEXTURES
+from oneshader.compiler.kinds import BLOCK_TYPES, RTYPES, SAMPLERS, TEXTURES
 from oneshader.compiler.layouts import one_layout
 from oneshader.compiler.slang_compile import CompiledTarget
 from oneshader.compiler.source import Declaration
 from oneshader.compiler.sourceset import SourceSet
-from oneshader.diagnostics import Diagnostic, Severity, UserError
+from oneshader.diagnostics import Diagnostic, UserError
 from oneshader.reflection.model import (
     EntryPoint,
     PushBlock,
@@ -76,7 +76,8 @@ def assemble(
 
     params = {t.target: {p.name: p for p in t.facts.params} for t in compiled}
     names = [p.name for p in primary.facts.params]
-    companions = {f"{n}_counter" for n in (*src.counted_rw(), *src.append_consume())}
+    appended = src.append_consume()
+    companions = {f"{n}_counter" for n in (*src.counted_rw(), *appended)}
     names = [n for n in names if n not in companions]
     resource_decls = [
         decls[n]
@@ -87,7 +88,7 @@ def assemble(
         and not decls[n].attribute("vk::push_constant")
         and decls[n].base in RTYPES
     ]
-    declared = {d.name for d in resource_decls if RTYPES.get(d.base, (None,))[0] in COUNTED}
+    declared = {d.name for d in resource_decls if d.name in appended}
     placement = place(
         resource_decls,
         declared,
@@ -105,19 +106,14 @@ def assemble(
     for name in names:
         decl = decls.get(name)
         if decl is None:
-            raise UserError(
-                [
-                    Diagnostic(
-                        src.name,
-                        0,
-                        0,
-                        Severity.ERROR,
-                        f"'{name}' is declared in a form oneshader cannot read from the "
-                        "source (through a macro, for example); declare it directly so its "
-                        "type and attributes can be reflected as written",
-                        "OS1013",
-                    )
-                ]
+            raise UserError.at(
+                src.name,
+                0,
+                0,
+                f"'{name}' is declared in a form oneshader cannot read from the source "
+                "(through a macro, for example); declare it directly so its type and "
+                "attributes can be reflected as written",
+                "OS1013",
             )
         per = {t: params[t][name] for t in params if name in params[t]}
         p0 = per[primary.target]
