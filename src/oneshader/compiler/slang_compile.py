@@ -69,6 +69,10 @@ def slang_args(target: Target, o: CompileOptions) -> list[str]:
     return args
 
 
+def _declared_in(decls: dict[str, Declaration], path: Path) -> set[str]:
+    return {n for n, d in decls.items() if Path(d.file).resolve() == path}
+
+
 def _rewritten(
     src: SourceSet,
     path: Path,
@@ -78,12 +82,10 @@ def _rewritten(
 ) -> str:
     text = src.texts[path]
     if counted:
-        here = {n for n, d in counted.items() if Path(d.file).resolve() == path}
-        text = rewrite.with_counter_buffers(text, counted, here)
+        text = rewrite.with_counter_buffers(text, counted, _declared_in(counted, path))
     if appended and target is not Target.SpirV:
         # SPIR-V has hidden counters; WGSL and Metal get the same companion as RW counters.
-        here = {n for n, d in appended.items() if Path(d.file).resolve() == path}
-        text = rewrite.with_append_consume_as_rw(text, appended, here)
+        text = rewrite.with_append_consume_as_rw(text, appended, _declared_in(appended, path))
     text = rewrite.vk_builtins(text)
     if target is not Target.SpirV:
         # HLSL's 'linear' is the default (perspective-correct) interpolation; Slang emits it
