@@ -210,9 +210,6 @@ _ATOMIC_METHODS = {
 }
 
 
-_COUNTED_TYPE = re.compile(r"\b(Append|Consume)StructuredBuffer\b")
-
-
 def _counted_parameters(src: SourceSet, target: Target) -> list[Diagnostic]:
     """An append/consume buffer type written anywhere but a global declaration (a function
     parameter, say): on WGSL and Metal such buffers are rewritten as RW buffers with a companion
@@ -222,7 +219,7 @@ def _counted_parameters(src: SourceSet, target: Target) -> list[Diagnostic]:
     out = []
     for p, text in src.texts.items():
         clean = strip_comments(text)
-        for m in _COUNTED_TYPE.finditer(clean):
+        for m in rewrite.APPEND_CONSUME.finditer(clean):
             line, col = line_col(clean, m.start())
             if (p, line) in globals_at:
                 continue

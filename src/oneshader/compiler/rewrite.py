@@ -86,7 +86,13 @@ def with_counter_buffers(
             out.append(f"({name}_counter[0].sub(1u)-1u)")
         last = m.end()
     out.append(text[last:])
-    text = "".join(out)
+    return _with_companions("".join(out), names, declared_here)
+
+
+def _with_companions(
+    text: str, names: Mapping[str, Declaration], declared_here: Collection[str]
+) -> str:
+    """Each of ``declared_here``'s companion counter declared at the end of its line."""
     lines = text.split("\n")
     for name, decl in names.items():
         if name in declared_here and 1 <= decl.line <= len(lines):
@@ -94,7 +100,7 @@ def with_counter_buffers(
     return "\n".join(lines)
 
 
-_APPEND_CONSUME = re.compile(r"\b(Append|Consume)StructuredBuffer\b")
+APPEND_CONSUME = re.compile(r"\b(Append|Consume)StructuredBuffer\b")
 
 
 def with_append_consume_as_rw(
@@ -110,7 +116,7 @@ def with_append_consume_as_rw(
     clean = strip_comments(text)
     chars = list(text)
     lines_of = {d.line for n, d in names.items() if n in declared_here}
-    for m in _APPEND_CONSUME.finditer(clean):
+    for m in APPEND_CONSUME.finditer(clean):
         if clean.count("\n", 0, m.start()) + 1 in lines_of:
             chars[m.start() : m.end()] = "RWStructuredBuffer".ljust(m.end() - m.start())
     text = "".join(chars)
@@ -127,11 +133,7 @@ def with_append_consume_as_rw(
             out.append(f"{name}[{name}_counter[0].sub(1u)-1u]")
         last = m.end()
     out.append(text[last:])
-    lines = "".join(out).split("\n")
-    for name, decl in names.items():
-        if name in declared_here and 1 <= decl.line <= len(lines):
-            lines[decl.line - 1] += f" RWStructuredBuffer<Atomic<uint>> {name}_counter;"
-    return "\n".join(lines)
+    return _with_companions("".join(out), names, declared_here)
 
 
 _PRAGMA_ONCE = re.compile(r"^[ \t]*#[ \t]*pragma[ \t]+once\b[^\n]*", re.MULTILINE)
