@@ -834,8 +834,9 @@ def test_generated_bindings_name_globals_validly(tmp_path: Path) -> None:
         ("cbuffer A { float4 v; float2 u; };", {"A": 32}),
         ("struct P { float4 v; float2 u; };\nConstantBuffer<P> A;", {"A": 32}),
         ("struct S { float b; };\ncbuffer A { float4 x; S s; };", {"A": 32}),
+        ("struct P { float a; };\nConstantBuffer<P> A;", {"A": 16}),
     ],
-    ids=["scalar", "tail", "ConstantBuffer", "nested-struct"],
+    ids=["scalar", "tail", "ConstantBuffer", "nested-struct", "ConstantBuffer-scalar"],
 )
 def test_constant_buffers_may_differ_in_tail_padding(
     tmp_path: Path, source: str, sizes: dict[str, int]

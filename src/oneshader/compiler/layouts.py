@@ -30,8 +30,8 @@ def one_layout(
     ordered = [per[t] for t in Target if t in per]
     spirv_layout = per[Target.SpirV].layout if Target.SpirV in per else None
     if spirv_layout is not None:
-        block = decl.base in ("cbuffer", "tbuffer")
-        fixed = vk_offsets(src, spirv_layout, decl.name if block else spirv_layout.name)
+        named_block = decl.base in ("cbuffer", "tbuffer")  # vk::offset names it by the block
+        fixed = vk_offsets(src, spirv_layout, decl.name if named_block else spirv_layout.name)
         per = {**per, Target.SpirV: replace(per[Target.SpirV], layout=fixed)}
         ordered = [per[t] for t in Target if t in per]
     base = ordered[0].layout
