@@ -29,18 +29,7 @@ MAX_BYTES = 1 << 32  # larger than any buffer binding a GPU API allows
 MAX_DEPTH = 32
 MAX_COUNT = 1 << 20  # resource array sizes, locations, slots
 
-SCALAR_BYTES = {
-    ScalarKind.Bool: 4,
-    ScalarKind.Int: 4,
-    ScalarKind.UInt: 4,
-    ScalarKind.Float: 4,
-    ScalarKind.Int16: 2,
-    ScalarKind.UInt16: 2,
-    ScalarKind.Float16: 2,
-    ScalarKind.Int64: 8,
-    ScalarKind.UInt64: 8,
-    ScalarKind.Float64: 8,
-}
+SCALAR_BYTES = {kind: kind.size for kind in ScalarKind}
 
 
 class LayoutError(ValueError):

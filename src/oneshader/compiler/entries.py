@@ -82,14 +82,6 @@ _VERTEX_FORMATS: dict[tuple[ScalarKind, int], VertexFormat] = {
     (ScalarKind.Int16, 2): VertexFormat.Sint16x2,
     (ScalarKind.Int16, 4): VertexFormat.Sint16x4,
 }
-_SCALAR_BYTES = {
-    ScalarKind.Float16: 2,
-    ScalarKind.Int16: 2,
-    ScalarKind.UInt16: 2,
-    ScalarKind.Int64: 8,
-    ScalarKind.UInt64: 8,
-    ScalarKind.Float64: 8,
-}
 
 
 def check_entries(src: SourceSet, options: CompileOptions, primary: CompiledTarget) -> None:
@@ -299,7 +291,7 @@ def _pack_vertex(inputs: list[StageVariable]) -> tuple[list[StageVariable], int]
         fmt = _VERTEX_FORMATS.get((v.scalar, v.components))
         if fmt is None:
             raise _NoVertexFormat(v)
-        width = _SCALAR_BYTES.get(v.scalar, 4)
+        width = v.scalar.size
         size = width * v.components
         align = min(4, size)
         offset = (offset + align - 1) // align * align

@@ -104,6 +104,13 @@ class ScalarKind(enum.Enum):
     UInt64 = enum.auto()
     Float64 = enum.auto()
 
+    @property
+    def size(self) -> int:
+        """Bytes of one scalar in a buffer (Bool is 4, as HLSL stores it)."""
+        if self.name.endswith("16"):
+            return 2
+        return 8 if self.name.endswith("64") else 4
+
 
 class TypeKind(enum.Enum):
     Scalar = enum.auto()
