@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import signal
-import subprocess
 import time
 from pathlib import Path
 
@@ -20,7 +20,7 @@ from oneshader.build.scheduler import WorkerPool
 from oneshader.build.state import STATE_NAME
 from oneshader.cli import make_parser
 from oneshader.compiler.api import CompileOptions, CompileResult
-from oneshader.compiler.worker import CompilerWorker
+from oneshader.compiler.worker import CompilerWorker, _Child
 from oneshader.reflection.format import ReflectionFormat
 
 ALL = ["Sprite", "ui/Lit", "NoMarkup", "K0", "K1"]
@@ -81,6 +81,21 @@ def test_noop_build_starts_no_compiler(project: Path, build: BuildRun) -> None:
     state = json.loads((project / "out" / STATE_NAME).read_text())
     assert json.loads(state_before)["body"]["shaders"].keys() == state["body"]["shaders"].keys()
     assert summary_counts(build()[1]) == (0, 5, 0)
+
+
+def test_the_pool_forks_all_its_workers_from_one_zygote(project: Path) -> None:
+    config = load_config(make_parser().parse_args(["build", "-q", "-j", "2"]), project)
+    with WorkerPool(2) as pool:
+        report = run_once(config, pool, Progress(quiet=True, live=False))
+        zygote = pool._zygote
+        workers = [w for w in pool._workers if isinstance(w, CompilerWorker)]
+        assert zygote is not None and zygote.starts == 1 and len(workers) == 2
+        for worker in workers:
+            assert worker.pid is not None
+            status = Path(f"/proc/{worker.pid}/status").read_text()
+            assert f"PPid:\t{zygote.pid}\n" in status
+    assert report.ok and len(report.built) == 5
+    assert pool._zygote is None and zygote.pid is None  # closed with the pool
 
 
 def test_transitive_include_change_rebuilds_its_includers_only(
@@ -199,12 +214,12 @@ class CrashingOn(CompilerWorker):
         self.victim = Path(path).stem == "Victim"
         return super().compile(path, options)
 
-    def _ensure(self) -> subprocess.Popen[bytes]:
-        proc = super()._ensure()
+    def _ensure(self) -> _Child:
+        child = super()._ensure()
         if self.victim:
-            os.kill(proc.pid, signal.SIGSEGV)
-            proc.wait()
-        return proc
+            os.kill(child.pid, signal.SIGSEGV)
+            select.select([child.channel], [], [], 30)  # its end of the channel closes as it dies
+        return child
 
 
 def test_a_compiler_crash_fails_that_shader_alone(

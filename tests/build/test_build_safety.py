@@ -38,6 +38,28 @@ def assert_outputs_whole(out: Path) -> int:
     return count
 
 
+def processes_in(folder: Path) -> list[int]:
+    """Processes whose working folder is ``folder``: a build's compiler processes inherit it."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if Path(os.readlink(entry / "cwd")) == folder:
+                    found.append(int(entry.name))
+            except OSError:
+                pass
+    return found
+
+
+def assert_no_process_left(folder: Path) -> None:
+    """The compiler's processes end with their build, however it ended (they may take a
+    moment to notice)."""
+    deadline = time.monotonic() + 15
+    while processes_in(folder) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert processes_in(folder) == []
+
+
 def test_sigkill_mid_build_then_rebuild_repairs(tmp_path: Path) -> None:
     # enough shaders that, even on a loaded machine, the kill lands long before the last one
     kernels = 24
@@ -53,6 +75,7 @@ def test_sigkill_mid_build_then_rebuild_repairs(tmp_path: Path) -> None:
     proc.wait()
     assert proc.returncode == -signal.SIGKILL
     assert list(out.glob("*.reflection")), "the build never got going"
+    assert_no_process_left(root)  # the zygote and its worker saw their channels close
 
     result = run_cli(root, "-q")
     assert result.returncode == 0, result.stderr
@@ -120,14 +143,18 @@ def test_ctrl_c_keeps_what_was_built(tmp_path: Path) -> None:
     out = root / "out"
     cmd = [sys.executable, "-m", "oneshader.cli", "build", "-q", "-j", "1"]
     pipe = subprocess.PIPE
-    proc = subprocess.Popen(cmd, cwd=root, stdout=pipe, stderr=pipe, text=True)
+    # its own process group, which ^C on a terminal signals whole: the build and its compilers
+    proc = subprocess.Popen(
+        cmd, cwd=root, stdout=pipe, stderr=pipe, text=True, start_new_session=True
+    )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and len(list(out.glob("*.reflection"))) < 2:
         time.sleep(0.005)
-    proc.send_signal(signal.SIGINT)
+    os.killpg(proc.pid, signal.SIGINT)
     _, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 130
-    assert "Traceback" not in stderr
+    assert "Traceback" not in stderr and "crashed" not in stderr
+    assert_no_process_left(root)
     state, why = BuildState.load(out)
     assert why == "" and 2 <= len(state.shaders) < shaders
     result = run_cli(root, "-q")

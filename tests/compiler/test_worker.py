@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from oneshader.compiler import CompileOptions, compile_file
-from oneshader.compiler.worker import CompilerWorker
+from oneshader.compiler.worker import CompilerWorker, Zygote
 
 CORPUS = Path(__file__).parent.parent / "corpus"
 SPRITE = str(CORPUS / "sprite.hlsl")
@@ -75,30 +75,78 @@ def test_timeout_kills_a_hung_compile() -> None:
         assert worker.compile(SPRITE, OPTIONS).ok
 
 
-def test_close_ends_the_child() -> None:
+def _gone(pid: int) -> bool:
+    """No such process, not even a zombie waiting to be reaped."""
+    return not Path(f"/proc/{pid}").exists()
+
+
+def _parent_of(pid: int) -> int:
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(next(line.split()[1] for line in status.splitlines() if line.startswith("PPid:")))
+
+
+def test_close_ends_the_child_and_its_private_zygote() -> None:
     worker = CompilerWorker()
     worker.start()
-    pid = worker.pid
-    assert pid is not None
+    pid, zygote = worker.pid, worker._zygote.pid
+    assert pid is not None and zygote is not None and _parent_of(pid) == zygote
     worker.close()
     assert worker.pid is None
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        pass
-    else:  # reaped zombies are gone; a live pid here would be a leaked child
-        raise AssertionError("worker child still running after close()")
+    assert _gone(pid) and _gone(zygote)  # reaped, not left as zombies or orphans
 
 
-def test_the_worker_child_imports_nothing_heavy_it_does_not_need() -> None:
-    """Start-up is paid by every worker: the child (run without the site module, on this
+def test_workers_of_one_zygote_are_forked_warm_from_it() -> None:
+    """The session is made once: every worker is a child of the one zygote, and a worker
+    closed while the zygote goes on is reaped at once."""
+    with Zygote() as zygote:
+        first, second = CompilerWorker(zygote=zygote), CompilerWorker(zygote=zygote)
+        try:
+            results = [w.compile(SPRITE, OPTIONS) for w in (first, second)]
+            pids = [first.pid, second.pid]
+            assert zygote.starts == 1 and len(set(pids)) == 2
+            assert all(p is not None and _parent_of(p) == zygote.pid for p in pids)
+            assert results[0] == results[1] and results[0].ok
+            first.close()
+            assert pids[0] is not None and _gone(pids[0])
+            assert second.compile(SPRITE, OPTIONS) == results[0]
+        finally:
+            first.close()
+            second.close()
+        zygote_pid = zygote.pid
+    assert zygote_pid is not None and _gone(zygote_pid)
+
+
+def test_a_worker_that_died_while_idle_is_replaced_without_a_crash_report() -> None:
+    with CompilerWorker() as worker:
+        worker.start()
+        pid = worker.pid
+        assert pid is not None
+        os.kill(pid, signal.SIGKILL)
+        time.sleep(0.2)
+        result = worker.compile(SPRITE, OPTIONS)
+        assert result.ok and not result.crashed
+        assert worker.pid != pid and worker.restarts == 1
+
+
+def test_a_zygote_that_died_is_started_again() -> None:
+    with Zygote() as zygote, CompilerWorker(zygote=zygote) as worker:
+        assert worker.compile(SPRITE, OPTIONS).ok
+        assert zygote.pid is not None
+        os.kill(zygote.pid, signal.SIGKILL)
+        assert worker.compile(SPRITE, OPTIONS).ok  # the worker itself lives on
+        with CompilerWorker(zygote=zygote) as other:
+            assert other.compile(SPRITE, OPTIONS).ok
+        assert zygote.starts == 2
+
+
+def test_the_zygote_imports_nothing_heavy_it_does_not_need() -> None:
+    """Start-up is paid once per pool: the zygote (run without the site module, on this
     process's sys.path) must not import importlib.metadata (~20 ms) or the site module."""
     import subprocess
     import sys
 
     code = (
-        "import sys, oneshader.compiler.worker as w; w._prepare(); "
-        "import oneshader.compiler.driver; "
+        "import sys, oneshader.compiler.worker as w; w.prepare(); "
         "print('importlib.metadata' in sys.modules, 'site' in sys.modules)"
     )
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
@@ -110,4 +158,4 @@ def test_the_worker_child_imports_nothing_heavy_it_does_not_need() -> None:
         assert worker.compile(SPRITE, OPTIONS).ok  # it finds everything without site
         assert worker.pid is not None and worker.restarts == 0
         argv = Path(f"/proc/{worker.pid}/cmdline").read_bytes().split(b"\0")
-    assert argv[1:4] == [b"-S", b"-m", b"oneshader.compiler.worker"]
+    assert argv[1:4] == [b"-S", b"-m", b"oneshader.compiler.zygote"]

@@ -17,6 +17,8 @@ from typing import Protocol
 
 from oneshader.build.sources import ShaderJob
 from oneshader.compiler.api import CompileOptions, CompileResult
+from oneshader.compiler.worker import CompilerWorker
+from oneshader.compiler.zygote import Zygote
 from oneshader.diagnostics import Diagnostic, Severity, UserError
 
 
@@ -24,13 +26,6 @@ class Worker(Protocol):
     def compile(self, path: str, options: CompileOptions) -> CompileResult: ...
 
     def close(self) -> None: ...
-
-
-def default_worker() -> Worker:
-    from oneshader.compiler.worker import CompilerWorker
-
-    worker: Worker = CompilerWorker()
-    return worker
 
 
 def _internal_failure(job: ShaderJob, err: BaseException) -> CompileResult:
@@ -42,10 +37,20 @@ def _internal_failure(job: ShaderJob, err: BaseException) -> CompileResult:
 class WorkerPool:
     """Up to ``size`` workers; :meth:`run` compiles jobs on as many as there are jobs."""
 
-    def __init__(self, size: int, factory: Callable[[], Worker] = default_worker) -> None:
+    def __init__(self, size: int, factory: Callable[[], Worker] | None = None) -> None:
         self.size = max(1, size)
-        self.factory = factory
+        self.factory = factory or self._compiler_worker
         self._workers: list[Worker | None] = [None] * self.size
+        self._zygote: Zygote | None = None
+        self._zygote_lock = threading.Lock()
+
+    def _compiler_worker(self) -> Worker:
+        """A real worker, forked from the pool's one zygote (Slang's start-up paid once)."""
+        with self._zygote_lock:
+            if self._zygote is None:
+                self._zygote = Zygote()
+            zygote = self._zygote
+        return CompilerWorker(zygote=zygote)
 
     def run(
         self,
@@ -147,6 +152,10 @@ class WorkerPool:
     def close(self) -> None:
         for slot in range(self.size):
             self._discard(slot)
+        with self._zygote_lock:
+            zygote, self._zygote = self._zygote, None
+        if zygote is not None:
+            zygote.close()
 
     def __enter__(self) -> WorkerPool:
         return self

@@ -1,10 +1,11 @@
 """A compiler in its own process, so that a crash of Slang costs one shader, not the build.
 
 Slang segfaults on some inputs (docs/compiler.md lists the known ones), inside ``spCompile``
-itself. :class:`CompilerWorker` keeps one child process with one Slang session (the session costs
-~160 ms, so it is reused across requests) and talks to it over a pipe with pickled frames. If the
-child dies mid-request, the request returns ``crashed=True`` with an error diagnostic naming the
-signal, and the next request starts a fresh child.
+itself. :class:`CompilerWorker` keeps one child process with one Slang session, forked warm from
+a :class:`~oneshader.compiler.zygote.Zygote` (workers of one pool share it, so the session's
+~200 ms are paid once), and talks to it over a socket with pickled frames. If the child dies
+mid-request, the request returns ``crashed=True`` with an error diagnostic naming the signal, and
+the next request gets a fresh child.
 """
 
 from __future__ import annotations
@@ -12,21 +13,22 @@ from __future__ import annotations
 import contextlib
 import os
 import pickle
+import select
 import signal
+import socket
 import struct
-import subprocess
-import sys
 import threading
-from pathlib import Path
 from types import TracebackType
-from typing import IO
+from typing import IO, NoReturn
 
 from oneshader.compiler.api import CompileOptions, CompileResult
+from oneshader.compiler.zygote import Zygote
 from oneshader.diagnostics import Diagnostic, Severity
 
-__all__ = ["CompilerWorker"]
+__all__ = ["CompilerWorker", "Zygote"]
 
 _HEADER = struct.Struct("<Q")
+_REAP_SECONDS = 5.0
 
 
 def _send(stream: IO[bytes], obj: object) -> None:
@@ -46,101 +48,107 @@ def _receive(stream: IO[bytes]) -> object:
     return pickle.loads(data)
 
 
+class _Child:
+    """One forked worker as this process sees it: its pid and the two ends of its channel."""
+
+    def __init__(self, pid: int, channel: socket.socket) -> None:
+        self.pid = pid
+        self.channel = channel
+        self.reader = channel.makefile("rb")
+        self.writer = channel.makefile("wb")
+
+    def idle_and_alive(self) -> bool:
+        """An idle worker never writes unasked: a readable channel means it has ended."""
+        readable, _, _ = select.select([self.channel], [], [], 0)
+        return not readable
+
+    def kill(self) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.pid, signal.SIGKILL)
+
+    def close(self) -> None:
+        for stream in (self.writer, self.reader):
+            with contextlib.suppress(OSError):
+                stream.close()
+        self.channel.close()
+
+
 class CompilerWorker:
     """One persistent compiler process; ``compile`` is safe against the child crashing.
 
     ``timeout`` (seconds, None for none) bounds one compile; a compile that exceeds it is treated
     as a crash (the child is killed). One worker serves one request at a time (a lock holds that).
+    Without a ``zygote`` the worker starts (and closes) a private one.
     """
 
-    def __init__(self, timeout: float | None = None) -> None:
+    def __init__(self, timeout: float | None = None, zygote: Zygote | None = None) -> None:
         self.timeout = timeout
-        self._proc: subprocess.Popen[bytes] | None = None
+        self._owns_zygote = zygote is None
+        self._zygote = zygote if zygote is not None else Zygote()
+        self._child: _Child | None = None
         self._lock = threading.Lock()
         self.restarts = 0
 
     @property
     def pid(self) -> int | None:
-        return self._proc.pid if self._proc is not None else None
+        return self._child.pid if self._child is not None else None
 
     def start(self) -> None:
-        """Start the child now (it warms up its Slang session while the caller goes on)."""
+        """Have a child ready now (the first one waits for the zygote to be warm)."""
         with self._lock:
             self._ensure()
 
-    def _ensure(self) -> subprocess.Popen[bytes]:
-        if self._proc is not None and self._proc.poll() is None:
-            return self._proc
-        if self._proc is not None:
-            self._reap()
+    def _ensure(self) -> _Child:
+        if self._child is not None:
+            if self._child.idle_and_alive():
+                return self._child
+            self._end_child(kill=True)
             self.restarts += 1
-        # The child imports this very oneshader, installed or not, and finds everything where this
-        # process does: it gets this process's sys.path and skips the site module (-S), whose
-        # .pth files (some import packages) cost a start-up ~15 ms for nothing.
-        package_root = str(Path(__file__).resolve().parents[2])
-        env = dict(os.environ)
-        paths = dict.fromkeys(p for p in (package_root, *sys.path) if p)
-        env["PYTHONPATH"] = os.pathsep.join(paths)
-        self._proc = subprocess.Popen(
-            [sys.executable, "-S", "-m", "oneshader.compiler.worker"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            close_fds=True,
-            env=env,
-        )
-        return self._proc
+        pid, channel = self._zygote.fork()
+        self._child = _Child(pid, channel)
+        return self._child
 
-    def _reap(self) -> None:
-        proc = self._proc
-        if proc is None:
-            return
-        for stream in (proc.stdin, proc.stdout):
-            if stream is not None:
-                with contextlib.suppress(OSError):
-                    stream.close()
-        try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+    def _end_child(self, *, kill: bool) -> int | None:
+        """Close the channel (the child exits at end of file), reap the child; its exit code."""
+        child, self._child = self._child, None
+        if child is None:
+            return None
+        if kill:
+            child.kill()
+        child.close()
+        return self._zygote.wait(child.pid, _REAP_SECONDS)
 
     def compile(self, path: str, options: CompileOptions) -> CompileResult:
         with self._lock:
-            proc = self._ensure()
-            assert proc.stdin is not None and proc.stdout is not None
+            child = self._ensure()
             timer: threading.Timer | None = None
             if self.timeout is not None:
-                timer = threading.Timer(self.timeout, proc.kill)
+                timer = threading.Timer(self.timeout, child.kill)
                 timer.start()
             try:
-                _send(proc.stdin, (path, options))
-                result = _receive(proc.stdout)
-            except (EOFError, BrokenPipeError, OSError, pickle.UnpicklingError):
-                return self._crashed(proc, options)
+                _send(child.writer, (path, options))
+                result = _receive(child.reader)
+            except (EOFError, OSError, pickle.UnpicklingError):
+                result = None
             finally:
                 if timer is not None:
-                    timer.cancel()
+                    timer.cancel()  # before the child is reaped: its pid must not be killed then
             if not isinstance(result, CompileResult):
-                return self._crashed(proc, options)
+                return self._crashed(options)
             return result
 
-    def _crashed(self, proc: subprocess.Popen[bytes], options: CompileOptions) -> CompileResult:
-        try:
-            code = proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            code = proc.wait()
-        if code < 0:
+    def _crashed(self, options: CompileOptions) -> CompileResult:
+        code = self._end_child(kill=False)
+        self.restarts += 1
+        if code is None:
+            how = "an unknown exit status"
+        elif code < 0:
             try:
                 how = f"signal {signal.Signals(-code).name}"
             except ValueError:
                 how = f"signal {-code}"
         else:
             how = f"exit status {code}"
-        self._reap()
-        self._proc = None
-        self.restarts += 1
         message = (
             f"the compiler crashed ({how}) on this shader; the build goes on without it "
             "(a Slang bug: see docs/compiler.md for the known crashes and how to avoid them)"
@@ -151,14 +159,13 @@ class CompilerWorker:
 
     def close(self) -> None:
         with self._lock:
-            proc = self._proc
-            if proc is None:
-                return
-            if proc.poll() is None and proc.stdin is not None:
+            child = self._child
+            if child is not None:
                 with contextlib.suppress(OSError):
-                    _send(proc.stdin, None)
-            self._reap()
-            self._proc = None
+                    _send(child.writer, None)
+                self._end_child(kill=False)
+            if self._owns_zygote:
+                self._zygote.close()
 
     def __enter__(self) -> CompilerWorker:
         return self
@@ -171,40 +178,34 @@ class CompilerWorker:
     ) -> None:
         self.close()
 
-    def __del__(self) -> None:
-        proc = getattr(self, "_proc", None)
-        if proc is not None and proc.poll() is None:
-            proc.kill()
+
+# --- the worker process (forked by the zygote) ---------------------------------------------
 
 
-def _warm_up() -> None:
+def _make_session() -> None:
     from oneshader.compiler import _slang
 
     with contextlib.suppress(Exception):  # a missing compiler is reported by the first compile
         _slang.library().session.bit_length()
 
 
-def _prepare() -> None:
-    """What every compile imports on first use (the verifier and its readers), imported while
-    Slang's session is being made rather than during the first request."""
-    import oneshader.compiler.crosscheck  # noqa: F401
+def prepare() -> None:
+    """Make what every compile needs before the first request (the zygote calls it once).
 
-
-def _serve() -> None:
-    """The child: frames in on stdin, frames out on a private copy of stdout (native code that
-    prints goes to stderr, never into the protocol)."""
-    out = os.fdopen(os.dup(1), "wb")
-    os.dup2(2, 1)
-    inp = sys.stdin.buffer
-    # The Slang session (loading Slang's core module, ~180 ms) is made on a thread: ctypes
-    # releases the GIL in the call, so the driver's imports and the wait for the first request
-    # run meanwhile. The first compile joins it (the session is not thread-safe).
-    warm = threading.Thread(target=_warm_up, name="slang-session", daemon=True)
+    Slang's session (loading its core module, ~180 ms) is made on a thread: ctypes releases the
+    GIL in the call, so the driver's and the verifier's imports run meanwhile. The thread has
+    ended when this returns, as forking requires."""
+    warm = threading.Thread(target=_make_session, name="slang-session", daemon=True)
     warm.start()
+    import oneshader.compiler.crosscheck
+    import oneshader.compiler.driver  # noqa: F401
+
+    warm.join()
+
+
+def _serve_requests(inp: IO[bytes], out: IO[bytes]) -> None:
     from oneshader.compiler.driver import compile_file
 
-    _prepare()
-    joined = False
     while True:
         try:
             request = _receive(inp)
@@ -215,9 +216,6 @@ def _serve() -> None:
         assert isinstance(request, tuple)
         path: str = request[0]
         options: CompileOptions = request[1]
-        if not joined:
-            warm.join()
-            joined = True
         try:
             result = compile_file(path, options)
         except Exception as err:  # a bug in oneshader: one shader fails, the worker stays
@@ -228,5 +226,17 @@ def _serve() -> None:
         _send(out, result)
 
 
-if __name__ == "__main__":
-    _serve()
+def serve(fd: int) -> NoReturn:
+    """The forked worker: frames in and out on the socket ``fd`` until end of file. It leaves
+    with ``os._exit``: nothing of the zygote's (Slang's teardown, Python's) runs twice."""
+    status = 1
+    try:
+        with (
+            socket.socket(fileno=fd) as channel,
+            channel.makefile("rb") as inp,
+            channel.makefile("wb") as out,
+        ):
+            _serve_requests(inp, out)
+        status = 0
+    finally:
+        os._exit(status)
