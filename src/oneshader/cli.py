@@ -56,6 +56,11 @@ def _add_build_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--watch", action="store_true", help="rebuild on every change until ^C")
     p.add_argument("--bindings", metavar="DIR", help="also generate Python bindings into DIR")
     p.add_argument("-q", "--quiet", action="store_true", help="plain lines, no live progress")
+    p.add_argument(
+        "--no-server",
+        action="store_true",
+        help="no compile server kept for later builds (also ONESHADER_SERVER=0; off in CI)",
+    )
     for cls in "btsu":
         p.add_argument(
             f"--fvk-{cls}-shift",

@@ -40,8 +40,14 @@ def build_command(args: argparse.Namespace, cwd: Path | None = None) -> int:
         return watch(args, cwd)
     config = load_config(args, cwd)
     progress = Progress(quiet=config.quiet)
-    with WorkerPool(config.jobs) as pool:
+    with WorkerPool(config.jobs, server_idle_seconds=config.server_idle_seconds) as pool:
         report = run_once(config, pool, progress)
+    if pool.server is not None and pool.server.started and not config.quiet:
+        minutes = pool.server.idle_seconds / 60
+        progress.message(
+            f"note: started a compile server for the next builds (it ends after {minutes:g} "
+            "idle minutes; --no-server or ONESHADER_SERVER=0 for none)"
+        )
     return 0 if report.ok else 1
 
 

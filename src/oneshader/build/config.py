@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from oneshader.compiler.api import BindRegister, EntryPointSpec, RegisterShift
+from oneshader.compiler.server import DEFAULT_IDLE_SECONDS
 from oneshader.diagnostics import Diagnostic, Severity, UserError, source_excerpt
 from oneshader.reflection.model import Stage, Target
 
@@ -87,6 +88,38 @@ class BuildConfig:
     force: bool = False
     quiet: bool = False
     pyproject: Path | None = None
+    server_idle_seconds: float | None = None  # None: no compile server, a private zygote
+
+
+SERVER_VARIABLE = "ONESHADER_SERVER"
+
+
+def server_idle_seconds(args: Any) -> float | None:
+    """How long the compile server stays for later builds; None to use none. Off with
+    ``--no-server``, ``ONESHADER_SERVER=0``, and by default in CI (where nothing comes later);
+    ``ONESHADER_SERVER=1`` (or a number of seconds to stay) turns it on there too."""
+    if getattr(args, "no_server", False):
+        return None
+    value = os.environ.get(SERVER_VARIABLE, "").strip().lower()
+    if not value:
+        return None if os.environ.get("CI") else DEFAULT_IDLE_SECONDS
+    if value in ("0", "off", "no", "false"):
+        return None
+    if value in ("1", "on", "yes", "true"):
+        return DEFAULT_IDLE_SECONDS
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = -1.0
+    if not 0 < seconds < float("inf"):
+        raise UserError.at(
+            SERVER_VARIABLE,
+            0,
+            0,
+            f"expected 0 (no compile server), 1, or the seconds it stays idle, not {value!r}",
+            USAGE,
+        )
+    return seconds
 
 
 def available_cpus() -> int:
@@ -429,6 +462,7 @@ def merge(
     force: bool = False,
     quiet: bool = False,
     pyproject: Path | None = None,
+    server_idle_seconds: float | None = None,
 ) -> BuildConfig:
     """Later layers override earlier ones; include dirs of later layers come first, defines and
     register shifts of a later layer replace those of the same name (register class)."""
@@ -476,6 +510,7 @@ def merge(
         force=force,
         quiet=quiet,
         pyproject=pyproject,
+        server_idle_seconds=server_idle_seconds,
     )
 
 
@@ -491,4 +526,5 @@ def load_config(args: Any, cwd: Path | None = None) -> BuildConfig:
         force=bool(getattr(args, "force", False)),
         quiet=bool(getattr(args, "quiet", False)),
         pyproject=pyproject,
+        server_idle_seconds=server_idle_seconds(args),
     )

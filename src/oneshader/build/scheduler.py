@@ -17,6 +17,7 @@ from typing import Protocol
 
 from oneshader.build.sources import ShaderJob
 from oneshader.compiler.api import CompileOptions, CompileResult
+from oneshader.compiler.server import CompileServer
 from oneshader.compiler.worker import CompilerWorker
 from oneshader.compiler.zygote import Zygote
 from oneshader.diagnostics import Diagnostic, Severity, UserError
@@ -37,9 +38,19 @@ def _internal_failure(job: ShaderJob, err: BaseException) -> CompileResult:
 class WorkerPool:
     """Up to ``size`` workers; :meth:`run` compiles jobs on as many as there are jobs."""
 
-    def __init__(self, size: int, factory: Callable[[], Worker] | None = None) -> None:
+    def __init__(
+        self,
+        size: int,
+        factory: Callable[[], Worker] | None = None,
+        *,
+        server_idle_seconds: float | None = None,
+    ) -> None:
+        """``server_idle_seconds``: fork workers from the compile server (started if needed,
+        ending after that long without callers) instead of a zygote of this pool's own."""
         self.size = max(1, size)
         self.factory = factory or self._compiler_worker
+        self.server_idle_seconds = server_idle_seconds
+        self.server: CompileServer | None = None
         self._workers: list[Worker | None] = [None] * self.size
         self._zygote: Zygote | None = None
         self._zygote_lock = threading.Lock()
@@ -48,7 +59,9 @@ class WorkerPool:
         """A real worker, forked from the pool's one zygote (Slang's start-up paid once)."""
         with self._zygote_lock:
             if self._zygote is None:
-                self._zygote = Zygote()
+                if self.server_idle_seconds is not None:
+                    self.server = CompileServer.for_this_process(self.server_idle_seconds)
+                self._zygote = Zygote(self.server.connect if self.server else None)
             zygote = self._zygote
         return CompilerWorker(zygote=zygote)
 

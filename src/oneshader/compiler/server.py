@@ -1,0 +1,158 @@
+"""The compile server: a resident zygote that outlives the build that started it.
+
+Each build that compiles pays ~0.3 s before its first result (Python, the driver's imports,
+Slang's session), which bounds the speed-up of small builds and is the whole wait of a one-file
+rebuild. The server keeps one warm zygote per user and exact toolchain: the next build connects
+to it and has its workers forked at once. It ends after ``idle_seconds`` without callers.
+
+It is found by a name derived from everything that decides what a worker computes (this Python
+and its sys.path, oneshader's code, the Slang library, ``SLANG*`` variables): any change gives
+another name, so a server never serves code other than the caller's; a stale one idles out. It
+listens in a folder only its user can enter, and talks only to processes of that user. A build
+that cannot use it (no such folder can be made) falls back to a private zygote.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import functools
+import hashlib
+import os
+import socket
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from oneshader.compiler.zygote import zygote_command
+
+__all__ = ["DEFAULT_IDLE_SECONDS", "CompileServer"]
+
+DEFAULT_IDLE_SECONDS = 600.0
+_START_SECONDS = 30.0
+_MAX_SOCKET_PATH = 100  # sun_path holds 108 bytes on Linux
+
+
+def _private_folder(base: Path) -> Path | None:
+    """``base/oneshader`` made or checked to be this user's alone; None if it cannot be."""
+    folder = base / "oneshader"
+    with contextlib.suppress(FileExistsError, OSError):
+        folder.mkdir(mode=0o700)
+    try:
+        st = folder.lstat()
+    except OSError:
+        return None
+    ok = stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and not st.st_mode & 0o077
+    return folder if ok else None
+
+
+def runtime_folder() -> Path | None:
+    """Where servers listen: ``$XDG_RUNTIME_DIR/oneshader``, else ``oneshader-<uid>`` in the
+    temporary folder; None when neither is a folder of this user's alone."""
+    xdg = os.environ.get("XDG_RUNTIME_DIR")
+    if xdg and Path(xdg).is_dir():
+        return _private_folder(Path(xdg))
+    base = Path(tempfile.gettempdir()) / f"oneshader-{os.getuid()}"
+    with contextlib.suppress(FileExistsError, OSError):
+        base.mkdir(mode=0o700)
+    return _private_folder(base)
+
+
+@functools.cache
+def toolchain_key() -> str:
+    """A digest of everything that decides what a forked worker computes."""
+    from oneshader.compiler._slang import library_path
+
+    digest = hashlib.sha256()
+    for part in (sys.executable, sys.version, *sys.path):
+        digest.update(part.encode("utf-8", "surrogateescape") + b"\0")
+    package = Path(__file__).resolve().parents[1]
+    for source in sorted(package.rglob("*.py")):
+        digest.update(source.relative_to(package).as_posix().encode() + b"\0")
+        digest.update(source.read_bytes())
+    library = library_path()  # UserError when Slang is not installed: no server then
+    st = library.stat()
+    digest.update(f"{library}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
+    for name, value in sorted(os.environ.items()):
+        if name.startswith("SLANG"):
+            digest.update(f"{name}={value}\0".encode())
+    return digest.hexdigest()[:24]
+
+
+class CompileServer:
+    """Where the server for this toolchain listens, and how to reach it (or start it);
+    ``started`` tells whether this object started it."""
+
+    def __init__(self, path: Path, idle_seconds: float = DEFAULT_IDLE_SECONDS) -> None:
+        self.path = path
+        self.idle_seconds = idle_seconds
+        self.started = False
+
+    @classmethod
+    def for_this_process(cls, idle_seconds: float = DEFAULT_IDLE_SECONDS) -> CompileServer | None:
+        """The server for this process's toolchain; None when none can be used here."""
+        from oneshader.diagnostics import UserError
+
+        folder = runtime_folder()
+        if folder is None:
+            return None
+        try:
+            key = toolchain_key()
+        except (UserError, OSError):  # no compiler: the private zygote reports it per shader
+            return None
+        path = folder / f"zygote-{key}.sock"
+        return cls(path, idle_seconds) if len(os.fsencode(path)) <= _MAX_SOCKET_PATH else None
+
+    def connect(self) -> socket.socket:
+        """A control connection to the server, started first if none listens; OSError if it
+        cannot be started."""
+        with contextlib.suppress(FileNotFoundError, ConnectionRefusedError):
+            return self._connect()
+        lock = os.open(self.path.with_suffix(".lock"), os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # one build starts it; the others then connect
+            with contextlib.suppress(FileNotFoundError, ConnectionRefusedError):
+                return self._connect()
+            with contextlib.suppress(FileNotFoundError):
+                self.path.unlink()  # a server that died without removing its socket
+            self._start()
+            return self._connect()
+        finally:
+            os.close(lock)
+
+    def _connect(self) -> socket.socket:
+        control = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            control.connect(os.fspath(self.path))
+        except BaseException:
+            control.close()
+            raise
+        return control
+
+    def _start(self) -> None:
+        argv, env = zygote_command(
+            "--listen", os.fspath(self.path), "--idle", repr(self.idle_seconds)
+        )
+        proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            close_fds=True,
+            env=env,
+            cwd="/",  # a server must not hold any project's folder
+            start_new_session=True,  # nor receive a terminal's ^C
+        )
+        deadline = time.monotonic() + _START_SECONDS
+        try:
+            code = proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+            raise OSError("the compile server did not start") from None
+        if code != 0:
+            raise OSError(f"the compile server did not start (exit status {code})")
+        self.started = True

@@ -1,0 +1,149 @@
+"""The compile server: one warm zygote per user and toolchain, shared by builds one after the
+other, ending when idle, replaced when dead, never serving other code or other users."""
+
+from __future__ import annotations
+
+import os
+import signal
+import stat
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from oneshader.compiler import CompileOptions
+from oneshader.compiler.server import CompileServer, runtime_folder, toolchain_key
+from oneshader.compiler.worker import CompilerWorker, Zygote
+from server_helpers import alive, server_pid, sockets, wait_until
+
+CORPUS = Path(__file__).parent.parent / "corpus"
+SPRITE = str(CORPUS / "sprite.hlsl")
+OPTIONS = CompileOptions(source_name="shaders/sprite.hlsl")
+
+
+def parent_of(pid: int) -> int:
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(next(line.split()[1] for line in status.splitlines() if line.startswith("PPid:")))
+
+
+def serve() -> CompileServer:
+    server = CompileServer.for_this_process(idle_seconds=60)
+    assert server is not None
+    return server
+
+
+def test_builds_one_after_the_other_share_one_warm_server(runtime: Path) -> None:
+    first = serve()
+    with Zygote(first.connect) as zygote, CompilerWorker(zygote=zygote) as worker:
+        result = worker.compile(SPRITE, OPTIONS)
+        assert result.ok and worker.pid is not None
+        pid = server_pid(first.path)
+        assert first.started and pid is not None and parent_of(worker.pid) == pid
+        assert first.path.parent == runtime / "oneshader"
+    assert alive(pid)  # the caller has gone, the server stays
+    second = serve()  # as the next build makes it
+    with Zygote(second.connect) as zygote, CompilerWorker(zygote=zygote) as worker:
+        assert worker.compile(SPRITE, OPTIONS) == result
+        assert worker.pid is not None and parent_of(worker.pid) == pid
+    assert not second.started and server_pid(second.path) == pid
+    mode = stat.S_IMODE((runtime / "oneshader").stat().st_mode)
+    assert mode == 0o700 and stat.S_IMODE(first.path.stat().st_mode) & 0o077 == 0
+
+
+def test_the_server_ends_when_idle_and_removes_its_socket(runtime: Path) -> None:
+    server = CompileServer.for_this_process(idle_seconds=1)
+    assert server is not None
+    with Zygote(server.connect) as zygote, CompilerWorker(zygote=zygote) as worker:
+        assert worker.compile(SPRITE, OPTIONS).ok
+        pid = server_pid(server.path)
+        assert pid is not None
+        time.sleep(1.5)
+        assert alive(pid)  # not idle while a caller is connected
+    assert wait_until(lambda: not alive(pid) and not server.path.exists())
+
+
+def test_a_dead_servers_socket_is_replaced(runtime: Path) -> None:
+    server = serve()
+    with Zygote(server.connect) as zygote, CompilerWorker(zygote=zygote) as worker:
+        assert worker.compile(SPRITE, OPTIONS).ok
+    pid = server_pid(server.path)
+    assert pid is not None
+    os.kill(pid, signal.SIGKILL)
+    assert wait_until(lambda: not alive(pid)) and server.path.exists()  # left behind
+    again = serve()
+    with Zygote(again.connect) as zygote, CompilerWorker(zygote=zygote) as worker:
+        assert worker.compile(SPRITE, OPTIONS).ok
+    assert again.started and server_pid(again.path) not in (None, pid)
+
+
+def test_a_crash_of_a_server_worker_names_its_signal(runtime: Path) -> None:
+    with Zygote(serve().connect) as zygote, CompilerWorker(zygote=zygote) as worker:
+        assert worker.compile(SPRITE, OPTIONS).ok
+        pid = worker.pid
+        assert pid is not None
+        os.kill(pid, signal.SIGSTOP)  # the request is certainly in flight when it dies
+        results = []
+        thread = threading.Thread(target=lambda: results.append(worker.compile(SPRITE, OPTIONS)))
+        thread.start()
+        time.sleep(0.2)
+        os.kill(pid, signal.SIGSEGV)
+        os.kill(pid, signal.SIGCONT)
+        thread.join(timeout=30)
+        (crashed,) = results
+        assert crashed.crashed and "SIGSEGV" in crashed.diagnostics[0].message
+        assert worker.compile(SPRITE, OPTIONS).ok and worker.pid != pid
+        assert not Path(f"/proc/{pid}").exists()  # reaped by the server when asked
+
+
+def test_workers_run_in_the_callers_folder(
+    runtime: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    here = tmp_path / "project"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    with Zygote(serve().connect) as zygote, CompilerWorker(zygote=zygote) as worker:
+        worker.start()
+        assert worker.pid is not None
+        assert Path(os.readlink(f"/proc/{worker.pid}/cwd")) == here
+    (sock,) = sockets(runtime)
+    pid = server_pid(sock)
+    assert pid is not None and os.readlink(f"/proc/{pid}/cwd") == "/"
+
+
+def test_a_caller_that_dies_leaves_no_worker_behind(runtime: Path) -> None:
+    code = (
+        "import os, sys\n"
+        "from oneshader.compiler.server import CompileServer\n"
+        "from oneshader.compiler.worker import CompilerWorker, Zygote\n"
+        "w = CompilerWorker(zygote=Zygote(CompileServer.for_this_process(60).connect))\n"
+        "w.start(); print(w.pid, flush=True); os._exit(0)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    pid = int(out.stdout)
+    assert wait_until(lambda: not Path(f"/proc/{pid}").exists())  # ended and reaped
+
+
+def test_no_server_in_a_folder_others_can_enter(runtime: Path) -> None:
+    assert runtime_folder() == runtime / "oneshader"
+    (runtime / "oneshader").chmod(0o755)
+    assert runtime_folder() is None and CompileServer.for_this_process() is None
+
+
+def test_the_name_follows_the_toolchain(monkeypatch: pytest.MonkeyPatch) -> None:
+    toolchain_key.cache_clear()
+    before = toolchain_key()
+    monkeypatch.setenv("SLANG_DEBUG_TEST", "1")
+    toolchain_key.cache_clear()
+    with_variable = toolchain_key()
+    monkeypatch.delenv("SLANG_DEBUG_TEST")
+    monkeypatch.setattr(sys, "path", [*sys.path, "/elsewhere"])
+    toolchain_key.cache_clear()
+    with_path = toolchain_key()
+    monkeypatch.undo()
+    toolchain_key.cache_clear()
+    assert len({before, with_variable, with_path}) == 3 and toolchain_key() == before
