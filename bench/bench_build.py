@@ -4,7 +4,11 @@ Prints, per N: the full build with ``-j 1`` and with ``-j CPUS`` and the speed-u
 rebuild (a whole ``oneshader build`` process, and the build itself in-process), the rebuild
 after touching an include shared by half of the shaders, and the ratio of a full build to the
 sum of direct in-process compile times of the same shaders (the cost of the build machinery).
-Every figure is measured in this run; nothing is compared with stored numbers.
+Full builds are measured both without the compile server (each build starts its compiler) and
+with it running (every build of a working session but its first). Every figure is measured in
+this run; nothing is compared with stored numbers. The builds run as separate processes with
+Python's bytecode cache on (see ``build_env``), as for an installed oneshader; the speed-up is
+given best against best and per pair of runs.
 
     python bench/bench_build.py [N ...] [--targets spirv,msl,wgsl]
 
@@ -17,6 +21,9 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import signal
+import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -73,20 +80,67 @@ def make_project(root: Path, n: int) -> Path:
     return shaders
 
 
-def run_build(root: Path, *args: str) -> tuple[float, str]:
-    env = dict(os.environ, CI="1")
+def build_env(root: Path, server: bool) -> dict[str, str]:
+    """The builds' environment: bytecode cached as an installed package has it (pip compiles
+    it on install; a machine that sets PYTHONDONTWRITEBYTECODE would otherwise make every
+    process compile oneshader from source, ~0.1 s each; the cache goes to a folder of this run,
+    never into the source tree), and the compile server on (in a runtime folder of this run)
+    or off."""
+    env = dict(os.environ, PYTHONPYCACHEPREFIX=str(root / "pycache"))
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env.pop("CI", None)
+    (root / "run").mkdir(mode=0o700, exist_ok=True)
+    env["XDG_RUNTIME_DIR"] = str(root / "run")
+    env["ONESHADER_SERVER"] = "120" if server else "0"
+    return env
+
+
+def run_build(root: Path, *args: str, server: bool = False) -> tuple[float, str]:
     t0 = time.perf_counter()
     result = subprocess.run(
         [sys.executable, "-m", "oneshader.cli", "build", "-q", *args],
         cwd=root,
         capture_output=True,
         text=True,
-        env=env,
+        env=build_env(root, server),
     )
     seconds = time.perf_counter() - t0
     if result.returncode != 0:
         sys.exit(f"build failed:\n{result.stdout}\n{result.stderr}")
     return seconds, result.stdout.strip().splitlines()[-1]
+
+
+def stop_servers(root: Path) -> None:
+    """End the compile server this run started (it would idle out anyway)."""
+    for sock in (root / "run" / "oneshader").glob("*.sock"):
+        with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as probe:
+            try:
+                probe.connect(str(sock))
+            except OSError:
+                continue
+            creds = probe.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12)
+        os.kill(int.from_bytes(creds[:4], sys.byteorder), signal.SIGTERM)
+
+
+def full_builds(root: Path, common: list[str], jobs: int, reps: int, server: bool) -> list[float]:
+    """Alternating -j 1 and -j N full builds, ``reps`` of each: [j1, jN, j1, jN, ...]."""
+    times = []
+    for _ in range(reps):
+        for j in ("1", str(jobs)):
+            shutil.rmtree(root / "out", ignore_errors=True)
+            times.append(run_build(root, *common, "-o", "out", "-j", j, server=server)[0])
+    return times
+
+
+def speed_up(times: list[float], jobs: int, label: str) -> str:
+    serials, parallels = times[0::2], times[1::2]
+    serial, parallel = min(serials), min(parallels)
+    pairs = sorted(s / p for s, p in zip(serials, parallels, strict=True))
+    return (
+        f"  {label:<25} -j 1 {serial:6.2f} s, -j {jobs} {parallel:6.2f} s, speed-up "
+        f"x{serial / parallel:.2f} (best against best; run after run x{pairs[0]:.2f} to "
+        f"x{pairs[-1]:.2f}, median x{statistics.median(pairs):.2f})"
+    )
 
 
 def noop_in_process(root: Path, args: list[str]) -> float:
@@ -133,35 +187,43 @@ def bench(n: int, targets: str, jobs: int, reps: int) -> None:
         root = Path(tmp)
         shaders = make_project(root, n)
         common = ["shaders", "--targets", targets]
-        # best of `reps` full builds each (the machine may be shared), alternating -j 1 and -j N
-        serial = parallel = float("inf")
-        for _ in range(reps):
-            for folder in ("out1", "out"):
-                shutil.rmtree(root / folder, ignore_errors=True)
-            serial = min(serial, run_build(root, *common, "-o", "out1", "-j", "1")[0])
-            parallel = min(parallel, run_build(root, *common, "-o", "out", "-j", str(jobs))[0])
-        shutil.rmtree(root / "out1")
-        noop, line = run_build(root, *common, "-o", "out", "-j", str(jobs))
-        if " 0 built" not in line:  # the compiler's code changed under us (its digest is a key)
-            sys.exit(f"the no-op rebuild compiled something, figures are void: {line}")
-        noop_inproc = noop_in_process(root, [*common, "-o", "out"])
-        shared = shaders / "SharedA.hlsli"
-        shared.write_text(shared.read_text().replace("0.1, 0.2", "0.15, 0.2"))
-        half, line = run_build(root, *common, "-o", "out", "-j", str(jobs))
-        if f" {(n + 1) // 2} built" not in line:
-            sys.exit(f"touching the shared include rebuilt the wrong set: {line}")
+        try:
+            run_build(root, *common, "-o", "out", "-j", str(jobs))  # fills the bytecode cache
+            run_build(root, *common, "-o", "out", "--force", server=True)  # starts the server
+            # best of `reps` full builds each (the machine may be shared), the two kinds of
+            # build taking turns: without the server (each build starts its compiler: a fresh
+            # shell) and with it (each build after the first one of a working session)
+            cold: list[float] = []
+            warm: list[float] = []
+            for _ in range(reps):
+                cold += full_builds(root, common, jobs, 1, server=False)
+                warm += full_builds(root, common, jobs, 1, server=True)
+            noop, line = run_build(root, *common, "-o", "out", "-j", str(jobs), server=True)
+            if " 0 built" not in line:  # the compiler's code changed under us (a key)
+                sys.exit(f"the no-op rebuild compiled something, figures are void: {line}")
+            noop_inproc = noop_in_process(root, [*common, "-o", "out"])
+            shared = shaders / "SharedA.hlsli"
+            shared.write_text(shared.read_text().replace("0.1, 0.2", "0.15, 0.2"))
+            half, line = run_build(root, *common, "-o", "out", "-j", str(jobs))
+            if f" {(n + 1) // 2} built" not in line:
+                sys.exit(f"touching the shared include rebuilt the wrong set: {line}")
+            shared.write_text(shared.read_text().replace("0.15, 0.2", "0.125, 0.2"))
+            half_warm, _ = run_build(root, *common, "-o", "out", "-j", str(jobs), server=True)
+        finally:
+            stop_servers(root)
         direct = direct_compile_sum(shaders, targets)
-    print(f"N = {n} shaders, targets {targets}, {jobs} CPUs, best of {reps} full builds")
-    print(f"  full build -j 1           {serial:8.2f} s")
-    print(
-        f"  full build -j {jobs:<2}          {parallel:8.2f} s   speed-up x{serial / parallel:.2f}"
-    )
+    print(f"N = {n} shaders, targets {targets}, {jobs} CPUs, best of {reps} full builds each")
+    print(speed_up(cold, jobs, "without compile server"))
+    print(speed_up(warm, jobs, "with a running server"))
     print(f"  no-op rebuild (process)   {noop:8.3f} s")
     print(f"  no-op rebuild (in-proc)   {noop_inproc:8.3f} s")
-    print(f"  rebuild, half touched     {half:8.2f} s   ({(n + 1) // 2} shaders)")
+    print(
+        f"  rebuild, half touched     {half:8.2f} s   ({(n + 1) // 2} shaders; "
+        f"{half_warm:.2f} s with the server running)"
+    )
     print(f"  sum of direct compiles    {direct:8.2f} s")
-    print(f"  full -j 1 / direct sum    {serial / direct:8.2f}")
-    print(f"  full -j {jobs:<2}/ direct sum    {parallel / direct:8.2f}")
+    print(f"  full -j 1 / direct sum    {min(cold[0::2]) / direct:8.2f}   (without the server)")
+    print(f"  full -j {jobs:<2}/ direct sum    {min(cold[1::2]) / direct:8.2f}")
 
 
 def main() -> None:
@@ -169,10 +231,10 @@ def main() -> None:
     parser.add_argument("sizes", nargs="*", type=int, default=[50, 500])
     parser.add_argument("--targets", default="spirv,msl,wgsl")
     parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("--reps", type=int, default=0, help="full builds per size (default 3, 1)")
+    parser.add_argument("--reps", type=int, default=0, help="full builds per size (default 5, 1)")
     args = parser.parse_args()
     for n in args.sizes:
-        bench(n, args.targets, args.jobs, args.reps or (3 if n <= 100 else 1))
+        bench(n, args.targets, args.jobs, args.reps or (5 if n <= 100 else 1))
 
 
 if __name__ == "__main__":

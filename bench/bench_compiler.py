@@ -5,9 +5,10 @@ arguments and source, spCompile, the code blob and the reflection handle. onesha
 source scan, the reflection walk, the merge, the code patches and the cross-check. Prints the
 time per shader per target (baseline), the whole-file times and the overhead ratio (goal <= 1.10).
 
-Then a compiler worker's start-up: the time from starting a ``CompilerWorker`` to its first
-result, against a warm compile of the same shader in the same worker (the baseline), the child's
-CPU time, and where a fresh process spends it (imports, Slang session, first compile).
+Then a compiler worker's start-up: the time from starting a ``CompilerWorker`` (and its zygote)
+to its first result, against a warm compile of the same shader in the same worker (the
+baseline), the children's CPU time, the start of a further worker forked from the same warm
+zygote, and where a fresh process spends it (imports, Slang session, first compile).
 
     python bench/bench_compiler.py [--repeat N] [--startup-only]
 """
@@ -89,26 +90,33 @@ def _child_cpu() -> float:
 
 def startup(repeat: int) -> None:
     """A worker's start-up against a warm compile in the same worker, measured in this run."""
-    from oneshader.compiler.worker import CompilerWorker
+    from oneshader.compiler.worker import CompilerWorker, Zygote
 
     path = str(CORPUS / "compute_layout.hlsl")
     options = CompileOptions(source_name="compute_layout.hlsl")
-    first, warm, cpu = [], [], []
+    first, warm, forked, cpu = [], [], [], []
     for _ in range(repeat):
         cpu0 = _child_cpu()
         start = time.perf_counter()
-        with CompilerWorker() as worker:
-            assert worker.compile(path, options).ok
-            first.append(time.perf_counter() - start)
+        with Zygote() as zygote:
+            with CompilerWorker(zygote=zygote) as worker:
+                assert worker.compile(path, options).ok
+                first.append(time.perf_counter() - start)
+                start = time.perf_counter()
+                assert worker.compile(path, options).ok
+                warm.append(time.perf_counter() - start)
+            cpu.append(_child_cpu() - cpu0)
             start = time.perf_counter()
-            assert worker.compile(path, options).ok
-            warm.append(time.perf_counter() - start)
-        cpu.append(_child_cpu() - cpu0)
-    f, w = statistics.median(first), statistics.median(warm)
+            with CompilerWorker(zygote=zygote) as worker:  # the next worker of a pool
+                assert worker.compile(path, options).ok
+                forked.append(time.perf_counter() - start)
+    f, w, k = statistics.median(first), statistics.median(warm), statistics.median(forked)
     print(
         f"\nworker: start + first compile {f * 1000:.0f} ms, warm compile {w * 1000:.0f} ms, "
-        f"start-up {(f - w) * 1000:.0f} ms ({f / w:.1f}x a warm compile); child CPU for both "
-        f"{statistics.median(cpu) * 1000:.0f} ms (median of {repeat})"
+        f"start-up {(f - w) * 1000:.0f} ms ({f / w:.1f}x a warm compile); CPU of zygote + "
+        f"worker for both {statistics.median(cpu) * 1000:.0f} ms; a further worker of the same "
+        f"zygote (fork + first compile) {k * 1000:.0f} ms, {(k - w) * 1000:.0f} ms over a warm "
+        f"compile (medians of {repeat})"
     )
     stages = []
     for _ in range(repeat):

@@ -36,29 +36,26 @@ _START_SECONDS = 30.0
 _MAX_SOCKET_PATH = 100  # sun_path holds 108 bytes on Linux
 
 
-def _private_folder(base: Path) -> Path | None:
-    """``base/oneshader`` made or checked to be this user's alone; None if it cannot be."""
-    folder = base / "oneshader"
-    with contextlib.suppress(FileExistsError, OSError):
+def _own_folder(folder: Path) -> bool:
+    """``folder`` made if missing, and checked to be this user's alone (not a link)."""
+    with contextlib.suppress(OSError):
         folder.mkdir(mode=0o700)
     try:
         st = folder.lstat()
     except OSError:
-        return None
-    ok = stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and not st.st_mode & 0o077
-    return folder if ok else None
+        return False
+    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and not st.st_mode & 0o077
 
 
 def runtime_folder() -> Path | None:
     """Where servers listen: ``$XDG_RUNTIME_DIR/oneshader``, else ``oneshader-<uid>`` in the
-    temporary folder; None when neither is a folder of this user's alone."""
+    temporary folder; None when that is not a folder of this user's alone."""
     xdg = os.environ.get("XDG_RUNTIME_DIR")
     if xdg and Path(xdg).is_dir():
-        return _private_folder(Path(xdg))
-    base = Path(tempfile.gettempdir()) / f"oneshader-{os.getuid()}"
-    with contextlib.suppress(FileExistsError, OSError):
-        base.mkdir(mode=0o700)
-    return _private_folder(base)
+        folder = Path(xdg) / "oneshader"
+    else:
+        folder = Path(tempfile.gettempdir()) / f"oneshader-{os.getuid()}"
+    return folder if _own_folder(folder) else None
 
 
 @functools.cache
