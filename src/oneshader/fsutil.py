@@ -3,7 +3,8 @@
 A reader (or a build killed with SIGKILL) sees either the old file or the new one, never a torn
 one: data goes to a temporary file in the same folder, then is renamed over the target.
 :func:`atomic_write` also fsyncs the data before the rename, so that a power loss cannot leave an
-empty file under the new name either; regenerable outputs skip that (:func:`write_many_if_changed`).
+empty file under the new name either; regenerable outputs skip that (build outputs, and
+:func:`write_many_if_changed` for generated bindings).
 """
 
 from __future__ import annotations
@@ -49,10 +50,11 @@ def _holds(target: Path, data: bytes) -> bool:
         return False
 
 
-def atomic_write(path: str | os.PathLike[str], data: bytes) -> None:
-    """Write ``data`` whole and durably: old file or new, even after a power loss."""
+def atomic_write(path: str | os.PathLike[str], data: bytes, *, durable: bool = True) -> None:
+    """Write ``data`` whole: old file or new, whatever kills the writer; ``durable`` (fsync
+    before the rename) also holds after a power loss, at the price of a disk flush."""
     target = Path(path)
-    tmp = _temporary(target, data, durable=True)
+    tmp = _temporary(target, data, durable=durable)
     try:
         os.replace(tmp, target)
     except BaseException:

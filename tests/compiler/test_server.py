@@ -144,6 +144,10 @@ def test_the_name_follows_the_toolchain(monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setattr(sys, "path", [*sys.path, "/elsewhere"])
     toolchain_key.cache_clear()
     with_path = toolchain_key()
+    monkeypatch.setattr(sys, "path", ["/some/project", *sys.path[1:-1]])
+    toolchain_key.cache_clear()
+    from_elsewhere = toolchain_key()  # `python -m` in another folder: the same server
     monkeypatch.undo()
     toolchain_key.cache_clear()
     assert len({before, with_variable, with_path}) == 3 and toolchain_key() == before
+    assert from_elsewhere == before

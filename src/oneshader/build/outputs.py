@@ -29,11 +29,15 @@ def planned_files(job: ShaderJob, result: CompileResult) -> list[tuple[str, byte
 
 
 def write_files(out: Path, files: Iterable[tuple[str, bytes]]) -> list[Stamp]:
-    """Write each file atomically (old or new, never torn) and stamp what was written."""
+    """Write each file atomically (old or new, never torn) and stamp what was written.
+
+    Not fsynced: a kill (even SIGKILL) cannot tear a renamed file, and outputs can be built
+    again. After a power loss the state (which is fsynced, and on ext4 commits the renames
+    before it) and the stamps decide: an output that lost its content has another size."""
     stamps = []
     for rel, data in files:
         path = out / rel
-        atomic_write(path, data)
+        atomic_write(path, data, durable=False)
         stamps.append(stamp(path, rel, data))
     return stamps
 

@@ -6,7 +6,7 @@ rebuild. The server keeps one warm zygote per user and exact toolchain: the next
 to it and has its workers forked at once. It ends after ``idle_seconds`` without callers.
 
 It is found by a name derived from everything that decides what a worker computes (this Python
-and its sys.path, oneshader's code, the Slang library, ``SLANG*`` variables): any change gives
+and its module path, oneshader's code, the Slang library, ``SLANG*`` variables): any change gives
 another name, so a server never serves code other than the caller's; a stale one idles out. It
 listens in a folder only its user can enter, and talks only to processes of that user. A build
 that cannot use it (no such folder can be made) falls back to a private zygote.
@@ -27,7 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from oneshader.compiler.zygote import zygote_command
+from oneshader.compiler.zygote import package_root, zygote_command
 
 __all__ = ["DEFAULT_IDLE_SECONDS", "CompileServer"]
 
@@ -64,7 +64,7 @@ def toolchain_key() -> str:
     from oneshader.compiler._slang import library_path
 
     digest = hashlib.sha256()
-    for part in (sys.executable, sys.version, *sys.path):
+    for part in (sys.executable, sys.version, package_root(), *sys.path[1:]):  # as the zygote's
         digest.update(part.encode("utf-8", "surrogateescape") + b"\0")
     package = Path(__file__).resolve().parents[1]
     for source in sorted(package.rglob("*.py")):

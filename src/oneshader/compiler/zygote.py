@@ -36,20 +36,25 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-__all__ = ["Zygote", "zygote_command"]
+__all__ = ["Zygote", "package_root", "zygote_command"]
 
 _REAP_GRACE_SECONDS = 2.0
 _ORPHAN_SECONDS = 30.0  # a worker whose caller has gone is killed after this long
+
+
+def package_root() -> str:
+    """The folder this oneshader is imported from."""
+    return str(Path(__file__).resolve().parents[2])
 
 
 def zygote_command(*args: str) -> tuple[list[str], dict[str, str]]:
     """The command line and environment of a zygote process for this very oneshader.
 
     The child imports this oneshader, installed or not, and finds everything where this process
-    does: it gets this process's sys.path and skips the site module (-S), whose .pth files (some
-    import packages) cost a start-up ~15 ms for nothing."""
-    package_root = str(Path(__file__).resolve().parents[2])
-    paths = dict.fromkeys(p for p in (package_root, *sys.path) if p)
+    does: it gets this process's sys.path, but for its first entry (the script's folder, or the
+    current folder under ``-m``: nothing a compiler needs), and skips the site module (-S), whose
+    .pth files (some import packages) cost a start-up ~15 ms for nothing."""
+    paths = dict.fromkeys(p for p in (package_root(), *sys.path[1:]) if p)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(paths))
     return [sys.executable, "-S", "-m", "oneshader.compiler.zygote", *args], env
 
