@@ -48,15 +48,11 @@ def compiler_version() -> str:
     and slangpy versions and a digest of this package's code (any change to how oneshader
     compiles changes the key)."""
     import hashlib
-    import importlib.metadata
     from pathlib import Path
 
-    from oneshader.compiler._slang import SLANG_VERSION
+    from oneshader.compiler._slang import SLANG_VERSION, slangpy_version
 
-    try:
-        slangpy = importlib.metadata.version("slangpy")
-    except importlib.metadata.PackageNotFoundError:
-        slangpy = "missing"
+    slangpy = slangpy_version()
     digest = hashlib.sha256()
     for source in sorted(Path(__file__).parent.rglob("*.py")):
         digest.update(source.relative_to(Path(__file__).parent).as_posix().encode())

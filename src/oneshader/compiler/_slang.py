@@ -134,25 +134,43 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
 }
 
 
-def library_path() -> Path:
-    """The Slang library inside the installed ``slangpy`` wheel, checked against the pin."""
+def _slangpy_folder() -> Path | None:
     try:
         spec = importlib.util.find_spec("slangpy")
     except (ImportError, ValueError):
         spec = None
     if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def slangpy_version() -> str:
+    """The installed slangpy's version ("missing" if none), read from its ``.dist-info`` beside
+    it: ``importlib.metadata`` would cost every build ~20 ms of imports."""
+    folder = _slangpy_folder()
+    if folder is None:
+        return "missing"
+    infos = list(folder.parent.glob("slangpy-*.dist-info"))
+    if len(infos) == 1:
+        return infos[0].name[len("slangpy-") : -len(".dist-info")]
+    from importlib import metadata  # no (or more than one) .dist-info beside the package
+
+    try:
+        return metadata.version("slangpy")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def library_path() -> Path:
+    """The Slang library inside the installed ``slangpy`` wheel, checked against the pin."""
+    folder = _slangpy_folder()
+    if folder is None:
         raise UserError.at(
             "oneshader", 0, 0, f"the Slang compiler is not installed; {INSTALL_HINT}"
         )
-    folder = Path(next(iter(spec.submodule_search_locations)))
     path = folder / LIBRARY_NAME
     if not path.is_file():
-        from importlib import metadata  # only here: it costs ~20 ms, each worker start-up pays it
-
-        try:
-            found = metadata.version("slangpy")
-        except metadata.PackageNotFoundError:
-            found = "unknown"
+        found = slangpy_version()
         raise UserError.at(
             "oneshader",
             0,
