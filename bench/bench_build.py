@@ -223,7 +223,7 @@ def bench(n: int, targets: str, jobs: int, reps: int) -> None:
     )
     print(f"  sum of direct compiles    {direct:8.2f} s")
     print(f"  full -j 1 / direct sum    {min(cold[0::2]) / direct:8.2f}   (without the server)")
-    print(f"  full -j {jobs:<2}/ direct sum    {min(cold[1::2]) / direct:8.2f}")
+    print(f"  full -j {jobs:<2}/ direct sum    {min(cold[1::2]) / direct:8.2f}", flush=True)
 
 
 def main() -> None:

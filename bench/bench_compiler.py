@@ -105,18 +105,18 @@ def startup(repeat: int) -> None:
                 start = time.perf_counter()
                 assert worker.compile(path, options).ok
                 warm.append(time.perf_counter() - start)
-            cpu.append(_child_cpu() - cpu0)
             start = time.perf_counter()
             with CompilerWorker(zygote=zygote) as worker:  # the next worker of a pool
                 assert worker.compile(path, options).ok
                 forked.append(time.perf_counter() - start)
+        cpu.append(_child_cpu() - cpu0)  # counted once the zygote has been reaped
     f, w, k = statistics.median(first), statistics.median(warm), statistics.median(forked)
     print(
         f"\nworker: start + first compile {f * 1000:.0f} ms, warm compile {w * 1000:.0f} ms, "
-        f"start-up {(f - w) * 1000:.0f} ms ({f / w:.1f}x a warm compile); CPU of zygote + "
-        f"worker for both {statistics.median(cpu) * 1000:.0f} ms; a further worker of the same "
-        f"zygote (fork + first compile) {k * 1000:.0f} ms, {(k - w) * 1000:.0f} ms over a warm "
-        f"compile (medians of {repeat})"
+        f"start-up {(f - w) * 1000:.0f} ms ({f / w:.1f}x a warm compile); CPU of the zygote "
+        f"and both workers, all three compiles {statistics.median(cpu) * 1000:.0f} ms; a "
+        f"further worker of the same zygote (fork + first compile) {k * 1000:.0f} ms, "
+        f"{(k - w) * 1000:.0f} ms over a warm compile (medians of {repeat})"
     )
     stages = []
     for _ in range(repeat):

@@ -151,3 +151,17 @@ def test_the_name_follows_the_toolchain(monkeypatch: pytest.MonkeyPatch) -> None
     toolchain_key.cache_clear()
     assert len({before, with_variable, with_path}) == 3 and toolchain_key() == before
     assert from_elsewhere == before
+
+
+def test_requests_not_from_oneshader_are_answered_none(runtime: Path) -> None:
+    import socket
+
+    server = serve()
+    with Zygote(server.connect) as zygote, CompilerWorker(zygote=zygote) as worker:
+        assert worker.compile(SPRITE, OPTIONS).ok
+        pid = server_pid(server.path)
+        with server.connect() as control:
+            for request in (b"wait\0x\0y", b"fork\0/", b"hello", b"wait\0" + str(pid).encode()):
+                control.send(request)
+                assert control.recv(64) == b"none"
+        assert worker.compile(SPRITE, OPTIONS).ok and server_pid(server.path) == pid

@@ -233,7 +233,10 @@ class _Serving:
 
     def accept(self) -> None:
         assert self.listener is not None
-        connection, _ = self.listener.accept()
+        try:
+            connection, _ = self.listener.accept()
+        except OSError:  # the caller gave up before we answered
+            return
         creds = connection.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12)
         if int.from_bytes(creds[4:8], sys.byteorder) != os.getuid():
             connection.close()  # only the user who owns the server may use it
@@ -251,18 +254,22 @@ class _Serving:
                 os.close(fd)
             return False
         verb, *args = message.split(b"\0")
-        reply = b"none"
-        if verb == b"fork" and len(args) == 1 and len(fds) == 1:
-            pid = self.fork(fds.pop(), args[0])
-            self.workers[connection].add(pid)
-            reply = str(pid).encode()
-        elif verb == b"wait" and len(args) == 2 and not fds:
-            pid = int(args[0])
-            if pid in self.workers[connection]:
-                self.workers[connection].discard(pid)
-                code = _reap(pid, float(args[1]))
-                reply = b"none" if code is None else str(code).encode()
-        for fd in fds:  # not from oneshader: nothing to do with it
+        reply = b"none"  # also the answer to what is not oneshader's, or cannot be done now
+        try:
+            if verb == b"fork" and len(args) == 1 and len(fds) == 1:
+                pid = self.fork(fds[0], args[0])
+                fds.clear()
+                self.workers[connection].add(pid)
+                reply = str(pid).encode()
+            elif verb == b"wait" and len(args) == 2 and not fds:
+                pid, seconds = int(args[0]), float(args[1])
+                if pid in self.workers[connection]:
+                    self.workers[connection].discard(pid)
+                    code = _reap(pid, seconds)
+                    reply = b"none" if code is None else str(code).encode()
+        except (OSError, ValueError):  # fork refused (no memory, no pids) or a malformed number
+            pass
+        for fd in fds:
             os.close(fd)
         with contextlib.suppress(OSError):
             connection.send(reply)
