@@ -154,8 +154,6 @@ def test_the_name_follows_the_toolchain(monkeypatch: pytest.MonkeyPatch) -> None
 
 
 def test_requests_not_from_oneshader_are_answered_none(runtime: Path) -> None:
-    import socket
-
     server = serve()
     with Zygote(server.connect) as zygote, CompilerWorker(zygote=zygote) as worker:
         assert worker.compile(SPRITE, OPTIONS).ok
