@@ -83,3 +83,13 @@ def test_a_bad_hook_setting_is_positioned(tmp_path: Path) -> None:
     result = build_wheel(root)
     assert result.returncode != 0
     assert "pyproject.toml:15:1: error OS2001: 'targets' must list" in result.stdout + result.stderr
+
+
+def test_an_out_that_cannot_be_written_fails_the_wheel_at_that_file(tmp_path: Path) -> None:
+    root = make_package(tmp_path / "pkg")
+    (root / "src/shaderpkg/compiled").write_text("a file where OUT should be a folder")
+    result = build_wheel(root)
+    output = result.stdout + result.stderr
+    assert result.returncode != 0 and not list(root.glob("dist/*.whl"))
+    assert "src/shaderpkg/compiled: error OS2003: cannot write:" in output
+    assert "NotADirectoryError" not in output  # the message, not the raw OS error, surfaces

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from oneshader import __version__
-from oneshader.build.config import BuildConfig
+from oneshader.build.config import BuildConfig, display_path
 from oneshader.build.lock import OutLock
 from oneshader.build.outputs import (
     REFLECTION_SUFFIX,
@@ -87,6 +87,17 @@ class Build:
     # --- the steps ---------------------------------------------------------------------------
 
     def run(self) -> BuildReport:
+        """Build; UserError (OS2003) when OUT cannot be written (not writable, a folder where a
+        file should go, a full disk...), naming the file."""
+        try:
+            return self._run()
+        except OSError as err:
+            cfg = self.config
+            where = display_path(Path(err.filename)) if err.filename else display_path(cfg.out)
+            message = f"cannot write: {err.strerror or err}"
+            raise UserError.at(where, 0, 0, message, "OS2003") from None
+
+    def _run(self) -> BuildReport:
         t0 = time.perf_counter()
         cfg = self.config
         jobs = discover(cfg)

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from oneshader.build.builder import Build, BuildReport
-from oneshader.build.config import BuildConfig, display_path, load_config
+from oneshader.build.config import BuildConfig, load_config
 from oneshader.build.progress import Progress
 from oneshader.build.scheduler import WorkerPool
 from oneshader.build.sources import walk_shaders
@@ -24,11 +24,7 @@ def run_once(
 ) -> BuildReport:
     """One build and its summary; ``inputs``, if given, receives the files it depends on."""
     build = Build(config, pool, progress)
-    try:
-        report = build.run()
-    except OSError as err:  # OUT not writable, a folder where a file should go, a full disk...
-        where = display_path(Path(err.filename)) if err.filename else display_path(config.out)
-        raise UserError.at(where, 0, 0, f"cannot write: {err.strerror or err}", "OS2003") from None
+    report = build.run()
     progress.summary(report.summary())
     if inputs is not None:
         inputs.update(build.inputs())

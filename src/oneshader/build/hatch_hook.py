@@ -54,17 +54,17 @@ class OneshaderBuildHook(BuildHookInterface):  # type: ignore[type-arg]
         if self.target_name != "wheel":
             return
         root = Path(self.root).resolve()
+        errors = io.StringIO()
+        progress = Progress(sys.stderr, errors, quiet=True, live=False)
         try:
             config = self._config(root)
-        except UserError as err:
+            with WorkerPool(config.jobs) as pool:  # its own zygote: no server outlives a wheel
+                build = Build(config, pool, progress)
+                report = build.run()
+        except UserError as err:  # the configuration, or OUT cannot be written
             raise OneshaderBuildError(
                 "\n".join(d.format(with_excerpt=True) for d in err.diagnostics)
             ) from None
-        errors = io.StringIO()
-        progress = Progress(sys.stderr, errors, quiet=True, live=False)
-        with WorkerPool(config.jobs) as pool:
-            build = Build(config, pool, progress)
-            report = build.run()
         if not report.ok:
             raise OneshaderBuildError(
                 f"oneshader: shaders failed to build:\n{errors.getvalue()}{report.summary()}"
