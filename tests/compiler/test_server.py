@@ -163,3 +163,16 @@ def test_requests_not_from_oneshader_are_answered_none(runtime: Path) -> None:
                 control.send(request)
                 assert control.recv(64) == b"none"
         assert worker.compile(SPRITE, OPTIONS).ok and server_pid(server.path) == pid
+
+
+def test_a_server_that_dies_during_a_build_is_started_again(runtime: Path) -> None:
+    server = serve()
+    with Zygote(server.connect) as zygote, CompilerWorker(zygote=zygote) as worker:
+        assert worker.compile(SPRITE, OPTIONS).ok
+        pid = server_pid(server.path)
+        assert pid is not None
+        os.kill(pid, signal.SIGKILL)
+        assert worker.compile(SPRITE, OPTIONS).ok  # its worker lives on
+        with CompilerWorker(zygote=zygote) as other:  # the next fork reaches a new server
+            assert other.compile(SPRITE, OPTIONS).ok
+        assert zygote.starts == 2 and server_pid(server.path) not in (None, pid)
