@@ -8,11 +8,11 @@ import signal
 import stat
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
 import pytest
+from worker_support import crash_mid_request
 
 from oneshader.compiler import CompileOptions
 from oneshader.compiler.server import CompileServer, runtime_folder, toolchain_key
@@ -33,6 +33,15 @@ def serve() -> CompileServer:
     server = CompileServer.for_this_process(idle_seconds=60)
     assert server is not None
     return server
+
+
+def compile_through(server: CompileServer) -> int:
+    """A compile through ``server`` (started if need be), the caller gone after; its pid."""
+    with Zygote(server.connect) as zygote, CompilerWorker(zygote=zygote) as worker:
+        assert worker.compile(SPRITE, OPTIONS).ok
+    pid = server_pid(server.path)
+    assert pid is not None
+    return pid
 
 
 def test_builds_one_after_the_other_share_one_warm_server(runtime: Path) -> None:
@@ -67,32 +76,18 @@ def test_the_server_ends_when_idle_and_removes_its_socket(runtime: Path) -> None
 
 def test_a_dead_servers_socket_is_replaced(runtime: Path) -> None:
     server = serve()
-    with Zygote(server.connect) as zygote, CompilerWorker(zygote=zygote) as worker:
-        assert worker.compile(SPRITE, OPTIONS).ok
-    pid = server_pid(server.path)
-    assert pid is not None
+    pid = compile_through(server)
     os.kill(pid, signal.SIGKILL)
     assert wait_until(lambda: not alive(pid)) and server.path.exists()  # left behind
     again = serve()
-    with Zygote(again.connect) as zygote, CompilerWorker(zygote=zygote) as worker:
-        assert worker.compile(SPRITE, OPTIONS).ok
-    assert again.started and server_pid(again.path) not in (None, pid)
+    assert compile_through(again) != pid and again.started
 
 
 def test_a_crash_of_a_server_worker_names_its_signal(runtime: Path) -> None:
     with Zygote(serve().connect) as zygote, CompilerWorker(zygote=zygote) as worker:
         assert worker.compile(SPRITE, OPTIONS).ok
         pid = worker.pid
-        assert pid is not None
-        os.kill(pid, signal.SIGSTOP)  # the request is certainly in flight when it dies
-        results = []
-        thread = threading.Thread(target=lambda: results.append(worker.compile(SPRITE, OPTIONS)))
-        thread.start()
-        time.sleep(0.2)
-        os.kill(pid, signal.SIGSEGV)
-        os.kill(pid, signal.SIGCONT)
-        thread.join(timeout=30)
-        (crashed,) = results
+        crashed = crash_mid_request(worker, SPRITE, OPTIONS)
         assert crashed.crashed and "SIGSEGV" in crashed.diagnostics[0].message
         assert worker.compile(SPRITE, OPTIONS).ok and worker.pid != pid
         assert not Path(f"/proc/{pid}").exists()  # reaped by the server when asked

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import os
 import signal
-import threading
 import time
 from pathlib import Path
+
+from worker_support import crash_mid_request
 
 from oneshader.compiler import CompileOptions, compile_file
 from oneshader.compiler.worker import CompilerWorker, Zygote
@@ -41,17 +42,7 @@ def test_crash_mid_compile_becomes_an_error_and_the_worker_restarts() -> None:
     try:
         assert worker.compile(SPRITE, OPTIONS).ok
         pid = worker.pid
-        assert pid is not None
-        # Freeze the child so the request is certainly in flight, then crash it.
-        os.kill(pid, signal.SIGSTOP)
-        results = []
-        thread = threading.Thread(target=lambda: results.append(worker.compile(SPRITE, OPTIONS)))
-        thread.start()
-        time.sleep(0.2)
-        os.kill(pid, signal.SIGSEGV)
-        os.kill(pid, signal.SIGCONT)
-        thread.join(timeout=30)
-        (crashed,) = results
+        crashed = crash_mid_request(worker, SPRITE, OPTIONS)
         assert crashed.crashed and not crashed.ok and crashed.reflection is None
         (diag,) = crashed.diagnostics
         assert diag.is_error and "SIGSEGV" in diag.message and diag.file == "shaders/sprite.hlsl"
