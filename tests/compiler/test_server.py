@@ -171,3 +171,12 @@ def test_a_server_that_dies_during_a_build_is_started_again(runtime: Path) -> No
         with CompilerWorker(zygote=zygote) as other:  # the next fork reaches a new server
             assert other.compile(SPRITE, OPTIONS).ok
         assert zygote.starts == 2 and server_pid(server.path) not in (None, pid)
+
+
+def test_a_server_that_cannot_be_started_leaves_a_zygote_of_the_callers(runtime: Path) -> None:
+    nowhere = CompileServer(runtime / "missing" / "zygote.sock")  # its folder does not exist
+    with Zygote(nowhere.connect) as zygote, CompilerWorker(zygote=zygote) as worker:
+        assert worker.compile(SPRITE, OPTIONS).ok
+        assert zygote.pid is not None and parent_of(zygote.pid) == os.getpid()
+        assert worker.pid is not None and parent_of(worker.pid) == zygote.pid
+    assert not nowhere.started and sockets(runtime) == []

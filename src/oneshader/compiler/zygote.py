@@ -62,7 +62,8 @@ def zygote_command(*args: str) -> tuple[list[str], dict[str, str]]:
 class Zygote:
     """The caller's side, thread-safe. ``connect`` gives the control connection: by default a
     private zygote started on first use (and again if it died); the compile server passes its
-    own (connect to the resident one, starting it if none listens)."""
+    own (connect to the resident one, starting it if none listens), and when that fails the
+    caller gets a private zygote all the same."""
 
     def __init__(self, connect: Callable[[], socket.socket] | None = None) -> None:
         self._lock = threading.Lock()
@@ -122,7 +123,13 @@ class Zygote:
         if self._control is not None and (self._proc is None or self._proc.poll() is None):
             return self._control
         self._stop()
-        self._control = self._connect() if self._connect else self._start_private()
+        control = None
+        if self._connect is not None:
+            try:
+                control = self._connect()
+            except OSError:  # no server can be reached or started: a zygote of this caller's
+                self._connect = None
+        self._control = control or self._start_private()
         self.starts += 1
         return self._control
 
