@@ -15,7 +15,6 @@ that cannot use it (no such folder can be made) falls back to a private zygote.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import functools
 import hashlib
 import os
@@ -108,6 +107,8 @@ class CompileServer:
         cannot be started."""
         with contextlib.suppress(FileNotFoundError, ConnectionRefusedError):
             return self._connect()
+        import fcntl  # POSIX, as fork is: workers need both
+
         lock = os.open(self.path.with_suffix(".lock"), os.O_RDWR | os.O_CREAT, 0o600)
         try:
             fcntl.flock(lock, fcntl.LOCK_EX)  # one build starts it; the others then connect
