@@ -22,7 +22,6 @@ import argparse
 import os
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -112,14 +111,12 @@ def run_build(root: Path, *args: str, server: bool = False) -> tuple[float, str]
 
 def stop_servers(root: Path) -> None:
     """End the compile server this run started (it would idle out anyway)."""
+    from oneshader.compiler.server import CompileServer
+
     for sock in (root / "run" / "oneshader").glob("*.sock"):
-        with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as probe:
-            try:
-                probe.connect(str(sock))
-            except OSError:
-                continue
-            creds = probe.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12)
-        os.kill(int.from_bytes(creds[:4], sys.byteorder), signal.SIGTERM)
+        pid = CompileServer(sock).pid()
+        if pid is not None:
+            os.kill(pid, signal.SIGTERM)
 
 
 def full_builds(root: Path, common: list[str], jobs: int, reps: int, server: bool) -> list[float]:

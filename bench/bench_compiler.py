@@ -90,7 +90,8 @@ def _child_cpu() -> float:
 
 def startup(repeat: int) -> None:
     """A worker's start-up against a warm compile in the same worker, measured in this run."""
-    from oneshader.compiler.worker import CompilerWorker, Zygote
+    from oneshader.compiler.worker import CompilerWorker
+    from oneshader.compiler.zygote import Zygote
 
     path = str(CORPUS / "compute_layout.hlsl")
     options = CompileOptions(source_name="compute_layout.hlsl")

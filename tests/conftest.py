@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from server_helpers import server_pid, sockets
+from process_helpers import server_pid, sockets
 
 CORPUS = Path(__file__).parent / "corpus"
 

@@ -15,6 +15,7 @@ from build_helpers import make_project, run_cli, summary_counts
 from oneshader.build.lock import OutLock
 from oneshader.build.state import STATE_NAME, BuildState
 from oneshader.reflection.format import ReflectionFormat
+from process_helpers import assert_no_process_left
 
 SPIRV_MAGIC = b"\x03\x02\x23\x07"
 
@@ -36,28 +37,6 @@ def assert_outputs_whole(out: Path) -> int:
             assert data, p.name
         count += 1
     return count
-
-
-def processes_in(folder: Path) -> list[int]:
-    """Processes whose working folder is ``folder``: a build's compiler processes inherit it."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if Path(os.readlink(entry / "cwd")) == folder:
-                    found.append(int(entry.name))
-            except OSError:
-                pass
-    return found
-
-
-def assert_no_process_left(folder: Path) -> None:
-    """The compiler's processes end with their build, however it ended (they may take a
-    moment to notice)."""
-    deadline = time.monotonic() + 15
-    while processes_in(folder) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert processes_in(folder) == []
 
 
 def test_sigkill_mid_build_then_rebuild_repairs(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from build_helpers import make_project, summary_counts
 
-from server_helpers import alive, server_pid, sockets
+from process_helpers import alive, assert_no_process_left, server_pid, sockets
 
 NOTE = "note: started a compile server for the next builds"
 
@@ -80,8 +80,6 @@ def test_a_bad_server_setting_is_a_usage_error(runtime: Path, tmp_path: Path) ->
 
 
 def test_a_killed_build_leaves_the_server_and_no_worker(runtime: Path, tmp_path: Path) -> None:
-    from test_build_safety import assert_no_process_left
-
     root = make_project(tmp_path / "proj", kernels=24)
     assert run(root, "--no-server", "-o", "warm").returncode == 0  # bytecode, page cache
     proc = subprocess.Popen(

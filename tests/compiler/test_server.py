@@ -16,17 +16,13 @@ from worker_support import crash_mid_request
 
 from oneshader.compiler import CompileOptions
 from oneshader.compiler.server import CompileServer, runtime_folder, toolchain_key
-from oneshader.compiler.worker import CompilerWorker, Zygote
-from server_helpers import alive, server_pid, sockets, wait_until
+from oneshader.compiler.worker import CompilerWorker
+from oneshader.compiler.zygote import Zygote
+from process_helpers import alive, gone, parent_of, server_pid, sockets, wait_until
 
 CORPUS = Path(__file__).parent.parent / "corpus"
 SPRITE = str(CORPUS / "sprite.hlsl")
 OPTIONS = CompileOptions(source_name="shaders/sprite.hlsl")
-
-
-def parent_of(pid: int) -> int:
-    status = Path(f"/proc/{pid}/status").read_text()
-    return int(next(line.split()[1] for line in status.splitlines() if line.startswith("PPid:")))
 
 
 def serve() -> CompileServer:
@@ -90,7 +86,7 @@ def test_a_crash_of_a_server_worker_names_its_signal(runtime: Path) -> None:
         crashed = crash_mid_request(worker, SPRITE, OPTIONS)
         assert crashed.crashed and "SIGSEGV" in crashed.diagnostics[0].message
         assert worker.compile(SPRITE, OPTIONS).ok and worker.pid != pid
-        assert not Path(f"/proc/{pid}").exists()  # reaped by the server when asked
+        assert gone(pid)  # reaped by the server when asked
 
 
 def test_workers_run_in_the_callers_folder(
@@ -112,7 +108,8 @@ def test_a_caller_that_dies_leaves_no_worker_behind(runtime: Path) -> None:
     code = (
         "import os, sys\n"
         "from oneshader.compiler.server import CompileServer\n"
-        "from oneshader.compiler.worker import CompilerWorker, Zygote\n"
+        "from oneshader.compiler.worker import CompilerWorker\n"
+        "from oneshader.compiler.zygote import Zygote\n"
         "w = CompilerWorker(zygote=Zygote(CompileServer.for_this_process(60).connect))\n"
         "w.start(); print(w.pid, flush=True); os._exit(0)\n"
     )
@@ -120,7 +117,7 @@ def test_a_caller_that_dies_leaves_no_worker_behind(runtime: Path) -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
     )
     pid = int(out.stdout)
-    assert wait_until(lambda: not Path(f"/proc/{pid}").exists())  # ended and reaped
+    assert wait_until(lambda: gone(pid))  # ended and reaped
 
 
 def test_no_server_in_a_folder_others_can_enter(runtime: Path) -> None:

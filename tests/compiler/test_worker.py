@@ -10,7 +10,9 @@ from pathlib import Path
 from worker_support import crash_mid_request
 
 from oneshader.compiler import CompileOptions, compile_file
-from oneshader.compiler.worker import CompilerWorker, Zygote
+from oneshader.compiler.worker import CompilerWorker
+from oneshader.compiler.zygote import Zygote
+from process_helpers import gone, parent_of
 
 CORPUS = Path(__file__).parent.parent / "corpus"
 SPRITE = str(CORPUS / "sprite.hlsl")
@@ -66,24 +68,14 @@ def test_timeout_kills_a_hung_compile() -> None:
         assert worker.compile(SPRITE, OPTIONS).ok
 
 
-def _gone(pid: int) -> bool:
-    """No such process, not even a zombie waiting to be reaped."""
-    return not Path(f"/proc/{pid}").exists()
-
-
-def _parent_of(pid: int) -> int:
-    status = Path(f"/proc/{pid}/status").read_text()
-    return int(next(line.split()[1] for line in status.splitlines() if line.startswith("PPid:")))
-
-
 def test_close_ends_the_child_and_its_private_zygote() -> None:
     worker = CompilerWorker()
     worker.start()
     pid, zygote = worker.pid, worker._zygote.pid
-    assert pid is not None and zygote is not None and _parent_of(pid) == zygote
+    assert pid is not None and zygote is not None and parent_of(pid) == zygote
     worker.close()
     assert worker.pid is None
-    assert _gone(pid) and _gone(zygote)  # reaped, not left as zombies or orphans
+    assert gone(pid) and gone(zygote)  # reaped, not left as zombies or orphans
 
 
 def test_workers_of_one_zygote_are_forked_warm_from_it() -> None:
@@ -95,16 +87,16 @@ def test_workers_of_one_zygote_are_forked_warm_from_it() -> None:
             results = [w.compile(SPRITE, OPTIONS) for w in (first, second)]
             pids = [first.pid, second.pid]
             assert zygote.starts == 1 and len(set(pids)) == 2
-            assert all(p is not None and _parent_of(p) == zygote.pid for p in pids)
+            assert all(p is not None and parent_of(p) == zygote.pid for p in pids)
             assert results[0] == results[1] and results[0].ok
             first.close()
-            assert pids[0] is not None and _gone(pids[0])
+            assert pids[0] is not None and gone(pids[0])
             assert second.compile(SPRITE, OPTIONS) == results[0]
         finally:
             first.close()
             second.close()
         zygote_pid = zygote.pid
-    assert zygote_pid is not None and _gone(zygote_pid)
+    assert zygote_pid is not None and gone(zygote_pid)
 
 
 def test_a_worker_that_died_while_idle_is_replaced_without_a_crash_report() -> None:

@@ -23,10 +23,9 @@ import stat
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from oneshader.compiler.zygote import package_root, zygote_command
+from oneshader.compiler.zygote import package_root, peer_credentials, zygote_command
 
 __all__ = ["DEFAULT_IDLE_SECONDS", "CompileServer"]
 
@@ -60,15 +59,18 @@ def runtime_folder() -> Path | None:
 @functools.cache
 def toolchain_key() -> str:
     """A digest of everything that decides what a forked worker computes."""
+    from oneshader.compiler import compiler_version
     from oneshader.compiler._slang import library_path
 
-    digest = hashlib.sha256()
+    digest = hashlib.sha256(compiler_version().encode())  # Slang, slangpy, the compiler's code
     for part in (sys.executable, sys.version, package_root(), *sys.path[1:]):  # as the zygote's
         digest.update(part.encode("utf-8", "surrogateescape") + b"\0")
     package = Path(__file__).resolve().parents[1]
     for source in sorted(package.rglob("*.py")):
-        digest.update(source.relative_to(package).as_posix().encode() + b"\0")
-        digest.update(source.read_bytes())
+        rel = source.relative_to(package)
+        if rel.parts[0] != "compiler":  # the rest of oneshader that a worker runs
+            digest.update(rel.as_posix().encode() + b"\0")
+            digest.update(source.read_bytes())
     library = library_path()  # UserError when Slang is not installed: no server then
     st = library.stat()
     digest.update(f"{library}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
@@ -121,6 +123,14 @@ class CompileServer:
         finally:
             os.close(lock)
 
+    def pid(self) -> int | None:
+        """The pid of the server listening now, None if none is."""
+        try:
+            with self._connect() as probe:
+                return peer_credentials(probe)[0]
+        except OSError:
+            return None
+
     def _connect(self) -> socket.socket:
         control = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
@@ -144,9 +154,8 @@ class CompileServer:
             cwd="/",  # a server must not hold any project's folder
             start_new_session=True,  # nor receive a terminal's ^C
         )
-        deadline = time.monotonic() + _START_SECONDS
         try:
-            code = proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+            code = proc.wait(timeout=_START_SECONDS)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()

@@ -25,7 +25,7 @@ from oneshader.compiler.api import CompileOptions, CompileResult
 from oneshader.compiler.zygote import Zygote
 from oneshader.diagnostics import Diagnostic, Severity
 
-__all__ = ["CompilerWorker", "Zygote"]
+__all__ = ["CompilerWorker"]
 
 _HEADER = struct.Struct("<Q")
 _REAP_SECONDS = 5.0

@@ -36,7 +36,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-__all__ = ["Zygote", "package_root", "zygote_command"]
+__all__ = ["Zygote", "package_root", "peer_credentials", "zygote_command"]
 
 _REAP_GRACE_SECONDS = 2.0
 _ORPHAN_SECONDS = 30.0  # a worker whose caller has gone is killed after this long
@@ -185,23 +185,22 @@ class Zygote:
 # --- the zygote process --------------------------------------------------------------------
 
 
+def peer_credentials(connection: socket.socket) -> tuple[int, int, int]:
+    """(pid, uid, gid) of the process at the other end of a Unix socket (Linux's SO_PEERCRED;
+    for a listening socket's peer, of the process that called ``listen``)."""
+    creds = connection.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12)
+    pid, uid, gid = (int.from_bytes(creds[i : i + 4], sys.byteorder) for i in (0, 4, 8))
+    return pid, uid, gid
+
+
 def _ends_within(pid: int, timeout: float) -> bool:
     """Whether child ``pid`` has ended, or does within ``timeout`` seconds (woken at its exit
-    through a pidfd where the kernel has them, else by polling)."""
-    if hasattr(os, "pidfd_open"):
-        fd = os.pidfd_open(pid)
-        try:
-            return bool(select.select([fd], [], [], timeout)[0])
-        finally:
-            os.close(fd)
-    deadline = time.monotonic() + timeout
-    delay = 0.0005
-    while not os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT):
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(delay)
-        delay = min(delay * 2, 0.02)
-    return True
+    through a pidfd)."""
+    fd = os.pidfd_open(pid)
+    try:
+        return bool(select.select([fd], [], [], timeout)[0])
+    finally:
+        os.close(fd)
 
 
 def _reap(pid: int, timeout: float) -> int | None:
@@ -244,8 +243,7 @@ class _Serving:
             connection, _ = self.listener.accept()
         except OSError:  # the caller gave up before we answered
             return
-        creds = connection.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12)
-        if int.from_bytes(creds[4:8], sys.byteorder) != os.getuid():
+        if peer_credentials(connection)[1] != os.getuid():
             connection.close()  # only the user who owns the server may use it
             return
         self.add(connection)
