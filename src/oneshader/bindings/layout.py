@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from oneshader.bindings.scalars import NUMPY_SCALARS
 from oneshader.codegen.validate import LayoutError, check_layout, innermost, matrix_shape
 from oneshader.reflection.model import MatrixPacking, ScalarKind, TypeKind, TypeLayout
 
@@ -23,16 +24,7 @@ __all__ = ["MemberPlan", "StructPlan", "scalar_dtype", "struct_plan"]
 _PAD = "v"  # the one field of a padding record
 
 SCALAR_DTYPES: dict[ScalarKind, np.dtype[Any]] = {
-    ScalarKind.Bool: np.dtype("<u4"),
-    ScalarKind.Int: np.dtype("<i4"),
-    ScalarKind.UInt: np.dtype("<u4"),
-    ScalarKind.Float: np.dtype("<f4"),
-    ScalarKind.Int16: np.dtype("<i2"),
-    ScalarKind.UInt16: np.dtype("<u2"),
-    ScalarKind.Float16: np.dtype("<f2"),
-    ScalarKind.Int64: np.dtype("<i8"),
-    ScalarKind.UInt64: np.dtype("<u8"),
-    ScalarKind.Float64: np.dtype("<f8"),
+    kind: np.dtype(name).newbyteorder("<") for kind, name in NUMPY_SCALARS.items()
 }
 
 

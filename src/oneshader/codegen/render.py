@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from oneshader.bindings.scalars import NUMPY_SCALARS
 from oneshader.codegen.literal import INDENT, LINE_LENGTH, py_str, render
 from oneshader.codegen.names import MODULE_RESERVED, STRUCT_RESERVED, Scope, mangle_all
 from oneshader.codegen.validate import check_reflection, innermost
@@ -27,18 +28,7 @@ from oneshader.reflection.model import (
 
 __all__ = ["render_module"]
 
-_NUMPY = {
-    ScalarKind.Bool: "np.uint32",
-    ScalarKind.Int: "np.int32",
-    ScalarKind.UInt: "np.uint32",
-    ScalarKind.Float: "np.float32",
-    ScalarKind.Int16: "np.int16",
-    ScalarKind.UInt16: "np.uint16",
-    ScalarKind.Float16: "np.float16",
-    ScalarKind.Int64: "np.int64",
-    ScalarKind.UInt64: "np.uint64",
-    ScalarKind.Float64: "np.float64",
-}
+_NUMPY = {kind: f"np.{name}" for kind, name in NUMPY_SCALARS.items()}
 _PYTHON = {  # Python types of scalars; the other kinds are int
     ScalarKind.Bool: "bool",
     ScalarKind.Float: "float",
