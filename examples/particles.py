@@ -60,7 +60,7 @@ def main() -> int:
     pipeline = dev.create_compute_pipeline(
         layout=S.create_pipeline_layout(dev, layouts),
         compute=step.stage_descriptor(
-            S.create_shader_module(dev, args.out, entry=step.name),
+            S.create_shader_module(dev, args.out),
             shader.constants(Drag=args.drag),
         ),
     )

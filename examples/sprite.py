@@ -99,11 +99,11 @@ def main() -> int:
     pipeline = dev.create_render_pipeline(
         layout=S.create_pipeline_layout(dev, layouts),
         vertex={
-            **vs.stage_descriptor(S.create_shader_module(dev, args.out, entry=vs.name)),
+            **vs.stage_descriptor(S.create_shader_module(dev, args.out)),
             "buffers": vs.vertex_buffers(),
         },
         fragment={
-            **ps.stage_descriptor(S.create_shader_module(dev, args.out, entry=ps.name)),
+            **ps.stage_descriptor(S.create_shader_module(dev, args.out)),
             "targets": [{"format": wgpu.TextureFormat.rgba8unorm}],
         },
         primitive={"topology": wgpu.PrimitiveTopology.triangle_list},

@@ -55,9 +55,7 @@ def _run(
     layouts = S.create_bind_group_layouts(gpu_device)
     pipeline = gpu_device.create_compute_pipeline(
         layout=S.create_pipeline_layout(gpu_device, layouts),
-        compute=entry.stage_descriptor(
-            S.create_shader_module(gpu_device, out, entry=entry.name, target=target)
-        ),
+        compute=entry.stage_descriptor(S.create_shader_module(gpu_device, out, target=target)),
     )
     enc = gpu_device.create_command_encoder()
     cp = enc.begin_compute_pass()

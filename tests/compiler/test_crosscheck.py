@@ -314,9 +314,9 @@ def outputs(tmp_path_factory: pytest.TempPathFactory) -> list[OutputFile]:
         check=True,
     )  # fmt: skip
     return [
-        OutputFile(Target.SpirV, ".spv", (folder / "h.spv").read_bytes()),
-        OutputFile(Target.Msl, ".metal", _MSL.encode()),
-        OutputFile(Target.Wgsl, ".wgsl", _WGSL.encode()),
+        OutputFile(Target.SpirV, (folder / "h.spv").read_bytes()),
+        OutputFile(Target.Msl, _MSL.encode()),
+        OutputFile(Target.Wgsl, _WGSL.encode()),
     ]
 
 
@@ -517,7 +517,7 @@ def test_missing_and_extra_declarations(outputs: list[OutputFile]) -> None:
 
 def test_slot_collision_is_reported(outputs: list[OutputFile]) -> None:
     wgsl = _WGSL.replace("@binding(1) @group(0) var<storage", "@binding(0) @group(0) var<storage")
-    bad = [OutputFile(Target.Wgsl, ".wgsl", wgsl.encode())]
+    bad = [OutputFile(Target.Wgsl, wgsl.encode())]
     r = _slot(_reflection(), "Items", Target.Wgsl, 0)
     mismatches = verify(r, bad)
     assert any("resources 'Params' and 'Items' share" in m for m in mismatches), mismatches
@@ -525,8 +525,8 @@ def test_slot_collision_is_reported(outputs: list[OutputFile]) -> None:
 
 def test_unreadable_output_is_a_mismatch_not_a_crash() -> None:
     out = [
-        OutputFile(Target.SpirV, ".spv", b"not spirv at all"),
-        OutputFile(Target.Wgsl, ".wgsl", b"fn {"),
+        OutputFile(Target.SpirV, b"not spirv at all"),
+        OutputFile(Target.Wgsl, b"fn {"),
     ]
     mismatches = verify(_reflection(), out)
     assert len([m for m in mismatches if "unreadable output" in m]) == 2

@@ -41,9 +41,7 @@ def test_blur_compute_matches_numpy(project: Project, gpu_device: Any) -> None:
     layouts = S.create_bind_group_layouts(gpu_device, sample_types={"Source": "unfilterable-float"})
     pipeline = gpu_device.create_compute_pipeline(
         layout=S.create_pipeline_layout(gpu_device, layouts),
-        compute=cs.stage_descriptor(
-            S.create_shader_module(gpu_device, project.out("blur"), entry="CSMain")
-        ),
+        compute=cs.stage_descriptor(S.create_shader_module(gpu_device, project.out("blur"))),
     )
     group = res.Source.wgsl.set
     bind = S.create_bind_group(
@@ -100,11 +98,11 @@ def test_instanced_sprites_draw_where_the_structured_buffer_says(
     pipeline = gpu_device.create_render_pipeline(
         layout=S.create_pipeline_layout(gpu_device, layouts),
         vertex={
-            **vs.stage_descriptor(S.create_shader_module(gpu_device, out, entry=vs.name)),
+            **vs.stage_descriptor(S.create_shader_module(gpu_device, out)),
             "buffers": [],
         },
         fragment={
-            **ps.stage_descriptor(S.create_shader_module(gpu_device, out, entry=ps.name)),
+            **ps.stage_descriptor(S.create_shader_module(gpu_device, out)),
             "targets": [{"format": "rgba8unorm"}],
         },
         primitive={"topology": "triangle-list"},
@@ -135,7 +133,7 @@ def test_specialization_constants_choose_the_operation(project: Project, gpu_dev
     assert (spec.spec_constants.Gain.default, spec.spec_constants.Mode.default) == (2.0, 0)
     data = np.arange(64, dtype=np.float32)
     layouts = S.create_bind_group_layouts(gpu_device)
-    module = S.create_shader_module(gpu_device, project.out("specialized"), entry="CSMain")
+    module = S.create_shader_module(gpu_device, project.out("specialized"))
     results = {}
     for name, constants in [
         ("default", spec.constants()),
@@ -214,7 +212,7 @@ def draw_lit_quad(project: Project, gpu_device: Any, sample_types: dict[str, str
     pipeline_layout = S.create_pipeline_layout(gpu_device, layouts)
     out = project.out("lit_mesh")
     vertex = {
-        **vs.stage_descriptor(S.create_shader_module(gpu_device, out, entry=vs.name)),
+        **vs.stage_descriptor(S.create_shader_module(gpu_device, out)),
         "buffers": vs.vertex_buffers(),
     }
     group = res.PerFrame.wgsl.set
@@ -251,7 +249,7 @@ def draw_lit_quad(project: Project, gpu_device: Any, sample_types: dict[str, str
         layout=pipeline_layout,
         vertex=vertex,
         fragment={
-            **ps.stage_descriptor(S.create_shader_module(gpu_device, out, entry=ps.name)),
+            **ps.stage_descriptor(S.create_shader_module(gpu_device, out)),
             "targets": [{"format": "rgba8unorm"}],
         },
         primitive={"topology": "triangle-list"},
@@ -309,11 +307,11 @@ def test_skinned_mesh_moves_by_its_weighted_bones(project: Project, gpu_device: 
     pipeline = gpu_device.create_render_pipeline(
         layout=S.create_pipeline_layout(gpu_device, layouts),
         vertex={
-            **vs.stage_descriptor(S.create_shader_module(gpu_device, out, entry=vs.name)),
+            **vs.stage_descriptor(S.create_shader_module(gpu_device, out)),
             "buffers": vs.vertex_buffers(),
         },
         fragment={
-            **ps.stage_descriptor(S.create_shader_module(gpu_device, out, entry=ps.name)),
+            **ps.stage_descriptor(S.create_shader_module(gpu_device, out)),
             "targets": [{"format": "rgba8unorm"}],
         },
         primitive={"topology": "triangle-list"},

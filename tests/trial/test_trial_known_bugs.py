@@ -56,7 +56,7 @@ def test_atomic_structured_buffer_builds_for_every_target_and_counts(
     layouts = S.create_bind_group_layouts(gpu_device)
     pipeline = gpu_device.create_compute_pipeline(
         layout=S.create_pipeline_layout(gpu_device, layouts),
-        compute=cs.stage_descriptor(S.create_shader_module(gpu_device, out, entry="CSMain")),
+        compute=cs.stage_descriptor(S.create_shader_module(gpu_device, out)),
     )
     group = counters.wgsl.set
     bind = S.create_bind_group(gpu_device, layouts[group], {counters: buf})

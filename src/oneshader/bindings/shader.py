@@ -452,19 +452,10 @@ class Shader:
         return out
 
     # -- built code ------------------------------------------------------------------------
-    def code_path(
-        self, directory: str | Path, target: Target = Target.Wgsl, entry: str | None = None
-    ) -> Path:
-        """Where the build put this shader's code for ``target`` in ``directory``."""
-        folder = Path(directory)
-        if target is Target.Wgsl:
-            if entry is not None:
-                per_entry = folder / f"{self.stem}.{entry}.wgsl"
-                if per_entry.is_file():
-                    return per_entry
-            return folder / f"{self.stem}.wgsl"
-        suffix = {Target.SpirV: ".spv", Target.Msl: ".metal"}[target]
-        return folder / f"{self.stem}{suffix}"
+    def code_path(self, directory: str | Path, target: Target = Target.Wgsl) -> Path:
+        """Where the build put this shader's code for ``target`` in ``directory`` (one file per
+        target, every entry point in it)."""
+        return Path(directory) / f"{self.stem}{target.suffix}"
 
     def create_shader_module(
         self,
@@ -472,9 +463,8 @@ class Shader:
         directory: str | Path,
         *,
         target: Target = Target.Wgsl,
-        entry: str | None = None,
     ) -> Any:
         """A GPUShaderModule from the built WGSL (or SPIR-V) file next to the reflection."""
-        path = self.code_path(directory, target, entry)
+        path = self.code_path(directory, target)
         code: str | bytes = path.read_bytes() if target is Target.SpirV else path.read_text("utf-8")
         return device.create_shader_module(label=path.name, code=code)

@@ -1,7 +1,7 @@
 """Where a shader's outputs go in OUT, writing them whole, and removing the ones gone stale.
 
 OUT mirrors the sources: ``shaders/ui/Sprite.hlsl`` built from ``shaders`` lands as
-``OUT/ui/Sprite.spv``, ``.metal``, ``.wgsl`` (or ``.<Entry>.wgsl``) and ``.reflection``.
+``OUT/ui/Sprite.spv``, ``.metal``, ``.wgsl`` and ``.reflection``.
 """
 
 from __future__ import annotations

@@ -59,12 +59,14 @@ class CompileOptions:
 
 @dataclass(frozen=True)
 class OutputFile:
-    """One emitted file; ``suffix`` is appended to the source's stem (``.spv``, ``.metal``,
-    ``.wgsl``, or ``.<Entry>.wgsl`` where WGSL needs one module per entry point)."""
+    """One emitted file, named by the source's stem and :attr:`suffix` (one file per target)."""
 
     target: Target
-    suffix: str
     data: bytes
+
+    @property
+    def suffix(self) -> str:
+        return self.target.suffix
 
 
 @dataclass(frozen=True)

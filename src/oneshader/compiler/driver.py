@@ -28,8 +28,6 @@ from oneshader.compiler.sourceset import SourceSet
 from oneshader.diagnostics import Diagnostic, Severity, UserError
 from oneshader.reflection.model import ShaderReflection, Stage, Target
 
-_SUFFIX = {Target.SpirV: ".spv", Target.Msl: ".metal", Target.Wgsl: ".wgsl"}
-
 STAGE_ALIASES = {
     "vertex": Stage.Vertex,
     "vs": Stage.Vertex,
@@ -144,7 +142,7 @@ def _finish(
         spec_constants=tuple(shader.specs),
         entry_points=tuple(entries),
     )
-    files = tuple(OutputFile(t, _SUFFIX[t], outputs[t]) for t in Target if t in outputs)
+    files = tuple(OutputFile(t, outputs[t]) for t in Target if t in outputs)
     warnings = dedupe([w for t in compiled for w in t.warnings])
     dependencies = tuple(src.dependencies)
     mismatches = _crosscheck(reflection, files)

@@ -43,6 +43,11 @@ class Target(enum.Enum):
     Msl = "msl"
     Wgsl = "wgsl"
 
+    @property
+    def suffix(self) -> str:
+        """The file suffix of this target's code, as the build names it beside the reflection."""
+        return {"spirv": ".spv", "msl": ".metal", "wgsl": ".wgsl"}[self.value]
+
 
 class Stage(enum.Enum):
     Vertex = "vertex"
