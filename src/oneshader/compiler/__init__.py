@@ -16,8 +16,8 @@ from oneshader.compiler.api import (
     EntryPointSpec,
     OutputFile,
     RegisterShift,
+    stage_from_name,
 )
-from oneshader.reflection.model import Stage
 
 # Bumped by hand when outputs change meaning; the digest below catches every other code change.
 COMPILER_CODE_VERSION = "1"
@@ -59,10 +59,3 @@ def compiler_version() -> str:
         digest.update(source.read_bytes())
     code = f"{COMPILER_CODE_VERSION}.{digest.hexdigest()[:12]}"
     return f"slang-{SLANG_VERSION}+slangpy-{slangpy}+oneshader-compiler-{code}"
-
-
-def stage_from_name(name: str) -> Stage:
-    """vertex/vs, pixel/ps/fragment/fs, compute/cs (any case) to a :class:`Stage`."""
-    from oneshader.compiler.driver import stage_from_name as _stage
-
-    return _stage(name)

@@ -20,6 +20,30 @@ class EntryPointSpec:
     stage: Stage
 
 
+STAGE_ALIASES = {
+    "vertex": Stage.Vertex,
+    "vs": Stage.Vertex,
+    "vert": Stage.Vertex,
+    "pixel": Stage.Pixel,
+    "ps": Stage.Pixel,
+    "fragment": Stage.Pixel,
+    "fs": Stage.Pixel,
+    "frag": Stage.Pixel,
+    "compute": Stage.Compute,
+    "cs": Stage.Compute,
+    "comp": Stage.Compute,
+}
+
+
+def stage_from_name(name: str) -> Stage:
+    """HLSL's stage names and the common aliases (vs/ps/fs/cs, fragment) to a :class:`Stage`."""
+    try:
+        return STAGE_ALIASES[name.strip().lower()]
+    except KeyError:
+        known = ", ".join(sorted(STAGE_ALIASES))
+        raise ValueError(f"unknown shader stage '{name}' (expected one of: {known})") from None
+
+
 @dataclass(frozen=True)
 class RegisterShift:
     """DXC's ``-fvk-<cls>-shift N SPACE``: register class ``cls`` (b, t, s, u) in ``space`` moves

@@ -26,30 +26,7 @@ from oneshader.compiler.precheck import precheck
 from oneshader.compiler.slang_compile import CompiledTarget, compile_target
 from oneshader.compiler.sourceset import SourceSet
 from oneshader.diagnostics import Diagnostic, Severity, UserError
-from oneshader.reflection.model import ShaderReflection, Stage, Target
-
-STAGE_ALIASES = {
-    "vertex": Stage.Vertex,
-    "vs": Stage.Vertex,
-    "vert": Stage.Vertex,
-    "pixel": Stage.Pixel,
-    "ps": Stage.Pixel,
-    "fragment": Stage.Pixel,
-    "fs": Stage.Pixel,
-    "frag": Stage.Pixel,
-    "compute": Stage.Compute,
-    "cs": Stage.Compute,
-    "comp": Stage.Compute,
-}
-
-
-def stage_from_name(name: str) -> Stage:
-    """HLSL's stage names and the common aliases (vs/ps/fs/cs, fragment) to a :class:`Stage`."""
-    try:
-        return STAGE_ALIASES[name.strip().lower()]
-    except KeyError:
-        known = ", ".join(sorted(STAGE_ALIASES))
-        raise ValueError(f"unknown shader stage '{name}' (expected one of: {known})") from None
+from oneshader.reflection.model import ShaderReflection, Target
 
 
 def _compile(path: str, options: CompileOptions) -> CompileResult:
