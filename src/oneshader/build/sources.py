@@ -30,7 +30,7 @@ class ShaderJob:
 
 def project_name(path: Path, root: Path) -> str:
     """The name a file has in reflections, diagnostics and the state: relative to the project."""
-    return os.path.relpath(path, root).replace(os.sep, "/")
+    return display_path(path, root)
 
 
 def walk_shaders(folder: Path, skip: Path | None = None) -> list[Path]:
