@@ -109,7 +109,7 @@ class CompileServer:
         cannot be started."""
         with contextlib.suppress(FileNotFoundError, ConnectionRefusedError):
             return self._connect()
-        import fcntl  # POSIX, as fork is: workers need both
+        import fcntl  # here, so that the module imports anywhere
 
         lock = os.open(self.path.with_suffix(".lock"), os.O_RDWR | os.O_CREAT, 0o600)
         try:
