@@ -10,8 +10,10 @@ empty file under the new name either; regenerable outputs skip that (build outpu
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
+import stat
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
@@ -94,3 +96,36 @@ def write_many_if_changed(
                 os.unlink(tmp)
         raise
     return [target for _, target in pending]
+
+
+class NotRegularFile(OSError):
+    """A path that names a FIFO, a device, a socket or a folder where a file's content is wanted:
+    reading one could block for ever (a FIFO) or never end (``/dev/zero``)."""
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a special file"
+
+
+def read_regular(path: str | os.PathLike[str]) -> tuple[bytes, os.stat_result]:
+    """The whole content of a regular file and its status as opened (links followed); raises
+    :class:`NotRegularFile` for anything else, without blocking on a FIFO or reading a device."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise NotRegularFile(errno.EINVAL, f"{_kind(st.st_mode)}, not a regular file", os.fspath(path))
+        chunks = []
+        while chunk := os.read(fd, max(st.st_size + 1, 65536)):
+            chunks.append(chunk)
+        return b"".join(chunks), st
+    finally:
+        os.close(fd)

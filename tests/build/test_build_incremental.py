@@ -287,6 +287,35 @@ def test_an_include_saved_during_the_compile_is_not_taken_as_built(
     assert summary_counts(build()[1]) == (0, 5, 0)
 
 
+class EditUndoneDuringCompile(CompilerWorker):
+    """The real worker; ``K1`` is edited after the build looked at it and before the compiler
+    reads it, and put back as soon as the compile is over (an undo in the editor)."""
+
+    def compile(self, path: str, options: CompileOptions) -> CompileResult:
+        if Path(path).stem != "K1":
+            return super().compile(path, options)
+        source = Path(path)
+        original = source.read_text()
+        touch_later(source, original.replace("* 3u", "* 7u"))
+        try:
+            return super().compile(path, options)
+        finally:
+            touch_later(source, original)
+
+
+def test_an_edit_undone_during_the_compile_is_not_recorded_as_current(
+    project: Path, build: BuildRun
+) -> None:
+    config = load_config(make_parser().parse_args(["build", "-q", "-j", "1"]), project)
+    with WorkerPool(1, EditUndoneDuringCompile) as pool:
+        report = run_once(config, pool, Progress(quiet=True, live=False))
+    assert "shaders/K1.hlsl" in report.built
+    assert "* 7U" in (project / "out/K1.metal").read_text()  # what the compiler read
+    status, out, _ = build()  # the outputs are the edit's, the source is not: compile again
+    assert status == 0 and summary_counts(out) == (1, 4, 0)
+    assert summary_counts(build()[1]) == (0, 5, 0)
+
+
 def test_an_out_that_cannot_be_written_is_a_usage_error(project: Path, build: BuildRun) -> None:
     (project / "blocked").write_text("a file where OUT should be a folder")
     status, _, err = build("-o", "blocked")

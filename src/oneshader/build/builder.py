@@ -26,7 +26,14 @@ from oneshader.build.outputs import (
 from oneshader.build.progress import Progress
 from oneshader.build.scheduler import WorkerPool
 from oneshader.build.sources import ShaderJob, discover, project_name
-from oneshader.build.state import BuildState, Checker, ShaderRecord, Stamp, is_current, stamp
+from oneshader.build.state import (
+    BuildState,
+    Checker,
+    ShaderRecord,
+    Stamp,
+    input_stamp,
+    is_current,
+)
 from oneshader.compiler.api import CompileResult
 from oneshader.diagnostics import Diagnostic, Severity, UserError
 
@@ -80,9 +87,6 @@ class Build:
         self.report = BuildReport()
         self.state = BuildState()
         self._last_save = 0.0
-        self._source_stamps: dict[str, Stamp] = {}
-        self._started_ns = 0
-        self._before: dict[Path, tuple[int, int]] = {}  # dependencies as they were at the start
 
     # --- the steps ---------------------------------------------------------------------------
 
@@ -112,10 +116,6 @@ class Build:
             self._remove_gone(jobs)
             todo = self._stale(jobs, rebuild_all)
             self.report.up_to_date = len(jobs) - len(todo)
-            self._started_ns = time.time_ns()
-            for job in todo:
-                self._source_stamps[job.stem] = self._stamp_source(job)
-                self._note_dependencies(job)
             if todo:
                 self.progress.begin(len(todo))
                 try:
@@ -164,36 +164,6 @@ class Build:
                 todo.append(job)
         return todo
 
-    def _stamp_source(self, job: ShaderJob) -> Stamp:
-        """The source as it is when handed to the compiler: an edit during the compile then
-        shows as a change next time instead of being recorded as built."""
-        try:
-            return stamp(job.source, job.source_name)
-        except OSError:
-            return Stamp(job.source_name, 0, -1, "")
-
-    def _note_dependencies(self, job: ShaderJob) -> None:
-        """(mtime, size) of the files the shader read last time, before it is compiled again."""
-        record = self.state.shaders.get(job.stem)
-        for s in record.inputs[1:] if record else ():
-            path = self.config.root / s.path
-            if path not in self._before:
-                try:
-                    st = path.stat()
-                    self._before[path] = (st.st_mtime_ns, st.st_size)
-                except OSError:
-                    self._before[path] = (-1, -1)
-
-    def _dependency_stamp(self, path: Path, name: str) -> Stamp:
-        """A dependency, stamped after the compile: one that moved since the build started (or,
-        if new, since then) is recorded as unknown, since what the compiler read is unknown."""
-        expect = self._before.get(path)
-        if expect is None:
-            st = path.stat()
-            if st.st_mtime_ns > self._started_ns:
-                return Stamp(name, 0, st.st_size, "")
-        return stamp(path, name, expect=expect)
-
     def _finished(self, job: ShaderJob, result: CompileResult, seconds: float) -> None:
         for diag in result.diagnostics:
             self.progress.diagnostic(diag)
@@ -230,22 +200,28 @@ class Build:
         self.report.removed += remove_files(
             self.config.out, (p for p in old_outputs if p not in written)
         )
-        inputs = [self._source_stamps[job.stem]]
-        seen = {job.source}
-        for dep in result.dependencies:
-            path = Path(dep).resolve()
-            if path in seen:
-                continue
-            seen.add(path)
-            name = project_name(path, self.config.root)
-            try:
-                inputs.append(self._dependency_stamp(path, name))
-            except OSError:
-                inputs.append(Stamp(name, 0, -1, ""))
+        inputs = self._input_stamps(job, result)
         self.state.shaders[job.stem] = ShaderRecord(job.source_name, job.key, inputs, outputs)
         self.report.built.append(job.source_name)
         self.progress.finish(job.source_name, "built", seconds)
         self._maybe_save()
+
+    def _input_stamps(self, job: ShaderJob, result: CompileResult) -> list[Stamp]:
+        """The files the compiler read, as it read them (not as they are now: an edit made
+        during the compile, even one undone since, must not pass for what was built)."""
+        inputs = [Stamp(job.source_name, 0, -1, "")]  # unknown unless the compiler says
+        seen: set[str] = set()
+        for f in result.inputs:
+            path = Path(f.path).resolve()
+            name = project_name(path, self.config.root)
+            if name in seen:
+                continue
+            seen.add(name)
+            if path == job.source:
+                inputs[0] = input_stamp(f, job.source_name)
+            else:
+                inputs.append(input_stamp(f, name))
+        return inputs
 
     def _maybe_save(self) -> None:
         """Save now and then during a long build, so that a killed build keeps most of its work."""

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from oneshader.fsutil import atomic_write
+from oneshader.compiler.api import InputFile
+from oneshader.fsutil import atomic_write, read_regular
 
 STATE_NAME = ".oneshader-state.json"
 FORMAT = "oneshader-build-state"
@@ -128,25 +129,26 @@ def _to_body(state: BuildState) -> dict[str, Any]:
 
 
 def file_hash(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    """The digest of a regular file's content (OSError for anything else: a FIFO put in place
+    of an input must not hang the check)."""
+    return hashlib.sha256(read_regular(path)[0]).hexdigest()
 
 
-def stamp(
-    path: Path, name: str, data: bytes | None = None, *, expect: tuple[int, int] | None = None
-) -> Stamp:
+def stamp(path: Path, name: str, data: bytes | None = None) -> Stamp:
     """Stamp ``path`` now; ``data`` is its content when the caller just wrote it (an output,
-    whose fresh mtime is then trusted: nobody else writes it in the same tick).
-
-    ``expect`` is (mtime_ns, size) as seen before the compile that read the file: if the file
-    moved since, its content at compile time is unknown, so it gets no hash and the next build
-    compiles again."""
+    whose fresh mtime is then trusted: nobody else writes it in the same tick)."""
     st = path.stat()
-    if expect is not None and expect != (st.st_mtime_ns, st.st_size):
-        return Stamp(name, 0, st.st_size, "")
     digest = hashlib.sha256(data).hexdigest() if data is not None else file_hash(path)
     fresh = time.time_ns() - st.st_mtime_ns <= _RACY_NS
     mtime = 0 if fresh and data is None else st.st_mtime_ns
     return Stamp(name, mtime, st.st_size, digest)
+
+
+def input_stamp(f: InputFile, name: str) -> Stamp:
+    """The stamp of a file as the compiler read it. Its mtime is stored as unknown (0) when it
+    was that close to the read (an edit just after may keep it), so the next check hashes it."""
+    racy = f.read_ns - f.mtime_ns <= _RACY_NS
+    return Stamp(name, 0 if racy or not f.sha256 else f.mtime_ns, f.size, f.sha256)
 
 
 class Checker:

@@ -94,15 +94,36 @@ class OutputFile:
 
 
 @dataclass(frozen=True)
+class InputFile:
+    """A file a compile read (the main file first, then its includes), as it was read: the
+    status of the open file and the digest of the very bytes compiled, so that a build records
+    what its outputs come from, not what the file holds before or after. ``sha256`` is "" when
+    the file changed while the compiler used it (what was compiled is then unknown).
+    ``read_ns`` is the wall clock at the read: an mtime that close to it may not have moved yet
+    for an edit made just after."""
+
+    path: str  # absolute
+    mtime_ns: int
+    size: int
+    sha256: str
+    read_ns: int
+
+
+@dataclass(frozen=True)
 class CompileResult:
     """``reflection`` is None exactly when an error diagnostic is present."""
 
     diagnostics: tuple[Diagnostic, ...] = ()
     reflection: ShaderReflection | None = None
     outputs: tuple[OutputFile, ...] = ()
-    dependencies: tuple[str, ...] = field(default=())  # files read, transitively (absolute paths)
+    inputs: tuple[InputFile, ...] = field(default=())  # files read, transitively
     crashed: bool = False
 
     @property
     def ok(self) -> bool:
         return self.reflection is not None and not any(d.is_error for d in self.diagnostics)
+
+    @property
+    def dependencies(self) -> tuple[str, ...]:
+        """The absolute paths of the files read, the main file first."""
+        return tuple(f.path for f in self.inputs)

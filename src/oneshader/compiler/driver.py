@@ -41,11 +41,11 @@ def _compile(path: str, options: CompileOptions) -> CompileResult:
         compiled, usage_outputs = _compile_targets(src, options, refused)
         return _finish(src, options, compiled, usage_outputs)
     except UserError as err:
-        return CompileResult(diagnostics=err.diagnostics, dependencies=tuple(src.dependencies))
+        return CompileResult(diagnostics=err.diagnostics, inputs=src.final_inputs())
     except Exception as err:  # a bug in oneshader: reported for this shader, not raised
         message = f"internal error in the compiler: {type(err).__name__}: {err}"
         diag = Diagnostic(src.name, 0, 0, Severity.ERROR, message, "OS9002")
-        return CompileResult(diagnostics=(diag,), dependencies=tuple(src.dependencies))
+        return CompileResult(diagnostics=(diag,), inputs=src.final_inputs())
 
 
 def _compile_targets(
@@ -121,7 +121,7 @@ def _finish(
     )
     files = tuple(OutputFile(t, outputs[t]) for t in Target if t in outputs)
     warnings = dedupe([w for t in compiled for w in t.warnings])
-    dependencies = tuple(src.dependencies)
+    inputs = src.final_inputs()
     mismatches = _crosscheck(reflection, files)
     if mismatches:
         diags = [
@@ -135,8 +135,8 @@ def _finish(
             )
             for m in mismatches
         ]
-        return CompileResult(tuple(warnings) + tuple(diags), None, files, dependencies)
-    return CompileResult(tuple(warnings), reflection, files, dependencies)
+        return CompileResult(tuple(warnings) + tuple(diags), None, files, inputs)
+    return CompileResult(tuple(warnings), reflection, files, inputs)
 
 
 def _crosscheck(reflection: ShaderReflection, files: Sequence[OutputFile]) -> list[str]:

@@ -517,7 +517,7 @@ def include_directives(
         found: Path | None = None
         for base in (path.parent, *map(Path, include_dirs)):
             candidate = (base / name).resolve()
-            if candidate.is_file():
+            if candidate.exists() and not candidate.is_dir():  # a FIFO too: reading refuses it
                 found = candidate
                 break
         out.append((m, found))

@@ -7,20 +7,42 @@ file, and builds its positioned errors here, so a message names a file as the us
 
 from __future__ import annotations
 
+import hashlib
+import os
 import re
+import time
+from dataclasses import replace
 from pathlib import Path
 
 from oneshader.compiler import rewrite
+from oneshader.compiler.api import InputFile
 from oneshader.compiler.kinds import COUNTED, RTYPES
 from oneshader.compiler.source import (
     Declaration,
     SourceFile,
     StructDef,
     find_includes,
+    include_directives,
+    line_col,
     scan,
     strip_comments,
 )
 from oneshader.diagnostics import Diagnostic, Severity, UserError, source_excerpt
+from oneshader.fsutil import read_regular
+
+UNREADABLE = "OS1016"  # a source or include that cannot be read as UTF-8 text of a regular file
+ABSOLUTE_INCLUDE = "OS1017"
+
+
+def not_utf8(name: str, data: bytes, err: UnicodeDecodeError) -> UserError:
+    """The error for a file that is not UTF-8, at the first bad byte (its line and column)."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return UserError.at(name, 1, 1, "the file is UTF-16: save it as UTF-8", UNREADABLE)
+    start = data.rfind(b"\n", 0, err.start) + 1
+    line = data.count(b"\n", 0, err.start) + 1
+    col = len(data[start : err.start].decode("utf-8", "replace")) + 1
+    message = f"not UTF-8: byte 0x{data[err.start]:02x} ({err.reason}); save the file as UTF-8"
+    return UserError.at(name, line, col, message, UNREADABLE)
 
 _INTERLOCKED = re.compile(
     r"(?:\b(?P<obj>\w+)\s*\.\s*)?\b(?P<fn>Interlocked(?:CompareExchange|CompareStore|Exchange|"
@@ -35,7 +57,7 @@ class SourceSet:
         self.include_dirs = include_dirs
         self.texts: dict[Path, str] = {}
         self.sources: dict[Path, SourceFile] = {}
-        self.dependencies: list[str] = []
+        self.inputs: list[InputFile] = []
 
     # -- names and positions -------------------------------------------------------------------
 
@@ -57,7 +79,7 @@ class SourceSet:
                     return resolved.relative_to(Path(d).resolve()).as_posix()
                 except ValueError:
                     continue
-            return resolved.name
+            return resolved.as_posix()  # outside the project: its full name, never a look-alike
         base = Path(self.name).parent
         return (base / rel).as_posix() if base.as_posix() != "." else rel.as_posix()
 
@@ -81,24 +103,63 @@ class SourceSet:
     # -- reading and looking up ----------------------------------------------------------------
 
     def read(self) -> None:
-        try:
-            text = self.path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as err:
-            raise UserError.at(self.name, 0, 0, f"cannot read: {err}") from None
-        todo = [(self.path, text)]
+        """Read the main file and, transitively, the includes found; each file's status and
+        digest as read go to ``inputs``. A file that is not a regular file, not UTF-8, or an
+        absolute include outside the include folders is a positioned error."""
+        self.inputs.append(self._read(self.path, self.name, 0, 0))
+        todo = [self.path]
         while todo:
-            p, t = todo.pop(0)
-            if p in self.texts:
-                continue
-            self.texts[p] = t
+            p = todo.pop(0)
+            t = self.texts[p]
             self.sources[p] = scan(str(p), t)
-            self.dependencies.append(str(p))
-            for inc in find_includes(p, t, self.include_dirs):
-                if inc not in self.texts:
-                    try:
-                        todo.append((inc, inc.read_text(encoding="utf-8")))
-                    except (OSError, UnicodeDecodeError):
-                        continue
+            for m, inc in include_directives(p, t, self.include_dirs):
+                if inc is None or inc in self.texts:
+                    continue
+                line, col = line_col(t, m.start(1) if m.group(1) else m.start(2))
+                where = self.display(str(p))
+                written = m.group(1) or m.group(2)
+                if Path(written).is_absolute() and not self._in_include_dir(inc):
+                    message = (
+                        f"'{written}' is an absolute include outside the include folders: "
+                        "name it relative to this file or to an include folder (-I)"
+                    )
+                    raise UserError.at(where, line, col, message, ABSOLUTE_INCLUDE)
+                self.inputs.append(self._read(inc, where, line, col))
+                todo.append(inc)
+
+    def _read(self, path: Path, where: str, line: int, col: int) -> InputFile:
+        """One file into ``texts``; errors at ``where:line:col`` (the main file's name, or the
+        include directive naming the file)."""
+        try:
+            data, st = read_regular(path)
+            read_ns = time.time_ns()
+        except OSError as err:
+            why = err.strerror or str(err)
+            raise UserError.at(where, line, col, f"cannot read: {why}", UNREADABLE) from None
+        name = self.display(str(path))
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise not_utf8(name, data, err) from None
+        self.texts[path] = text.replace("\r\n", "\n").replace("\r", "\n")  # as text mode reads
+        digest = hashlib.sha256(data).hexdigest()
+        return InputFile(str(path), st.st_mtime_ns, st.st_size, digest, read_ns)
+
+    def _in_include_dir(self, path: Path) -> bool:
+        return any(path.is_relative_to(Path(d).resolve()) for d in self.include_dirs)
+
+    def final_inputs(self) -> tuple[InputFile, ...]:
+        """``inputs`` after the compile: Slang reads the includes again itself (all but those
+        inlined), so one whose status moved since it was read here has an unknown digest."""
+        out = [self.inputs[0]] if self.inputs else []
+        for f in self.inputs[1:]:
+            try:
+                st = os.stat(f.path)
+                moved = (st.st_mtime_ns, st.st_size) != (f.mtime_ns, f.size)
+            except OSError:
+                moved = True
+            out.append(replace(f, sha256="") if moved else f)
+        return tuple(out)
 
     def declarations(self) -> dict[str, Declaration]:
         out: dict[str, Declaration] = {}
