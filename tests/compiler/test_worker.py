@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import os
+import pickle
 import signal
+import socket
+import struct
+import threading
 import time
 from pathlib import Path
 
@@ -142,3 +146,63 @@ def test_the_zygote_imports_nothing_heavy_it_does_not_need() -> None:
         assert worker.pid is not None and worker.restarts == 0
         argv = Path(f"/proc/{worker.pid}/cmdline").read_bytes().split(b"\0")
     assert argv[1:4] == [b"-S", b"-m", b"oneshader.compiler.zygote"]
+
+
+class _Plant:
+    """Unpickling this makes the folder ``path``: the code a pickle can run."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        return os.mkdir, (str(self.path),)
+
+
+def _frame(data: bytes) -> bytes:
+    return struct.pack("<Q", len(data)) + data
+
+
+class _FakeZygote(Zygote):
+    """A "zygote" whose workers are whatever answers on the other end of the channel."""
+
+    def __init__(self, reply: bytes) -> None:
+        super().__init__()
+        self.reply = reply
+
+    def fork(self) -> tuple[int, socket.socket]:
+        ours, theirs = socket.socketpair()
+
+        def answer() -> None:
+            with theirs, theirs.makefile("rb") as inp:
+                (size,) = struct.unpack("<Q", inp.read(8))
+                inp.read(size)
+                theirs.sendall(_frame(self.reply))
+
+        threading.Thread(target=answer, daemon=True).start()
+        return os.getpid(), ours
+
+    def wait(self, pid: int, timeout: float) -> int | None:
+        return None
+
+
+def test_a_reply_that_is_a_pickle_runs_nothing(tmp_path: Path) -> None:
+    """Whatever listens where the compile server should can answer anything: the answer is
+    read as plain data, and a pickle is a broken worker, not code to run."""
+    planted = tmp_path / "planted"
+    for reply in (pickle.dumps(_Plant(planted)), b"{}", b'{"diagnostics": 1}', b"\xff" * 9):
+        with CompilerWorker(zygote=_FakeZygote(reply)) as worker:
+            result = worker.compile(SPRITE, OPTIONS)
+        assert result.crashed and not result.ok
+    assert not planted.exists()
+
+
+def test_a_request_that_is_a_pickle_runs_nothing_in_the_worker(tmp_path: Path) -> None:
+    planted = tmp_path / "planted"
+    with Zygote() as zygote:
+        pid, channel = zygote.fork()
+        with channel:
+            channel.sendall(_frame(pickle.dumps(_Plant(planted))))
+            channel.settimeout(30)
+            assert channel.recv(1) == b""  # the worker ends without an answer
+        zygote.wait(pid, 5)
+    assert not planted.exists()

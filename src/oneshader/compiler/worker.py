@@ -3,7 +3,8 @@
 Slang segfaults on some inputs (docs/compiler.md lists the known ones), inside ``spCompile``
 itself. :class:`CompilerWorker` keeps one child process with one Slang session, forked warm from
 a :class:`~oneshader.compiler.zygote.Zygote` (workers of one pool share it, so the session's
-~200 ms are paid once), and talks to it over a socket with pickled frames. If the child dies
+~200 ms are paid once), and talks to it over a socket with frames of plain data
+(:mod:`.wire`: the child may be the compile server's, so nothing it sends may run code here). If the child dies
 mid-request, the request returns ``crashed=True`` with an error diagnostic naming the signal, and
 the next request gets a fresh child.
 """
@@ -12,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import pickle
 import select
 import signal
 import socket
@@ -22,6 +22,7 @@ from types import TracebackType
 from typing import IO, NoReturn
 
 from oneshader.compiler.api import CompileOptions, CompileResult
+from oneshader.compiler.wire import decode_request, decode_result, encode_request, encode_result
 from oneshader.compiler.zygote import Zygote
 from oneshader.diagnostics import Diagnostic, Severity
 
@@ -31,21 +32,26 @@ _HEADER = struct.Struct("<Q")
 _REAP_SECONDS = 5.0
 
 
-def _send(stream: IO[bytes], obj: object) -> None:
-    data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+_MAX_FRAME = 1 << 30  # a bigger frame is a broken or hostile peer, not a shader's outputs
+
+
+def _send(stream: IO[bytes], data: bytes) -> None:
+    """One frame; an empty one ends the conversation."""
     stream.write(_HEADER.pack(len(data)) + data)
     stream.flush()
 
 
-def _receive(stream: IO[bytes]) -> object:
+def _receive(stream: IO[bytes]) -> bytes:
     header = stream.read(_HEADER.size)
     if len(header) < _HEADER.size:
         raise EOFError
     (size,) = _HEADER.unpack(header)
+    if size > _MAX_FRAME:
+        raise EOFError
     data = stream.read(size)
     if len(data) < size:
         raise EOFError
-    return pickle.loads(data)
+    return data
 
 
 class _Child:
@@ -126,14 +132,14 @@ class CompilerWorker:
                 timer = threading.Timer(self.timeout, child.kill)
                 timer.start()
             try:
-                _send(child.writer, (path, options))
-                result = _receive(child.reader)
-            except (EOFError, OSError, pickle.UnpicklingError):
+                _send(child.writer, encode_request(path, options))
+                result: CompileResult | None = decode_result(_receive(child.reader))
+            except (EOFError, OSError, ValueError):
                 result = None
             finally:
                 if timer is not None:
                     timer.cancel()  # before the child is reaped: its pid must not be killed then
-            if not isinstance(result, CompileResult):
+            if result is None:
                 return self._crashed(options)
             return result
 
@@ -162,7 +168,7 @@ class CompilerWorker:
             child = self._child
             if child is not None:
                 with contextlib.suppress(OSError):
-                    _send(child.writer, None)
+                    _send(child.writer, b"")
                 self._end_child(kill=False)
             if self._owns_zygote:
                 self._zygote.close()
@@ -211,11 +217,9 @@ def _serve_requests(inp: IO[bytes], out: IO[bytes]) -> None:
             request = _receive(inp)
         except EOFError:
             return
-        if request is None:
+        if not request:
             return
-        assert isinstance(request, tuple)
-        path: str = request[0]
-        options: CompileOptions = request[1]
+        path, options = decode_request(request)  # ValueError: not our caller; the worker ends
         try:
             result = compile_file(path, options)
         except Exception as err:  # a bug in oneshader: one shader fails, the worker stays
@@ -223,7 +227,14 @@ def _serve_requests(inp: IO[bytes], out: IO[bytes]) -> None:
             message = f"internal error in the compiler: {type(err).__name__}: {err}"
             diag = Diagnostic(name, 0, 0, Severity.ERROR, message, "OS9002")
             result = CompileResult(diagnostics=(diag,))
-        _send(out, result)
+        try:
+            reply = encode_result(result)
+        except ValueError as err:  # a reflection the format cannot hold: a bug, one shader fails
+            name = options.source_name or path
+            message = f"internal error, no reflection written: {err}"
+            diag = Diagnostic(name, 0, 0, Severity.ERROR, message, "OS3003")
+            reply = encode_result(CompileResult((*result.diagnostics, diag), None, result.outputs))
+        _send(out, reply)
 
 
 def serve(fd: int) -> NoReturn:

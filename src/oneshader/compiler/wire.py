@@ -1,0 +1,180 @@
+"""Compile requests and results as plain data (JSON), for the channel between a build and its
+worker processes.
+
+The other end of that channel may be a process forked by the compile server, which a build
+finds by a path in a folder: a reply (or a request) must not be able to run code, as a pickle
+can. Decoding accepts exactly the shapes encoding produces and raises :class:`ValueError` for
+anything else; the reflection travels in its own file format, whose reader checks it.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from typing import Any
+
+from oneshader.compiler.api import (
+    BindRegister,
+    CompileOptions,
+    CompileResult,
+    EntryPointSpec,
+    InputFile,
+    OutputFile,
+    RegisterShift,
+)
+from oneshader.diagnostics import Diagnostic, Severity
+from oneshader.reflection.errors import ReflectionFormatError
+from oneshader.reflection.format import ReflectionFormat
+from oneshader.reflection.model import Stage, Target
+
+__all__ = ["decode_request", "decode_result", "encode_request", "encode_result"]
+
+
+def _dumps(doc: object) -> bytes:
+    return json.dumps(doc, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def _loads(data: bytes) -> Any:
+    try:
+        return json.loads(data)
+    except (UnicodeDecodeError, RecursionError) as err:
+        raise ValueError(f"not a message: {err}") from None
+
+
+def _str(v: object) -> str:
+    if type(v) is not str:
+        raise ValueError(f"expected a string, not {type(v).__name__}")
+    return v
+
+
+def _int(v: object) -> int:
+    if type(v) is not int:
+        raise ValueError(f"expected an int, not {type(v).__name__}")
+    return v
+
+
+def _list(v: object, n: int | None = None) -> list[Any]:
+    if type(v) is not list or (n is not None and len(v) != n):
+        raise ValueError(f"expected a list{f' of {n}' if n is not None else ''}")
+    return v
+
+
+def _object(v: object, keys: set[str]) -> dict[str, Any]:
+    if type(v) is not dict or set(v) != keys:
+        raise ValueError(f"expected an object with the keys {sorted(keys)}")
+    return v
+
+
+# --- requests ------------------------------------------------------------------------------
+
+_OPTION_KEYS = {"targets", "source", "include", "defines", "entry", "shifts", "binds"}
+
+
+def encode_request(path: str, options: CompileOptions) -> bytes:
+    o = options
+    return _dumps(
+        {
+            "path": path,
+            "options": {
+                "targets": [t.value for t in o.targets],
+                "source": o.source_name,
+                "include": list(o.include_dirs),
+                "defines": [list(d) for d in o.defines],
+                "entry": [[e.name, e.stage.value] for e in o.entry_points],
+                "shifts": [[s.register_class, s.shift, s.space] for s in o.shifts],
+                "binds": [[b.register, b.space, b.binding, b.set] for b in o.bind_registers],
+            },
+        }
+    )
+
+
+def _shift(v: object) -> RegisterShift:
+    cls, shift, space = _list(v, 3)
+    return RegisterShift(_str(cls), _int(shift), None if space is None else _int(space))
+
+
+def decode_request(data: bytes) -> tuple[str, CompileOptions]:
+    doc = _object(_loads(data), {"path", "options"})
+    o = _object(doc["options"], _OPTION_KEYS)
+    options = CompileOptions(
+        targets=tuple(Target(_str(t)) for t in _list(o["targets"])),
+        source_name=_str(o["source"]),
+        include_dirs=tuple(_str(d) for d in _list(o["include"])),
+        defines=tuple((_str(n), _str(v)) for n, v in (_list(d, 2) for d in _list(o["defines"]))),
+        entry_points=tuple(
+            EntryPointSpec(_str(n), Stage(_str(s))) for n, s in (_list(e, 2) for e in _list(o["entry"]))
+        ),
+        shifts=tuple(_shift(s) for s in _list(o["shifts"])),
+        bind_registers=tuple(
+            BindRegister(_str(r), _int(a), _int(b), _int(c))
+            for r, a, b, c in (_list(x, 4) for x in _list(o["binds"]))
+        ),
+    )
+    return _str(doc["path"]), options
+
+
+# --- results -------------------------------------------------------------------------------
+
+_RESULT_KEYS = {"diagnostics", "reflection", "outputs", "inputs", "crashed"}
+
+
+def encode_result(result: CompileResult) -> bytes:
+    r = result
+    return _dumps(
+        {
+            "diagnostics": [
+                [d.file, d.line, d.column, d.severity.value, d.message, d.code, d.excerpt]
+                for d in r.diagnostics
+            ],
+            "reflection": (
+                None
+                if r.reflection is None
+                else ReflectionFormat.write(r.reflection).decode("utf-8")
+            ),
+            "outputs": [[o.target.value, base64.b64encode(o.data).decode()] for o in r.outputs],
+            "inputs": [[f.path, f.mtime_ns, f.size, f.sha256, f.read_ns] for f in r.inputs],
+            "crashed": r.crashed,
+        }
+    )
+
+
+def _diagnostic(v: object) -> Diagnostic:
+    file, line, col, severity, message, code, excerpt = _list(v, 7)
+    return Diagnostic(
+        _str(file),
+        _int(line),
+        _int(col),
+        Severity(_str(severity)),
+        _str(message),
+        _str(code),
+        _str(excerpt),
+    )
+
+
+def _output(v: object) -> OutputFile:
+    target, data = _list(v, 2)
+    return OutputFile(Target(_str(target)), base64.b64decode(_str(data), validate=True))
+
+
+def _input(v: object) -> InputFile:
+    path, mtime, size, digest, read_ns = _list(v, 5)
+    return InputFile(_str(path), _int(mtime), _int(size), _str(digest), _int(read_ns))
+
+
+def decode_result(data: bytes) -> CompileResult:
+    doc = _object(_loads(data), _RESULT_KEYS)
+    text = doc["reflection"]
+    try:
+        reflection = None if text is None else ReflectionFormat.read(_str(text))
+    except ReflectionFormatError as err:
+        raise ValueError(f"bad reflection: {err}") from None
+    crashed = doc["crashed"]
+    if type(crashed) is not bool:
+        raise ValueError("expected a bool")
+    return CompileResult(
+        diagnostics=tuple(_diagnostic(d) for d in _list(doc["diagnostics"])),
+        reflection=reflection,
+        outputs=tuple(_output(o) for o in _list(doc["outputs"])),
+        inputs=tuple(_input(f) for f in _list(doc["inputs"])),
+        crashed=crashed,
+    )
