@@ -122,7 +122,8 @@ def read_regular(path: str | os.PathLike[str]) -> tuple[bytes, os.stat_result]:
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            raise NotRegularFile(errno.EINVAL, f"{_kind(st.st_mode)}, not a regular file", os.fspath(path))
+            why = f"{_kind(st.st_mode)}, not a regular file"
+            raise NotRegularFile(errno.EINVAL, why, os.fspath(path))
         chunks = []
         while chunk := os.read(fd, max(st.st_size + 1, 65536)):
             chunks.append(chunk)

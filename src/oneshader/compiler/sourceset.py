@@ -44,6 +44,7 @@ def not_utf8(name: str, data: bytes, err: UnicodeDecodeError) -> UserError:
     message = f"not UTF-8: byte 0x{data[err.start]:02x} ({err.reason}); save the file as UTF-8"
     return UserError.at(name, line, col, message, UNREADABLE)
 
+
 _INTERLOCKED = re.compile(
     r"(?:\b(?P<obj>\w+)\s*\.\s*)?\b(?P<fn>Interlocked(?:CompareExchange|CompareStore|Exchange|"
     r"Add|And|Or|Xor|Min|Max))\s*\(\s*(?P<arg>\w*)"

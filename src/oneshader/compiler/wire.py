@@ -102,7 +102,8 @@ def decode_request(data: bytes) -> tuple[str, CompileOptions]:
         include_dirs=tuple(_str(d) for d in _list(o["include"])),
         defines=tuple((_str(n), _str(v)) for n, v in (_list(d, 2) for d in _list(o["defines"]))),
         entry_points=tuple(
-            EntryPointSpec(_str(n), Stage(_str(s))) for n, s in (_list(e, 2) for e in _list(o["entry"]))
+            EntryPointSpec(_str(n), Stage(_str(s)))
+            for n, s in (_list(e, 2) for e in _list(o["entry"]))
         ),
         shifts=tuple(_shift(s) for s in _list(o["shifts"])),
         bind_registers=tuple(

@@ -3,8 +3,8 @@
 Slang segfaults on some inputs (docs/compiler.md lists the known ones), inside ``spCompile``
 itself. :class:`CompilerWorker` keeps one child process with one Slang session, forked warm from
 a :class:`~oneshader.compiler.zygote.Zygote` (workers of one pool share it, so the session's
-~200 ms are paid once), and talks to it over a socket with frames of plain data
-(:mod:`.wire`: the child may be the compile server's, so nothing it sends may run code here). If the child dies
+~200 ms are paid once), and talks to it over a socket with frames of plain data (:mod:`.wire`:
+the child may be the compile server's, so nothing it sends may run code here). If the child dies
 mid-request, the request returns ``crashed=True`` with an error diagnostic naming the signal, and
 the next request gets a fresh child.
 """
