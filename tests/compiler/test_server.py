@@ -4,7 +4,9 @@ other, ending when idle, replaced when dead, never serving other code or other u
 from __future__ import annotations
 
 import os
+import resource
 import signal
+import socket
 import stat
 import subprocess
 import sys
@@ -177,3 +179,116 @@ def test_a_server_that_cannot_be_started_leaves_a_zygote_of_the_callers(runtime:
         assert zygote.pid is not None and parent_of(zygote.pid) == os.getpid()
         assert worker.pid is not None and parent_of(worker.pid) == zygote.pid
     assert not nowhere.started and sockets(runtime) == []
+
+
+def test_a_killed_callers_busy_worker_stops_at_once(runtime: Path) -> None:
+    code = (
+        "import os, sys, time\n"
+        "from oneshader.compiler.server import CompileServer\n"
+        "from oneshader.compiler.worker import CompilerWorker\n"
+        "from oneshader.compiler.zygote import Zygote\n"
+        "w = CompilerWorker(zygote=Zygote(CompileServer.for_this_process(60).connect))\n"
+        "w.start(); print(w.pid, flush=True); time.sleep(60)\n"
+    )
+    caller = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    assert caller.stdout is not None
+    pid = int(caller.stdout.readline())
+    os.kill(pid, signal.SIGSTOP)  # busy: it would not notice its channel closing
+    caller.kill()
+    caller.wait()
+    assert wait_until(lambda: gone(pid), seconds=5)  # not left compiling for nobody
+
+
+def test_workers_of_the_server_get_the_callers_limits(runtime: Path) -> None:
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (123 << 20, hard))
+    try:
+        zygote = Zygote(serve().connect, memory_limit=3 << 30)
+        with zygote, CompilerWorker(zygote=zygote) as worker:
+            assert worker.compile(SPRITE, OPTIONS).ok and worker.pid is not None
+            limits = Path(f"/proc/{worker.pid}/limits").read_text()
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+    fsize = next(line for line in limits.splitlines() if line.startswith("Max file size"))
+    space = next(line for line in limits.splitlines() if line.startswith("Max address space"))
+    assert fsize.split()[3] == str(123 << 20) and space.split()[3] == str(3 << 30)
+
+
+def test_a_newer_server_retires_the_older_ones(runtime: Path) -> None:
+    """Another toolchain (an upgrade, an edit of oneshader) starts another server, which asks
+    the older ones to stop listening; each ends when its last build has."""
+    old = serve()
+    with Zygote(old.connect) as zygote, CompilerWorker(zygote=zygote) as worker:
+        assert worker.compile(SPRITE, OPTIONS).ok  # a build still running on the old one
+        old_pid = server_pid(old.path)
+        assert old_pid is not None
+        newer = CompileServer(old.path.with_name("zygote-000000000000.sock"), 60)
+        new_pid = compile_through(newer)
+        assert new_pid != old_pid and wait_until(lambda: not old.path.exists())
+        assert alive(old_pid) and worker.compile(SPRITE, OPTIONS).ok  # its build goes on
+    assert wait_until(lambda: not alive(old_pid))
+    assert sockets(runtime) == [newer.path] and alive(new_pid)
+
+
+def test_a_folder_that_is_a_link_is_refused_with_a_reason(runtime: Path) -> None:
+    elsewhere = runtime / "elsewhere"
+    elsewhere.mkdir(mode=0o700)
+    (runtime / "oneshader").symlink_to(elsewhere)
+    found = CompileServer.find()
+    assert isinstance(found, str) and "oneshader" in found and "link" in found
+    assert runtime_folder() is None
+
+
+def test_a_build_says_why_it_used_no_server(runtime: Path, tmp_path: Path) -> None:
+    (runtime / "oneshader").mkdir(mode=0o755)
+    (tmp_path / "K.hlsl").write_text(
+        '[shader("compute")][numthreads(1,1,1)] void main() {}\n'  # nothing to bind
+    )
+    out = subprocess.run(
+        [sys.executable, "-m", "oneshader.cli", "build", "K.hlsl", "-o", "out"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    assert "note: no compile server used: its folder is refused:" in out.stderr
+    assert "open to other users (mode 755)" in out.stderr
+
+
+needs_root = pytest.mark.skipif(os.getuid() != 0, reason="needs root to act as another user")
+
+
+@needs_root
+def test_a_runtime_folder_another_user_owns_is_refused(runtime: Path) -> None:
+    """As after ``sudo -E``: root must not use a folder another user can rename things in."""
+    os.chown(runtime, 65534, 65534)
+    found = CompileServer.find()
+    assert isinstance(found, str) and "belongs to another user (uid 65534)" in found
+
+
+@needs_root
+def test_a_socket_held_by_another_user_is_refused(runtime: Path) -> None:
+    server = serve()
+    ready, tell = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # another user listening where our server should
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        listener.bind(os.fspath(server.path))
+        os.setgid(65534)
+        os.setuid(65534)
+        listener.listen(1)
+        os.write(tell, b"1")
+        time.sleep(30)
+        os._exit(0)
+    try:
+        os.read(ready, 1)
+        with Zygote(server.connect) as zygote, CompilerWorker(zygote=zygote) as worker:
+            assert worker.compile(SPRITE, OPTIONS).ok  # on a zygote of its own
+            assert zygote.pid is not None and parent_of(zygote.pid) == os.getpid()
+        assert "held by another user (uid 65534)" in server.refused
+    finally:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        os.close(ready)
+        os.close(tell)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from worker_support import crash_mid_request
 
-from oneshader.compiler import CompileOptions, compile_file
+from oneshader.compiler import CompileOptions, CompileResult, compile_file
 from oneshader.compiler.worker import CompilerWorker
 from oneshader.compiler.zygote import Zygote
 from process_helpers import gone, parent_of
@@ -67,7 +67,8 @@ def test_timeout_kills_a_hung_compile() -> None:
         assert pid is not None
         os.kill(pid, signal.SIGSTOP)  # a compile that never finishes
         result = worker.compile(SPRITE, OPTIONS)
-        assert result.crashed and "SIGKILL" in result.diagnostics[0].message
+        (diag,) = result.diagnostics
+        assert result.crashed and diag.code == "OS9003" and "time limit of 0.5 s" in diag.message
         worker.timeout = 60  # a fresh child (imports, session) takes longer than 0.5 s
         assert worker.compile(SPRITE, OPTIONS).ok
 
@@ -206,3 +207,34 @@ def test_a_request_that_is_a_pickle_runs_nothing_in_the_worker(tmp_path: Path) -
             assert channel.recv(1) == b""  # the worker ends without an answer
         zygote.wait(pid, 5)
     assert not planted.exists()
+
+
+def test_a_worker_killed_from_outside_is_not_called_a_slang_bug() -> None:
+    with CompilerWorker() as worker:
+        worker.start()
+        pid = worker.pid
+        assert pid is not None
+        os.kill(pid, signal.SIGSTOP)
+        results: list[CompileResult] = []
+        thread = threading.Thread(target=lambda: results.append(worker.compile(SPRITE, OPTIONS)))
+        thread.start()
+        time.sleep(0.2)
+        os.kill(pid, signal.SIGKILL)  # an operator's kill, the system's OOM killer
+        thread.join(30)
+        (diag,) = results[0].diagnostics
+        assert results[0].crashed and "SIGKILL" in diag.message
+        assert "Slang bug" not in diag.message and "killed" in diag.message
+
+
+def test_a_compile_over_the_memory_limit_fails_that_shader(tmp_path: Path) -> None:
+    """A 1 KB macro bomb asks Slang for gigabytes; under the cap its worker dies, and the
+    message says it ran out of memory, not that Slang has a bug."""
+    bomb = tmp_path / "bomb.hlsl"
+    lines = ["#define A0 x+", *(f"#define A{i} A{i - 1} A{i - 1}" for i in range(1, 24))]
+    lines.append('[shader("compute")][numthreads(1,1,1)] void main() { float x = A23 1; }')
+    bomb.write_text("\n".join(lines) + "\n")
+    with Zygote(memory_limit=1024 << 20) as zygote, CompilerWorker(60, zygote) as worker:
+        result = worker.compile(str(bomb), OPTIONS)
+        (diag,) = result.diagnostics
+        assert result.crashed and "ran out of memory" in diag.message, diag.message
+        assert worker.compile(SPRITE, OPTIONS).ok  # the next shader gets a fresh worker

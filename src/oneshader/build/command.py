@@ -36,9 +36,14 @@ def build_command(args: argparse.Namespace, cwd: Path | None = None) -> int:
         return watch(args, cwd)
     config = load_config(args, cwd)
     progress = Progress(quiet=config.quiet)
-    with WorkerPool(config.jobs, server_idle_seconds=config.server_idle_seconds) as pool:
+    with WorkerPool(
+        config.jobs, server_idle_seconds=config.server_idle_seconds, limits=config.limits
+    ) as pool:
         report = run_once(config, pool, progress)
-    if pool.server is not None and pool.server.started and not config.quiet:
+    refused = pool.refusal()
+    if refused:
+        progress.message(f"note: no compile server used: {refused}")
+    elif pool.server is not None and pool.server.started and not config.quiet:
         minutes = pool.server.idle_seconds / 60
         progress.message(
             f"note: started a compile server for the next builds (it ends after {minutes:g} "
@@ -95,10 +100,10 @@ def watch(
             inputs: set[Path] = set()
             try:
                 config = load_config(args, cwd)
-                if pool is None or pool.size != config.jobs:
+                if pool is None or (pool.size, pool.limits) != (config.jobs, config.limits):
                     if pool is not None:
                         pool.close()
-                    pool = WorkerPool(config.jobs)
+                    pool = WorkerPool(config.jobs, limits=config.limits)
                 report = run_once(config, pool, progress, inputs)
                 status = 0 if report.ok else 1
             except UserError as err:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from oneshader.compiler.api import BindRegister, EntryPointSpec, RegisterShift
+from oneshader.compiler.api import BindRegister, CompileLimits, EntryPointSpec, RegisterShift
 from oneshader.compiler.server import DEFAULT_IDLE_SECONDS
 from oneshader.diagnostics import Diagnostic, Severity, UserError, source_excerpt
 from oneshader.reflection.model import Stage, Target
@@ -35,6 +35,8 @@ _KNOWN_KEYS = frozenset(
         "entry-points",
         "bindings",
         "jobs",
+        "time-limit",
+        "memory-limit",
         "bind-register",
         *(f"{c}-shift" for c in REGISTER_CLASSES),
     }
@@ -68,6 +70,8 @@ class Settings:
     jobs: int | None = None
     shifts: Mapping[str, tuple[RegisterShift, ...]] = field(default_factory=dict)
     bind_registers: tuple[BindRegister, ...] | None = None
+    time_limit: float | None = None
+    memory_limit: int | None = None
 
 
 @dataclass(frozen=True)
@@ -89,6 +93,7 @@ class BuildConfig:
     quiet: bool = False
     pyproject: Path | None = None
     server_idle_seconds: float | None = None  # None: no compile server, a private zygote
+    limits: CompileLimits = field(default_factory=CompileLimits)
 
 
 SERVER_VARIABLE = "ONESHADER_SERVER"
@@ -330,6 +335,18 @@ def settings_from_table(table: Mapping[str, Any], base: Path, where: TableLocato
         if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1:
             raise where.error("jobs", f"'jobs' must be a positive number, got {jobs!r}")
 
+    limits: dict[str, float | int] = {}
+    for key in ("time-limit", "memory-limit"):
+        if key in table:
+            value = table[key]
+            whole = key == "memory-limit"
+            if isinstance(value, bool) or not isinstance(value, int if whole else (int, float)):
+                value = -1
+            if not 0 < value < float("inf"):
+                unit = "MiB" if whole else "seconds"
+                raise where.error(key, f"'{key}' must be a positive number of {unit}")
+            limits[key] = value
+
     shifts: dict[str, tuple[RegisterShift, ...]] = {}
     for cls in REGISTER_CLASSES:
         key = f"{cls}-shift"
@@ -368,6 +385,8 @@ def settings_from_table(table: Mapping[str, Any], base: Path, where: TableLocato
         jobs=jobs,
         shifts=shifts,
         bind_registers=binds,
+        time_limit=limits.get("time-limit"),
+        memory_limit=int(limits["memory-limit"]) if "memory-limit" in limits else None,
     )
 
 
@@ -475,6 +494,7 @@ def merge(
     entry_points: dict[Path, tuple[EntryPointSpec, ...]] = {}
     shifts: dict[str, tuple[RegisterShift, ...]] = {}
     binds: tuple[BindRegister, ...] = ()
+    limits = CompileLimits()
     for layer in layers:
         sources = layer.sources if layer.sources is not None else sources
         out = layer.out or out
@@ -486,6 +506,9 @@ def merge(
         entry_points.update(layer.entry_points)
         shifts.update(layer.shifts)
         binds = layer.bind_registers if layer.bind_registers is not None else binds
+        limits = CompileLimits(
+            layer.time_limit or limits.seconds, layer.memory_limit or limits.memory_mib
+        )
     where = display_path(pyproject) if pyproject else "oneshader build"
     if not sources:
         raise UserError.at(
@@ -511,6 +534,7 @@ def merge(
         quiet=quiet,
         pyproject=pyproject,
         server_idle_seconds=server_idle_seconds,
+        limits=limits,
     )
 
 

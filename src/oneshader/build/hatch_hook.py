@@ -58,7 +58,8 @@ class OneshaderBuildHook(BuildHookInterface):  # type: ignore[type-arg]
         progress = Progress(sys.stderr, errors, quiet=True, live=False)
         try:
             config = self._config(root)
-            with WorkerPool(config.jobs) as pool:  # its own zygote: no server outlives a wheel
+            # its own zygote: no server outlives a wheel
+            with WorkerPool(config.jobs, limits=config.limits) as pool:
                 build = Build(config, pool, progress)
                 report = build.run()
         except UserError as err:  # the configuration, or OUT cannot be written

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from oneshader.build.sources import ShaderJob
-from oneshader.compiler.api import CompileOptions, CompileResult
+from oneshader.compiler.api import CompileLimits, CompileOptions, CompileResult
 from oneshader.compiler.server import CompileServer
 from oneshader.compiler.worker import CompilerWorker
 from oneshader.compiler.zygote import Zygote
@@ -44,13 +44,17 @@ class WorkerPool:
         factory: Callable[[], Worker] | None = None,
         *,
         server_idle_seconds: float | None = None,
+        limits: CompileLimits | None = None,
     ) -> None:
         """``server_idle_seconds``: fork workers from the compile server (started if needed,
-        ending after that long without callers) instead of a zygote of this pool's own."""
+        ending after that long without callers) instead of a zygote of this pool's own.
+        ``limits``: each compile's time and memory (the defaults when None)."""
         self.size = max(1, size)
         self.factory = factory or self._compiler_worker
         self.server_idle_seconds = server_idle_seconds
+        self.limits = limits or CompileLimits()
         self.server: CompileServer | None = None
+        self.server_refused = ""  # why no compile server was used, when one was wanted
         self._workers: list[Worker | None] = [None] * self.size
         self._zygote: Zygote | None = None
         self._zygote_lock = threading.Lock()
@@ -60,10 +64,15 @@ class WorkerPool:
         with self._zygote_lock:
             if self._zygote is None:
                 if self.server_idle_seconds is not None:
-                    self.server = CompileServer.for_this_process(self.server_idle_seconds)
-                self._zygote = Zygote(self.server.connect if self.server else None)
+                    found = CompileServer.find(self.server_idle_seconds)
+                    if isinstance(found, str):
+                        self.server_refused = found
+                    else:
+                        self.server = found
+                connect = self.server.connect if self.server else None
+                self._zygote = Zygote(connect, self.limits.memory_bytes)
             zygote = self._zygote
-        return CompilerWorker(zygote=zygote)
+        return CompilerWorker(self.limits.seconds, zygote)
 
     def run(
         self,
@@ -161,6 +170,13 @@ class WorkerPool:
         if worker is not None:
             with contextlib.suppress(Exception):
                 worker.close()
+
+    def refusal(self) -> str:
+        """Why the compile server was not used though one was wanted ("" if it was, or none
+        was wanted): a folder or a socket that is not this user's alone."""
+        if self.server is not None and self.server.refused:
+            return self.server.refused
+        return self.server_refused
 
     def close(self) -> None:
         for slot in range(self.size):

@@ -82,6 +82,20 @@ class CompileOptions:
 
 
 @dataclass(frozen=True)
+class CompileLimits:
+    """What one shader's compile may take: wall-clock ``seconds`` and the address space of its
+    worker process in ``memory_mib`` (a 1 KB macro bomb asks Slang for gigabytes); None for no
+    limit. A compile over either fails that shader alone."""
+
+    seconds: float | None = 60.0
+    memory_mib: int | None = 2048
+
+    @property
+    def memory_bytes(self) -> int | None:
+        return None if self.memory_mib is None else self.memory_mib << 20
+
+
+@dataclass(frozen=True)
 class OutputFile:
     """One emitted file, named by the source's stem and :attr:`suffix` (one file per target)."""
 

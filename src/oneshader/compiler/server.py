@@ -15,6 +15,7 @@ that cannot use it (no such folder can be made) falls back to a private zygote.
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import hashlib
 import os
@@ -34,26 +35,80 @@ _START_SECONDS = 30.0
 _MAX_SOCKET_PATH = 100  # sun_path holds 108 bytes on Linux
 
 
-def _own_folder(folder: Path) -> bool:
-    """``folder`` made if missing, and checked to be this user's alone (not a link)."""
-    with contextlib.suppress(OSError):
-        folder.mkdir(mode=0o700)
+class RefusedFolder(PermissionError):
+    """The servers' folder is not this user's alone, so a server found there cannot be trusted."""
+
+
+def _parent_problem(st: os.stat_result, parent: Path) -> str:
+    if st.st_uid not in (0, os.getuid()):
+        return f"{parent} belongs to another user (uid {st.st_uid})"
+    if st.st_mode & 0o022 and not st.st_mode & stat.S_ISVTX:
+        return f"{parent} can be changed by other users"
+    return ""
+
+
+def open_folder(folder: Path, *, create: bool = False) -> int:
+    """A descriptor of ``folder`` (made first if ``create``), opened without following a link
+    and checked: this user's, closed to others, in a parent that only this user or root can
+    change (or a sticky one, as /tmp). Addresses then go through the descriptor
+    (:func:`address`), so renaming folders afterwards cannot redirect them.
+    :class:`RefusedFolder` says why a folder is refused; other OSErrors that it cannot be used."""
+    parent = os.open(folder.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
-        st = folder.lstat()
-    except OSError:
-        return False
-    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and not st.st_mode & 0o077
+        why = _parent_problem(os.fstat(parent), folder.parent)
+        if why:
+            raise RefusedFolder(why)
+        if create:
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(folder.name, 0o700, dir_fd=parent)
+        flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+        try:
+            fd = os.open(folder.name, flags, dir_fd=parent)
+        except OSError as err:
+            if err.errno in (errno.ELOOP, errno.ENOTDIR):
+                raise RefusedFolder(f"{folder} is not a folder (a link?)") from None
+            raise
+    finally:
+        os.close(parent)
+    st = os.fstat(fd)
+    why = ""
+    if st.st_uid != os.getuid():
+        why = f"{folder} belongs to another user (uid {st.st_uid})"
+    elif st.st_mode & 0o077:
+        why = f"{folder} is open to other users (mode {stat.S_IMODE(st.st_mode):o})"
+    if why:
+        os.close(fd)
+        raise RefusedFolder(why)
+    return fd
+
+
+def address(folder_fd: int, name: str) -> str:
+    """The path of ``name`` in the folder open as ``folder_fd``, resolved through the descriptor
+    (Linux's /proc/self/fd), for binding and connecting sockets."""
+    return f"/proc/self/fd/{folder_fd}/{name}"
 
 
 def runtime_folder() -> Path | None:
     """Where servers listen: ``$XDG_RUNTIME_DIR/oneshader``, else ``oneshader-<uid>`` in the
     temporary folder; None when that is not a folder of this user's alone."""
+    folder, why = find_runtime_folder()
+    return None if why else folder
+
+
+def find_runtime_folder() -> tuple[Path, str]:
+    """The servers' folder, made if missing, and "" or why it is refused."""
     xdg = os.environ.get("XDG_RUNTIME_DIR")
     if xdg and Path(xdg).is_dir():
         folder = Path(xdg) / "oneshader"
     else:
         folder = Path(tempfile.gettempdir()) / f"oneshader-{os.getuid()}"
-    return folder if _own_folder(folder) else None
+    try:
+        os.close(open_folder(folder, create=True))
+    except RefusedFolder as err:
+        return folder, str(err)
+    except OSError as err:
+        return folder, f"{folder}: {err.strerror or err}"
+    return folder, ""
 
 
 @functools.cache
@@ -88,40 +143,55 @@ class CompileServer:
         self.path = path
         self.idle_seconds = idle_seconds
         self.started = False
+        self.refused = ""  # why a server found was not used
 
     @classmethod
     def for_this_process(cls, idle_seconds: float = DEFAULT_IDLE_SECONDS) -> CompileServer | None:
         """The server for this process's toolchain; None when none can be used here."""
+        found = cls.find(idle_seconds)
+        return found if isinstance(found, CompileServer) else None
+
+    @classmethod
+    def find(cls, idle_seconds: float = DEFAULT_IDLE_SECONDS) -> CompileServer | str:
+        """The server for this process's toolchain, or why none can be used here ("" when
+        there is no compiler: the private zygote reports that per shader)."""
         from oneshader.diagnostics import UserError
 
-        folder = runtime_folder()
-        if folder is None:
-            return None
+        folder, why = find_runtime_folder()
+        if why:
+            return f"its folder is refused: {why}"
         try:
             key = toolchain_key()
-        except (UserError, OSError):  # no compiler: the private zygote reports it per shader
-            return None
+        except (UserError, OSError):
+            return ""
         path = folder / f"zygote-{key}.sock"
-        return cls(path, idle_seconds) if len(os.fsencode(path)) <= _MAX_SOCKET_PATH else None
+        if len(os.fsencode(path)) > _MAX_SOCKET_PATH:
+            return f"the path of its socket would be too long: {path}"
+        return cls(path, idle_seconds)
 
     def connect(self) -> socket.socket:
         """A control connection to the server, started first if none listens; OSError if it
-        cannot be started."""
+        cannot be started or cannot be trusted (``refused`` then says why)."""
         with contextlib.suppress(FileNotFoundError, ConnectionRefusedError):
             return self._connect()
         import fcntl  # here, so that the module imports anywhere
 
-        lock = os.open(self.path.with_suffix(".lock"), os.O_RDWR | os.O_CREAT, 0o600)
+        folder = self._open_folder()
         try:
-            fcntl.flock(lock, fcntl.LOCK_EX)  # one build starts it; the others then connect
-            with contextlib.suppress(FileNotFoundError, ConnectionRefusedError):
+            flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+            lock = os.open(self.path.with_suffix(".lock").name, flags, 0o600, dir_fd=folder)
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX)  # one build starts it; the others then connect
+                with contextlib.suppress(FileNotFoundError, ConnectionRefusedError):
+                    return self._connect()
+                with contextlib.suppress(FileNotFoundError):  # one that died without removing it
+                    os.unlink(self.path.name, dir_fd=folder)
+                self._start()
                 return self._connect()
-            with contextlib.suppress(FileNotFoundError):
-                self.path.unlink()  # a server that died without removing its socket
-            self._start()
-            return self._connect()
+            finally:
+                os.close(lock)
         finally:
-            os.close(lock)
+            os.close(folder)
 
     def pid(self) -> int | None:
         """The pid of the server listening now, None if none is."""
@@ -131,13 +201,28 @@ class CompileServer:
         except OSError:
             return None
 
+    def _open_folder(self) -> int:
+        try:
+            return open_folder(self.path.parent)
+        except RefusedFolder as err:
+            self.refused = f"its folder is refused: {err}"
+            raise
+
     def _connect(self) -> socket.socket:
+        """Connect through the checked folder, and only to a process of this user."""
+        folder = self._open_folder()
         control = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
-            control.connect(os.fspath(self.path))
+            control.connect(address(folder, self.path.name))
+            uid = peer_credentials(control)[1]
+            if uid != os.getuid():
+                self.refused = f"its socket {self.path} is held by another user (uid {uid})"
+                raise PermissionError(self.refused)
         except BaseException:
             control.close()
             raise
+        finally:
+            os.close(folder)
         return control
 
     def _start(self) -> None:

@@ -54,6 +54,45 @@ def _receive(stream: IO[bytes]) -> bytes:
     return data
 
 
+# Signals of a process that broke by itself; any other came from outside (a kill, the system
+# out of memory), and is no fault of the compiler's.
+_CRASH_SIGNALS = frozenset(
+    {signal.SIGSEGV, signal.SIGABRT, signal.SIGBUS, signal.SIGILL, signal.SIGFPE, signal.SIGTRAP}
+)
+
+
+def crash_message(ended: tuple[int, int] | None, memory_limit: int | None) -> str:
+    """What to say about a worker that ended mid-compile with ``ended`` (its return code and
+    peak memory in KiB, None if unknown) under ``memory_limit`` bytes of address space."""
+    code, peak = ended if ended is not None else (None, 0)
+    if code is None:
+        how = "an unknown exit status"
+    elif code < 0:
+        try:
+            how = f"signal {signal.Signals(-code).name}"
+        except ValueError:
+            how = f"signal {-code}"
+    else:
+        how = f"exit status {code}"
+    if code is not None and code < 0 and -code not in _CRASH_SIGNALS:
+        return (
+            f"the compiler process was killed ({how}) by another process or by the system "
+            "(out of memory?); the build goes on without this shader"
+        )
+    # Slang dies by SIGSEGV when an allocation fails; its peak resident memory is then a
+    # sizeable part of the address space it was allowed (about a third, measured).
+    if memory_limit is not None and peak << 10 >= memory_limit // 4:
+        return (
+            f"the compiler ran out of memory ({how}) at {peak >> 10} MiB resident, under the "
+            f"limit of {memory_limit >> 20} MiB address space (memory-limit in "
+            "[tool.oneshader] raises it); the build goes on without this shader"
+        )
+    return (
+        f"the compiler crashed ({how}) on this shader; the build goes on without it "
+        "(a Slang bug: see docs/compiler.md for the known crashes and how to avoid them)"
+    )
+
+
 class _Child:
     """One forked worker as this process sees it: its pid and the two ends of its channel."""
 
@@ -89,6 +128,7 @@ class CompilerWorker:
 
     def __init__(self, timeout: float | None = None, zygote: Zygote | None = None) -> None:
         self.timeout = timeout
+        self.memory_limit = zygote.memory_limit if zygote is not None else None
         self._owns_zygote = zygote is None
         self._zygote = zygote if zygote is not None else Zygote()
         self._child: _Child | None = None
@@ -114,8 +154,9 @@ class CompilerWorker:
         self._child = _Child(pid, channel)
         return self._child
 
-    def _end_child(self, *, kill: bool) -> int | None:
-        """Close the channel (the child exits at end of file), reap the child; its exit code."""
+    def _end_child(self, *, kill: bool) -> tuple[int, int] | None:
+        """Close the channel (the child exits at end of file), reap the child; its exit code
+        and peak memory (KiB)."""
         child, self._child = self._child, None
         if child is None:
             return None
@@ -128,8 +169,14 @@ class CompilerWorker:
         with self._lock:
             child = self._ensure()
             timer: threading.Timer | None = None
+            timed_out = threading.Event()
             if self.timeout is not None:
-                timer = threading.Timer(self.timeout, child.kill)
+
+                def stop() -> None:
+                    timed_out.set()
+                    child.kill()
+
+                timer = threading.Timer(self.timeout, stop)
                 timer.start()
             try:
                 _send(child.writer, encode_request(path, options))
@@ -140,27 +187,22 @@ class CompilerWorker:
                 if timer is not None:
                     timer.cancel()  # before the child is reaped: its pid must not be killed then
             if result is None:
-                return self._crashed(options)
+                return self._crashed(options, timed_out.is_set())
             return result
 
-    def _crashed(self, options: CompileOptions) -> CompileResult:
-        code = self._end_child(kill=False)
+    def _crashed(self, options: CompileOptions, timed_out: bool) -> CompileResult:
+        ended = self._end_child(kill=False)
         self.restarts += 1
-        if code is None:
-            how = "an unknown exit status"
-        elif code < 0:
-            try:
-                how = f"signal {signal.Signals(-code).name}"
-            except ValueError:
-                how = f"signal {-code}"
-        else:
-            how = f"exit status {code}"
-        message = (
-            f"the compiler crashed ({how}) on this shader; the build goes on without it "
-            "(a Slang bug: see docs/compiler.md for the known crashes and how to avoid them)"
-        )
         name = options.source_name or "<shader>"
-        diag = Diagnostic(name, 0, 0, Severity.ERROR, message, "OS9001")
+        if timed_out:
+            message = (
+                f"the compile took longer than the time limit of {self.timeout:g} s and was "
+                "stopped (time-limit in [tool.oneshader] sets it)"
+            )
+            diag = Diagnostic(name, 0, 0, Severity.ERROR, message, "OS9003")
+        else:
+            message = crash_message(ended, self.memory_limit)
+            diag = Diagnostic(name, 0, 0, Severity.ERROR, message, "OS9001")
         return CompileResult(diagnostics=(diag,), crashed=True)
 
     def close(self) -> None:

@@ -15,16 +15,19 @@ a worker unasked only once the caller that asked for it has gone, so a pid the c
 kill (a time-out) is never recycled under it.
 
 Protocol, on a SOCK_SEQPACKET connection (messages keep their bounds and carry descriptors),
-fields separated by NUL: ``fork, cwd`` carrying the worker's end of a fresh socket pair, answered
-with the worker's pid; ``wait, pid, seconds``, answered with its return code as ``subprocess``
-gives it (negative: the signal) or ``none``. At end of file the caller's workers are reaped as
-they end; a private zygote then exits.
+fields separated by NUL: ``fork, cwd, limits`` carrying the worker's end of a fresh socket pair,
+answered with the worker's pid (the worker runs in ``cwd`` under the caller's resource limits);
+``wait, pid, seconds``, answered with its return code as ``subprocess`` gives it (negative: the
+signal) and its peak memory (KiB), or ``none``; ``retire`` (a newer server to an older one):
+stop listening, end when the callers have gone. At end of file the caller's workers are killed
+at once (a killed build's compiles stop with it) and reaped; a private zygote then exits.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import resource
 import select
 import selectors
 import signal
@@ -65,9 +68,16 @@ class Zygote:
     own (connect to the resident one, starting it if none listens), and when that fails the
     caller gets a private zygote all the same."""
 
-    def __init__(self, connect: Callable[[], socket.socket] | None = None) -> None:
+    def __init__(
+        self,
+        connect: Callable[[], socket.socket] | None = None,
+        memory_limit: int | None = None,
+    ) -> None:
+        """``memory_limit``: the address space (bytes) a worker may use, on top of this
+        process's own limits, which every worker gets (a resident zygote's are its own)."""
         self._lock = threading.Lock()
         self._connect = connect
+        self.memory_limit = memory_limit
         self._proc: subprocess.Popen[bytes] | None = None
         self._control: socket.socket | None = None
         self.starts = 0  # connections made so far (private: zygote processes started)
@@ -81,7 +91,7 @@ class Zygote:
         """A new warm worker: its pid and this process's end of its channel. Blocks until the
         zygote is warm; OSError if no zygote can be reached."""
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        request = b"fork\0" + os.fsencode(os.getcwd())
+        request = b"fork\0" + os.fsencode(os.getcwd()) + b"\0" + caller_limits(self.memory_limit)
         try:
             with self._lock:
                 for _ in range(2):  # a zygote that died is replaced once
@@ -102,9 +112,10 @@ class Zygote:
         ours.close()
         raise OSError("the compiler's zygote process ended at once (is the compiler installed?)")
 
-    def wait(self, pid: int, timeout: float) -> int | None:
+    def wait(self, pid: int, timeout: float) -> tuple[int, int] | None:
         """Reap worker ``pid``, killing it if it has not ended within ``timeout`` seconds; its
-        return code, or None when it cannot be known (the zygote is gone)."""
+        return code and peak resident memory (KiB), or None when they cannot be known (the
+        zygote is gone)."""
         with self._lock:
             if self._control is None:
                 return None
@@ -113,7 +124,11 @@ class Zygote:
                 reply = self._control.recv(64)
             except OSError:
                 return None
-        return None if reply in (b"", b"none") else int(reply)
+        try:
+            code, peak = reply.split(b"\0")
+            return int(code), int(peak)
+        except ValueError:  # "none", or not a zygote's answer
+            return None
 
     def close(self) -> None:
         with self._lock:
@@ -182,6 +197,50 @@ class Zygote:
             proc.wait()
 
 
+# The limits a worker takes from its caller: what `ulimit` set for the build holds in its
+# workers, wherever they were forked.
+_LIMITS = (
+    resource.RLIMIT_AS,
+    resource.RLIMIT_DATA,
+    resource.RLIMIT_CPU,
+    resource.RLIMIT_FSIZE,
+    resource.RLIMIT_NOFILE,
+    resource.RLIMIT_STACK,
+    resource.RLIMIT_CORE,
+)
+
+
+def caller_limits(memory_limit: int | None) -> bytes:
+    """This process's limits, the address space at most ``memory_limit``, as a fork request
+    carries them: ``resource=soft,hard`` joined by ``;`` (-1 for none)."""
+    parts = []
+    for res in _LIMITS:
+        soft, hard = resource.getrlimit(res)
+        if res == resource.RLIMIT_AS and memory_limit is not None:
+            soft = memory_limit if soft == resource.RLIM_INFINITY else min(soft, memory_limit)
+        parts.append(f"{res}={soft},{hard}")
+    return ";".join(parts).encode()
+
+
+def _lower(limit: int, bound: int) -> int:
+    if bound == resource.RLIM_INFINITY:
+        return limit
+    return bound if limit == resource.RLIM_INFINITY else min(limit, bound)
+
+
+def apply_limits(text: bytes) -> None:
+    """In a forked worker: take the caller's limits (never above the zygote's own hard ones,
+    which an unprivileged process cannot raise). ValueError for a malformed list."""
+    for item in text.split(b";") if text else ():
+        res_s, _, pair = item.partition(b"=")
+        soft_s, _, hard_s = pair.partition(b",")
+        res, soft, hard = int(res_s), int(soft_s), int(hard_s)
+        if res not in _LIMITS:
+            raise ValueError(f"not a limit a caller passes: {res}")
+        hard = _lower(hard, resource.getrlimit(res)[1])
+        resource.setrlimit(res, (_lower(soft, hard), hard))
+
+
 # --- the zygote process --------------------------------------------------------------------
 
 
@@ -203,23 +262,30 @@ def _ends_within(pid: int, timeout: float) -> bool:
         os.close(fd)
 
 
-def _reap(pid: int, timeout: float) -> int | None:
-    """Wait for child ``pid`` (SIGKILL after ``timeout`` s); its return code, None if not ours."""
+def _reap(pid: int, timeout: float) -> tuple[int, int] | None:
+    """Wait for child ``pid`` (SIGKILL after ``timeout`` s); its return code and peak resident
+    memory in KiB, None if not ours."""
     try:
         if not _ends_within(pid, timeout):
             os.kill(pid, signal.SIGKILL)
-        _, status = os.waitpid(pid, 0)
+        _, status, usage = os.wait4(pid, 0)
     except (ChildProcessError, ProcessLookupError):
         return None
-    return os.waitstatus_to_exitcode(status)
+    return os.waitstatus_to_exitcode(status), usage.ru_maxrss
 
 
 class _Serving:
     """The zygote's state: its callers' connections and the workers each asked for."""
 
-    def __init__(self, listener: socket.socket | None, idle_seconds: float) -> None:
+    def __init__(
+        self,
+        listener: socket.socket | None,
+        idle_seconds: float,
+        stop_listening: Callable[[], None] = lambda: None,
+    ) -> None:
         self.listener = listener
         self.idle_seconds = idle_seconds
+        self.stop_listening = stop_listening  # removes the socket file (if still ours)
         self.selector = selectors.DefaultSelector()
         self.workers: dict[socket.socket, set[int]] = {}
         self.orphans: dict[int, float] = {}  # pid -> when it is killed, its caller gone
@@ -231,8 +297,12 @@ class _Serving:
         self.selector.register(connection, selectors.EVENT_READ)
 
     def drop(self, connection: socket.socket) -> None:
+        """A caller has gone (closed, or killed): its workers are killed now, not left
+        compiling for nobody, and reaped as they end."""
         deadline = time.monotonic() + _ORPHAN_SECONDS
         for pid in self.workers.pop(connection):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
             self.orphans[pid] = deadline
         self.selector.unregister(connection)
         connection.close()
@@ -261,8 +331,8 @@ class _Serving:
         verb, *args = message.split(b"\0")
         reply = b"none"  # also the answer to what is not oneshader's, or cannot be done now
         try:
-            if verb == b"fork" and len(args) == 1 and len(fds) == 1:
-                pid = self.fork(fds[0], args[0])
+            if verb == b"fork" and len(args) == 2 and len(fds) == 1:
+                pid = self.fork(fds[0], args[0], args[1])
                 fds.clear()
                 self.workers[connection].add(pid)
                 reply = str(pid).encode()
@@ -270,8 +340,11 @@ class _Serving:
                 pid, seconds = int(args[0]), float(args[1])
                 if pid in self.workers[connection]:
                     self.workers[connection].discard(pid)
-                    code = _reap(pid, seconds)
-                    reply = b"none" if code is None else str(code).encode()
+                    ended = _reap(pid, seconds)
+                    reply = b"none" if ended is None else b"%d\0%d" % ended
+            elif verb == b"retire" and not args and not fds and self.listener is not None:
+                self.retire()
+                reply = b"ok"
         except (OSError, ValueError):  # fork refused (no memory, no pids) or a malformed number
             pass
         for fd in fds:
@@ -280,7 +353,15 @@ class _Serving:
             connection.send(reply)
         return True
 
-    def fork(self, fd: int, cwd: bytes) -> int:
+    def retire(self) -> None:
+        """Stop taking callers (a newer server has come); the ones here finish their builds."""
+        assert self.listener is not None
+        self.selector.unregister(self.listener)
+        self.listener.close()
+        self.listener = None
+        self.stop_listening()
+
+    def fork(self, fd: int, cwd: bytes, limits: bytes) -> int:
         from oneshader.compiler import worker
 
         home = os.getcwd()
@@ -295,6 +376,10 @@ class _Serving:
             for key in list(self.selector.get_map().values()):
                 with contextlib.suppress(OSError):
                     key.fileobj.close()  # type: ignore[union-attr]
+            try:
+                apply_limits(limits)
+            except (ValueError, OSError):
+                os._exit(3)  # the caller's limits cannot be kept: no compile without them
             worker.serve(fd)  # never returns
         os.chdir(home)
         os.close(fd)
@@ -314,7 +399,7 @@ class _Serving:
             if done:
                 del self.orphans[pid]
 
-    def run(self, on_idle: Callable[[], None]) -> None:
+    def run(self) -> None:
         idle_since = time.monotonic()
         while True:
             timeout = None if self.listener is None and not self.orphans else 1.0
@@ -323,17 +408,19 @@ class _Serving:
                     self.accept()
                     continue
                 connection = key.fileobj
+                if connection not in self.workers:  # the listener, closed by a retire just now
+                    continue
                 assert isinstance(connection, socket.socket)
                 if not self.answer(connection):
                     self.drop(connection)
-                    if self.listener is None:  # a private zygote: its one caller has gone
-                        self.finish()
+                    if self.listener is None and not self.workers:  # private, or retired:
+                        self.finish()  # its callers have gone
                         return
             self.reap_orphans()
             if self.workers or self.orphans:
                 idle_since = time.monotonic()
             elif self.listener is not None and time.monotonic() - idle_since > self.idle_seconds:
-                on_idle()
+                self.stop_listening()
                 return
 
     def finish(self) -> None:
@@ -342,14 +429,17 @@ class _Serving:
         self.orphans.clear()
 
 
-def _listen_alone(path: str) -> socket.socket:
-    """Listen on ``path`` in a process of its own: the one started returns (exits) once the
-    socket accepts connections, from the process that serves them (its peer credentials name
-    the server). The socket is its owner's alone from the start."""
+def _listen_alone(folder: int, name: str) -> socket.socket:
+    """Listen on ``name`` in the folder open as ``folder``, in a process of its own: the one
+    started returns (exits) once the socket accepts connections, from the process that serves
+    them (its peer credentials name the server). The socket is its owner's alone from the
+    start."""
+    from oneshader.compiler.server import address
+
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     old = os.umask(0o077)
     try:
-        listener.bind(path)
+        listener.bind(address(folder, name))
     finally:
         os.umask(old)
     ready, tell = os.pipe()
@@ -363,12 +453,40 @@ def _listen_alone(path: str) -> socket.socket:
     return listener
 
 
-def _remove_if_ours(path: str, ident: tuple[int, int]) -> None:
-    """Remove the socket file, unless a newer server has put its own there."""
-    with contextlib.suppress(OSError):
-        st = os.stat(path)
-        if (st.st_dev, st.st_ino) == ident:
-            os.unlink(path)
+def _remover(folder: int, name: str) -> Callable[[], None]:
+    """What removes the socket file ``name``, unless a newer server has put its own there."""
+    st = os.stat(name, dir_fd=folder)
+    ident = (st.st_dev, st.st_ino)
+
+    def remove() -> None:
+        with contextlib.suppress(OSError):
+            st = os.stat(name, dir_fd=folder)
+            if (st.st_dev, st.st_ino) == ident:
+                os.unlink(name, dir_fd=folder)
+
+    return remove
+
+
+def _retire_others(folder: int, name: str) -> int:
+    """Ask the other servers in the folder (older toolchains of this user: an upgrade or an
+    edit of oneshader) to stop listening and end once their builds have; how many agreed."""
+    from oneshader.compiler.server import address
+
+    retired = 0
+    for other in os.listdir(folder):
+        if other == name or not (other.startswith("zygote-") and other.endswith(".sock")):
+            continue
+        with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as control:
+            try:
+                control.settimeout(5)
+                control.connect(address(folder, other))
+                if peer_credentials(control)[1] != os.getuid():
+                    continue
+                control.send(b"retire")
+                retired += control.recv(64) == b"ok"
+            except OSError:
+                continue
+    return retired
 
 
 def _main(argv: list[str]) -> None:
@@ -377,12 +495,15 @@ def _main(argv: list[str]) -> None:
     # ^C reaches the whole process group; the caller decides what it means (and closes us).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if argv[:1] == ["--listen"] and len(argv) == 4 and argv[2] == "--idle":
-        path, idle = argv[1], float(argv[3])
-        listener = _listen_alone(path)
-        st = os.stat(path)
-        serving = _Serving(listener, idle)
+        from oneshader.compiler.server import open_folder
+
+        path, idle = Path(argv[1]), float(argv[3])
+        folder = open_folder(path.parent)  # checked as the caller checked it
+        listener = _listen_alone(folder, path.name)
+        serving = _Serving(listener, idle, _remover(folder, path.name))
         worker.prepare()  # single-threaded again when it returns: safe to fork
-        serving.run(on_idle=lambda: _remove_if_ours(path, (st.st_dev, st.st_ino)))
+        _retire_others(folder, path.name)
+        serving.run()
     else:
         control = socket.socket(fileno=os.dup(0))
         devnull = os.open(os.devnull, os.O_RDWR)
@@ -391,7 +512,7 @@ def _main(argv: list[str]) -> None:
         serving = _Serving(None, 0.0)
         serving.add(control)
         worker.prepare()
-        serving.run(on_idle=lambda: None)
+        serving.run()
     os._exit(0)
 
 
