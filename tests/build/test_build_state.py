@@ -133,3 +133,53 @@ def test_is_current_checks_key_inputs_and_outputs(tmp_path: Path) -> None:
     assert is_current(rec, "key", root, out, Checker()) == (True, True)  # refreshed stamp
     (out / "A.spv").write_bytes(b"torn")
     assert is_current(rec, "key", root, out, Checker())[0] is False
+
+
+def forge(out: Path, outputs: list[str], bindings_files: str = "") -> None:
+    """A state file as an attacker writes it: any paths, with a checksum recomputed."""
+    state = sample_state()
+    state.shaders["A"].outputs = [Stamp(rel, 1, 1, "x") for rel in outputs]
+    if bindings_files:
+        state.extra["bindings-files"] = bindings_files
+    state.save(out)
+
+
+@pytest.mark.parametrize(
+    "rel",
+    ["../victim/victim.txt", "/abs/victim.txt", "a/../../victim.txt", "./A.spv", "a//b", ""],
+)
+def test_a_state_naming_outputs_outside_out_is_refused(tmp_path: Path, rel: str) -> None:
+    forge(tmp_path, ["A.spv", rel])
+    state, why = BuildState.load(tmp_path)
+    assert state.shaders == {} and "damaged" in why
+
+
+def test_a_state_naming_modules_outside_the_bindings_is_refused(tmp_path: Path) -> None:
+    forge(tmp_path, ["A.spv"], "A.py\n../../victim.py")
+    state, why = BuildState.load(tmp_path)
+    assert state.shaders == {} and "damaged" in why
+
+
+@pytest.mark.parametrize("link_only", [False, True])
+def test_a_forged_state_deletes_nothing_outside_out(tmp_path: Path, link_only: bool) -> None:
+    """The forged records of a shader that is gone: its "outputs" would be removed (through
+    a link in OUT too: a path of the right form is not enough)."""
+    from oneshader.cli import main
+
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "victim.txt").write_text("keep me")
+    elsewhere = tmp_path / "elsewhere.txt"
+    elsewhere.write_text("keep me too")
+    (tmp_path / "proj").mkdir()
+    out = tmp_path / "proj" / "out"
+    out.mkdir()
+    (out / "link").symlink_to(victim)
+    forged = ["../../victim/victim.txt", str(elsewhere), "link/victim.txt"]
+    forge(out, forged[2:] if link_only else forged)
+    shader = tmp_path / "proj" / "K.hlsl"
+    shader.write_text('[shader("compute")][numthreads(1,1,1)] void main() {}\n')
+    assert main(["build", "-q", "--no-server", str(shader), "-o", str(out)]) == 0
+    assert (victim / "victim.txt").read_text() == "keep me"
+    assert elsewhere.read_text() == "keep me too"
+    assert (out / "K.spv").is_file()

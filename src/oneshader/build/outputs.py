@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from oneshader.build.sources import ShaderJob
-from oneshader.build.state import Stamp, stamp
+from oneshader.build.state import Stamp, is_inside, stamp
 from oneshader.compiler.api import CompileResult
 from oneshader.fsutil import atomic_write, is_temporary
 from oneshader.reflection.format import ReflectionFormat
@@ -43,11 +43,17 @@ def write_files(out: Path, files: Iterable[tuple[str, bytes]]) -> list[Stamp]:
 
 
 def remove_files(out: Path, rels: Iterable[str]) -> int:
-    """Delete these OUT-relative files and the folders they leave empty; the count deleted."""
+    """Delete these OUT-relative files and the folders they leave empty; the count deleted.
+    Only normalized relative paths that stay in OUT, links followed, are touched: the names
+    come from a state file, which anyone who can write OUT can forge."""
     removed = 0
     folders: set[Path] = set()
+    top = os.path.realpath(out)
     for rel in rels:
         path = out / rel
+        parent = os.path.realpath(path.parent)
+        if not is_inside(rel) or not (parent == top or parent.startswith(top + os.sep)):
+            continue
         try:
             path.unlink()
             removed += 1

@@ -89,8 +89,31 @@ def _checksum(body: Any) -> str:
     return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
 
 
+def is_inside(rel: str) -> bool:
+    """Whether ``rel`` is a normalized relative path that stays inside its folder (no ``..``,
+    ``.``, empty or absolute parts): the only kind of path an output may have."""
+    parts = rel.split("/")
+    return (
+        bool(rel)
+        and "\\" not in rel
+        and "\0" not in rel
+        and ":" not in parts[0]
+        and all(p not in ("", ".", "..") for p in parts)
+    )
+
+
 def _stamps(items: Any) -> list[Stamp]:
     return [Stamp(str(p), int(m), int(s), str(h)) for p, m, s, h in items]
+
+
+def _outputs(items: Any) -> list[Stamp]:
+    """Output stamps: a path that could leave OUT means the file was crafted, not written by
+    a build (its checksum is no secret), and the whole state is refused."""
+    stamps = _stamps(items)
+    for s in stamps:
+        if not is_inside(s.path):
+            raise ValueError(f"an output outside the output folder: {s.path!r}")
+    return stamps
 
 
 def _rows(stamps: list[Stamp]) -> list[list[Any]]:
@@ -101,11 +124,13 @@ def _rows(stamps: list[Stamp]) -> list[list[Any]]:
 def _from_body(body: dict[str, Any]) -> BuildState:
     shaders = {
         str(stem): ShaderRecord(
-            str(rec["source"]), str(rec["key"]), _stamps(rec["inputs"]), _stamps(rec["outputs"])
+            str(rec["source"]), str(rec["key"]), _stamps(rec["inputs"]), _outputs(rec["outputs"])
         )
         for stem, rec in body["shaders"].items()
     }
     extra = {str(k): str(v) for k, v in body.get("extra", {}).items()}
+    if not all(is_inside(rel) for rel in extra.get("bindings-files", "").split("\n") if rel):
+        raise ValueError("a generated module outside the bindings folder")
     return BuildState(str(body["toolchain"]), shaders, extra)
 
 
