@@ -9,7 +9,9 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
+import pytest
 from build_helpers import make_project, run_cli, summary_counts
 
 from oneshader.build.lock import OutLock
@@ -142,3 +144,33 @@ def test_ctrl_c_keeps_what_was_built(tmp_path: Path) -> None:
     assert result.returncode == 0
     assert summary_counts(result.stdout) == (shaders - len(state.shaders), len(state.shaders), 0)
     assert assert_outputs_whole(out) == shaders * 4
+
+
+def test_a_shaders_outputs_change_as_one_unit_for_readers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A build killed between two code files of a shader (here: its disk fills up) leaves no
+    reflection beside them: a reflection present sits beside the code of its own build."""
+    from oneshader.build import outputs
+
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "S.spv").write_bytes(b"v1 spirv")
+    (out / "S.wgsl").write_bytes(b"v1 wgsl")
+    (out / "S.reflection").write_bytes(b"v1 reflection")
+    real = outputs.atomic_write
+    written: list[str] = []
+
+    def dies_after_one(path: Any, data: bytes, *, durable: bool = True) -> None:
+        if written:
+            raise OSError(28, "No space left on device", str(path))
+        written.append(str(path))
+        real(path, data, durable=durable)
+
+    monkeypatch.setattr(outputs, "atomic_write", dies_after_one)
+    files = [("S.spv", b"v2 spirv"), ("S.wgsl", b"v2 wgsl"), ("S.reflection", b"v2 refl")]
+    with pytest.raises(OSError):
+        outputs.write_files(out, files)
+    assert (out / "S.spv").read_bytes() == b"v2 spirv"
+    assert (out / "S.wgsl").read_bytes() == b"v1 wgsl"
+    assert not (out / "S.reflection").exists()  # readers can tell: no reflection, no shader

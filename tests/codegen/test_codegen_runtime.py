@@ -282,3 +282,23 @@ def test_write_many_if_changed_is_all_or_nothing_and_never_syncs(
     assert a.read_bytes() == b"old"  # the first file was written but not renamed over
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.py", "blocker"]
     assert write_many_if_changed([(a, b"new")]) == [a] and a.read_bytes() == b"new"
+
+
+def test_code_is_read_only_beside_the_reflection_it_was_built_with(tmp_path: Path) -> None:
+    """The bindings tell a mix of two builds: no reflection beside the code (a build killed
+    half way), or another one (bindings generated from another build)."""
+    from oneshader.bindings.shader import StaleOutputs
+    from oneshader.reflection.format import ReflectionFormat
+    from oneshader.reflection.model import ShaderReflection, Target
+
+    model = ShaderReflection(source="s.hlsl", targets=(Target.Wgsl,))
+    shader = from_reflection(model, "s").SHADER
+    (tmp_path / "s.wgsl").write_text("// code")
+    with pytest.raises(StaleOutputs, match="missing"):
+        shader.read_code(tmp_path)
+    other = ShaderReflection(source="t.hlsl", targets=(Target.Wgsl,))
+    ReflectionFormat.write_file(tmp_path / "s.reflection", other)
+    with pytest.raises(StaleOutputs, match="generate them again"):
+        shader.read_code(tmp_path)
+    ReflectionFormat.write_file(tmp_path / "s.reflection", model)
+    assert shader.read_code(tmp_path) == b"// code"

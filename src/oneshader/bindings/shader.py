@@ -8,6 +8,7 @@ there. The reflection model is the only input.
 
 from __future__ import annotations
 
+import os
 import struct
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -331,6 +332,14 @@ class Entry:
         return out
 
 
+class StaleOutputs(RuntimeError):
+    """A shader's code file is not known to come from the build of its reflection."""
+
+
+def _identity(st: os.stat_result) -> tuple[int, int, int, int]:
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
+
+
 class Shader:
     """Everything the host needs from one reflection, with the stem its built files share."""
 
@@ -457,6 +466,41 @@ class Shader:
         target, every entry point in it)."""
         return Path(directory) / f"{self.stem}{target.suffix}"
 
+    def read_code(self, directory: str | Path, target: Target = Target.Wgsl) -> bytes:
+        """The built code for ``target``, checked to come from the build of this module's
+        reflection: the build removes a shader's reflection before it changes the code files
+        and writes it after them, so the reflection file beside the code, unchanged while the
+        code is read and equal to this module's, vouches for it. :class:`StaleOutputs` if not
+        (a build killed or still running, or bindings generated from another build)."""
+        path = self.code_path(directory, target)
+        mark = Path(directory) / f"{self.stem}.reflection"
+        try:
+            with open(mark, "rb") as f:
+                before = _identity(os.fstat(f.fileno()))
+                text = f.read()
+        except FileNotFoundError:
+            raise StaleOutputs(
+                f"{mark} is missing: the outputs of {self.stem} are incomplete (a build was "
+                "interrupted or is running); build again"
+            ) from None
+        code = path.read_bytes()
+        try:
+            after = _identity(os.stat(mark))
+        except FileNotFoundError:
+            after = None
+        if after != before:
+            raise StaleOutputs(
+                f"{mark} changed while {path.name} was read (a build is running); try again"
+            )
+        from oneshader.reflection.format import ReflectionFormat
+
+        if ReflectionFormat.try_read(text) != self.reflection:
+            raise StaleOutputs(
+                f"{mark} is not the reflection these bindings were generated from: generate "
+                f"them again (or build with --bindings) so that they match {path.name}"
+            )
+        return code
+
     def create_shader_module(
         self,
         device: Any,
@@ -464,7 +508,8 @@ class Shader:
         *,
         target: Target = Target.Wgsl,
     ) -> Any:
-        """A GPUShaderModule from the built WGSL (or SPIR-V) file next to the reflection."""
-        path = self.code_path(directory, target)
-        code: str | bytes = path.read_bytes() if target is Target.SpirV else path.read_text("utf-8")
-        return device.create_shader_module(label=path.name, code=code)
+        """A GPUShaderModule from the built WGSL (or SPIR-V) file next to the reflection,
+        checked by :meth:`read_code`."""
+        data = self.read_code(directory, target)
+        code: str | bytes = data if target is Target.SpirV else data.decode("utf-8")
+        return device.create_shader_module(label=self.code_path(directory, target).name, code=code)

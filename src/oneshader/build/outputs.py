@@ -6,6 +6,7 @@ OUT mirrors the sources: ``shaders/ui/Sprite.hlsl`` built from ``shaders`` lands
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -31,9 +32,17 @@ def planned_files(job: ShaderJob, result: CompileResult) -> list[tuple[str, byte
 def write_files(out: Path, files: Iterable[tuple[str, bytes]]) -> list[Stamp]:
     """Write each file atomically (old or new, never torn) and stamp what was written.
 
+    A shader's files change as one unit for readers: its reflection (the last file) is removed
+    before any code file changes and written after all of them, so a reflection present always
+    sits beside the code of its own build, whenever the build is killed (docs/build.md).
+
     Not fsynced: a kill (even SIGKILL) cannot tear a renamed file, and outputs can be built
     again. After a power loss the state (which is fsynced, and on ext4 commits the renames
     before it) and the stamps decide: an output that lost its content has another size."""
+    files = list(files)
+    if files:
+        with contextlib.suppress(FileNotFoundError):
+            (out / files[-1][0]).unlink()
     stamps = []
     for rel, data in files:
         path = out / rel
@@ -49,7 +58,7 @@ def remove_files(out: Path, rels: Iterable[str]) -> int:
     removed = 0
     folders: set[Path] = set()
     top = os.path.realpath(out)
-    for rel in rels:
+    for rel in sorted(rels, key=lambda r: not r.endswith(REFLECTION_SUFFIX)):  # the mark first
         path = out / rel
         parent = os.path.realpath(path.parent)
         if not is_inside(rel) or not (parent == top or parent.startswith(top + os.sep)):
