@@ -192,6 +192,25 @@ def test_mangling_rule() -> None:
         assert out != word and out.isidentifier() and not keyword.iskeyword(out)
 
 
+def test_duplicate_names_are_numbered_in_linear_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """2,000 spec constants named ``a``: each name is probed a bounded number of times (the
+    rule probed ``a_2, a_3, ...`` from the start for each, 2 million calls)."""
+    from oneshader.codegen import names
+
+    calls = 0
+    real = names.identifier
+
+    def counting(name: str, reserved: object = ()) -> str:
+        nonlocal calls
+        calls += 1
+        return real(name, reserved)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(names, "identifier", counting)
+    given = mangle_all(["a"] * 2000 + ["a_5", "a"])
+    assert given[:3] == ["a", "a_2", "a_3"] and given[-2:] == ["a_5_2", "a_2001"]
+    assert len(set(given)) == len(given) and calls <= 3 * len(given)
+
+
 def test_source_name_never_chooses_the_output_path(tmp_path: Path) -> None:
     model = dataclasses.replace(samples.sprite(), source="../../../../outside/evil.hlsl")
     refl = tmp_path / "in" / "my shader-1.reflection"

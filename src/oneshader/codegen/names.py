@@ -299,14 +299,18 @@ class Scope:
     def __init__(self, reserved: Iterable[str] = ()) -> None:
         self.reserved = frozenset(reserved)
         self.given: set[str] = set()
+        self._next: dict[str, int] = {}  # per base name, the first suffix not yet tried
 
     def add(self, name: str) -> str:
+        """Linear in the names added: suffixes already taken for a base are not tried again
+        (names are never given back, so the first free one lies past them)."""
         base = identifier(name, self.reserved)
         out = base
-        n = 2
+        n = self._next.get(base, 2)
         while out in self.given:  # rules 1-5 again: "_" + "_2" must not become a private name
             out = identifier(f"{base}_{n}", self.reserved)
             n += 1
+        self._next[base] = n
         self.given.add(out)
         return out
 
