@@ -252,7 +252,7 @@ def huge(kind: str) -> ShaderReflection:
 @pytest.mark.parametrize(
     ("kind", "message"),
     [
-        ("length", "exceed the 4294967296-byte limit"),
+        ("length", "span beyond the limit of 2147483647 bytes"),
         ("size", "out of range"),
         ("deep", "nested more than 32 levels deep"),
     ],
@@ -267,11 +267,17 @@ def test_huge_layouts_are_rejected_before_anything_is_allocated(kind: str, messa
 def test_huge_layout_file_fails_the_command(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """Every number fits the format; the array they make does not fit a host struct: the
+    reader refuses it (the writer refuses to write it)."""
+    with pytest.raises(ValueError, match="span beyond the limit"):
+        ReflectionFormat.write(huge("length"))
+    small = dataclasses.replace(huge("length").resources[0].layout.members[0].type, length=4)
+    text = ReflectionFormat.write(samples.one_buffer(samples.struct("S", 64, ("a", 0, small))))
     refl = tmp_path / "h.reflection"
-    refl.write_bytes(ReflectionFormat.write(huge("length")))
+    refl.write_bytes(text.replace(b"length=4 ", b"length=4000000000 "))
     assert main(["generate", str(refl), "-o", str(tmp_path / "gen")]) == 1
     err = capsys.readouterr().err
-    assert "h.reflection: error: B.a: 4000000000 elements of 16 bytes exceed" in err
+    assert "h.reflection:" in err and "4000000000 elements of stride 16 span beyond" in err
     assert not (tmp_path / "gen").exists()
 
 

@@ -27,7 +27,7 @@ from oneshader.reflection import (
     TypeLayout,
     VertexFormat,
 )
-from oneshader.reflection.format import MAX_UINT, SPEC_SCALARS
+from oneshader.reflection.format import MAX_TYPE_BYTES, MAX_UINT, SPEC_SCALARS
 
 # Every escape, control characters, quotes, spaces, '=' and ',' and non-ASCII text; no lone
 # surrogates (UTF-8 cannot hold them; the writer refuses them, see the writer tests).
@@ -46,32 +46,48 @@ def enum_tuple(enum_type: type) -> st.SearchStrategy[tuple[object, ...]]:
 slots = st.builds(Slot, st.sampled_from(list(Target)), numbers, numbers)
 
 
-def leaf_types() -> st.SearchStrategy[TypeLayout]:
-    return st.builds(
-        TypeLayout,
-        kind=st.sampled_from([TypeKind.Scalar, TypeKind.Vector, TypeKind.Matrix]),
-        scalar=st.sampled_from(list(ScalarKind)),
-        rows=numbers,
-        cols=numbers,
-        name=texts,
-        size=numbers,
-        align=numbers,
-        length=numbers,
-        stride=numbers,
-        mstride=numbers,
-        packing=st.sampled_from(list(MatrixPacking)),
+# Sizes and spans within the limit of one type (the reader refuses larger ones).
+sizes = st.one_of(st.integers(0, 300), st.integers(0, MAX_TYPE_BYTES), st.just(MAX_TYPE_BYTES))
+
+
+def _stride(count: int) -> st.SearchStrategy[int]:
+    """A stride that ``count`` elements (or vectors) span within the limit."""
+    return st.integers(0, MAX_TYPE_BYTES // max(count, 1))
+
+
+@st.composite
+def _leaf(draw: st.DrawFn) -> TypeLayout:
+    kind = draw(st.sampled_from([TypeKind.Scalar, TypeKind.Vector, TypeKind.Matrix]))
+    rows, cols = draw(numbers), draw(numbers)
+    packing = draw(st.sampled_from(list(MatrixPacking)))
+    vectors = cols if packing is MatrixPacking.ColumnMajor else rows
+    return TypeLayout(
+        kind,
+        scalar=draw(st.sampled_from(list(ScalarKind))),
+        rows=rows,
+        cols=cols,
+        name=draw(texts),
+        size=draw(sizes),
+        align=draw(numbers),
+        length=draw(numbers),
+        stride=draw(numbers),
+        mstride=draw(_stride(vectors) if kind is TypeKind.Matrix else numbers),
+        packing=packing,
     )
+
+
+def leaf_types() -> st.SearchStrategy[TypeLayout]:
+    return _leaf()
 
 
 def _extend(children: st.SearchStrategy[TypeLayout]) -> st.SearchStrategy[TypeLayout]:
     array = st.builds(
-        lambda e, n, s, size: TypeLayout(
-            TypeKind.Array, size=size, align=4, length=n, stride=s, element=e
+        lambda e, n_s, size: TypeLayout(
+            TypeKind.Array, size=size, align=4, length=n_s[0], stride=n_s[1], element=e
         ),
         children,
-        numbers,
-        numbers,
-        numbers,
+        numbers.flatmap(lambda n: st.tuples(st.just(n), _stride(n))),
+        sizes,
     )
     struct = st.builds(
         lambda name, members, size: TypeLayout(
@@ -79,7 +95,7 @@ def _extend(children: st.SearchStrategy[TypeLayout]) -> st.SearchStrategy[TypeLa
         ),
         texts,
         st.lists(st.builds(StructMember, texts, numbers, children), max_size=4),
-        numbers,
+        sizes,
     )
     return st.one_of(array, struct)
 

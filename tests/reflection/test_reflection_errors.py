@@ -130,6 +130,9 @@ CASES = [
      6, 15, "a second slot for SpirV: one per target"),
     ("two spec slots for one target", replace(13, [SPEC, '  slot target=Wgsl index=0 name="a"',
      '  slot target=Wgsl index=1 name="b"', ENTRY]), 16, 15, "a second slot for Wgsl"),
+    # a struct numpy cannot hold (its itemsize is a C int): refused here, not at import
+    ("struct of 2^31 bytes", replace(6, LINES[6].replace("size=128", "size=2147483648")), 7,
+     col(LINES[6], "size=128") + 5, "size 2147483648 is beyond the limit of 2147483647 bytes"),
 ]  # fmt: skip
 
 

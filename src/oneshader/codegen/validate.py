@@ -7,6 +7,7 @@ without end or producing a struct whose fields overlap. Standard library only.
 
 from __future__ import annotations
 
+from oneshader.reflection.format import type_too_big
 from oneshader.reflection.model import (
     MatrixPacking,
     ScalarKind,
@@ -91,6 +92,9 @@ def check_layout(t: TypeLayout, path: str = "", depth: int = 0) -> None:
         value = getattr(t, label)
         if _too_big(value):
             raise LayoutError(path, f"{label}={value} is out of range (0 to {MAX_BYTES})")
+    too_big = type_too_big(t)  # the reader's limit, for models made in memory
+    if too_big is not None:
+        raise LayoutError(path, too_big[1])
     kind = t.kind
     if kind in (TypeKind.Scalar, TypeKind.Vector, TypeKind.Matrix) and t.scalar not in SCALAR_BYTES:
         raise LayoutError(path, f"unknown scalar kind {t.scalar}")

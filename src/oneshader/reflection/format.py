@@ -45,11 +45,45 @@ from oneshader.reflection.model import (
     VertexFormat,
 )
 
-__all__ = ["HEADER", "MAX_UINT", "SPEC_SCALARS", "ReflectionFormat", "display_text", "read_bytes"]
+__all__ = [
+    "HEADER",
+    "MAX_TYPE_BYTES",
+    "MAX_UINT",
+    "SPEC_SCALARS",
+    "ReflectionFormat",
+    "display_text",
+    "read_bytes",
+    "type_too_big",
+]
 
 HEADER = "oneshader-reflection 1"
 MAX_UINT = 2**32 - 1
 """The largest number the format (and the model) holds; all numbers are unsigned 32-bit."""
+
+MAX_TYPE_BYTES = 2**31 - 1
+"""The most bytes one type of a layout may span (its size; an array's length times stride; a
+matrix's stored vectors times their stride): what a host struct can hold (numpy's itemsize is a
+C int), and beyond any buffer binding a GPU API offers for one element."""
+
+
+def type_too_big(t: TypeLayout) -> tuple[str, str] | None:
+    """(attribute, message) when ``t`` spans more than :data:`MAX_TYPE_BYTES`, else None."""
+    if t.size > MAX_TYPE_BYTES:
+        return "size", f"size {t.size} is beyond the limit of {MAX_TYPE_BYTES} bytes for a type"
+    if t.kind is TypeKind.Array and max(t.length, 1) * t.stride > MAX_TYPE_BYTES:
+        return "stride", (
+            f"{t.length} elements of stride {t.stride} span beyond the limit of "
+            f"{MAX_TYPE_BYTES} bytes for a type"
+        )
+    if t.kind is TypeKind.Matrix:
+        vectors = t.cols if t.packing is MatrixPacking.ColumnMajor else t.rows
+        if max(vectors, 1) * t.mstride > MAX_TYPE_BYTES:
+            return "mstride", (
+                f"{vectors} vectors of stride {t.mstride} span beyond the limit of "
+                f"{MAX_TYPE_BYTES} bytes for a type"
+            )
+    return None
+
 
 SPEC_SCALARS = (ScalarKind.Bool, ScalarKind.Int, ScalarKind.UInt, ScalarKind.Float)
 """The scalar kinds a specialization constant may have: its default is one 32-bit pattern."""
@@ -777,6 +811,9 @@ class _Reader:
                 self.fail("a type of kind Array needs an 'element' child", frame.line, 1)
             members = v.pop("members")
             node = TypeLayout(**v, members=tuple(members) if members else ())
+            too_big = type_too_big(node)
+            if too_big is not None:
+                self.fail_attr(frame.line, *too_big)
             pv["type"] = node
         elif kind in ("layout", "element", "member"):
             node = v["type"]
@@ -916,6 +953,9 @@ def _write_type_tree(out: list[str], depth: int, root: object) -> None:
             f"mstride={_u32(t.mstride, where + '.mstride')} "
             f"packing={_member(t.packing, MatrixPacking, where + '.packing')}"
         )
+        too_big = type_too_big(t)
+        if too_big is not None:
+            raise _Bad(f"{where}: {too_big[1]}")
         if t.element is not None and t.kind is not TypeKind.Array:
             raise _Bad(f"{where}: only an Array has an element, not a {kind}")
         if t.kind is TypeKind.Array and t.element is None:
