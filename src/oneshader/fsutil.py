@@ -18,6 +18,16 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
+
+def display_path(path: str | os.PathLike[str], base: Path | None = None) -> str:
+    """A path as users see it in messages: relative to ``base`` (the cwd), forward slashes."""
+    try:
+        rel = os.path.relpath(path, base if base is not None else Path.cwd())
+    except ValueError:  # another drive on Windows
+        rel = str(path)
+    return rel.replace(os.sep, "/")
+
+
 # The names of the temporaries below (what a write killed before its rename leaves behind).
 _TEMPORARY = re.compile(r"^\..+\.[A-Za-z0-9_]{6,}\.tmp$")
 

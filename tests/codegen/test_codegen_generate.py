@@ -285,3 +285,30 @@ def test_root_problems_are_named(tmp_path: Path) -> None:
         generate([clash, inside], tmp_path / "gen", root=out)
     (message,) = [d.format() for d in err.value.diagnostics]
     assert message.startswith(str(inside)) and f"the package of {clash}" in message
+
+
+@pytest.mark.parametrize("blocked", ["file", "read-only"])
+def test_an_output_folder_that_cannot_be_written_is_a_positioned_error(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    blocked: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    refl = tmp_path / "s.reflection"
+    refl.write_bytes(ReflectionFormat.write(samples.sprite()))
+    monkeypatch.chdir(tmp_path)
+    target = tmp_path / "gen"
+    if blocked == "file":
+        target.write_text("a file where the folder should be")
+    else:  # what a read-only or full disk says (root writes through modes)
+        from oneshader import fsutil
+
+        def refuse(*args: object, **kwargs: object) -> None:
+            raise OSError(30, "Read-only file system", str(target / "s.py"))
+
+        monkeypatch.setattr(fsutil, "_temporary", refuse)
+    assert main(["generate", str(refl), "-o", "gen"]) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    where = "gen" if blocked == "file" else "gen/s.py"
+    assert err.startswith(f"{where}: error OS2003: cannot write:"), err

@@ -18,6 +18,7 @@ from typing import Any
 from oneshader.compiler.api import BindRegister, CompileLimits, EntryPointSpec, RegisterShift
 from oneshader.compiler.server import DEFAULT_IDLE_SECONDS
 from oneshader.diagnostics import Diagnostic, Severity, UserError, source_excerpt
+from oneshader.fsutil import display_path
 from oneshader.reflection.model import Stage, Target
 
 PYPROJECT = "pyproject.toml"
@@ -41,15 +42,6 @@ _KNOWN_KEYS = frozenset(
         *(f"{c}-shift" for c in REGISTER_CLASSES),
     }
 )
-
-
-def display_path(path: Path, base: Path | None = None) -> str:
-    """A path as users see it in messages: relative to ``base`` (the cwd), forward slashes."""
-    try:
-        rel = os.path.relpath(path, base if base is not None else Path.cwd())
-    except ValueError:  # another drive on Windows
-        rel = str(path)
-    return rel.replace(os.sep, "/")
 
 
 @dataclass(frozen=True)

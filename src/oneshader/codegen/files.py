@@ -15,7 +15,7 @@ from oneshader.codegen.names import identifier
 from oneshader.codegen.render import render_module
 from oneshader.codegen.validate import LayoutError
 from oneshader.diagnostics import Diagnostic, Severity, UserError
-from oneshader.fsutil import write_many_if_changed
+from oneshader.fsutil import display_path, write_many_if_changed
 from oneshader.reflection.format import ReflectionFormat
 from oneshader.reflection.model import ShaderReflection
 
@@ -114,5 +114,9 @@ def generate(
     ``out_dir``; files whose content is unchanged are not touched. Returns every output path."""
     files = plan([Path(p) for p in reflection_files], root)
     out_dir = Path(out_dir)
-    write_many_if_changed((out_dir / name, data) for name, data in files.items())
+    try:
+        write_many_if_changed((out_dir / name, data) for name, data in files.items())
+    except OSError as err:  # not a folder, read-only, full: no module was replaced
+        where = display_path(err.filename if err.filename else out_dir)
+        raise UserError.at(where, 0, 0, f"cannot write: {err.strerror or err}", "OS2003") from None
     return [out_dir / name for name in files]
