@@ -30,7 +30,6 @@ from oneshader.build.config import (
     TOOL_TABLE,
     BuildConfig,
     TableLocator,
-    display_path,
     merge,
     pyproject_settings,
     settings_from_table,
@@ -39,6 +38,7 @@ from oneshader.build.progress import Progress
 from oneshader.build.scheduler import WorkerPool
 from oneshader.build.sources import project_name
 from oneshader.diagnostics import UserError
+from oneshader.fsutil import display_path
 
 HOOK_TABLE = "tool.hatch.build.hooks.oneshader"
 

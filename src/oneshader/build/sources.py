@@ -9,9 +9,10 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from oneshader.build.config import USAGE, BuildConfig, display_path
+from oneshader.build.config import USAGE, BuildConfig
 from oneshader.compiler.api import CompileOptions
 from oneshader.diagnostics import UserError
+from oneshader.fsutil import display_path
 
 SHADER_SUFFIX = ".hlsl"
 
