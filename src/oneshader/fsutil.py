@@ -113,7 +113,8 @@ class NotRegularFile(OSError):
     reading one could block for ever (a FIFO) or never end (``/dev/zero``)."""
 
 
-def _kind(mode: int) -> str:
+def file_kind(mode: int) -> str:
+    """What a file that is not regular is, for messages."""
     if stat.S_ISDIR(mode):
         return "a folder"
     if stat.S_ISFIFO(mode):
@@ -132,7 +133,7 @@ def read_regular(path: str | os.PathLike[str]) -> tuple[bytes, os.stat_result]:
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            why = f"{_kind(st.st_mode)}, not a regular file"
+            why = f"{file_kind(st.st_mode)}, not a regular file"
             raise NotRegularFile(errno.EINVAL, why, os.fspath(path))
         chunks = []
         while chunk := os.read(fd, max(st.st_size + 1, 65536)):

@@ -343,3 +343,26 @@ def test_register_shifts_reach_the_compiler_and_rebuild(project: Path, build: Bu
     assert status == 0, err
     assert summary_counts(out) == (6, 0, 0)
     assert data_binding() == 6
+
+
+@pytest.mark.parametrize("special", ["fifo", "dev-zero"])
+def test_only_regular_files_are_sources(project: Path, build: BuildRun, special: str) -> None:
+    """A FIFO would block the build for ever, a link to /dev/zero read until memory runs out."""
+    odd = project / "shaders/Odd.hlsl"
+    if special == "fifo":
+        os.mkfifo(odd)
+    else:
+        odd.symlink_to("/dev/zero")
+    status, _, err = build()
+    kind = "a FIFO" if special == "fifo" else "a device"
+    assert status == 2 and err.startswith(f"shaders/Odd.hlsl: error OS2002: {kind}, not a regular")
+
+
+def test_an_include_that_is_not_a_regular_file_is_a_positioned_error(
+    project: Path, build: BuildRun
+) -> None:
+    (project / "shaders/K0.hlsl").write_text('#include "zero.hlsli"\n' + kernel("K0"))
+    (project / "shaders/zero.hlsli").symlink_to("/dev/zero")
+    status, _, err = build()
+    assert status == 1
+    assert "shaders/K0.hlsl:1:11: error OS1016: cannot read: a device, not a regular file" in err

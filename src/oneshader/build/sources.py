@@ -6,13 +6,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 from oneshader.build.config import USAGE, BuildConfig
 from oneshader.compiler.api import CompileOptions
 from oneshader.diagnostics import UserError
-from oneshader.fsutil import display_path
+from oneshader.fsutil import display_path, file_kind
 
 SHADER_SUFFIX = ".hlsl"
 
@@ -58,6 +59,19 @@ def options_key(options: CompileOptions, root: Path) -> str:
     return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()[:32]
 
 
+def _refuse_special(path: Path) -> None:
+    """Only regular files are sources: reading a FIFO blocks, a link to /dev/zero never ends."""
+    try:
+        mode = path.stat().st_mode
+    except OSError as err:
+        raise UserError.at(
+            display_path(path), 0, 0, f"cannot read: {err.strerror}", USAGE
+        ) from None
+    if not stat.S_ISREG(mode):
+        message = f"{file_kind(mode)}, not a regular file: only regular files are shader sources"
+        raise UserError.at(display_path(path), 0, 0, message, USAGE)
+
+
 def discover(config: BuildConfig) -> list[ShaderJob]:
     """Every shader of the configured sources, in a stable order; a missing source or two sources
     landing on the same output is a usage error."""
@@ -66,16 +80,17 @@ def discover(config: BuildConfig) -> list[ShaderJob]:
     by_stem: dict[str, Path] = {}
     seen: set[Path] = set()
     for src in config.sources:
-        if src.is_file():
-            files = [(src.resolve(), src.name)]
-        elif src.is_dir():  # walked from a resolved folder, without following links
+        if src.is_dir():  # walked from a resolved folder, without following links
             files = [(f, f.relative_to(src).as_posix()) for f in walk_shaders(src, config.out)]
+        elif src.exists():
+            files = [(src.resolve(), src.name)]
         else:
             raise UserError.at(where, 0, 0, f"no such file or folder: {display_path(src)}", USAGE)
         for path, rel in files:
             if path in seen:
                 continue
             seen.add(path)
+            _refuse_special(path)
             stem = rel[: -len(path.suffix)] if path.suffix else rel
             other = by_stem.get(stem)
             if other is not None:
