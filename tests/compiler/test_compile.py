@@ -1046,3 +1046,66 @@ def test_a_wgsl_only_build_reads_f16_from_the_module(tmp_path: Path) -> None:
     assert result.ok, [d.format() for d in result.diagnostics]
     assert result.reflection is not None
     assert DeviceFeatures.Float16 in result.reflection.entry_points[0].features
+
+
+MAIN = '[shader("compute")][numthreads(1,1,1)] void M() {}\n'
+
+
+@pytest.mark.parametrize(
+    ("data", "line", "col", "message"),
+    [
+        (b"// caf\xe9\n" + MAIN.encode(), 1, 7, "not UTF-8: byte 0xe9"),
+        (
+            b"\n\n// \xc3\xa9t\xc3\xa9 \xff\n" + MAIN.encode(),
+            3,
+            8,
+            "byte 0xff",
+        ),  # columns count characters
+        ("// hi\n".encode("utf-16"), 1, 1, "the file is UTF-16: save it as UTF-8"),
+    ],
+)
+def test_a_source_that_is_not_utf8_is_a_positioned_error(
+    tmp_path: Path, data: bytes, line: int, col: int, message: str
+) -> None:
+    (tmp_path / "m.hlsl").write_bytes(data)
+    result = compile_file(str(tmp_path / "m.hlsl"), CompileOptions(source_name="s/m.hlsl"))
+    (d,) = result.diagnostics
+    assert (d.file, d.line, d.column, d.code) == ("s/m.hlsl", line, col, "OS1016")
+    assert message in d.message
+
+
+def test_an_include_that_is_not_utf8_names_its_own_position(tmp_path: Path) -> None:
+    (tmp_path / "inc.hlsli").write_bytes(b"float f() { return 1; }\n// \xe9\n")
+    (tmp_path / "m.hlsl").write_text('#include "inc.hlsli"\n' + MAIN)
+    result = compile_file(str(tmp_path / "m.hlsl"), CompileOptions(source_name="s/m.hlsl"))
+    (d,) = result.diagnostics
+    assert (d.file, d.line, d.column, d.code) == ("s/inc.hlsli", 2, 4, "OS1016")
+
+
+def test_includes_outside_the_project_are_named_by_their_full_path(tmp_path: Path) -> None:
+    """Never by a bare name a project file could have: ``#include "/etc/passwd"`` was shown
+    as ``passwd:1:5``."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "bad.hlsli").write_text("float4 Broken() { return undefined_name; }\n")
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "m.hlsl").write_text('#include "../outside/bad.hlsli"\n' + MAIN)
+    result = compile_file(str(project / "m.hlsl"), CompileOptions(source_name="m.hlsl"))
+    files = {d.file for d in result.diagnostics if d.is_error}
+    assert files == {(outside / "bad.hlsli").resolve().as_posix()}
+
+
+def test_absolute_includes_are_refused_unless_an_include_folder_holds_them(
+    tmp_path: Path,
+) -> None:
+    inc = tmp_path / "inc"
+    inc.mkdir()
+    (inc / "ok.hlsli").write_text("float one() { return 1; }\n")
+    (tmp_path / "m.hlsl").write_text(f'#include "{inc / "ok.hlsli"}"\n' + MAIN)
+    refused = compile_file(str(tmp_path / "m.hlsl"), CompileOptions(source_name="m.hlsl"))
+    (d,) = refused.diagnostics
+    assert (d.file, d.line, d.column, d.code) == ("m.hlsl", 1, 11, "OS1017")
+    assert "absolute include" in d.message
+    allowed = CompileOptions(source_name="m.hlsl", include_dirs=(str(inc),))
+    assert compile_file(str(tmp_path / "m.hlsl"), allowed).ok
