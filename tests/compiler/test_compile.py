@@ -1060,7 +1060,7 @@ MAIN = '[shader("compute")][numthreads(1,1,1)] void M() {}\n'
             3,
             8,
             "byte 0xff",
-        ),  # columns count characters
+        ),
         ("// hi\n".encode("utf-16"), 1, 1, "the file is UTF-16: save it as UTF-8"),
     ],
 )
