@@ -1109,3 +1109,23 @@ def test_absolute_includes_are_refused_unless_an_include_folder_holds_them(
     assert "absolute include" in d.message
     allowed = CompileOptions(source_name="m.hlsl", include_dirs=(str(inc),))
     assert compile_file(str(tmp_path / "m.hlsl"), allowed).ok
+
+
+@pytest.mark.parametrize("odd", ["a\tb", "c\nd"])
+def test_tabs_and_newlines_in_file_names_keep_positions(tmp_path: Path, odd: str) -> None:
+    """Slang's machine-readable diagnostics separate fields by tabs and messages by newlines;
+    a file name holding either still yields the file, line and column."""
+    folder = tmp_path / odd
+    folder.mkdir()
+    main = folder / f"m{odd}.hlsl"
+    main.write_text('[shader("compute")][numthreads(1,1,1)] void M() { int x = ; }\n')
+    (d,) = {(d.file, d.line, d.column) for d in build_at(main, "s/m.hlsl").diagnostics}
+    assert d == ("s/m.hlsl", 1, 59)
+    (folder / "inc.hlsli").write_text("float g() { return undefined_x; }\n")
+    main.write_text('#include "inc.hlsli"\n' + MAIN)
+    (d,) = {(d.file, d.line, d.column) for d in build_at(main, "s/m.hlsl").diagnostics}
+    assert d == ("s/inc.hlsli", 1, 20)
+
+
+def build_at(path: Path, name: str) -> CompileResult:
+    return compile_file(str(path), CompileOptions(source_name=name))

@@ -8,7 +8,8 @@ groups (once per pass); equal diagnostics are kept once.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import re
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 
 from oneshader.diagnostics import Diagnostic, Severity, source_excerpt
@@ -33,6 +34,31 @@ _SEVERITIES = {
 SUPPRESSED = frozenset({"E39001", "E39019", "E39029", "E40100"})
 
 
+# One message: code, kind, file, line, column, end line, end column, text. The file comes
+# first and may hold tabs and newlines (a user's file name may): it ends where the four
+# numbers begin.
+_RECORD = re.compile(
+    r"([^\t\n]*)\t([a-z]+)\t(.*?)\t(-?\d+)\t(-?\d+)\t-?\d+\t-?\d+\t([^\n]*)", re.DOTALL
+)
+_RECORD_START = re.compile(r"[^\t\n]*\t[a-z]+\t")
+
+
+def _records(output: str) -> Iterator[tuple[str, ...]]:
+    """The messages of Slang's output; a line that does not complete a message yet (a file
+    name with a newline) is joined with the next."""
+    pending = ""
+    for raw in output.split("\n"):
+        if pending and _RECORD_START.match(raw) and not _RECORD.fullmatch(pending):
+            pending = ""  # an incomplete line before a new message: not a message
+        pending = f"{pending}\n{raw}" if pending else raw
+        m = _RECORD.fullmatch(pending)
+        if m:
+            yield m.groups()
+            pending = ""
+        elif not _RECORD_START.match(pending):
+            pending = ""  # a stray line (a message's continuation): skipped, as ever
+
+
 def parse(
     output: str,
     name_of: Callable[[str], str],
@@ -43,16 +69,10 @@ def parse(
     out: list[Diagnostic] = []
     seen: set[tuple[str, int, int, str, str]] = set()
     suppressed_group = False
-    for raw in output.splitlines():
-        parts = raw.split("\t")
-        if len(parts) < 8:
-            continue
-        code, kind, path, line_s, col_s = parts[:5]
-        message = "\t".join(parts[7:]).strip()
-        try:
-            line, col = int(line_s), int(col_s)
-        except ValueError:
-            line, col = 0, 0
+    for record in _records(output):
+        code, kind, path, line_s, col_s, message = record
+        message = message.strip()
+        line, col = int(line_s), int(col_s)
         if kind == "span":
             if out and not suppressed_group and message and out[-1].code == code:
                 prev = out.pop()
