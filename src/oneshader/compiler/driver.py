@@ -1,12 +1,12 @@
 """compile_file: one HLSL file to every requested target, and the one reflection true for all.
 
-The pipeline, one module per step (docs/compiler.md "Module map"): read the file and its includes
-(``sourceset``); find in the source what a target cannot express (``precheck``); compile each
-target in its own Slang request (``slang_compile``); build the resources, push blocks and spec
-constants from every target's facts (``assemble``, ``layouts``); write the reflection's bindings
-into the code (``patching``); derive the entry points from the patched code (``entries``) and
-write their locations into it; finally check the reflection against the emitted code
-(``crosscheck``).
+The pipeline, one room per stage (docs/architecture.md): read the file and its includes
+(``front.sourceset``); find in the source what a target cannot express (``front.precheck``);
+compile each target in its own Slang request (``slang.request``); build the resources, push
+blocks and spec constants from every target's facts (``reflect.assemble``, ``reflect.layouts``);
+write the reflection's bindings into the code (``patch.apply``); derive the entry points from the
+patched code (``reflect.entries``) and write their locations into it; finally check the
+reflection against the emitted code (``verify.crosscheck``).
 """
 
 from __future__ import annotations

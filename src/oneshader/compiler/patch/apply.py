@@ -1,6 +1,6 @@
 """The emitted code made to say what the reflection says: SPIR-V bindings, names and image
-formats (``spirv_patch``), WGSL bindings, push-constant uniforms and depth textures, Metal
-argument indices and every target's locations (``codepatch``). Slang's own choices for these
+formats (``patch.spirv``), WGSL bindings, push-constant uniforms and depth textures, Metal
+argument indices and every target's locations (``patch.text``). Slang's own choices for these
 are not used (docs/compiler.md "Bindings")."""
 
 from __future__ import annotations
