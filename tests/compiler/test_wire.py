@@ -9,7 +9,12 @@ import pytest
 
 from oneshader.compiler import CompileOptions, compile_file
 from oneshader.compiler.api import BindRegister, EntryPointSpec, RegisterShift
-from oneshader.compiler.wire import decode_request, decode_result, encode_request, encode_result
+from oneshader.compiler.process.wire import (
+    decode_request,
+    decode_result,
+    encode_request,
+    encode_result,
+)
 from oneshader.reflection.model import Stage, Target
 
 CORPUS = Path(__file__).parent.parent / "corpus"

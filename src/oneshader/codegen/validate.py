@@ -7,13 +7,13 @@ without end or producing a struct whose fields overlap. Standard library only.
 
 from __future__ import annotations
 
-from oneshader.reflection.format import type_too_big
 from oneshader.reflection.model import (
     MatrixPacking,
     ScalarKind,
     ShaderReflection,
     TypeKind,
     TypeLayout,
+    type_too_big,
 )
 
 __all__ = [

@@ -22,6 +22,7 @@ from oneshader.diagnostics import UserError
 from oneshader.fsutil import atomic_write
 from oneshader.reflection.errors import ReflectionFormatError
 from oneshader.reflection.model import (
+    MAX_TYPE_BYTES,
     BuiltIn,
     DeviceFeatures,
     EntryPoint,
@@ -43,6 +44,7 @@ from oneshader.reflection.model import (
     TypeKind,
     TypeLayout,
     VertexFormat,
+    type_too_big,
 )
 
 __all__ = [
@@ -59,31 +61,6 @@ __all__ = [
 HEADER = "oneshader-reflection 1"
 MAX_UINT = 2**32 - 1
 """The largest number the format (and the model) holds; all numbers are unsigned 32-bit."""
-
-MAX_TYPE_BYTES = 2**31 - 1
-"""The most bytes one type of a layout may span (its size; an array's length times stride; a
-matrix's stored vectors times their stride): what a host struct can hold (numpy's itemsize is a
-C int), and beyond any buffer binding a GPU API offers for one element."""
-
-
-def type_too_big(t: TypeLayout) -> tuple[str, str] | None:
-    """(attribute, message) when ``t`` spans more than :data:`MAX_TYPE_BYTES`, else None."""
-    if t.size > MAX_TYPE_BYTES:
-        return "size", f"size {t.size} is beyond the limit of {MAX_TYPE_BYTES} bytes for a type"
-    if t.kind is TypeKind.Array and max(t.length, 1) * t.stride > MAX_TYPE_BYTES:
-        return "stride", (
-            f"{t.length} elements of stride {t.stride} span beyond the limit of "
-            f"{MAX_TYPE_BYTES} bytes for a type"
-        )
-    if t.kind is TypeKind.Matrix:
-        vectors = t.cols if t.packing is MatrixPacking.ColumnMajor else t.rows
-        if max(vectors, 1) * t.mstride > MAX_TYPE_BYTES:
-            return "mstride", (
-                f"{vectors} vectors of stride {t.mstride} span beyond the limit of "
-                f"{MAX_TYPE_BYTES} bytes for a type"
-            )
-    return None
-
 
 SPEC_SCALARS = (ScalarKind.Bool, ScalarKind.Int, ScalarKind.UInt, ScalarKind.Float)
 """The scalar kinds a specialization constant may have: its default is one 32-bit pattern."""

@@ -12,6 +12,7 @@ import enum
 from dataclasses import dataclass, field
 
 __all__ = [
+    "MAX_TYPE_BYTES",
     "BuiltIn",
     "DeviceFeatures",
     "EntryPoint",
@@ -33,6 +34,7 @@ __all__ = [
     "TypeKind",
     "TypeLayout",
     "VertexFormat",
+    "type_too_big",
 ]
 
 
@@ -375,3 +377,28 @@ class ShaderReflection:
     push_blocks: tuple[PushBlock, ...] = ()
     spec_constants: tuple[SpecConstant, ...] = ()
     entry_points: tuple[EntryPoint, ...] = field(default=())
+
+
+MAX_TYPE_BYTES = 2**31 - 1
+"""The most bytes one type of a layout may span (its size; an array's length times stride; a
+matrix's stored vectors times their stride): what a host struct can hold (numpy's itemsize is a
+C int), and beyond any buffer binding a GPU API offers for one element."""
+
+
+def type_too_big(t: TypeLayout) -> tuple[str, str] | None:
+    """(attribute, message) when ``t`` spans more than :data:`MAX_TYPE_BYTES`, else None."""
+    if t.size > MAX_TYPE_BYTES:
+        return "size", f"size {t.size} is beyond the limit of {MAX_TYPE_BYTES} bytes for a type"
+    if t.kind is TypeKind.Array and max(t.length, 1) * t.stride > MAX_TYPE_BYTES:
+        return "stride", (
+            f"{t.length} elements of stride {t.stride} span beyond the limit of "
+            f"{MAX_TYPE_BYTES} bytes for a type"
+        )
+    if t.kind is TypeKind.Matrix:
+        vectors = t.cols if t.packing is MatrixPacking.ColumnMajor else t.rows
+        if max(vectors, 1) * t.mstride > MAX_TYPE_BYTES:
+            return "mstride", (
+                f"{vectors} vectors of stride {t.mstride} span beyond the limit of "
+                f"{MAX_TYPE_BYTES} bytes for a type"
+            )
+    return None

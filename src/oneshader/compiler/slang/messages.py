@@ -12,11 +12,9 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 
+from oneshader.compiler.api import TARGET_NAMES
 from oneshader.diagnostics import Diagnostic, Severity, source_excerpt
 from oneshader.reflection.model import Target
-
-TARGET_NAMES = {Target.SpirV: "SPIR-V", Target.Msl: "Metal", Target.Wgsl: "WGSL"}
-
 
 _SEVERITIES = {
     "error": Severity.ERROR,

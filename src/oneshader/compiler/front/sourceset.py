@@ -14,10 +14,10 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from oneshader.compiler import rewrite
 from oneshader.compiler.api import InputFile
-from oneshader.compiler.kinds import COUNTED, RTYPES
-from oneshader.compiler.source import (
+from oneshader.compiler.front import rewrite
+from oneshader.compiler.front.kinds import COUNTED, RTYPES
+from oneshader.compiler.front.scanner import (
     Declaration,
     SourceFile,
     StructDef,

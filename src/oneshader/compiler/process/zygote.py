@@ -39,6 +39,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from oneshader.compiler.process.folder import address, open_folder
+
 __all__ = ["Zygote", "package_root", "peer_credentials", "zygote_command"]
 
 _REAP_GRACE_SECONDS = 2.0
@@ -59,7 +61,7 @@ def zygote_command(*args: str) -> tuple[list[str], dict[str, str]]:
     .pth files (some import packages) cost a start-up ~15 ms for nothing."""
     paths = dict.fromkeys(p for p in (package_root(), *sys.path[1:]) if p)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(paths))
-    return [sys.executable, "-S", "-m", "oneshader.compiler.zygote", *args], env
+    return [sys.executable, "-S", "-m", "oneshader.compiler.process.zygote", *args], env
 
 
 class Zygote:
@@ -362,7 +364,7 @@ class _Serving:
         self.stop_listening()
 
     def fork(self, fd: int, cwd: bytes, limits: bytes) -> int:
-        from oneshader.compiler import worker
+        from oneshader.compiler.process import worker_child
 
         home = os.getcwd()
         with contextlib.suppress(OSError):
@@ -380,7 +382,7 @@ class _Serving:
                 apply_limits(limits)
             except (ValueError, OSError):
                 os._exit(3)  # the caller's limits cannot be kept: no compile without them
-            worker.serve(fd)  # never returns
+            worker_child.serve(fd)  # never returns
         os.chdir(home)
         os.close(fd)
         return pid
@@ -434,8 +436,6 @@ def _listen_alone(folder: int, name: str) -> socket.socket:
     started returns (exits) once the socket accepts connections, from the process that serves
     them (its peer credentials name the server). The socket is its owner's alone from the
     start."""
-    from oneshader.compiler.server import address
-
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     old = os.umask(0o077)
     try:
@@ -470,8 +470,6 @@ def _remover(folder: int, name: str) -> Callable[[], None]:
 def _retire_others(folder: int, name: str) -> int:
     """Ask the other servers in the folder (older toolchains of this user: an upgrade or an
     edit of oneshader) to stop listening and end once their builds have; how many agreed."""
-    from oneshader.compiler.server import address
-
     retired = 0
     for other in os.listdir(folder):
         if other == name or not (other.startswith("zygote-") and other.endswith(".sock")):
@@ -490,18 +488,16 @@ def _retire_others(folder: int, name: str) -> int:
 
 
 def _main(argv: list[str]) -> None:
-    from oneshader.compiler import worker
+    from oneshader.compiler.process import worker_child
 
     # ^C reaches the whole process group; the caller decides what it means (and closes us).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if argv[:1] == ["--listen"] and len(argv) == 4 and argv[2] == "--idle":
-        from oneshader.compiler.server import open_folder
-
         path, idle = Path(argv[1]), float(argv[3])
         folder = open_folder(path.parent)  # checked as the caller checked it
         listener = _listen_alone(folder, path.name)
         serving = _Serving(listener, idle, _remover(folder, path.name))
-        worker.prepare()  # single-threaded again when it returns: safe to fork
+        worker_child.prepare()  # single-threaded again when it returns: safe to fork
         _retire_others(folder, path.name)
         serving.run()
     else:
@@ -511,7 +507,7 @@ def _main(argv: list[str]) -> None:
         os.close(devnull)
         serving = _Serving(None, 0.0)
         serving.add(control)
-        worker.prepare()
+        worker_child.prepare()
         serving.run()
     os._exit(0)
 

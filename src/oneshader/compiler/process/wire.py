@@ -1,5 +1,5 @@
-"""Compile requests and results as plain data (JSON), for the channel between a build and its
-worker processes.
+"""The worker channel, on both sides of it: frames (an 8-byte length, then the bytes) holding
+compile requests and results as plain data (JSON).
 
 The other end of that channel may be a process forked by the compile server, which a build
 finds by a path in a folder: a reply (or a request) must not be able to run code, as a pickle
@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import base64
 import json
-from typing import Any
+import struct
+from typing import IO, Any
 
 from oneshader.compiler.api import (
     BindRegister,
@@ -27,7 +28,37 @@ from oneshader.reflection.errors import ReflectionFormatError
 from oneshader.reflection.format import ReflectionFormat
 from oneshader.reflection.model import Stage, Target
 
-__all__ = ["decode_request", "decode_result", "encode_request", "encode_result"]
+__all__ = [
+    "decode_request",
+    "decode_result",
+    "encode_request",
+    "encode_result",
+    "receive",
+    "send",
+]
+
+_HEADER = struct.Struct("<Q")
+_MAX_FRAME = 1 << 30  # a bigger frame is a broken or hostile peer, not a shader's outputs
+
+
+def send(stream: IO[bytes], data: bytes) -> None:
+    """One frame; an empty one ends the conversation."""
+    stream.write(_HEADER.pack(len(data)) + data)
+    stream.flush()
+
+
+def receive(stream: IO[bytes]) -> bytes:
+    """One frame; EOFError at end of file, or for a frame no worker would send."""
+    header = stream.read(_HEADER.size)
+    if len(header) < _HEADER.size:
+        raise EOFError
+    (size,) = _HEADER.unpack(header)
+    if size > _MAX_FRAME:
+        raise EOFError
+    data = stream.read(size)
+    if len(data) < size:
+        raise EOFError
+    return data
 
 
 def _dumps(doc: object) -> bytes:
