@@ -144,3 +144,24 @@ def test_strip_comments_keeps_positions_as_the_character_loop_did(text: str) -> 
     got = strip_comments(text)
     assert got == _strip_comments_by_hand(text)
     assert len(got) == len(text) and got.count("\n") == text.count("\n")
+
+
+def test_the_insides_of_function_bodies_and_initializers_are_never_tokenized() -> None:
+    """The scanner reads declarations: a body of 20,000 statements (or a constant table of
+    as many numbers) costs it two braces, so that megabytes of code scan in Slang's shadow."""
+    from oneshader.compiler.front.scanner import _tokens
+
+    body = "    x = x * 3 + 1; { y = 2; }\n" * 20_000
+    table = ", ".join(str(i) for i in range(20_000))
+    text = (
+        "struct S { float a; };\n"
+        f"static const uint T[20000] = {{ {table} }};\n"
+        f"float f(float x) {{\n{body}    return x;\n}}\n"
+        "namespace N { cbuffer C { float b; }; }\n"
+    )
+    toks = _tokens(text)
+    assert len(toks) < 80
+    found = scan("s.hlsl", text)
+    assert [f.name for f in found.structs["S"].fields] == ["a"]
+    assert [f.name for f in found.structs["C"].fields] == ["b"]
+    assert "f" in found.functions and [d.name for d in found.declarations] == ["C"]

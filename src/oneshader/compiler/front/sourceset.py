@@ -59,10 +59,19 @@ class SourceSet:
         self.texts: dict[Path, str] = {}
         self.sources: dict[Path, SourceFile] = {}
         self.inputs: list[InputFile] = []
+        self._shown: dict[str, str] = {}
 
     # -- names and positions -------------------------------------------------------------------
 
     def display(self, slang_path: str) -> str:
+        """The name users see for a path Slang or the scanner gives (asked once per declaration:
+        remembered, since resolving a path costs system calls)."""
+        shown = self._shown.get(slang_path)
+        if shown is None:
+            shown = self._shown[slang_path] = self._display(slang_path)
+        return shown
+
+    def _display(self, slang_path: str) -> str:
         if not slang_path:
             return self.name
         p = Path(slang_path)
