@@ -48,9 +48,11 @@ def _temporary(target: Path, data: bytes, *, durable: bool) -> str:
                 f.flush()
                 os.fsync(f.fileno())
         os.chmod(tmp, 0o644)
-    except BaseException:
+    except BaseException as err:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
+        if isinstance(err, OSError) and err.filename is None:  # a write's: a full disk
+            raise OSError(err.errno, err.strerror, os.fspath(target)) from None
         raise
     return tmp
 

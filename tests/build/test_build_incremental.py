@@ -3,12 +3,14 @@ of stale outputs, failures, diagnostics and exit codes."""
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import select
 import signal
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from build_helpers import BuildRun, kernel, summary_counts
@@ -366,3 +368,50 @@ def test_an_include_that_is_not_a_regular_file_is_a_positioned_error(
     status, _, err = build()
     assert status == 1
     assert "shaders/K0.hlsl:1:11: error OS1016: cannot read: a device, not a regular file" in err
+
+
+def test_a_noop_build_of_a_read_only_out_succeeds(
+    project: Path, build: BuildRun, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nothing to write, nothing to lock: a read-only OUT (a mounted image, a package) is up to
+    date, even when a touched source only wants its stamp refreshed."""
+    assert build()[0] == 0
+    real = os.open
+
+    def read_only(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+        if flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT):
+            raise OSError(errno.EROFS, "Read-only file system", os.fspath(path))
+        return real(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", read_only)
+    source = project / "shaders/K0.hlsl"
+    os.utime(source, ns=(source.stat().st_mtime_ns + 10**9,) * 2)
+    status, out, err = build()
+    assert status == 0, err
+    assert summary_counts(out) == (0, 5, 0)
+
+
+class _FullDisk:
+    """A file whose writes fail as on a full disk (the error names no file)."""
+
+    def __init__(self, fd: int, mode: str) -> None:
+        os.close(fd)
+
+    def __enter__(self) -> _FullDisk:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+    def write(self, data: bytes) -> int:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+
+def test_a_full_disk_is_reported_at_the_file_being_written(
+    project: Path, build: BuildRun, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(os, "fdopen", _FullDisk)
+    status, _, err = build("-j", "1", "shaders/K0.hlsl")
+    assert status == 2
+    assert err.startswith("out/K0.spv: error OS2003: cannot write: No space left on device"), err
+    assert [p.name for p in (project / "out").iterdir() if p.name.endswith(".tmp")] == []

@@ -8,6 +8,7 @@ nothing in OUT looks current for a source that does not compile.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import time
 from dataclasses import dataclass, field
@@ -88,6 +89,7 @@ class Build:
         self.report = BuildReport()
         self.state = BuildState()
         self._last_save = 0.0
+        self._refreshed = False  # stamps refreshed (a touched file): the state wants saving
 
     # --- the steps ---------------------------------------------------------------------------
 
@@ -133,6 +135,9 @@ class Build:
                 self._bindings(jobs)
             if self.state.dirty or todo or why:
                 self.state.save(cfg.out)
+            elif self._refreshed:  # only stamps moved: worth saving, not worth failing for
+                with contextlib.suppress(OSError):
+                    self.state.save(cfg.out)
         self.report.seconds = time.perf_counter() - t0
         return self.report
 
@@ -160,7 +165,7 @@ class Build:
             current, refreshed = is_current(
                 record, job.key, self.config.root, self.config.out, checker
             )
-            self.state.dirty |= refreshed
+            self._refreshed |= refreshed
             if not current:
                 todo.append(job)
         return todo

@@ -7,6 +7,8 @@ waiting, and for whom, then waits.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 import sys
 import time
@@ -58,7 +60,17 @@ class OutLock:
 
     def __enter__(self) -> OutLock:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as err:
+            if err.errno not in (errno.EROFS, errno.EACCES, errno.EPERM):
+                raise
+            # OUT is read-only: no build can write it, so there is nothing to take turns on;
+            # a build that has something to write fails there, naming the file.
+            try:
+                fd = os.open(self.path, os.O_RDONLY)
+            except FileNotFoundError:
+                return self
         try:
             if not _try_lock(fd):
                 os.lseek(fd, 0, os.SEEK_SET)
@@ -66,9 +78,10 @@ class OutLock:
                 self.on_wait(f"waiting for another build of this output folder (pid {holder})")
                 while not _try_lock(fd):
                     time.sleep(self.poll)
-            os.ftruncate(fd, 0)
-            os.lseek(fd, 0, os.SEEK_SET)
-            os.write(fd, f"{os.getpid()}\n".encode())
+            with contextlib.suppress(OSError):  # read-only: the holder is not told, that is all
+                os.ftruncate(fd, 0)
+                os.lseek(fd, 0, os.SEEK_SET)
+                os.write(fd, f"{os.getpid()}\n".encode())
         except BaseException:
             os.close(fd)
             raise
@@ -83,7 +96,8 @@ class OutLock:
     ) -> None:
         if self._fd is not None:
             try:
-                os.ftruncate(self._fd, 0)
+                with contextlib.suppress(OSError):
+                    os.ftruncate(self._fd, 0)
                 _unlock(self._fd)
             finally:
                 os.close(self._fd)
