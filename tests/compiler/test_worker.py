@@ -13,7 +13,7 @@ from pathlib import Path
 
 from worker_support import crash_mid_request
 
-from oneshader.compiler import CompileOptions, CompileResult, compile_file
+from oneshader.compiler import CompileOptions, compile_file
 from oneshader.compiler.process.worker import CompilerWorker
 from oneshader.compiler.process.zygote import Zygote
 from process_helpers import gone, parent_of
@@ -212,17 +212,9 @@ def test_a_request_that_is_a_pickle_runs_nothing_in_the_worker(tmp_path: Path) -
 def test_a_worker_killed_from_outside_is_not_called_a_slang_bug() -> None:
     with CompilerWorker() as worker:
         worker.start()
-        pid = worker.pid
-        assert pid is not None
-        os.kill(pid, signal.SIGSTOP)
-        results: list[CompileResult] = []
-        thread = threading.Thread(target=lambda: results.append(worker.compile(SPRITE, OPTIONS)))
-        thread.start()
-        time.sleep(0.2)
-        os.kill(pid, signal.SIGKILL)  # an operator's kill, the system's OOM killer
-        thread.join(30)
-        (diag,) = results[0].diagnostics
-        assert results[0].crashed and "SIGKILL" in diag.message
+        result = crash_mid_request(worker, SPRITE, OPTIONS, signal.SIGKILL)  # the OOM killer's
+        (diag,) = result.diagnostics
+        assert result.crashed and "SIGKILL" in diag.message
         assert "Slang bug" not in diag.message and "killed" in diag.message
 
 

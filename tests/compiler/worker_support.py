@@ -11,10 +11,15 @@ from oneshader.compiler import CompileOptions, CompileResult
 from oneshader.compiler.process.worker import CompilerWorker
 
 
-def crash_mid_request(worker: CompilerWorker, path: str, options: CompileOptions) -> CompileResult:
-    """What ``worker.compile`` returns when its child gets SIGSEGV with the request in flight:
-    Slang's known crashes cannot be triggered on demand, their consequence can. The child is
-    frozen first, so the request is certainly in flight when it dies."""
+def crash_mid_request(
+    worker: CompilerWorker,
+    path: str,
+    options: CompileOptions,
+    sig: signal.Signals = signal.SIGSEGV,
+) -> CompileResult:
+    """What ``worker.compile`` returns when its child gets ``sig`` (SIGSEGV: a crash) with the
+    request in flight: Slang's known crashes cannot be triggered on demand, their consequence
+    can. The child is frozen first, so the request is certainly in flight when it dies."""
     pid = worker.pid
     assert pid is not None
     os.kill(pid, signal.SIGSTOP)
@@ -22,7 +27,7 @@ def crash_mid_request(worker: CompilerWorker, path: str, options: CompileOptions
     thread = threading.Thread(target=lambda: results.append(worker.compile(path, options)))
     thread.start()
     time.sleep(0.2)
-    os.kill(pid, signal.SIGSEGV)
+    os.kill(pid, sig)
     os.kill(pid, signal.SIGCONT)
     thread.join(timeout=30)
     (crashed,) = results
