@@ -16,6 +16,7 @@ __all__ = [
     "blank_words",
     "counter_calls",
     "inline_includes",
+    "rename_at",
     "vk_builtins",
     "with_append_consume_as_rw",
     "with_counter_buffers",
@@ -134,6 +135,18 @@ def with_append_consume_as_rw(
         last = m.end()
     out.append(text[last:])
     return _with_companions("".join(out), names, declared_here)
+
+
+def rename_at(text: str, names: Collection[tuple[int, int, str, str]]) -> str:
+    """The text with each (line, column, old, new) identifier renamed where it is declared
+    (columns after it on its line shift by the difference in length)."""
+    lines = text.split("\n")
+    for line, col, old, new in sorted(names, key=lambda n: (n[0], -n[1])):
+        if 1 <= line <= len(lines):
+            row = lines[line - 1]
+            if row[col - 1 : col - 1 + len(old)] == old:
+                lines[line - 1] = row[: col - 1] + new + row[col - 1 + len(old) :]
+    return "\n".join(lines)
 
 
 _PRAGMA_ONCE = re.compile(r"^[ \t]*#[ \t]*pragma[ \t]+once\b[^\n]*", re.MULTILINE)

@@ -81,6 +81,14 @@ def _rewritten(
     appended: dict[str, Declaration],
 ) -> str:
     text = src.texts[path]
+    decls = src.declarations()
+    renamed = [
+        (decls[old].line, decls[old].column, old, new)
+        for old, new in src.renamed_blocks().items()
+        if Path(decls[old].file).resolve() == path
+    ]
+    if renamed:
+        text = rewrite.rename_at(text, renamed)
     if counted:
         text = rewrite.with_counter_buffers(text, counted, _declared_in(counted, path))
     if appended and target is not Target.SpirV:
@@ -129,6 +137,9 @@ def compile_target(
                     errors = [d for d in errors if d.code != "E36107"] + interlocked
             return None, [explain(d) for d in errors]
         facts = read_facts(lib, req.reflection())
+        original = {new: old for old, new in src.renamed_blocks().items()}
+        for p in facts.params:
+            p.name = original.get(p.name, p.name)
     finally:
         req.close()
     return CompiledTarget(target, facts, result.code, [d for d in diags if not d.is_error]), []

@@ -107,6 +107,24 @@ class SourceSet:
                 out.setdefault(d.name, d)
         return out
 
+    def renamed_blocks(self) -> dict[str, str]:
+        """cbuffers/tbuffers that declare a member of their own name (DXC-era code's
+        ``cbuffer ubo { UBO ubo; }``), each with the name Slang is given instead: with
+        ``-no-mangle`` Slang puts the block's name in scope too, so ``ubo.x`` is ambiguous
+        there, not in HLSL. The new name is ``<name>_<n>``, which the readers of emitted code
+        demangle back to ``<name>``; ``n`` is the first that no file of the shader spells."""
+        texts = "\n".join(self.texts.values())
+        out: dict[str, str] = {}
+        for d in self.declarations().values():
+            block = self.struct(d.name) if d.base in ("cbuffer", "tbuffer") else None
+            if block is None or block.kind != d.base or block.field(d.name) is None:
+                continue
+            n = 0
+            while re.search(rf"\b{re.escape(d.name)}_{n}\b", texts):
+                n += 1
+            out[d.name] = f"{d.name}_{n}"
+        return out
+
     def struct(self, name: str) -> StructDef | None:
         for src in self.sources.values():
             if name in src.structs:
