@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -13,8 +14,9 @@ from verify_support import CORPUS, compiled, device, tool
 
 from oneshader.codegen import render_module
 from oneshader.compiler import CompileOptions, CompileResult, EntryPointSpec, compile_file
-from oneshader.compiler.crosscheck import read_output
-from oneshader.reflection.model import Stage, Target
+from oneshader.compiler.crosscheck import read_output, verify
+from oneshader.compiler.spirv_patch import relocate
+from oneshader.reflection.model import StageVariable, Target
 
 ALL = (Target.SpirV, Target.Msl, Target.Wgsl)
 
@@ -125,3 +127,73 @@ def test_an_error_after_the_renamed_block_keeps_its_line(tmp_path: Path) -> None
     (error,) = [d for d in result.diagnostics if d.is_error]
     assert (error.file, error.line) == ("s.hlsl", 2)
     assert "ubo_0" not in error.message
+
+
+# -- b. locations per direction ---------------------------------------------------------------
+
+
+def _locations(variables: tuple[StageVariable, ...]) -> dict[str, int | None]:
+    return {v.name: v.location for v in variables}
+
+
+def test_input_locations_do_not_move_outputs_of_the_same_name(tmp_path: Path) -> None:
+    result = _ok(compiled("gbuffer.hlsl"))
+    vs, ps = result.reflection.entry_points
+    assert _locations(vs.inputs) == {"Pos": 0, "Normal": 1, "UV": 2}
+    assert _locations(vs.outputs) == {"Pos": None, "Normal": 0, "UV": 1, "WorldPos": 2}
+    assert _locations(ps.inputs) == {"Pos": None, "Normal": 0, "UV": 1, "WorldPos": 2}
+    # each colour output at the attachment of its SV_Target index
+    assert _locations(ps.outputs) == {"Position": 0, "Normal": 1, "Albedo": 2}
+    for out in result.outputs:
+        emitted = read_output(out).entries
+        ps_code = next(e for name, e in emitted.items() if name.startswith("PSMain"))
+        assert sorted(v.location for v in ps_code.outputs if v.location is not None) == [0, 1, 2]
+    _spirv_valid(_code(result, Target.SpirV), tmp_path)
+    device().create_shader_module(code=_code(result, Target.Wgsl).decode())
+
+
+def test_crosscheck_refuses_a_location_twice_even_where_code_agrees() -> None:
+    result = _ok(compiled("gbuffer.hlsl"))
+    refl = result.reflection
+    ps = refl.entry_points[1]
+    moved = tuple(replace(v, location=0) if v.name == "Normal" else v for v in ps.outputs)
+    bad = replace(refl, entry_points=(refl.entry_points[0], replace(ps, outputs=moved)))
+    found = verify(bad, [o for o in result.outputs if o.target is Target.Msl][:0])
+    assert "reflection: entry 'PSMain' outputs 'Position' and 'Normal' are both at location 0" in (
+        found
+    )
+    assert "reflection: entry 'PSMain' output 'Normal' is SV_Target1 but at location 0" in found
+    # the code's side: a module with two outputs at one location is refused on its own
+    spirv = next(o for o in result.outputs if o.target is Target.SpirV)
+    clashing = relocate(spirv.data, "PSMain", {}, {"Normal": 0})
+    found = verify(refl, [replace(spirv, data=clashing)])
+    assert any("SPIR-V (.spv): entry 'PSMain' outputs" in m and "location 0" in m for m in found)
+
+
+@pytest.mark.parametrize(
+    ("source", "position", "fragments"),
+    [
+        (
+            "struct I { [[vk::location(0)]] float4 a : A; [[vk::location(0)]] float4 b : B; };\n"
+            '[shader("pixel")] float4 P(I i) : SV_Target { return i.a + i.b; }\n',
+            (1, 73),
+            ["input 'b' and input 'a' are both at location 0"],
+        ),
+        (
+            "struct O { [[vk::location(1)]] float4 c : SV_Target0; };\n"
+            '[shader("pixel")] O P() { O o; o.c = 1; return o; }\n',
+            (1, 39),
+            ["'c' is SV_Target0 but [[vk::location(1)]]", "SV_Target1"],
+        ),
+    ],
+    ids=["duplicate-vk-location", "vk-location-on-sv-target"],
+)
+def test_locations_that_clash_are_positioned_errors(
+    tmp_path: Path, source: str, position: tuple[int, int], fragments: list[str]
+) -> None:
+    result = _build(tmp_path, source)
+    errors = [d for d in result.diagnostics if d.is_error]
+    assert result.reflection is None and len(errors) == 1, [d.format() for d in errors]
+    assert (errors[0].code, errors[0].line, errors[0].column) == ("OS1020", *position)
+    for fragment in fragments:
+        assert fragment in errors[0].message
