@@ -16,7 +16,7 @@ from oneshader.codegen import render_module
 from oneshader.compiler import CompileOptions, CompileResult, EntryPointSpec, compile_file
 from oneshader.compiler.crosscheck import read_output, verify
 from oneshader.compiler.spirv_patch import relocate
-from oneshader.reflection.model import StageVariable, Target
+from oneshader.reflection.model import StageVariable, Target, TypeLayout
 
 ALL = (Target.SpirV, Target.Msl, Target.Wgsl)
 
@@ -197,3 +197,40 @@ def test_locations_that_clash_are_positioned_errors(
     assert (errors[0].code, errors[0].line, errors[0].column) == ("OS1020", *position)
     for fragment in fragments:
         assert fragment in errors[0].message
+
+
+# -- d. [[vk::offset]] at every depth ----------------------------------------------------------
+
+
+def _offsets(layout: TypeLayout | None) -> dict[str, int]:
+    assert layout is not None
+    return {m.name: m.offset for m in layout.members}
+
+
+def test_vk_offset_holds_at_every_depth(tmp_path: Path) -> None:
+    result = _ok(compiled("vk_offsets.hlsl"))
+    refl = result.reflection
+    ubo = next(r for r in refl.resources if r.name == "ubo").layout
+    assert ubo is not None
+    assert _offsets(ubo) == {"distortion": 0, "after": 288, "shading": 304, "lights": 336}
+    distortion, _, shading, lights = (m.type for m in ubo.members)
+    assert (_offsets(distortion), distortion.size) == ({"alpha": 272}, 288)
+    assert _offsets(shading) == {"roughness": 0, "metallic": 8, "tint": 16}
+    assert lights.stride == 48 and lights.size == 96
+    assert _offsets(lights.element) == {"color": 0, "radius": 32}
+    assert ubo.size == 432
+    item = next(r for r in refl.resources if r.name == "items").layout
+    assert _offsets(item) == {"weight": 0, "extra": 20, "value": 24}
+    assert _offsets(refl.push_blocks[0].layout) == {"scale": 0, "bias": 48}
+    _spirv_valid(_code(result, Target.SpirV), tmp_path)
+
+
+def test_nested_vk_offset_is_refused_where_a_target_ignores_it(tmp_path: Path) -> None:
+    source = (
+        "struct D { [[vk::offset(272)]] float alpha; };\ncbuffer ubo { D ubo; }\n"
+        '[shader("pixel")] float4 P() : SV_Target { return ubo.alpha; }\n'
+    )
+    result = _build(tmp_path, source, (Target.Wgsl,))
+    (error,) = [d for d in result.diagnostics if d.is_error]
+    assert (error.code, error.line) == ("OS1010", 1)
+    assert _ok(_build(tmp_path, source, (Target.SpirV,))).reflection.resources[0].layout.size == 288
