@@ -234,3 +234,68 @@ def test_nested_vk_offset_is_refused_where_a_target_ignores_it(tmp_path: Path) -
     (error,) = [d for d in result.diagnostics if d.is_error]
     assert (error.code, error.line) == ("OS1010", 1)
     assert _ok(_build(tmp_path, source, (Target.SpirV,))).reflection.resources[0].layout.size == 288
+
+
+# -- f. hints only where they are the cause ---------------------------------------------------
+
+
+def test_missing_semicolon_after_return_is_said_where_it_is_missing(tmp_path: Path) -> None:
+    source = (
+        "RWStructuredBuffer<float> data;\n"
+        '[shader("compute")] [numthreads(64, 1, 1)]\n'
+        "void main(uint3 id : SV_DispatchThreadID)\n"
+        "{\n"
+        "    if (id.x >= 100)\n"
+        "        return\n"
+        "    data[id.x] = data[id.x] * 2.0;\n"
+        "}\n"
+    )
+    result = _build(tmp_path, source)
+    (error,) = {(d.line, d.column, d.message) for d in result.diagnostics if d.is_error}
+    assert error[:2] == (6, 15)  # just after 'return', not on the next statement
+    assert error[2].startswith("expected ';' after 'return'")
+    assert "truncat" not in error[2]
+
+
+def test_a_missing_semicolon_is_said_where_it_is_missing(tmp_path: Path) -> None:
+    source = (
+        '[shader("pixel")] float4 P(float2 uv : TEXCOORD0) : SV_Target\n'
+        "{\n"
+        "    float4 c = float4(uv, 0, 1)\n"
+        "    c.x = 1;\n"
+        "    return c;\n"
+        "}\n"
+    )
+    (error,) = {
+        (d.line, d.column, d.message) for d in _build(tmp_path, source).diagnostics if d.is_error
+    }
+    assert error == (3, 32, "expected ';'")
+
+
+def test_truncation_advice_only_for_a_truncation(tmp_path: Path) -> None:
+    truncating = (
+        "cbuffer C { float4x4 m; };\n"
+        '[shader("vertex")] float4 V(float4 p : POSITION) : SV_Position\n'
+        "{ float4 v = mul((float3x3)m, p); return v; }\n"
+    )
+    (error,) = [d for d in _build(tmp_path, truncating).diagnostics if d.is_error]
+    assert error.code == "E30019" and "DXC truncates implicitly" in error.message
+    other = (
+        "struct S { float a; };\n"
+        '[shader("pixel")] float4 P() : SV_Target { S s; s.a = 1; float4 c = s; return c; }\n'
+    )
+    (error,) = [d for d in _build(tmp_path, other).diagnostics if d.is_error]
+    assert error.code == "E30019" and "truncat" not in error.message
+
+
+def test_a_scalar_array_after_a_float_is_named_as_an_array(tmp_path: Path) -> None:
+    source = (
+        "cbuffer Light { float4 Direction; float Intensity; float Weights[3]; };\n"
+        '[shader("pixel")] float4 P() : SV_Target '
+        "{ return Direction * Intensity * Weights[1]; }\n"
+    )
+    (error,) = [d for d in _build(tmp_path, source).diagnostics if d.is_error]
+    assert (error.code, error.line, error.column) == ("OS2001", 1, 58)
+    assert "Light.Weights" in error.message and "the array stride" in error.message
+    assert "bool" not in error.message and "padding" not in error.message
+    assert "float4 Weights[1] instead of float[3]" in error.message

@@ -135,7 +135,7 @@ def compile_target(
                 interlocked = wgsl_interlocked(src)
                 if interlocked:
                     errors = [d for d in errors if d.code != "E36107"] + interlocked
-            return None, [explain(d) for d in errors]
+            return None, [explain(d, src.displayed_text(d.file)) for d in errors]
         facts = read_facts(lib, req.reflection())
         original = {new: old for old, new in src.renamed_blocks().items()}
         for p in facts.params:

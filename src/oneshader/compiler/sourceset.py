@@ -67,11 +67,16 @@ class SourceSet:
         except OSError:
             return None
 
-    def error(self, file: str, line: int, col: int, message: str, code: str = "") -> Diagnostic:
+    def displayed_text(self, file: str) -> str | None:
+        """The text of the file diagnostics name ``file`` (None for a file not read)."""
         text = None
         for p, t in self.texts.items():
             if self.display(str(p)) == file:
                 text = t
+        return text
+
+    def error(self, file: str, line: int, col: int, message: str, code: str = "") -> Diagnostic:
+        text = self.displayed_text(file)
         excerpt = source_excerpt(text, line, col) if text and line else ""
         return Diagnostic(file, line, col, Severity.ERROR, message, code, excerpt)
 
