@@ -299,3 +299,83 @@ def test_a_scalar_array_after_a_float_is_named_as_an_array(tmp_path: Path) -> No
     assert "Light.Weights" in error.message and "the array stride" in error.message
     assert "bool" not in error.message and "padding" not in error.message
     assert "float4 Weights[1] instead of float[3]" in error.message
+
+
+# -- e. DXC's -Zpr ------------------------------------------------------------------------------
+
+_ZPR = """
+cbuffer Params : register(b0)
+{
+    float4x4 Transform;                   // row-major under -Zpr
+    float3x4 Affine;                      // so is this one: 3 rows of float4
+    column_major float4x4 Explicit;       // declared: stays column-major
+};
+RWStructuredBuffer<float4> Out : register(u1);
+[shader("compute")] [numthreads(1, 1, 1)]
+void CS(uint3 id : SV_DispatchThreadID)
+{
+    float4 v = float4(1.0, -2.0, 0.5, 3.0);
+    Out[0] = mul(Transform, v);
+    Out[1] = float4(mul(Affine, v), 0.0);
+    Out[2] = mul(Explicit, v);
+}
+"""
+
+
+def _packings(result: CompileResult) -> dict[str, str]:
+    layout = result.reflection.resources[0].layout
+    assert layout is not None
+    return {m.name: m.type.packing.name for m in layout.members}
+
+
+def test_zpr_makes_undeclared_matrices_row_major(tmp_path: Path) -> None:
+    (tmp_path / "z.hlsl").write_text(_ZPR)
+    default = _ok(compile_file(str(tmp_path / "z.hlsl"), CompileOptions(source_name="z.hlsl")))
+    assert set(_packings(default).values()) == {"ColumnMajor"}
+    zpr = _ok(
+        compile_file(str(tmp_path / "z.hlsl"), CompileOptions(source_name="z.hlsl", row_major=True))
+    )
+    assert _packings(zpr) == {
+        "Transform": "RowMajor",
+        "Affine": "RowMajor",
+        "Explicit": "ColumnMajor",
+    }
+    affine = zpr.reflection.resources[0].layout.members[1].type
+    assert (affine.size, affine.mstride) == (48, 16)  # three stored rows, not four columns
+    assert _packings(zpr) != _packings(default)
+    _spirv_valid(_code(zpr, Target.SpirV), tmp_path)
+
+
+@pytest.mark.parametrize("target", [Target.SpirV, Target.Wgsl], ids=lambda t: t.value)
+def test_zpr_matrices_written_by_the_reflection_compute_right(
+    tmp_path: Path, target: Target
+) -> None:
+    import numpy as np
+    import wgpu
+    from test_execution import _dispatch
+    from verify_support import pack
+
+    (tmp_path / "z.hlsl").write_text(_ZPR)
+    options = CompileOptions(targets=(Target.SpirV, Target.Wgsl), row_major=True)
+    result = _ok(compile_file(str(tmp_path / "z.hlsl"), options))
+    refl = result.reflection
+    rng = np.random.default_rng(3)
+    values = {
+        "Transform": (rng.integers(-8, 9, (4, 4)) / 4).astype(np.float32),
+        "Affine": (rng.integers(-8, 9, (3, 4)) / 4).astype(np.float32),
+        "Explicit": (rng.integers(-8, 9, (4, 4)) / 4).astype(np.float32),
+    }
+    layout = refl.resources[0].layout
+    assert layout is not None
+    data = bytearray(layout.size)
+    pack(layout, {k: v.tolist() for k, v in values.items()}, data)
+    dev = device()
+    usage = wgpu.BufferUsage
+    params = dev.create_buffer_with_data(data=bytes(data), usage=usage.UNIFORM)
+    out = dev.create_buffer(size=48, usage=usage.STORAGE | usage.COPY_SRC)
+    _dispatch(result, target, {"Params": params, "Out": out}, 1)
+    got = np.frombuffer(dev.queue.read_buffer(out), np.float32).reshape(3, 4)
+    v = np.array([1.0, -2.0, 0.5, 3.0], np.float32)
+    np.testing.assert_allclose(got[0], values["Transform"] @ v)
+    np.testing.assert_allclose(got[1][:3], values["Affine"] @ v)
+    np.testing.assert_allclose(got[2], values["Explicit"] @ v)

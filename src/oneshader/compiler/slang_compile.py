@@ -52,7 +52,7 @@ def slang_args(target: Target, o: CompileOptions) -> list[str]:
     args = [
         "-target",
         _SLANG_TARGET[target],
-        "-matrix-layout-column-major",
+        "-matrix-layout-row-major" if o.row_major else "-matrix-layout-column-major",
         "-enable-machine-readable-diagnostics",
         "-no-mangle",
         "-line-directive-mode",
