@@ -16,6 +16,7 @@ from oneshader.codegen import render_module
 from oneshader.compiler import CompileOptions, CompileResult, EntryPointSpec, compile_file
 from oneshader.compiler.crosscheck import read_output, verify
 from oneshader.compiler.spirv_patch import relocate
+from oneshader.reflection.format import ReflectionFormat
 from oneshader.reflection.model import StageVariable, Target, TypeLayout
 
 ALL = (Target.SpirV, Target.Msl, Target.Wgsl)
@@ -379,3 +380,74 @@ def test_zpr_matrices_written_by_the_reflection_compute_right(
     np.testing.assert_allclose(got[0], values["Transform"] @ v)
     np.testing.assert_allclose(got[1][:3], values["Affine"] @ v)
     np.testing.assert_allclose(got[2], values["Explicit"] @ v)
+
+
+# -- c. input attachments --------------------------------------------------------------------
+
+
+def test_subpass_inputs_are_resources_with_their_attachment(tmp_path: Path) -> None:
+    result = _ok(compiled("subpass.hlsl"))
+    refl = result.reflection
+    inputs = [r for r in refl.resources if r.rtype.name.startswith("SubpassInput")]
+    assert [(r.name, r.rtype.name, r.kind.name, r.attachment) for r in inputs] == [
+        ("inputPosition", "SubpassInput", "ShaderResource", 0),
+        ("inputNormal", "SubpassInput", "ShaderResource", 1),
+        ("inputAlbedo", "SubpassInput", "ShaderResource", 2),
+        ("inputDepth", "SubpassInput", "ShaderResource", 3),
+        ("inputSamples", "SubpassInputMS", "ShaderResource", 4),
+    ]
+    assert [r.slots[0].binding for r in inputs] == [0, 1, 2, 3, 4]
+    depth = next(r for r in inputs if r.name == "inputDepth").layout
+    assert depth is not None and depth.kind.name == "Scalar"  # SubpassInput<float>, as declared
+    assert next(r for r in refl.resources if r.name == "ubo").attachment is None
+    module = _code(result, Target.SpirV)
+    _spirv_valid(module, tmp_path)
+    text = _spirv_text(module, tmp_path)
+    for r in inputs:
+        assert f"OpDecorate %{r.name} InputAttachmentIndex {r.attachment}" in text
+    # The format carries the attachment; the cross-check compares it with the code.
+    again = ReflectionFormat.read(ReflectionFormat.write(refl))
+    assert again == refl
+    assert b"attachment=3" in ReflectionFormat.write(refl)
+    moved = tuple(replace(r, attachment=7) if r.name == "inputDepth" else r for r in refl.resources)
+    found = verify(replace(refl, resources=moved), result.outputs)
+    assert found == [
+        "SPIR-V (.spv): resource 'inputDepth' input attachment index: reflection says 7, "
+        "emitted code says 3"
+    ]
+    namespace: dict[str, object] = {}
+    exec(compile(render_module(refl, "subpass"), "subpass.py", "exec"), namespace)
+
+
+@pytest.mark.parametrize(
+    ("declaration", "targets", "fragments"),
+    [
+        (
+            "[[vk::input_attachment_index(0)]] SubpassInput color;",
+            (Target.Msl,),
+            ["Metal: 'color' is a SubpassInput", "input attachment"],
+        ),
+        (
+            "[[vk::input_attachment_index(0)]] SubpassInputMS<float4> color;",
+            (Target.Wgsl,),
+            ["WGSL: 'color' is a SubpassInputMS"],
+        ),
+        (
+            "[[vk::binding(0)]] SubpassInput color;",
+            (Target.SpirV,),
+            ["needs [[vk::input_attachment_index(i)]]"],
+        ),
+    ],
+    ids=["metal", "wgsl-ms", "no-index"],
+)
+def test_subpass_input_errors_name_it(
+    tmp_path: Path, declaration: str, targets: tuple[Target, ...], fragments: list[str]
+) -> None:
+    load = "color.SubpassLoad(0)" if "MS" in declaration else "color.SubpassLoad()"
+    source = f'{declaration}\n[shader("pixel")] float4 P() : SV_Target {{ return {load}; }}\n'
+    result = _build(tmp_path, source, targets)
+    (error,) = [d for d in result.diagnostics if d.is_error]
+    column = declaration.index(" color;") + 2
+    assert (error.code, error.line, error.column) == ("OS1021", 1, column), error.format()
+    for fragment in fragments:
+        assert fragment in error.message

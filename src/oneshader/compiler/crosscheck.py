@@ -325,6 +325,10 @@ class _Checker:
                 self.slot(module, path, slot, em)
                 if em.count != res.count:
                     self.differ(module, f"{path} count", res.count, em.count)
+                if res.attachment is not None or em.attachment is not None:
+                    self.differ(
+                        module, f"{path} input attachment index", res.attachment, em.attachment
+                    )
                 if res.format is not None and em.format is not None:
                     self.differ(module, f"{path} image format", res.format, em.format)
                 if self.target is Target.Wgsl and em.space == "handle":

@@ -10,7 +10,7 @@ from pathlib import Path
 from oneshader.compiler import rewrite
 from oneshader.compiler.api import CompileOptions
 from oneshader.compiler.diag import TARGET_NAMES
-from oneshader.compiler.kinds import RTYPES
+from oneshader.compiler.kinds import RTYPES, SUBPASS_INPUTS
 from oneshader.compiler.source import Attribute, SourceFile, line_col, strip_comments
 from oneshader.compiler.sourceset import SourceSet
 from oneshader.diagnostics import Diagnostic, Severity, UserError
@@ -104,6 +104,17 @@ def precheck(src: SourceSet, options: CompileOptions) -> dict[Target, list[Diagn
                     "OS1001",
                 )
             )
+        for t in (Target.Msl, Target.Wgsl):
+            if rtype in SUBPASS_INPUTS and t in targets:
+                per[t].append(
+                    src.at_decl(
+                        d,
+                        f"{TARGET_NAMES[t]}: '{d.name}' is a {d.base}, a Vulkan input "
+                        f"attachment, which {TARGET_NAMES[t]} cannot express; build it for "
+                        "spirv only, or read the attachment as a Texture2D with Load()",
+                        "OS1021",
+                    )
+                )
     for t in (Target.Msl, Target.Wgsl):
         if t in targets:
             per[t] += _counted_parameters(src, t)

@@ -95,6 +95,9 @@ def _rewritten(
         # SPIR-V has hidden counters; WGSL and Metal get the same companion as RW counters.
         text = rewrite.with_append_consume_as_rw(text, appended, _declared_in(appended, path))
     text = rewrite.vk_builtins(text)
+    subpass = src.subpass_inputs()
+    if subpass and target is Target.SpirV:
+        text = rewrite.subpass_inputs_as_vectors(text, subpass, _declared_in(subpass, path))
     if target is not Target.SpirV:
         # HLSL's 'linear' is the default (perspective-correct) interpolation; Slang emits it
         # as WGSL @interpolate(linear) and Metal sample_no_perspective, which are not.

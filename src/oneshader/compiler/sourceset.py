@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 from oneshader.compiler import rewrite
-from oneshader.compiler.kinds import COUNTED, RTYPES
+from oneshader.compiler.kinds import COUNTED, RTYPES, SUBPASS_INPUTS
 from oneshader.compiler.source import (
     Declaration,
     SourceFile,
@@ -179,6 +179,14 @@ class SourceSet:
             n: d
             for n, d in self.declarations().items()
             if RTYPES.get(d.base, (None,))[0] in COUNTED
+        }
+
+    def subpass_inputs(self) -> dict[str, Declaration]:
+        """Vulkan input attachments (``SubpassInput``/``SubpassInputMS``) declared in any file."""
+        return {
+            n: d
+            for n, d in self.declarations().items()
+            if RTYPES.get(d.base, (None,))[0] in SUBPASS_INPUTS
         }
 
     def counted_rw(self) -> dict[str, Declaration]:

@@ -209,6 +209,7 @@ class EmittedResource:
     format: str | None = None
     type_text: str = ""
     role: str = ""  # "counter" for the hidden counter of an append/consume buffer
+    attachment: int | None = None  # SPIR-V InputAttachmentIndex (a subpass input)
     scope: str = ""  # the entry point whose parameter it is (MSL); "" for a module-scope variable
 
 

@@ -86,6 +86,7 @@ _D_LOCATION = 30
 _D_BINDING = 33
 _D_DESCRIPTOR_SET = 34
 _D_OFFSET = 35
+_D_INPUT_ATTACHMENT_INDEX = 43
 
 _STORAGE_CLASSES = {
     0: "UniformConstant",
@@ -449,6 +450,7 @@ def _resource(m: _Module, lay: _Layouts, vid: int, storage: str) -> EmittedResou
         format=fmt,
         type_text=type_text,
         role=role,
+        attachment=d.values.get(_D_INPUT_ATTACHMENT_INDEX),
     )
 
 
