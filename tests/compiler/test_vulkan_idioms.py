@@ -171,6 +171,34 @@ def test_crosscheck_refuses_a_location_twice_even_where_code_agrees() -> None:
     assert any("SPIR-V (.spv): entry 'PSMain' outputs" in m and "location 0" in m for m in found)
 
 
+def test_an_array_varying_takes_a_location_per_element(tmp_path: Path) -> None:
+    result = _ok(compiled("varying_arrays.hlsl"))
+    vs, ps = result.reflection.entry_points
+    expected = {
+        "Pos": None,
+        "Normal": 0,
+        "Color": 1,
+        "LightVec": 2,
+        "LightColor": 3,  # and 4
+        "ViewVec": 5,
+        "TBN": 6,  # 6, 7, 8
+        "LightIntensity": 9,
+    }
+    assert _locations(vs.outputs) == expected
+    assert _locations(ps.inputs) == expected
+    assert next(v for v in vs.outputs if v.name == "LightColor").components == 3
+    _spirv_valid(_code(result, Target.SpirV), tmp_path)
+    errors = [
+        d
+        for d in _build(
+            tmp_path, (CORPUS / "varying_arrays.hlsl").read_text(), (Target.Wgsl,)
+        ).diagnostics
+        if d.is_error
+    ]
+    assert {(d.code, d.line) for d in errors} == {("OS1003", 10), ("OS1003", 12)}
+    assert "WGSL: stage variable 'LightColor'" in errors[0].message
+
+
 @pytest.mark.parametrize(
     ("source", "position", "fragments"),
     [

@@ -367,7 +367,7 @@ def settings_from_table(table: Mapping[str, Any], base: Path, where: TableLocato
         if layout not in MATRIX_LAYOUTS:
             raise where.error(
                 "matrix-layout",
-                f"'matrix-layout' must be \"column-major\" (HLSL's default) or \"row-major\" "
+                f'\'matrix-layout\' must be "column-major" (HLSL\'s default) or "row-major" '
                 f"(DXC's -Zpr), got {layout!r}",
             )
         row_major = layout == "row-major"

@@ -626,13 +626,15 @@ class _Checker:
             if var.location is None:
                 continue
             label = var.emitted or var.name
-            if var.location in seen:
+            occupied = range(var.location, var.location + var.span)
+            shared = next((n for n in occupied if n in seen), None)
+            if shared is not None:
                 self.bad(
                     module,
-                    f"{path}s '{seen[var.location]}' and '{label}' are both at "
-                    f"location {var.location}",
+                    f"{path}s '{seen[shared]}' and '{label}' are both at location {shared}",
                 )
-            seen.setdefault(var.location, label)
+            for n in occupied:
+                seen.setdefault(n, label)
 
     def interp(
         self, module: EmittedModule, path: str, ours: StageVariable, theirs: EmittedVariable

@@ -155,6 +155,8 @@ def entry_points(
         )
         clashes = _location_clashes(src, e, inputs, True)
         clashes += _location_clashes(src, e, outputs_, False)
+        if Target.Wgsl in outputs:
+            clashes += _wgsl_wide_varyings(src, e)
         if clashes:
             raise UserError(clashes)
         stride = 0
@@ -215,6 +217,22 @@ def _no_vertex_format(src: SourceSet, e: EntryFacts, v: StageVariable) -> Diagno
     )
 
 
+def _wgsl_wide_varyings(src: SourceSet, e: EntryFacts) -> list[Diagnostic]:
+    """Stage variables that take more than one location (arrays, matrices): WGSL passes
+    scalars and vectors only, and Slang's WGSL declares them anyway (naga rejects it)."""
+    return [
+        src.error(
+            *_declared_at(src, e, v),
+            f"WGSL: stage variable '{v.name}' of entry '{e.name}' takes {v.span} locations "
+            "(an array or matrix); WGSL passes scalars and vectors only between stages: "
+            "split it into vector members, or build without the wgsl target",
+            "OS1003",
+        )
+        for v in (*e.inputs, *e.outputs)
+        if v.location is not None and v.span > 1
+    ]
+
+
 def _location_clashes(
     src: SourceSet, e: EntryFacts, variables: list[StageVariable], is_input: bool
 ) -> list[Diagnostic]:
@@ -229,6 +247,8 @@ def _location_clashes(
         if v.location is None:
             continue
         where = _declared_at(src, e, facts[v.name])
+        occupied = range(v.location, v.location + facts[v.name].span)
+        first = next((taken[n] for n in occupied if n in taken), None)
         if v.semantic == "SV_Target" and not is_input and v.location != v.index:
             errors.append(
                 src.error(
@@ -240,18 +260,19 @@ def _location_clashes(
                     "OS1020",
                 )
             )
-        elif v.location in taken:
-            first = taken[v.location]
+        elif first is not None:
+            shared = min(n for n in occupied if n in taken and taken[n] is first)
             errors.append(
                 src.error(
                     *where,
                     f"entry '{e.name}': {direction} '{v.name}' and {direction} '{first.name}' "
-                    f"are both at location {v.location}; give each {direction} its own "
+                    f"are both at location {shared}; give each {direction} its own "
                     "[[vk::location(n)]] (or none of them)",
                     "OS1020",
                 )
             )
-        taken.setdefault(v.location, v)
+        for n in occupied:
+            taken.setdefault(n, v)
     return errors
 
 
@@ -264,7 +285,8 @@ def _locate(
 ) -> list[StageVariable]:
     """DXC's locations: [[vk::location(n)]] where given (on a variable of this direction:
     an input and an output may share a name), SV_TargetN at N, the others in declaration
-    order."""
+    order, each after the locations of the one before (an array or matrix takes several)."""
+    spans = {f.name: f.span for f in (e.inputs if is_input else e.outputs)}
     out = []
     n = 0
     for v in variables:
@@ -278,7 +300,7 @@ def _locate(
             location = v.index
         else:
             location = n
-        n += 1
+        n += spans.get(v.name, 1)
         out.append(replace(v, location=location))
     return out
 

@@ -36,6 +36,7 @@ class SourceSet:
         self.texts: dict[Path, str] = {}
         self.sources: dict[Path, SourceFile] = {}
         self.dependencies: list[str] = []
+        self._renamed: dict[str, str] | None = None
 
     # -- names and positions -------------------------------------------------------------------
 
@@ -117,7 +118,10 @@ class SourceSet:
         ``cbuffer ubo { UBO ubo; }``), each with the name Slang is given instead: with
         ``-no-mangle`` Slang puts the block's name in scope too, so ``ubo.x`` is ambiguous
         there, not in HLSL. The new name is ``<name>_<n>``, which the readers of emitted code
-        demangle back to ``<name>``; ``n`` is the first that no file of the shader spells."""
+        demangle back to ``<name>``; ``n`` is the first that no file of the shader spells.
+        (Asked by every step that names the block: worked out once, after ``read``.)"""
+        if self._renamed is not None:
+            return self._renamed
         texts = "\n".join(self.texts.values())
         out: dict[str, str] = {}
         for d in self.declarations().values():
@@ -128,6 +132,7 @@ class SourceSet:
             while re.search(rf"\b{re.escape(d.name)}_{n}\b", texts):
                 n += 1
             out[d.name] = f"{d.name}_{n}"
+        self._renamed = out
         return out
 
     def struct(self, name: str) -> StructDef | None:

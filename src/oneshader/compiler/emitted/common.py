@@ -232,6 +232,7 @@ class EmittedVariable:
     target_builtin: str = ""  # the target's own spelling, for messages
     interp: frozenset[Interpolation] = frozenset()
     semantic: str = ""  # MSL user(...) semantic, upper case with its index (``TEXCOORD_1``)
+    span: int = 1  # the locations it occupies (SPIR-V: arrays, matrices, 64-bit vectors)
 
 
 @dataclass(frozen=True)
