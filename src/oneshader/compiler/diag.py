@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from oneshader.compiler.source import strip_comments
+from oneshader.compiler.source import line_col, strip_comments
 from oneshader.diagnostics import Diagnostic, Severity, source_excerpt
 from oneshader.reflection.model import Target
 
@@ -137,48 +137,45 @@ def _components(type_name: str) -> int:
 
 
 _STATEMENT_END = re.compile(r"[;{}]|\breturn\b")
+_WORD_OR_CHAR = re.compile(r"[A-Za-z_]\w*|\S")
 
 
 def _open_return(text: str, line: int, col: int) -> tuple[int, int] | None:
     """Where a ``return`` ends (line, column just after it) whose statement runs on, without a
     ';', to 1-based ``line``/``col`` across a line end: the ';' after it is missing."""
-    offset = _offset(text, line, col)
-    if offset is None:
+    found = _last_before(_STATEMENT_END, text, line, col)
+    if found is None:
         return None
-    clean = strip_comments(text)[:offset]
-    last = None
-    for last in _STATEMENT_END.finditer(clean):  # noqa: B007 (the last match is wanted)
-        pass
-    if last is None or last.group(0) != "return" or "\n" not in clean[last.end() :]:
+    last, clean = found
+    if last.group(0) != "return" or "\n" not in clean[last.end() :]:
         return None
-    at = last.end()
-    return clean.count("\n", 0, at) + 1, at - (clean.rfind("\n", 0, at) + 1) + 1
-
-
-def _offset(text: str, line: int, col: int) -> int | None:
-    lines = text.split("\n")
-    if not 1 <= line <= len(lines):
-        return None
-    return sum(len(x) + 1 for x in lines[: line - 1]) + col - 1
-
-
-_WORD_OR_CHAR = re.compile(r"[A-Za-z_]\w*|\S")
+    return line_col(clean, last.end())
 
 
 def _token_before(text: str, line: int, col: int) -> tuple[str, int, int] | None:
     """The token before 1-based ``line``/``col`` of ``text`` (comments skipped): (token, line,
     column), None at the start of the file or outside it."""
-    offset = _offset(text, line, col)
-    if offset is None:
+    found = _last_before(_WORD_OR_CHAR, text, line, col)
+    if found is None:
         return None
+    last, clean = found
+    return (last.group(0), *line_col(clean, last.start()))
+
+
+def _last_before(
+    pattern: re.Pattern[str], text: str, line: int, col: int
+) -> tuple[re.Match[str], str] | None:
+    """The last match of ``pattern`` before 1-based ``line``/``col`` (comments blanked), and
+    the text it was found in; None when there is none or the position is outside the text."""
+    lines = text.split("\n")
+    if not 1 <= line <= len(lines):
+        return None
+    offset = sum(len(x) + 1 for x in lines[: line - 1]) + col - 1
     clean = strip_comments(text)[:offset]
     last = None
-    for last in _WORD_OR_CHAR.finditer(clean):  # noqa: B007 (the last match is wanted)
+    for last in pattern.finditer(clean):  # noqa: B007 (the last match is wanted)
         pass
-    if last is None:
-        return None
-    at_line = clean.count("\n", 0, last.start()) + 1
-    return last.group(0), at_line, last.start() - (clean.rfind("\n", 0, last.start()) + 1) + 1
+    return None if last is None else (last, clean)
 
 
 def dedupe(diags: Sequence[Diagnostic]) -> list[Diagnostic]:

@@ -118,6 +118,7 @@ CAPABILITY_NAMES: dict[int, str] = {
     33: "CullDistance",
     35: "SampleRateShading",
     39: "Int8",
+    40: "InputAttachment",
     43: "Sampled1D",
     44: "Image1D",
     45: "SampledCubeArray",
