@@ -14,8 +14,8 @@ from verify_support import CORPUS, compiled, device, tool
 
 from oneshader.codegen import render_module
 from oneshader.compiler import CompileOptions, CompileResult, EntryPointSpec, compile_file
-from oneshader.compiler.crosscheck import read_output, verify
-from oneshader.compiler.spirv_patch import relocate
+from oneshader.compiler.patch.spirv import relocate
+from oneshader.compiler.verify.crosscheck import read_output, verify
 from oneshader.reflection.format import ReflectionFormat
 from oneshader.reflection.model import StageVariable, Target, TypeLayout
 

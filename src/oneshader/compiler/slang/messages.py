@@ -12,12 +12,10 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from oneshader.compiler.source import line_col, strip_comments
+from oneshader.compiler.api import TARGET_NAMES
+from oneshader.compiler.front.scanner import line_col, strip_comments
 from oneshader.diagnostics import Diagnostic, Severity, source_excerpt
 from oneshader.reflection.model import Target
-
-TARGET_NAMES = {Target.SpirV: "SPIR-V", Target.Msl: "Metal", Target.Wgsl: "WGSL"}
-
 
 _SEVERITIES = {
     "error": Severity.ERROR,
