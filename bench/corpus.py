@@ -330,7 +330,10 @@ def _error_line(error: str) -> str:
     boilerplate = ("Validation Error", "Caused by:", "In wgpuDeviceCreateShaderModule")
     lines = [ln.strip() for ln in error.splitlines() if ln.strip()]
     lines = [ln for ln in lines if not ln.startswith(boilerplate)] or lines
-    return next((ln for ln in lines if "error" in ln.lower()), lines[0] if lines else "")
+    if lines and lines[0].startswith("error:"):  # spirv-val: the first error says it
+        return lines[0]
+    prose = [ln.lstrip("= ") for ln in lines if not any(c in ln for c in "┌│^")]  # no excerpt
+    return " ".join(dict.fromkeys(prose))
 
 
 # --- plain Slang ------------------------------------------------------------------------------
@@ -559,7 +562,7 @@ def report(args: argparse.Namespace) -> None:
         if r is everything:
             continue
         groups = ", ".join(f"{c} {len(m)}" for c, m in failure_groups(r))
-        print(f"  {t.value} only: {groups or 'none'}")
+        print(f"  {t.value} build: {groups or 'none'}")
 
     counts, bad = invalid_modules([*single, everything], args.jobs)
     print(
