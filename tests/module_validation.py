@@ -87,3 +87,42 @@ def module_errors(suffix: str, data: bytes, label: str = "module") -> str:
     if suffix == ".wgsl":
         return wgsl_errors(data.decode("utf-8", "replace"), label)
     return ""
+
+
+class EmittedModules:
+    """The modules the tests emit, gathered as they come and validated once each (by content):
+    the suite's check that every SPIR-V and WGSL module it builds is valid."""
+
+    def __init__(self) -> None:
+        self._verdicts: dict[bytes, str] = {}
+        self._pending: list[tuple[str, str, bytes]] = []
+
+    def add(self, label: str, suffix: str, data: bytes) -> None:
+        if suffix in (".spv", ".wgsl"):
+            self._pending.append((label, suffix, data))
+
+    def add_result(self, result: Any) -> None:
+        """The outputs of a CompileResult that succeeded (a failed one emits nothing)."""
+        if result.ok:
+            for out in result.outputs:
+                self.add(result.reflection.source + out.suffix, out.suffix, out.data)
+
+    def add_folder(self, folder: Path) -> None:
+        """Every module under ``folder`` (what ``oneshader build`` processes wrote)."""
+        for path in sorted(folder.rglob("*")):
+            if path.suffix in (".spv", ".wgsl") and path.is_file() and not path.is_symlink():
+                self.add(path.relative_to(folder).as_posix(), path.suffix, path.read_bytes())
+
+    def problems(self) -> list[str]:
+        """One line per invalid module gathered since the last call."""
+        import hashlib
+
+        found = []
+        pending, self._pending = self._pending, []
+        for label, suffix, data in pending:
+            key = hashlib.sha256(suffix.encode() + data).digest()
+            if key not in self._verdicts:
+                self._verdicts[key] = module_errors(suffix, data, label)
+            if self._verdicts[key]:
+                found.append(f"{label}: {self._verdicts[key]}")
+        return found

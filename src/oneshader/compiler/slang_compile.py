@@ -16,6 +16,7 @@ from oneshader.compiler.facts import TargetFacts, read_facts
 from oneshader.compiler.precheck import wgsl_interlocked
 from oneshader.compiler.source import Declaration
 from oneshader.compiler.sourceset import SourceSet
+from oneshader.compiler.spirv_patch import with_sample_rate_shading
 from oneshader.diagnostics import Diagnostic, Severity
 from oneshader.reflection.model import Stage, Target
 
@@ -131,4 +132,7 @@ def compile_target(
         facts = read_facts(lib, req.reflection())
     finally:
         req.close()
-    return CompiledTarget(target, facts, result.code, [d for d in diags if not d.is_error]), []
+    code = result.code
+    if target is Target.SpirV:
+        code = with_sample_rate_shading(code)
+    return CompiledTarget(target, facts, code, [d for d in diags if not d.is_error]), []
