@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from module_validation import spirv_errors
 
+from module_validation import spirv_errors
 from oneshader.compiler import CompileOptions, compile_file
 from oneshader.compiler.emitted.spirv import read_spirv
 from oneshader.reflection.model import Target
