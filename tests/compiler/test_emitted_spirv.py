@@ -7,8 +7,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from verify_support import tool
 
+from module_validation import tool
 from oneshader.compiler.emitted.common import EmittedCodeError
 from oneshader.compiler.emitted.spirv import features_of, read_spirv
 from oneshader.reflection.model import BuiltIn, DeviceFeatures, MatrixPacking, TypeKind
