@@ -22,11 +22,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from oneshader.compiler import _slang as S
 from oneshader.compiler.api import stage_from_name
-from oneshader.compiler.slang_compile import SLANG_STAGE_ID
+from oneshader.compiler.slang import capi as S
 
 _SLANG_TARGET = {"spirv": "spirv", "msl": "metal", "wgsl": "wgsl"}
+# Slang's stage ids, by oneshader's stage names (only the binding is imported: the cold process
+# of ``--batch`` loads no more of oneshader than a plain user of Slang would)
+_SLANG_STAGE = {"vertex": S.STAGE_VERTEX, "pixel": S.STAGE_FRAGMENT, "compute": S.STAGE_COMPUTE}
 
 
 def plain_args(request: dict[str, Any]) -> list[str]:
@@ -46,7 +48,7 @@ def plain_args(request: dict[str, Any]) -> list[str]:
 def compile_request(lib: S.Library, request: dict[str, Any]) -> dict[str, Any]:
     path = request["path"]
     text = Path(path).read_text(encoding="utf-8", errors="replace")
-    entries = [(n, SLANG_STAGE_ID[stage_from_name(s)]) for n, s in request.get("entries", ())]
+    entries = [(n, _SLANG_STAGE[stage_from_name(s).value]) for n, s in request.get("entries", ())]
     req = S.Request(lib, plain_args(request), (path, text), entries)
     try:
         result = req.compile()

@@ -41,7 +41,8 @@ def pytest_configure(config: pytest.Config) -> None:
 def _gather_emitted_modules() -> Iterator[None]:
     """Every module a compile in this process or on a compiler worker emits is gathered for
     :func:`_every_emitted_module_is_valid`."""
-    from oneshader.compiler import driver, worker
+    from oneshader.compiler import driver
+    from oneshader.compiler.process import worker
 
     compile_here, compile_there = driver._compile, worker.CompilerWorker.compile
 

@@ -7,7 +7,7 @@ import pytest
 from verify_support import CORPUS, compile_exec, compiled, manifest_shaders
 
 from module_validation import spirv_errors, wgsl_errors, without_f16
-from oneshader.compiler.crosscheck import check
+from oneshader.compiler.verify.crosscheck import check
 from oneshader.reflection.model import Target
 
 _SHADERS = [s["file"] for s in manifest_shaders()]

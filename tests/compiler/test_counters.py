@@ -16,7 +16,7 @@ from verify_support import compile_exec, element_stride, pack
 
 from module_validation import device
 from oneshader.compiler import CompileOptions, compile_file
-from oneshader.compiler.crosscheck import verify
+from oneshader.compiler.verify.crosscheck import verify
 from oneshader.reflection import ReflectionFormat
 from oneshader.reflection.model import Resource, ShaderReflection, Slot, Target
 

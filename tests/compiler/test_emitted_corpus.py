@@ -11,7 +11,7 @@ import pytest
 from verify_support import compiled, manifest_shaders
 
 from module_validation import tool
-from oneshader.compiler.crosscheck import read_output
+from oneshader.compiler.verify.crosscheck import read_output
 from oneshader.reflection.model import Target
 
 _SPIRV_SHADERS = [s["file"] for s in manifest_shaders() if "spirv" in s["targets"]]

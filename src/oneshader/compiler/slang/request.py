@@ -7,16 +7,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from oneshader.compiler import _slang as S
-from oneshader.compiler import rewrite
-from oneshader.compiler.api import CompileOptions
-from oneshader.compiler.diag import TARGET_NAMES, explain
-from oneshader.compiler.diag import parse as parse_diagnostics
-from oneshader.compiler.facts import TargetFacts, read_facts
-from oneshader.compiler.precheck import wgsl_interlocked
-from oneshader.compiler.source import Declaration
-from oneshader.compiler.sourceset import SourceSet
-from oneshader.compiler.spirv_patch import with_sample_rate_shading
+from oneshader.compiler.api import TARGET_NAMES, CompileOptions
+from oneshader.compiler.front import rewrite
+from oneshader.compiler.front.precheck import wgsl_interlocked
+from oneshader.compiler.front.scanner import Declaration
+from oneshader.compiler.front.sourceset import SourceSet
+from oneshader.compiler.slang import capi as S
+from oneshader.compiler.slang.facts import TargetFacts, read_facts
+from oneshader.compiler.slang.messages import explain
+from oneshader.compiler.slang.messages import parse as parse_diagnostics
 from oneshader.diagnostics import Diagnostic, Severity
 from oneshader.reflection.model import Stage, Target
 
@@ -132,7 +131,4 @@ def compile_target(
         facts = read_facts(lib, req.reflection())
     finally:
         req.close()
-    code = result.code
-    if target is Target.SpirV:
-        code = with_sample_rate_shading(code)
-    return CompiledTarget(target, facts, code, [d for d in diags if not d.is_error]), []
+    return CompiledTarget(target, facts, result.code, [d for d in diags if not d.is_error]), []
