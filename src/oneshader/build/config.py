@@ -26,6 +26,7 @@ TOOL_TABLE = "tool.oneshader"
 REGISTER_CLASSES = "btsu"
 CONFIG = "OS2001"  # diagnostic code: a bad value in pyproject.toml
 USAGE = "OS2002"  # diagnostic code: bad command-line usage or missing settings
+MATRIX_LAYOUTS = ("column-major", "row-major")
 _KNOWN_KEYS = frozenset(
     {
         "sources",
@@ -39,6 +40,7 @@ _KNOWN_KEYS = frozenset(
         "time-limit",
         "memory-limit",
         "bind-register",
+        "matrix-layout",
         *(f"{c}-shift" for c in REGISTER_CLASSES),
     }
 )
@@ -64,6 +66,7 @@ class Settings:
     bind_registers: tuple[BindRegister, ...] | None = None
     time_limit: float | None = None
     memory_limit: int | None = None
+    row_major: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -79,6 +82,7 @@ class BuildConfig:
     entry_points: Mapping[Path, tuple[EntryPointSpec, ...]] = field(default_factory=dict)
     shifts: tuple[RegisterShift, ...] = ()
     bind_registers: tuple[BindRegister, ...] = ()
+    row_major: bool = False  # DXC's -Zpr
     bindings: Path | None = None
     jobs: int = 1
     force: bool = False
@@ -366,6 +370,17 @@ def settings_from_table(table: Mapping[str, Any], base: Path, where: TableLocato
                 raise where.error("bind-register", b)
         binds = tuple(b for b in made_b if isinstance(b, BindRegister))
 
+    row_major = None
+    if "matrix-layout" in table:
+        layout = table["matrix-layout"]
+        if layout not in MATRIX_LAYOUTS:
+            raise where.error(
+                "matrix-layout",
+                f'\'matrix-layout\' must be "column-major" (HLSL\'s default) or "row-major" '
+                f"(DXC's -Zpr), got {layout!r}",
+            )
+        row_major = layout == "row-major"
+
     return Settings(
         sources=paths("sources"),
         out=one_path("out"),
@@ -379,6 +394,7 @@ def settings_from_table(table: Mapping[str, Any], base: Path, where: TableLocato
         bind_registers=binds,
         time_limit=limits.get("time-limit"),
         memory_limit=int(limits["memory-limit"]) if "memory-limit" in limits else None,
+        row_major=row_major,
     )
 
 
@@ -463,6 +479,7 @@ def settings_from_args(args: Any, cwd: Path) -> Settings:
         jobs=jobs,
         shifts=shifts,
         bind_registers=binds,
+        row_major=getattr(args, "row_major", None),
     )
 
 
@@ -487,6 +504,7 @@ def merge(
     shifts: dict[str, tuple[RegisterShift, ...]] = {}
     binds: tuple[BindRegister, ...] = ()
     limits = CompileLimits()
+    row_major = False
     for layer in layers:
         sources = layer.sources if layer.sources is not None else sources
         out = layer.out or out
@@ -501,6 +519,7 @@ def merge(
         limits = CompileLimits(
             layer.time_limit or limits.seconds, layer.memory_limit or limits.memory_mib
         )
+        row_major = layer.row_major if layer.row_major is not None else row_major
     where = display_path(pyproject) if pyproject else "oneshader build"
     if not sources:
         raise UserError.at(
@@ -520,6 +539,7 @@ def merge(
         entry_points=entry_points,
         shifts=tuple(s for cls in REGISTER_CLASSES for s in shifts.get(cls, ())),
         bind_registers=binds,
+        row_major=row_major,
         bindings=bindings.resolve() if bindings else None,
         jobs=jobs or available_cpus(),
         force=force,
