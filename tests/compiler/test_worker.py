@@ -7,6 +7,7 @@ import pickle
 import signal
 import socket
 import struct
+import subprocess
 import threading
 import time
 from pathlib import Path
@@ -180,9 +181,12 @@ class _FakeZygote(Zygote):
                 theirs.sendall(_frame(self.reply))
 
         threading.Thread(target=answer, daemon=True).start()
-        return os.getpid(), ours
+        self.stand_in = subprocess.Popen(["sleep", "60"])  # the pid a caller may kill
+        return self.stand_in.pid, ours
 
-    def wait(self, pid: int, timeout: float) -> int | None:
+    def wait(self, pid: int, timeout: float) -> tuple[int, int] | None:
+        self.stand_in.kill()
+        self.stand_in.wait()
         return None
 
 
@@ -193,7 +197,9 @@ def test_a_reply_that_is_a_pickle_runs_nothing(tmp_path: Path) -> None:
     for reply in (pickle.dumps(_Plant(planted)), b"{}", b'{"diagnostics": 1}', b"\xff" * 9):
         with CompilerWorker(zygote=_FakeZygote(reply)) as worker:
             result = worker.compile(SPRITE, OPTIONS)
-        assert result.crashed and not result.ok
+        (diag,) = result.diagnostics
+        assert result.crashed and not result.ok and diag.code == "OS3001"
+        assert "not a compile result" in diag.message and "Slang bug" not in diag.message
     assert not planted.exists()
 
 

@@ -155,15 +155,33 @@ class CompilerWorker:
                 timer.start()
             try:
                 send(child.writer, encode_request(path, options))
-                result: CompileResult | None = decode_result(receive(child.reader))
-            except (EOFError, OSError, ValueError):
-                result = None
+                reply = receive(child.reader)
+            except (EOFError, OSError):
+                reply = None
             finally:
                 if timer is not None:
                     timer.cancel()  # before the child is reaped: its pid must not be killed then
-            if result is None:
+            if reply is None:
                 return self._crashed(options, timed_out.is_set())
-            return result
+            try:
+                return decode_result(reply)
+            except ValueError as err:
+                return self._garbled(options, err)
+
+    def _garbled(self, options: CompileOptions, err: ValueError) -> CompileResult:
+        """A reply that is no compile result: not oneshader's worker (whatever holds the compile
+        server's socket can answer), or a bug; it is not read further, and the child goes."""
+        self._end_child(kill=True)
+        self.restarts += 1
+        message = (
+            f"the compiler process answered with something that is not a compile result ({err}):"
+            " is another program listening at the compile server's socket? (--no-server or "
+            "ONESHADER_SERVER=0 builds without it)"
+        )
+        diag = Diagnostic(
+            options.source_name or "<shader>", 0, 0, Severity.ERROR, message, "OS3001"
+        )
+        return CompileResult(diagnostics=(diag,), crashed=True)
 
     def _crashed(self, options: CompileOptions, timed_out: bool) -> CompileResult:
         ended = self._end_child(kill=False)
