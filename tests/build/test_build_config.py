@@ -10,7 +10,7 @@ import pytest
 from oneshader.build.config import load_config, parse_targets
 from oneshader.build.sources import discover
 from oneshader.cli import make_parser
-from oneshader.compiler.api import BindRegister, EntryPointSpec, RegisterShift
+from oneshader.compiler.api import BindRegister, CompileLimits, EntryPointSpec, RegisterShift
 from oneshader.diagnostics import UserError
 from oneshader.reflection.model import Stage, Target
 
@@ -120,6 +120,8 @@ def test_without_pyproject_the_command_line_is_enough(tmp_path: Path) -> None:
         ('sources = "shaders"\nout = 3\n', 7, 1, "'out' must be a path"),
         ('sources = ["s"]\nout = "o"\n  targets = ["dx12"]\n', 8, 3, "'targets' must list"),
         ('sources = ["s"]\nout = "o"\njobs = 0\n', 8, 1, "'jobs' must be a positive"),
+        ('sources = ["s"]\nout = "o"\ntime-limit = -1\n', 8, 1, "'time-limit' must be a pos"),
+        ('sources = ["s"]\nout = "o"\nmemory-limit = 1.5\n', 8, 1, "number of MiB"),
         ('sources = ["s"]\nouts = "o"\n', 7, 1, "unknown key 'outs'"),
         ('sources = ["s"]\nout = "o"\nb-shift = [[1, "some"]]\n', 8, 1, "'all'"),
         ('sources = ["s"]\nout = "o"\nbind-register = [["x1", 0, 0, 0]]\n', 8, 1, "b0, t3"),
@@ -262,3 +264,11 @@ def test_missing_source_and_colliding_outputs_are_usage_errors(
         (tmp_path / folder / "Same.hlsl").write_text("//\n")
     with pytest.raises(UserError, match="would both write"):
         discover(load_config(build_args("a", "b", "-o", "out"), cwd=tmp_path))
+
+
+def test_compile_limits_have_defaults_and_come_from_pyproject(tmp_path: Path) -> None:
+    write_project(tmp_path, 'sources = ["s"]\nout = "o"\n')
+    assert load_config(build_args(), cwd=tmp_path).limits == CompileLimits(60.0, 2048)
+    write_project(tmp_path, 'sources = ["s"]\nout = "o"\ntime-limit = 2.5\nmemory-limit = 512\n')
+    limits = load_config(build_args(), cwd=tmp_path).limits
+    assert limits == CompileLimits(2.5, 512) and limits.memory_bytes == 512 << 20

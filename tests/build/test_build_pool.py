@@ -9,7 +9,8 @@ from pathlib import Path
 
 from oneshader.build.scheduler import WorkerPool
 from oneshader.build.sources import ShaderJob
-from oneshader.compiler.api import CompileOptions, CompileResult
+from oneshader.compiler.api import CompileLimits, CompileOptions, CompileResult
+from oneshader.compiler.process.worker import CompilerWorker
 
 
 def job(name: str) -> ShaderJob:
@@ -112,3 +113,11 @@ def test_an_error_in_the_caller_stops_new_compiles() -> None:
             raise AssertionError("the interrupt was swallowed")
     time.sleep(0.1)
     assert len(compiled) < 10  # the rest of the queue was dropped
+
+
+def test_the_pools_workers_take_the_builds_limits() -> None:
+    with WorkerPool(1, limits=CompileLimits(5.0, 100)) as pool:
+        worker = pool._compiler_worker()
+        assert isinstance(worker, CompilerWorker)
+        assert worker.timeout == 5.0 and worker.memory_limit == 100 << 20
+        worker.close()
