@@ -103,7 +103,11 @@ class Zygote:
                         reply = control.recv(64)
                     except OSError:
                         reply = b""
-                    if reply and reply != b"none":
+                    if reply == b"none":
+                        # refused (no memory, no pids): the zygote lives on, and so do the
+                        # workers it forked before (closing its connection would kill them)
+                        raise OSError("the compiler's zygote could not fork a worker")
+                    if reply:
                         return int(reply), ours
                     self._stop()
         except BaseException:
