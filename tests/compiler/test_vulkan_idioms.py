@@ -479,3 +479,15 @@ def test_subpass_input_errors_name_it(
     assert (error.code, error.line, error.column) == ("OS1021", 1, column), error.format()
     for fragment in fragments:
         assert fragment in error.message
+
+
+def test_subpass_inputs_in_the_bindings() -> None:
+    from oneshader.bindings.shader import Shader
+
+    refl = _ok(compiled("subpass.hlsl")).reflection
+    shader = Shader(refl, "subpass")
+    depth = next(b for b in shader.bindings() if b.name == "inputDepth")
+    assert (depth.spirv.set, depth.spirv.binding) == (0, 3)
+    assert depth.resource is not None and depth.resource.attachment == 3
+    with pytest.raises(LookupError, match="built for SpirV only"):
+        shader.groups()
