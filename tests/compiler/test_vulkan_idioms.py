@@ -4,10 +4,10 @@ named here; these tests state what each idiom must give."""
 
 from __future__ import annotations
 
-import re
 import subprocess
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 from verify_support import CORPUS, compiled, device, tool
@@ -86,12 +86,14 @@ def test_block_named_like_its_member_is_reflected_under_its_own_name(tmp_path: P
     device().create_shader_module(code=_code(result, Target.Wgsl).decode())
 
 
-def test_generated_bindings_name_the_block(tmp_path: Path) -> None:
+def test_generated_bindings_name_the_block() -> None:
     refl = _ok(compiled("dxc_blocks.hlsl")).reflection
-    namespace: dict[str, object] = {}
+    namespace: dict[str, Any] = {}
     exec(compile(render_module(refl, "dxc_blocks"), "dxc_blocks.py", "exec"), namespace)
-    text = render_module(refl, "dxc_blocks")
-    assert re.search(r'name="ubo"', text) and re.search(r'name="pushConsts"', text)
+    ubo = namespace["resources"].ubo
+    assert ubo.name == "ubo" and (ubo.spirv.set, ubo.spirv.binding) == (0, 0)
+    assert (ubo.wgsl.set, ubo.wgsl.binding) == (0, 0) and ubo.msl.binding == 0
+    assert namespace["push_blocks"].pushConsts.name == "pushConsts"
 
 
 @pytest.mark.parametrize(
@@ -443,8 +445,10 @@ def test_subpass_inputs_are_resources_with_their_attachment(tmp_path: Path) -> N
         "SPIR-V (.spv): resource 'inputDepth' input attachment index: reflection says 7, "
         "emitted code says 3"
     ]
-    namespace: dict[str, object] = {}
+    namespace: dict[str, Any] = {}
     exec(compile(render_module(refl, "subpass"), "subpass.py", "exec"), namespace)
+    generated = namespace["resources"].inputDepth
+    assert generated.resource.attachment == 3 and generated.spirv.binding == 3
 
 
 @pytest.mark.parametrize(
