@@ -495,3 +495,25 @@ def test_subpass_inputs_in_the_bindings() -> None:
     assert depth.resource is not None and depth.resource.attachment == 3
     with pytest.raises(LookupError, match="built for SpirV only"):
         shader.groups()
+
+
+def test_attributes_in_one_pair_of_brackets_all_apply(tmp_path: Path) -> None:
+    """DXC reads ``[[a(1), b(2)]]`` as two attributes (its subpass-input binding test writes
+    them so); each holds, as when written ``[[a(1)]] [[b(2)]]``."""
+    source = (
+        "[[vk::input_attachment_index(0)]]\nSubpassInput SI0;\n"
+        "[[vk::input_attachment_index(1), vk::binding(5)]]\nSubpassInput SI1;\n"
+        "[[vk::input_attachment_index(2), vk::binding(5, 3)]]\nSubpassInput SI2;\n"
+        '[[vk::binding(7), vk::image_format("rgba8")]] RWTexture2D<float4> Out;\n'
+        '[shader("pixel")] float4 P() : SV_Target\n'
+        "{ Out[uint2(0, 0)] = SI2.SubpassLoad(); return SI0.SubpassLoad() + SI1.SubpassLoad(); }\n"
+    )
+    refl = _ok(_build(tmp_path, source, (Target.SpirV,))).reflection
+    got = {r.name: (r.slots[0].set, r.slots[0].binding, r.attachment) for r in refl.resources}
+    assert got == {  # DXC's numbers (vk.subpass-input.binding)
+        "SI0": (0, 0, 0),
+        "SI1": (0, 5, 1),
+        "SI2": (3, 5, 2),
+        "Out": (0, 7, None),
+    }
+    assert refl.resources[3].format == "rgba8"

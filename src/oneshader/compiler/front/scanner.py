@@ -245,6 +245,20 @@ def _args(text: str) -> tuple[str, ...]:
     return tuple(p.strip('"') for p in parts)
 
 
+def _top_level_parts(text: str, offset: int) -> list[tuple[int, str]]:
+    """``text`` split at the commas outside parentheses, each part with its offset (``text``
+    starting at ``offset``)."""
+    parts: list[tuple[int, str]] = []
+    depth = begin = 0
+    for k, ch in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if ch == "," and depth == 0:
+            parts.append((offset + begin, text[begin:k]))
+            begin = k + 1
+    parts.append((offset + begin, text[begin:]))
+    return parts
+
+
 class _Scanner:
     def __init__(self, path: str, text: str) -> None:
         self.path = path
@@ -275,12 +289,13 @@ class _Scanner:
             if inner_a < inner_b:
                 start = toks[inner_a].offset
                 stop = toks[inner_b - 1].offset + len(toks[inner_b - 1].text)
-                body = self.text[start:stop]
-                m = re.match(r"\s*([A-Za-z_][\w:]*)\s*(?:\((.*)\))?\s*$", body, re.DOTALL)
-                if m:
-                    line, col = self.at(toks[inner_a])
-                    name = m.group(1).replace(" ", "")
-                    attrs.append(Attribute(name, _args(m.group(2) or ""), line, col))
+                # [[a(1), b(2)]] holds two attributes, as DXC reads it
+                for at, part in _top_level_parts(self.text[start:stop], start):
+                    m = re.match(r"\s*([A-Za-z_][\w:]*)\s*(?:\((.*)\))?\s*$", part, re.DOTALL)
+                    if m:
+                        line, col = self.pos.at(at + m.start(1))
+                        name = m.group(1).replace(" ", "")
+                        attrs.append(Attribute(name, _args(m.group(2) or ""), line, col))
             i = close
         return attrs, i
 
