@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from verify_support import CORPUS, compiled, device, tool
+from verify_support import CORPUS, compiled
 
+from module_validation import device, tool
 from oneshader.codegen import render_module
 from oneshader.compiler import CompileOptions, CompileResult, EntryPointSpec, compile_file
 from oneshader.compiler.patch.spirv import relocate

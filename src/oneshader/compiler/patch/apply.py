@@ -12,7 +12,12 @@ from oneshader.compiler.emitted.spirv import IMAGE_FORMATS
 from oneshader.compiler.front.kinds import TEXTURES
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.patch import text as codepatch
-from oneshader.compiler.patch.spirv import rebind, relocate, set_image_formats
+from oneshader.compiler.patch.spirv import (
+    rebind,
+    relocate,
+    set_image_formats,
+    with_sample_rate_shading,
+)
 from oneshader.compiler.reflect.assemble import Assembled
 from oneshader.diagnostics import UserError
 from oneshader.reflection.model import EntryPoint, PushBlock, Resource, Slot, Target
@@ -75,7 +80,7 @@ def _patch_spirv(src: SourceSet, code: bytes, resources: list[Resource]) -> byte
     formats = {
         r.name: IMAGE_FORMATS.index(r.format) for r in resources if r.format in IMAGE_FORMATS
     }
-    return set_image_formats(code, formats)
+    return with_sample_rate_shading(set_image_formats(code, formats))
 
 
 def _patch_wgsl(
