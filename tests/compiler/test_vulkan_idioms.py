@@ -116,16 +116,36 @@ def test_every_block_spelling_named_like_its_member_builds(tmp_path: Path, decl:
     assert wgsl_errors(_code(result, Target.Wgsl).decode()) == ""
 
 
-def test_an_error_after_the_renamed_block_keeps_its_line(tmp_path: Path) -> None:
-    result = _build(
-        tmp_path,
-        "cbuffer ubo { float4 ubo; }\n"
-        '[shader("pixel")] float4 P() : SV_Target { return ubo.nothing; }\n',
-        (Target.SpirV,),
-    )
+@pytest.mark.parametrize(
+    ("source", "position", "fragment"),
+    [
+        (
+            "cbuffer ubo { float4 ubo; }\n"
+            '[shader("pixel")] float4 P() : SV_Target { return ubo.nothing; }\n',
+            (2, 55),
+            "nothing",
+        ),
+        # on the renamed line itself, after the name: the file's column, not Slang's
+        (
+            "cbuffer ubo : register(b0) { Missing ubo; }\n"
+            '[shader("pixel")] float4 P() : SV_Target { return ubo.x; }\n',
+            (1, 30),
+            "'Missing'",
+        ),
+    ],
+    ids=["next-line", "same-line"],
+)
+def test_errors_near_a_renamed_block_are_where_the_file_says(
+    tmp_path: Path, source: str, position: tuple[int, int], fragment: str
+) -> None:
+    result = _build(tmp_path, source, (Target.SpirV,))
     (error,) = [d for d in result.diagnostics if d.is_error]
-    assert (error.file, error.line) == ("s.hlsl", 2)
-    assert "ubo_0" not in error.message
+    assert (error.file, error.line, error.column) == ("s.hlsl", *position), error.format()
+    assert fragment in error.message and "ubo_0" not in error.message
+    assert (
+        error.excerpt.splitlines()[-1].index("^")
+        == error.excerpt.splitlines()[0].index("|") + 1 + position[1]
+    )
 
 
 # -- b. locations per direction ---------------------------------------------------------------
