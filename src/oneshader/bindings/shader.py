@@ -8,14 +8,25 @@ there. The reflection model is the only input.
 
 from __future__ import annotations
 
+import base64
 import struct
-from collections.abc import Mapping, Sequence
+import weakref
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from oneshader.bindings.stages import (
+    COPY_DST,
+    COPY_SRC,
+    STORAGE,
+    UNIFORM,
+    VertexBuffer,
+    check_link,
+    check_targets,
+)
 from oneshader.codegen.names import mangle_all
 from oneshader.reflection.model import (
     EntryPoint,
@@ -34,6 +45,9 @@ from oneshader.reflection.model import (
     TypeLayout,
     VertexFormat,
 )
+
+if TYPE_CHECKING:
+    from oneshader.bindings.bindgroups import Layouts
 
 __all__ = ["Binding", "Entry", "Shader", "Spec", "storage_texture_format"]
 
@@ -155,19 +169,82 @@ class Binding:
             return "uniform"
         return _BUFFER_TYPES.get(self.resource.rtype)
 
+    @property
+    def is_buffer(self) -> bool:
+        return self._buffer_type is not None
+
+    @property
+    def min_binding_size(self) -> int:
+        """The fewest bytes the shader reads through this buffer binding (the struct of a
+        constant buffer or push block; one element of a structured buffer; one word of a raw
+        buffer or counter), 0 for a texture or sampler. The layout entry carries it, so wgpu
+        refuses a smaller buffer in ``create_bind_group`` rather than at ``encoder.finish()``."""
+        if not self.is_buffer:
+            return 0
+        layout = self.push_block.layout if self.push_block is not None else None
+        if self.resource is not None and self.counter_of is None:
+            layout = self.resource.layout
+        if layout is None:
+            return 4
+        align = max(layout.align, 1)
+        return -(-layout.size // align) * align
+
+    @property
+    def usage(self) -> int:
+        """The GPUBufferUsage a buffer for this binding needs: UNIFORM or STORAGE, with
+        COPY_DST to fill it (and COPY_SRC for one the shader writes, to read it back)."""
+        kind = self._buffer_type
+        if kind is None:
+            raise TypeError(f"{self.name!r} is not a buffer")
+        if kind == "uniform":
+            return UNIFORM | COPY_DST
+        return STORAGE | COPY_DST | (COPY_SRC if kind == "storage" else 0)
+
+    def create_buffer(
+        self, device: Any, data: Any = None, *, size: int | None = None, usage: int = 0
+    ) -> Any:
+        """A GPUBuffer for this binding with the usage it needs (plus ``usage``): holding
+        ``data`` (a generated struct or struct array, or anything with the buffer protocol),
+        or ``size`` zeroed bytes (default: :attr:`min_binding_size`)."""
+        flags = self.usage | usage
+        if data is not None:
+            raw = data.bytes_view() if hasattr(data, "bytes_view") else memoryview(data).cast("B")
+            self._check_size(raw.nbytes)
+            return device.create_buffer_with_data(data=raw, usage=flags)
+        nbytes = self.min_binding_size if size is None else size
+        self._check_size(nbytes)
+        return device.create_buffer(size=nbytes, usage=flags)
+
+    def _check_size(self, nbytes: int) -> None:
+        if nbytes < self.min_binding_size:
+            raise ValueError(
+                f"{self.name!r} needs at least {self.min_binding_size} bytes, got {nbytes}"
+            )
+
     def layout_entry(
-        self, *, sample_type: str | None = None, access: str | None = None
+        self,
+        *,
+        sample_type: str | None = None,
+        access: str | None = None,
+        dynamic: bool = False,
     ) -> dict[str, Any]:
         """The wgpu bind group layout entry at this binding's WGSL slot.
 
         ``sample_type`` overrides a texture's ("unfilterable-float", "depth"): HLSL does not say.
         ``access`` overrides a storage texture's ("read-write" by default, as Slang declares).
+        ``dynamic`` gives a buffer a dynamic offset (one buffer, many objects' data).
         """
         entry: dict[str, Any] = {"binding": self.wgsl.binding, "visibility": self.visibility}
         buffer = self._buffer_type
         if buffer is not None:
-            entry["buffer"] = {"type": buffer}
+            entry["buffer"] = {
+                "type": buffer,
+                "has_dynamic_offset": dynamic,
+                "min_binding_size": self.min_binding_size,
+            }
             return entry
+        if dynamic:
+            raise ValueError(f"{self.name!r} is not a buffer: only buffers have dynamic offsets")
         res = self.resource
         assert res is not None  # push blocks and counters are buffers
         if res.kind is ResourceKind.Sampler:
@@ -291,6 +368,62 @@ class Entry:
     def spec_constants(self) -> tuple[Spec, ...]:
         return tuple(self.shader.spec(n) for n in self.entry.specuse)
 
+    def workgroups(self, x: int, y: int = 1, z: int = 1) -> tuple[int, int, int]:
+        """How many workgroups of this compute entry cover an x*y*z problem (rounded up)."""
+        if self.entry.stage is not Stage.Compute:
+            raise ValueError(f"{self.name} is a {self.entry.stage.name} entry point")
+        size = self.entry.workgroup
+        return (-(-x // size[0]), -(-y // size[1]), -(-z // size[2]))
+
+    def dispatch(self, compute_pass: Any, x: int, y: int = 1, z: int = 1) -> None:
+        """``compute_pass.dispatch_workgroups`` for an x*y*z problem: every thread id below
+        (x, y, z) runs (the shader skips the rest of the last workgroup itself)."""
+        compute_pass.dispatch_workgroups(*self.workgroups(x, y, z))
+
+    def _inputs(self, names: Iterable[str]) -> list[Any]:
+        by_name = {v.name: v for v in self.attributes}
+        out = []
+        for n in names:
+            if n not in by_name:
+                have = ", ".join(by_name) or "none"
+                raise LookupError(f"{self.name} has no vertex input {n!r}; it has {have}")
+            out.append(by_name[n])
+        return out
+
+    def vertex_buffer(self, *names: str, step_mode: str = "vertex") -> VertexBuffer:
+        """A buffer holding these vertex inputs (all of them if none are named), packed in the
+        order named, stepped per vertex (or ``step_mode="instance"``)."""
+        if self.entry.stage is not Stage.Vertex:
+            raise ValueError(f"{self.name} is a {self.entry.stage.name} entry point")
+        attrs = self._inputs(names) if names else list(self.attributes)
+        return VertexBuffer.pack(attrs, step_mode)
+
+    def instance_buffer(self, *names: str) -> VertexBuffer:
+        """A buffer of these inputs stepped once per instance."""
+        return self.vertex_buffer(*names, step_mode="instance")
+
+    def vertex_buffers(
+        self, *buffers: VertexBuffer, step_mode: str = "vertex"
+    ) -> list[dict[str, Any]]:
+        """``vertex={"buffers": ...}``. With no buffers, the one interleaved buffer of the
+        reflection (none if the entry reads no attributes); else the given buffers' layouts,
+        in slot order, after checking that they hold every input exactly once."""
+        if not buffers:
+            return [self.vertex_buffer_layout(step_mode)] if self.attributes else []
+        seen: dict[str, int] = {}
+        for slot, b in enumerate(buffers):
+            for n in b.names:
+                if n in seen:
+                    raise ValueError(
+                        f"{self.name}: {n!r} is in vertex buffers {seen[n]} and {slot}"
+                    )
+                seen[n] = slot
+        missing = [v.name for v in self.attributes if v.name not in seen]
+        if missing:
+            raise ValueError(f"{self.name} reads {', '.join(missing)}, which no buffer holds")
+        self._inputs(seen)  # every name is one of this entry's
+        return [b.layout for b in buffers]
+
     def vertex_buffer_layout(self, step_mode: str = "vertex") -> dict[str, Any]:
         """wgpu's VertexBufferLayout for the interleaved vertex buffer this entry reads."""
         if self.entry.stage is not Stage.Vertex:
@@ -303,10 +436,6 @@ class Entry:
                 for v in self.attributes
             ],
         }
-
-    def vertex_buffers(self, step_mode: str = "vertex") -> list[dict[str, Any]]:
-        """``vertex={"buffers": ...}``: one layout, or none if the entry reads no attributes."""
-        return [self.vertex_buffer_layout(step_mode)] if self.attributes else []
 
     def vertex_dtype(self) -> np.dtype[Any]:
         """A numpy dtype of one interleaved vertex (fields named like the inputs), for filling
@@ -332,11 +461,32 @@ class Entry:
 
 
 class Shader:
-    """Everything the host needs from one reflection, with the stem its built files share."""
+    """Everything the host needs from one reflection, with the stem its built files share, and
+    the built code the generator embedded (WGSL text, SPIR-V as base64 text)."""
 
-    def __init__(self, reflection: ShaderReflection, stem: str) -> None:
+    def __init__(
+        self,
+        reflection: ShaderReflection,
+        stem: str,
+        code: Mapping[Target, str] | None = None,
+    ) -> None:
         self.reflection = reflection
         self.stem = stem
+        self._code = dict(code or {})
+        self._per_device: weakref.WeakKeyDictionary[Any, dict[Any, Any]] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def _cached(self, device: Any, key: Any, make: Any) -> Any:
+        """One object per device and key (layouts, modules), so that bind groups made by the
+        generated classes fit the pipelines made here without the user passing layouts."""
+        try:
+            cache = self._per_device.setdefault(device, {})
+        except TypeError:  # a device that cannot be weakly referenced: no cache
+            return make()
+        if key not in cache:
+            cache[key] = make()
+        return cache[key]
 
     # -- named parts -------------------------------------------------------------------------
     def resource(self, index: int) -> Binding:
@@ -389,25 +539,35 @@ class Shader:
                     out.add(s.set)
         return sorted(out)
 
+    def group_bindings(self, group: int) -> list[Binding]:
+        """The bindings of WGSL bind group ``group``, ordered by binding number."""
+        self._require_wgsl()
+        found = [b for b in self.bindings() if any(
+            s.target is Target.Wgsl and s.set == group for s in b.slots)]  # fmt: skip
+        return sorted(found, key=lambda b: b.wgsl.binding)
+
     def bind_group_layout_entries(
         self,
         group: int,
         *,
         sample_types: Mapping[str, str] | None = None,
         access: Mapping[str, str] | None = None,
+        dynamic: Iterable[str] = (),
     ) -> list[dict[str, Any]]:
         """The entries of WGSL bind group ``group``, ordered by binding; ``sample_types`` and
-        ``access`` override textures' by resource name."""
+        ``access`` override textures' by resource name; ``dynamic`` names the buffers bound
+        with a dynamic offset."""
         self._require_wgsl()
+        dyn = frozenset(dynamic)
         entries: list[dict[str, Any]] = []
-        for b in self.bindings():
-            if any(s.target is Target.Wgsl and s.set == group for s in b.slots):
-                entries.append(
-                    b.layout_entry(
-                        sample_type=(sample_types or {}).get(b.name),
-                        access=(access or {}).get(b.name),
-                    )
+        for b in self.group_bindings(group):
+            entries.append(
+                b.layout_entry(
+                    sample_type=(sample_types or {}).get(b.name),
+                    access=(access or {}).get(b.name),
+                    dynamic=b.name in dyn,
                 )
+            )
         return sorted(entries, key=lambda e: int(e["binding"]))
 
     def create_bind_group_layouts(self, device: Any, **overrides: Any) -> list[Any]:
@@ -435,11 +595,9 @@ class Shader:
         groups = {b.wgsl.set for b in resources}
         if len(groups) != 1:
             raise ValueError(f"the resources of one bind group share a group, got {sorted(groups)}")
-        entries: list[dict[str, Any]] = []
-        for b, obj in resources.items():
-            is_buffer = b._buffer_type is not None
-            res = {"buffer": obj, "offset": 0, "size": obj.size} if is_buffer else obj
-            entries.append({"binding": b.wgsl.binding, "resource": res})
+        from oneshader.bindings.bindgroups import bind_group_entry
+
+        entries = [bind_group_entry(b, obj) for b, obj in resources.items()]
         entries.sort(key=lambda e: int(e["binding"]))
         return device.create_bind_group(layout=layout, entries=entries)
 
@@ -457,14 +615,111 @@ class Shader:
         target, every entry point in it)."""
         return Path(directory) / f"{self.stem}{target.suffix}"
 
+    def code(self, target: Target = Target.Wgsl) -> str | bytes:
+        """The built code the module carries: WGSL text, or SPIR-V bytes."""
+        text = self._code.get(target)
+        if text is None:
+            have = ", ".join(t.name for t in self._code) or "none"
+            raise LookupError(
+                f"{self.stem}: no {target.name} code was embedded (embedded: {have}); generate "
+                f"the bindings from a build output that has {self.stem}{target.suffix}, or pass "
+                "the folder that holds it"
+            )
+        return base64.b64decode(text) if target is Target.SpirV else text
+
     def create_shader_module(
         self,
         device: Any,
-        directory: str | Path,
+        directory: str | Path | None = None,
         *,
         target: Target = Target.Wgsl,
     ) -> Any:
-        """A GPUShaderModule from the built WGSL (or SPIR-V) file next to the reflection."""
+        """A GPUShaderModule from the embedded code (one per device), or, with ``directory``,
+        from the built WGSL (or SPIR-V) file in it."""
+        label = f"{self.stem}{target.suffix}"
+        if directory is None:
+            return self._cached(
+                device,
+                ("module", target),
+                lambda: device.create_shader_module(label=label, code=self.code(target)),
+            )
         path = self.code_path(directory, target)
         code: str | bytes = path.read_bytes() if target is Target.SpirV else path.read_text("utf-8")
-        return device.create_shader_module(label=path.name, code=code)
+        return device.create_shader_module(label=label, code=code)
+
+    # -- layouts and pipelines -------------------------------------------------------------
+    def layouts(
+        self,
+        device: Any,
+        *,
+        dynamic: Iterable[Binding] = (),
+        sample_types: Mapping[str, str] | None = None,
+        access: Mapping[str, str] | None = None,
+    ) -> Layouts:
+        """The bind group layouts and pipeline layout on ``device`` (made once per device and
+        options). ``dynamic``: buffer bindings bound with a dynamic offset (per-object data)."""
+        from oneshader.bindings.bindgroups import Layouts
+
+        names = frozenset(b.name for b in dynamic)
+        key = (
+            "layouts",
+            names,
+            tuple(sorted((sample_types or {}).items())),
+            tuple(sorted((access or {}).items())),
+        )
+        return self._cached(  # type: ignore[no-any-return]
+            device,
+            key,
+            lambda: Layouts.create(self, device, names, sample_types or {}, access or {}),
+        )
+
+    def create_render_pipeline(
+        self,
+        device: Any,
+        vertex: Entry,
+        fragment: Entry,
+        targets: Sequence[Any],
+        *,
+        buffers: Sequence[VertexBuffer] = (),
+        layouts: Layouts | None = None,
+        constants: Mapping[str, float] | None = None,
+        **descriptor: Any,
+    ) -> Any:
+        """A render pipeline of two entries of this shader, from the embedded code, after
+        checking what wgpu would check: that ``fragment`` reads what ``vertex`` writes, that
+        the colour ``targets`` (formats, or wgpu's target dicts) fit its outputs, and that the
+        vertex ``buffers`` (default: one interleaved buffer) hold every input. ``descriptor``
+        passes on (``primitive``, ``depth_stencil``, ``multisample``)."""
+        check_link(vertex, fragment)
+        check_targets(fragment, targets)
+        module = self.create_shader_module(device)
+        chosen = layouts if layouts is not None else self.layouts(device)
+        return device.create_render_pipeline(
+            layout=chosen.pipeline,
+            vertex={
+                **vertex.stage_descriptor(module, constants),
+                "buffers": vertex.vertex_buffers(*buffers),
+            },
+            fragment={
+                **fragment.stage_descriptor(module, constants),
+                "targets": [t if isinstance(t, dict) else {"format": t} for t in targets],
+            },
+            **descriptor,
+        )
+
+    def create_compute_pipeline(
+        self,
+        device: Any,
+        entry: Entry,
+        *,
+        layouts: Layouts | None = None,
+        constants: Mapping[str, float] | None = None,
+    ) -> Any:
+        """A compute pipeline of one entry of this shader, from the embedded code."""
+        if entry.stage is not Stage.Compute:
+            raise ValueError(f"{entry.name} is a {entry.stage.name} entry point")
+        chosen = layouts if layouts is not None else self.layouts(device)
+        return device.create_compute_pipeline(
+            layout=chosen.pipeline,
+            compute=entry.stage_descriptor(self.create_shader_module(device), constants),
+        )

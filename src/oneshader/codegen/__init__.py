@@ -8,12 +8,12 @@ functions here import their modules when called, so that the runtime (which shar
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from oneshader.reflection.model import ShaderReflection
+    from oneshader.reflection.model import ShaderReflection, Target
 
 __all__ = ["generate", "plan", "render_file", "render_module", "stem_of"]
 
@@ -37,11 +37,14 @@ def plan(reflection_files: Sequence[Path], root: Path | None = None) -> dict[str
     return files.plan(reflection_files, root)
 
 
-def render_module(reflection: ShaderReflection, stem: str) -> str:
-    """The source of one module; LayoutError for a layout no host struct can have."""
+def render_module(
+    reflection: ShaderReflection, stem: str, code: Mapping[Target, str | bytes] | None = None
+) -> str:
+    """The source of one module (embedding ``code``, the built code by target); LayoutError
+    for a layout no host struct can have."""
     from oneshader.codegen import render
 
-    return render.render_module(reflection, stem)
+    return render.render_module(reflection, stem, code)
 
 
 def render_file(path: Path, reflection: ShaderReflection) -> str:

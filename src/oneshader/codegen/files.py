@@ -17,15 +17,33 @@ from oneshader.codegen.validate import LayoutError
 from oneshader.diagnostics import Diagnostic, Severity, UserError
 from oneshader.fsutil import write_many_if_changed
 from oneshader.reflection.format import ReflectionFormat
-from oneshader.reflection.model import ShaderReflection
+from oneshader.reflection.model import ShaderReflection, Target
 
-__all__ = ["generate", "plan", "render_file", "stem_of"]
+__all__ = ["built_code", "generate", "plan", "render_file", "stem_of"]
+
+
+def built_code(path: Path, model: ShaderReflection) -> dict[Target, str | bytes]:
+    """The code the build wrote beside a reflection file, for the targets wgpu runs (WGSL,
+    SPIR-V): what a generated module embeds, so it needs no path to find its code. A target
+    whose file is missing is left out (its module then says so when asked for it)."""
+    out: dict[Target, str | bytes] = {}
+    stem = stem_of(path)
+    for target in (Target.Wgsl, Target.SpirV):
+        if target not in model.targets:
+            continue
+        try:
+            data = (path.parent / f"{stem}{target.suffix}").read_bytes()
+        except OSError:
+            continue
+        out[target] = data if target is Target.SpirV else data.decode("utf-8", "replace")
+    return out
 
 
 def render_file(path: Path, model: ShaderReflection) -> str:
-    """The module source for one file; a layout no host struct can have is a UserError."""
+    """The module source for one file, with the code built beside it embedded; a layout no
+    host struct can have is a UserError."""
     try:
-        return render_module(model, stem_of(path))
+        return render_module(model, stem_of(path), built_code(path, model))
     except LayoutError as err:
         raise UserError([_problem(path, str(err))]) from None
 

@@ -251,6 +251,8 @@ MODULE_RESERVED = frozenset(
 # Attributes of bindings.runtime.Struct and StructArray; a test keeps this list complete.
 STRUCT_RESERVED = frozenset(
     (
+        "self",  # the first parameter of the generated constructor
+        "byte_offset",
         "array",
         "bytes_view",
         "copy",
