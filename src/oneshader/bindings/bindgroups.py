@@ -92,8 +92,10 @@ def _check_object(b: Binding, obj: object) -> None:
         usage = int(getattr(buffer, "usage", need))
         if not usage & need:
             what = "UNIFORM" if need == UNIFORM else "STORAGE"
-            raise ValueError(f"{b.name!r} needs a buffer with usage {what} (create it with "
-                             f"resources.{b.name}.create_buffer)")  # fmt: skip
+            raise ValueError(
+                f"{b.name!r} needs a buffer with usage {what} (create it with "
+                f"resources.{b.name}.create_buffer)"
+            )
         return
     res = b.resource
     assert res is not None
@@ -127,8 +129,10 @@ def bind_group_entry(b: Binding, obj: Any, dynamic: bool = False) -> dict[str, A
             f"{'range' if isinstance(obj, BufferRange) else 'buffer'}"
         )
     if part.offset + size > total:
-        raise ValueError(f"{b.name!r}: bytes {part.offset}..{part.offset + size} run past the "
-                         f"{total}-byte buffer")  # fmt: skip
+        raise ValueError(
+            f"{b.name!r}: bytes {part.offset}..{part.offset + size} run past the "
+            f"{total}-byte buffer"
+        )
     resource = {"buffer": part.buffer, "offset": part.offset, "size": size}
     return {"binding": b.wgsl.binding, "resource": resource}
 

@@ -542,8 +542,11 @@ class Shader:
     def group_bindings(self, group: int) -> list[Binding]:
         """The bindings of WGSL bind group ``group``, ordered by binding number."""
         self._require_wgsl()
-        found = [b for b in self.bindings() if any(
-            s.target is Target.Wgsl and s.set == group for s in b.slots)]  # fmt: skip
+        found = [
+            b
+            for b in self.bindings()
+            if any(s.target is Target.Wgsl and s.set == group for s in b.slots)
+        ]
         return sorted(found, key=lambda b: b.wgsl.binding)
 
     def bind_group_layout_entries(

@@ -46,17 +46,21 @@ class LinkError(ValueError):
     """Two stages (or a stage and its targets) that wgpu would refuse to put in one pipeline."""
 
 
-def _flat(v: StageVariable) -> bool:
-    return v.interp is Interpolation.Flat
+def _interpolation(v: StageVariable) -> Interpolation:
+    """HLSL's ``linear`` is its default, perspective-correct interpolation."""
+    return Interpolation.Default if v.interp is Interpolation.Linear else v.interp
 
 
 def check_link(vertex: Entry, pixel: Entry) -> None:
     """Raise LinkError naming both sides of every pixel input the vertex stage does not write,
-    writes with another scalar kind or fewer components, or interpolates differently (what
-    wgpu's ``create_render_pipeline`` rejects); the two entries may come from two files."""
+    writes with another type, or interpolates differently: WebGPU wants the same location,
+    type and interpolation on both sides, and ``create_render_pipeline`` refuses anything else
+    (wider outputs included). The two entries may come from two files."""
     if vertex.stage.name != "Vertex" or pixel.stage.name != "Pixel":
-        raise ValueError(f"check_link takes a Vertex and a Pixel entry, got {vertex.stage.name} "
-                         f"{vertex.name} and {pixel.stage.name} {pixel.name}")  # fmt: skip
+        raise ValueError(
+            f"check_link takes a Vertex and a Pixel entry, got {vertex.stage.name} "
+            f"{vertex.name} and {pixel.stage.name} {pixel.name}"
+        )
     written = {v.location: v for v in vertex.entry.outputs if v.location is not None}
     problems = []
     for v in pixel.entry.inputs:
@@ -64,13 +68,16 @@ def check_link(vertex: Entry, pixel: Entry) -> None:
             continue
         out = written.get(v.location)
         if out is None:
-            problems.append(f"{_where(pixel, v)} is read, but {vertex.name} writes no location "
-                            f"{v.location}")  # fmt: skip
-        elif out.scalar is not v.scalar or out.components < v.components:
+            problems.append(
+                f"{_where(pixel, v)} is read, but {vertex.name} writes no location {v.location}"
+            )
+        elif out.scalar is not v.scalar or out.components != v.components:
             problems.append(f"{_where(pixel, v)} is read, but {_where(vertex, out)} is written")
-        elif _flat(out) != _flat(v):
-            which = "nointerpolation" if _flat(v) else "interpolated"
-            problems.append(f"{_where(pixel, v)} is read {which}, {_where(vertex, out)} is not")
+        elif _interpolation(out) is not _interpolation(v):
+            problems.append(
+                f"{_where(pixel, v)} is read with {_interpolation(v).name} interpolation, "
+                f"{_where(vertex, out)} is written with {_interpolation(out).name}"
+            )
     if problems:
         raise LinkError("the stages do not match:\n  " + "\n  ".join(problems))
 
@@ -180,8 +187,8 @@ class VertexBuffer:
             raise TypeError(
                 f"vertex data must have this buffer's dtype {self.dtype}, got {arr.dtype}"
             )
-        return device.create_buffer_with_data(data=memoryview(arr.view(np.uint8).reshape(-1)),
-                                              usage=VERTEX | COPY_DST | usage)  # fmt: skip
+        raw: Any = np.ascontiguousarray(arr).reshape(-1).view(np.uint8)
+        return device.create_buffer_with_data(data=memoryview(raw), usage=VERTEX | COPY_DST | usage)
 
 
 COPY_SRC, COPY_DST, INDEX, VERTEX, UNIFORM, STORAGE = 4, 8, 16, 32, 64, 128  # GPUBufferUsage
