@@ -27,7 +27,6 @@ from oneshader.bindings.stages import (
     check_link,
     check_targets,
 )
-from oneshader.codegen.names import mangle_all
 from oneshader.reflection.model import (
     EntryPoint,
     PushBlock,
@@ -318,24 +317,6 @@ class Spec:
         return bits
 
 
-_VERTEX_NUMPY = {
-    "uint8": "u1", "sint8": "i1", "unorm8": "u1", "snorm8": "i1",
-    "uint16": "<u2", "sint16": "<i2", "unorm16": "<u2", "snorm16": "<i2", "float16": "<f2",
-    "float32": "<f4", "uint32": "<u4", "sint32": "<i4",
-}  # fmt: skip
-
-
-def vertex_numpy(fmt: VertexFormat) -> np.dtype[Any]:
-    """The numpy dtype of one vertex attribute (``unorm8x4`` -> 4 x uint8)."""
-    if fmt is VertexFormat.Unorm10_10_10_2:
-        return np.dtype("<u4")
-    if fmt is VertexFormat.Unorm8x4Bgra:
-        return np.dtype(("u1", (4,)))
-    base, _, n = fmt.value.partition("x")
-    scalar = np.dtype(_VERTEX_NUMPY[base])
-    return scalar if not n else np.dtype((scalar, (int(n),)))
-
-
 @dataclass(frozen=True)
 class Entry:
     """An entry point: stage, workgroup size, vertex buffer layout, constants it reads."""
@@ -395,8 +376,10 @@ class Entry:
         order named, stepped per vertex (or ``step_mode="instance"``)."""
         if self.entry.stage is not Stage.Vertex:
             raise ValueError(f"{self.name} is a {self.entry.stage.name} entry point")
-        attrs = self._inputs(names) if names else list(self.attributes)
-        return VertexBuffer.pack(attrs, step_mode)
+        if names:
+            return VertexBuffer.pack(self._inputs(names), step_mode)
+        attrs = self.attributes  # the reflection's own interleaved buffer
+        return VertexBuffer(attrs, tuple(v.offset for v in attrs), self.entry.stride, step_mode)
 
     def instance_buffer(self, *names: str) -> VertexBuffer:
         """A buffer of these inputs stepped once per instance."""
@@ -426,29 +409,12 @@ class Entry:
 
     def vertex_buffer_layout(self, step_mode: str = "vertex") -> dict[str, Any]:
         """wgpu's VertexBufferLayout for the interleaved vertex buffer this entry reads."""
-        if self.entry.stage is not Stage.Vertex:
-            raise ValueError(f"{self.name} is a {self.entry.stage.name} entry point")
-        return {
-            "array_stride": self.entry.stride,
-            "step_mode": step_mode,
-            "attributes": [
-                {"format": v.format.value, "offset": v.offset, "shader_location": v.location}
-                for v in self.attributes
-            ],
-        }
+        return self.vertex_buffer(step_mode=step_mode).layout
 
     def vertex_dtype(self) -> np.dtype[Any]:
         """A numpy dtype of one interleaved vertex (fields named like the inputs), for filling
         the vertex buffer with exactly the stride and offsets of the layout above."""
-        attrs = self.attributes
-        return np.dtype(
-            {
-                "names": mangle_all(v.name for v in attrs),
-                "formats": [vertex_numpy(v.format) for v in attrs],
-                "offsets": [v.offset for v in attrs],
-                "itemsize": self.entry.stride,
-            }
-        )
+        return self.vertex_buffer().dtype
 
     def stage_descriptor(
         self, module: Any, constants: Mapping[str, float] | None = None

@@ -110,6 +110,24 @@ def check_targets(pixel: Entry, targets: Sequence[Any]) -> None:
         raise LinkError("the colour targets do not match:\n  " + "\n  ".join(problems))
 
 
+_VERTEX_NUMPY = {
+    "uint8": "u1", "sint8": "i1", "unorm8": "u1", "snorm8": "i1",
+    "uint16": "<u2", "sint16": "<i2", "unorm16": "<u2", "snorm16": "<i2", "float16": "<f2",
+    "float32": "<f4", "uint32": "<u4", "sint32": "<i4",
+}  # fmt: skip
+
+
+def vertex_numpy(fmt: VertexFormat) -> np.dtype[Any]:
+    """The numpy dtype of one vertex attribute (``unorm8x4`` -> 4 x uint8)."""
+    if fmt is VertexFormat.Unorm10_10_10_2:
+        return np.dtype("<u4")
+    if fmt is VertexFormat.Unorm8x4Bgra:
+        return np.dtype(("u1", (4,)))
+    base, _, n = fmt.value.partition("x")
+    scalar = np.dtype(_VERTEX_NUMPY[base])
+    return scalar if not n else np.dtype((scalar, (int(n),)))
+
+
 _FORMAT_SIZES = {"8": 1, "16": 2, "32": 4}
 
 
@@ -164,8 +182,6 @@ class VertexBuffer:
     @property
     def dtype(self) -> np.dtype[Any]:
         """One vertex (or instance) of this buffer, fields named like the inputs."""
-        from oneshader.bindings.shader import vertex_numpy
-
         return np.dtype(
             {
                 "names": mangle_all(self.names),
