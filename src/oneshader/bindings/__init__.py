@@ -13,13 +13,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from oneshader.bindings.reload import Reloader
 from oneshader.reflection.model import ShaderReflection, Target
 
 if TYPE_CHECKING:
     from oneshader.bindings.shader import Binding, Entry, Shader
     from oneshader.bindings.structs import Struct
 
-__all__ = ["Bindings", "from_reflection", "load"]
+__all__ = ["Bindings", "Reloader", "from_reflection", "load"]
 
 
 class Bindings:

@@ -7,7 +7,7 @@ never from the source name inside the file, so no file can make the generator wr
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from oneshader.codegen import stem_of
@@ -39,11 +39,12 @@ def built_code(path: Path, model: ShaderReflection) -> dict[Target, str | bytes]
     return out
 
 
-def render_file(path: Path, model: ShaderReflection) -> str:
-    """The module source for one file, with the code built beside it embedded; a layout no
-    host struct can have is a UserError."""
+def render_file(path: Path, model: ShaderReflection, stale: str | None = None) -> str:
+    """The module source for one file, with the code built beside it embedded (``stale``: why
+    the shader's latest build failed, these being its last good outputs); a layout no host
+    struct can have is a UserError."""
     try:
-        return render_module(model, stem_of(path), built_code(path, model))
+        return render_module(model, stem_of(path), built_code(path, model), stale)
     except LayoutError as err:
         raise UserError([_problem(path, str(err))]) from None
 
@@ -75,7 +76,11 @@ def _init(names: list[str]) -> bytes:
     return text.encode("utf-8")
 
 
-def plan(reflection_files: Sequence[Path], root: Path | None = None) -> dict[str, bytes]:
+def plan(
+    reflection_files: Sequence[Path],
+    root: Path | None = None,
+    stale: Mapping[Path, str] | None = None,
+) -> dict[str, bytes]:
     """{path in the output folder (with /): content} for these reflection files, in order, plus
     an ``__init__.py`` per package; every problem of every file in one UserError.
 
@@ -115,7 +120,8 @@ def plan(reflection_files: Sequence[Path], root: Path | None = None) -> dict[str
             first_in.setdefault(where[:i], where)
         try:
             model = ReflectionFormat.read_file(path)
-            out["/".join(where) + ".py"] = render_file(path, model).encode("utf-8")
+            text = render_file(path, model, (stale or {}).get(path))
+            out["/".join(where) + ".py"] = text.encode("utf-8")
         except UserError as err:
             problems.extend(err.diagnostics)
     if problems:
@@ -126,11 +132,16 @@ def plan(reflection_files: Sequence[Path], root: Path | None = None) -> dict[str
 
 
 def generate(
-    reflection_files: Sequence[Path], out_dir: Path, *, root: Path | None = None
+    reflection_files: Sequence[Path],
+    out_dir: Path,
+    *,
+    root: Path | None = None,
+    stale: Mapping[Path, str] | None = None,
 ) -> list[Path]:
     """Write one module per reflection file (and the packages' ``__init__.py``) into
-    ``out_dir``; files whose content is unchanged are not touched. Returns every output path."""
-    files = plan([Path(p) for p in reflection_files], root)
+    ``out_dir``; files whose content is unchanged are not touched. Returns every output path.
+    ``stale`` maps the reflection files of shaders whose latest build failed to the errors."""
+    files = plan([Path(p) for p in reflection_files], root, stale)
     out_dir = Path(out_dir)
     write_many_if_changed((out_dir / name, data) for name, data in files.items())
     return [out_dir / name for name in files]

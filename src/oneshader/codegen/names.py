@@ -237,6 +237,7 @@ MODULE_RESERVED = frozenset(
         "_b",
         "_m",
         "SOURCE",
+        "STALE",
         "STEM",
         "REFLECTION",
         "SHADER",
