@@ -5,41 +5,24 @@ samplers are the ones the shader declares."""
 
 from __future__ import annotations
 
-import importlib
-import subprocess
-import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import numpy as np
 import pytest
+from probe_build import build_probes
 
 from oneshader.reflection.model import Target
-
-SHADERS = Path(__file__).parent / "shaders"
-ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, ModuleType]]:
-    folder = tmp_path_factory.mktemp("gpu")
-    result = subprocess.run(
-        [sys.executable, "-m", "oneshader.cli", "build", str(SHADERS.relative_to(ROOT)), "-q",
-         "--targets", "spirv,wgsl", "-o", str(folder / "out"),
-         "--bindings", str(folder / "gpubind")],
-        cwd=ROOT, capture_output=True, text=True,
-    )  # fmt: skip
-    assert result.returncode == 0, result.stdout + result.stderr
-    sys.path.insert(0, str(folder))
-    try:
-        mods = {
-            n: importlib.import_module(f"gpubind.{n}")
-            for n in ("layout_probe", "storage_probe", "counter_probe")
-        }
-    finally:
-        sys.path.remove(str(folder))
-    return folder / "out", mods
+    return build_probes(
+        tmp_path_factory.mktemp("gpubind"),
+        "gpubind",
+        ("layout_probe", "storage_probe", "counter_probe"),
+    )
 
 
 def _run(

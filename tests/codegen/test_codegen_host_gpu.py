@@ -4,42 +4,26 @@ per-vertex and per-instance buffers, checked pipelines, workgroup counts and buf
 
 from __future__ import annotations
 
-import importlib
-import subprocess
-import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import numpy as np
 import pytest
+from probe_build import build_probes
 
 from oneshader.bindings import load
 from oneshader.bindings.runtime import BufferRange, LinkError, check_link
 from oneshader.reflection.model import Target
 
-SHADERS = Path(__file__).parent / "shaders"
-ROOT = Path(__file__).resolve().parents[2]
 SIZE = 64
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, ModuleType]]:
-    folder = tmp_path_factory.mktemp("host")
-    result = subprocess.run(
-        [sys.executable, "-m", "oneshader.cli", "build", str(SHADERS.relative_to(ROOT)), "-q",
-         "--targets", "spirv,wgsl", "-o", str(folder / "out"),
-         "--bindings", str(folder / "hostbind")],
-        cwd=ROOT, capture_output=True, text=True,
-    )  # fmt: skip
-    assert result.returncode == 0, result.stdout + result.stderr
-    sys.path.insert(0, str(folder))
-    try:
-        names = ("mesh_probe", "link_probe", "scale_probe")
-        mods = {n: importlib.import_module(f"hostbind.{n}") for n in names}
-    finally:
-        sys.path.remove(str(folder))
-    return folder / "out", mods
+    return build_probes(
+        tmp_path_factory.mktemp("hostbind"), "hostbind", ("mesh_probe", "link_probe", "scale_probe")
+    )
 
 
 def _target(gpu_device: Any) -> Any:

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from oneshader.bindings.scalars import HLSL_SCALARS
 from oneshader.codegen.names import mangle_all
 from oneshader.reflection.model import (
     BuiltIn,
@@ -23,6 +22,7 @@ from oneshader.reflection.model import (
     StageVariable,
     VertexFormat,
 )
+from oneshader.reflection.spelling import describe_variable
 
 if TYPE_CHECKING:
     from oneshader.bindings.shader import Entry
@@ -30,15 +30,10 @@ if TYPE_CHECKING:
 __all__ = ["LinkError", "VertexBuffer", "check_link", "check_targets"]
 
 
-def _var_type(v: StageVariable) -> str:
-    scalar = HLSL_SCALARS[v.scalar]
-    return scalar if v.components == 1 else f"{scalar}{v.components}"
-
-
 def _where(entry: Entry, v: StageVariable) -> str:
     return (
         f"{entry.shader.reflection.source} {entry.name} {v.semantic}{v.index or ''} "
-        f"(location {v.location}) as {_var_type(v)}"
+        f"(location {v.location}) as {describe_variable(v.scalar, v.components)}"
     )
 
 

@@ -13,7 +13,7 @@ import base64
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from oneshader.bindings.scalars import NUMPY_SCALARS, hlsl_type
+from oneshader.bindings.scalars import NUMPY_SCALARS
 from oneshader.codegen.literal import INDENT, LINE_LENGTH, py_doc, py_str, render
 from oneshader.codegen.names import MODULE_RESERVED, STRUCT_RESERVED, Scope, mangle_all
 from oneshader.codegen.validate import check_reflection, innermost
@@ -28,6 +28,7 @@ from oneshader.reflection.model import (
     TypeKind,
     TypeLayout,
 )
+from oneshader.reflection.spelling import describe_type
 
 __all__ = ["render_module"]
 
@@ -166,7 +167,7 @@ def _struct_source(s: _StructClass, module: _Module) -> str:
         for py, m in zip(s.fields, s.layout.members, strict=True):
             kind, args = _field(m.type, m.offset, module, single=single)
             out += _call(f"{py} = {kind}", args, 1)
-            out += _line(py_doc(f"{hlsl_type(m.type)} at byte {m.offset}."), 1)
+            out += _line(py_doc(f"{describe_type(m.type)} at byte {m.offset}."), 1)
         if single and s.fields:
             out += _constructor(s, module)
         if single:
