@@ -72,9 +72,15 @@ def test_check_link_names_both_sides(
 
 
 def test_check_link_accepts_what_matches() -> None:
-    """HLSL's ``linear`` is the default interpolation; unread vertex outputs are fine."""
-    outputs = (_var("c", 0, 4, interp=Interpolation.Linear), _var("extra", 3, 1))
-    b = from_reflection(_stages(outputs, (_var("c", 0, 4),)), "pair")
+    """HLSL's ``linear`` is the default interpolation, integers are flat either way; unread
+    vertex outputs are fine."""
+    outputs = (
+        _var("c", 0, 4, interp=Interpolation.Linear),
+        _var("id", 1, 1, scalar=ScalarKind.UInt, interp=Interpolation.Flat),
+        _var("extra", 3, 1),
+    )
+    inputs = (_var("c", 0, 4), _var("id", 1, 1, scalar=ScalarKind.UInt))  # integers: flat
+    b = from_reflection(_stages(outputs, inputs), "pair")
     check_link(b.entry("VS"), b.entry("PS"))
     with pytest.raises(ValueError, match="takes a Vertex and a Pixel entry"):
         check_link(b.entry("PS"), b.entry("VS"))

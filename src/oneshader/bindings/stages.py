@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from oneshader.codegen.names import mangle_all
+from oneshader.reflection.linking import interpolation, stage_mismatches
 from oneshader.reflection.model import (
     BuiltIn,
-    Interpolation,
     ScalarKind,
     StageVariable,
     VertexFormat,
@@ -41,11 +41,6 @@ class LinkError(ValueError):
     """Two stages (or a stage and its targets) that wgpu would refuse to put in one pipeline."""
 
 
-def _interpolation(v: StageVariable) -> Interpolation:
-    """HLSL's ``linear`` is its default, perspective-correct interpolation."""
-    return Interpolation.Default if v.interp is Interpolation.Linear else v.interp
-
-
 def check_link(vertex: Entry, pixel: Entry) -> None:
     """Raise LinkError naming both sides of every pixel input the vertex stage does not write,
     writes with another type, or interpolates differently: WebGPU wants the same location,
@@ -56,22 +51,19 @@ def check_link(vertex: Entry, pixel: Entry) -> None:
             f"check_link takes a Vertex and a Pixel entry, got {vertex.stage.name} "
             f"{vertex.name} and {pixel.stage.name} {pixel.name}"
         )
-    written = {v.location: v for v in vertex.entry.outputs if v.location is not None}
     problems = []
-    for v in pixel.entry.inputs:
-        if v.location is None or v.builtin is not BuiltIn.None_:
-            continue
-        out = written.get(v.location)
+    for m in stage_mismatches(vertex.entry, pixel.entry):
+        v, out = m.input, m.output
         if out is None:
             problems.append(
                 f"{_where(pixel, v)} is read, but {vertex.name} writes no location {v.location}"
             )
-        elif out.scalar is not v.scalar or out.components != v.components:
+        elif not m.types_agree:
             problems.append(f"{_where(pixel, v)} is read, but {_where(vertex, out)} is written")
-        elif _interpolation(out) is not _interpolation(v):
+        else:
             problems.append(
-                f"{_where(pixel, v)} is read with {_interpolation(v).name} interpolation, "
-                f"{_where(vertex, out)} is written with {_interpolation(out).name}"
+                f"{_where(pixel, v)} is read with {interpolation(v).name} interpolation, "
+                f"{_where(vertex, out)} is written with {interpolation(out).name}"
             )
     if problems:
         raise LinkError("the stages do not match:\n  " + "\n  ".join(problems))

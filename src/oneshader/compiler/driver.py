@@ -20,7 +20,7 @@ from oneshader.compiler import _slang as S
 from oneshader.compiler.api import CompileOptions, CompileResult, OutputFile
 from oneshader.compiler.assemble import assemble, with_stages
 from oneshader.compiler.diag import dedupe, name_targets
-from oneshader.compiler.entries import check_entries, entry_points
+from oneshader.compiler.entries import check_entries, check_stage_link, entry_points
 from oneshader.compiler.patching import patch_bindings, patch_locations
 from oneshader.compiler.precheck import precheck
 from oneshader.compiler.slang_compile import CompiledTarget, compile_target
@@ -108,6 +108,8 @@ def _finish(
     entries = entry_points(
         src, primary, outputs, usage_outputs, shader.resources, shader.pushes, shader.specs
     )
+    if Target.Wgsl in options.targets:
+        check_stage_link(src, primary, entries)
     outputs = patch_locations(outputs, entries)
     resources, pushes = with_stages(shader, entries)
     resources = [replace(r, depth=True) if r.name in depth else r for r in resources]

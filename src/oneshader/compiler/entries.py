@@ -13,6 +13,7 @@ from oneshader.compiler.facts import EntryFacts, VarFacts
 from oneshader.compiler.slang_compile import SLANG_STAGE_ID, CompiledTarget
 from oneshader.compiler.sourceset import SourceSet
 from oneshader.diagnostics import Diagnostic, Severity, UserError
+from oneshader.reflection.linking import interpolation, stage_mismatches
 from oneshader.reflection.model import (
     BuiltIn,
     DeviceFeatures,
@@ -27,6 +28,7 @@ from oneshader.reflection.model import (
     Target,
     VertexFormat,
 )
+from oneshader.reflection.spelling import describe_variable
 
 _STAGE_OF_SLANG = {slang: stage for stage, slang in SLANG_STAGE_ID.items()}
 
@@ -175,35 +177,82 @@ def entry_points(
     return out
 
 
+def _declared_at(
+    src: SourceSet, e: EntryFacts, name: str, is_input: bool = True
+) -> tuple[str, int, int]:
+    """(file, line, column) of a stage variable's declaration (a struct field or a parameter),
+    or the source with no position when the scan did not find it."""
+    facts = next(x for x in (e.inputs if is_input else e.outputs) if x.name == name)
+    owner = src.struct(facts.struct_name) if facts.struct_name else src.function(e.name)
+    f = owner.field(name) if owner else None
+    if f is None or owner is None:
+        return src.name, 0, 0
+    where = next(
+        (
+            p
+            for p, scanned in src.sources.items()
+            if owner in (*scanned.structs.values(), *scanned.functions.values())
+        ),
+        src.path,
+    )
+    return src.display(str(where)), f.line, f.column
+
+
 def _no_vertex_format(src: SourceSet, e: EntryFacts, v: StageVariable) -> Diagnostic:
     """A vertex input WebGPU has no vertex format for, at its declaration."""
-    facts = next(x for x in e.inputs if x.name == v.name)
-    owner = src.struct(facts.struct_name) if facts.struct_name else src.function(e.name)
-    f = owner.field(v.name) if owner else None
-    file = src.name
-    if f is not None and owner is not None:
-        where = next(
-            (
-                p
-                for p, scanned in src.sources.items()
-                if owner in (*scanned.structs.values(), *scanned.functions.values())
-            ),
-            src.path,
-        )
-        file = src.display(str(where))
-    spelled = {
-        ScalarKind.Float16: "half",
-        ScalarKind.Int16: "int16_t",
-        ScalarKind.UInt16: "uint16_t",
-    }.get(v.scalar, v.scalar.name.lower())
+    file, line, col = _declared_at(src, e, v.name)
     return src.error(
         file,
-        f.line if f else 0,
-        f.column if f else 0,
-        f"vertex input '{v.name}' ({spelled}{v.components if v.components > 1 else ''}) has "
+        line,
+        col,
+        f"vertex input '{v.name}' ({describe_variable(v.scalar, v.components)}) has "
         "no WebGPU vertex format; use 2 or 4 components for 8/16-bit types (or a 32-bit type)",
         "OS1014",
     )
+
+
+def check_stage_link(src: SourceSet, primary: CompiledTarget, entries: list[EntryPoint]) -> None:
+    """In a file with one vertex entry point, every pixel entry point must read what it writes
+    (the same location, type and interpolation): WebGPU refuses the pair in
+    ``create_render_pipeline``, far from the cause, so the build reports it at the pixel
+    input's declaration (OS1016). Files with several vertex entry points are left to the
+    bindings' ``check_link``, which checks the pair a program really uses."""
+    vertex = [e for e in entries if e.stage is Stage.Vertex]
+    if len(vertex) != 1:
+        return
+    vs = vertex[0]
+    facts = {e.name: e for e in primary.facts.entries}
+    problems = []
+    for ps in (e for e in entries if e.stage is Stage.Pixel):
+        for m in stage_mismatches(vs, ps):
+            v, out = m.input, m.output
+            what = f"pixel input '{v.name}' ({v.semantic}{v.index or ''}, location {v.location})"
+            read = describe_variable(v.scalar, v.components)
+            if out is None:
+                message = f"{what} of {ps.name} is not written by {vs.name}"
+            elif not m.types_agree:
+                message = (
+                    f"{what} of {ps.name} is {read}, but {vs.name} writes "
+                    f"{describe_variable(out.scalar, out.components)} '{out.name}' "
+                    f"({out.semantic}{out.index or ''}) there"
+                )
+            else:
+                message = (
+                    f"{what} of {ps.name} is interpolated {interpolation(v).name}, but "
+                    f"{vs.name}'s '{out.name}' is {interpolation(out).name}"
+                )
+            file, line, col = _declared_at(src, facts[ps.name], v.name)
+            problems.append(
+                src.error(
+                    file,
+                    line,
+                    col,
+                    message + "; WebGPU wants the same type and interpolation on both sides",
+                    "OS1016",
+                )
+            )
+    if problems:
+        raise UserError(problems)
 
 
 def _locate(
