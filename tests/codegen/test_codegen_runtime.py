@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from oneshader.bindings import from_reflection
+from oneshader.bindings.binding import storage_texture_format
 from oneshader.bindings.runtime import Struct, StructArray
-from oneshader.bindings.shader import storage_texture_format
 from oneshader.codegen.names import STRUCT_RESERVED
 from oneshader.codegen.validate import LayoutError, check_layout
 from oneshader.reflection.model import (

@@ -17,7 +17,8 @@ from oneshader.bindings.reload import Reloader
 from oneshader.reflection.model import ShaderReflection, Target
 
 if TYPE_CHECKING:
-    from oneshader.bindings.shader import Binding, Entry, Shader
+    from oneshader.bindings.binding import Binding
+    from oneshader.bindings.shader import Entry, Shader
     from oneshader.bindings.structs import Struct
 
 __all__ = ["Bindings", "Reloader", "from_reflection", "load"]

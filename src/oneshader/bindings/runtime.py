@@ -6,8 +6,9 @@ from typing import Any, TypeAlias
 
 import numpy.typing as npt
 
-from oneshader.bindings.bindgroups import BindGroup, BufferRange, Layouts, set_bind_groups
-from oneshader.bindings.shader import Binding, Entry, Shader, Spec
+from oneshader.bindings.bindgroups import BindGroup, set_bind_groups
+from oneshader.bindings.binding import Binding, BufferRange
+from oneshader.bindings.shader import Entry, Layouts, Shader, Spec
 from oneshader.bindings.stages import LinkError, VertexBuffer, check_link
 from oneshader.bindings.structs import (
     LayoutError,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -18,21 +18,31 @@ from oneshader.codegen.names import mangle_all
 from oneshader.reflection.linking import interpolation, stage_mismatches
 from oneshader.reflection.model import (
     BuiltIn,
+    EntryPoint,
     ScalarKind,
+    Stage,
     StageVariable,
     VertexFormat,
 )
 from oneshader.reflection.spelling import describe_variable
 
-if TYPE_CHECKING:
-    from oneshader.bindings.shader import Entry
+
+class StageEntry(Protocol):
+    """An entry point and the shader source it comes from (``bindings.shader.Entry``)."""
+
+    @property
+    def entry(self) -> EntryPoint: ...
+
+    @property
+    def source(self) -> str: ...
+
 
 __all__ = ["LinkError", "VertexBuffer", "check_link", "check_targets"]
 
 
-def _where(entry: Entry, v: StageVariable) -> str:
+def _where(entry: StageEntry, v: StageVariable) -> str:
     return (
-        f"{entry.shader.reflection.source} {entry.name} {v.semantic}{v.index or ''} "
+        f"{entry.source} {entry.entry.name} {v.semantic}{v.index or ''} "
         f"(location {v.location}) as {describe_variable(v.scalar, v.components)}"
     )
 
@@ -41,22 +51,23 @@ class LinkError(ValueError):
     """Two stages (or a stage and its targets) that wgpu would refuse to put in one pipeline."""
 
 
-def check_link(vertex: Entry, pixel: Entry) -> None:
+def check_link(vertex: StageEntry, pixel: StageEntry) -> None:
     """Raise LinkError naming both sides of every pixel input the vertex stage does not write,
     writes with another type, or interpolates differently: WebGPU wants the same location,
     type and interpolation on both sides, and ``create_render_pipeline`` refuses anything else
     (wider outputs included). The two entries may come from two files."""
-    if vertex.stage.name != "Vertex" or pixel.stage.name != "Pixel":
+    vs, ps = vertex.entry, pixel.entry
+    if vs.stage is not Stage.Vertex or ps.stage is not Stage.Pixel:
         raise ValueError(
-            f"check_link takes a Vertex and a Pixel entry, got {vertex.stage.name} "
-            f"{vertex.name} and {pixel.stage.name} {pixel.name}"
+            f"check_link takes a Vertex and a Pixel entry, got {vs.stage.name} {vs.name} and "
+            f"{ps.stage.name} {ps.name}"
         )
     problems = []
     for m in stage_mismatches(vertex.entry, pixel.entry):
         v, out = m.input, m.output
         if out is None:
             problems.append(
-                f"{_where(pixel, v)} is read, but {vertex.name} writes no location {v.location}"
+                f"{_where(pixel, v)} is read, but {vs.name} writes no location {v.location}"
             )
         elif not m.types_agree:
             problems.append(f"{_where(pixel, v)} is read, but {_where(vertex, out)} is written")
@@ -77,7 +88,7 @@ def _format_scalar(fmt: str) -> ScalarKind:
     return ScalarKind.Float
 
 
-def check_targets(pixel: Entry, targets: Sequence[Any]) -> None:
+def check_targets(pixel: StageEntry, targets: Sequence[Any]) -> None:
     """Raise LinkError if a colour output has no target, or a target's texel kind (float, uint,
     sint) is not the output's scalar kind; a target is a format string or wgpu's target dict."""
     problems = []
