@@ -66,6 +66,9 @@ class Bindings:
     def __getattr__(self, name: str) -> Any:
         return getattr(self.module, name)
 
+    def __dir__(self) -> list[str]:
+        return sorted(set(super().__dir__()) | set(dir(self.module)))
+
 
 def _module(source: str, stem: str) -> Bindings:
     from oneshader.codegen.names import identifier
