@@ -56,7 +56,7 @@ def build(folder: Path) -> Path:
     result = compile_file(str(src), CompileOptions(source_name="objects.hlsl"))
     if result.reflection is None:
         sys.exit("\n".join(d.format() for d in result.diagnostics))
-    for f in result.files:
+    for f in result.outputs:
         (folder / f"objects{f.target.suffix}").write_bytes(f.data)
     path = folder / "objects.reflection"
     path.write_bytes(ReflectionFormat.write(result.reflection))
@@ -76,6 +76,7 @@ def per_object(mesh: Bindings, device: Any, n: int) -> None:
     quad = vertices.zeros(6)
     quad["Corner"] = [[-1, -1], [1, -1], [1, 1], [-1, -1], [1, 1], [-1, 1]]
     vbuf = vertices.create_buffer(device, quad)
+    sync = device.create_buffer(size=4, usage=wgpu.BufferUsage.COPY_SRC)  # read back to wait
     rng = np.random.default_rng(1)
     colors, offsets = rng.uniform(0, 1, (n, 4)), rng.uniform(-1, 1, (n, 2))
     obj = mesh.binding("Object")
@@ -115,7 +116,7 @@ def per_object(mesh: Bindings, device: Any, n: int) -> None:
             rp.draw(6)
         rp.end()
         device.queue.submit([enc.finish()])
-        device.queue.read_buffer(frame)  # wait for the frame
+        device.queue.read_buffer(sync)  # waits for the frame
 
     def frame_dynamic() -> None:
         objects, group = state["objects"], state["group"]
