@@ -194,6 +194,18 @@ def test_failing_shader_keeps_its_last_good_outputs_marked_stale_and_exits_1(
     assert status == 0 and summary_counts(out) == (1, 4, 0)
 
 
+def test_failing_shader_whose_outputs_were_deleted_keeps_nothing(
+    project: Path, build: BuildRun
+) -> None:
+    assert build()[0] == 0
+    (project / "out/K1.spv").unlink()
+    broken = (Path(__file__).parent.parent / "corpus/errors/syntax.hlsl").read_text()
+    touch_later(project / "shaders/K1.hlsl", broken)
+    assert build()[0] == 1
+    assert not any(m.startswith("K1.") for m in outputs(project / "out"))
+    assert "K1" not in BuildState.load(project / "out")[0].shaders
+
+
 def test_shader_failing_its_first_build_has_no_outputs(project: Path, build: BuildRun) -> None:
     assert build()[0] == 0
     broken = (Path(__file__).parent.parent / "corpus/errors/syntax.hlsl").read_text()

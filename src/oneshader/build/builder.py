@@ -225,10 +225,14 @@ class Build:
             self.report.failed.append(job.source_name)
             if result.crashed:
                 self.report.crashed.append(job.source_name)
-            if old is not None:  # the last good outputs stay, marked stale
+            out = self.config.out
+            if old is not None and all((out / s.path).is_file() for s in old.outputs):
+                # the last good outputs stay, marked stale
                 self.state.shaders[job.stem] = dataclasses.replace(old, key=STALE_KEY)
                 errors = [d.format() for d in result.diagnostics if d.is_error]
                 self._errors[job.stem] = "\n".join(errors) or "the compiler crashed"
+            else:  # nothing good to keep (never built, or its outputs were deleted since)
+                self.report.removed += remove_files(out, old_outputs)
             self.progress.finish(
                 job.source_name, "crashed" if result.crashed else "failed", seconds
             )
