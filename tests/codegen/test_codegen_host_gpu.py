@@ -90,6 +90,10 @@ def test_instanced_objects_at_dynamic_offsets(
     group0.set(rp)
     rp.set_vertex_buffer(0, geometry.create_buffer(gpu_device, quad))
     rp.set_vertex_buffer(1, per_instance.create_buffer(gpu_device, instances))
+    with pytest.raises(ValueError, match=r"group 1 takes 1 dynamic offsets \(Object\), got 0"):
+        group1.set(rp)
+    with pytest.raises(ValueError, match="dynamic offset of 'Object' must be a multiple of"):
+        group1.set(rp, 4)
     for i in range(2):
         group1.set(rp, objects.byte_offset(i))
         rp.draw(6, 2)
@@ -186,6 +190,8 @@ def test_compute_dispatch_buffers_and_bind_group_checks(
     np.testing.assert_array_equal(got[n:], values[n:])
 
     assert res.Params.min_binding_size == 16 and res.Data.min_binding_size == 4
+    with pytest.raises(LookupError, match="scale_probe has no binding 'Object'"):
+        scale.SHADER.layouts(gpu_device, dynamic=[mods["mesh_probe"].push_blocks.Object])
     small = gpu_device.create_buffer(size=8, usage=wgpu.BufferUsage.UNIFORM)
     with pytest.raises(ValueError, match="'Params' needs at least 16 bytes, got a 8-byte buffer"):
         scale.BindGroup0(gpu_device, Params=small, Data=data)

@@ -485,18 +485,11 @@ class Layouts:
         unknown = sorted(dynamic - known)
         if unknown:
             raise LookupError(f"{shader.stem} has no binding {', '.join(map(repr, unknown))}")
-        used = shader.groups()
-        top = used[-1] + 1 if used else 0
-        groups = tuple(
-            device.create_bind_group_layout(
-                entries=shader.bind_group_layout_entries(
-                    g, sample_types=sample_types, access=access, dynamic=dynamic
-                )
-            )
-            for g in range(top)
+        groups = shader.create_bind_group_layouts(
+            device, sample_types=sample_types, access=access, dynamic=dynamic
         )
-        pipeline = device.create_pipeline_layout(bind_group_layouts=list(groups))
-        return cls(shader, device, groups, pipeline, dynamic)
+        pipeline = shader.create_pipeline_layout(device, groups)
+        return cls(shader, device, tuple(groups), pipeline, dynamic)
 
     @property
     def uniform_alignment(self) -> int:
