@@ -76,7 +76,9 @@ ALLOWED_IMPORTS = {
 def hostile_model(names: list[str], source: str) -> ShaderReflection:
     """A model whose every string is one of ``names``."""
     base = samples.sprite()
-    members = tuple(StructMember(n, 16 * i, samples.vector(4)) for i, n in enumerate(names))
+    members = tuple(  # every name is also a doc: docstrings are written from untrusted text
+        StructMember(n, 16 * i, samples.vector(4), doc=n) for i, n in enumerate(names)
+    )
     inner = samples.struct(names[0], 16, ("v", 0, samples.vector(4)))
     members += (StructMember(names[-1], 16 * len(names), inner),)
     layout = TypeLayout(
@@ -136,6 +138,10 @@ def check_safe(source: str, model: ShaderReflection) -> None:
     module = from_reflection(model, "x")
     assert model == module.REFLECTION
     assert model.source == module.SOURCE
+    docs = [[m.doc for m in r.layout.members] for r in model.resources if r.layout]
+    assert docs == [
+        [m.doc for m in r.layout.members] for r in module.REFLECTION.resources if r.layout
+    ]
 
 
 def test_hostile_names_cannot_inject_code() -> None:

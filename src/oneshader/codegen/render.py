@@ -167,7 +167,8 @@ def _struct_source(s: _StructClass, module: _Module) -> str:
         for py, m in zip(s.fields, s.layout.members, strict=True):
             kind, args = _field(m.type, m.offset, module, single=single)
             out += _call(f"{py} = {kind}", args, 1)
-            out += _line(py_doc(f"{describe_type(m.type)} at byte {m.offset}."), 1)
+            doc = f"{describe_type(m.type)} at byte {m.offset}" + (f": {m.doc}" if m.doc else ".")
+            out += _line(py_doc(doc), 1)
         if single and s.fields:
             out += _constructor(s, module)
         if single:
