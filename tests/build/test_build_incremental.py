@@ -182,7 +182,7 @@ def test_failing_shader_keeps_its_last_good_outputs_marked_stale_and_exits_1(
     assert summary_counts(out) == (0, 4, 1)
     assert "failed: shaders/K1.hlsl" in out
     first = next(line for line in err.splitlines() if "error" in line)
-    assert first.startswith("shaders/K1.hlsl:9:5: error ")  # path:line:col: error CODE: message
+    assert first.startswith("shaders/K1.hlsl:8:18: error ")  # path:line:col: error CODE: message
     assert " | " in err  # with a source excerpt
     assert {m: (project / "out" / m).read_bytes() for m in outputs(project / "out")} == good
     state, _ = BuildState.load(project / "out")
