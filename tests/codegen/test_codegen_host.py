@@ -189,6 +189,7 @@ def test_workgroups_round_up() -> None:
         from_reflection(samples.sprite(), "sprite").entry("VSMain").workgroups(4)
 
 
+@pytest.mark.invalid_modules("planted code files: their bytes are embedded, never run")
 def test_generated_module_embeds_the_code_beside_its_reflection(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
