@@ -340,7 +340,9 @@ def main() -> None:
         f"disagree {results['disagree']}, unresolved {results['unresolved']}"
     )
     for what, c in sorted(per_kind.items()):
-        print(f"  {what}: agree {c['agree']}, disagree {c['disagree']}, unresolved {c['unresolved']}")
+        print(
+            f"  {what}: agree {c['agree']}, disagree {c['disagree']}, unresolved {c['unresolved']}"
+        )
     if disagreements:
         print("disagreements:")
         for line in disagreements:

@@ -7,8 +7,9 @@ In order of precedence, for each resource in declaration order:
    As with DXC, once any bind-register is given every resource with a register must have one.
 3. ``register(xN, spaceM)``: set M, binding N plus the shift given for class x in space M (a shift
    for "all" spaces applies where no space-specific one is given).
-4. No binding at all: the lowest binding of set 0 that no explicit binding took, in declaration
-   order (without explicit bindings anywhere that is simply declaration order).
+4. No binding at all: the lowest binding of set 0 (of set M for DXC's ``register(spaceM)``)
+   that no explicit binding took, in declaration order (without explicit bindings anywhere that
+   is simply declaration order).
 
 Hidden counters (append/consume buffers, RW buffers using their counter) take
 ``[[vk::counter_binding(n)]]`` in their buffer's set, else the lowest free binding of that set
@@ -102,7 +103,7 @@ def place(
     # One pass in DXC's creation order: each resource, then its counter if it has one now.
     for d in resources:
         if d.name not in bindings:
-            bindings[d.name] = lowest(0)
+            bindings[d.name] = lowest(d.space or 0)
         if d.name in declared_counters and d.name not in counters:
             counters[d.name] = lowest(bindings[d.name][0])
     for name in used_counters:

@@ -104,6 +104,15 @@ def precheck(src: SourceSet, options: CompileOptions) -> dict[Target, list[Diagn
                     "OS1001",
                 )
             )
+        if d.base.startswith("RasterizerOrdered") and Target.Wgsl in targets:
+            per[Target.Wgsl].append(
+                src.at_decl(
+                    d,
+                    f"WGSL: no rasterizer-ordered views ('{d.name}' is a {d.base}); use the "
+                    f"RW type if the order does not matter, or build without the wgsl target",
+                    "OS1001",
+                )
+            )
     for t in (Target.Msl, Target.Wgsl):
         if t in targets:
             per[t] += _counted_parameters(src, t)

@@ -16,9 +16,11 @@ __all__ = [
     "blank_words",
     "counter_calls",
     "inline_includes",
+    "matrix_array_majorness",
     "vk_builtins",
     "with_append_consume_as_rw",
     "with_counter_buffers",
+    "without_space_only_registers",
 ]
 
 
@@ -57,6 +59,41 @@ def vk_builtins(text: str) -> str:
         last = m.end()
     out.append(text[last:])
     return "".join(out)
+
+
+MAJOR_ARRAY = re.compile(
+    r"\b(row_major|column_major)(\s+)((?:\w+\d+x\d+|matrix\s*<[^;>]*>))(?=\s+\w+\s*\[)"
+)
+
+
+def matrix_array_majorness(text: str) -> str:
+    """``row_major float2x3 m[2]`` as ``_os_major0 m[2]`` after ``typedef row_major float2x3
+    _os_major0;``: Slang drops the majorness of an array of matrices (stride 48, DXC's 32) but
+    keeps a typedef's. The typedef goes right after the ``;``, ``{`` or ``}`` before the
+    declaration (usually the end of the previous line), so the declaration's columns stay."""
+    clean = strip_comments(text)
+    edits: list[tuple[int, int, str]] = []
+    for n, m in enumerate(MAJOR_ARRAY.finditer(clean)):
+        alias = f"_os_major{n}"
+        where = max(clean.rfind(c, 0, m.start()) for c in ";{}") + 1
+        edits.append((where, where, f" typedef {m.group(1)} {m.group(3)} {alias};"))
+        edits.append((m.start(), m.end(), alias.ljust(m.end() - m.start())))
+    for start, end, new in sorted(edits, reverse=True):
+        text = text[:start] + new + text[end:]
+    return text
+
+
+SPACE_ONLY = re.compile(r":\s*register\s*\(\s*space\d+\s*\)")
+
+
+def without_space_only_registers(text: str) -> str:
+    """DXC's ``: register(space1)`` (a set, no binding) blanked: Slang rejects it (E31222), and
+    oneshader places such a resource itself (the next free binding of that set)."""
+    clean = strip_comments(text)
+    chars = list(text)
+    for m in SPACE_ONLY.finditer(clean):
+        chars[m.start() : m.end()] = " " * (m.end() - m.start())
+    return "".join(chars)
 
 
 COUNTER_CALL = re.compile(r"\b(\w+)\s*\.\s*(Increment|Decrement)Counter\s*\(\s*\)")

@@ -87,6 +87,8 @@ def _rewritten(
         # SPIR-V has hidden counters; WGSL and Metal get the same companion as RW counters.
         text = rewrite.with_append_consume_as_rw(text, appended, _declared_in(appended, path))
     text = rewrite.vk_builtins(text)
+    text = rewrite.matrix_array_majorness(text)
+    text = rewrite.without_space_only_registers(text)
     if target is not Target.SpirV:
         # HLSL's 'linear' is the default (perspective-correct) interpolation; Slang emits it
         # as WGSL @interpolate(linear) and Metal sample_no_perspective, which are not.

@@ -33,6 +33,7 @@ _TOKEN = re.compile(
 )
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*(?:"([^"\n]+)"|<([^>\n]+)>)', re.MULTILINE)
 _REGISTER = re.compile(r"^\s*([btsuBTSU])(\d+)\s*(?:,\s*space(\d+)\s*)?$")
+_SPACE_ONLY = re.compile(r"^\s*space(\d+)\s*$")
 
 # Modifiers that may precede a declaration's type and are not part of it.
 _MODIFIERS = frozenset(
@@ -127,7 +128,8 @@ class Declaration:
 
     ``type_text`` is the type as written (whitespace collapsed), ``base`` its name without
     template arguments (``cbuffer``/``tbuffer`` for blocks). ``register`` is (class, number,
-    space) from ``: register(...)``.
+    space) from ``: register(...)``; ``space`` is M of DXC's ``register(spaceM)`` (no class
+    or number: the next free binding of set M).
     """
 
     name: str
@@ -139,6 +141,7 @@ class Declaration:
     array: int | None = None  # None: not an array; 0: unsized
     register: tuple[str, int, int] | None = None
     register_pos: tuple[int, int] = (0, 0)
+    space: int | None = None
     attributes: tuple[Attribute, ...] = ()
     modifiers: tuple[str, ...] = ()
     initializer: str = ""
@@ -276,11 +279,12 @@ class _Scanner:
                 start = toks[inner_a].offset
                 stop = toks[inner_b - 1].offset + len(toks[inner_b - 1].text)
                 body = self.text[start:stop]
-                m = re.match(r"\s*([A-Za-z_][\w:]*)\s*(?:\((.*)\))?\s*$", body, re.DOTALL)
-                if m:
-                    line, col = self.at(toks[inner_a])
-                    name = m.group(1).replace(" ", "")
-                    attrs.append(Attribute(name, _args(m.group(2) or ""), line, col))
+                line, col = self.at(toks[inner_a])
+                for one in _args(body) if double else (body,):  # [[a(1), b(2)]] is two
+                    m = re.match(r"\s*([A-Za-z_][\w:]*)\s*(?:\((.*)\))?\s*$", one, re.DOTALL)
+                    if m:
+                        name = m.group(1).replace(" ", "")
+                        attrs.append(Attribute(name, _args(m.group(2) or ""), line, col))
             i = close
         return attrs, i
 
@@ -332,6 +336,7 @@ class _Scanner:
                         col,
                         register=reg,
                         register_pos=reg_pos,
+                        space=self.space_only(k + 2, brace),
                         attributes=tuple(attrs),
                     )
                 )
@@ -415,6 +420,16 @@ class _Scanner:
                     return (m.group(1).lower(), int(m.group(2)), space), self.at(toks[x])
         return None, (0, 0)
 
+    def space_only(self, a: int, b: int) -> int | None:
+        """M of ``register(spaceM)`` between tokens a and b, if that is the form."""
+        toks = self.toks
+        for x in range(a, b - 1):
+            if toks[x].text == "register" and toks[x + 1].text == "(":
+                m = _SPACE_ONLY.match(self.span(x + 2, _match(toks, x + 1, "(", ")") - 1))
+                if m:
+                    return int(m.group(1))
+        return None
+
     def statement(self, a: int, b: int) -> None:
         toks = self.toks
         attrs, i = self.attributes(a, b)
@@ -484,6 +499,7 @@ class _Scanner:
                 array=array,
                 register=reg,
                 register_pos=reg_pos,
+                space=self.space_only(k, b),
                 attributes=tuple(attrs),
                 modifiers=tuple(mods),
                 initializer=init,
