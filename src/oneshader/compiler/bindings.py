@@ -6,7 +6,8 @@ In order of precedence, for each resource in declaration order:
 2. ``-fvk-bind-register xN SPACE BINDING SET`` for the resource's register: that set and binding.
    As with DXC, once any bind-register is given every resource with a register must have one.
 3. ``register(xN, spaceM)``: set M, binding N plus the shift given for class x in space M (a shift
-   for "all" spaces applies where no space-specific one is given).
+   for "all" spaces applies where no space-specific one is given). A
+   ``[[vk::combinedImageSampler]]`` sampler takes the t shift, as the texture it combines with.
 4. No binding at all: the lowest binding of set 0 (of set M for DXC's ``register(spaceM)``)
    that no explicit binding took, in declaration order (without explicit bindings anywhere that
    is simply declaration order).
@@ -72,8 +73,10 @@ def place(
         elif d.register is not None:
             cls, number, space = d.register
             key = (f"{cls}{number}", space)
+            # DXC shifts a [[vk::combinedImageSampler]] sampler as the texture it combines with.
+            shift_cls = "t" if cls == "s" and d.attribute("vk::combinedImageSampler") else cls
             if not bind_registers:
-                bindings[d.name] = (space, number + _shift(shifts, cls, space))
+                bindings[d.name] = (space, number + _shift(shifts, shift_cls, space))
             elif key in mapped:
                 bindings[d.name] = mapped[key]
             else:

@@ -155,6 +155,8 @@ class _Reader:
                 name = S.text(
                     lib.spReflectionVariable_GetName(lib.spReflectionVariableLayout_GetVariable(vl))
                 )
+                if name == "$base":  # a derived struct's base: the first member, as in DXC
+                    name = "base"  # (and in the code of every target)
                 offset = int(lib.spReflectionVariableLayout_GetOffset(vl, S.CAT_UNIFORM))
                 ftl = lib.spReflectionVariableLayout_GetTypeLayout(vl)
                 members.append(StructMember(name, offset, self.layout(ftl)))

@@ -10,9 +10,16 @@ import re
 from collections.abc import Collection, Mapping
 from pathlib import Path
 
-from oneshader.compiler.source import Declaration, include_directives, strip_comments
+from oneshader.compiler.source import (
+    Declaration,
+    SourceFile,
+    include_directives,
+    line_offsets,
+    strip_comments,
+)
 
 __all__ = [
+    "bitfield_words",
     "blank_words",
     "counter_calls",
     "inline_includes",
@@ -80,6 +87,29 @@ def matrix_array_majorness(text: str) -> str:
         edits.append((m.start(), m.end(), alias.ljust(m.end() - m.start())))
     for start, end, new in sorted(edits, reverse=True):
         text = text[:start] + new + text[end:]
+    return text
+
+
+def bitfield_words(text: str, scanned: SourceFile) -> str:
+    """A zero-width ``uint _os_wordN : 0;`` before each bitfield whose type differs from the
+    bitfield before it: DXC starts a new word there (``uint a : 1; int b : 1;`` are two words),
+    Slang would pack both into one. Inserted after the ``;`` that ends the member before, so
+    the line and the member's columns stay."""
+    starts = line_offsets(text)
+    clean = strip_comments(text)
+    where: list[int] = []
+    for sdef in scanned.structs.values():
+        if sdef.kind != "struct":
+            continue
+        before = ""
+        for f in sdef.fields:
+            bits = f.semantic.isdigit()
+            if bits and before and f.type_text != before:
+                name_at = starts[f.line - 1] + f.column - 1
+                where.append(max(clean.rfind(";", 0, name_at), clean.rfind("{", 0, name_at)) + 1)
+            before = f.type_text if bits else ""
+    for n, at in sorted(enumerate(where), key=lambda x: -x[1]):
+        text = f"{text[:at]} uint _os_word{n} : 0;{text[at:]}"
     return text
 
 

@@ -89,6 +89,7 @@ def _rewritten(
     text = rewrite.vk_builtins(text)
     text = rewrite.matrix_array_majorness(text)
     text = rewrite.without_space_only_registers(text)
+    text = rewrite.bitfield_words(text, src.sources[path])
     if target is not Target.SpirV:
         # HLSL's 'linear' is the default (perspective-correct) interpolation; Slang emits it
         # as WGSL @interpolate(linear) and Metal sample_no_perspective, which are not.

@@ -74,6 +74,11 @@ def _blank(m: re.Match[str]) -> str:
     return text if text[0] == '"' else _NOT_NEWLINE.sub(" ", text)
 
 
+def line_offsets(text: str) -> list[int]:
+    """The offset at which each line of ``text`` starts (index 0: line 1)."""
+    return [0, *(m.end() for m in re.finditer("\n", text))]
+
+
 def line_col(text: str, offset: int) -> tuple[int, int]:
     """The 1-based line and column of an offset into ``text``."""
     return text.count("\n", 0, offset) + 1, offset - (text.rfind("\n", 0, offset) + 1) + 1
@@ -181,9 +186,7 @@ class _Tok:
 
 class _Positions:
     def __init__(self, text: str) -> None:
-        self.starts = [0]
-        for m in re.finditer("\n", text):
-            self.starts.append(m.end())
+        self.starts = line_offsets(text)
 
     def at(self, offset: int) -> tuple[int, int]:
         lo, hi = 0, len(self.starts) - 1
