@@ -32,6 +32,8 @@ class Case:
     resources that have a hidden counter to the counter's (set, binding). ``unused`` are declared
     but not read by ``main``. ``inputs``/``outputs`` map ``SEMANTIC<index>`` to DXC's location
     (None: not checked); ``builtins`` the SPIR-V BuiltIn names the stage variables must carry.
+    ``offsets`` maps a member path (``Block.member.member``) to DXC's Offset, ``strides`` an
+    array member's path to DXC's ArrayStride (the one layout every target shares).
     ``may_fail`` maps a target to why it may be unable to express the file: there the build
     must either succeed with everything checked, or fail with an error positioned in the file
     that names the target. ``error`` is set for files that must not build anywhere: the message
@@ -50,6 +52,8 @@ class Case:
     inputs: dict[str, int] | None = None
     outputs: dict[str, int] | None = None
     builtins: frozenset[str] = frozenset()
+    offsets: dict[str, int] = field(default_factory=dict)
+    strides: dict[str, int] = field(default_factory=dict)
     may_fail: dict[Target, str] = field(default_factory=dict)
     error: tuple[str, ...] = ()
     error_targets: frozenset[Target] = frozenset(Target)
@@ -328,6 +332,70 @@ CASES: tuple[Case, ...] = (
         V,
         {},
         outputs={"TEXCOORD0": 0},
+    ),
+    Case(
+        "cs_row_major_array.hlsl",
+        C,
+        {"Skin": (0, 0), "results": (0, 1)},
+        offsets={"Skin.bones": 16, "Skin.b": 80, "Skin.pose": 96, "Skin.pose.joints": 16},
+        strides={"Skin.bones": 32, "Skin.pose.joints": 32},
+    ),
+    Case(
+        "ps_space_only.hlsl",
+        P,
+        {"albedo": (1, 1), "albedoSampler": (1, 2), "normals": (1, 0), "Params": (2, 0)},
+    ),
+    Case(
+        "ps_combined_shift.hlsl",
+        P,
+        {"pairedSampler": (0, 10), "paired": (0, 10), "plainSampler": (0, 20)},
+        shifts=(_shift("t", 10, 0), _shift("s", 20, 0)),
+    ),
+    Case(
+        "ps_rasterizer_ordered.hlsl",
+        P,
+        {"counts": (0, 0), "accum": (0, 1), "image": (0, 2)},
+        may_fail={Target.Wgsl: "WGSL has no rasterizer-ordered views"},
+    ),
+    Case(
+        "cs_namespace.hlsl",
+        C,
+        {"first": (0, 0), "lights": (0, 1), "casters": (0, 2), "last": (0, 3)},
+    ),
+    Case(
+        "cs_derived_struct.hlsl",
+        C,
+        {"Params": (0, 0), "results": (0, 1)},
+        offsets={"Params.material.base.color": 0, "Params.material.extra": 16, "Params.tail": 32},
+    ),
+    Case(
+        "cs_int_matrix.hlsl",
+        C,
+        {"Params": (0, 0), "results": (0, 1)},
+        offsets={"Params.cells": 0, "Params.scale": 32},
+    ),
+    Case(
+        "cs_bitfields.hlsl",
+        C,
+        {"Params": (0, 0), "results": (0, 1)},
+        offsets={
+            "Params.flags.$bit_field_backing_0": 0,
+            "Params.flags.$bit_field_backing_1": 4,
+            "Params.flags.$bit_field_backing_2": 8,
+            "Params.tail": 16,
+        },
+    ),
+    Case(
+        "cs_attribute_list.hlsl",
+        C,
+        {"items": (3, 5)},
+        counters={"items": (3, 10)},
+    ),
+    Case(
+        "cs_int_matrix_column.hlsl",
+        C,
+        {"Params": (0, 0), "results": (0, 1)},
+        error=("column-major", "row_major"),
     ),
     Case(
         "vs_truncation.hlsl",
