@@ -392,6 +392,22 @@ CASES: tuple[Case, ...] = (
         counters={"items": (3, 10)},
     ),
     Case(
+        "cs_counter_array.hlsl",
+        C,
+        {"queues": (1, 0)},
+        counters={"queues": (1, 1)},
+        may_fail={
+            Target.Msl: "Slang emits arrays of buffers without their [[buffer(n)]]",
+            Target.Wgsl: "WGSL has no arrays of buffers",
+        },
+    ),
+    Case(
+        "cs_counter_parameter.hlsl",
+        C,
+        {"queue": (0, 0)},
+        error=("IncrementCounter", "target", "global"),
+    ),
+    Case(
         "cs_int_matrix_column.hlsl",
         C,
         {"Params": (0, 0), "results": (0, 1)},

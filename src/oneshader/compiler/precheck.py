@@ -87,6 +87,7 @@ def precheck(src: SourceSet, options: CompileOptions) -> dict[Target, list[Diagn
                     "OS1005",
                 )
             )
+    errors += _indirect_counters(src)
     if errors:
         raise UserError(errors)
     per: dict[Target, list[Diagnostic]] = {t: [] for t in Target if t in options.targets}
@@ -217,6 +218,32 @@ _ATOMIC_METHODS = {
     "InterlockedCompareExchange": "compareExchange",
     "InterlockedCompareStore": "compareExchange",
 }
+
+
+def _indirect_counters(src: SourceSet) -> list[Diagnostic]:
+    """``IncrementCounter``/``DecrementCounter`` on a parameter or local (a buffer passed to a
+    function): the counter is rewritten as a companion buffer of a global declaration, which
+    cannot follow a buffer through a variable (Slang alone rejects every counter: E36107)."""
+    decls = src.declarations()
+    out = []
+    for p, m in src.counter_uses():
+        d = decls.get(m.group(1))
+        if d is not None and d.base == "RWStructuredBuffer":
+            continue
+        line, col = line_col(strip_comments(src.texts[p]), m.start())
+        out.append(
+            src.error(
+                src.display(str(p)),
+                line,
+                col,
+                f"{m.group('op')}Counter on '{m.group(1)}', which is not a global "
+                "RWStructuredBuffer: a counter is only available through the buffer's global "
+                "declaration (a companion counter is made for it); call it on the global "
+                "buffer (an element of a global array is fine) instead of a parameter or local",
+                "OS1002",
+            )
+        )
+    return out
 
 
 def _counted_parameters(src: SourceSet, target: Target) -> list[Diagnostic]:

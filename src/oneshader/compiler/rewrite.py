@@ -126,7 +126,12 @@ def without_space_only_registers(text: str) -> str:
     return "".join(chars)
 
 
-COUNTER_CALL = re.compile(r"\b(\w+)\s*\.\s*(Increment|Decrement)Counter\s*\(\s*\)")
+# X.IncrementCounter(), or X[i].IncrementCounter() for an array of buffers (i: one level of
+# nested brackets): group "index" is "[i]" or "".
+COUNTER_CALL = re.compile(
+    r"\b(\w+)\s*(?P<index>\[(?:[^\[\]]|\[[^\[\]]*\])*\])?\s*\.\s*"
+    r"(?P<op>Increment|Decrement)Counter\s*\(\s*\)"
+)
 
 
 def counter_calls(text: str) -> list[re.Match[str]]:
@@ -147,10 +152,11 @@ def with_counter_buffers(
         if name not in names:
             continue
         out.append(text[last : m.start()])
-        if m.group(2) == "Increment":
-            out.append(f"{name}_counter[0].add(1u)")
+        counter = f"{name}_counter{m.group('index') or ''}[0]"
+        if m.group("op") == "Increment":
+            out.append(f"{counter}.add(1u)")
         else:
-            out.append(f"({name}_counter[0].sub(1u)-1u)")
+            out.append(f"({counter}.sub(1u)-1u)")
         last = m.end()
     out.append(text[last:])
     return _with_companions("".join(out), names, declared_here)
@@ -159,11 +165,13 @@ def with_counter_buffers(
 def _with_companions(
     text: str, names: Mapping[str, Declaration], declared_here: Collection[str]
 ) -> str:
-    """Each of ``declared_here``'s companion counter declared at the end of its line."""
+    """Each of ``declared_here``'s companion counter declared at the end of its line (an array
+    of counters for an array of buffers)."""
     lines = text.split("\n")
     for name, decl in names.items():
         if name in declared_here and 1 <= decl.line <= len(lines):
-            lines[decl.line - 1] += f" RWStructuredBuffer<Atomic<uint>> {name}_counter;"
+            size = "" if decl.array is None else f"[{decl.array or ''}]"
+            lines[decl.line - 1] += f" RWStructuredBuffer<Atomic<uint>> {name}_counter{size};"
     return "\n".join(lines)
 
 
