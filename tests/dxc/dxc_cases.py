@@ -392,6 +392,18 @@ CASES: tuple[Case, ...] = (
         counters={"items": (3, 10)},
     ),
     Case(
+        "ps_cbuffer_resources.hlsl",
+        P,
+        {
+            "Params": (0, 0),
+            "albedo": (0, 1),
+            "albedoSampler": (0, 2),
+            "Material": (0, 3),
+            "pointSampler": (0, 4),
+        },
+        offsets={"Material.scale": 0},
+    ),
+    Case(
         "cs_counter_array.hlsl",
         C,
         {"queues": (1, 0)},

@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 import struct
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 from oneshader.compiler import _slang as S
 from oneshader.compiler.api import CompileOptions
@@ -89,9 +88,7 @@ def assemble(
         and not decls[n].attribute("vk::push_constant")
         and decls[n].base in RTYPES
     ]
-    # DXC numbers in declaration order (Slang lists a namespace's parameters last).
-    files = {str(p): i for i, p in enumerate(src.include_order())}
-    resource_decls.sort(key=lambda d: (files.get(str(Path(d.file).resolve()), 0), d.line, d.column))
+    resource_decls.sort(key=src.declaration_order())
     declared = {d.name for d in resource_decls if d.name in appended}
     placement = place(
         resource_decls,

@@ -21,6 +21,7 @@ from oneshader.compiler.source import (
 __all__ = [
     "bitfield_words",
     "blank_words",
+    "block_resources_as_globals",
     "counter_calls",
     "inline_includes",
     "matrix_array_majorness",
@@ -110,6 +111,29 @@ def bitfield_words(text: str, scanned: SourceFile) -> str:
             before = f.type_text if bits else ""
     for n, at in sorted(enumerate(where), key=lambda x: -x[1]):
         text = f"{text[:at]} uint _os_word{n} : 0;{text[at:]}"
+    return text
+
+
+def block_resources_as_globals(text: str, scanned: SourceFile) -> str:
+    """Resources declared in a cbuffer body declared before the block instead, as DXC makes
+    them (Slang would emit them as ``Block.tex``); a block left with nothing but resources is
+    dropped (its header and closing brace blanked), as DXC drops it. The declarations go after
+    the ``;``, ``{`` or ``}`` before the block, so lines stay."""
+    if not scanned.block_resources:
+        return text
+    clean = strip_comments(text)
+    edits: list[tuple[int, int, str]] = []
+    moved: dict[int, list[str]] = {}
+    for block, start, end in scanned.block_resources:
+        where = max(clean.rfind(c, 0, block) for c in ";{}") + 1
+        moved.setdefault(where, []).append(" ".join(text[start:end].split()))
+        edits.append((start, end, " " * (end - start)))
+    edits += [(at, at, " " + " ".join(decls)) for at, decls in moved.items()]
+    for start, brace, close, end in scanned.resource_only_blocks:
+        edits.append((start, brace, " " * (brace - start)))
+        edits.append((close, end, " " * (end - close)))
+    for start, end, new in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
+        text = text[:start] + new + text[end:]
     return text
 
 

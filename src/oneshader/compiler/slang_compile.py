@@ -90,6 +90,7 @@ def _rewritten(
     text = rewrite.matrix_array_majorness(text)
     text = rewrite.without_space_only_registers(text)
     text = rewrite.bitfield_words(text, src.sources[path])
+    text = rewrite.block_resources_as_globals(text, src.sources[path])
     if target is not Target.SpirV:
         # HLSL's 'linear' is the default (perspective-correct) interpolation; Slang emits it
         # as WGSL @interpolate(linear) and Metal sample_no_perspective, which are not.

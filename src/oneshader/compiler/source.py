@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from oneshader.compiler.kinds import RTYPES
+
 __all__ = [
     "Attribute",
     "Declaration",
@@ -33,6 +35,7 @@ _TOKEN = re.compile(
 )
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*(?:"([^"\n]+)"|<([^>\n]+)>)', re.MULTILINE)
 _REGISTER = re.compile(r"^\s*([btsuBTSU])(\d+)\s*(?:,\s*space(\d+)\s*)?$")
+_BLOCKS = ("cbuffer", "tbuffer")
 _SPACE_ONLY = re.compile(r"^\s*space(\d+)\s*$")
 
 # Modifiers that may precede a declaration's type and are not part of it.
@@ -173,6 +176,12 @@ class SourceFile:
     functions: dict[str, StructDef] = field(default_factory=dict)
     entries: list[EntryAttribute] = field(default_factory=list)
     includes: list[tuple[str, int, int]] = field(default_factory=list)
+    # Resources declared in a cbuffer/tbuffer body, which DXC makes global resources (declared
+    # before the block): (offset of the block's statement, start, end of the member's text,
+    # ";" included), and the blocks holding nothing else, which DXC drops: (start, end) of the
+    # header (to the "{") and of the closing "}" (";" included). Offsets into the file's text.
+    block_resources: list[tuple[int, int, int]] = field(default_factory=list)
+    resource_only_blocks: list[tuple[int, int, int, int]] = field(default_factory=list)
 
 
 class _Tok:
@@ -328,6 +337,10 @@ class _Scanner:
                 name_tok.text, StructDef(name_tok.text, kind, fields, line, col)
             )
             if kind in ("cbuffer", "tbuffer"):
+                kept = self.block_resources(k, brace, close, fields)
+                self.out.structs[name_tok.text] = StructDef(name_tok.text, kind, kept, line, col)
+                if fields and not kept:
+                    return  # only resources: DXC has no such block
                 reg, reg_pos = self.register(k + 2, brace)
                 self.out.declarations.append(
                     Declaration(
@@ -366,9 +379,10 @@ class _Scanner:
             if attr.name == "shader" and attr.args:
                 self.out.entries.append(EntryAttribute(name_tok.text, attr.args[0], line, col))
 
-    def fields(self, a: int, b: int, separator: str = ";") -> tuple[Field, ...]:
+    def segments(self, a: int, b: int, separator: str = ";") -> list[tuple[int, int]]:
+        """The token ranges between ``separator``s at depth 0 in tokens a..b-1."""
         toks = self.toks
-        out: list[Field] = []
+        out: list[tuple[int, int]] = []
         i = a
         while i < b:
             j = i
@@ -378,11 +392,51 @@ class _Scanner:
                     j = min(_match(toks, j, toks[j].text, close), b)
                     continue
                 j += 1
-            f = self.field(i, j)
-            if f is not None:
-                out.append(f)
+            out.append((i, j))
             i = j + 1
-        return tuple(out)
+        return out
+
+    def fields(self, a: int, b: int, separator: str = ";") -> tuple[Field, ...]:
+        out = (self.field(i, j) for i, j in self.segments(a, b, separator))
+        return tuple(f for f in out if f is not None)
+
+    def block_resources(
+        self, k: int, brace: int, close: int, fields: tuple[Field, ...]
+    ) -> tuple[Field, ...]:
+        """A cbuffer's members that are resources, declared as globals before the block (as
+        DXC does), recorded for the rewrite; the members that stay in the block are returned."""
+        toks = self.toks
+        moved: set[tuple[int, int]] = set()
+        found = 0
+        for i, j in self.segments(brace + 1, close - 1):
+            before = len(self.out.declarations)
+            self.statement(i, j)
+            new = self.out.declarations[before:]
+            del self.out.declarations[before:]
+            resources = [
+                d for d in new if d.base in RTYPES and d.base not in ("cbuffer", "tbuffer")
+            ]
+            if not resources:
+                continue
+            self.out.declarations.extend(resources)
+            moved |= {(d.line, d.column) for d in resources}
+            end = (
+                toks[j].offset + 1 if j < close - 1 else toks[j - 1].offset + len(toks[j - 1].text)
+            )
+            self.out.block_resources.append((toks[k].offset, toks[i].offset, end))
+            found += 1
+        kept = tuple(f for f in fields if (f.line, f.column) not in moved)
+        if found and not kept:
+            tail = close + 1 if close < len(toks) and toks[close].text == ";" else close
+            self.out.resource_only_blocks.append(
+                (
+                    toks[k].offset,
+                    toks[brace].offset + 1,
+                    toks[close - 1].offset,
+                    toks[tail - 1].offset + len(toks[tail - 1].text),
+                )
+            )
+        return kept
 
     def field(self, a: int, b: int) -> Field | None:
         toks = self.toks

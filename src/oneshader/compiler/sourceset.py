@@ -8,6 +8,7 @@ file, and builds its positioned errors here, so a message names a file as the us
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 from oneshader.compiler import rewrite
@@ -106,6 +107,24 @@ class SourceSet:
             for d in src.declarations:
                 out.setdefault(d.name, d)
         return out
+
+    def declaration_order(self) -> Callable[[Declaration], tuple[int, int]]:
+        """A sort key for where DXC creates a declaration: its file's place in the include
+        order, then its place in the file's scan (a namespace's declarations in place, which
+        Slang lists last; a cbuffer's resources before the cbuffer). A declaration made up at a
+        position (DXC's ``$Globals``) sorts with the declaration scanned there."""
+        files = {p: i for i, p in enumerate(self.include_order())}
+        places = {
+            (p, d.line, d.column): i
+            for p, scanned in self.sources.items()
+            for i, d in reversed(list(enumerate(scanned.declarations)))
+        }
+
+        def key(decl: Declaration) -> tuple[int, int]:
+            path = Path(decl.file).resolve()
+            return files.get(path, 0), places.get((path, decl.line, decl.column), 0)
+
+        return key
 
     def struct(self, name: str) -> StructDef | None:
         for src in self.sources.values():
