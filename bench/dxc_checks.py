@@ -186,9 +186,18 @@ class Resolver:
         self.types = [t for r in reflection.resources for t in walk(r.layout)]
         self.types += [t for p in reflection.push_blocks for t in walk(p.layout)]
 
+    def resource(self, name: str) -> Resource | None:
+        """``x``, or a flattened struct of resources: ``x_field`` is ``x.field`` (DXC's id of
+        the flattened variable), ``x`` its first field (the struct before legalization)."""
+        if name in self.resources:
+            return self.resources[name]
+        dotted = [r for n, r in self.resources.items() if n.replace(".", "_") == name]
+        fields = [r for n, r in self.resources.items() if n.startswith(f"{name}.")]
+        return next(iter(dotted or fields), None)
+
     def slot(self, name: str, what: str) -> list[str]:
         counter = name.startswith("counter_var_")
-        r = self.resources.get(name.removeprefix("counter_var_") if counter else name)
+        r = self.resource(name.removeprefix("counter_var_") if counter else name)
         if r is None:
             return []
         slots = [s for s in (r.counters if counter else r.slots) if s.target is Target.SpirV]

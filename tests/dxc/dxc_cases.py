@@ -404,6 +404,20 @@ CASES: tuple[Case, ...] = (
         offsets={"Material.scale": 0},
     ),
     Case(
+        "ps_struct_of_resources.hlsl",
+        P,
+        {
+            "material.albedo": (0, 0),
+            "material.albedoSampler": (0, 1),
+            "$Globals": (0, 2),
+            "detail": (0, 3),
+        },
+        may_fail={
+            Target.Msl: "a global struct of resources is built for SPIR-V only",
+            Target.Wgsl: "a global struct of resources is built for SPIR-V only",
+        },
+    ),
+    Case(
         "cs_counter_array.hlsl",
         C,
         {"queues": (1, 0)},

@@ -207,6 +207,41 @@ class _Reader:
             out.append((int(cat), _size(off), _size(space)))
         return out
 
+    def params(self, vl: int) -> list[ParamFacts]:
+        """The parameter, or for a struct of nothing but resources its fields, named
+        ``x.field`` (Slang flattens such a global into one variable per field, as DXC does)."""
+        lib = self.lib
+        tl = lib.spReflectionVariableLayout_GetTypeLayout(vl)
+        fields = []
+        if lib.spReflectionTypeLayout_getKind(tl) == S.KIND_STRUCT:
+            count = lib.spReflectionTypeLayout_GetFieldCount(tl)
+            fields = [lib.spReflectionTypeLayout_GetFieldByIndex(tl, i) for i in range(count)]
+        resources = (S.KIND_RESOURCE, S.KIND_SAMPLER_STATE)
+        kinds = [
+            lib.spReflectionTypeLayout_getKind(lib.spReflectionVariableLayout_GetTypeLayout(f))
+            for f in fields
+        ]
+        if not fields or any(k not in resources for k in kinds):
+            return [self.param(vl)]
+        name = S.text(
+            lib.spReflectionVariable_GetName(lib.spReflectionVariableLayout_GetVariable(vl))
+        )
+        out = []
+        for f in fields:
+            p = self.param(f)
+            p.name = f"{name}.{p.name}"
+            p.slots = [
+                (
+                    cat,
+                    off + _size(lib.spReflectionVariableLayout_GetOffset(vl, cat)),
+                    space + _size(lib.spReflectionVariableLayout_GetSpace(vl, cat)),
+                )
+                for cat, off, space in p.slots
+            ]
+            p.category, p.binding, p.space = p.slots[0] if p.slots else (0, 0, 0)
+            out.append(p)
+        return out
+
     def param(self, vl: int) -> ParamFacts:
         lib = self.lib
         var = lib.spReflectionVariableLayout_GetVariable(vl)
@@ -318,8 +353,9 @@ GLOBALS = "$Globals"
 def read_facts(lib: S.Library, reflection: int) -> TargetFacts:
     r = _Reader(lib)
     params = [
-        r.param(lib.spReflection_GetParameterByIndex(reflection, i))
+        p
         for i in range(lib.spReflection_GetParameterCount(reflection))
+        for p in r.params(lib.spReflection_GetParameterByIndex(reflection, i))
     ]
     params = _gather_globals(lib, r, reflection, params)
     entries = [

@@ -93,6 +93,7 @@ def precheck(src: SourceSet, options: CompileOptions) -> dict[Target, list[Diagn
     per: dict[Target, list[Diagnostic]] = {t: [] for t in Target if t in options.targets}
     decls = src.declarations()
     targets = options.targets
+    flattened: set[tuple[str, int]] = set()
     for d in decls.values():
         rtype = RTYPES.get(d.base, (None, None))[0]
         if rtype is ResourceTypeKind.TextureBuffer and Target.SpirV in targets:
@@ -105,6 +106,20 @@ def precheck(src: SourceSet, options: CompileOptions) -> dict[Target, list[Diagn
                     "OS1001",
                 )
             )
+        owner, dot, _ = d.name.partition(".")
+        if dot and (owner, d.line) not in flattened:
+            flattened.add((owner, d.line))
+            for t in (Target.Msl, Target.Wgsl):
+                if t in targets:
+                    per[t].append(
+                        src.at_decl(
+                            d,
+                            f"{TARGET_NAMES[t]}: '{owner}' is a global struct of resources, "
+                            "which oneshader builds for SPIR-V only; declare its resources as "
+                            "separate globals, or build for spirv only",
+                            "OS1016",
+                        )
+                    )
         if d.base.startswith("RasterizerOrdered") and Target.Wgsl in targets:
             per[Target.Wgsl].append(
                 src.at_decl(

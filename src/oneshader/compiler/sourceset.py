@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from oneshader.compiler import rewrite
@@ -102,11 +103,27 @@ class SourceSet:
                         continue
 
     def declarations(self) -> dict[str, Declaration]:
+        """Every global declaration by name; a global struct of nothing but resources as one
+        resource per field, ``x.field``, declared where ``x`` is (as Slang and DXC flatten it)."""
         out: dict[str, Declaration] = {}
         for src in self.sources.values():
             for d in src.declarations:
-                out.setdefault(d.name, d)
+                for one in self.flattened(d):
+                    out.setdefault(one.name, one)
         return out
+
+    def flattened(self, decl: Declaration) -> list[Declaration]:
+        """``decl``, or the fields of a struct of resources it declares (see declarations)."""
+        sdef = None if decl.base in RTYPES or decl.array is not None else self.struct(decl.base)
+        if sdef is None or sdef.kind != "struct" or not sdef.fields:
+            return [decl]
+        bases = [f.type_text.split("<")[0].strip() for f in sdef.fields]
+        if any(b not in RTYPES for b in bases):
+            return [decl]
+        return [
+            replace(decl, name=f"{decl.name}.{f.name}", base=b, type_text=f.type_text)
+            for f, b in zip(sdef.fields, bases, strict=True)
+        ]
 
     def declaration_order(self) -> Callable[[Declaration], tuple[int, int]]:
         """A sort key for where DXC creates a declaration: its file's place in the include
