@@ -14,6 +14,8 @@ one type apart by a suffix (``S_0``), a CHECK agrees when one of the candidates 
 A test applies when DXC is expected to succeed, for a vertex, pixel or compute entry point,
 with options oneshader has (register shifts, bind-register) or that do not change decorations.
 
+Every module built is given to spirv-val (``--target-env vulkan1.2``).
+
 Run: python bench/dxc_checks.py DXC/tools/clang/test/CodeGenSPIRV [-v] [--glob PATTERN ...]
 """
 
@@ -22,13 +24,16 @@ from __future__ import annotations
 import argparse
 import re
 import shlex
+import subprocess
+import sys
+import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
 from oneshader.compiler import CompileOptions, EntryPointSpec
-from oneshader.compiler.api import BindRegister, RegisterShift
+from oneshader.compiler.api import BindRegister, OutputFile, RegisterShift
 from oneshader.compiler.worker import CompilerWorker
 from oneshader.reflection.model import (
     MatrixPacking,
@@ -272,6 +277,22 @@ class Resolver:
         return self.member_values(check)
 
 
+def spirv_val(outputs: tuple[OutputFile, ...]) -> list[str]:
+    """spirv-val's complaint (``--target-env vulkan1.2``) about each SPIR-V output."""
+    exe = Path(sys.executable).with_name("spirv-val")
+    out = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for n, o in enumerate(x for x in outputs if x.target is Target.SpirV):
+            spv = Path(tmp) / f"{n}.spv"
+            spv.write_bytes(o.data)
+            run = subprocess.run(
+                [str(exe), "--target-env", "vulkan1.2", str(spv)], capture_output=True, text=True
+            )
+            if run.returncode:
+                out.append((run.stdout + run.stderr).strip().splitlines()[0])
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("folder", type=Path, help="DXC's tools/clang/test/CodeGenSPIRV")
@@ -286,6 +307,7 @@ def main() -> None:
     per_kind: dict[str, Counter[str]] = {}
     disagreements: list[str] = []
     unresolved: list[str] = []
+    invalid: list[str] = []
     start = time.perf_counter()
     with CompilerWorker(timeout=60) as worker:
         for path in files:
@@ -318,6 +340,7 @@ def main() -> None:
                     print(f"FAIL  {path.name}: {errors[0].format() if errors else code}")
                 continue
             outcomes["built"] += 1
+            invalid += [f"{path.name}: {why}" for why in spirv_val(result.outputs)]
             resolver = Resolver(result.reflection)
             bad = 0
             for check in checks:
@@ -343,6 +366,9 @@ def main() -> None:
         print(f"  {name}: {n}")
     for code, n in failures.most_common():
         print(f"    {code} x{n}, e.g. {examples[code][:160]}")
+    print(f"  modules spirv-val rejects: {len(invalid)}")
+    for line in invalid:
+        print(f"    {line[:200]}")
     total = sum(results.values())
     print(
         f"decoration CHECKs of built tests: {total}: agree {results['agree']}, "
