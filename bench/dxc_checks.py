@@ -34,6 +34,7 @@ from pathlib import Path
 
 from oneshader.compiler import CompileOptions, EntryPointSpec
 from oneshader.compiler.api import BindRegister, OutputFile, RegisterShift
+from oneshader.compiler.layouts import FLOATS
 from oneshader.compiler.worker import CompilerWorker
 from oneshader.reflection.model import (
     MatrixPacking,
@@ -69,7 +70,7 @@ SCALAR_NAMES = {
     ScalarKind.UInt64: "ulong",
     ScalarKind.Int16: "short",
     ScalarKind.UInt16: "ushort",
-    ScalarKind.Bool: "bool",
+    ScalarKind.Bool: "uint",  # DXC stores bool in buffers as uint
 }
 
 
@@ -190,12 +191,15 @@ class Resolver:
         self.resources = {r.name: r for r in reflection.resources}
         self.types = [t for r in reflection.resources for t in walk(r.layout)]
         self.types += [t for p in reflection.push_blocks for t in walk(p.layout)]
+        self.pushes = [p.layout for p in reflection.push_blocks if p.layout is not None]
 
     def resource(self, name: str) -> Resource | None:
         """``x``, or a flattened struct of resources: ``x_field`` is ``x.field`` (DXC's id of
         the flattened variable), ``x`` its first field (the struct before legalization)."""
         if name in self.resources:
             return self.resources[name]
+        if name == "_Globals":
+            return self.resources.get("$Globals")
         dotted = [r for n, r in self.resources.items() if n.replace(".", "_") == name]
         fields = [r for n, r in self.resources.items() if n.startswith(f"{name}.")]
         return next(iter(dotted or fields), None)
@@ -217,6 +221,9 @@ class Resolver:
             m = re.fullmatch(r"(ConstantBuffer|TextureBuffer)_(\w+?)(?:_\d+)?", rest)
             if m:
                 return [r.layout for r in self._typed(m.group(1), m.group(2)) if r.layout]
+            m = re.fullmatch(r"PushConstant_(\w+?)(?:_\d+)?", rest)
+            if m:
+                return [t for t in self.pushes if t.name == m.group(1)]
             return []
         base = re.sub(r"_\d+$", "", name)
         return [t for t in self.types if t.kind is TypeKind.Struct and t.name in (name, base)]
@@ -229,6 +236,12 @@ class Resolver:
         ]
 
     def member_values(self, check: Check) -> list[str]:
+        m = re.fullmatch(r"type_(\w*(?:Structured|ByteAddress)Buffer)(?:_\w+)?", check.name)
+        if m and check.what == "Offset" and check.index == 0:
+            # A storage buffer's one member, its runtime array, starts at 0: known once the
+            # buffer is (RW/Append/Consume structured and byte-address buffers alike).
+            kinds = {r.rtype.name for r in self.resources.values()}
+            return ["0"] if any(k.endswith(m.group(1)) for k in kinds) else []
         out = []
         for s in self.structs(check.name):
             if check.index is None or check.index >= len(s.members):
@@ -247,6 +260,9 @@ class Resolver:
         return out
 
     def array_strides(self, name: str) -> list[str]:
+        byte_address = any("ByteAddress" in r.rtype.name for r in self.resources.values())
+        if name == "_runtimearr_uint" and byte_address:
+            return ["4"]  # a byte-address buffer's words
         if name.startswith("_runtimearr_"):
             element = name.removeprefix("_runtimearr_")
             return [
@@ -260,7 +276,15 @@ class Resolver:
         if m is None:
             return []
         element, length = m.group(1), int(m.group(2))
-        return [
+        rows = [  # a row-major non-float matrix is an array of its rows in DXC, as in oneshader
+            str(t.mstride)
+            for t in self.types
+            if t.kind is TypeKind.Matrix
+            and t.scalar not in FLOATS
+            and t.rows == length
+            and f"v{t.cols}{SCALAR_NAMES[t.scalar]}" == element
+        ]
+        return rows + [
             str(t.stride)
             for t in self.types
             if t.kind is TypeKind.Array
