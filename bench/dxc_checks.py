@@ -172,6 +172,11 @@ def dxc_type_name(t: TypeLayout) -> str:
     return t.name
 
 
+def _major(matrix: TypeLayout) -> str:
+    """DXC's SPIR-V majorness of an HLSL matrix: HLSL's, transposed."""
+    return "ColMajor" if matrix.packing is MatrixPacking.RowMajor else "RowMajor"
+
+
 def walk(t: TypeLayout | None) -> list[TypeLayout]:
     """``t`` and every type inside it."""
     if t is None:
@@ -237,6 +242,16 @@ class Resolver:
 
     def member_values(self, check: Check) -> list[str]:
         m = re.fullmatch(r"type_(\w*(?:Structured|ByteAddress)Buffer)(?:_\w+)?", check.name)
+        if m and check.what == "Major" and check.index == 0:
+            # StructuredBuffer<float2x3>: the element matrix's majorness.
+            return [
+                _major(r.layout)
+                for r in self.resources.values()
+                if r.rtype.name.endswith(m.group(1))
+                and r.layout is not None
+                and r.layout.kind is TypeKind.Matrix
+                and check.name == f"type_{m.group(1)}_{dxc_type_name(r.layout)}"
+            ]
         if m and check.what == "Offset" and check.index == 0:
             # A storage buffer's one member, its runtime array, starts at 0: known once the
             # buffer is (RW/Append/Consume structured and byte-address buffers alike).
@@ -254,9 +269,8 @@ class Resolver:
                 out.append(str(m.offset))
             elif t.kind is TypeKind.Matrix and check.what == "MatrixStride":
                 out.append(str(t.mstride))
-            elif t.kind is TypeKind.Matrix:  # DXC's SPIR-V majorness is HLSL's transposed
-                row = t.packing is MatrixPacking.RowMajor
-                out.append("ColMajor" if row else "RowMajor")
+            elif t.kind is TypeKind.Matrix:
+                out.append(_major(t))
         return out
 
     def array_strides(self, name: str) -> list[str]:

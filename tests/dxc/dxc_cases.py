@@ -341,6 +341,17 @@ CASES: tuple[Case, ...] = (
         strides={"Skin.bones": 32, "Skin.pose.joints": 32},
     ),
     Case(
+        "cs_pack_matrix.hlsl",
+        C,
+        {"Rows": (0, 0), "Columns": (0, 1), "results": (0, 2)},
+        offsets={
+            "Rows.afterRows": 64,
+            "Rows.byColumns": 80,
+            "Rows.afterColumns": 128,
+            "Columns.afterDefault": 48,
+        },
+    ),
+    Case(
         "ps_space_only.hlsl",
         P,
         {"albedo": (1, 1), "albedoSampler": (1, 2), "normals": (1, 0), "Params": (2, 0)},

@@ -25,6 +25,7 @@ __all__ = [
     "counter_calls",
     "inline_includes",
     "matrix_array_majorness",
+    "pack_matrix",
     "vk_builtins",
     "with_append_consume_as_rw",
     "with_counter_buffers",
@@ -134,6 +135,40 @@ def block_resources_as_globals(text: str, scanned: SourceFile) -> str:
         edits.append((close, end, " " * (end - close)))
     for start, end, new in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
         text = text[:start] + new + text[end:]
+    return text
+
+
+PACK_MATRIX = re.compile(
+    r"^[ \t]*#[ \t]*pragma[ \t]+pack_matrix[ \t]*\([ \t]*(row_major|column_major)[ \t]*\)[^\n]*",
+    re.MULTILINE,
+)
+_MATRIX_DECLARED = re.compile(
+    r"(?<![\w.])(?P<type>(?:[a-z]+(?:\d+[a-z_]*)?[1-4]x[1-4])|matrix\s*<[^;>]*>)"
+    r"(?=\s*>|\s+[A-Za-z_]\w*\s*[;:\[=,)])"
+)
+
+
+def pack_matrix(text: str) -> str:
+    """DXC's ``#pragma pack_matrix(row_major)`` (Slang ignores it, E15601): from the pragma to
+    the next one, every matrix declared without its own majorness gets the pragma's (a
+    member, a global, a parameter, a local, a template argument; not a function's result,
+    where Slang allows no modifier). The pragma line is blanked."""
+    clean = strip_comments(text)
+    pragmas = list(PACK_MATRIX.finditer(clean))
+    if not pragmas:
+        return text
+    edits: list[tuple[int, int, str]] = [
+        (m.start(), m.end(), " " * (m.end() - m.start())) for m in pragmas
+    ]
+    for n, pragma in enumerate(pragmas):
+        end = pragmas[n + 1].start() if n + 1 < len(pragmas) else len(clean)
+        for m in _MATRIX_DECLARED.finditer(clean, pragma.end(), end):
+            before = clean[: m.start()].rstrip()
+            if before.endswith(("row_major", "column_major")):
+                continue
+            edits.append((m.start(), m.start(), f"{pragma.group(1)} "))
+    for start, stop, new in sorted(edits, reverse=True):
+        text = text[:start] + new + text[stop:]
     return text
 
 

@@ -87,6 +87,7 @@ def _rewritten(
         # SPIR-V has hidden counters; WGSL and Metal get the same companion as RW counters.
         text = rewrite.with_append_consume_as_rw(text, appended, _declared_in(appended, path))
     text = rewrite.vk_builtins(text)
+    text = rewrite.pack_matrix(text)
     text = rewrite.matrix_array_majorness(text)
     text = rewrite.without_space_only_registers(text)
     text = rewrite.bitfield_words(text, src.sources[path])
