@@ -34,8 +34,8 @@ from pathlib import Path
 
 from oneshader.compiler import CompileOptions, EntryPointSpec
 from oneshader.compiler.api import BindRegister, OutputFile, RegisterShift
-from oneshader.compiler.layouts import FLOATS
-from oneshader.compiler.worker import CompilerWorker
+from oneshader.compiler.emitted.common import FLOATS
+from oneshader.compiler.process.worker import CompilerWorker
 from oneshader.reflection.model import (
     MatrixPacking,
     Resource,

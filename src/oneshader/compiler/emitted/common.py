@@ -16,6 +16,7 @@ from oneshader.reflection.model import (
     BuiltIn,
     Interpolation,
     MatrixPacking,
+    ScalarKind,
     StructMember,
     Target,
     TypeKind,
@@ -57,6 +58,7 @@ def demangle(name: str) -> str:
 
 
 GLOBALS = "$Globals"  # DXC's constant buffer of loose global uniforms
+FLOATS = frozenset({ScalarKind.Float, ScalarKind.Float16, ScalarKind.Float64})
 SLANG_GLOBALS = "globalParams"  # Slang's name for the same buffer in WGSL and MSL
 
 

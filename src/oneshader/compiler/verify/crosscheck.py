@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 
 from oneshader.compiler.api import OutputFile
 from oneshader.compiler.emitted.common import (
+    FLOATS,
     EmittedCodeError,
     EmittedEntry,
     EmittedModule,
@@ -26,7 +27,6 @@ from oneshader.compiler.emitted.common import (
 from oneshader.compiler.emitted.msl import read_msl
 from oneshader.compiler.emitted.spirv import features_of, read_spirv
 from oneshader.compiler.emitted.wgsl import read_wgsl
-from oneshader.compiler.layouts import FLOATS
 from oneshader.reflection.model import (
     BuiltIn,
     DeviceFeatures,

@@ -7,11 +7,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from oneshader.compiler.emitted.common import GLOBALS
-from oneshader.compiler.facts import ParamFacts
-from oneshader.compiler.portability import compare
-from oneshader.compiler.source import Declaration
-from oneshader.compiler.sourceset import SourceSet
+from oneshader.compiler.emitted.common import FLOATS, GLOBALS
+from oneshader.compiler.front.scanner import Declaration
+from oneshader.compiler.front.sourceset import SourceSet
+from oneshader.compiler.reflect.portability import compare
+from oneshader.compiler.slang.facts import ParamFacts
 from oneshader.diagnostics import Diagnostic
 from oneshader.reflection.model import MatrixPacking, ScalarKind, Target, TypeKind, TypeLayout
 
@@ -160,9 +160,6 @@ def wgsl_buffer_errors(
 
     errors = _member_errors(src, decl, layout, why, "OS1003")
     return [replace(e, message=f"WGSL: {e.message}") for e in errors]
-
-
-FLOATS = frozenset({ScalarKind.Float, ScalarKind.Float16, ScalarKind.Float64})
 
 
 def matrix_errors(src: SourceSet, decl: Declaration, layout: TypeLayout | None) -> list[Diagnostic]:

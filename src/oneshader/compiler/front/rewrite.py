@@ -10,7 +10,7 @@ import re
 from collections.abc import Collection, Mapping
 from pathlib import Path
 
-from oneshader.compiler.source import (
+from oneshader.compiler.front.scanner import (
     Declaration,
     SourceFile,
     include_directives,

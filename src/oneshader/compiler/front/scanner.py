@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from oneshader.compiler.kinds import RTYPES
+from oneshader.compiler.front.kinds import RTYPES
 
 __all__ = [
     "Attribute",
