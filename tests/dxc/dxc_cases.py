@@ -429,6 +429,15 @@ CASES: tuple[Case, ...] = (
         },
     ),
     Case(
+        "ps_struct_after_array.hlsl",
+        P,
+        {"layers": (0, 0), "pair.tex": (0, 3), "pair.samp": (0, 4), "detail": (0, 5)},
+        may_fail={
+            Target.Msl: "a global struct of resources is built for SPIR-V only",
+            Target.Wgsl: "a global struct of resources is built for SPIR-V only",
+        },
+    ),
+    Case(
         "cs_counter_array.hlsl",
         C,
         {"queues": (1, 0)},
