@@ -438,6 +438,21 @@ CASES: tuple[Case, ...] = (
         },
     ),
     Case(
+        "ps_struct_array_fields.hlsl",
+        P,
+        {"atlas.pages": (0, 0), "atlas.samplers": (0, 2), "detail": (0, 5)},
+        may_fail={
+            Target.Msl: "a global struct of resources is built for SPIR-V only",
+            Target.Wgsl: "a global struct of resources is built for SPIR-V only",
+        },
+    ),
+    Case(
+        "ps_struct_array.hlsl",
+        P,
+        {"pairs": (0, 0)},
+        error=("pairs", "array of structs of resources"),
+    ),
+    Case(
         "cs_counter_array.hlsl",
         C,
         {"queues": (1, 0)},

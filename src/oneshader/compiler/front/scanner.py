@@ -114,6 +114,7 @@ class Field:
     modifiers: tuple[str, ...] = ()
     semantic: str = ""
     attributes: tuple[Attribute, ...] = ()
+    array: int | None = None  # the element count of ``x[N]`` (the product for x[N][M]; 0: unsized)
 
 
 @dataclass(frozen=True)
@@ -455,14 +456,25 @@ class _Scanner:
                 end = x
                 break
         k = end
+        array: int | None = None
         while k > i and toks[k - 1].text == "]":
-            k = next(y for y in range(k - 1, i - 1, -1) if toks[y].text == "[")
+            open_ = next(y for y in range(k - 1, i - 1, -1) if toks[y].text == "[")
+            size = self.span(open_ + 1, k - 1)
+            array = (array or 1) * (int(size) if size.isdigit() else 0)
+            k = open_
         if k - 1 <= i or toks[k - 1].kind != "id":
             return None
         name_tok = toks[k - 1]
         line, col = self.at(name_tok)
         return Field(
-            name_tok.text, self.span(i, k - 1), line, col, tuple(mods), semantic, tuple(attrs)
+            name_tok.text,
+            self.span(i, k - 1),
+            line,
+            col,
+            tuple(mods),
+            semantic,
+            tuple(attrs),
+            array,
         )
 
     def register(self, a: int, b: int) -> tuple[tuple[str, int, int] | None, tuple[int, int]]:

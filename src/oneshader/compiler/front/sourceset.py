@@ -16,6 +16,7 @@ from oneshader.compiler.front import rewrite
 from oneshader.compiler.front.kinds import COUNTED, RTYPES
 from oneshader.compiler.front.scanner import (
     Declaration,
+    Field,
     SourceFile,
     StructDef,
     find_includes,
@@ -114,16 +115,26 @@ class SourceSet:
 
     def flattened(self, decl: Declaration) -> list[Declaration]:
         """``decl``, or the fields of a struct of resources it declares (see declarations)."""
-        sdef = None if decl.base in RTYPES or decl.array is not None else self.struct(decl.base)
-        if sdef is None or sdef.kind != "struct" or not sdef.fields:
-            return [decl]
-        bases = [f.type_text.split("<")[0].strip() for f in sdef.fields]
-        if any(b not in RTYPES for b in bases):
+        fields = [] if decl.array is not None else self.resource_struct(decl.base)
+        if not fields:
             return [decl]
         return [
-            replace(decl, name=f"{decl.name}.{f.name}", base=b, type_text=f.type_text)
-            for f, b in zip(sdef.fields, bases, strict=True)
+            replace(
+                decl, name=f"{decl.name}.{f.name}", base=b, type_text=f.type_text, array=f.array
+            )
+            for f, b in fields
         ]
+
+    def resource_struct(self, type_name: str) -> list[tuple[Field, str]]:
+        """The fields of struct ``type_name`` with their resource types' names, when it holds
+        nothing but resources; [] for any other type."""
+        sdef = None if type_name in RTYPES else self.struct(type_name)
+        if sdef is None or sdef.kind != "struct" or not sdef.fields:
+            return []
+        bases = [f.type_text.split("<")[0].strip() for f in sdef.fields]
+        if any(b not in RTYPES for b in bases):
+            return []
+        return list(zip(sdef.fields, bases, strict=True))
 
     def declaration_order(self) -> Callable[[Declaration], tuple[int, int]]:
         """A sort key for where DXC creates a declaration: its file's place in the include

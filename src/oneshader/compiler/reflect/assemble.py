@@ -124,6 +124,16 @@ def assemble(
             layout = one_layout(src, decl, per, errors, block=True)
             pushes.append(PushBlock(name, (), layout, ()))
             continue
+        if decl.array is not None and src.resource_struct(decl.base):
+            errors.append(
+                src.at_decl(
+                    decl,
+                    f"'{name}' is an array of structs of resources, which oneshader does not "
+                    f"build; declare one struct per element, or each resource as an array",
+                    "OS1016",
+                )
+            )
+            continue
         if p0.category == S.CAT_UNIFORM or decl.base not in RTYPES:
             errors.append(
                 src.at_decl(

@@ -217,10 +217,12 @@ class _Reader:
             count = lib.spReflectionTypeLayout_GetFieldCount(tl)
             fields = [lib.spReflectionTypeLayout_GetFieldByIndex(tl, i) for i in range(count)]
         resources = (S.KIND_RESOURCE, S.KIND_SAMPLER_STATE)
-        kinds = [
-            lib.spReflectionTypeLayout_getKind(lib.spReflectionVariableLayout_GetTypeLayout(f))
-            for f in fields
-        ]
+        kinds = []
+        for f in fields:  # a field's kind, or an array field's element's
+            ftl = lib.spReflectionVariableLayout_GetTypeLayout(f)
+            if lib.spReflectionTypeLayout_getKind(ftl) == S.KIND_ARRAY:
+                ftl = lib.spReflectionTypeLayout_GetElementTypeLayout(ftl)
+            kinds.append(lib.spReflectionTypeLayout_getKind(ftl))
         if not fields or any(k not in resources for k in kinds):
             return [self.param(vl)]
         name = S.text(
