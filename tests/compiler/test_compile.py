@@ -1076,7 +1076,7 @@ def test_a_source_that_is_not_utf8_is_a_positioned_error(
     (tmp_path / "m.hlsl").write_bytes(data)
     result = compile_file(str(tmp_path / "m.hlsl"), CompileOptions(source_name="s/m.hlsl"))
     (d,) = result.diagnostics
-    assert (d.file, d.line, d.column, d.code) == ("s/m.hlsl", line, col, "OS1016")
+    assert (d.file, d.line, d.column, d.code) == ("s/m.hlsl", line, col, "OS1040")
     assert message in d.message
 
 
@@ -1085,7 +1085,7 @@ def test_an_include_that_is_not_utf8_names_its_own_position(tmp_path: Path) -> N
     (tmp_path / "m.hlsl").write_text('#include "inc.hlsli"\n' + MAIN)
     result = compile_file(str(tmp_path / "m.hlsl"), CompileOptions(source_name="s/m.hlsl"))
     (d,) = result.diagnostics
-    assert (d.file, d.line, d.column, d.code) == ("s/inc.hlsli", 2, 4, "OS1016")
+    assert (d.file, d.line, d.column, d.code) == ("s/inc.hlsli", 2, 4, "OS1040")
 
 
 def test_includes_outside_the_project_are_named_by_their_full_path(tmp_path: Path) -> None:
@@ -1111,7 +1111,7 @@ def test_absolute_includes_are_refused_unless_an_include_folder_holds_them(
     (tmp_path / "m.hlsl").write_text(f'#include "{inc / "ok.hlsli"}"\n' + MAIN)
     refused = compile_file(str(tmp_path / "m.hlsl"), CompileOptions(source_name="m.hlsl"))
     (d,) = refused.diagnostics
-    assert (d.file, d.line, d.column, d.code) == ("m.hlsl", 1, 11, "OS1017")
+    assert (d.file, d.line, d.column, d.code) == ("m.hlsl", 1, 11, "OS1041")
     assert "absolute include" in d.message
     allowed = CompileOptions(source_name="m.hlsl", include_dirs=(str(inc),))
     assert compile_file(str(tmp_path / "m.hlsl"), allowed).ok
