@@ -146,6 +146,7 @@ def test_ctrl_c_keeps_what_was_built(tmp_path: Path) -> None:
     assert assert_outputs_whole(out) == shaders * 4
 
 
+@pytest.mark.invalid_modules("stand-in code files: only which build they come from matters")
 def test_a_shaders_outputs_change_as_one_unit_for_readers(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -299,6 +299,7 @@ def test_write_many_if_changed_is_all_or_nothing_and_never_syncs(
     assert write_many_if_changed([(a, b"new")]) == [a] and a.read_bytes() == b"new"
 
 
+@pytest.mark.invalid_modules("a stand-in code file: only the reflection beside it matters")
 def test_code_is_read_only_beside_the_reflection_it_was_built_with(tmp_path: Path) -> None:
     """The bindings tell a mix of two builds: no reflection beside the code (a build killed
     half way), or another one (bindings generated from another build)."""
