@@ -49,13 +49,32 @@ def _add_build_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("paths", nargs="*", metavar="PATH", help="shader files or folders (*.hlsl)")
     p.add_argument("-o", "--output", metavar="OUT", help="output folder (mirrors the sources)")
     p.add_argument("--targets", help="comma-separated: spirv,msl,wgsl")
-    p.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR")
-    p.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME=VALUE")
+    p.add_argument(
+        "-I",
+        dest="include_dirs",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="search DIR for #include files (before the configured include-dirs)",
+    )
+    p.add_argument(
+        "-D",
+        dest="defines",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="define a macro (NAME alone means NAME=1); replaces a configured one of that name",
+    )
     p.add_argument("-j", "--jobs", type=int, metavar="N", help="worker processes (default: CPUs)")
     p.add_argument("--force", action="store_true", help="rebuild everything")
     p.add_argument("--watch", action="store_true", help="rebuild on every change until ^C")
     p.add_argument("--bindings", metavar="DIR", help="also generate Python bindings into DIR")
-    p.add_argument("-q", "--quiet", action="store_true", help="plain lines, no live progress")
+    p.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="no progress lines: only diagnostics and the summary",
+    )
     p.add_argument(
         "--no-server",
         action="store_true",
@@ -93,16 +112,16 @@ def make_parser() -> argparse.ArgumentParser:
     refl = sub.add_parser("reflection", help="check, format and show reflection files")
     rsub = refl.add_subparsers(dest="reflection_command", required=True)
     p = rsub.add_parser("check", help="validate reflection files")
-    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("files", nargs="+", metavar="FILE", help="reflection files")
     p.set_defaults(func=_reflection_check)
     p = rsub.add_parser("format", help="print or write the canonical form")
-    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("files", nargs="+", metavar="FILE", help="reflection files")
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--check", action="store_true", help="exit 1 if a file is not canonical")
     mode.add_argument("--write", action="store_true", help="rewrite files in place")
     p.set_defaults(func=_reflection_format)
     p = rsub.add_parser("show", help="a readable summary")
-    p.add_argument("file", metavar="FILE")
+    p.add_argument("file", metavar="FILE", help="a reflection file")
     p.set_defaults(func=_reflection_show)
 
     p = sub.add_parser("build", help="compile shaders, write targets and reflection files")
@@ -110,8 +129,10 @@ def make_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_build)
 
     p = sub.add_parser("generate", help="Python bindings from reflection files")
-    p.add_argument("files", nargs="+", metavar="FILE.reflection")
-    p.add_argument("-o", "--output", required=True, metavar="DIR")
+    p.add_argument("files", nargs="+", metavar="FILE.reflection", help="reflection files")
+    p.add_argument(
+        "-o", "--output", required=True, metavar="DIR", help="folder for the generated modules"
+    )
     p.add_argument("--check", action="store_true", help="exit 1 if DIR is not up to date")
     p.set_defaults(func=_generate)
     return parser

@@ -213,7 +213,7 @@ class Build:
             if result.crashed and not any(d.is_error for d in result.diagnostics):
                 self.progress.diagnostic(
                     Diagnostic(
-                        job.source_name, 0, 0, Severity.ERROR, "the compiler crashed", "OS3002"
+                        job.source_name, 0, 0, Severity.ERROR, "the compiler crashed", "OS9001"
                     )
                 )
             self.report.failed.append(job.source_name)

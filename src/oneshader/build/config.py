@@ -322,6 +322,8 @@ def settings_from_table(table: Mapping[str, Any], base: Path, where: TableLocato
                         f'"vertex"|"pixel"|"compute"}} (or vs, ps, fragment, fs, cs), got {spec!r}',
                     )
                 out.append(EntryPointSpec(spec["name"], stage))
+            if not (base / file).is_file():
+                raise locate.error(key, f"entry points for {file!r}, which is not a file")
             entry_points[(base / file).resolve()] = tuple(out)
 
     jobs = None
