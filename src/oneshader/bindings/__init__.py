@@ -35,9 +35,9 @@ def from_reflection(reflection: ShaderReflection, stem: str) -> types.ModuleType
 
 def load(path: str | os.PathLike[str]) -> types.ModuleType:
     """Read a reflection file and return its bindings module (the generated module's API);
-    a bad file is a UserError naming it."""
+    a bad file (or layout) is a UserError naming it, at the record at fault."""
     from oneshader.codegen import render_file, stem_of
-    from oneshader.reflection.format import ReflectionFormat
+    from oneshader.reflection.validate import read_checked_file
 
-    model = ReflectionFormat.read_file(path)
+    model = read_checked_file(path)
     return _module(render_file(Path(path), model), stem_of(path))

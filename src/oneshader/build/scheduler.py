@@ -22,7 +22,6 @@ from oneshader.compiler.worker import CompilerWorker
 from oneshader.compiler.zygote import Zygote
 from oneshader.diagnostics import Diagnostic, Severity, UserError
 
-
 PIP_INSTALL_HINT = "install it with: pip install 'oneshader[compiler]'"
 COMPILER_MISSING = "OS3004"  # diagnostic code: the compiler cannot be started at all
 

@@ -2,7 +2,7 @@
 
 :func:`generate` is what ``oneshader generate`` and ``oneshader build --bindings`` call. The
 functions here import their modules when called, so that the runtime (which shares
-:mod:`oneshader.codegen.names` and :mod:`oneshader.codegen.validate`) does not load the generator.
+:mod:`oneshader.codegen.names`) does not load the generator.
 """
 
 from __future__ import annotations

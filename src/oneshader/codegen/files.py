@@ -13,11 +13,10 @@ from pathlib import Path
 from oneshader.codegen import stem_of
 from oneshader.codegen.names import identifier
 from oneshader.codegen.render import render_module
-from oneshader.codegen.validate import LayoutError
 from oneshader.diagnostics import Diagnostic, Severity, UserError
 from oneshader.fsutil import write_many_if_changed
-from oneshader.reflection.format import ReflectionFormat
 from oneshader.reflection.model import ShaderReflection
+from oneshader.reflection.validate import LayoutError, read_checked_file
 
 __all__ = ["generate", "plan", "render_file", "stem_of"]
 
@@ -96,7 +95,7 @@ def plan(reflection_files: Sequence[Path], root: Path | None = None) -> dict[str
             packages.setdefault(where[:i], set()).add(where[i])
             first_in.setdefault(where[:i], where)
         try:
-            model = ReflectionFormat.read_file(path)
+            model = read_checked_file(path)
             out["/".join(where) + ".py"] = render_file(path, model).encode("utf-8")
         except UserError as err:
             problems.extend(err.diagnostics)

@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from oneshader.bindings.scalars import NUMPY_SCALARS
 from oneshader.codegen.literal import INDENT, LINE_LENGTH, py_str, render
 from oneshader.codegen.names import MODULE_RESERVED, STRUCT_RESERVED, Scope, mangle_all
-from oneshader.codegen.validate import check_reflection, innermost
 from oneshader.reflection.model import (
     EntryPoint,
     ScalarKind,
@@ -25,6 +24,7 @@ from oneshader.reflection.model import (
     TypeKind,
     TypeLayout,
 )
+from oneshader.reflection.validate import check_reflection, innermost
 
 __all__ = ["render_module"]
 

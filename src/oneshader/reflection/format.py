@@ -389,9 +389,10 @@ _MEMO_SIZE = 2048
 
 
 class _Reader:
-    def __init__(self, text: str, file: str) -> None:
+    def __init__(self, text: str, file: str, lines: dict[int, int] | None = None) -> None:
         self.text = text
         self.file = file
+        self.where = lines  # id() of a model object -> the line of its record, if asked
         self.lines = text.split("\n")
         self.names: dict[str, set[str]] = {"uses": set(), "pushuse": set(), "specuse": set()}
         # Converted attributes of the first distinct lines per record kind: real files repeat
@@ -717,7 +718,10 @@ class _Reader:
                 siblings.append(Slot(target, vals["set"], vals["binding"]))
             return _LEAVES[kind]
         if kind in ("input", "output"):
-            pv[kind + "s"].append(StageVariable(**vals))
+            variable = StageVariable(**vals)
+            pv[kind + "s"].append(variable)
+            if self.where is not None:
+                self.where[id(variable)] = line
             return _LEAVES[kind]
         if kind in ("uses", "pushuse", "specuse"):
             name = vals["name"]
@@ -778,6 +782,8 @@ class _Reader:
             members = v.pop("members")
             node = TypeLayout(**v, members=tuple(members) if members else ())
             pv["type"] = node
+            if self.where is not None:
+                self.where[id(node)] = frame.line
         elif kind in ("layout", "element", "member"):
             node = v["type"]
             if node is None:
@@ -787,24 +793,28 @@ class _Reader:
             elif kind == "element":
                 pv["element"] = node
             else:
-                pv["members"].append(StructMember(v["name"], v["offset"], node))
+                member = StructMember(v["name"], v["offset"], node)
+                pv["members"].append(member)
+                if self.where is not None:
+                    self.where[id(member)] = frame.line
         elif kind == "resource":
             self.names["uses"].add(v["name"])
-            pv["resources"].append(
-                Resource(
-                    name=v["name"],
-                    kind=v["kind"],
-                    rtype=v["rtype"],
-                    count=v["count"],
-                    stages=v["stages"],
-                    hlsl=v["hlsl"],
-                    format=v["format"],
-                    depth=bool(v["depth"]),
-                    slots=tuple(v["slots"]),
-                    counters=tuple(v["counters"]),
-                    layout=v["layout"],
-                )
+            made = Resource(
+                name=v["name"],
+                kind=v["kind"],
+                rtype=v["rtype"],
+                count=v["count"],
+                stages=v["stages"],
+                hlsl=v["hlsl"],
+                format=v["format"],
+                depth=bool(v["depth"]),
+                slots=tuple(v["slots"]),
+                counters=tuple(v["counters"]),
+                layout=v["layout"],
             )
+            pv["resources"].append(made)
+            if self.where is not None:
+                self.where[id(made)] = frame.line
         elif kind == "push":
             self.names["pushuse"].add(v["name"])
             pv["pushes"].append(
@@ -816,20 +826,21 @@ class _Reader:
                 SpecConstant(v["name"], v["id"], v["scalar"], v["default"], tuple(v["slots"]))
             )
         elif kind == "entry":
-            pv["entries"].append(
-                EntryPoint(
-                    name=v["name"],
-                    stage=v["stage"],
-                    workgroup=v["workgroup"],
-                    stride=v["stride"],
-                    features=v["features"],
-                    inputs=tuple(v["inputs"]),
-                    outputs=tuple(v["outputs"]),
-                    uses=tuple(v["uses"]),
-                    pushuse=tuple(v["pushuse"]),
-                    specuse=tuple(v["specuse"]),
-                )
+            entry = EntryPoint(
+                name=v["name"],
+                stage=v["stage"],
+                workgroup=v["workgroup"],
+                stride=v["stride"],
+                features=v["features"],
+                inputs=tuple(v["inputs"]),
+                outputs=tuple(v["outputs"]),
+                uses=tuple(v["uses"]),
+                pushuse=tuple(v["pushuse"]),
+                specuse=tuple(v["specuse"]),
             )
+            pv["entries"].append(entry)
+            if self.where is not None:
+                self.where[id(entry)] = frame.line
 
 
 # --------------------------------------------------------------------------------------------
@@ -1074,9 +1085,13 @@ class ReflectionFormat:
         return "\n".join(lines).encode("utf-8")
 
     @staticmethod
-    def read(data: bytes | str, *, file: str = "<reflection>") -> ShaderReflection:
+    def read(
+        data: bytes | str, *, file: str = "<reflection>", lines: dict[int, int] | None = None
+    ) -> ShaderReflection:
         """Parse a reflection file; ReflectionFormatError (1-based line and column) if it breaks
-        the format. ``file`` only names the input in the error."""
+        the format. ``file`` only names the input in the error. ``lines``, if given, receives
+        the line of the record of each type, member, resource, entry point and stage variable,
+        by ``id()`` of the model object (for positioning later checks of the model)."""
         if not isinstance(data, str):
             data = bytes(data)  # also a bytearray or memoryview
             try:
@@ -1108,7 +1123,7 @@ class ReflectionFormat:
         paused = gc.isenabled()
         gc.disable()
         try:
-            return _Reader(text, file).read()
+            return _Reader(text, file, lines).read()
         finally:
             if paused:
                 gc.enable()

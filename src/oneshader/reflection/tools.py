@@ -27,6 +27,7 @@ from oneshader.reflection.model import (
     TypeLayout,
     VertexFormat,
 )
+from oneshader.reflection.validate import read_checked_file
 
 __all__ = ["check", "describe_type", "format_files", "layout_rows", "show", "summary"]
 
@@ -37,10 +38,11 @@ def _report(err: UserError) -> None:
 
 
 def check(files: list[str]) -> int:
+    """The grammar and the layouts of each file, as the generator checks them."""
     status = 0
     for file in files:
         try:
-            ReflectionFormat.read_file(file)
+            read_checked_file(file)
         except UserError as err:
             _report(err)
             status = 1
