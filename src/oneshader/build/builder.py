@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import hashlib
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from oneshader import __version__
 from oneshader.build.config import BuildConfig, display_path
+from oneshader.build.depfile import write_depfile
 from oneshader.build.lock import OutLock
 from oneshader.build.outputs import (
     REFLECTION_SUFFIX,
@@ -83,6 +84,7 @@ class Build:
         self._source_stamps: dict[str, Stamp] = {}
         self._started_ns = 0
         self._before: dict[Path, tuple[int, int]] = {}  # dependencies as they were at the start
+        self._shown_names: dict[str, str] = {}  # file names in diagnostics -> as shown
 
     # --- the steps ---------------------------------------------------------------------------
 
@@ -130,6 +132,8 @@ class Build:
                     raise
             if cfg.bindings is not None:
                 self._bindings(jobs)
+            if cfg.depfile is not None:
+                write_depfile(cfg.depfile, self.state, cfg.root, cfg.out, cfg.pyproject)
             if self.state.dirty or todo or why:
                 self.state.save(cfg.out)
         self.report.seconds = time.perf_counter() - t0
@@ -194,9 +198,23 @@ class Build:
                 return Stamp(name, 0, st.st_size, "")
         return stamp(path, name, expect=expect)
 
+    def _show(self, diag: Diagnostic) -> None:
+        """Report a diagnostic naming its file relative to the current folder, which an editor's
+        terminal can open (the compiler names files relative to the project, or to the include
+        folder they were found in)."""
+        name = self._shown_names.get(diag.file)
+        if name is None:
+            name = diag.file
+            for base in (self.config.root, *self.config.include_dirs):
+                if name and (base / name).is_file():  # base is ignored for an absolute name
+                    name = display_path(base / name)
+                    break
+            self._shown_names[diag.file] = name
+        self.progress.diagnostic(replace(diag, file=name))
+
     def _finished(self, job: ShaderJob, result: CompileResult, seconds: float) -> None:
         for diag in result.diagnostics:
-            self.progress.diagnostic(diag)
+            self._show(diag)
         old = self.state.shaders.pop(job.stem, None)
         old_outputs = [s.path for s in old.outputs] if old else []
         self.state.dirty = True
@@ -208,10 +226,10 @@ class Build:
                 message = f"internal error, no reflection written: {err}"
                 diag = Diagnostic(job.source_name, 0, 0, Severity.ERROR, message, "OS3003")
                 result = CompileResult(diagnostics=(*result.diagnostics, diag))
-                self.progress.diagnostic(diag)
+                self._show(diag)
         if not result.ok:
             if result.crashed and not any(d.is_error for d in result.diagnostics):
-                self.progress.diagnostic(
+                self._show(
                     Diagnostic(
                         job.source_name, 0, 0, Severity.ERROR, "the compiler crashed", "OS9001"
                     )
@@ -280,7 +298,7 @@ class Build:
             written = generate(reflections, self.config.bindings, root=self.config.out)
         except UserError as err:
             for diag in err.diagnostics:
-                self.progress.diagnostic(diag)
+                self._show(diag)
             self.report.bindings_failed = True
             self.state.extra.pop("bindings", None)
             return

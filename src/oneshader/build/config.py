@@ -89,6 +89,7 @@ class BuildConfig:
     quiet: bool = False
     pyproject: Path | None = None
     server_idle_seconds: float | None = None  # None: no compile server, a private zygote
+    depfile: Path | None = None  # where to write the make rules of the outputs (--depfile)
 
 
 SERVER_VARIABLE = "ONESHADER_SERVER"
@@ -465,6 +466,7 @@ def merge(
     quiet: bool = False,
     pyproject: Path | None = None,
     server_idle_seconds: float | None = None,
+    depfile: Path | None = None,
 ) -> BuildConfig:
     """Later layers override earlier ones; include dirs of later layers come first, defines and
     register shifts of a later layer replace those of the same name (register class)."""
@@ -513,6 +515,7 @@ def merge(
         quiet=quiet,
         pyproject=pyproject,
         server_idle_seconds=server_idle_seconds,
+        depfile=depfile,
     )
 
 
@@ -529,4 +532,5 @@ def load_config(args: Any, cwd: Path | None = None) -> BuildConfig:
         quiet=bool(getattr(args, "quiet", False)),
         pyproject=pyproject,
         server_idle_seconds=server_idle_seconds(args),
+        depfile=cwd / args.depfile if getattr(args, "depfile", None) else None,
     )
