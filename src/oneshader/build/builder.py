@@ -123,7 +123,7 @@ class Build:
                 try:
                     self.pool.run(
                         todo,
-                        lambda job: self.progress.start(job.source_name),
+                        lambda job: self.progress.start(job.label),
                         self._finished,
                         self.progress.tick,
                     )
@@ -214,6 +214,8 @@ class Build:
 
     def _finished(self, job: ShaderJob, result: CompileResult, seconds: float) -> None:
         for diag in result.diagnostics:
+            if job.variant:  # each variant reports its own errors: say which one this is
+                diag = replace(diag, message=f"{diag.message} [variant {job.variant}]")
             self._show(diag)
         old = self.state.shaders.pop(job.stem, None)
         old_outputs = [s.path for s in old.outputs] if old else []
@@ -234,12 +236,12 @@ class Build:
                         job.source_name, 0, 0, Severity.ERROR, "the compiler crashed", "OS9001"
                     )
                 )
-            self.report.failed.append(job.source_name)
+            self.report.failed.append(job.label)
             if result.crashed:
-                self.report.crashed.append(job.source_name)
+                self.report.crashed.append(job.label)
             self.report.removed += remove_files(self.config.out, old_outputs)
             self.progress.finish(
-                job.source_name, "crashed" if result.crashed else "failed", seconds
+                job.label, "crashed" if result.crashed else "failed", seconds
             )
             self._maybe_save()
             return
@@ -261,8 +263,8 @@ class Build:
             except OSError:
                 inputs.append(Stamp(name, 0, -1, ""))
         self.state.shaders[job.stem] = ShaderRecord(job.source_name, job.key, inputs, outputs)
-        self.report.built.append(job.source_name)
-        self.progress.finish(job.source_name, "built", seconds)
+        self.report.built.append(job.label)
+        self.progress.finish(job.label, "built", seconds)
         self._maybe_save()
 
     def _maybe_save(self) -> None:

@@ -10,11 +10,12 @@ from __future__ import annotations
 import os
 import re
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from oneshader.build.filerules import VARIANT_NAME, FileRule, Variant, is_glob
 from oneshader.compiler.api import BindRegister, EntryPointSpec, RegisterShift
 from oneshader.compiler.server import DEFAULT_IDLE_SECONDS
 from oneshader.diagnostics import Diagnostic, Severity, UserError, source_excerpt
@@ -33,6 +34,8 @@ _KNOWN_KEYS = frozenset(
         "include-dirs",
         "defines",
         "entry-points",
+        "variants",
+        "file-targets",
         "bindings",
         "jobs",
         "bind-register",
@@ -68,6 +71,7 @@ class Settings:
     jobs: int | None = None
     shifts: Mapping[str, tuple[RegisterShift, ...]] = field(default_factory=dict)
     bind_registers: tuple[BindRegister, ...] | None = None
+    file_rules: tuple[FileRule, ...] = ()  # variants and file-targets, in the file's order
 
 
 @dataclass(frozen=True)
@@ -83,6 +87,8 @@ class BuildConfig:
     entry_points: Mapping[Path, tuple[EntryPointSpec, ...]] = field(default_factory=dict)
     shifts: tuple[RegisterShift, ...] = ()
     bind_registers: tuple[BindRegister, ...] = ()
+    variant_rules: tuple[FileRule, ...] = ()
+    target_rules: tuple[FileRule, ...] = ()
     bindings: Path | None = None
     jobs: int = 1
     force: bool = False
@@ -245,6 +251,67 @@ def _define(text: str) -> tuple[str, str] | None:
     return name, value if "=" in text else "1"
 
 
+def _defines(
+    raw: Mapping[str, Any], error: Callable[[str], UserError]
+) -> tuple[tuple[str, str], ...]:
+    """A table of NAME = value (a string, number or boolean; true/false become 1/0)."""
+    out = []
+    for name, value in raw.items():
+        if _define(name) is None or isinstance(value, dict | list):
+            raise error(f"bad define {name!r} = {value!r}")
+        if isinstance(value, bool):
+            value = int(value)
+        out.append((name, str(value)))
+    return tuple(out)
+
+
+def _file_rules(table: Mapping[str, Any], base: Path, where: TableLocator) -> tuple[FileRule, ...]:
+    """``variants`` (file = { name = { DEFINE = value } }) and ``file-targets`` (file = [...]):
+    keys are paths or globs relative to ``base``, and each must name at least one file."""
+    rules: list[FileRule] = []
+    for key in ("variants", "file-targets"):
+        if key not in table:
+            continue
+        raw = table[key]
+        if not isinstance(raw, dict):
+            raise where.error(key, f"'{key}' must be a table: file or glob = ...")
+        at = TableLocator(where.file, "\n".join(where.lines), f"{where.table}.{key}")
+        for pattern, value in raw.items():
+            locate, at_key = (at, pattern) if at.header else (where, key)
+
+            def error(
+                message: str, locate: TableLocator = locate, at_key: str = at_key
+            ) -> UserError:
+                return locate.error(at_key, message)
+
+            if is_glob(pattern):
+                if not any(p.is_file() for p in base.glob(pattern)):
+                    raise error(f"{key}: {pattern!r} matches no file")
+            elif not (base / pattern).is_file():
+                raise error(f"{key} for {pattern!r}, which is not a file")
+            if key == "file-targets":
+                items = _str_list(value)
+                targets = parse_targets(",".join(items)) if items else None
+                if targets is None:
+                    raise error(f"targets of {pattern!r} must list spirv, msl, wgsl; got {value!r}")
+                rules.append(FileRule(pattern, base.resolve(), targets=targets))
+                continue
+            if not isinstance(value, dict) or not value:
+                raise error(f"variants of {pattern!r} must be a table: name = {{ DEFINE = value }}")
+            variants = []
+            for name, defines in value.items():
+                if not VARIANT_NAME.fullmatch(name):
+                    raise error(
+                        f"variant name {name!r} must be letters, digits and _ (it names files "
+                        "and Python modules)"
+                    )
+                if not isinstance(defines, dict):
+                    raise error(f"variant {name!r} must be a table of DEFINE = value")
+                variants.append(Variant(name, _defines(defines, error)))
+            rules.append(FileRule(pattern, base.resolve(), variants=tuple(variants)))
+    return tuple(rules)
+
+
 def settings_from_table(table: Mapping[str, Any], base: Path, where: TableLocator) -> Settings:
     """Validate a ``[tool.oneshader]``-shaped table; relative paths are taken from ``base``."""
     for key in table:
@@ -276,17 +343,12 @@ def settings_from_table(table: Mapping[str, Any], base: Path, where: TableLocato
         if targets is None:
             raise where.error("targets", f"'targets' must list spirv, msl, wgsl; got {raw!r}")
 
-    defines: list[tuple[str, str]] = []
+    defines: tuple[tuple[str, str], ...] = ()
     if "defines" in table:
         raw = table["defines"]
         if not isinstance(raw, dict):
             raise where.error("defines", "'defines' must be a table of NAME = value")
-        for name, value in raw.items():
-            if _define(name) is None or isinstance(value, dict | list):
-                raise where.error("defines", f"bad define {name!r} = {value!r}")
-            if isinstance(value, bool):
-                value = int(value)
-            defines.append((name, str(value)))
+        defines = _defines(raw, lambda m: where.error("defines", m))
 
     entry_points: dict[Path, tuple[EntryPointSpec, ...]] = {}
     if "entry-points" in table:
@@ -365,8 +427,9 @@ def settings_from_table(table: Mapping[str, Any], base: Path, where: TableLocato
         out=one_path("out"),
         targets=targets,
         include_dirs=paths("include-dirs") or (),
-        defines=tuple(defines),
+        defines=defines,
         entry_points=entry_points,
+        file_rules=_file_rules(table, base, where),
         bindings=one_path("bindings"),
         jobs=jobs,
         shifts=shifts,
@@ -479,6 +542,8 @@ def merge(
     entry_points: dict[Path, tuple[EntryPointSpec, ...]] = {}
     shifts: dict[str, tuple[RegisterShift, ...]] = {}
     binds: tuple[BindRegister, ...] = ()
+    variant_rules: dict[str, FileRule] = {}
+    target_rules: dict[str, FileRule] = {}
     for layer in layers:
         sources = layer.sources if layer.sources is not None else sources
         out = layer.out or out
@@ -490,6 +555,8 @@ def merge(
         entry_points.update(layer.entry_points)
         shifts.update(layer.shifts)
         binds = layer.bind_registers if layer.bind_registers is not None else binds
+        for rule in layer.file_rules:  # a later layer's rule for a pattern replaces an earlier's
+            (variant_rules if rule.variants else target_rules)[rule.pattern] = rule
     where = display_path(pyproject) if pyproject else "oneshader build"
     if not sources:
         raise UserError.at(
@@ -509,6 +576,8 @@ def merge(
         entry_points=entry_points,
         shifts=tuple(s for cls in REGISTER_CLASSES for s in shifts.get(cls, ())),
         bind_registers=binds,
+        variant_rules=tuple(variant_rules.values()),
+        target_rules=tuple(target_rules.values()),
         bindings=bindings.resolve() if bindings else None,
         jobs=jobs or available_cpus(),
         force=force,
