@@ -181,3 +181,57 @@ def test_two_globs_for_one_file_and_colliding_stems_are_errors(
     (fog_project / "shaders/fx/Fog.hq.hlsl").write_text(FOG)  # writes what Fog's hq writes
     status, _, err = build("--no-server")
     assert status == 2 and "would both write" in err and "[hq]" in err
+
+
+SHARED = """// Variants that share one struct (Light) and differ in another (Frame).
+struct Light { float4 color; float3 direction; float reach; };
+StructuredBuffer<Light> Lights : register(t2);
+""" + FOG.replace("float4 c = tint * QUALITY;", "float4 c = tint * QUALITY + Lights[0].color;")
+
+
+def test_bindings_share_the_common_layout_once_and_show_what_differs(
+    fog_project: Path, build: BuildRun, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (fog_project / "shaders/fx/Fog.hlsl").write_text(SHARED)
+    status, _, err = build("--no-server", "--bindings", "gen")
+    assert status == 0, err
+    package = fog_project / "gen/fx/Fog"
+    assert sorted(p.name for p in package.iterdir()) == [
+        "__init__.py",
+        "fog.py",
+        "fog_hq.py",
+        "hq.py",
+    ]
+    monkeypatch.syspath_prepend(str(fog_project))
+    import importlib
+
+    fog = importlib.import_module("gen.fx.Fog")
+    assert list(fog.VARIANTS) == ["fog", "hq", "fog_hq"]
+    assert fog.VARIANTS["hq"].STEM == "Fog.hq"  # the module of Fog.hq.reflection
+    assert fog.SHARED_STRUCTS == ("Light",)
+    assert fog.Light is fog.VARIANTS["fog"].Light and fog.LightArray.__name__ == "LightArray"
+    assert fog.Light(reach=2.0).reach == 2.0
+    assert fog.DIFFERENT == {
+        "struct Frame": (("fog", "fog_hq"), ("hq",)),
+        "resource Frame": (("fog", "fog_hq"), ("hq",)),
+    }
+    sizes = {v: m.Frame.size for v, m in fog.VARIANTS.items()}
+    assert sizes == {"fog": 32, "hq": 16, "fog_hq": 32}
+    bin_dir = Path(sys.executable).parent
+    fmt = subprocess.run(
+        [str(bin_dir / "ruff"), "format", "--check", "--line-length", "100", str(package)],
+        capture_output=True,
+        text=True,
+    )
+    assert fmt.returncode == 0, fmt.stdout + fmt.stderr
+    (fog_project / "use.py").write_text(
+        "from gen.fx import Fog\n\nlight: Fog.Light = Fog.Light(reach=1.0)\n"
+        "frame = Fog.VARIANTS['hq']\n"
+    )
+    typed = subprocess.run(
+        [str(bin_dir / "mypy"), "--strict", "--no-incremental", "use.py", "gen"],
+        cwd=fog_project,
+        capture_output=True,
+        text=True,
+    )
+    assert typed.returncode == 0, typed.stdout + typed.stderr

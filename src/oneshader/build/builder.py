@@ -240,9 +240,7 @@ class Build:
             if result.crashed:
                 self.report.crashed.append(job.label)
             self.report.removed += remove_files(self.config.out, old_outputs)
-            self.progress.finish(
-                job.label, "crashed" if result.crashed else "failed", seconds
-            )
+            self.progress.finish(job.label, "crashed" if result.crashed else "failed", seconds)
             self._maybe_save()
             return
         outputs = write_files(self.config.out, files)

@@ -26,7 +26,7 @@ from oneshader.reflection.model import (
 )
 from oneshader.reflection.validate import check_reflection, innermost
 
-__all__ = ["render_module"]
+__all__ = ["render_module", "struct_classes"]
 
 _NUMPY = {kind: f"np.{name}" for kind, name in NUMPY_SCALARS.items()}
 _PYTHON = {  # Python types of scalars; the other kinds are int
@@ -252,3 +252,9 @@ def render_module(r: ShaderReflection, stem: str) -> str:
         out += _namespace(name, doc, method, names, notes)
     out += _constants(module)
     return out
+
+
+def struct_classes(r: ShaderReflection) -> dict[str, tuple[str, TypeLayout]]:
+    """{struct class name: (its array class name, its layout)} of the module for ``r``, the names
+    exactly as :func:`render_module` gives them."""
+    return {s.name: (s.array, s.layout) for s in _Module(r).order}
