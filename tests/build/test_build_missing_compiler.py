@@ -12,7 +12,7 @@ import pytest
 from build_helpers import BuildRun
 from test_build_hatch_hook import make_package
 
-import oneshader.compiler._slang as slang
+import oneshader.compiler.slang.capi as slang
 from oneshader.build.state import STATE_NAME
 
 

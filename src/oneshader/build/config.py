@@ -17,7 +17,7 @@ from typing import Any
 
 from oneshader.build.filerules import VARIANT_NAME, FileRule, Variant, is_glob
 from oneshader.compiler.api import BindRegister, EntryPointSpec, RegisterShift
-from oneshader.compiler.server import DEFAULT_IDLE_SECONDS
+from oneshader.compiler.process.server import DEFAULT_IDLE_SECONDS
 from oneshader.diagnostics import Diagnostic, Severity, UserError, source_excerpt
 from oneshader.reflection.model import Stage, Target
 

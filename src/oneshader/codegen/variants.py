@@ -12,7 +12,7 @@ by equal value (a variant without it is in no group).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from pathlib import PurePosixPath
 
 from oneshader.codegen.literal import INDENT, py_str, render
@@ -34,7 +34,7 @@ def variant_of(stem: str, model: ShaderReflection) -> tuple[str, str] | None:
 
 def _groups(
     variants: Sequence[tuple[str, ShaderReflection]],
-    items: Callable[[ShaderReflection], dict[str, Hashable]],
+    items: Callable[[ShaderReflection], Mapping[str, Hashable]],
 ) -> dict[str, list[list[str]]]:
     """{name: variants grouped by equal value} for every name whose value is not the same in
     every variant (or that some variant lacks); groups in the order their first variant has."""

@@ -46,7 +46,7 @@ def compile_file(path: str, options: CompileOptions) -> CompileResult:
 def missing_compiler() -> str | None:
     """Why the compiler cannot run here (Slang is not installed, or not the pinned build), or
     None; loads nothing, so a build can check before it starts a worker."""
-    from oneshader.compiler._slang import missing_compiler as _missing
+    from oneshader.compiler.slang.capi import missing_compiler as _missing
 
     return _missing()
 
@@ -59,7 +59,7 @@ def compiler_version() -> str:
     import hashlib
     from pathlib import Path
 
-    from oneshader.compiler._slang import SLANG_VERSION, slangpy_version
+    from oneshader.compiler.slang import SLANG_VERSION, slangpy_version
 
     slangpy = slangpy_version()
     digest = hashlib.sha256()

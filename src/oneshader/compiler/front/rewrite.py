@@ -10,7 +10,7 @@ import re
 from collections.abc import Collection, Mapping
 from pathlib import Path
 
-from oneshader.compiler.source import Declaration, include_directives, strip_comments
+from oneshader.compiler.front.scanner import Declaration, include_directives, strip_comments
 
 __all__ = [
     "blank_words",

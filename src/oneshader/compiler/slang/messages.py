@@ -11,11 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
+from oneshader.compiler.api import TARGET_NAMES
 from oneshader.diagnostics import Diagnostic, Severity, source_excerpt
 from oneshader.reflection.model import Target
-
-TARGET_NAMES = {Target.SpirV: "SPIR-V", Target.Msl: "Metal", Target.Wgsl: "WGSL"}
-
 
 _SEVERITIES = {
     "error": Severity.ERROR,

@@ -7,10 +7,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 from oneshader.compiler.emitted.common import GLOBALS
-from oneshader.compiler.facts import ParamFacts
-from oneshader.compiler.portability import compare
-from oneshader.compiler.source import Declaration
-from oneshader.compiler.sourceset import SourceSet
+from oneshader.compiler.front.scanner import Declaration
+from oneshader.compiler.front.sourceset import SourceSet
+from oneshader.compiler.reflect.portability import compare
+from oneshader.compiler.slang.facts import ParamFacts
 from oneshader.diagnostics import Diagnostic
 from oneshader.reflection.model import ScalarKind, Target, TypeKind, TypeLayout
 
