@@ -46,7 +46,7 @@ def compile_file(path: str, options: CompileOptions) -> CompileResult:
 def missing_compiler() -> str | None:
     """Why the compiler cannot run here (Slang is not installed, or not the pinned build), or
     None; loads nothing, so a build can check before it starts a worker."""
-    from oneshader.compiler.slang.capi import missing_compiler as _missing
+    from oneshader.compiler.slang import missing_compiler as _missing
 
     return _missing()
 
