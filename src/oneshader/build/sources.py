@@ -71,7 +71,7 @@ def discover(config: BuildConfig) -> list[ShaderJob]:
     is a usage error."""
     where = display_path(config.pyproject) if config.pyproject else "oneshader build"
     jobs: list[ShaderJob] = []
-    by_stem: dict[str, str] = {}  # stem -> the file (and variant) that writes it
+    by_stem: dict[str, tuple[Path, str]] = {}  # stem -> the file and variant that write it
     seen: set[Path] = set()
     for src in config.sources:
         if src.is_file():
@@ -96,12 +96,12 @@ def discover(config: BuildConfig) -> list[ShaderJob]:
                         where,
                         0,
                         0,
-                        f"{display_path(path)}{variant.name and f' [{variant.name}]'} and {other}"
-                        f" would both write {display_path(config.out / stem)}.*: rename one or "
-                        "build them separately",
+                        f"{_shown(path, variant.name)} and {_shown(*other)} would both write "
+                        f"{display_path(config.out / stem)}.*: rename one or build them "
+                        "separately",
                         USAGE,
                     )
-                by_stem[stem] = display_path(path) + (variant.name and f" [{variant.name}]")
+                by_stem[stem] = (path, variant.name)
                 options = CompileOptions(
                     targets=targets.targets if targets and targets.targets else config.targets,
                     source_name=name,
@@ -116,6 +116,10 @@ def discover(config: BuildConfig) -> list[ShaderJob]:
                 key = options_key(options, config.root)
                 jobs.append(ShaderJob(path, name, stem, options, key, variant.name))
     return jobs
+
+
+def _shown(path: Path, variant: str) -> str:
+    return display_path(path) + (f" [{variant}]" if variant else "")
 
 
 def _rule(path: Path, rules: tuple[FileRule, ...], where: str) -> FileRule | None:
