@@ -148,6 +148,7 @@ def test_variants_by_glob_and_an_exact_path_wins(fog_project: Path, build: Build
     [
         ('"shaders/fx/Gone.hlsl" = { a = {} }', "'shaders/fx/Gone.hlsl', which is not a file"),
         ('"shaders/**/Nothing*.hlsl" = { a = {} }', "matches no file"),
+        ('"/abs/*.hlsl" = { a = {} }', "a glob must be relative to the project"),
         ('"shaders/fx/Fog.hlsl" = { "with space" = {} }', "variant name 'with space'"),
         ('"shaders/fx/Fog.hlsl" = { a = { "bad name" = 1 } }', "bad define 'bad name'"),
         ('"shaders/fx/Fog.hlsl" = { a = 3 }', "variant 'a' must be a table"),

@@ -285,7 +285,12 @@ def _file_rules(table: Mapping[str, Any], base: Path, where: TableLocator) -> tu
                 return locate.error(at_key, message)
 
             if is_glob(pattern):
-                if not any(p.is_file() for p in base.glob(pattern)):
+                try:
+                    found = any(p.is_file() for p in base.glob(pattern))
+                except (NotImplementedError, ValueError):  # an absolute or empty pattern
+                    message = f"{key}: a glob must be relative to the project, not {pattern!r}"
+                    raise error(message) from None
+                if not found:
                     raise error(f"{key}: {pattern!r} matches no file")
             elif not (base / pattern).is_file():
                 raise error(f"{key} for {pattern!r}, which is not a file")
