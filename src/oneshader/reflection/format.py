@@ -399,6 +399,11 @@ class _Reader:
         # many lines (the same float4, the same slot), and conversion is most of the work.
         self.memo: dict[str, dict[str, dict[str, Any]]] = {k: {} for k in [*_KNOWN, "specslot"]}
 
+    def locate(self, node: object, line: int) -> None:
+        """Note the line of a model object's record, if the caller asked for lines."""
+        if self.where is not None:
+            self.where[id(node)] = line
+
     # -- errors ----------------------------------------------------------------------------
 
     def fail(self, message: str, line: int, column: int) -> NoReturn:
@@ -720,8 +725,7 @@ class _Reader:
         if kind in ("input", "output"):
             variable = StageVariable(**vals)
             pv[kind + "s"].append(variable)
-            if self.where is not None:
-                self.where[id(variable)] = line
+            self.locate(variable, line)
             return _LEAVES[kind]
         if kind in ("uses", "pushuse", "specuse"):
             name = vals["name"]
@@ -782,8 +786,7 @@ class _Reader:
             members = v.pop("members")
             node = TypeLayout(**v, members=tuple(members) if members else ())
             pv["type"] = node
-            if self.where is not None:
-                self.where[id(node)] = frame.line
+            self.locate(node, frame.line)
         elif kind in ("layout", "element", "member"):
             node = v["type"]
             if node is None:
@@ -795,8 +798,7 @@ class _Reader:
             else:
                 member = StructMember(v["name"], v["offset"], node)
                 pv["members"].append(member)
-                if self.where is not None:
-                    self.where[id(member)] = frame.line
+                self.locate(member, frame.line)
         elif kind == "resource":
             self.names["uses"].add(v["name"])
             made = Resource(
@@ -813,8 +815,7 @@ class _Reader:
                 layout=v["layout"],
             )
             pv["resources"].append(made)
-            if self.where is not None:
-                self.where[id(made)] = frame.line
+            self.locate(made, frame.line)
         elif kind == "push":
             self.names["pushuse"].add(v["name"])
             pv["pushes"].append(
@@ -839,8 +840,7 @@ class _Reader:
                 specuse=tuple(v["specuse"]),
             )
             pv["entries"].append(entry)
-            if self.where is not None:
-                self.where[id(entry)] = frame.line
+            self.locate(entry, frame.line)
 
 
 # --------------------------------------------------------------------------------------------
