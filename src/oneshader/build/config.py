@@ -26,6 +26,7 @@ TOOL_TABLE = "tool.oneshader"
 REGISTER_CLASSES = "btsu"
 CONFIG = "OS2001"  # diagnostic code: a bad value in pyproject.toml
 USAGE = "OS2002"  # diagnostic code: bad command-line usage or missing settings
+MATRIX_LAYOUTS = ("column-major", "row-major")
 _KNOWN_KEYS = frozenset(
     {
         "sources",
@@ -39,6 +40,7 @@ _KNOWN_KEYS = frozenset(
         "bindings",
         "jobs",
         "bind-register",
+        "matrix-layout",
         *(f"{c}-shift" for c in REGISTER_CLASSES),
     }
 )
@@ -71,6 +73,7 @@ class Settings:
     jobs: int | None = None
     shifts: Mapping[str, tuple[RegisterShift, ...]] = field(default_factory=dict)
     bind_registers: tuple[BindRegister, ...] | None = None
+    row_major: bool | None = None
     file_rules: tuple[FileRule, ...] = ()  # variants and file-targets, in the file's order
 
 
@@ -87,6 +90,7 @@ class BuildConfig:
     entry_points: Mapping[Path, tuple[EntryPointSpec, ...]] = field(default_factory=dict)
     shifts: tuple[RegisterShift, ...] = ()
     bind_registers: tuple[BindRegister, ...] = ()
+    row_major: bool = False  # DXC's -Zpr
     variant_rules: tuple[FileRule, ...] = ()
     target_rules: tuple[FileRule, ...] = ()
     bindings: Path | None = None
@@ -427,6 +431,17 @@ def settings_from_table(table: Mapping[str, Any], base: Path, where: TableLocato
                 raise where.error("bind-register", b)
         binds = tuple(b for b in made_b if isinstance(b, BindRegister))
 
+    row_major = None
+    if "matrix-layout" in table:
+        layout = table["matrix-layout"]
+        if layout not in MATRIX_LAYOUTS:
+            raise where.error(
+                "matrix-layout",
+                f'\'matrix-layout\' must be "column-major" (HLSL\'s default) or "row-major" '
+                f"(DXC's -Zpr), got {layout!r}",
+            )
+        row_major = layout == "row-major"
+
     return Settings(
         sources=paths("sources"),
         out=one_path("out"),
@@ -439,6 +454,7 @@ def settings_from_table(table: Mapping[str, Any], base: Path, where: TableLocato
         jobs=jobs,
         shifts=shifts,
         bind_registers=binds,
+        row_major=row_major,
     )
 
 
@@ -523,6 +539,7 @@ def settings_from_args(args: Any, cwd: Path) -> Settings:
         jobs=jobs,
         shifts=shifts,
         bind_registers=binds,
+        row_major=getattr(args, "row_major", None),
     )
 
 
@@ -547,6 +564,7 @@ def merge(
     entry_points: dict[Path, tuple[EntryPointSpec, ...]] = {}
     shifts: dict[str, tuple[RegisterShift, ...]] = {}
     binds: tuple[BindRegister, ...] = ()
+    row_major = False
     variant_rules: dict[str, FileRule] = {}
     target_rules: dict[str, FileRule] = {}
     for layer in layers:
@@ -560,6 +578,7 @@ def merge(
         entry_points.update(layer.entry_points)
         shifts.update(layer.shifts)
         binds = layer.bind_registers if layer.bind_registers is not None else binds
+        row_major = layer.row_major if layer.row_major is not None else row_major
         for rule in layer.file_rules:  # a later layer's rule for a pattern replaces an earlier's
             (variant_rules if rule.variants else target_rules)[rule.pattern] = rule
     where = display_path(pyproject) if pyproject else "oneshader build"
@@ -581,6 +600,7 @@ def merge(
         entry_points=entry_points,
         shifts=tuple(s for cls in REGISTER_CLASSES for s in shifts.get(cls, ())),
         bind_registers=binds,
+        row_major=row_major,
         variant_rules=tuple(variant_rules.values()),
         target_rules=tuple(target_rules.values()),
         bindings=bindings.resolve() if bindings else None,
