@@ -96,6 +96,11 @@ def _rewritten(
         # SPIR-V has hidden counters; WGSL and Metal get the same companion as RW counters.
         text = rewrite.with_append_consume_as_rw(text, appended, _declared_in(appended, path))
     text = rewrite.vk_builtins(text)
+    text = rewrite.pack_matrix(text)
+    text = rewrite.matrix_array_majorness(text)
+    text = rewrite.without_space_only_registers(text)
+    text = rewrite.bitfield_words(text, src.sources[path])
+    text = rewrite.block_resources_as_globals(text, src.sources[path])
     subpass = src.subpass_inputs()
     if subpass and target is Target.SpirV:
         text = rewrite.subpass_inputs_as_vectors(text, subpass, _declared_in(subpass, path))
