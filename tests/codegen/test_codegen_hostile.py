@@ -21,7 +21,6 @@ from oneshader.codegen import generate
 from oneshader.codegen.literal import py_str
 from oneshader.codegen.names import BUILTINS, KEYWORDS, identifier, mangle_all
 from oneshader.codegen.render import render_module
-from oneshader.codegen.validate import LayoutError
 from oneshader.reflection.format import ReflectionFormat
 from oneshader.reflection.model import (
     Resource,
@@ -35,6 +34,7 @@ from oneshader.reflection.model import (
     TypeKind,
     TypeLayout,
 )
+from oneshader.reflection.validate import LayoutError
 
 HOSTILE = [
     '"; import os; os.system("echo pwned") #',

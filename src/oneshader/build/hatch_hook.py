@@ -41,6 +41,11 @@ from oneshader.diagnostics import UserError
 from oneshader.fsutil import display_path
 
 HOOK_TABLE = "tool.hatch.build.hooks.oneshader"
+# A wheel is built in an isolated environment made from [build-system] requires: pip install
+# in the user's environment cannot help there.
+HOOK_INSTALL_HINT = (
+    'add "oneshader[compiler]" to requires in the [build-system] table of pyproject.toml'
+)
 
 
 class OneshaderBuildError(Exception):
@@ -59,7 +64,9 @@ class OneshaderBuildHook(BuildHookInterface):  # type: ignore[type-arg]
         try:
             config = self._config(root)
             # its own zygote: no server outlives a wheel
-            with WorkerPool(config.jobs, limits=config.limits) as pool:
+            with WorkerPool(
+                config.jobs, install_hint=HOOK_INSTALL_HINT, limits=config.limits
+            ) as pool:
                 build = Build(config, pool, progress)
                 report = build.run()
         except UserError as err:  # the configuration, or OUT cannot be written
