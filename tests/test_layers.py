@@ -21,9 +21,6 @@ ROOMS.append("process")
 # shares no code with the steps whose output it checks.
 ONLY = {"emitted": {"api"}, "verify": {"api", "emitted"}}
 BINDING = f"{COMPILER}.slang.capi"  # the ctypes binding to Slang
-# Imports of the binding outside slang/ that issue 14 phase 2 removes (facts as oneshader's own
-# enums); the test fails once one is gone, so that the entry goes too.
-BINDING_DEBT = {f"{COMPILER}.reflect.assemble": "Slang's parameter category codes (S.CAT_*)"}
 # What code outside the compiler (the build task) may import of it.
 PUBLIC = (COMPILER, f"{COMPILER}.api", f"{COMPILER}.process.")
 
@@ -151,7 +148,7 @@ def test_a_room_imports_only_rooms_before_it(room: str) -> None:
 
 def test_only_slang_imports_the_binding() -> None:
     users = {m for m, deps in GRAPH.items() if BINDING in deps and _room(m) != "slang"}
-    assert users == set(BINDING_DEBT)
+    assert users == set()
 
 
 def test_outside_the_compiler_only_its_public_modules_are_imported() -> None:

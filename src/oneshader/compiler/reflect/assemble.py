@@ -15,8 +15,7 @@ from oneshader.compiler.front.scanner import Declaration
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.reflect.layouts import one_layout
 from oneshader.compiler.reflect.placement import Placement, place
-from oneshader.compiler.slang import capi as S
-from oneshader.compiler.slang.facts import ParamFacts, TargetFacts
+from oneshader.compiler.slang.facts import Category, ParamFacts, TargetFacts
 from oneshader.compiler.slang.request import CompiledTarget
 from oneshader.diagnostics import Diagnostic, UserError
 from oneshader.reflection.model import (
@@ -83,7 +82,7 @@ def assemble(
         for n in names
         if n in decls
         and params[primary.target][n].category
-        not in (S.CAT_SPECIALIZATION_CONSTANT, S.CAT_PUSH_CONSTANT_BUFFER, S.CAT_UNIFORM)
+        not in (Category.SPEC_CONSTANT, Category.PUSH_CONSTANT, Category.UNIFORM)
         and not decls[n].attribute("vk::push_constant")
         and decls[n].base in RTYPES
     ]
@@ -116,14 +115,14 @@ def assemble(
             )
         per = {t: params[t][name] for t in params if name in params[t]}
         p0 = per[primary.target]
-        if p0.category == S.CAT_SPECIALIZATION_CONSTANT:
+        if p0.category is Category.SPEC_CONSTANT:
             specs.append(_spec(decl, per, outputs))
             continue
-        if p0.category == S.CAT_PUSH_CONSTANT_BUFFER or decl.attribute("vk::push_constant"):
+        if p0.category is Category.PUSH_CONSTANT or decl.attribute("vk::push_constant"):
             layout = one_layout(src, decl, per, errors, block=True)
             pushes.append(PushBlock(name, (), layout, ()))
             continue
-        if p0.category == S.CAT_UNIFORM or decl.base not in RTYPES:
+        if p0.category is Category.UNIFORM or decl.base not in RTYPES:
             errors.append(
                 src.at_decl(
                     decl,
@@ -378,9 +377,9 @@ def _metal_indices(facts: TargetFacts, names: set[str]) -> dict[str, tuple[str, 
     counts: dict[str, int] = {}
     out: dict[str, tuple[str, int]] = {}
     for p in facts.params:
-        if p.name not in names or p.category == S.CAT_SPECIALIZATION_CONSTANT:
+        if p.name not in names or p.category is Category.SPEC_CONSTANT:
             continue
-        cls = "buffer" if p.category == S.CAT_PUSH_CONSTANT_BUFFER else _MSL_CLASS.get(p.category)
+        cls = "buffer" if p.category is Category.PUSH_CONSTANT else _MSL_CLASS.get(p.category)
         if cls is None:
             continue
         out[p.name] = (cls, counts.get(cls, 0))
@@ -399,10 +398,10 @@ def _index_metal_counters(msl_index: dict[str, tuple[str, int]], counted: list[s
 
 
 _MSL_CLASS = {
-    S.CAT_CONSTANT_BUFFER: "buffer",
-    S.CAT_SHADER_RESOURCE: "texture",
-    S.CAT_UNORDERED_ACCESS: "texture",
-    S.CAT_SAMPLER_STATE: "sampler",
+    Category.CONSTANT_BUFFER: "buffer",
+    Category.SHADER_RESOURCE: "texture",
+    Category.UNORDERED_ACCESS: "texture",
+    Category.SAMPLER: "sampler",
 }
 
 

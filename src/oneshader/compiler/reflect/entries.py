@@ -11,7 +11,7 @@ from oneshader.compiler.api import CompileOptions
 from oneshader.compiler.emitted.wgsl_calls import wgsl_reachable
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.slang.facts import EntryFacts, VarFacts
-from oneshader.compiler.slang.request import SLANG_STAGE_ID, CompiledTarget
+from oneshader.compiler.slang.request import CompiledTarget
 from oneshader.diagnostics import Diagnostic, Severity, UserError
 from oneshader.reflection.model import (
     BuiltIn,
@@ -27,9 +27,6 @@ from oneshader.reflection.model import (
     Target,
     VertexFormat,
 )
-
-_STAGE_OF_SLANG = {slang: stage for stage, slang in SLANG_STAGE_ID.items()}
-
 
 _BUILTINS = {
     "SV_POSITION": BuiltIn.Position,
@@ -131,7 +128,7 @@ def entry_points(
     spec_names = [s.name for s in specs]
     out = []
     for e in primary.facts.entries:
-        stage = _STAGE_OF_SLANG.get(e.stage)
+        stage = e.stage
         if stage is None:
             raise UserError.at(
                 src.name, 0, 0, f"entry point '{e.name}': unsupported stage", "OS1009"
