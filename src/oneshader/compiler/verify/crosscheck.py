@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
-from oneshader.compiler.api import OutputFile
+from oneshader.compiler.api import TARGET_NAMES, OutputFile
 from oneshader.compiler.emitted.common import (
     EmittedCodeError,
     EmittedEntry,
@@ -45,8 +45,6 @@ from oneshader.reflection.model import (
 )
 
 __all__ = ["CheckReport", "check", "read_output", "verify"]
-
-_TARGET_NAMES = {Target.SpirV: "SPIR-V", Target.Msl: "MSL", Target.Wgsl: "WGSL"}
 
 # Where each declared resource type lives on each target.
 _BUFFERS = frozenset(
@@ -131,12 +129,12 @@ def check(reflection: ShaderReflection, outputs: Sequence[OutputFile]) -> CheckR
             module = read_output(output)
         except (EmittedCodeError, UnicodeDecodeError) as exc:
             report.mismatches.append(
-                f"{_TARGET_NAMES[output.target]} ({output.suffix}): unreadable output: {exc}"
+                f"{TARGET_NAMES[output.target]} ({output.suffix}): unreadable output: {exc}"
             )
             continue
         except Exception as exc:  # a reader bug must surface as a finding, not kill the compile
             report.mismatches.append(
-                f"{_TARGET_NAMES[output.target]} ({output.suffix}): unreadable output: "
+                f"{TARGET_NAMES[output.target]} ({output.suffix}): unreadable output: "
                 f"reader failed with {type(exc).__name__}: {exc}"
             )
             continue
@@ -149,11 +147,11 @@ def check(reflection: ShaderReflection, outputs: Sequence[OutputFile]) -> CheckR
     for target in reflection.targets:
         if target not in produced:
             report.mismatches.append(
-                f"{_TARGET_NAMES[target]}: the reflection lists the target but no output holds it"
+                f"{TARGET_NAMES[target]}: the reflection lists the target but no output holds it"
             )
     for target in produced - set(reflection.targets):
         report.mismatches.append(
-            f"{_TARGET_NAMES[target]}: an output for a target the reflection does not list"
+            f"{TARGET_NAMES[target]}: an output for a target the reflection does not list"
         )
     # Metal repeats every resource in every entry point's parameters: say each thing once.
     report.mismatches = list(dict.fromkeys(report.mismatches))
@@ -196,7 +194,7 @@ class _Checker:
         self.target = target
         self.modules = modules
         self.report = report
-        self.prefix = _TARGET_NAMES[target]
+        self.prefix = TARGET_NAMES[target]
 
     # -- reporting ---------------------------------------------------------------------------
 
