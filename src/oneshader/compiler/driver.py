@@ -30,7 +30,8 @@ from oneshader.reflection.model import ShaderReflection, Target
 
 
 def _compile(path: str, options: CompileOptions) -> CompileResult:
-    """The pipeline; user errors at any step come back as diagnostics, never raised."""
+    """The pipeline; user errors at any step come back as diagnostics, never raised. This is the
+    one wrapper that turns a bug into OS9002 (the worker's child relies on it)."""
     src = SourceSet(path, options.source_name or Path(path).as_posix(), options.include_dirs)
     try:
         if not options.targets:
@@ -101,7 +102,7 @@ def _finish(
 ) -> CompileResult:
     """Assemble, patch, derive the entry points, verify."""
     primary = compiled[0]
-    check_entries(src, options, primary)
+    check_entries(src, primary)
     outputs = {t.target: t.code for t in compiled}
     shader = assemble(src, options, compiled, outputs)
     outputs, depth = patch_bindings(src, outputs, shader)
@@ -152,6 +153,6 @@ _LOCK = threading.Lock()
 
 def compile_file(path: str, options: CompileOptions) -> CompileResult:
     """One compile at a time per process: Slang's session is not thread-safe (parallel builds
-    use several ``CompilerWorker`` processes)."""
+    use several ``CompilerWorker`` processes). Never raises: a bug is an OS9002 diagnostic."""
     with _LOCK:
         return _compile(path, options)

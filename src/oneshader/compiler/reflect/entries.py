@@ -7,12 +7,11 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from oneshader.compiler.api import CompileOptions
 from oneshader.compiler.emitted.wgsl_calls import wgsl_reachable
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.slang.facts import EntryFacts, VarFacts
 from oneshader.compiler.slang.request import CompiledTarget
-from oneshader.diagnostics import Diagnostic, Severity, UserError
+from oneshader.diagnostics import Diagnostic, UserError
 from oneshader.reflection.model import (
     BuiltIn,
     DeviceFeatures,
@@ -81,24 +80,9 @@ _VERTEX_FORMATS: dict[tuple[ScalarKind, int], VertexFormat] = {
 }
 
 
-def check_entries(src: SourceSet, options: CompileOptions, primary: CompiledTarget) -> None:
-    """The entry points the options name are defined, and there is at least one."""
-    found = {e.name for e in primary.facts.entries}
-    missing = [e for e in options.entry_points if e.name not in found]
-    if missing:
-        raise UserError(
-            [
-                Diagnostic(
-                    src.name,
-                    0,
-                    0,
-                    Severity.ERROR,
-                    f"entry point '{e.name}' not found",
-                    "OS1005",
-                )
-                for e in missing
-            ]
-        )
+def check_entries(src: SourceSet, primary: CompiledTarget) -> None:
+    """There is at least one entry point (that those the options name are defined is
+    ``front.precheck``'s OS1005, and Slang's own error behind it)."""
     if not primary.facts.entries:
         raise UserError.at(
             src.name,
