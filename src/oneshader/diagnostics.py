@@ -9,6 +9,47 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Final
+
+
+class Code:
+    """oneshader's diagnostic codes, one name each, for the compiler (docs/compiler.md "Errors a
+    target gives") and the build (docs/build.md); Slang's own codes (``E.....``) pass through."""
+
+    # The compiler: what the source asks that a target cannot give.
+    NO_TARGETS: Final = "OS1000"
+    TBUFFER_ON_SPIRV: Final = "OS1001"
+    APPEND_CONSUME_AS_PARAMETER: Final = "OS1002"
+    NOT_ON_TARGET: Final = "OS1003"
+    LOOSE_UNIFORM_NOT_GATHERED: Final = "OS1004"
+    ENTRY_POINT_NOT_FOUND: Final = "OS1005"
+    NO_ENTRY_POINTS: Final = "OS1006"
+    UNKNOWN_RESOURCE_TYPE: Final = "OS1007"
+    RESOURCE_ARRAY: Final = "OS1008"
+    UNSUPPORTED_STAGE: Final = "OS1009"
+    VK_OFFSET: Final = "OS1010"
+    VK_BUILTIN: Final = "OS1011"
+    COMPARED_AND_SAMPLED: Final = "OS1012"
+    UNREADABLE_DECLARATION: Final = "OS1013"
+    NO_VERTEX_FORMAT: Final = "OS1014"
+    WGSL_INTERLOCKED: Final = "OS1015"
+    # The compiler: layouts and slots.
+    NOT_PORTABLE: Final = "OS2001"
+    SLOT_CLASH: Final = "OS3001"
+    REGISTER_NOT_BOUND: Final = "OS3002"
+    # The compiler: its own failures.
+    CROSSCHECK_MISMATCH: Final = "OS9000"
+    COMPILER_CRASHED: Final = "OS9001"
+    INTERNAL_ERROR: Final = "OS9002"
+    # The build (three numbers are the compiler's too, with another meaning: kept as they are
+    # documented and printed).
+    BAD_CONFIG: Final = "OS2001"
+    BAD_USAGE: Final = "OS2002"
+    OUTPUT_NOT_WRITABLE: Final = "OS2003"
+    WORKER_FAILED: Final = "OS3001"
+    CRASHED_SILENTLY: Final = "OS3002"
+    REFLECTION_NOT_WRITTEN: Final = "OS3003"
+    NO_COMPILER: Final = "OS3004"
 
 
 class Severity(enum.Enum):

@@ -20,7 +20,7 @@ from oneshader.compiler.api import CompileOptions, CompileResult
 from oneshader.compiler.process.server import CompileServer
 from oneshader.compiler.process.worker import CompilerWorker
 from oneshader.compiler.process.zygote import Zygote
-from oneshader.diagnostics import Diagnostic, Severity, UserError
+from oneshader.diagnostics import Code, Diagnostic, Severity, UserError
 
 
 class Worker(Protocol):
@@ -31,7 +31,7 @@ class Worker(Protocol):
 
 def _internal_failure(job: ShaderJob, err: BaseException) -> CompileResult:
     message = f"the compiler worker failed: {type(err).__name__}: {err}"
-    diag = Diagnostic(job.source_name, 0, 0, Severity.ERROR, message, "OS3001")
+    diag = Diagnostic(job.source_name, 0, 0, Severity.ERROR, message, Code.WORKER_FAILED)
     return CompileResult(diagnostics=(diag,), crashed=True)
 
 
@@ -147,7 +147,7 @@ class WorkerPool:
                     0,
                     "cannot start the compiler (install it with: pip install "
                     f"'oneshader[compiler]'): {result.diagnostics[0].message if result else ''}",
-                    "OS3004",
+                    Code.NO_COMPILER,
                 )
             if kind == "start":
                 on_start(job)

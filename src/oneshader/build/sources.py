@@ -9,9 +9,9 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from oneshader.build.config import USAGE, BuildConfig, display_path
+from oneshader.build.config import BuildConfig, display_path
 from oneshader.compiler.api import CompileOptions
-from oneshader.diagnostics import UserError
+from oneshader.diagnostics import Code, UserError
 
 SHADER_SUFFIX = ".hlsl"
 
@@ -70,7 +70,9 @@ def discover(config: BuildConfig) -> list[ShaderJob]:
         elif src.is_dir():  # walked from a resolved folder, without following links
             files = [(f, f.relative_to(src).as_posix()) for f in walk_shaders(src, config.out)]
         else:
-            raise UserError.at(where, 0, 0, f"no such file or folder: {display_path(src)}", USAGE)
+            raise UserError.at(
+                where, 0, 0, f"no such file or folder: {display_path(src)}", Code.BAD_USAGE
+            )
         for path, rel in files:
             if path in seen:
                 continue
@@ -84,7 +86,7 @@ def discover(config: BuildConfig) -> list[ShaderJob]:
                     0,
                     f"{display_path(path)} and {display_path(other)} would both write "
                     f"{display_path(config.out / stem)}.*: rename one or build them separately",
-                    USAGE,
+                    Code.BAD_USAGE,
                 )
             by_stem[stem] = path
             name = project_name(path, config.root)

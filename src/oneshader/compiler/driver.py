@@ -25,7 +25,7 @@ from oneshader.compiler.reflect.entries import check_entries, entry_points
 from oneshader.compiler.slang import library
 from oneshader.compiler.slang.messages import dedupe, name_targets
 from oneshader.compiler.slang.request import CompiledTarget, compile_target
-from oneshader.diagnostics import Diagnostic, Severity, UserError
+from oneshader.diagnostics import Code, Diagnostic, Severity, UserError
 from oneshader.reflection.model import ShaderReflection, Target
 
 
@@ -36,7 +36,7 @@ def _compile(path: str, options: CompileOptions) -> CompileResult:
     try:
         if not options.targets:
             message = "no targets requested (give one or more of spirv, msl, wgsl)"
-            raise UserError.at(src.name, 0, 0, message, "OS1000")
+            raise UserError.at(src.name, 0, 0, message, Code.NO_TARGETS)
         src.read()
         refused = precheck(src, options)
         compiled, usage_outputs = _compile_targets(src, options, refused)
@@ -45,7 +45,7 @@ def _compile(path: str, options: CompileOptions) -> CompileResult:
         return CompileResult(diagnostics=err.diagnostics, dependencies=tuple(src.dependencies))
     except Exception as err:  # a bug in oneshader: reported for this shader, not raised
         message = f"internal error in the compiler: {type(err).__name__}: {err}"
-        diag = Diagnostic(src.name, 0, 0, Severity.ERROR, message, "OS9002")
+        diag = Diagnostic(src.name, 0, 0, Severity.ERROR, message, Code.INTERNAL_ERROR)
         return CompileResult(diagnostics=(diag,), dependencies=tuple(src.dependencies))
 
 
@@ -132,7 +132,7 @@ def _finish(
                 0,
                 Severity.ERROR,
                 f"internal error: the reflection disagrees with the emitted code: {m}",
-                "OS9000",
+                Code.CROSSCHECK_MISMATCH,
             )
             for m in mismatches
         ]

@@ -12,7 +12,7 @@ from oneshader.compiler.front import rewrite
 from oneshader.compiler.front.kinds import RTYPES
 from oneshader.compiler.front.scanner import Attribute, SourceFile, line_col, strip_comments
 from oneshader.compiler.front.sourceset import SourceSet
-from oneshader.diagnostics import Diagnostic, Severity, UserError
+from oneshader.diagnostics import Code, Diagnostic, Severity, UserError
 from oneshader.reflection.model import ResourceTypeKind, Target
 
 # Tokens a target cannot express, with what to say; checked on the source before compiling.
@@ -83,7 +83,7 @@ def precheck(src: SourceSet, options: CompileOptions) -> dict[Target, list[Diagn
                     Severity.ERROR,
                     f"entry point '{e.name}' not found: the file defines no function of that "
                     f"name (it defines: {defined or 'none'})",
-                    "OS1005",
+                    Code.ENTRY_POINT_NOT_FOUND,
                 )
             )
     if errors:
@@ -100,7 +100,7 @@ def precheck(src: SourceSet, options: CompileOptions) -> dict[Target, list[Diagn
                     f"SPIR-V: Slang cannot emit a tbuffer/TextureBuffer ('{d.name}') for "
                     "SPIR-V; "
                     "use a cbuffer or a StructuredBuffer, or build without the spirv target",
-                    "OS1001",
+                    Code.TBUFFER_ON_SPIRV,
                 )
             )
     for t in (Target.Msl, Target.Wgsl):
@@ -127,7 +127,7 @@ def precheck(src: SourceSet, options: CompileOptions) -> dict[Target, list[Diagn
                     line,
                     col,
                     message.format(token=m.group(1)),
-                    "OS1003",
+                    Code.NOT_ON_TARGET,
                 )
             )
     return per
@@ -159,7 +159,7 @@ def _attribute_errors(
                             f"[[vk::offset]] on '{name}': {TARGET_NAMES[t]} cannot place a "
                             "member by hand (Slang ignores the attribute there); insert padding "
                             "members instead, or build for spirv only",
-                            "OS1010",
+                            Code.VK_OFFSET,
                         ),
                     )
                 )
@@ -188,7 +188,7 @@ def _attribute_errors(
                             a.column,
                             f"[[vk::builtin(\"{builtin}\")]] on '{name}': {TARGET_NAMES[t]} "
                             f"{why}; remove it or build without the {t.value} target",
-                            "OS1011",
+                            Code.VK_BUILTIN,
                         ),
                     )
                 )
@@ -231,7 +231,7 @@ def _counted_parameters(src: SourceSet, target: Target) -> list[Diagnostic]:
                     "through its global declaration here (its counter becomes a companion "
                     "buffer of that declaration); use the global buffer in the function instead "
                     "of passing it, or build for spirv only",
-                    "OS1002",
+                    Code.APPEND_CONSUME_AS_PARAMETER,
                 )
             )
     return out
@@ -275,7 +275,7 @@ def wgsl_interlocked(src: SourceSet) -> list[Diagnostic]:
                 f"WGSL: {fn} on {on} cannot be expressed (WGSL atomics are atomic<u32>/"
                 f"atomic<i32> variables); {instead}, which returns the original value, or "
                 "build without the wgsl target",
-                "OS1015",
+                Code.WGSL_INTERLOCKED,
             )
         )
     return out

@@ -14,7 +14,7 @@ from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.patch import text as codepatch
 from oneshader.compiler.patch.spirv import rebind, relocate, set_image_formats
 from oneshader.compiler.reflect.assemble import Assembled
-from oneshader.diagnostics import UserError
+from oneshader.diagnostics import Code, UserError
 from oneshader.reflection.model import EntryPoint, PushBlock, Resource, Slot, Target
 
 
@@ -139,7 +139,7 @@ def _wgsl_depth_textures(
                     f"WGSL: '{r.name}' is sampled both with a comparison sampler and "
                     "without; WGSL compares depth textures only, which cannot be sampled "
                     "as colour: use two texture declarations",
-                    "OS1012",
+                    Code.COMPARED_AND_SAMPLED,
                 )
             )
             continue

@@ -17,7 +17,7 @@ from oneshader.compiler.reflect.layouts import one_layout
 from oneshader.compiler.reflect.placement import Placement, place
 from oneshader.compiler.slang.facts import Category, ParamFacts, TargetFacts
 from oneshader.compiler.slang.request import CompiledTarget
-from oneshader.diagnostics import Diagnostic, UserError
+from oneshader.diagnostics import Code, Diagnostic, UserError
 from oneshader.reflection.model import (
     EntryPoint,
     PushBlock,
@@ -95,7 +95,7 @@ def assemble(
         options.bind_registers,
     )
     for d, message in placement.problems:
-        errors.append(src.at_decl(d, message, "OS3002"))
+        errors.append(src.at_decl(d, message, Code.REGISTER_NOT_BOUND))
     msl_index: dict[str, tuple[str, int]] = {}
     if Target.Msl in params:
         msl_index = _metal_indices(by_target[Target.Msl].facts, set(names))
@@ -111,7 +111,7 @@ def assemble(
                 f"'{name}' is declared in a form oneshader cannot read from the source "
                 "(through a macro, for example); declare it directly so its type and "
                 "attributes can be reflected as written",
-                "OS1013",
+                Code.UNREADABLE_DECLARATION,
             )
         per = {t: params[t][name] for t in params if name in params[t]}
         p0 = per[primary.target]
@@ -128,7 +128,7 @@ def assemble(
                     decl,
                     f"'{name}' is a global uniform outside any cbuffer; declare it inside a "
                     "cbuffer (or make it static const)",
-                    "OS1004",
+                    Code.LOOSE_UNIFORM_NOT_GATHERED,
                 )
             )
             continue
@@ -178,7 +178,7 @@ def _resource(
             src.at_decl(
                 decl,
                 f"'{decl.name}': unsupported resource type '{decl.type_text or decl.base}'",
-                "OS1007",
+                Code.UNKNOWN_RESOURCE_TYPE,
             )
         )
         return Resource(decl.name, ResourceKind.ShaderResource, ResourceTypeKind.Texture2D)
@@ -216,7 +216,7 @@ def _resource(
                     f"{' and '.join(bad)}: arrays of resources ('{decl.name}') are not "
                     "emitted correctly by Slang for this target; use separate declarations "
                     "(or a texture array type), or build for spirv only",
-                    "OS1008",
+                    Code.RESOURCE_ARRAY,
                 )
             )
     count = next(iter(per.values())).count
@@ -318,7 +318,7 @@ def _check_bindings(
                         f"(line {decls[other.name].line}) are both bound to {where}; "
                         "give one of them another register or [[vk::binding]], or shift a "
                         "register class apart (-fvk-b-shift/-fvk-t-shift/...)",
-                        "OS3001",
+                        Code.SLOT_CLASH,
                     )
                 )
         if errors:

@@ -11,7 +11,7 @@ from oneshader.compiler.emitted.wgsl_calls import wgsl_reachable
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.slang.facts import EntryFacts, VarFacts
 from oneshader.compiler.slang.request import CompiledTarget
-from oneshader.diagnostics import Diagnostic, UserError
+from oneshader.diagnostics import Code, Diagnostic, UserError
 from oneshader.reflection.model import (
     BuiltIn,
     DeviceFeatures,
@@ -90,7 +90,7 @@ def check_entries(src: SourceSet, primary: CompiledTarget) -> None:
             0,
             'no entry points: mark functions with [shader("vertex"|"pixel"|"compute")] '
             "or give them in the options",
-            "OS1006",
+            Code.NO_ENTRY_POINTS,
         )
 
 
@@ -115,7 +115,7 @@ def entry_points(
         stage = e.stage
         if stage is None:
             raise UserError.at(
-                src.name, 0, 0, f"entry point '{e.name}': unsupported stage", "OS1009"
+                src.name, 0, 0, f"entry point '{e.name}': unsupported stage", Code.UNSUPPORTED_STAGE
             )
         used, features = usage.get(e.name, (None, DeviceFeatures(0)))
         if used is None:
@@ -183,7 +183,7 @@ def _no_vertex_format(src: SourceSet, e: EntryFacts, v: StageVariable) -> Diagno
         f.column if f else 0,
         f"vertex input '{v.name}' ({spelled}{v.components if v.components > 1 else ''}) has "
         "no WebGPU vertex format; use 2 or 4 components for 8/16-bit types (or a 32-bit type)",
-        "OS1014",
+        Code.NO_VERTEX_FORMAT,
     )
 
 

@@ -11,7 +11,7 @@ from oneshader.compiler.front.scanner import Declaration
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.reflect.portability import compare
 from oneshader.compiler.slang.facts import ParamFacts
-from oneshader.diagnostics import Diagnostic
+from oneshader.diagnostics import Code, Diagnostic
 from oneshader.reflection.model import ScalarKind, Target, TypeKind, TypeLayout
 
 
@@ -57,7 +57,7 @@ def one_layout(
                 col,
                 f"{diff.path}: not portable: {diff.what} is {diff.a} on {first.name} but "
                 f"{diff.b} on {t.name}; {diff.hint}",
-                "OS2001",
+                Code.NOT_PORTABLE,
             )
         )
         return base
@@ -131,7 +131,7 @@ def wgsl_buffer_errors(
                 line,
                 col,
                 f"WGSL: {path}: {why}, or build without the wgsl target",
-                "OS1003",
+                Code.NOT_ON_TARGET,
             )
         )
 
