@@ -14,8 +14,10 @@ SRC = Path(__file__).resolve().parent.parent / "src"
 COMPILER = "oneshader.compiler"
 
 # The compiler's rooms in pipeline order: each imports only rooms before it ("package" is
-# oneshader/compiler/__init__.py, the public entry points the build calls).
-ROOMS = ["api", "front", "slang", "emitted", "reflect", "patch", "verify", "driver", "package"]
+# oneshader/compiler/__init__.py, the public entry points the build calls). emitted/ comes first
+# after api: besides its readers it holds the vocabulary of Slang's emitted names, which the
+# rewrites that make those names (front/) and every later room share.
+ROOMS = ["api", "emitted", "front", "slang", "reflect", "patch", "verify", "driver", "package"]
 ROOMS.append("process")
 # Rooms held to less than "everything before": emitted/ reads code on its own, and verify/
 # shares no code with the steps whose output it checks.

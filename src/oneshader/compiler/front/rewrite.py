@@ -10,6 +10,7 @@ import re
 from collections.abc import Collection, Mapping
 from pathlib import Path
 
+from oneshader.compiler.emitted.common import counter_name
 from oneshader.compiler.front.scanner import Declaration, include_directives, strip_comments
 
 __all__ = [
@@ -81,9 +82,9 @@ def with_counter_buffers(
             continue
         out.append(text[last : m.start()])
         if m.group(2) == "Increment":
-            out.append(f"{name}_counter[0].add(1u)")
+            out.append(f"{counter_name(name)}[0].add(1u)")
         else:
-            out.append(f"({name}_counter[0].sub(1u)-1u)")
+            out.append(f"({counter_name(name)}[0].sub(1u)-1u)")
         last = m.end()
     out.append(text[last:])
     return _with_companions("".join(out), names, declared_here)
@@ -96,7 +97,7 @@ def _with_companions(
     lines = text.split("\n")
     for name, decl in names.items():
         if name in declared_here and 1 <= decl.line <= len(lines):
-            lines[decl.line - 1] += f" RWStructuredBuffer<Atomic<uint>> {name}_counter;"
+            lines[decl.line - 1] += f" RWStructuredBuffer<Atomic<uint>> {counter_name(name)};"
     return "\n".join(lines)
 
 
@@ -128,9 +129,9 @@ def with_append_consume_as_rw(
         name = m.group(1)
         out.append(text[last : m.start()])
         if m.group(2):
-            out.append(f"{name}[{name}_counter[0].add(1u)]=(")
+            out.append(f"{name}[{counter_name(name)}[0].add(1u)]=(")
         else:
-            out.append(f"{name}[{name}_counter[0].sub(1u)-1u]")
+            out.append(f"{name}[{counter_name(name)}[0].sub(1u)-1u]")
         last = m.end()
     out.append(text[last:])
     return _with_companions("".join(out), names, declared_here)

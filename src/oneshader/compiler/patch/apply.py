@@ -7,7 +7,13 @@ from __future__ import annotations
 
 import re
 
-from oneshader.compiler.emitted.common import GLOBALS, SLANG_GLOBALS, emitted_name
+from oneshader.compiler.emitted.common import (
+    GLOBALS,
+    SLANG_GLOBALS,
+    counter_name,
+    emitted_name,
+    emitted_pattern,
+)
 from oneshader.compiler.emitted.spirv import IMAGE_FORMATS
 from oneshader.compiler.front.kinds import TEXTURES
 from oneshader.compiler.front.sourceset import SourceSet
@@ -64,8 +70,8 @@ def _patch_spirv(src: SourceSet, code: bytes, resources: list[Resource]) -> byte
                     wanted[SLANG_GLOBALS] = (s.set, s.binding)
         for s in r.counters:
             if s.target is Target.SpirV:
-                wanted[f"{r.name}.counter"] = wanted[f"{r.name}_counter"] = (s.set, s.binding)
-    renames = {f"{n}_counter": f"{n}.counter" for n in src.counted_rw()}
+                wanted[f"{r.name}.counter"] = wanted[counter_name(r.name)] = (s.set, s.binding)
+    renames = {counter_name(n): f"{n}.counter" for n in src.counted_rw()}
     renames[SLANG_GLOBALS] = GLOBALS  # DXC's name; SPIR-V names may hold any character
     code = rebind(code, wanted, renames)
     formats = {
@@ -84,7 +90,7 @@ def _patch_wgsl(
     for p in pushes:
         push_slot = next(s for s in p.slots if s.target is Target.Wgsl)
         text = re.sub(
-            rf"(?m)^(\s*)var<uniform>\s+({re.escape(p.name)}(?:_\d+)?)\s*:",
+            rf"(?m)^(\s*)var<uniform>\s+({emitted_pattern(p.name)})\s*:",
             rf"\1@binding({push_slot.binding}) @group({push_slot.set}) var<uniform> \2 :",
             text,
         )
@@ -96,13 +102,13 @@ def _patch_wgsl(
         text = _rebind_wgsl(text, emitted_name(r.name), slot)
         counter = next((s for s in r.counters if s.target is Target.Wgsl), None)
         if counter is not None:  # the companion X_counter of rewrite.py
-            text = _rebind_wgsl(text, f"{r.name}_counter", counter)
+            text = _rebind_wgsl(text, counter_name(r.name), counter)
     return text.encode(), depth
 
 
 def _rebind_wgsl(text: str, name: str, slot: Slot) -> str:
     """WGSL variable ``name`` (or Slang's ``name_<n>``) given ``slot`` as binding and group."""
-    var = rf"(\s*var(?:<[^>]*>)?\s+{re.escape(name)}(?:_\d+)?\s*:)"
+    var = rf"(\s*var(?:<[^>]*>)?\s+{emitted_pattern(name)}\s*:)"
     return re.sub(
         rf"@binding\(\d+\)\s*@group\(\d+\){var}",
         rf"@binding({slot.binding}) @group({slot.set})\1",
@@ -122,7 +128,7 @@ def _wgsl_depth_textures(
     for r in resources:
         if r.rtype not in TEXTURES:
             continue
-        decl = re.search(rf"(var\s+{re.escape(r.name)}(?:_\d+)?\s*:\s*)(texture_\w+)<f32>", text)
+        decl = re.search(rf"(var\s+{emitted_pattern(r.name)}\s*:\s*)(texture_\w+)<f32>", text)
         if not decl or decl.group(2) not in codepatch.DEPTH_TEXTURES:
             continue
         emitted = re.search(r"var\s+(\w+)", decl.group(0))

@@ -9,7 +9,7 @@ import struct
 from dataclasses import dataclass, replace
 
 from oneshader.compiler.api import TARGET_NAMES, CompileOptions
-from oneshader.compiler.emitted.common import GLOBALS
+from oneshader.compiler.emitted.common import GLOBALS, counter_name, emitted_pattern
 from oneshader.compiler.front.kinds import BLOCK_TYPES, RTYPES, SAMPLERS, TEXTURES
 from oneshader.compiler.front.scanner import Declaration
 from oneshader.compiler.front.sourceset import SourceSet
@@ -75,7 +75,7 @@ def assemble(
     params = {t.target: {p.name: p for p in t.facts.params} for t in compiled}
     names = [p.name for p in primary.facts.params]
     appended = src.append_consume()
-    companions = {f"{n}_counter" for n in (*src.counted_rw(), *appended)}
+    companions = {counter_name(n) for n in (*src.counted_rw(), *appended)}
     names = [n for n in names if n not in companions]
     resource_decls = [
         decls[n]
@@ -196,7 +196,7 @@ def _resource(
         if t is Target.Msl:
             slots.append(Slot(t, 0, msl_index[decl.name][1]))
             if decl.name in placement.counters:  # (a user's own X_counter is no counter)
-                counters.append(Slot(t, 0, msl_index[f"{decl.name}_counter"][1]))
+                counters.append(Slot(t, 0, msl_index[counter_name(decl.name)][1]))
         else:
             dset, binding = placement.bindings[decl.name]
             slots.append(Slot(t, dset, binding))
@@ -258,7 +258,7 @@ def _spec(
             slots.append(SpecSlot(t, cid, decl.name))
         elif t is Target.Msl:
             m = re.search(
-                rf"constant\s+\w+\s+((?:fc_)?{re.escape(decl.name)}(?:_\d+)?)\s*"
+                rf"constant\s+\w+\s+((?:fc_)?{emitted_pattern(decl.name)})\s*"
                 r"\[\[function_constant\((\d+)\)\]\]",
                 outputs[t].decode(),
             )
@@ -266,7 +266,7 @@ def _spec(
         else:
             text = outputs[t].decode()
             m = re.search(
-                rf"@id\((\d+)\)\s*override\s+({re.escape(decl.name)}_\d+|{re.escape(decl.name)})\b",
+                rf"@id\((\d+)\)\s*override\s+({emitted_pattern(decl.name)})\b",
                 text,
             )
             slots.append(SpecSlot(t, int(m.group(1)) if m else cid, m.group(2) if m else decl.name))
@@ -393,7 +393,7 @@ def _index_metal_counters(msl_index: dict[str, tuple[str, int]], counted: list[s
     order, then RW structured buffers by first use): adding a counter moves no other index."""
     following = 1 + max((i for cls, i in msl_index.values() if cls == "buffer"), default=-1)
     for name in counted:
-        msl_index[f"{name}_counter"] = ("buffer", following)
+        msl_index[counter_name(name)] = ("buffer", following)
         following += 1
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from oneshader.compiler.emitted.common import emitted_pattern
 from oneshader.compiler.emitted.wgsl_calls import wgsl_reachable
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.slang.facts import EntryFacts, VarFacts
@@ -324,7 +325,7 @@ def _usage(outputs: dict[Target, bytes]) -> dict[str, tuple[set[str] | None, Dev
 def _mentions_spec(outputs: dict[Target, bytes], entry: str, name: str) -> bool:
     """Whether the entry point reads the constant: searched in the WGSL functions it reaches
     (Slang drops unread constants from whole programs, so with one entry point presence is use)."""
-    pattern = re.compile(rf"\b{re.escape(name)}(_\d+)?\b")
+    pattern = re.compile(rf"\b{emitted_pattern(name)}\b")
     if Target.Wgsl in outputs:
         return bool(pattern.search(wgsl_reachable(outputs[Target.Wgsl].decode(), entry)))
     for t in (Target.Msl, Target.SpirV):

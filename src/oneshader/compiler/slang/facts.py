@@ -12,6 +12,7 @@ import enum
 import struct
 from dataclasses import dataclass, field
 
+from oneshader.compiler.emitted.common import GLOBALS
 from oneshader.compiler.slang import capi as S
 from oneshader.reflection.model import (
     MatrixPacking,
@@ -345,9 +346,6 @@ class _Reader:
             if not v.name and not v.struct_name:
                 v.name = "result"
         return EntryFacts(name, _STAGE_OF_SLANG.get(stage), workgroup, inputs, outputs)
-
-
-GLOBALS = "$Globals"
 
 
 def read_facts(lib: S.Library, reflection: int) -> TargetFacts:

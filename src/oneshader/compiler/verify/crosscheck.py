@@ -20,6 +20,7 @@ from oneshader.compiler.emitted.common import (
     EmittedModule,
     EmittedResource,
     EmittedVariable,
+    counter_name,
     demangle,
     round_up,
 )
@@ -166,7 +167,7 @@ def _fold_companion_counters(module: EmittedModule, reflection: ShaderReflection
     if module.target is Target.SpirV:
         return
     owners = {
-        f"{r.name}_counter": r.name
+        counter_name(r.name): r.name
         for r in reflection.resources
         if any(s.target is module.target for s in r.counters)
     }
