@@ -1,5 +1,5 @@
-"""HLSL resource type names to the reflection format's resource kinds, and the groups of them
-that the steps tell apart (textures, samplers, blocks, buffers with a hidden counter)."""
+"""HLSL resource type names to the reflection format's resource kinds (the groups of them that
+the steps tell apart are the reflection model's: ``TEXTURE_TYPES``, ``SAMPLER_TYPES``, ...)."""
 
 from __future__ import annotations
 
@@ -19,12 +19,3 @@ for _t in ResourceTypeKind:
         if _t.name.startswith(("Texture", "Buffer", "StructuredBuffer", "ByteAddressBuffer")):
             _kind = ResourceKind.ShaderResource
         RTYPES[_t.name] = (_t, _kind)
-
-TEXTURES = frozenset(
-    t for t in ResourceTypeKind if "Texture" in t.name and t.name != "TextureBuffer"
-)
-BLOCK_TYPES = frozenset({ResourceTypeKind.ConstantBuffer, ResourceTypeKind.TextureBuffer})
-SAMPLERS = frozenset({ResourceTypeKind.SamplerState, ResourceTypeKind.SamplerComparisonState})
-COUNTED = frozenset(
-    {ResourceTypeKind.AppendStructuredBuffer, ResourceTypeKind.ConsumeStructuredBuffer}
-)

@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 from oneshader.compiler.front import rewrite
-from oneshader.compiler.front.kinds import COUNTED, RTYPES
+from oneshader.compiler.front.kinds import RTYPES
 from oneshader.compiler.front.scanner import (
     Declaration,
     SourceFile,
@@ -21,6 +21,7 @@ from oneshader.compiler.front.scanner import (
     strip_comments,
 )
 from oneshader.diagnostics import Diagnostic, Severity, UserError, source_excerpt
+from oneshader.reflection.model import COUNTED_TYPES
 
 _INTERLOCKED = re.compile(
     r"(?:\b(?P<obj>\w+)\s*\.\s*)?\b(?P<fn>Interlocked(?:CompareExchange|CompareStore|Exchange|"
@@ -155,7 +156,7 @@ class SourceSet:
         return {
             n: d
             for n, d in self.declarations().items()
-            if RTYPES.get(d.base, (None,))[0] in COUNTED
+            if RTYPES.get(d.base, (None,))[0] in COUNTED_TYPES
         }
 
     def counted_rw(self) -> dict[str, Declaration]:

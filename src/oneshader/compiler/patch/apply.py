@@ -15,13 +15,12 @@ from oneshader.compiler.emitted.common import (
     emitted_pattern,
 )
 from oneshader.compiler.emitted.spirv import IMAGE_FORMATS
-from oneshader.compiler.front.kinds import TEXTURES
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.patch import text as codepatch
 from oneshader.compiler.patch.spirv import rebind, relocate, set_image_formats
 from oneshader.compiler.reflect.assemble import Assembled
 from oneshader.diagnostics import Code, UserError
-from oneshader.reflection.model import EntryPoint, PushBlock, Resource, Slot, Target
+from oneshader.reflection.model import TEXTURE_TYPES, EntryPoint, PushBlock, Resource, Slot, Target
 
 
 def patch_bindings(
@@ -126,7 +125,7 @@ def _wgsl_depth_textures(
     errors = []
     depth_names: set[str] = set()
     for r in resources:
-        if r.rtype not in TEXTURES:
+        if r.rtype not in TEXTURE_TYPES:
             continue
         decl = re.search(rf"(var\s+{emitted_pattern(r.name)}\s*:\s*)(texture_\w+)<f32>", text)
         if not decl or decl.group(2) not in codepatch.DEPTH_TEXTURES:

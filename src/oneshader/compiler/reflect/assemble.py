@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 
 from oneshader.compiler.api import TARGET_NAMES, CompileOptions
 from oneshader.compiler.emitted.common import GLOBALS, counter_name, emitted_pattern
-from oneshader.compiler.front.kinds import BLOCK_TYPES, RTYPES, SAMPLERS, TEXTURES
+from oneshader.compiler.front.kinds import RTYPES
 from oneshader.compiler.front.scanner import Declaration
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.reflect.layouts import one_layout
@@ -19,6 +19,9 @@ from oneshader.compiler.slang.facts import Category, ParamFacts, TargetFacts
 from oneshader.compiler.slang.request import CompiledTarget
 from oneshader.diagnostics import Code, Diagnostic, UserError
 from oneshader.reflection.model import (
+    BLOCK_TYPES,
+    SAMPLER_TYPES,
+    TEXTURE_TYPES,
     EntryPoint,
     PushBlock,
     Resource,
@@ -184,7 +187,7 @@ def _resource(
         return Resource(decl.name, ResourceKind.ShaderResource, ResourceTypeKind.Texture2D)
     layout = (
         one_layout(src, decl, per, errors, block=rtype in BLOCK_TYPES)
-        if rtype not in TEXTURES
+        if rtype not in TEXTURE_TYPES
         else next((per[t].layout for t in Target if t in per), None)
     )
     slots: list[Slot] = []
@@ -207,7 +210,7 @@ def _resource(
         # Slang emits resource arrays for Metal without [[buffer/texture/sampler(n)]] and
         # texture arrays for WGSL as array<texture_2d<f32>, N>, which naga rejects.
         bad = [TARGET_NAMES[Target.Msl]] if Target.Msl in per else []
-        if Target.Wgsl in per and rtype in TEXTURES | SAMPLERS:
+        if Target.Wgsl in per and rtype in TEXTURE_TYPES | SAMPLER_TYPES:
             bad.append(TARGET_NAMES[Target.Wgsl])
         if bad:
             errors.append(
@@ -297,13 +300,13 @@ def _check_bindings(
                 if other is None:
                     taken[key] = r
                     continue
-                pair = (other.rtype in TEXTURES and r.rtype in SAMPLERS) or (
-                    other.rtype in SAMPLERS and r.rtype in TEXTURES
+                pair = (other.rtype in TEXTURE_TYPES and r.rtype in SAMPLER_TYPES) or (
+                    other.rtype in SAMPLER_TYPES and r.rtype in TEXTURE_TYPES
                 )
                 if pair and target is Target.SpirV:
                     continue
                 if pair and target is Target.Wgsl:
-                    sampler = r if r.rtype in SAMPLERS else other
+                    sampler = r if r.rtype in SAMPLER_TYPES else other
                     wgsl_moves[sampler.name] = s.set
                     continue
                 where = (

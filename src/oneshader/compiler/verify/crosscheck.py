@@ -28,6 +28,10 @@ from oneshader.compiler.emitted.msl import read_msl
 from oneshader.compiler.emitted.spirv import features_of, read_spirv
 from oneshader.compiler.emitted.wgsl import read_wgsl
 from oneshader.reflection.model import (
+    BLOCK_TYPES,
+    BUFFER_TYPES,
+    SAMPLER_TYPES,
+    STRUCTURED_TYPES,
     BuiltIn,
     DeviceFeatures,
     EntryPoint,
@@ -47,30 +51,7 @@ from oneshader.reflection.model import (
 
 __all__ = ["CheckReport", "check", "read_output", "verify"]
 
-# Where each declared resource type lives on each target.
-_BUFFERS = frozenset(
-    {
-        ResourceTypeKind.ConstantBuffer,
-        ResourceTypeKind.TextureBuffer,
-        ResourceTypeKind.StructuredBuffer,
-        ResourceTypeKind.RWStructuredBuffer,
-        ResourceTypeKind.AppendStructuredBuffer,
-        ResourceTypeKind.ConsumeStructuredBuffer,
-        ResourceTypeKind.ByteAddressBuffer,
-        ResourceTypeKind.RWByteAddressBuffer,
-    }
-)
-_SAMPLERS = frozenset({ResourceTypeKind.SamplerState, ResourceTypeKind.SamplerComparisonState})
-_STRUCTURED = frozenset(
-    {
-        ResourceTypeKind.StructuredBuffer,
-        ResourceTypeKind.RWStructuredBuffer,
-        ResourceTypeKind.AppendStructuredBuffer,
-        ResourceTypeKind.ConsumeStructuredBuffer,
-    }
-)
 _UNIFORM_BLOCKS = frozenset({ResourceTypeKind.ConstantBuffer})
-_BLOCKS = frozenset({ResourceTypeKind.ConstantBuffer, ResourceTypeKind.TextureBuffer})
 
 
 def _expected_space(target: Target, rtype: ResourceTypeKind) -> frozenset[str]:
@@ -79,18 +60,18 @@ def _expected_space(target: Target, rtype: ResourceTypeKind) -> frozenset[str]:
     if target is Target.SpirV:
         if rtype in _UNIFORM_BLOCKS:
             return frozenset({"Uniform"})
-        if rtype in _BUFFERS:
+        if rtype in BUFFER_TYPES:
             return frozenset({"StorageBuffer", "Uniform"})
         return frozenset({"UniformConstant"})
     if target is Target.Wgsl:
         if rtype in _UNIFORM_BLOCKS:
             return frozenset({"uniform"})
-        if rtype in _BUFFERS:
+        if rtype in BUFFER_TYPES:
             return frozenset({"storage"})
         return frozenset({"handle"})
-    if rtype in _BUFFERS:
+    if rtype in BUFFER_TYPES:
         return frozenset({"buffer"})
-    if rtype in _SAMPLERS:
+    if rtype in SAMPLER_TYPES:
         return frozenset({"sampler"})
     return frozenset({"texture"})
 
@@ -344,12 +325,12 @@ class _Checker:
     ) -> None:
         if layout is None or em.layout is None:
             return
-        if rtype in _STRUCTURED and em.stride is not None:
+        if rtype in STRUCTURED_TYPES and em.stride is not None:
             stride = round_up(layout.size, layout.align)
             self.differ(module, f"{name}[] element stride", stride, em.stride)
-        if rtype is None or rtype in _BLOCKS:
+        if rtype is None or rtype in BLOCK_TYPES:
             self.layout(module, name, layout, em.layout, role="block")
-        elif rtype in _STRUCTURED:
+        elif rtype in STRUCTURED_TYPES:
             self.layout(module, name, layout, em.layout)
 
     def layout(
