@@ -5,11 +5,10 @@ and the source's declarations: the binding policy applied per target (SPIR-V and
 from __future__ import annotations
 
 import re
-import struct
 from dataclasses import dataclass, replace
 
 from oneshader.compiler.api import TARGET_NAMES, CompileOptions
-from oneshader.compiler.emitted.common import GLOBALS, counter_name, emitted_pattern
+from oneshader.compiler.emitted.common import GLOBALS, counter_name, emitted_pattern, literal_bits
 from oneshader.compiler.front.kinds import RTYPES
 from oneshader.compiler.front.scanner import Declaration
 from oneshader.compiler.front.sourceset import SourceSet
@@ -409,15 +408,13 @@ _MSL_CLASS = {
 
 
 def _literal_bits(text: str, scalar: ScalarKind) -> int:
-    t = text.strip().rstrip("fFhHlLuU")
-    try:
-        if scalar is ScalarKind.Bool:
-            return 1 if t == "true" else 0
-        if scalar is ScalarKind.Float:
-            return int(struct.unpack("<I", struct.pack("<f", float(t)))[0])
-        return int(t, 0) & 0xFFFFFFFF
-    except ValueError:
-        return 0
+    """A default written in the source (where Slang's reflection gives none); 0 if unreadable.
+    A bool is ``true`` or else 0, as Slang reads it."""
+    t = text.strip()
+    if scalar is ScalarKind.Bool:
+        return int(t == "true")
+    suffixes = "fFhHlLuU"
+    return literal_bits(t, scalar is ScalarKind.Float, suffixes, suffixes) or 0
 
 
 def with_stages(
