@@ -5,10 +5,11 @@ blocks, spec constants) and needs (device features), read from the emitted code.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
 
 from oneshader.compiler.emitted.common import emitted_pattern
-from oneshader.compiler.emitted.wgsl_calls import wgsl_reachable
+from oneshader.compiler.emitted.wgsl import reached_identifiers
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.slang.facts import EntryFacts, VarFacts
 from oneshader.compiler.slang.request import CompiledTarget
@@ -111,6 +112,7 @@ def entry_points(
     resource_names = [r.name for r in resources]
     push_names = [p.name for p in pushes]
     spec_names = [s.name for s in specs]
+    spec_reads = _spec_reader(outputs, [e.name for e in primary.facts.entries] if specs else [])
     out = []
     for e in primary.facts.entries:
         stage = e.stage
@@ -139,7 +141,7 @@ def entry_points(
                 inputs, stride = _pack_vertex(inputs)
             except _NoVertexFormat as bad:
                 raise UserError([_no_vertex_format(src, e, bad.variable)]) from None
-        specuse = [n for n in spec_names if _mentions_spec(outputs, e.name, n)]
+        specuse = [n for n in spec_names if spec_reads(e.name, n)]
         out.append(
             EntryPoint(
                 name=e.name,
@@ -322,13 +324,22 @@ def _usage(outputs: dict[Target, bytes]) -> dict[str, tuple[set[str] | None, Dev
     return out
 
 
-def _mentions_spec(outputs: dict[Target, bytes], entry: str, name: str) -> bool:
-    """Whether the entry point reads the constant: searched in the WGSL functions it reaches
+def _spec_reader(outputs: dict[Target, bytes], entries: list[str]) -> Callable[[str, str], bool]:
+    """Whether an entry point reads a spec constant: searched in the WGSL functions it reaches
     (Slang drops unread constants from whole programs, so with one entry point presence is use)."""
-    pattern = re.compile(rf"\b{emitted_pattern(name)}\b")
-    if Target.Wgsl in outputs:
-        return bool(pattern.search(wgsl_reachable(outputs[Target.Wgsl].decode(), entry)))
-    for t in (Target.Msl, Target.SpirV):
-        if t in outputs:
-            return bool(pattern.search(outputs[t].decode("latin-1")))
-    return False
+    if Target.Wgsl in outputs and entries:
+        reached = reached_identifiers(outputs[Target.Wgsl], entries)
+
+        def in_wgsl(entry: str, name: str) -> bool:
+            pattern = re.compile(emitted_pattern(name))
+            return any(pattern.fullmatch(ident) for ident in reached.get(entry, ()))
+
+        return in_wgsl
+    text = next(
+        (outputs[t].decode("latin-1") for t in (Target.Msl, Target.SpirV) if t in outputs), ""
+    )
+
+    def in_text(entry: str, name: str) -> bool:
+        return bool(re.search(rf"\b{emitted_pattern(name)}\b", text))
+
+    return in_text
