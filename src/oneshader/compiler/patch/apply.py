@@ -1,7 +1,7 @@
 """The emitted code made to say what the reflection says: SPIR-V bindings, names and image
 formats (``patch.spirv``), WGSL bindings, push-constant uniforms and depth textures, Metal
-argument indices and every target's locations (``patch.text``). Slang's own choices for these
-are not used (docs/compiler.md "Bindings")."""
+argument indices and every target's locations (``patch.wgsl``, ``patch.msl``). Slang's own
+choices for these are not used (docs/compiler.md "Bindings")."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from oneshader.compiler.emitted.common import (
 )
 from oneshader.compiler.emitted.spirv import IMAGE_FORMATS
 from oneshader.compiler.front.sourceset import SourceSet
-from oneshader.compiler.patch import text as codepatch
+from oneshader.compiler.patch import msl, wgsl
 from oneshader.compiler.patch.spirv import rebind, relocate, set_image_formats
 from oneshader.compiler.reflect.assemble import Assembled
 from oneshader.diagnostics import Code, UserError
@@ -37,7 +37,7 @@ def patch_bindings(
             src, out[Target.Wgsl], shader.resources, shader.pushes
         )
     if Target.Msl in out:
-        text = codepatch.renumber_msl(out[Target.Msl].decode(), shader.msl_index)
+        text = msl.renumber_msl(out[Target.Msl].decode(), shader.msl_index)
         out[Target.Msl] = text.encode()
     return out, depth
 
@@ -51,10 +51,10 @@ def patch_locations(outputs: dict[Target, bytes], entries: list[EntryPoint]) -> 
         if Target.SpirV in outputs:
             outputs[Target.SpirV] = relocate(outputs[Target.SpirV], e.name, ins, outs)
         if Target.Wgsl in outputs:
-            text = codepatch.relocate_wgsl(outputs[Target.Wgsl].decode(), e.name, ins, outs)
+            text = wgsl.relocate_wgsl(outputs[Target.Wgsl].decode(), e.name, ins, outs)
             outputs[Target.Wgsl] = text.encode()
         if Target.Msl in outputs:
-            text = codepatch.relocate_msl(outputs[Target.Msl].decode(), e.name, e.stage, ins, outs)
+            text = msl.relocate_msl(outputs[Target.Msl].decode(), e.name, e.stage, ins, outs)
             outputs[Target.Msl] = text.encode()
     return outputs
 
@@ -128,13 +128,13 @@ def _wgsl_depth_textures(
         if r.rtype not in TEXTURE_TYPES:
             continue
         decl = re.search(rf"(var\s+{emitted_pattern(r.name)}\s*:\s*)(texture_\w+)<f32>", text)
-        if not decl or decl.group(2) not in codepatch.DEPTH_TEXTURES:
+        if not decl or decl.group(2) not in wgsl.DEPTH_TEXTURES:
             continue
         emitted = re.search(r"var\s+(\w+)", decl.group(0))
         assert emitted is not None
         refs = [m.start() for m in re.finditer(rf"\b{emitted.group(1)}\b", text)]
         refs = [i for i in refs if not (decl.start() <= i < decl.end())]
-        compared = [bool(codepatch.WGSL_COMPARE.search(text[max(0, i - 60) : i])) for i in refs]
+        compared = [bool(wgsl.WGSL_COMPARE.search(text[max(0, i - 60) : i])) for i in refs]
         if not any(compared):
             continue
         if not all(compared):
@@ -148,7 +148,7 @@ def _wgsl_depth_textures(
                 )
             )
             continue
-        depth = codepatch.DEPTH_TEXTURES[decl.group(2)]
+        depth = wgsl.DEPTH_TEXTURES[decl.group(2)]
         text = text[: decl.start(2)] + depth + text[decl.end() :]
         depth_names.add(r.name)
     if errors:
