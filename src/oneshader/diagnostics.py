@@ -33,6 +33,8 @@ class Code:
     UNREADABLE_DECLARATION: Final = "OS1013"
     NO_VERTEX_FORMAT: Final = "OS1014"
     WGSL_INTERLOCKED: Final = "OS1015"
+    LOCATION_CLASH: Final = "OS1020"
+    SUBPASS_INPUT: Final = "OS1021"
     # The compiler: layouts and slots.
     NOT_PORTABLE: Final = "OS2001"
     SLOT_CLASH: Final = "OS3001"

@@ -4,6 +4,8 @@ groups, repeats removed, names and excerpts, and each error's target named."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from oneshader.compiler.slang.messages import dedupe, explain, name_targets, parse
 from oneshader.diagnostics import Diagnostic, Severity
 from oneshader.reflection.model import Target
@@ -76,7 +78,10 @@ def test_name_targets_prefixes_what_not_every_target_said() -> None:
 
 
 def test_explain_adds_what_to_write_instead() -> None:
-    d = Diagnostic("s.hlsl", 1, 1, Severity.ERROR, "implicit truncation", "E30019")
+    mismatch = "expected an expression of type 'vector<float,3>', got 'vector<float,4>'"
+    d = Diagnostic("s.hlsl", 1, 1, Severity.ERROR, mismatch, "E30019")
     assert "make the conversion explicit" in explain(d).message
+    widening = "expected an expression of type 'vector<float,4>', got 'vector<float,3>'"
+    assert explain(replace(d, message=widening)).message == widening
     other = Diagnostic("s.hlsl", 1, 1, Severity.ERROR, "x", "E1")
     assert explain(other) == other

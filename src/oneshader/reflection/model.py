@@ -93,6 +93,8 @@ class ResourceTypeKind(enum.Enum):
     RWTexture3D = enum.auto()
     SamplerState = enum.auto()
     SamplerComparisonState = enum.auto()
+    SubpassInput = enum.auto()  # a Vulkan input attachment (SPIR-V only); ``attachment`` says which
+    SubpassInputMS = enum.auto()
 
 
 # The groups of resource types that the compiler's steps and its verifier tell apart.
@@ -101,6 +103,8 @@ TEXTURE_TYPES = frozenset(
 )
 SAMPLER_TYPES = frozenset({ResourceTypeKind.SamplerState, ResourceTypeKind.SamplerComparisonState})
 BLOCK_TYPES = frozenset({ResourceTypeKind.ConstantBuffer, ResourceTypeKind.TextureBuffer})
+# Vulkan input attachments: SPIR-V only (docs/compiler.md, OS1021); a texel type, as textures.
+SUBPASS_INPUT_TYPES = frozenset({ResourceTypeKind.SubpassInput, ResourceTypeKind.SubpassInputMS})
 COUNTED_TYPES = frozenset(
     {ResourceTypeKind.AppendStructuredBuffer, ResourceTypeKind.ConsumeStructuredBuffer}
 )
@@ -311,7 +315,9 @@ class Resource:
     of a texture or typed buffer; None where there is none (samplers, raw buffers). ``counters``
     are the hidden counter buffers of append/consume/counter buffers, one per target.
     ``depth`` marks a texture the shader only samples with comparison samplers: WGSL declares it
-    ``texture_depth_*``, so WebGPU must bind it with sample type "depth".
+    ``texture_depth_*``, so WebGPU must bind it with sample type "depth". ``attachment`` is the
+    input attachment index (``[[vk::input_attachment_index(i)]]``) of a SubpassInput: which
+    input attachment of the render pass's subpass it reads; None for every other resource.
     """
 
     name: str
@@ -322,6 +328,7 @@ class Resource:
     hlsl: str = ""
     format: str | None = None
     depth: bool = False
+    attachment: int | None = None
     slots: tuple[Slot, ...] = ()
     counters: tuple[Slot, ...] = ()
     layout: TypeLayout | None = None

@@ -12,6 +12,8 @@ RTYPES: dict[str, tuple[ResourceTypeKind, ResourceKind]] = {
     "TextureBuffer": (ResourceTypeKind.TextureBuffer, ResourceKind.ShaderResource),
     "SamplerState": (ResourceTypeKind.SamplerState, ResourceKind.Sampler),
     "SamplerComparisonState": (ResourceTypeKind.SamplerComparisonState, ResourceKind.Sampler),
+    "SubpassInput": (ResourceTypeKind.SubpassInput, ResourceKind.ShaderResource),
+    "SubpassInputMS": (ResourceTypeKind.SubpassInputMS, ResourceKind.ShaderResource),
 }
 for _t in ResourceTypeKind:
     if _t.name not in RTYPES:

@@ -13,7 +13,7 @@ from oneshader.compiler.front.kinds import RTYPES
 from oneshader.compiler.front.scanner import Attribute, SourceFile, line_col, strip_comments
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.diagnostics import Code, Diagnostic, Severity, UserError
-from oneshader.reflection.model import ResourceTypeKind, Target
+from oneshader.reflection.model import SUBPASS_INPUT_TYPES, ResourceTypeKind, Target
 
 # Tokens a target cannot express, with what to say; checked on the source before compiling.
 _TOKEN_LIMITS: list[tuple[Target, re.Pattern[str], str]] = [
@@ -103,6 +103,17 @@ def precheck(src: SourceSet, options: CompileOptions) -> dict[Target, list[Diagn
                     Code.TBUFFER_ON_SPIRV,
                 )
             )
+        for t in (Target.Msl, Target.Wgsl):
+            if rtype in SUBPASS_INPUT_TYPES and t in targets:
+                per[t].append(
+                    src.at_decl(
+                        d,
+                        f"{TARGET_NAMES[t]}: '{d.name}' is a {d.base}, a Vulkan input "
+                        f"attachment, which {TARGET_NAMES[t]} cannot express; build it for "
+                        "spirv only, or read the attachment as a Texture2D with Load()",
+                        Code.SUBPASS_INPUT,
+                    )
+                )
     for t in (Target.Msl, Target.Wgsl):
         if t in targets:
             per[t] += _counted_parameters(src, t)

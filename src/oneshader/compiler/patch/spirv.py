@@ -12,10 +12,13 @@ import struct
 from collections.abc import Iterator, Mapping
 
 from oneshader.compiler.emitted.spirv_ops import (
+    CAP_SAMPLE_RATE_SHADING,
     DECO_BINDING,
     DECO_DESCRIPTOR_SET,
     DECO_LOCATION,
+    DECO_SAMPLE,
     MAGIC,
+    OP_CAPABILITY,
     OP_DECORATE,
     OP_DECORATE_ID,
     OP_DECORATE_STRING,
@@ -221,4 +224,22 @@ def set_image_formats(data: bytes, formats: Mapping[str, int]) -> bytes:
         at = images.get(tid)
         if at is not None and words[at] == 0:
             words[at] = wanted
+    return struct.pack(f"<{len(words)}I", *words)
+
+
+def with_sample_rate_shading(data: bytes) -> bytes:
+    """The module with ``OpCapability SampleRateShading`` where a stage variable is decorated
+    ``Sample`` (HLSL's ``sample`` interpolation) and Slang left the capability out, which makes
+    the module invalid for Vulkan (spirv-val); a module that needs nothing is returned as is."""
+    words = _words(data)
+    has_sample, has_capability, last_capability = False, False, 5
+    for i, count, opcode in _instructions(words):
+        if opcode == OP_CAPABILITY:
+            has_capability |= words[i + 1] == CAP_SAMPLE_RATE_SHADING
+            last_capability = i + count
+        elif opcode == OP_DECORATE and count >= 3 and words[i + 2] == DECO_SAMPLE:
+            has_sample = True
+    if not has_sample or has_capability:
+        return data
+    words[last_capability:last_capability] = [(2 << 16) | OP_CAPABILITY, CAP_SAMPLE_RATE_SHADING]
     return struct.pack(f"<{len(words)}I", *words)
