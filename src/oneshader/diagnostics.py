@@ -109,3 +109,27 @@ class UserError(Exception):
     @classmethod
     def at(cls, file: str, line: int, column: int, message: str, code: str = "") -> UserError:
         return cls([Diagnostic(file, line, column, Severity.ERROR, message, code)])
+
+
+class Collector:
+    """The errors of one run, added by each step as it finds them: the caller that runs the
+    steps checks it at each step's end (:meth:`check`), so that a step reports all its errors
+    at once and no step runs on a failed one."""
+
+    def __init__(self) -> None:
+        self.diagnostics: list[Diagnostic] = []
+
+    def add(self, diagnostic: Diagnostic) -> None:
+        self.diagnostics.append(diagnostic)
+
+    def extend(self, diagnostics: Iterable[Diagnostic]) -> None:
+        self.diagnostics.extend(diagnostics)
+
+    @property
+    def failed(self) -> bool:
+        return any(d.is_error for d in self.diagnostics)
+
+    def check(self) -> None:
+        """The step boundary: raise what was collected if any of it is an error."""
+        if self.failed:
+            raise UserError(self.diagnostics)

@@ -4,13 +4,14 @@ never an exception (the worker's child relies on that)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from oneshader.compiler import driver
 from oneshader.compiler.api import CompileOptions, EntryPointSpec
-from oneshader.diagnostics import Severity
+from oneshader.diagnostics import Collector, Diagnostic, Severity, UserError
 from oneshader.reflection.model import Stage, Target
 
 _SHADER = """RWStructuredBuffer<float> Data;
@@ -54,3 +55,15 @@ def test_a_bug_in_a_step_is_one_os9002_not_an_exception(
     assert diag.code == "OS9002" and diag.file == "a.hlsl"
     assert diag.message == "internal error in the compiler: KeyError: 'oops'"
     assert result.dependencies == (str((tmp_path / "a.hlsl").resolve()),)  # read before the bug
+
+
+def test_the_collector_raises_at_the_boundary_only_for_errors() -> None:
+    problems = Collector()
+    problems.add(Diagnostic("a.hlsl", 1, 1, Severity.WARNING, "w", "E1"))
+    problems.check()  # a warning alone is no failure
+    first = Diagnostic("a.hlsl", 2, 1, Severity.ERROR, "one", "OS1003")
+    problems.extend([first, replace(first, line=3, message="two")])
+    assert problems.failed
+    with pytest.raises(UserError) as raised:
+        problems.check()
+    assert [d.message for d in raised.value.diagnostics] == ["w", "one", "two"]

@@ -9,7 +9,7 @@ from pathlib import Path
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.reflect.layouts import one_layout
 from oneshader.compiler.slang.facts import Category, ParamFacts
-from oneshader.diagnostics import Diagnostic
+from oneshader.diagnostics import Collector, Diagnostic
 from oneshader.reflection.model import ScalarKind, StructMember, Target, TypeKind, TypeLayout
 
 _FLOAT = TypeLayout(TypeKind.Scalar, ScalarKind.Float, size=4, align=4)
@@ -39,9 +39,9 @@ def _layout(
 ) -> tuple[TypeLayout | None, list[Diagnostic]]:
     src = _source(tmp_path, text)
     decl = src.declarations()["P"]
-    errors: list[Diagnostic] = []
-    layout = one_layout(src, decl, {t: _facts(lay) for t, lay in per.items()}, errors, block=True)
-    return layout, errors
+    problems = Collector()
+    layout = one_layout(src, decl, {t: _facts(lay) for t, lay in per.items()}, problems, block=True)
+    return layout, problems.diagnostics
 
 
 def test_agreeing_targets_give_one_layout_with_the_largest_block_size(tmp_path: Path) -> None:

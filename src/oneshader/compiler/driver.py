@@ -25,7 +25,7 @@ from oneshader.compiler.reflect.entries import check_entries, entry_points
 from oneshader.compiler.slang import library
 from oneshader.compiler.slang.messages import dedupe, name_targets
 from oneshader.compiler.slang.request import CompiledTarget, compile_target
-from oneshader.diagnostics import Code, Diagnostic, Severity, UserError
+from oneshader.diagnostics import Code, Collector, Diagnostic, Severity, UserError
 from oneshader.reflection.model import ShaderReflection, Target
 
 
@@ -85,13 +85,12 @@ def _assembly_errors(
     run reports both (assembling is pure Python on facts already read: cheap)."""
     if not compiled:
         return []
+    problems = Collector()
     try:
-        assemble(src, options, compiled, {t.target: t.code for t in compiled})
-    except UserError as failed:
-        return list(failed.diagnostics)
+        assemble(src, options, compiled, {t.target: t.code for t in compiled}, problems)
     except Exception:  # a bug here must not hide the target's own errors; the full run shows it
         return []
-    return []
+    return problems.diagnostics
 
 
 def _finish(
@@ -104,7 +103,9 @@ def _finish(
     primary = compiled[0]
     check_entries(src, primary)
     outputs = {t.target: t.code for t in compiled}
-    shader = assemble(src, options, compiled, outputs)
+    problems = Collector()
+    shader = assemble(src, options, compiled, outputs, problems)
+    problems.check()
     outputs, depth = patch_bindings(src, outputs, shader)
     entries = entry_points(
         src, primary, outputs, usage_outputs, shader.resources, shader.pushes, shader.specs

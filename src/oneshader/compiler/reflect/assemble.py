@@ -16,7 +16,7 @@ from oneshader.compiler.reflect.layouts import one_layout
 from oneshader.compiler.reflect.placement import Placement, place
 from oneshader.compiler.slang.facts import Category, ParamFacts, TargetFacts
 from oneshader.compiler.slang.request import CompiledTarget
-from oneshader.diagnostics import Code, Diagnostic, UserError
+from oneshader.diagnostics import Code, Collector, Diagnostic, Severity
 from oneshader.reflection.model import (
     BLOCK_TYPES,
     SAMPLER_TYPES,
@@ -65,13 +65,14 @@ def assemble(
     options: CompileOptions,
     compiled: list[CompiledTarget],
     outputs: dict[Target, bytes],
+    problems: Collector,
 ) -> Assembled:
     """Every parameter of the primary (first) target, in its order, as the reflection records it;
-    user errors are collected and raised together."""
+    user errors are added to ``problems`` (what is returned then is partial: the caller checks
+    ``problems`` first)."""
     decls = _declarations(src, compiled[0].facts)
     primary = compiled[0]
     by_target = {t.target: t for t in compiled}
-    errors: list[Diagnostic] = []
     resources: list[Resource] = []
     pushes: list[PushBlock] = []
     specs: list[SpecConstant] = []
@@ -99,7 +100,7 @@ def assemble(
         options.bind_registers,
     )
     for d, message in placement.problems:
-        errors.append(src.at_decl(d, message, Code.REGISTER_NOT_BOUND))
+        problems.add(src.at_decl(d, message, Code.REGISTER_NOT_BOUND))
     msl_index: dict[str, tuple[str, int]] = {}
     if Target.Msl in params:
         msl_index = _metal_indices(by_target[Target.Msl].facts, set(names))
@@ -108,26 +109,30 @@ def assemble(
     for name in names:
         decl = decls.get(name)
         if decl is None:
-            raise UserError.at(
-                src.name,
-                0,
-                0,
-                f"'{name}' is declared in a form oneshader cannot read from the source "
-                "(through a macro, for example); declare it directly so its type and "
-                "attributes can be reflected as written",
-                Code.UNREADABLE_DECLARATION,
+            problems.add(
+                Diagnostic(
+                    src.name,
+                    0,
+                    0,
+                    Severity.ERROR,
+                    f"'{name}' is declared in a form oneshader cannot read from the source "
+                    "(through a macro, for example); declare it directly so its type and "
+                    "attributes can be reflected as written",
+                    Code.UNREADABLE_DECLARATION,
+                )
             )
+            continue
         per = {t: params[t][name] for t in params if name in params[t]}
         p0 = per[primary.target]
         if p0.category is Category.SPEC_CONSTANT:
             specs.append(_spec(decl, per, outputs))
             continue
         if p0.category is Category.PUSH_CONSTANT or decl.attribute("vk::push_constant"):
-            layout = one_layout(src, decl, per, errors, block=True)
+            layout = one_layout(src, decl, per, problems, block=True)
             pushes.append(PushBlock(name, (), layout, ()))
             continue
         if p0.category is Category.UNIFORM or decl.base not in RTYPES:
-            errors.append(
+            problems.add(
                 src.at_decl(
                     decl,
                     f"'{name}' is a global uniform outside any cbuffer; declare it inside a "
@@ -136,11 +141,10 @@ def assemble(
                 )
             )
             continue
-        resources.append(_resource(src, decl, per, errors, placement, msl_index))
-    if errors:
-        raise UserError(errors)
-
-    resources = _check_bindings(src, resources, decls, msl_index)
+        resources.append(_resource(src, decl, per, problems, placement, msl_index))
+    if problems.failed:
+        return Assembled(resources, pushes, specs, msl_index)
+    resources = _check_bindings(src, resources, decls, msl_index, problems)
     pushes = _place_pushes(pushes, params, resources, msl_index)
     return Assembled(resources, pushes, specs, msl_index)
 
@@ -172,13 +176,13 @@ def _resource(
     src: SourceSet,
     decl: Declaration,
     per: dict[Target, ParamFacts],
-    errors: list[Diagnostic],
+    problems: Collector,
     placement: Placement,
     msl_index: dict[str, tuple[str, int]],
 ) -> Resource:
     rtype, kind = RTYPES.get(decl.base, (None, None))
     if rtype is None or kind is None:
-        errors.append(
+        problems.add(
             src.at_decl(
                 decl,
                 f"'{decl.name}': unsupported resource type '{decl.type_text or decl.base}'",
@@ -187,7 +191,7 @@ def _resource(
         )
         return Resource(decl.name, ResourceKind.ShaderResource, ResourceTypeKind.Texture2D)
     layout = (
-        one_layout(src, decl, per, errors, block=rtype in BLOCK_TYPES)
+        one_layout(src, decl, per, problems, block=rtype in BLOCK_TYPES)
         if rtype not in TEXTURE_TYPES | SUBPASS_INPUT_TYPES
         else next((per[t].layout for t in Target if t in per), None)
     )
@@ -195,7 +199,7 @@ def _resource(
     if rtype in SUBPASS_INPUT_TYPES:
         index = decl.attribute("vk::input_attachment_index")
         if index is None or not index.args or not index.args[0].isdigit():
-            errors.append(
+            problems.add(
                 src.at_decl(
                     decl,
                     f"'{decl.name}': a {decl.base} needs [[vk::input_attachment_index(i)]], "
@@ -229,7 +233,7 @@ def _resource(
         if Target.Wgsl in per and rtype in TEXTURE_TYPES | SAMPLER_TYPES:
             bad.append(TARGET_NAMES[Target.Wgsl])
         if bad:
-            errors.append(
+            problems.add(
                 src.at_decl(
                     decl,
                     f"{' and '.join(bad)}: arrays of resources ('{decl.name}') are not "
@@ -310,11 +314,12 @@ def _check_bindings(
     resources: list[Resource],
     decls: dict[str, Declaration],
     msl_index: dict[str, tuple[str, int]],
+    problems: Collector,
 ) -> list[Resource]:
-    """Two resources on one slot are an error, except a texture and a sampler on one SPIR-V
+    """Two resources on one slot are an error (those of the first target that has any, added to
+    ``problems``), except a texture and a sampler on one SPIR-V
     binding (Vulkan's combined image sampler, DXC's t1/s1 pattern); WGSL gives the sampler
     of such a pair the next free binding of its group (docs/compiler.md)."""
-    errors: list[Diagnostic] = []
     wgsl_moves: dict[str, int] = {}
     for target in Target:
         taken: dict[tuple[str, int, int], Resource] = {}
@@ -343,7 +348,7 @@ def _check_bindings(
                     if target is not Target.Msl
                     else f"[[{cls}({s.binding})]]"
                 )
-                errors.append(
+                problems.add(
                     src.at_decl(
                         decls[r.name],
                         f"{TARGET_NAMES[target]}: '{r.name}' and '{other.name}' "
@@ -353,8 +358,8 @@ def _check_bindings(
                         Code.SLOT_CLASH,
                     )
                 )
-        if errors:
-            raise UserError(errors)
+        if problems.failed:
+            return resources
     if not wgsl_moves:
         return resources
     used: dict[int, int] = {}

@@ -11,7 +11,7 @@ from oneshader.compiler.front.scanner import Declaration
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.reflect.portability import compare
 from oneshader.compiler.slang.facts import ParamFacts
-from oneshader.diagnostics import Code, Diagnostic
+from oneshader.diagnostics import Code, Collector, Diagnostic
 from oneshader.reflection.model import ScalarKind, Target, TypeKind, TypeLayout
 
 
@@ -19,10 +19,11 @@ def one_layout(
     src: SourceSet,
     decl: Declaration,
     per: dict[Target, ParamFacts],
-    errors: list[Diagnostic],
+    problems: Collector,
     block: bool = False,
 ) -> TypeLayout | None:
-    """The layout every target agrees on (SPIR-V's leaves), or an error at the member.
+    """The layout every target agrees on (SPIR-V's leaves), or an error at the member (added to
+    ``problems``).
 
     A ``block`` (constant buffer, push block) may differ in its own size, which is tail
     padding only once every offset agrees; it gets the largest, a buffer that big being valid
@@ -50,7 +51,7 @@ def one_layout(
         if diff is None:
             continue
         file, line, col = member_position(src, decl, diff.struct, diff.member)
-        errors.append(
+        problems.add(
             src.error(
                 file,
                 line,
@@ -63,7 +64,7 @@ def one_layout(
         return base
     if Target.Wgsl in per:
         uniform = block and decl.base not in ("tbuffer", "TextureBuffer")
-        errors.extend(wgsl_buffer_errors(src, decl, base, uniform))
+        problems.extend(wgsl_buffer_errors(src, decl, base, uniform))
     if block and base.kind is TypeKind.Struct:
         sizes = [p.layout.size for p in per.values() if p.layout is not None]
         base = replace(base, size=max(sizes, default=base.size))
