@@ -93,14 +93,14 @@ def assemble(
     ]
     declared = {d.name for d in resource_decls if d.name in appended}
     placement = place(
+        src,
         resource_decls,
         declared,
         src.counters_by_first_use(),
         options.shifts,
         options.bind_registers,
+        problems,
     )
-    for d, message in placement.problems:
-        problems.add(src.at_decl(d, message, Code.REGISTER_NOT_BOUND))
     msl_index: dict[str, tuple[str, int]] = {}
     if Target.Msl in params:
         msl_index = _metal_indices(by_target[Target.Msl].facts, set(names))
