@@ -101,15 +101,25 @@ def _finish(
 ) -> CompileResult:
     """Assemble, patch, derive the entry points, verify."""
     primary = compiled[0]
-    check_entries(src, primary)
-    outputs = {t.target: t.code for t in compiled}
     problems = Collector()
+    check_entries(src, primary, problems)
+    problems.check()
+    outputs = {t.target: t.code for t in compiled}
     shader = assemble(src, options, compiled, outputs, problems)
     problems.check()
-    outputs, depth = patch_bindings(src, outputs, shader)
+    outputs, depth = patch_bindings(src, outputs, shader, problems)
+    problems.check()
     entries = entry_points(
-        src, primary, outputs, usage_outputs, shader.resources, shader.pushes, shader.specs
+        src,
+        primary,
+        outputs,
+        usage_outputs,
+        shader.resources,
+        shader.pushes,
+        shader.specs,
+        problems,
     )
+    problems.check()
     outputs = patch_locations(outputs, entries)
     resources, pushes = with_stages(shader, entries)
     resources = [replace(r, depth=True) if r.name in depth else r for r in resources]

@@ -24,22 +24,23 @@ from oneshader.compiler.patch.spirv import (
     with_sample_rate_shading,
 )
 from oneshader.compiler.reflect.assemble import Assembled
-from oneshader.diagnostics import Code, UserError
+from oneshader.diagnostics import Code, Collector
 from oneshader.reflection.model import TEXTURE_TYPES, EntryPoint, PushBlock, Resource, Slot, Target
 
 
 def patch_bindings(
-    src: SourceSet, outputs: dict[Target, bytes], shader: Assembled
+    src: SourceSet, outputs: dict[Target, bytes], shader: Assembled, problems: Collector
 ) -> tuple[dict[Target, bytes], frozenset[str]]:
     """Every target's code with the reflection's slots, and the textures the WGSL now declares
-    as depth textures (a WGSL texture compared and also sampled plainly is an OS1012 error)."""
+    as depth textures (a WGSL texture compared and also sampled plainly is an OS1012 error,
+    added to ``problems``)."""
     out = dict(outputs)
     depth: frozenset[str] = frozenset()
     if Target.SpirV in out:
         out[Target.SpirV] = _patch_spirv(src, out[Target.SpirV], shader.resources)
     if Target.Wgsl in out:
         out[Target.Wgsl], depth = _patch_wgsl(
-            src, out[Target.Wgsl], shader.resources, shader.pushes
+            src, out[Target.Wgsl], shader.resources, shader.pushes, problems
         )
     if Target.Msl in out:
         text = msl.renumber_msl(out[Target.Msl].decode(), shader.msl_index)
@@ -93,6 +94,7 @@ def _patch_wgsl(
     code: bytes,
     resources: list[Resource],
     pushes: list[PushBlock],
+    problems: Collector,
 ) -> tuple[bytes, frozenset[str]]:
     text = code.decode()
     for p in pushes:
@@ -102,7 +104,7 @@ def _patch_wgsl(
             rf"\1@binding({push_slot.binding}) @group({push_slot.set}) var<uniform> \2 :",
             text,
         )
-    text, depth = _wgsl_depth_textures(src, text, resources)
+    text, depth = _wgsl_depth_textures(src, text, resources, problems)
     for r in resources:
         slot = next((s for s in r.slots if s.target is Target.Wgsl), None)
         if slot is None:
@@ -125,13 +127,12 @@ def _rebind_wgsl(text: str, name: str, slot: Slot) -> str:
 
 
 def _wgsl_depth_textures(
-    src: SourceSet, text: str, resources: list[Resource]
+    src: SourceSet, text: str, resources: list[Resource], problems: Collector
 ) -> tuple[str, frozenset[str]]:
     """A texture sampled only with a comparison sampler becomes a WGSL depth texture (WGSL
     compares depth textures only; Slang declares ``texture_2d<f32>``). A texture compared and
     also sampled plainly cannot be expressed: an error at its declaration."""
     decls = src.declarations()
-    errors = []
     depth_names: set[str] = set()
     for r in resources:
         if r.rtype not in TEXTURE_TYPES:
@@ -147,7 +148,7 @@ def _wgsl_depth_textures(
         if not any(compared):
             continue
         if not all(compared):
-            errors.append(
+            problems.add(
                 src.at_decl(
                     decls[r.name],
                     f"WGSL: '{r.name}' is sampled both with a comparison sampler and "
@@ -160,6 +161,4 @@ def _wgsl_depth_textures(
         depth = wgsl.DEPTH_TEXTURES[decl.group(2)]
         text = text[: decl.start(2)] + depth + text[decl.end() :]
         depth_names.add(r.name)
-    if errors:
-        raise UserError(errors)
     return text, frozenset(depth_names)

@@ -13,7 +13,7 @@ from oneshader.compiler.emitted.wgsl import reached_identifiers
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.slang.facts import EntryFacts, VarFacts
 from oneshader.compiler.slang.request import CompiledTarget
-from oneshader.diagnostics import Code, Diagnostic, UserError
+from oneshader.diagnostics import Code, Collector, Diagnostic, Severity
 from oneshader.reflection.model import (
     BuiltIn,
     DeviceFeatures,
@@ -82,18 +82,15 @@ _VERTEX_FORMATS: dict[tuple[ScalarKind, int], VertexFormat] = {
 }
 
 
-def check_entries(src: SourceSet, primary: CompiledTarget) -> None:
+def check_entries(src: SourceSet, primary: CompiledTarget, problems: Collector) -> None:
     """There is at least one entry point (that those the options name are defined is
     ``front.precheck``'s OS1005, and Slang's own error behind it)."""
     if not primary.facts.entries:
-        raise UserError.at(
-            src.name,
-            0,
-            0,
+        message = (
             'no entry points: mark functions with [shader("vertex"|"pixel"|"compute")] '
-            "or give them in the options",
-            Code.NO_ENTRY_POINTS,
+            "or give them in the options"
         )
+        problems.add(Diagnostic(src.name, 0, 0, Severity.ERROR, message, Code.NO_ENTRY_POINTS))
 
 
 def entry_points(
@@ -104,9 +101,11 @@ def entry_points(
     resources: list[Resource],
     pushes: list[PushBlock],
     specs: list[SpecConstant],
+    problems: Collector,
 ) -> list[EntryPoint]:
     """Every entry point of the primary target, from the patched ``outputs`` (and, for a
-    Metal-only build, ``usage_outputs``: a SPIR-V or WGSL compile that is not written out)."""
+    Metal-only build, ``usage_outputs``: a SPIR-V or WGSL compile that is not written out);
+    an entry point in error is left out, its errors added to ``problems``."""
     usage = _usage({**outputs, **usage_outputs})
     vk_location: dict[tuple[str, bool, str], int] = {}
     resource_names = [r.name for r in resources]
@@ -117,9 +116,11 @@ def entry_points(
     for e in primary.facts.entries:
         stage = e.stage
         if stage is None:
-            raise UserError.at(
-                src.name, 0, 0, f"entry point '{e.name}': unsupported stage", Code.UNSUPPORTED_STAGE
+            message = f"entry point '{e.name}': unsupported stage"
+            problems.add(
+                Diagnostic(src.name, 0, 0, Severity.ERROR, message, Code.UNSUPPORTED_STAGE)
             )
+            continue
         used, features = usage.get(e.name, (None, DeviceFeatures(0)))
         if used is None:
             used = set(resource_names) | set(push_names)
@@ -142,13 +143,15 @@ def entry_points(
         if Target.Wgsl in outputs:
             clashes += _wgsl_wide_varyings(src, e)
         if clashes:
-            raise UserError(clashes)
+            problems.extend(clashes)
+            continue
         stride = 0
         if stage is Stage.Vertex:
             try:
                 inputs, stride = _pack_vertex(inputs)
             except _NoVertexFormat as bad:
-                raise UserError([_no_vertex_format(src, e, bad.variable)]) from None
+                problems.add(_no_vertex_format(src, e, bad.variable))
+                continue
         specuse = [n for n in spec_names if spec_reads(e.name, n)]
         out.append(
             EntryPoint(
