@@ -18,7 +18,7 @@ class Code:
 
     # The compiler: what the source asks that a target cannot give.
     NO_TARGETS: Final = "OS1000"
-    TBUFFER_ON_SPIRV: Final = "OS1001"
+    TYPE_NOT_EMITTED: Final = "OS1001"
     APPEND_CONSUME_AS_PARAMETER: Final = "OS1002"
     NOT_ON_TARGET: Final = "OS1003"
     LOOSE_UNIFORM_NOT_GATHERED: Final = "OS1004"
@@ -33,8 +33,11 @@ class Code:
     UNREADABLE_DECLARATION: Final = "OS1013"
     NO_VERTEX_FORMAT: Final = "OS1014"
     WGSL_INTERLOCKED: Final = "OS1015"
+    STAGE_LINK: Final = "OS1016"
     LOCATION_CLASH: Final = "OS1020"
     SUBPASS_INPUT: Final = "OS1021"
+    STRUCT_OF_RESOURCES: Final = "OS1030"
+    NON_FLOAT_COLUMN_MAJOR: Final = "OS1031"
     # The compiler: layouts and slots.
     NOT_PORTABLE: Final = "OS2001"
     SLOT_CLASH: Final = "OS3001"

@@ -91,6 +91,7 @@ def assemble(
         and not decls[n].attribute("vk::push_constant")
         and decls[n].base in RTYPES
     ]
+    resource_decls.sort(key=src.declaration_order())
     declared = {d.name for d in resource_decls if d.name in appended}
     placement = place(
         src,
@@ -130,6 +131,16 @@ def assemble(
         if p0.category is Category.PUSH_CONSTANT or decl.attribute("vk::push_constant"):
             layout = one_layout(src, decl, per, problems, block=True)
             pushes.append(PushBlock(name, (), layout, ()))
+            continue
+        if decl.array is not None and src.resource_struct(decl.base):
+            problems.add(
+                src.at_decl(
+                    decl,
+                    f"'{name}' is an array of structs of resources, which oneshader does not "
+                    f"build; declare one struct per element, or each resource as an array",
+                    Code.STRUCT_OF_RESOURCES,
+                )
+            )
             continue
         if p0.category is Category.UNIFORM or decl.base not in RTYPES:
             problems.add(
