@@ -39,9 +39,11 @@ def _compile(path: str, options: CompileOptions) -> CompileResult:
             message = "no targets requested (give one or more of spirv, msl, wgsl)"
             raise UserError.at(src.name, 0, 0, message, Code.NO_TARGETS)
         src.read()
-        refused = precheck(src, options)
+        problems = Collector()  # what every step after reading adds its errors to
+        refused = precheck(src, options, problems)
+        problems.check()
         compiled, usage_outputs = _compile_targets(src, options, refused)
-        return _finish(src, options, compiled, usage_outputs)
+        return _finish(src, options, compiled, usage_outputs, problems)
     except UserError as err:
         return CompileResult(diagnostics=err.diagnostics, dependencies=tuple(src.dependencies))
     except Exception as err:  # a bug in oneshader: reported for this shader, not raised
@@ -99,10 +101,10 @@ def _finish(
     options: CompileOptions,
     compiled: list[CompiledTarget],
     usage_outputs: dict[Target, bytes],
+    problems: Collector,
 ) -> CompileResult:
-    """Assemble, patch, derive the entry points, verify."""
+    """Assemble, patch, derive the entry points, verify; ``problems`` is checked after each."""
     primary = compiled[0]
-    problems = Collector()
     check_entries(src, primary, problems)
     problems.check()
     outputs = {t.target: t.code for t in compiled}

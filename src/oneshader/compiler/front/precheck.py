@@ -12,7 +12,7 @@ from oneshader.compiler.front import rewrite
 from oneshader.compiler.front.kinds import RTYPES
 from oneshader.compiler.front.scanner import Attribute, SourceFile, line_col, strip_comments
 from oneshader.compiler.front.sourceset import SourceSet
-from oneshader.diagnostics import Code, Diagnostic, Severity, UserError
+from oneshader.diagnostics import Code, Collector, Diagnostic, Severity
 from oneshader.reflection.model import SUBPASS_INPUT_TYPES, ResourceTypeKind, Target
 
 # Tokens a target cannot express, with what to say; checked on the source before compiling.
@@ -67,10 +67,13 @@ _TOKEN_LIMITS: list[tuple[Target, re.Pattern[str], str]] = [
 ]
 
 
-def precheck(src: SourceSet, options: CompileOptions) -> dict[Target, list[Diagnostic]]:
+def precheck(
+    src: SourceSet, options: CompileOptions, problems: Collector
+) -> dict[Target, list[Diagnostic]]:
     """Errors a target would give without a position (or crash on), found in the source, per
     target (a target with any is not compiled; the others are, so their errors come in the same
-    run). Errors of no one target (an entry point not found) are raised."""
+    run). Errors of no one target (an entry point not found) are added to ``problems``, and
+    then no target is checked."""
     errors: list[Diagnostic] = []
     for e in options.entry_points:
         if src.function(e.name) is None:
@@ -88,7 +91,8 @@ def precheck(src: SourceSet, options: CompileOptions) -> dict[Target, list[Diagn
             )
     errors += _indirect_counters(src)
     if errors:
-        raise UserError(errors)
+        problems.extend(errors)
+        return {}
     per: dict[Target, list[Diagnostic]] = {t: [] for t in Target if t in options.targets}
     decls = src.declarations()
     targets = options.targets
