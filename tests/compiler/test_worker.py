@@ -69,7 +69,7 @@ def test_timeout_kills_a_hung_compile() -> None:
         os.kill(pid, signal.SIGSTOP)  # a compile that never finishes
         result = worker.compile(SPRITE, OPTIONS)
         (diag,) = result.diagnostics
-        assert result.crashed and diag.code == "OS9003" and "time limit of 0.5 s" in diag.message
+        assert result.crashed and diag.code == "OS9004" and "time limit of 0.5 s" in diag.message
         worker.timeout = 60  # a fresh child (imports, session) takes longer than 0.5 s
         assert worker.compile(SPRITE, OPTIONS).ok
 
@@ -147,7 +147,7 @@ def test_the_zygote_imports_nothing_heavy_it_does_not_need() -> None:
         assert worker.compile(SPRITE, OPTIONS).ok  # it finds everything without site
         assert worker.pid is not None and worker.restarts == 0
         argv = Path(f"/proc/{worker.pid}/cmdline").read_bytes().split(b"\0")
-    assert argv[1:4] == [b"-S", b"-m", b"oneshader.compiler.process.zygote"]
+    assert argv[1:4] == [b"-S", b"-m", b"oneshader.compiler.process.zygote_child"]
 
 
 class _Plant:
@@ -198,7 +198,7 @@ def test_a_reply_that_is_a_pickle_runs_nothing(tmp_path: Path) -> None:
         with CompilerWorker(zygote=_FakeZygote(reply)) as worker:
             result = worker.compile(SPRITE, OPTIONS)
         (diag,) = result.diagnostics
-        assert result.crashed and not result.ok and diag.code == "OS3001"
+        assert result.crashed and not result.ok and diag.code == "OS9003"
         assert "not a compile result" in diag.message and "Slang bug" not in diag.message
     assert not planted.exists()
 

@@ -10,10 +10,10 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from oneshader.build.config import CONFIG, USAGE, BuildConfig
+from oneshader.build.config import BuildConfig
 from oneshader.build.filerules import FileRule, Variant, rule_for
 from oneshader.compiler.api import CompileOptions
-from oneshader.diagnostics import UserError
+from oneshader.diagnostics import Code, UserError
 from oneshader.fsutil import display_path, file_kind
 
 SHADER_SUFFIX = ".hlsl"
@@ -75,11 +75,11 @@ def _refuse_special(path: Path) -> None:
         mode = path.stat().st_mode
     except OSError as err:
         raise UserError.at(
-            display_path(path), 0, 0, f"cannot read: {err.strerror}", USAGE
+            display_path(path), 0, 0, f"cannot read: {err.strerror}", Code.BAD_USAGE
         ) from None
     if not stat.S_ISREG(mode):
         message = f"{file_kind(mode)}, not a regular file: only regular files are shader sources"
-        raise UserError.at(display_path(path), 0, 0, message, USAGE)
+        raise UserError.at(display_path(path), 0, 0, message, Code.BAD_USAGE)
 
 
 def discover(config: BuildConfig) -> list[ShaderJob]:
@@ -96,7 +96,9 @@ def discover(config: BuildConfig) -> list[ShaderJob]:
         elif src.exists():
             files = [(src.resolve(), src.name)]
         else:
-            raise UserError.at(where, 0, 0, f"no such file or folder: {display_path(src)}", USAGE)
+            raise UserError.at(
+                where, 0, 0, f"no such file or folder: {display_path(src)}", Code.BAD_USAGE
+            )
         for path, rel in files:
             if path in seen:
                 continue
@@ -117,7 +119,7 @@ def discover(config: BuildConfig) -> list[ShaderJob]:
                         f"{_shown(path, variant.name)} and {_shown(*other)} would both write "
                         f"{display_path(config.out / stem)}.*: rename one or build them "
                         "separately",
-                        USAGE,
+                        Code.BAD_USAGE,
                     )
                 by_stem[stem] = (path, variant.name)
                 options = CompileOptions(
@@ -144,5 +146,5 @@ def _shown(path: Path, variant: str) -> str:
 def _rule(path: Path, rules: tuple[FileRule, ...], where: str) -> FileRule | None:
     rule = rule_for(path, rules)
     if isinstance(rule, str):
-        raise UserError.at(where, 0, 0, rule, CONFIG)
+        raise UserError.at(where, 0, 0, rule, Code.BAD_CONFIG)
     return rule

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from oneshader.compiler.api import InputFile
 from oneshader.compiler.front import rewrite
-from oneshader.compiler.front.kinds import COUNTED, RTYPES, SUBPASS_INPUTS
+from oneshader.compiler.front.kinds import RTYPES
 from oneshader.compiler.front.scanner import (
     Declaration,
     Field,
@@ -29,11 +29,12 @@ from oneshader.compiler.front.scanner import (
     scan,
     strip_comments,
 )
-from oneshader.diagnostics import Diagnostic, Severity, UserError, source_excerpt
+from oneshader.diagnostics import Code, Diagnostic, Severity, UserError, source_excerpt
 from oneshader.fsutil import read_regular
+from oneshader.reflection.model import COUNTED_TYPES, SUBPASS_INPUT_TYPES
 
-UNREADABLE = "OS1040"  # a source or include that cannot be read as UTF-8 text of a regular file
-ABSOLUTE_INCLUDE = "OS1041"
+UNREADABLE = Code.UNREADABLE_SOURCE  # not UTF-8 text of a regular file
+ABSOLUTE_INCLUDE = Code.ABSOLUTE_INCLUDE
 
 
 def not_utf8(name: str, data: bytes, err: UnicodeDecodeError) -> UserError:
@@ -300,7 +301,7 @@ class SourceSet:
         return {
             n: d
             for n, d in self.declarations().items()
-            if RTYPES.get(d.base, (None,))[0] in COUNTED
+            if RTYPES.get(d.base, (None,))[0] in COUNTED_TYPES
         }
 
     def subpass_inputs(self) -> dict[str, Declaration]:
@@ -308,7 +309,7 @@ class SourceSet:
         return {
             n: d
             for n, d in self.declarations().items()
-            if RTYPES.get(d.base, (None,))[0] in SUBPASS_INPUTS
+            if RTYPES.get(d.base, (None,))[0] in SUBPASS_INPUT_TYPES
         }
 
     def counted_rw(self) -> dict[str, Declaration]:

@@ -22,7 +22,7 @@ from types import TracebackType
 from oneshader.compiler.api import CompileOptions, CompileResult
 from oneshader.compiler.process.wire import decode_result, encode_request, receive, send
 from oneshader.compiler.process.zygote import Zygote
-from oneshader.diagnostics import Diagnostic, Severity
+from oneshader.diagnostics import Code, Diagnostic, Severity
 
 __all__ = ["CompilerWorker"]
 
@@ -179,7 +179,7 @@ class CompilerWorker:
             "ONESHADER_SERVER=0 builds without it)"
         )
         diag = Diagnostic(
-            options.source_name or "<shader>", 0, 0, Severity.ERROR, message, "OS3001"
+            options.source_name or "<shader>", 0, 0, Severity.ERROR, message, Code.WORKER_FAILED
         )
         return CompileResult(diagnostics=(diag,), crashed=True)
 
@@ -192,10 +192,10 @@ class CompilerWorker:
                 f"the compile took longer than the time limit of {self.timeout:g} s and was "
                 "stopped (time-limit in [tool.oneshader] sets it)"
             )
-            diag = Diagnostic(name, 0, 0, Severity.ERROR, message, "OS9003")
+            diag = Diagnostic(name, 0, 0, Severity.ERROR, message, Code.TIME_LIMIT)
         else:
             message = crash_message(ended, self.memory_limit)
-            diag = Diagnostic(name, 0, 0, Severity.ERROR, message, "OS9001")
+            diag = Diagnostic(name, 0, 0, Severity.ERROR, message, Code.COMPILER_CRASHED)
         return CompileResult(diagnostics=(diag,), crashed=True)
 
     def close(self) -> None:

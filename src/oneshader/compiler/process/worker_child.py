@@ -11,7 +11,7 @@ from typing import IO, NoReturn
 
 from oneshader.compiler.api import CompileResult
 from oneshader.compiler.process.wire import decode_request, encode_result, receive, send
-from oneshader.diagnostics import Diagnostic, Severity
+from oneshader.diagnostics import Code, Diagnostic, Severity
 
 
 def _make_session() -> None:
@@ -49,14 +49,14 @@ def _serve_requests(inp: IO[bytes], out: IO[bytes]) -> None:
         except Exception as err:  # a bug in oneshader: one shader fails, the worker stays
             name = options.source_name or path
             message = f"internal error in the compiler: {type(err).__name__}: {err}"
-            diag = Diagnostic(name, 0, 0, Severity.ERROR, message, "OS9002")
+            diag = Diagnostic(name, 0, 0, Severity.ERROR, message, Code.INTERNAL_ERROR)
             result = CompileResult(diagnostics=(diag,))
         try:
             reply = encode_result(result)
         except ValueError as err:  # a reflection the format cannot hold: a bug, one shader fails
             name = options.source_name or path
             message = f"internal error, no reflection written: {err}"
-            diag = Diagnostic(name, 0, 0, Severity.ERROR, message, "OS3003")
+            diag = Diagnostic(name, 0, 0, Severity.ERROR, message, Code.REFLECTION_NOT_WRITTEN)
             reply = encode_result(CompileResult((*result.diagnostics, diag), None, result.outputs))
         send(out, reply)
 

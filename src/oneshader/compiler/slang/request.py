@@ -14,18 +14,13 @@ from oneshader.compiler.front.precheck import wgsl_interlocked
 from oneshader.compiler.front.scanner import Declaration
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.slang import capi as S
-from oneshader.compiler.slang.facts import TargetFacts, read_facts
+from oneshader.compiler.slang.facts import SLANG_STAGE_ID, TargetFacts, read_facts
 from oneshader.compiler.slang.messages import explain
 from oneshader.compiler.slang.messages import parse as parse_diagnostics
 from oneshader.diagnostics import Diagnostic, Severity, source_excerpt
-from oneshader.reflection.model import Stage, Target
+from oneshader.reflection.model import Target
 
 _SLANG_TARGET = {Target.SpirV: "spirv", Target.Msl: "metal", Target.Wgsl: "wgsl"}
-SLANG_STAGE_ID = {
-    Stage.Vertex: S.STAGE_VERTEX,
-    Stage.Pixel: S.STAGE_FRAGMENT,
-    Stage.Compute: S.STAGE_COMPUTE,
-}
 
 # DXC's minimum-precision types are 32-bit unless -enable-16bit-types; so they are here.
 _MIN_PRECISION = [
