@@ -13,7 +13,7 @@ from pathlib import Path
 from oneshader.codegen.names import identifier, stem_of
 from oneshader.codegen.render import render_module
 from oneshader.codegen.variants import render_variants, variant_of
-from oneshader.diagnostics import Diagnostic, Severity, UserError
+from oneshader.diagnostics import Code, Diagnostic, Severity, UserError
 from oneshader.fsutil import display_path, write_many_if_changed
 from oneshader.reflection.model import ShaderReflection, Target
 from oneshader.reflection.validate import LayoutError, read_checked_file
@@ -164,5 +164,7 @@ def generate(
         write_many_if_changed((out_dir / name, data) for name, data in files.items())
     except OSError as err:  # not a folder, read-only, full: no module was replaced
         where = display_path(err.filename if err.filename else out_dir)
-        raise UserError.at(where, 0, 0, f"cannot write: {err.strerror or err}", "OS2003") from None
+        raise UserError.at(
+            where, 0, 0, f"cannot write: {err.strerror or err}", Code.OUTPUT_NOT_WRITABLE
+        ) from None
     return [out_dir / name for name in files]
