@@ -8,7 +8,9 @@ file, and builds its positioned errors here, so a message names a file as the us
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from oneshader.compiler.front import rewrite
 from oneshader.compiler.front.kinds import COUNTED, RTYPES
@@ -36,6 +38,14 @@ class SourceSet:
         self.texts: dict[Path, str] = {}
         self.sources: dict[Path, SourceFile] = {}
         self.dependencies: list[str] = []
+        # what is derived from the texts, computed once: every stage asks again (the texts are
+        # read once, by ``read``, which empties it)
+        self._derived: dict[str, Any] = {}
+
+    def _once(self, key: str, compute: Callable[[], Any]) -> Any:
+        if key not in self._derived:
+            self._derived[key] = compute()
+        return self._derived[key]
 
     # -- names and positions -------------------------------------------------------------------
 
@@ -81,6 +91,7 @@ class SourceSet:
     # -- reading and looking up ----------------------------------------------------------------
 
     def read(self) -> None:
+        self._derived.clear()
         try:
             text = self.path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as err:
@@ -101,6 +112,9 @@ class SourceSet:
                         continue
 
     def declarations(self) -> dict[str, Declaration]:
+        return dict(self._once("declarations", self._declarations))
+
+    def _declarations(self) -> dict[str, Declaration]:
         out: dict[str, Declaration] = {}
         for src in self.sources.values():
             for d in src.declarations:
@@ -122,6 +136,9 @@ class SourceSet:
     def include_order(self) -> list[Path]:
         """Every file read, each after the files it includes (as the preprocessor meets their
         text when the includes come first), the main file last."""
+        return list(self._once("include_order", self._include_order))
+
+    def _include_order(self) -> list[Path]:
         order: list[Path] = []
 
         def visit(p: Path) -> None:
@@ -138,6 +155,9 @@ class SourceSet:
 
     def counter_uses(self) -> list[tuple[Path, re.Match[str]]]:
         """Every ``X.IncrementCounter()``/``DecrementCounter()`` of every file, in include order."""
+        return list(self._once("counter_uses", self._counter_uses))
+
+    def _counter_uses(self) -> list[tuple[Path, re.Match[str]]]:
         return [(p, m) for p in self.include_order() for m in rewrite.counter_calls(self.texts[p])]
 
     def interlocked_calls(self) -> list[tuple[Path, re.Match[str]]]:

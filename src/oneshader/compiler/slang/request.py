@@ -27,8 +27,8 @@ SLANG_STAGE_ID = {
 }
 
 # DXC's minimum-precision types are 32-bit unless -enable-16bit-types; so they are here.
-_MIN_PRECISION = [
-    (f"{name}{n}", f"{base}{n}")
+_MIN_PRECISION_ARGS = [
+    arg
     for name, base in (
         ("min16float", "float"),
         ("min10float", "float"),
@@ -37,6 +37,7 @@ _MIN_PRECISION = [
         ("min16uint", "uint"),
     )
     for n in ("", "1", "2", "3", "4", "1x1", "2x2", "3x3", "4x4")
+    for arg in ("-D", f"{name}{n}={base}{n}")
 ]
 
 
@@ -62,8 +63,7 @@ def slang_args(target: Target, o: CompileOptions) -> list[str]:
         args += ["-profile", "spirv_1_5", "-emit-spirv-directly", "-fvk-use-entrypoint-name"]
     for d in o.include_dirs:
         args += ["-I", d]
-    for name, value in _MIN_PRECISION:
-        args += ["-D", f"{name}={value}"]
+    args += _MIN_PRECISION_ARGS
     for name, value in o.defines:
         args += ["-D", f"{name}={value}" if value else name]
     return args
