@@ -72,6 +72,10 @@ def _patch_spirv(src: SourceSet, code: bytes, resources: list[Resource]) -> byte
                 wanted[f"{r.name}.counter"] = wanted[f"{r.name}_counter"] = (s.set, s.binding)
     renames = {f"{n}_counter": f"{n}.counter" for n in src.counted_rw()}
     renames[SLANG_GLOBALS] = GLOBALS  # DXC's name; SPIR-V names may hold any character
+    for old, new in src.renamed_blocks().items():  # the names Slang was given, back
+        renames[new] = old
+        for layout in ("", "_std140", "_std430"):
+            renames[f"SLANG_ParameterGroup_{new}{layout}"] = f"SLANG_ParameterGroup_{old}{layout}"
     code = rebind(code, wanted, renames)
     formats = {
         r.name: IMAGE_FORMATS.index(r.format) for r in resources if r.format in IMAGE_FORMATS

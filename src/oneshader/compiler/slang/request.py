@@ -53,7 +53,7 @@ def slang_args(target: Target, o: CompileOptions) -> list[str]:
     args = [
         "-target",
         _SLANG_TARGET[target],
-        "-matrix-layout-column-major",
+        "-matrix-layout-row-major" if o.row_major else "-matrix-layout-column-major",
         "-enable-machine-readable-diagnostics",
         "-no-mangle",
         "-line-directive-mode",
@@ -81,12 +81,23 @@ def _rewritten(
     appended: dict[str, Declaration],
 ) -> str:
     text = src.texts[path]
+    decls = src.declarations()
+    renamed = [
+        (decls[old].line, decls[old].column, old, new)
+        for old, new in src.renamed_blocks().items()
+        if Path(decls[old].file).resolve() == path
+    ]
+    if renamed:
+        text = rewrite.rename_at(text, renamed)
     if counted:
         text = rewrite.with_counter_buffers(text, counted, _declared_in(counted, path))
     if appended and target is not Target.SpirV:
         # SPIR-V has hidden counters; WGSL and Metal get the same companion as RW counters.
         text = rewrite.with_append_consume_as_rw(text, appended, _declared_in(appended, path))
     text = rewrite.vk_builtins(text)
+    subpass = src.subpass_inputs()
+    if subpass and target is Target.SpirV:
+        text = rewrite.subpass_inputs_as_vectors(text, subpass, _declared_in(subpass, path))
     if target is not Target.SpirV:
         # HLSL's 'linear' is the default (perspective-correct) interpolation; Slang emits it
         # as WGSL @interpolate(linear) and Metal sample_no_perspective, which are not.
@@ -127,8 +138,11 @@ def compile_target(
                 interlocked = wgsl_interlocked(src)
                 if interlocked:
                     errors = [d for d in errors if d.code != "E36107"] + interlocked
-            return None, [explain(d) for d in errors]
+            return None, [explain(d, src.displayed_text(d.file)) for d in errors]
         facts = read_facts(lib, req.reflection())
+        original = {new: old for old, new in src.renamed_blocks().items()}
+        for p in facts.params:
+            p.name = original.get(p.name, p.name)
     finally:
         req.close()
     return CompiledTarget(target, facts, result.code, [d for d in diags if not d.is_error]), []
