@@ -4,7 +4,8 @@ rewrites"), and what comes back: the target's code and facts, or its positioned 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from oneshader.compiler.api import TARGET_NAMES, CompileOptions
@@ -114,6 +115,21 @@ def slang_source(src: SourceSet, target: Target) -> str:
     return rewrite.inline_includes(src.path, src.texts, texts, src.include_dirs)
 
 
+_NO_POSITION = "E38052"  # Slang's warning: a vertex shader without an SV_Position output
+
+
+def _wgsl_needs_position(warning: Diagnostic) -> Diagnostic:
+    """Slang only warns of a vertex shader without SV_Position (one that feeds a tessellation
+    or geometry stage); its WGSL has no ``@builtin(position)`` output, which naga refuses."""
+    m = re.search(r"vertex shader '(\w+)'", warning.message)
+    entry = f"vertex shader '{m.group(1)}'" if m else "a vertex shader"
+    message = (
+        f"WGSL: {entry} has no SV_Position output, and WGSL requires one (@builtin(position)); "
+        "output SV_Position, or build without the wgsl target"
+    )
+    return replace(warning, severity=Severity.ERROR, code="OS1003", message=message)
+
+
 def compile_target(
     lib: S.Library, src: SourceSet, options: CompileOptions, target: Target
 ) -> tuple[CompiledTarget | None, list[Diagnostic]]:
@@ -139,6 +155,8 @@ def compile_target(
                 if interlocked:
                     errors = [d for d in errors if d.code != "E36107"] + interlocked
             return None, [explain(d, src.displayed_text(d.file)) for d in errors]
+        if target is Target.Wgsl and any(d.code == _NO_POSITION for d in diags):
+            return None, [_wgsl_needs_position(d) for d in diags if d.code == _NO_POSITION]
         facts = read_facts(lib, req.reflection())
         original = {new: old for old, new in src.renamed_blocks().items()}
         for p in facts.params:
