@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import keyword
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -21,7 +22,6 @@ from oneshader.codegen import generate
 from oneshader.codegen.literal import py_str
 from oneshader.codegen.names import BUILTINS, KEYWORDS, identifier, mangle_all
 from oneshader.codegen.render import render_module
-from oneshader.codegen.validate import LayoutError
 from oneshader.reflection.format import ReflectionFormat
 from oneshader.reflection.model import (
     Resource,
@@ -31,9 +31,11 @@ from oneshader.reflection.model import (
     ShaderReflection,
     SpecConstant,
     StructMember,
+    Target,
     TypeKind,
     TypeLayout,
 )
+from oneshader.reflection.validate import LayoutError
 
 HOSTILE = [
     '"; import os; os.system("echo pwned") #',
@@ -75,7 +77,9 @@ ALLOWED_IMPORTS = {
 def hostile_model(names: list[str], source: str) -> ShaderReflection:
     """A model whose every string is one of ``names``."""
     base = samples.sprite()
-    members = tuple(StructMember(n, 16 * i, samples.vector(4)) for i, n in enumerate(names))
+    members = tuple(  # every name is also a doc: docstrings are written from untrusted text
+        StructMember(n, 16 * i, samples.vector(4), doc=n) for i, n in enumerate(names)
+    )
     inner = samples.struct(names[0], 16, ("v", 0, samples.vector(4)))
     members += (StructMember(names[-1], 16 * len(names), inner),)
     layout = TypeLayout(
@@ -135,6 +139,10 @@ def check_safe(source: str, model: ShaderReflection) -> None:
     module = from_reflection(model, "x")
     assert model == module.REFLECTION
     assert model.source == module.SOURCE
+    docs = [[m.doc for m in r.layout.members] for r in model.resources if r.layout]
+    assert docs == [
+        [m.doc for m in r.layout.members] for r in module.REFLECTION.resources if r.layout
+    ]
 
 
 def test_hostile_names_cannot_inject_code() -> None:
@@ -143,9 +151,34 @@ def test_hostile_names_cannot_inject_code() -> None:
     check_safe(source, model)
 
 
+# built code files are untrusted too: the module embeds them
+HOSTILE_CODE = {
+    Target.Wgsl: "\n".join(HOSTILE) + "\"\"\"\nimport os\n'''\n\\",
+    Target.SpirV: b"\x00'\"\\\n\xff" * 9,
+}
+
+
+def test_hostile_code_files_are_only_string_literals() -> None:
+    model = hostile_model(HOSTILE, source="s.hlsl")
+    source = render_module(model, "x", HOSTILE_CODE)
+    check_safe(source, model)
+    values = [
+        node.value
+        for node in ast.parse(source).body
+        if isinstance(node, ast.AnnAssign)
+        and isinstance(node.target, ast.Name)
+        and node.target.id.startswith("_os_code")
+    ]
+    assert len(values) == 2
+    assert all(isinstance(v, ast.Constant) and isinstance(v.value, str) for v in values)
+    shader = from_reflection(model, "x", HOSTILE_CODE).shader
+    assert shader.code(Target.Wgsl) == HOSTILE_CODE[Target.Wgsl]
+    assert shader.code(Target.SpirV) == HOSTILE_CODE[Target.SpirV]
+
+
 def test_hostile_module_is_ruff_formatted_and_typed(tmp_path: Path) -> None:
     model = hostile_model(HOSTILE, source="s\u2028.hlsl")
-    (tmp_path / "hostile.py").write_text(render_module(model, "x"), encoding="utf-8")
+    (tmp_path / "hostile.py").write_text(render_module(model, "x", HOSTILE_CODE), encoding="utf-8")
     bin_dir = Path(sys.executable).parent
     fmt = subprocess.run(
         [str(bin_dir / "ruff"), "format", "--check", "--line-length", "100", "hostile.py"],
@@ -252,7 +285,9 @@ def test_huge_layout_file_fails_the_command(
     refl.write_bytes(ReflectionFormat.write(huge("length")))
     assert main(["generate", str(refl), "-o", str(tmp_path / "gen")]) == 1
     err = capsys.readouterr().err
-    assert "h.reflection: error: B.a: 4000000000 elements of 16 bytes exceed" in err
+    assert re.search(
+        r"h\.reflection:\d+:\d+: error: B\.a: 4000000000 elements of 16 bytes exceed", err
+    )
     assert not (tmp_path / "gen").exists()
 
 

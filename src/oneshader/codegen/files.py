@@ -7,24 +7,43 @@ never from the source name inside the file, so no file can make the generator wr
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from oneshader.codegen.names import identifier, stem_of
 from oneshader.codegen.render import render_module
-from oneshader.codegen.validate import LayoutError
+from oneshader.codegen.variants import render_variants, variant_of
 from oneshader.diagnostics import Diagnostic, Severity, UserError
 from oneshader.fsutil import write_many_if_changed
-from oneshader.reflection.format import ReflectionFormat
-from oneshader.reflection.model import ShaderReflection
+from oneshader.reflection.model import ShaderReflection, Target
+from oneshader.reflection.validate import LayoutError, read_checked_file
 
-__all__ = ["generate", "plan", "render_file", "stem_of"]
+__all__ = ["built_code", "generate", "plan", "render_file", "stem_of"]
 
 
-def render_file(path: Path, model: ShaderReflection) -> str:
-    """The module source for one file; a layout no host struct can have is a UserError."""
+def built_code(path: Path, model: ShaderReflection) -> dict[Target, str | bytes]:
+    """The code the build wrote beside a reflection file, for the targets wgpu runs (WGSL,
+    SPIR-V): what a generated module embeds, so it needs no path to find its code. A target
+    whose file is missing is left out (its module then says so when asked for it)."""
+    out: dict[Target, str | bytes] = {}
+    stem = stem_of(path)
+    for target in (Target.Wgsl, Target.SpirV):
+        if target not in model.targets:
+            continue
+        try:
+            data = (path.parent / f"{stem}{target.suffix}").read_bytes()
+        except OSError:
+            continue
+        out[target] = data if target is Target.SpirV else data.decode("utf-8", "replace")
+    return out
+
+
+def render_file(path: Path, model: ShaderReflection, stale: str | None = None) -> str:
+    """The module source for one file, with the code built beside it embedded (``stale``: why
+    the shader's latest build failed, these being its last good outputs); a layout no host
+    struct can have is a UserError."""
     try:
-        return render_module(model, stem_of(path))
+        return render_module(model, stem_of(path), built_code(path, model), stale)
     except LayoutError as err:
         raise UserError([_problem(path, str(err))]) from None
 
@@ -34,8 +53,11 @@ def _problem(path: Path, message: str) -> Diagnostic:
     return Diagnostic(str(path), 0, 0, Severity.ERROR, message)
 
 
-def _module_path(path: Path, root: Path | None) -> tuple[str, ...] | str:
-    """The mangled package folders and module name for one file, or a problem."""
+def _module_path(
+    path: Path, root: Path | None, variant: tuple[str, str] | None = None
+) -> tuple[str, ...] | str:
+    """The mangled package folders and module name for one file, or a problem; the variant
+    ``(stem, name)`` of a shader is the module ``name`` in the package ``stem``."""
     folders: tuple[str, ...] = ()
     if root is not None:
         try:
@@ -43,7 +65,8 @@ def _module_path(path: Path, root: Path | None) -> tuple[str, ...] | str:
         except ValueError:
             return f"is not inside the root folder {root}"
         folders = tuple(identifier(part, ("__init__",)) for part in rel.parent.parts)
-    return (*folders, identifier(stem_of(path), ("__init__",)))
+    names = variant or (stem_of(path),)
+    return (*folders, *(identifier(n, ("__init__",)) for n in names))
 
 
 def _init(names: list[str]) -> bytes:
@@ -56,7 +79,11 @@ def _init(names: list[str]) -> bytes:
     return text.encode("utf-8")
 
 
-def plan(reflection_files: Sequence[Path], root: Path | None = None) -> dict[str, bytes]:
+def plan(
+    reflection_files: Sequence[Path],
+    root: Path | None = None,
+    stale: Mapping[Path, str] | None = None,
+) -> dict[str, bytes]:
     """{path in the output folder (with /): content} for these reflection files, in order, plus
     an ``__init__.py`` per package; every problem of every file in one UserError.
 
@@ -66,9 +93,16 @@ def plan(reflection_files: Sequence[Path], root: Path | None = None) -> dict[str
     origin: dict[tuple[str, ...], Path] = {}  # module -> its file, in order
     first_in: dict[tuple[str, ...], tuple[str, ...]] = {}  # package -> its first module
     packages: dict[tuple[str, ...], set[str]] = {(): set()}
+    shaders: dict[tuple[str, ...], list[tuple[str, str, ShaderReflection]]] = {}  # variants
     problems: list[Diagnostic] = []
     for path in reflection_files:
-        where = _module_path(path, root)
+        try:
+            model = read_checked_file(path)
+        except UserError as err:
+            problems.extend(err.diagnostics)
+            continue
+        variant = variant_of(stem_of(path), model)
+        where = _module_path(path, root, variant)
         if isinstance(where, str):
             problems.append(_problem(path, where))
             continue
@@ -94,24 +128,37 @@ def plan(reflection_files: Sequence[Path], root: Path | None = None) -> dict[str
         for i in range(len(where)):
             packages.setdefault(where[:i], set()).add(where[i])
             first_in.setdefault(where[:i], where)
+        if variant is not None:
+            shaders.setdefault(where[:-1], []).append((variant[1], where[-1], model))
         try:
-            model = ReflectionFormat.read_file(path)
-            out["/".join(where) + ".py"] = render_file(path, model).encode("utf-8")
+            text = render_file(path, model, (stale or {}).get(path))
+            out["/".join(where) + ".py"] = text.encode("utf-8")
         except UserError as err:
             problems.extend(err.diagnostics)
     if problems:
         raise UserError(problems)
     for pkg in sorted(packages):
-        out["/".join((*pkg, "__init__.py"))] = _init(sorted(packages[pkg]))
+        variants = shaders.get(pkg)
+        init = (
+            render_variants(variants[0][2].source, variants).encode("utf-8")
+            if variants
+            else _init(sorted(packages[pkg]))
+        )
+        out["/".join((*pkg, "__init__.py"))] = init
     return out
 
 
 def generate(
-    reflection_files: Sequence[Path], out_dir: Path, *, root: Path | None = None
+    reflection_files: Sequence[Path],
+    out_dir: Path,
+    *,
+    root: Path | None = None,
+    stale: Mapping[Path, str] | None = None,
 ) -> list[Path]:
     """Write one module per reflection file (and the packages' ``__init__.py``) into
-    ``out_dir``; files whose content is unchanged are not touched. Returns every output path."""
-    files = plan([Path(p) for p in reflection_files], root)
+    ``out_dir``; files whose content is unchanged are not touched. Returns every output path.
+    ``stale`` maps the reflection files of shaders whose latest build failed to the errors."""
+    files = plan([Path(p) for p in reflection_files], root, stale)
     out_dir = Path(out_dir)
     write_many_if_changed((out_dir / name, data) for name, data in files.items())
     return [out_dir / name for name in files]

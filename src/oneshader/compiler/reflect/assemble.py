@@ -88,6 +88,7 @@ def assemble(
         and not decls[n].attribute("vk::push_constant")
         and decls[n].base in RTYPES
     ]
+    resource_decls.sort(key=src.declaration_order())
     declared = {d.name for d in resource_decls if d.name in appended}
     placement = place(
         resource_decls,
@@ -123,6 +124,16 @@ def assemble(
         if p0.category == S.CAT_PUSH_CONSTANT_BUFFER or decl.attribute("vk::push_constant"):
             layout = one_layout(src, decl, per, errors, block=True)
             pushes.append(PushBlock(name, (), layout, ()))
+            continue
+        if decl.array is not None and src.resource_struct(decl.base):
+            errors.append(
+                src.at_decl(
+                    decl,
+                    f"'{name}' is an array of structs of resources, which oneshader does not "
+                    f"build; declare one struct per element, or each resource as an array",
+                    "OS1030",
+                )
+            )
             continue
         if p0.category == S.CAT_UNIFORM or decl.base not in RTYPES:
             errors.append(
@@ -347,7 +358,8 @@ def _check_bindings(
                         f"{TARGET_NAMES[target]}: '{r.name}' and '{other.name}' "
                         f"(line {decls[other.name].line}) are both bound to {where}; "
                         "give one of them another register or [[vk::binding]], or shift a "
-                        "register class apart (-fvk-b-shift/-fvk-t-shift/...)",
+                        "register class apart (-fvk-b-shift/-fvk-t-shift/... on the command "
+                        "line, b-shift/t-shift/... in [tool.oneshader] of pyproject.toml)",
                         "OS3001",
                     )
                 )

@@ -9,10 +9,12 @@ from dataclasses import replace
 
 from oneshader.compiler.api import CompileOptions
 from oneshader.compiler.emitted.wgsl_calls import wgsl_reachable
+from oneshader.compiler.front.scanner import Field, StructDef
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.slang.facts import EntryFacts, VarFacts
 from oneshader.compiler.slang.request import SLANG_STAGE_ID, CompiledTarget
 from oneshader.diagnostics import Diagnostic, Severity, UserError
+from oneshader.reflection.linking import interpolation, stage_mismatches
 from oneshader.reflection.model import (
     BuiltIn,
     DeviceFeatures,
@@ -27,6 +29,7 @@ from oneshader.reflection.model import (
     Target,
     VertexFormat,
 )
+from oneshader.reflection.spelling import describe_variable
 
 _STAGE_OF_SLANG = {slang: stage for stage, slang in SLANG_STAGE_ID.items()}
 
@@ -183,11 +186,19 @@ def entry_points(
     return out
 
 
+def _declaration(
+    src: SourceSet, e: EntryFacts, v: VarFacts
+) -> tuple[StructDef | None, Field | None]:
+    """The struct (or entry point's parameter list) that declares a stage variable, and its
+    member (or parameter); None where the scanner cannot find them."""
+    owner = src.struct(v.struct_name) if v.struct_name else src.function(e.name)
+    return owner, owner.field(v.name) if owner else None
+
+
 def _declared_at(src: SourceSet, e: EntryFacts, v: VarFacts) -> tuple[str, int, int]:
     """Where a stage variable is declared: (file, line, column) of its struct member or
     parameter (the main file, line 0, when the scanner cannot find it)."""
-    owner = src.struct(v.struct_name) if v.struct_name else src.function(e.name)
-    f = owner.field(v.name) if owner else None
+    owner, f = _declaration(src, e, v)
     if f is None or owner is None:
         return src.name, 0, 0
     where = next(
@@ -199,6 +210,11 @@ def _declared_at(src: SourceSet, e: EntryFacts, v: VarFacts) -> tuple[str, int, 
         src.path,
     )
     return src.display(str(where)), f.line, f.column
+
+
+def _has_attribute(src: SourceSet, e: EntryFacts, v: VarFacts, name: str) -> bool:
+    _, f = _declaration(src, e, v)
+    return f is not None and any(a.name == name for a in f.attributes)
 
 
 def _no_vertex_format(src: SourceSet, e: EntryFacts, v: StageVariable) -> Diagnostic:
@@ -215,6 +231,49 @@ def _no_vertex_format(src: SourceSet, e: EntryFacts, v: StageVariable) -> Diagno
         "no WebGPU vertex format; use 2 or 4 components for 8/16-bit types (or a 32-bit type)",
         "OS1014",
     )
+
+
+def check_stage_link(src: SourceSet, primary: CompiledTarget, entries: list[EntryPoint]) -> None:
+    """In a file with one vertex entry point, every pixel entry point must read what it writes
+    (the same location, type and interpolation): WebGPU refuses the pair in
+    ``create_render_pipeline``, far from the cause, so the build reports it at the pixel
+    input's declaration (OS1016). Files with several vertex entry points are left to the
+    bindings' ``check_link``, which checks the pair a program really uses."""
+    vertex = [e for e in entries if e.stage is Stage.Vertex]
+    if len(vertex) != 1:
+        return
+    vs = vertex[0]
+    facts = {e.name: e for e in primary.facts.entries}
+    problems = []
+    for ps in (e for e in entries if e.stage is Stage.Pixel):
+        for m in stage_mismatches(vs, ps):
+            v, out = m.input, m.output
+            what = f"pixel input '{v.name}' ({v.semantic}{v.index or ''}, location {v.location})"
+            read = describe_variable(v.scalar, v.components)
+            if out is None:
+                message = f"{what} of {ps.name} is not written by {vs.name}"
+            elif not m.types_agree:
+                message = (
+                    f"{what} of {ps.name} is {read}, but {vs.name} writes "
+                    f"{describe_variable(out.scalar, out.components)} '{out.name}' "
+                    f"({out.semantic}{out.index or ''}) there"
+                )
+            else:
+                message = (
+                    f"{what} of {ps.name} is interpolated {interpolation(v).name}, but "
+                    f"{vs.name}'s '{out.name}' is {interpolation(out).name}"
+                )
+            e = facts[ps.name]
+            declared = next(x for x in e.inputs if x.name == v.name)
+            problems.append(
+                src.error(
+                    *_declared_at(src, e, declared),
+                    message + "; WebGPU wants the same type and interpolation on both sides",
+                    "OS1016",
+                )
+            )
+    if problems:
+        raise UserError(problems)
 
 
 def _wgsl_wide_varyings(src: SourceSet, e: EntryFacts) -> list[Diagnostic]:
@@ -256,7 +315,12 @@ def _location_clashes(
                     f"entry '{e.name}': output '{v.name}' is SV_Target{v.index} but "
                     f"[[vk::location({v.location})]]: a colour output's location is its "
                     f"SV_Target index (the attachment it writes); write SV_Target{v.location} "
-                    "or drop the attribute",
+                    "or drop the attribute"
+                    + (
+                        " (dual-source blending, [[vk::index]], is not supported)"
+                        if _has_attribute(src, e, facts[v.name], "vk::index")
+                        else ""
+                    ),
                     "OS1020",
                 )
             )
@@ -315,8 +379,7 @@ def _stage_var(
 ) -> StageVariable:
     written = ""
     modifiers: tuple[str, ...] = ()
-    owner = src.struct(v.struct_name) if v.struct_name else src.function(e.name)
-    f = owner.field(v.name) if owner else None
+    _, f = _declaration(src, e, v)
     if f is not None:
         written = f.semantic
         modifiers = f.modifiers
