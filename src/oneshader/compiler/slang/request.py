@@ -23,8 +23,8 @@ from oneshader.reflection.model import Target
 _SLANG_TARGET = {Target.SpirV: "spirv", Target.Msl: "metal", Target.Wgsl: "wgsl"}
 
 # DXC's minimum-precision types are 32-bit unless -enable-16bit-types; so they are here.
-_MIN_PRECISION = [
-    (f"{name}{n}", f"{base}{n}")
+_MIN_PRECISION_ARGS = [
+    arg
     for name, base in (
         ("min16float", "float"),
         ("min10float", "float"),
@@ -33,6 +33,7 @@ _MIN_PRECISION = [
         ("min16uint", "uint"),
     )
     for n in ("", "1", "2", "3", "4", "1x1", "2x2", "3x3", "4x4")
+    for arg in ("-D", f"{name}{n}={base}{n}")
 ]
 
 
@@ -58,8 +59,7 @@ def slang_args(target: Target, o: CompileOptions) -> list[str]:
         args += ["-profile", "spirv_1_5", "-emit-spirv-directly", "-fvk-use-entrypoint-name"]
     for d in o.include_dirs:
         args += ["-I", d]
-    for name, value in _MIN_PRECISION:
-        args += ["-D", f"{name}={value}"]
+    args += _MIN_PRECISION_ARGS
     for name, value in o.defines:
         args += ["-D", f"{name}={value}" if value else name]
     return args
@@ -115,6 +115,21 @@ def slang_source(src: SourceSet, target: Target) -> str:
     return rewrite.inline_includes(src.path, src.texts, texts, src.include_dirs)
 
 
+_NO_POSITION = "E38052"  # Slang's warning: a vertex shader without an SV_Position output
+
+
+def _wgsl_needs_position(warning: Diagnostic) -> Diagnostic:
+    """Slang only warns of a vertex shader without SV_Position (one that feeds a tessellation
+    or geometry stage); its WGSL has no ``@builtin(position)`` output, which naga refuses."""
+    m = re.search(r"vertex shader '(\w+)'", warning.message)
+    entry = f"vertex shader '{m.group(1)}'" if m else "a vertex shader"
+    message = (
+        f"WGSL: {entry} has no SV_Position output, and WGSL requires one (@builtin(position)); "
+        "output SV_Position, or build without the wgsl target"
+    )
+    return replace(warning, severity=Severity.ERROR, code="OS1003", message=message)
+
+
 def _as_written(src: SourceSet, diags: list[Diagnostic]) -> list[Diagnostic]:
     """Slang's diagnostics in the file's terms where a block was renamed for it
     (``SourceSet.renamed_blocks``): the block's own name, and the columns after it on its line."""
@@ -166,6 +181,8 @@ def compile_target(
                 if interlocked:
                     errors = [d for d in errors if d.code != "E36107"] + interlocked
             return None, [explain(d, src.displayed_text(d.file)) for d in errors]
+        if target is Target.Wgsl and any(d.code == _NO_POSITION for d in diags):
+            return None, [_wgsl_needs_position(d) for d in diags if d.code == _NO_POSITION]
         facts = read_facts(lib, req.reflection())
         original = {new: old for old, new in src.renamed_blocks().items()}
         for p in facts.params:
