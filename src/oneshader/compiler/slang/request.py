@@ -17,7 +17,7 @@ from oneshader.compiler.slang import capi as S
 from oneshader.compiler.slang.facts import SLANG_STAGE_ID, TargetFacts, read_facts
 from oneshader.compiler.slang.messages import explain
 from oneshader.compiler.slang.messages import parse as parse_diagnostics
-from oneshader.diagnostics import Diagnostic, Severity, source_excerpt
+from oneshader.diagnostics import Code, Diagnostic, Severity, source_excerpt
 from oneshader.reflection.model import Target
 
 _SLANG_TARGET = {Target.SpirV: "spirv", Target.Msl: "metal", Target.Wgsl: "wgsl"}
@@ -127,7 +127,7 @@ def _wgsl_needs_position(warning: Diagnostic) -> Diagnostic:
         f"WGSL: {entry} has no SV_Position output, and WGSL requires one (@builtin(position)); "
         "output SV_Position, or build without the wgsl target"
     )
-    return replace(warning, severity=Severity.ERROR, code="OS1003", message=message)
+    return replace(warning, severity=Severity.ERROR, code=Code.NOT_ON_TARGET, message=message)
 
 
 def _as_written(src: SourceSet, diags: list[Diagnostic]) -> list[Diagnostic]:
