@@ -19,6 +19,7 @@ from oneshader.compiler.emitted.common import (
     EmittedEntry,
     EmittedModule,
     EmittedResource,
+    PADDING,
     EmittedVariable,
     demangle,
     round_up,
@@ -407,6 +408,8 @@ class _Checker:
                 self.differ(module, f"{path}.{member.name} offset", member.offset, other.offset)
                 self.layout(module, f"{path}.{member.name}", member.type, other.type, "nested")
             for extra in by_name:
+                if extra.startswith(PADDING):
+                    continue  # vk::offset's padding (compiler.layouts.offset_padding)
                 self.bad(module, f"{path}.{extra}: emitted struct member the reflection lacks")
 
     def push(self, block: PushBlock) -> None:

@@ -146,25 +146,7 @@ def _attribute_errors(
     file = src.display(file_.path)
     targets = [t for t in Target if t in options.targets]
     for a in attributes:
-        if a.name == "vk::offset":
-            for t in targets:
-                if t is Target.SpirV:
-                    continue  # Slang's SPIR-V honours it; the reflection is corrected
-                out.append(
-                    (
-                        t,
-                        src.error(
-                            file,
-                            a.line,
-                            a.column,
-                            f"[[vk::offset]] on '{name}': {TARGET_NAMES[t]} cannot place a "
-                            "member by hand (Slang ignores the attribute there); insert padding "
-                            "members instead, or build for spirv only",
-                            "OS1010",
-                        ),
-                    )
-                )
-        elif a.name == "vk::builtin":
+        if a.name == "vk::builtin":
             builtin = a.args[0] if a.args else ""
             known = builtin in rewrite.VK_BUILTINS
             for t in targets:

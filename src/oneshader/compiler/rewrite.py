@@ -18,6 +18,7 @@ __all__ = [
     "inline_includes",
     "vk_builtins",
     "with_append_consume_as_rw",
+    "with_inserted",
     "with_counter_buffers",
 ]
 
@@ -57,6 +58,17 @@ def vk_builtins(text: str) -> str:
         last = m.end()
     out.append(text[last:])
     return "".join(out)
+
+
+def with_inserted(text: str, inserts: Collection[tuple[int, int, str]]) -> str:
+    """The text with each ``(line, column, text)`` inserted at that position (1-based): the
+    lines stay, the columns after an insertion on its line move."""
+    lines = text.split("\n")
+    for line, column, inserted in sorted(inserts, reverse=True):
+        if 1 <= line <= len(lines):
+            here = lines[line - 1]
+            lines[line - 1] = here[: column - 1] + inserted + here[column - 1 :]
+    return "\n".join(lines)
 
 
 COUNTER_CALL = re.compile(r"\b(\w+)\s*\.\s*(Increment|Decrement)Counter\s*\(\s*\)")

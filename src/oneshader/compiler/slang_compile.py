@@ -4,15 +4,17 @@ rewrites"), and what comes back: the target's code and facts, or its positioned 
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from oneshader.compiler import _slang as S
 from oneshader.compiler import rewrite
 from oneshader.compiler.api import CompileOptions
-from oneshader.compiler.diag import TARGET_NAMES, explain
+from oneshader.compiler.diag import TARGET_NAMES, explain, unavailable_at_uses
 from oneshader.compiler.diag import parse as parse_diagnostics
 from oneshader.compiler.facts import TargetFacts, read_facts
+from oneshader.compiler.layouts import Padding, offset_padding, without_padding
 from oneshader.compiler.precheck import wgsl_interlocked
 from oneshader.compiler.source import Declaration
 from oneshader.compiler.sourceset import SourceSet
@@ -38,6 +40,10 @@ _MIN_PRECISION = [
     )
     for n in ("", "1", "2", "3", "4", "1x1", "2x2", "3x3", "4x4")
 ]
+
+
+# What to write instead of a construct a target lacks (Slang's E36107, at the use).
+UNAVAILABLE_HINTS: dict[Target, dict[str, str]] = {t: {} for t in Target}
 
 
 @dataclass
@@ -79,6 +85,7 @@ def _rewritten(
     target: Target,
     counted: dict[str, Declaration],
     appended: dict[str, Declaration],
+    pads: Collection[Padding],
 ) -> str:
     text = src.texts[path]
     if counted:
@@ -91,29 +98,62 @@ def _rewritten(
         # HLSL's 'linear' is the default (perspective-correct) interpolation; Slang emits it
         # as WGSL @interpolate(linear) and Metal sample_no_perspective, which are not.
         text = rewrite.blank_words(text, "linear")
-    return text
+    here = [(p.line, p.column, p.declarations()) for p in pads if p.file == path]
+    return rewrite.with_inserted(text, here) if here else text
 
 
-def slang_source(src: SourceSet, target: Target) -> str:
+def slang_source(src: SourceSet, target: Target, pads: Collection[Padding] = ()) -> str:
     """The main file's text for Slang, every file rewritten (includes inlined where a rewrite
-    changed them)."""
+    changed them); ``pads`` are vk::offset's padding members (WGSL and Metal)."""
     counted = src.counted_rw()
     appended = src.append_consume()
-    texts = {p: _rewritten(src, p, target, counted, appended) for p in src.texts}
+    texts = {p: _rewritten(src, p, target, counted, appended, pads) for p in src.texts}
     return rewrite.inline_includes(src.path, src.texts, texts, src.include_dirs)
 
 
 def compile_target(
     lib: S.Library, src: SourceSet, options: CompileOptions, target: Target
 ) -> tuple[CompiledTarget | None, list[Diagnostic]]:
+    """The target's code and facts, or its errors. WGSL and Metal are compiled again while
+    ``[[vk::offset]]`` members need padding to sit where SPIR-V puts them (a compile per
+    round; a struct's later members follow, so one round is the rule)."""
+    pads: dict[tuple[Path, int, int], Padding] = {}
+    for _ in range(_PADDING_ROUNDS):
+        compiled, errors = _compile_once(lib, src, options, target, pads.values())
+        if compiled is None or target is Target.SpirV:
+            return compiled, errors
+        more, refused = offset_padding(src, compiled.facts, target, pads)
+        if refused:
+            return None, refused
+        if more == pads:
+            break
+        pads = more
+    else:
+        raise AssertionError(f"vk::offset padding did not settle in {_PADDING_ROUNDS} rounds")
+    assert compiled is not None
+    compiled.facts = without_padding(compiled.facts)
+    return compiled, errors
+
+
+_PADDING_ROUNDS = 8
+
+
+def _compile_once(
+    lib: S.Library,
+    src: SourceSet,
+    options: CompileOptions,
+    target: Target,
+    pads: Collection[Padding],
+) -> tuple[CompiledTarget | None, list[Diagnostic]]:
     entries = [(e.name, SLANG_STAGE_ID[e.stage]) for e in options.entry_points]
     args = slang_args(target, options)
-    req = S.Request(lib, args, (str(src.path), slang_source(src, target)), entries)
+    req = S.Request(lib, args, (str(src.path), slang_source(src, target, pads)), entries)
     try:
         result = req.compile()
         diags = parse_diagnostics(result.diagnostics, src.display, src.text_of)
         if not result.ok:
-            errors = [d for d in diags if d.is_error] or [
+            user_files = {src.display(str(p)) for p in src.texts}
+            errors = unavailable_at_uses(diags, user_files, UNAVAILABLE_HINTS[target]) or [
                 Diagnostic(
                     src.name,
                     0,
