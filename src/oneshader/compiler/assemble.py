@@ -15,7 +15,7 @@ from oneshader.compiler.diag import TARGET_NAMES
 from oneshader.compiler.emitted.common import GLOBALS
 from oneshader.compiler.facts import ParamFacts, TargetFacts
 from oneshader.compiler.kinds import BLOCK_TYPES, RTYPES, SAMPLERS, TEXTURES
-from oneshader.compiler.layouts import one_layout
+from oneshader.compiler.layouts import MetalVector, one_layout
 from oneshader.compiler.slang_compile import CompiledTarget
 from oneshader.compiler.source import Declaration
 from oneshader.compiler.sourceset import SourceSet
@@ -56,6 +56,7 @@ class Assembled:
     pushes: list[PushBlock]
     specs: list[SpecConstant]
     msl_index: dict[str, tuple[str, int]]
+    msl_vectors: dict[str, list[MetalVector]]
 
 
 def assemble(
@@ -73,6 +74,7 @@ def assemble(
     resources: list[Resource] = []
     pushes: list[PushBlock] = []
     specs: list[SpecConstant] = []
+    msl_vectors: dict[str, list[MetalVector]] = {}
 
     params = {t.target: {p.name: p for p in t.facts.params} for t in compiled}
     names = [p.name for p in primary.facts.params]
@@ -121,7 +123,7 @@ def assemble(
             specs.append(_spec(decl, per, outputs))
             continue
         if p0.category == S.CAT_PUSH_CONSTANT_BUFFER or decl.attribute("vk::push_constant"):
-            layout = one_layout(src, decl, per, errors, block=True)
+            layout = one_layout(src, decl, per, errors, block=True, msl_vectors=msl_vectors)
             pushes.append(PushBlock(name, (), layout, ()))
             continue
         if p0.category == S.CAT_UNIFORM or decl.base not in RTYPES:
@@ -134,13 +136,13 @@ def assemble(
                 )
             )
             continue
-        resources.append(_resource(src, decl, per, errors, placement, msl_index))
+        resources.append(_resource(src, decl, per, errors, placement, msl_index, msl_vectors))
     if errors:
         raise UserError(errors)
 
     resources = _check_bindings(src, resources, decls, msl_index)
     pushes = _place_pushes(pushes, params, resources, msl_index)
-    return Assembled(resources, pushes, specs, msl_index)
+    return Assembled(resources, pushes, specs, msl_index, msl_vectors)
 
 
 def _declarations(src: SourceSet, facts: TargetFacts) -> dict[str, Declaration]:
@@ -173,6 +175,7 @@ def _resource(
     errors: list[Diagnostic],
     placement: Placement,
     msl_index: dict[str, tuple[str, int]],
+    msl_vectors: dict[str, list[MetalVector]],
 ) -> Resource:
     rtype, kind = RTYPES.get(decl.base, (None, None))
     if rtype is None or kind is None:
@@ -185,7 +188,7 @@ def _resource(
         )
         return Resource(decl.name, ResourceKind.ShaderResource, ResourceTypeKind.Texture2D)
     layout = (
-        one_layout(src, decl, per, errors, block=rtype in BLOCK_TYPES)
+        one_layout(src, decl, per, errors, rtype in BLOCK_TYPES, msl_vectors)
         if rtype not in TEXTURES
         else next((per[t].layout for t in Target if t in per), None)
     )

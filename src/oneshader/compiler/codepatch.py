@@ -143,3 +143,104 @@ def renumber_msl(text: str, indices: dict[str, tuple[str, int]]) -> str:
         return f"{m.group(1)}{m.group(2)}[[{m.group(3)}({want[1]})]]"
 
     return re.sub(r"(\w+)(\s*)\[\[(buffer|texture|sampler)\((\d+)\)\]\]", number, text)
+
+
+def metal_vectors(text: str, resource: str, vectors: list[tuple[tuple[str, ...], bool]]) -> str:
+    """Metal's vector members at the given paths (member names from the struct of the argument
+    ``resource``) declared packed (True: ``packed_float3``, 12 bytes, 4-aligned, HLSL's layout;
+    every read converted back to the vector type, as Metal code does) or aligned (False:
+    ``float4`` for Slang's ``packed_float4``, which converts on assignment)."""
+    param = re.search(
+        rf"(\w+)\s+(?:constant|device|const\s+device)\s*\*\s*{re.escape(resource)}(?:_\d+)?\s*\[\[",
+        text,
+    )
+    if param is None:
+        return text
+    packed: dict[str, str] = {}  # emitted member name -> its unpacked type
+    for path, pack in vectors:
+        struct_name = param.group(1)
+        for i, member in enumerate(path):
+            body = re.search(rf"struct\s+{re.escape(struct_name)}\s*\{{(.*?)\}};", text, re.S)
+            if body is None:
+                break
+            decl = re.search(
+                rf"(?m)^\s*(?:array<\s*)?(?P<type>\w+)[^;\n]*?\s"
+                rf"(?P<name>{re.escape(member)}(?:_\d+)?)\s*;",
+                body.group(1),
+            )
+            if decl is None:
+                break
+            if i + 1 < len(path):
+                struct_name = decl.group("type")
+                continue
+            vector = decl.group("type")
+            start = body.start(1) + decl.start("type")
+            if pack and re.fullmatch(r"[a-z]+[234]", vector):
+                text = text[:start] + f"packed_{vector}" + text[start + len(vector) :]
+                packed[decl.group("name")] = vector
+            elif not pack and vector.startswith("packed_"):
+                text = text[:start] + vector[len("packed_") :] + text[start + len(vector) :]
+    for name, vector in packed.items():
+        text = _unpacked_reads(text, name, vector)
+    return text
+
+
+def _unpacked_reads(text: str, member: str, vector: str) -> str:
+    """Each ``expr.member``/``expr->member`` read in function bodies wrapped as
+    ``vector(expr.member)``; writes (an assignment follows) and addresses are left alone."""
+    out: list[str] = []
+    last = 0
+    for m in re.finditer(rf"(?:\.|->)\s*{re.escape(member)}\b", text):
+        start = _postfix_start(text, m.start())
+        after = text[m.end() :]
+        if re.match(r"\s*(?:\.\s*[xyzwrgba]+\s*)?(?:[-+*/%&|^]|<<|>>)?=(?!=)", after):
+            continue
+        if text[:start].rstrip().endswith("&") and not text[:start].rstrip().endswith("&&"):
+            continue
+        out.append(text[last:start])
+        out.append(f"{vector}({text[start : m.end()]})")
+        last = m.end()
+    out.append(text[last:])
+    return "".join(out)
+
+
+def _postfix_start(text: str, i: int) -> int:
+    """Where the postfix expression ending in the member access at ``i`` begins: identifiers,
+    ``.``/``->`` and balanced ``[...]``/``(...)`` are walked back over."""
+    j = i
+    while j > 0:
+        k = j
+        while k > 0 and text[k - 1] in " \t":
+            k -= 1
+        c = text[k - 1] if k > 0 else ""
+        if c.isalnum() or c == "_":
+            while k > 0 and (text[k - 1].isalnum() or text[k - 1] == "_"):
+                k -= 1
+        elif c in ")]":
+            opening = "(" if c == ")" else "["
+            depth = 0
+            while k > 0:
+                k -= 1
+                if text[k] == c:
+                    depth += 1
+                elif text[k] == opening:
+                    depth -= 1
+                    if depth == 0:
+                        break
+            if c == "]":
+                j = k
+                continue
+            # a parenthesised base ((*p).x) or a call (f(x).y): take the callee's name too
+            while k > 0 and (text[k - 1].isalnum() or text[k - 1] == "_"):
+                k -= 1
+        else:
+            return j
+        j = k
+        before = text[:j].rstrip()
+        if before.endswith("->"):
+            j = len(before) - 2
+        elif before.endswith(".") and not before[-2:-1].isdigit():
+            j = len(before) - 1
+        else:
+            return j
+    return j

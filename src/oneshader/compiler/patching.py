@@ -33,6 +33,8 @@ def patch_bindings(
         )
     if Target.Msl in out:
         text = codepatch.renumber_msl(out[Target.Msl].decode(), shader.msl_index)
+        for name, vectors in shader.msl_vectors.items():
+            text = codepatch.metal_vectors(text, emitted_name(name), vectors)
         out[Target.Msl] = text.encode()
     return out, depth
 
