@@ -213,3 +213,79 @@ def test_an_unavailable_construct_is_named_at_its_use_for_each_target(tmp_path: 
     assert [e.split(": error ")[0] for e in errors] == ["s.hlsl:3:5", "s.hlsl:3:5"]
     for target, error in zip(("Metal", "WGSL"), errors, strict=True):
         assert f"E36107: {target}: 'printf' (used by compute entry point 'M') cannot be " in error
+
+
+# -- clip -----------------------------------------------------------------------------------------
+
+_SIZE = 16
+
+
+def _render(result: CompileResult, target: Target) -> Any:
+    """Draw a full-screen triangle with ``result``'s VSMain (a float2 position at location 0)
+    and PSMain into a cleared 16x16 rgba8 target on ``target``'s code; the pixels as a
+    (16, 16, 4) array."""
+    import numpy as np
+    import wgpu
+
+    dev = device()
+    out = next(o for o in result.outputs if o.target is target)
+    module = dev.create_shader_module(
+        code=out.data if target is Target.SpirV else out.data.decode("utf-8")
+    )
+    fmt = wgpu.TextureFormat.rgba8unorm
+    pipeline = dev.create_render_pipeline(
+        layout="auto",
+        vertex={
+            "module": module,
+            "entry_point": "VSMain",
+            "buffers": [
+                {
+                    "array_stride": 8,
+                    "attributes": [{"format": "float32x2", "offset": 0, "shader_location": 0}],
+                }
+            ],
+        },
+        fragment={"module": module, "entry_point": "PSMain", "targets": [{"format": fmt}]},
+        primitive={"topology": wgpu.PrimitiveTopology.triangle_list},
+    )
+    texture = dev.create_texture(
+        size=(_SIZE, _SIZE, 1),
+        format=fmt,
+        usage=wgpu.TextureUsage.RENDER_ATTACHMENT | wgpu.TextureUsage.COPY_SRC,
+    )
+    encoder = dev.create_command_encoder()
+    rpass = encoder.begin_render_pass(
+        color_attachments=[
+            {
+                "view": texture.create_view(),
+                "clear_value": (0, 0, 0, 0),
+                "load_op": wgpu.LoadOp.clear,
+                "store_op": wgpu.StoreOp.store,
+            }
+        ]
+    )
+    triangle = np.array([-1, -1, 3, -1, -1, 3], np.float32).tobytes()
+    vertices = dev.create_buffer_with_data(data=triangle, usage=wgpu.BufferUsage.VERTEX)
+    rpass.set_pipeline(pipeline)
+    rpass.set_vertex_buffer(0, vertices)
+    rpass.draw(3)
+    rpass.end()
+    dev.queue.submit([encoder.finish()])
+    data = dev.queue.read_texture(
+        {"texture": texture},
+        {"bytes_per_row": 4 * _SIZE, "rows_per_image": _SIZE},
+        (_SIZE, _SIZE, 1),
+    )
+    return np.frombuffer(bytes(data), np.uint8).reshape(_SIZE, _SIZE, 4)
+
+
+@pytest.mark.parametrize("target", [Target.SpirV, Target.Wgsl], ids=lambda t: t.value)
+def test_clip_discards_the_same_pixels_on_every_target(target: Target) -> None:
+    result = _ok(CORPUS / "exec" / "clip_render.hlsl")
+    pixels = _render(result, target)
+    kept = pixels[..., 3] > 0
+    assert not kept[:, :8].any() and not kept[12:, :].any()
+    assert kept[:12, 8:].all()
+    assert tuple(pixels[5, 10]) == (255, 128, 64, 255)
+    msl = _code(result, Target.Msl)
+    assert "discard_fragment()" in msl and "clip" not in msl.replace("oneshader_clip", "")

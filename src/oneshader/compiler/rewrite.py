@@ -19,6 +19,7 @@ __all__ = [
     "vk_builtins",
     "with_append_consume_as_rw",
     "with_inserted",
+    "with_clip_helpers",
     "with_counter_buffers",
 ]
 
@@ -69,6 +70,28 @@ def with_inserted(text: str, inserts: Collection[tuple[int, int, str]]) -> str:
             here = lines[line - 1]
             lines[line - 1] = here[: column - 1] + inserted + here[column - 1 :]
     return "\n".join(lines)
+
+
+CLIP_CALL = re.compile(r"(?<![\w.:])clip(?=\s*\()")
+CLIP = "oneshader_clip"
+# HLSL's clip(x), which Slang has for SPIR-V only: discard when any component is negative.
+CLIP_HELPERS = " ".join(
+    f"void {CLIP}({t} x) {{ if (any(x < 0)) discard; }}"
+    for t in ("float", "float2", "float3", "float4")
+)
+
+
+def with_clip_helpers(text: str) -> str:
+    """``clip(`` calls renamed to the helpers of :data:`CLIP_HELPERS` (WGSL and Metal, where
+    Slang refuses ``clip``); the columns after a call on its line move."""
+    clean = strip_comments(text)
+    out, last = [], 0
+    for m in CLIP_CALL.finditer(clean):
+        out.append(text[last : m.start()])
+        out.append(CLIP)
+        last = m.end()
+    out.append(text[last:])
+    return "".join(out)
 
 
 COUNTER_CALL = re.compile(r"\b(\w+)\s*\.\s*(Increment|Decrement)Counter\s*\(\s*\)")

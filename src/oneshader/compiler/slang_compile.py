@@ -16,7 +16,7 @@ from oneshader.compiler.diag import parse as parse_diagnostics
 from oneshader.compiler.facts import TargetFacts, read_facts
 from oneshader.compiler.layouts import Padding, offset_padding, without_padding
 from oneshader.compiler.precheck import wgsl_interlocked
-from oneshader.compiler.source import Declaration
+from oneshader.compiler.source import Declaration, strip_comments
 from oneshader.compiler.sourceset import SourceSet
 from oneshader.diagnostics import Diagnostic, Severity
 from oneshader.reflection.model import Stage, Target
@@ -86,6 +86,7 @@ def _rewritten(
     counted: dict[str, Declaration],
     appended: dict[str, Declaration],
     pads: Collection[Padding],
+    clip: bool,
 ) -> str:
     text = src.texts[path]
     if counted:
@@ -98,6 +99,8 @@ def _rewritten(
         # HLSL's 'linear' is the default (perspective-correct) interpolation; Slang emits it
         # as WGSL @interpolate(linear) and Metal sample_no_perspective, which are not.
         text = rewrite.blank_words(text, "linear")
+    if clip:
+        text = rewrite.with_clip_helpers(text)
     here = [(p.line, p.column, p.declarations()) for p in pads if p.file == path]
     return rewrite.with_inserted(text, here) if here else text
 
@@ -107,8 +110,16 @@ def slang_source(src: SourceSet, target: Target, pads: Collection[Padding] = ())
     changed them); ``pads`` are vk::offset's padding members (WGSL and Metal)."""
     counted = src.counted_rw()
     appended = src.append_consume()
-    texts = {p: _rewritten(src, p, target, counted, appended, pads) for p in src.texts}
-    return rewrite.inline_includes(src.path, src.texts, texts, src.include_dirs)
+    clip = (
+        target is not Target.SpirV
+        and src.function("clip") is None
+        and any(rewrite.CLIP_CALL.search(strip_comments(t)) for t in src.texts.values())
+    )
+    texts = {p: _rewritten(src, p, target, counted, appended, pads, clip) for p in src.texts}
+    main = rewrite.inline_includes(src.path, src.texts, texts, src.include_dirs)
+    if clip:  # the helpers first, then the file at its own line 1
+        main = f'{rewrite.CLIP_HELPERS}\n#line 1 "{src.path.as_posix()}"\n{main}'
+    return main
 
 
 def compile_target(
