@@ -289,3 +289,31 @@ def test_clip_discards_the_same_pixels_on_every_target(target: Target) -> None:
     assert tuple(pixels[5, 10]) == (255, 128, 64, 255)
     msl = _code(result, Target.Msl)
     assert "discard_fragment()" in msl and "clip" not in msl.replace("oneshader_clip", "")
+
+
+def test_sample_with_a_lod_clamp_is_refused_for_wgsl_at_the_call(tmp_path: Path) -> None:
+    """HLSL's 4-argument Sample is (s, uv, offset, clamp): a minimum-LOD clamp (SPIR-V MinLod,
+    Metal min_lod_clamp), not a bias; WGSL has no such sampling. The error is at the call and
+    points at SampleBias, which WGSL has (with an offset), for the bias the code may mean."""
+    source = (
+        "Texture2D T; SamplerState S;\n"
+        '[shader("pixel")] float4 P(float2 uv : TEXCOORD0, float lod : LOD) : SV_Target {\n'
+        "    return T.Sample(S, uv, int2(1, 0), lod) + T.SampleBias(S, uv, lod, int2(0, 1));\n}\n"
+    )
+    (error,) = _errors(tmp_path, source, (Target.Wgsl,))
+    assert error.startswith("s.hlsl:3:14: error E36107: WGSL: 'Sample' (used by fragment entry")
+    assert "minimum-LOD clamp" in error and "SampleBias(s, uv, bias, offset)" in error
+    path = tmp_path / "s.hlsl"
+    assert _ok(path, (Target.SpirV, Target.Msl)).ok
+
+
+def test_fwidth_on_metal_is_its_definition(tmp_path: Path) -> None:
+    """Slang has no fwidth for Metal; HLSL defines it as abs(ddx(x)) + abs(ddy(x)), which Metal
+    has (dfdx/dfdy)."""
+    path = tmp_path / "s.hlsl"
+    path.write_text(
+        '[shader("pixel")] float4 P(float2 uv : TEXCOORD0) : SV_Target {\n'
+        "    return float4(fwidth(uv), fwidth(uv.x), 1);\n}\n"
+    )
+    msl = _code(_ok(path), Target.Msl)
+    assert "abs(dfdx(x_0)) + abs(dfdy(x_0))" in msl and "fwidth" not in msl.replace("oneshader_fwidth", "")

@@ -11,6 +11,7 @@ from collections.abc import Collection, Mapping
 from pathlib import Path
 
 from oneshader.compiler.source import Declaration, include_directives, strip_comments
+from oneshader.reflection.model import Target
 
 __all__ = [
     "blank_words",
@@ -19,7 +20,7 @@ __all__ = [
     "vk_builtins",
     "with_append_consume_as_rw",
     "with_inserted",
-    "with_clip_helpers",
+    "with_helpers",
     "with_counter_buffers",
 ]
 
@@ -72,26 +73,44 @@ def with_inserted(text: str, inserts: Collection[tuple[int, int, str]]) -> str:
     return "\n".join(lines)
 
 
-CLIP_CALL = re.compile(r"(?<![\w.:])clip(?=\s*\()")
-CLIP = "oneshader_clip"
-# HLSL's clip(x), which Slang has for SPIR-V only: discard when any component is negative.
-CLIP_HELPERS = " ".join(
-    f"void {CLIP}({t} x) {{ if (any(x < 0)) discard; }}"
-    for t in ("float", "float2", "float3", "float4")
-)
+_VECTORS = ("float", "float2", "float3", "float4")
+# HLSL intrinsics Slang has only for some targets, as helpers that do the same in HLSL it can
+# compile for the others: name -> (the targets that need the helper, its definitions).
+HELPERS: dict[str, tuple[frozenset[Target], str]] = {
+    # clip(x): discard when any component is negative.
+    "clip": (
+        frozenset({Target.Wgsl, Target.Msl}),
+        " ".join(f"void oneshader_clip({t} x) {{ if (any(x < 0)) discard; }}" for t in _VECTORS),
+    ),
+    # fwidth(x) is abs(ddx(x)) + abs(ddy(x)) by definition.
+    "fwidth": (
+        frozenset({Target.Msl}),
+        " ".join(
+            f"{t} oneshader_fwidth({t} x) {{ return abs(ddx(x)) + abs(ddy(x)); }}"
+            for t in _VECTORS
+        ),
+    ),
+}
 
 
-def with_clip_helpers(text: str) -> str:
-    """``clip(`` calls renamed to the helpers of :data:`CLIP_HELPERS` (WGSL and Metal, where
-    Slang refuses ``clip``); the columns after a call on its line move."""
-    clean = strip_comments(text)
-    out, last = [], 0
-    for m in CLIP_CALL.finditer(clean):
-        out.append(text[last : m.start()])
-        out.append(CLIP)
-        last = m.end()
-    out.append(text[last:])
-    return "".join(out)
+def helper_calls(name: str) -> re.Pattern[str]:
+    """Calls of the free function ``name`` (not methods, not qualified names)."""
+    return re.compile(rf"(?<![\w.:]){name}(?=\s*\()")
+
+
+def with_helpers(text: str, names: Collection[str]) -> str:
+    """Calls of each of ``names`` renamed to its helper, ``oneshader_<name>`` (see
+    :data:`HELPERS`); the columns after a call on its line move."""
+    for name in names:
+        clean = strip_comments(text)
+        out, last = [], 0
+        for m in helper_calls(name).finditer(clean):
+            out.append(text[last : m.start()])
+            out.append(f"oneshader_{name}")
+            last = m.end()
+        out.append(text[last:])
+        text = "".join(out)
+    return text
 
 
 COUNTER_CALL = re.compile(r"\b(\w+)\s*\.\s*(Increment|Decrement)Counter\s*\(\s*\)")

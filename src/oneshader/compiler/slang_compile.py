@@ -43,7 +43,41 @@ _MIN_PRECISION = [
 
 
 # What to write instead of a construct a target lacks (Slang's E36107, at the use).
-UNAVAILABLE_HINTS: dict[Target, dict[str, str]] = {t: {} for t in Target}
+_EVERYWHERE_BUT_SPIRV = {
+    "printf": "debug printf exists on SPIR-V (Vulkan's debug printf) only; remove the call",
+    "CheckAccessFullyMapped": (
+        "sparse residency feedback exists on SPIR-V only; sample without the status argument"
+    ),
+    "Load": (
+        "if it passes a status argument (sparse residency feedback, which exists on SPIR-V "
+        "only), call Load without it"
+    ),
+}
+UNAVAILABLE_HINTS: dict[Target, dict[str, str]] = {
+    Target.SpirV: {},
+    Target.Wgsl: {
+        **_EVERYWHERE_BUT_SPIRV,
+        "Sample": (
+            "WGSL samples without a minimum-LOD clamp (Sample's 4th argument in HLSL, not a "
+            "bias) or a status; drop them, or for a bias write SampleBias(s, uv, bias, offset)"
+        ),
+        "NonUniformResourceIndex": (
+            "WGSL has no arrays of textures or samplers to index (binding_array is a "
+            "native-only extension); use a texture array (Texture2DArray) and a layer index"
+        ),
+    },
+    Target.Msl: {
+        **_EVERYWHERE_BUT_SPIRV,
+        "GetDimensions": (
+            "a Metal shader cannot ask a buffer for its length; pass the element count in a "
+            "constant buffer"
+        ),
+        "NonUniformResourceIndex": (
+            "Slang emits Metal resource arrays without argument indices; use a texture array "
+            "(Texture2DArray) and a layer index"
+        ),
+    },
+}
 
 
 @dataclass
@@ -86,7 +120,7 @@ def _rewritten(
     counted: dict[str, Declaration],
     appended: dict[str, Declaration],
     pads: Collection[Padding],
-    clip: bool,
+    helpers: Collection[str],
 ) -> str:
     text = src.texts[path]
     if counted:
@@ -99,8 +133,8 @@ def _rewritten(
         # HLSL's 'linear' is the default (perspective-correct) interpolation; Slang emits it
         # as WGSL @interpolate(linear) and Metal sample_no_perspective, which are not.
         text = rewrite.blank_words(text, "linear")
-    if clip:
-        text = rewrite.with_clip_helpers(text)
+    if helpers:
+        text = rewrite.with_helpers(text, helpers)
     here = [(p.line, p.column, p.declarations()) for p in pads if p.file == path]
     return rewrite.with_inserted(text, here) if here else text
 
@@ -110,15 +144,18 @@ def slang_source(src: SourceSet, target: Target, pads: Collection[Padding] = ())
     changed them); ``pads`` are vk::offset's padding members (WGSL and Metal)."""
     counted = src.counted_rw()
     appended = src.append_consume()
-    clip = (
-        target is not Target.SpirV
-        and src.function("clip") is None
-        and any(rewrite.CLIP_CALL.search(strip_comments(t)) for t in src.texts.values())
-    )
-    texts = {p: _rewritten(src, p, target, counted, appended, pads, clip) for p in src.texts}
+    helpers = [
+        name
+        for name, (targets, _) in rewrite.HELPERS.items()
+        if target in targets
+        and src.function(name) is None
+        and any(rewrite.helper_calls(name).search(strip_comments(t)) for t in src.texts.values())
+    ]
+    texts = {p: _rewritten(src, p, target, counted, appended, pads, helpers) for p in src.texts}
     main = rewrite.inline_includes(src.path, src.texts, texts, src.include_dirs)
-    if clip:  # the helpers first, then the file at its own line 1
-        main = f'{rewrite.CLIP_HELPERS}\n#line 1 "{src.path.as_posix()}"\n{main}'
+    if helpers:  # the helpers first, then the file from its own line 1
+        code = " ".join(rewrite.HELPERS[name][1] for name in helpers)
+        main = f'{code}\n#line 1 "{src.path.as_posix()}"\n{main}'
     return main
 
 
