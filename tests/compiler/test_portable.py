@@ -9,6 +9,7 @@ import struct
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from verify_support import CORPUS, device, pack
 
@@ -220,11 +221,15 @@ def test_an_unavailable_construct_is_named_at_its_use_for_each_target(tmp_path: 
 _SIZE = 16
 
 
-def _render(result: CompileResult, target: Target) -> Any:
-    """Draw a full-screen triangle with ``result``'s VSMain (a float2 position at location 0)
-    and PSMain into a cleared 16x16 rgba8 target on ``target``'s code; the pixels as a
-    (16, 16, 4) array."""
-    import numpy as np
+def _render(
+    result: CompileResult,
+    target: Target,
+    vertices: tuple[float, ...] = (-1, -1, 3, -1, -1, 3),
+    topology: str = "triangle-list",
+) -> Any:
+    """Draw ``vertices`` (a full-screen triangle unless told) with ``result``'s VSMain (a float2
+    position at location 0) and PSMain into a cleared 16x16 rgba8 target on ``target``'s code;
+    the pixels as a (16, 16, 4) array."""
     import wgpu
 
     dev = device()
@@ -246,7 +251,7 @@ def _render(result: CompileResult, target: Target) -> Any:
             ],
         },
         fragment={"module": module, "entry_point": "PSMain", "targets": [{"format": fmt}]},
-        primitive={"topology": wgpu.PrimitiveTopology.triangle_list},
+        primitive={"topology": topology},
     )
     texture = dev.create_texture(
         size=(_SIZE, _SIZE, 1),
@@ -264,11 +269,11 @@ def _render(result: CompileResult, target: Target) -> Any:
             }
         ]
     )
-    triangle = np.array([-1, -1, 3, -1, -1, 3], np.float32).tobytes()
-    vertices = dev.create_buffer_with_data(data=triangle, usage=wgpu.BufferUsage.VERTEX)
+    data = np.array(vertices, np.float32).tobytes()
+    buffer = dev.create_buffer_with_data(data=data, usage=wgpu.BufferUsage.VERTEX)
     rpass.set_pipeline(pipeline)
-    rpass.set_vertex_buffer(0, vertices)
-    rpass.draw(3)
+    rpass.set_vertex_buffer(0, buffer)
+    rpass.draw(len(vertices) // 2)
     rpass.end()
     dev.queue.submit([encoder.finish()])
     data = dev.queue.read_texture(
@@ -317,3 +322,27 @@ def test_fwidth_on_metal_is_its_definition(tmp_path: Path) -> None:
     )
     msl = _code(_ok(path), Target.Msl)
     assert "abs(dfdx(x_0)) + abs(dfdy(x_0))" in msl and "fwidth" not in msl.replace("oneshader_fwidth", "")
+
+
+
+# -- PointSize ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("target", [Target.SpirV, Target.Wgsl], ids=lambda t: t.value)
+def test_a_point_size_of_one_draws_the_same_points_on_every_target(target: Target) -> None:
+    result = _ok(CORPUS / "exec" / "point_size_render.hlsl")
+    (warning,) = [d for d in result.diagnostics if not d.is_error]
+    assert warning.code == "OS1011" and (warning.line, warning.column) == (7, 7)
+    assert "WGSL" in warning.message and "'PSize' is left out" in warning.message
+    assert "point_size" in _code(result, Target.Msl)
+    # pixel centres of a 16x16 target: x = (2 * px + 1) / 16 - 1
+    points = (-15 / 16, -15 / 16, 1 / 16, 1 / 16, 13 / 16, -7 / 16)
+    pixels = _render(result, target, points, "point-list")
+    lit = sorted(zip(*np.nonzero(pixels[..., 3]), strict=True))
+    assert lit == [(7, 8), (11, 14), (15, 0)]  # (row, column); rows grow downwards
+
+
+def test_a_point_size_other_than_one_is_refused_for_wgsl(tmp_path: Path) -> None:
+    source = (CORPUS / "exec" / "point_size_render.hlsl").read_text().replace("PSize = 1.0", "PSize = 8.0")
+    (error,) = _errors(tmp_path, source)
+    assert error.startswith("s.hlsl:7:7: error OS1011: [[vk::builtin(\"PointSize\")]] on 'PSize': WGSL")

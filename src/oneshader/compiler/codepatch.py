@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from oneshader.compiler.emitted.common import resource_name
+from oneshader.compiler.rewrite import postfix_start
 from oneshader.reflection.model import Stage
 
 DEPTH_TEXTURES = {
@@ -191,7 +192,7 @@ def _unpacked_reads(text: str, member: str, vector: str) -> str:
     out: list[str] = []
     last = 0
     for m in re.finditer(rf"(?:\.|->)\s*{re.escape(member)}\b", text):
-        start = _postfix_start(text, m.start())
+        start = postfix_start(text, m.start())
         after = text[m.end() :]
         if re.match(r"\s*(?:\.\s*[xyzwrgba]+\s*)?(?:[-+*/%&|^]|<<|>>)?=(?!=)", after):
             continue
@@ -202,45 +203,3 @@ def _unpacked_reads(text: str, member: str, vector: str) -> str:
         last = m.end()
     out.append(text[last:])
     return "".join(out)
-
-
-def _postfix_start(text: str, i: int) -> int:
-    """Where the postfix expression ending in the member access at ``i`` begins: identifiers,
-    ``.``/``->`` and balanced ``[...]``/``(...)`` are walked back over."""
-    j = i
-    while j > 0:
-        k = j
-        while k > 0 and text[k - 1] in " \t":
-            k -= 1
-        c = text[k - 1] if k > 0 else ""
-        if c.isalnum() or c == "_":
-            while k > 0 and (text[k - 1].isalnum() or text[k - 1] == "_"):
-                k -= 1
-        elif c in ")]":
-            opening = "(" if c == ")" else "["
-            depth = 0
-            while k > 0:
-                k -= 1
-                if text[k] == c:
-                    depth += 1
-                elif text[k] == opening:
-                    depth -= 1
-                    if depth == 0:
-                        break
-            if c == "]":
-                j = k
-                continue
-            # a parenthesised base ((*p).x) or a call (f(x).y): take the callee's name too
-            while k > 0 and (text[k - 1].isalnum() or text[k - 1] == "_"):
-                k -= 1
-        else:
-            return j
-        j = k
-        before = text[:j].rstrip()
-        if before.endswith("->"):
-            j = len(before) - 2
-        elif before.endswith(".") and not before[-2:-1].isdigit():
-            j = len(before) - 1
-        else:
-            return j
-    return j

@@ -153,7 +153,12 @@ def _attribute_errors(
                 if known and t is not Target.Wgsl:
                     continue
                 if t is Target.Wgsl and builtin == "PointSize":
-                    why = "has no point size (WGSL draws 1-pixel points)"
+                    if name in src.unit_point_sizes():
+                        continue  # 1.0, what WGSL draws: dropped with a warning (slang_compile)
+                    why = (
+                        "has no point size (WGSL draws 1-pixel points; a member only ever set "
+                        "to 1.0 would be dropped)"
+                    )
                 elif t is Target.Wgsl and known:
                     why = "has no draw-parameter built-ins"
                 else:

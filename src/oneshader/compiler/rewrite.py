@@ -7,7 +7,7 @@ point into the user's file (docs/compiler.md lists them).
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
 
 from oneshader.compiler.source import Declaration, include_directives, strip_comments
@@ -17,10 +17,13 @@ __all__ = [
     "blank_words",
     "counter_calls",
     "inline_includes",
+    "postfix_start",
+    "unit_point_sizes",
     "vk_builtins",
     "with_append_consume_as_rw",
     "with_inserted",
     "with_helpers",
+    "without_point_size",
     "with_counter_buffers",
 ]
 
@@ -111,6 +114,89 @@ def with_helpers(text: str, names: Collection[str]) -> str:
         out.append(text[last:])
         text = "".join(out)
     return text
+
+
+_ONE = r"\(?\s*1(?:\.0*)?[fFhH]?\s*\)?"
+
+
+def unit_point_sizes(texts: Iterable[str], names: Collection[str]) -> set[str]:
+    """The PointSize members of ``names`` that the code only ever sets to the constant 1.0
+    (what Vulkan validation asks a point-list vertex shader to write): every ``.name`` in
+    ``texts`` is a statement ``<object>.name = 1.0;``."""
+    out = set()
+    cleaned = [strip_comments(t) for t in texts]
+    for name in names:
+        uses = [m for t in cleaned for m in re.finditer(rf"\.\s*{name}\b", t)]
+        sets = [
+            m
+            for t in cleaned
+            for m in re.finditer(rf"\.\s*{name}\s*=\s*{_ONE}\s*;", t)
+        ]
+        if uses and len(uses) == len(sets):
+            out.add(name)
+    return out
+
+
+def without_point_size(text: str, name: str) -> str:
+    """The ``[[vk::builtin("PointSize")]]`` member ``name`` and its ``<object>.name = 1.0;``
+    statements blanked out (lines and columns kept): WGSL draws 1-pixel points anyway."""
+    clean = strip_comments(text)
+    chars = list(text)
+    spans = [
+        (m.start(), m.end())
+        for m in re.finditer(
+            rf'\[\[\s*vk::builtin\(\s*"PointSize"\s*\)\s*\]\][^;]*\b{name}\b[^;]*;', clean
+        )
+    ]
+    for m in re.finditer(rf"\.\s*{name}\s*=\s*{_ONE}\s*;", clean):
+        spans.append((postfix_start(clean, m.start()), m.end()))
+    for start, end in spans:
+        for i in range(start, end):
+            if chars[i] != "\n":
+                chars[i] = " "
+    return "".join(chars)
+
+
+def postfix_start(text: str, i: int) -> int:
+    """Where the postfix expression ending in the member access at ``i`` (its ``.`` or ``->``)
+    begins: identifiers, ``.``/``->`` and balanced ``[...]``/``(...)`` are walked back over."""
+    j = i
+    while j > 0:
+        k = j
+        while k > 0 and text[k - 1] in " \t":
+            k -= 1
+        c = text[k - 1] if k > 0 else ""
+        if c.isalnum() or c == "_":
+            while k > 0 and (text[k - 1].isalnum() or text[k - 1] == "_"):
+                k -= 1
+        elif c in ")]":
+            opening = "(" if c == ")" else "["
+            depth = 0
+            while k > 0:
+                k -= 1
+                if text[k] == c:
+                    depth += 1
+                elif text[k] == opening:
+                    depth -= 1
+                    if depth == 0:
+                        break
+            if c == "]":
+                j = k
+                continue
+            # a parenthesised base ((*p).x) or a call (f(x).y): take the callee's name too
+            while k > 0 and (text[k - 1].isalnum() or text[k - 1] == "_"):
+                k -= 1
+        else:
+            return j
+        j = k
+        before = text[:j].rstrip()
+        if before.endswith("->"):
+            j = len(before) - 2
+        elif before.endswith(".") and not before[-2:-1].isdigit():
+            j = len(before) - 1
+        else:
+            return j
+    return j
 
 
 COUNTER_CALL = re.compile(r"\b(\w+)\s*\.\s*(Increment|Decrement)Counter\s*\(\s*\)")

@@ -5,7 +5,7 @@ rewrites"), and what comes back: the target's code and facts, or its positioned 
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from oneshader.compiler import _slang as S
@@ -128,6 +128,9 @@ def _rewritten(
     if appended and target is not Target.SpirV:
         # SPIR-V has hidden counters; WGSL and Metal get the same companion as RW counters.
         text = rewrite.with_append_consume_as_rw(text, appended, _declared_in(appended, path))
+    if target is Target.Wgsl:
+        for name in src.unit_point_sizes():
+            text = rewrite.without_point_size(text, name)
     text = rewrite.vk_builtins(text)
     if target is not Target.SpirV:
         # HLSL's 'linear' is the default (perspective-correct) interpolation; Slang emits it
@@ -180,7 +183,30 @@ def compile_target(
         raise AssertionError(f"vk::offset padding did not settle in {_PADDING_ROUNDS} rounds")
     assert compiled is not None
     compiled.facts = without_padding(compiled.facts)
+    if target is Target.Wgsl:
+        compiled.warnings += _point_sizes_dropped(src)
     return compiled, errors
+
+
+def _point_sizes_dropped(src: SourceSet) -> list[Diagnostic]:
+    """A warning at each PointSize member left out of the WGSL (it only ever holds 1.0)."""
+    dropped = src.unit_point_sizes()
+    out = []
+    for scanned in src.sources.values():
+        for sdef in scanned.structs.values():
+            for f in sdef.fields:
+                if f.name in dropped and f.attributes:
+                    a = f.attributes[0]
+                    d = src.error(
+                        src.display(str(scanned.path)),
+                        a.line,
+                        a.column,
+                        f"WGSL: [[vk::builtin(\"PointSize\")]] '{f.name}' is left out: the shader "
+                        "only sets it to 1.0, and WGSL draws every point 1 pixel wide",
+                        "OS1011",
+                    )
+                    out.append(replace(d, severity=Severity.WARNING))
+    return out
 
 
 _PADDING_ROUNDS = 8
