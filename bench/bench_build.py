@@ -111,7 +111,7 @@ def run_build(root: Path, *args: str, server: bool = False) -> tuple[float, str]
 
 def stop_servers(root: Path) -> None:
     """End the compile server this run started (it would idle out anyway)."""
-    from oneshader.compiler.server import CompileServer
+    from oneshader.compiler.process.server import CompileServer
 
     for sock in (root / "run" / "oneshader").glob("*.sock"):
         pid = CompileServer(sock).pid()

@@ -24,9 +24,10 @@ import time
 import tomllib
 from pathlib import Path
 
-from oneshader.compiler import CompileOptions, EntryPointSpec, _slang, compile_file, stage_from_name
-from oneshader.compiler.slang_compile import SLANG_STAGE_ID, slang_args, slang_source
-from oneshader.compiler.sourceset import SourceSet
+from oneshader.compiler import CompileOptions, EntryPointSpec, compile_file, stage_from_name
+from oneshader.compiler.front.sourceset import SourceSet
+from oneshader.compiler.slang import capi as _slang
+from oneshader.compiler.slang.request import SLANG_STAGE_ID, slang_args, slang_source
 from oneshader.reflection.model import Target
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "corpus"
@@ -67,10 +68,11 @@ def _direct(lib: _slang.Library, path: Path, options: CompileOptions) -> dict[Ta
 _STAGES = """
 import time
 t0 = time.perf_counter()
-import oneshader.compiler.worker
+import oneshader.compiler.process.worker
 t1 = time.perf_counter()
-import oneshader.compiler.driver, oneshader.compiler.crosscheck
-from oneshader.compiler import CompileOptions, _slang
+import oneshader.compiler.driver, oneshader.compiler.verify.crosscheck
+from oneshader.compiler import CompileOptions
+from oneshader.compiler.slang import capi as _slang
 t2 = time.perf_counter()
 _slang.library().session
 t3 = time.perf_counter()
@@ -90,8 +92,8 @@ def _child_cpu() -> float:
 
 def startup(repeat: int) -> None:
     """A worker's start-up against a warm compile in the same worker, measured in this run."""
-    from oneshader.compiler.worker import CompilerWorker
-    from oneshader.compiler.zygote import Zygote
+    from oneshader.compiler.process.worker import CompilerWorker
+    from oneshader.compiler.process.zygote import Zygote
 
     path = str(CORPUS / "compute_layout.hlsl")
     options = CompileOptions(source_name="compute_layout.hlsl")

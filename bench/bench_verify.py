@@ -17,7 +17,7 @@ from pathlib import Path
 from timing import best
 
 from oneshader.compiler import CompileOptions, EntryPointSpec, compile_file, stage_from_name
-from oneshader.compiler.crosscheck import read_output, verify
+from oneshader.compiler.verify.crosscheck import read_output, verify
 from oneshader.reflection.model import Target
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "corpus"

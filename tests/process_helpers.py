@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from oneshader.compiler.server import CompileServer
+from oneshader.compiler.process.server import CompileServer
 
 
 def server_pid(sock: Path) -> int | None:

@@ -20,7 +20,7 @@ from oneshader.build.scheduler import WorkerPool
 from oneshader.build.state import STATE_NAME
 from oneshader.cli import make_parser
 from oneshader.compiler.api import CompileOptions, CompileResult
-from oneshader.compiler.worker import CompilerWorker, _Child
+from oneshader.compiler.process.worker import CompilerWorker, _Child
 from oneshader.reflection.format import ReflectionFormat
 from process_helpers import parent_of
 

@@ -15,7 +15,7 @@ from oneshader.compiler import (
     compile_file,
 )
 from oneshader.compiler.emitted.spirv import read_spirv
-from oneshader.compiler.spirv_patch import rebind
+from oneshader.compiler.patch.spirv import rebind
 from oneshader.reflection.model import BuiltIn, ShaderReflection, Stage, Target
 
 CORPUS = Path(__file__).parent.parent / "corpus"

@@ -513,7 +513,7 @@ def test_outputs_are_deterministic_and_hold_no_paths() -> None:
 def test_importing_the_compiler_does_not_load_slang() -> None:
     code_ = (
         "import sys, oneshader.compiler as c, oneshader.compiler.api; v = c.compiler_version(); "
-        "import oneshader.compiler._slang as s; "
+        "import oneshader.compiler.slang.capi as s; "
         "print(v, s._LIBRARY is None, 'slangpy' in sys.modules, "
         "'importlib.metadata' in sys.modules)"
     )
@@ -535,7 +535,7 @@ def test_importing_the_compiler_does_not_load_slang() -> None:
 def test_missing_slangpy_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     import importlib.util
 
-    from oneshader.compiler import _slang
+    from oneshader.compiler.slang import capi as _slang
 
     monkeypatch.setattr(_slang, "_LIBRARY", None)
     real = importlib.util.find_spec

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from verify_support import CORPUS, compile_exec, compiled, device, manifest_shaders, spirv_env, tool
 
-from oneshader.compiler.crosscheck import check
+from oneshader.compiler.verify.crosscheck import check
 from oneshader.reflection.model import Target
 
 _SHADERS = [s["file"] for s in manifest_shaders()]

@@ -15,7 +15,7 @@ import pytest
 from verify_support import compile_exec, device, element_stride, pack
 
 from oneshader.compiler import CompileOptions, compile_file
-from oneshader.compiler.crosscheck import verify
+from oneshader.compiler.verify.crosscheck import verify
 from oneshader.reflection import ReflectionFormat
 from oneshader.reflection.model import Resource, ShaderReflection, Slot, Target
 

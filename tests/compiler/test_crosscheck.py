@@ -13,7 +13,7 @@ import pytest
 from verify_support import tool
 
 from oneshader.compiler.api import OutputFile
-from oneshader.compiler.crosscheck import check, verify
+from oneshader.compiler.verify.crosscheck import check, verify
 from oneshader.reflection.model import (
     BuiltIn,
     DeviceFeatures,

@@ -9,7 +9,7 @@ from dataclasses import replace
 import pytest
 from verify_support import compiled
 
-from oneshader.compiler.crosscheck import verify
+from oneshader.compiler.verify.crosscheck import verify
 from oneshader.reflection.model import (
     BuiltIn,
     ShaderReflection,

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from verify_support import compiled, manifest_shaders, tool
 
-from oneshader.compiler.crosscheck import read_output
+from oneshader.compiler.verify.crosscheck import read_output
 from oneshader.reflection.model import Target
 
 _SPIRV_SHADERS = [s["file"] for s in manifest_shaders() if "spirv" in s["targets"]]

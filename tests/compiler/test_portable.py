@@ -112,9 +112,9 @@ def test_vk_offset_and_float3_scalar_layouts_run_from_the_reflection() -> None:
     msl = read_msl(_code(result, Target.Msl).encode())
     (mpush,) = msl.resources["Push"]
     (mframe,) = msl.resources["Frame"]
-    assert {k: v for k, v in _offsets(mpush.layout).items() if k in ("Roughness", "NumSamples")} == (
-        _offsets(push.layout)
-    )
+    assert {
+        k: v for k, v in _offsets(mpush.layout).items() if k in ("Roughness", "NumSamples")
+    } == (_offsets(push.layout))
     assert _offsets(mframe.layout) == _offsets(frame.layout)
     assert "packed_float3 LightDir" in _code(result, Target.Msl)
     matrix = [[float(10 * row + col) for col in range(4)] for row in range(4)]
@@ -144,11 +144,16 @@ def test_a_push_block_placed_below_or_between_what_a_target_allows_is_positioned
         "[[vk::push_constant]] P Push;\nRWStructuredBuffer<float4> O;\n"
         '[shader("compute")][numthreads(1,1,1)] void M() {{ O[0] = Push.A + Push.B; }}\n'
     )
-    for n, why in ((8, "so no padding can place it lower"), (40, "not a multiple of its alignment")):
+    for n, why in (
+        (8, "so no padding can place it lower"),
+        (40, "not a multiple of its alignment"),
+    ):
         errors = _errors(tmp_path, body.format(n=n), (Target.Msl, Target.Wgsl))
         assert len(errors) == 2, errors
         for target, error in zip(("Metal", "WGSL"), errors, strict=True):
-            assert error.startswith(f"s.hlsl:1:24: error OS1010: {target}: [[vk::offset({n})]] on 'B'")
+            assert error.startswith(
+                f"s.hlsl:1:24: error OS1010: {target}: [[vk::offset({n})]] on 'B'"
+            )
             assert why in error
     path = tmp_path / "s.hlsl"
     path.write_text(body.format(n=48))
@@ -179,21 +184,22 @@ def test_vk_offset_in_a_nested_struct_is_padded_too(tmp_path: Path) -> None:
 def test_metal_vector_members_packed_or_aligned_in_the_code() -> None:
     """Reads of a member made packed_float3 are converted back to float3 (Metal's vector
     functions are not written for packed types); writes and addresses are left alone."""
-    from oneshader.compiler.codepatch import metal_vectors
+    from oneshader.compiler.patch.text import metal_vectors
 
     msl = (
         "struct In_0\n{\n    float4 a_0;\n    float3 v_0;\n    float s_0;\n};\n"
         "struct Frame_0\n{\n    array<In_0, int(2)> items_0;\n    packed_float4 w_0;\n};\n"
         "[[kernel]] void k(Frame_0 device* F [[buffer(0)]])\n{\n"
-        "    float3 x = dot((&F->items_0[int(1)])->v_0, F->items_0[0].v_0.xyz) * F->items_0[0].v_0;\n"
+        "    float3 x = dot((&F->items_0[int(1)])->v_0, F->items_0[0].v_0.xyz)"
+        " * F->items_0[0].v_0;\n"
         "    F->items_0[1].v_0 = x;\n    F->items_0[1].v_0.y += 1.0;\n"
         "    thread float3* p = &F->items_0[0].v_0;\n}\n"
     )
     out = metal_vectors(msl, "F", [(("items", "v"), True), (("w",), False)])
     assert "    packed_float3 v_0;\n" in out and "    float4 w_0;\n" in out
     assert (
-        "float3 x = dot(float3((&F->items_0[int(1)])->v_0), float3(F->items_0[0].v_0).xyz) "
-        "* float3(F->items_0[0].v_0);"
+        "float3 x = dot(float3((&F->items_0[int(1)])->v_0), float3(F->items_0[0].v_0).xyz)"
+        " * float3(F->items_0[0].v_0);"
     ) in out
     assert "    F->items_0[1].v_0 = x;\n    F->items_0[1].v_0.y += 1.0;\n" in out
     assert "&F->items_0[0].v_0;" in out
@@ -321,8 +327,9 @@ def test_fwidth_on_metal_is_its_definition(tmp_path: Path) -> None:
         "    return float4(fwidth(uv), fwidth(uv.x), 1);\n}\n"
     )
     msl = _code(_ok(path), Target.Msl)
-    assert "abs(dfdx(x_0)) + abs(dfdy(x_0))" in msl and "fwidth" not in msl.replace("oneshader_fwidth", "")
-
+    assert "abs(dfdx(x_0)) + abs(dfdy(x_0))" in msl and "fwidth" not in msl.replace(
+        "oneshader_fwidth", ""
+    )
 
 
 # -- PointSize ------------------------------------------------------------------------------------
@@ -343,6 +350,12 @@ def test_a_point_size_of_one_draws_the_same_points_on_every_target(target: Targe
 
 
 def test_a_point_size_other_than_one_is_refused_for_wgsl(tmp_path: Path) -> None:
-    source = (CORPUS / "exec" / "point_size_render.hlsl").read_text().replace("PSize = 1.0", "PSize = 8.0")
+    source = (
+        (CORPUS / "exec" / "point_size_render.hlsl")
+        .read_text()
+        .replace("PSize = 1.0", "PSize = 8.0")
+    )
     (error,) = _errors(tmp_path, source)
-    assert error.startswith("s.hlsl:7:7: error OS1011: [[vk::builtin(\"PointSize\")]] on 'PSize': WGSL")
+    assert error.startswith(
+        "s.hlsl:7:7: error OS1011: [[vk::builtin(\"PointSize\")]] on 'PSize': WGSL"
+    )

@@ -15,9 +15,9 @@ import pytest
 from worker_support import crash_mid_request
 
 from oneshader.compiler import CompileOptions
-from oneshader.compiler.server import CompileServer, runtime_folder, toolchain_key
-from oneshader.compiler.worker import CompilerWorker
-from oneshader.compiler.zygote import Zygote
+from oneshader.compiler.process.server import CompileServer, runtime_folder, toolchain_key
+from oneshader.compiler.process.worker import CompilerWorker
+from oneshader.compiler.process.zygote import Zygote
 from process_helpers import alive, gone, parent_of, server_pid, sockets, wait_until
 
 CORPUS = Path(__file__).parent.parent / "corpus"
@@ -107,9 +107,9 @@ def test_workers_run_in_the_callers_folder(
 def test_a_caller_that_dies_leaves_no_worker_behind(runtime: Path) -> None:
     code = (
         "import os, sys\n"
-        "from oneshader.compiler.server import CompileServer\n"
-        "from oneshader.compiler.worker import CompilerWorker\n"
-        "from oneshader.compiler.zygote import Zygote\n"
+        "from oneshader.compiler.process.server import CompileServer\n"
+        "from oneshader.compiler.process.worker import CompilerWorker\n"
+        "from oneshader.compiler.process.zygote import Zygote\n"
         "w = CompilerWorker(zygote=Zygote(CompileServer.for_this_process(60).connect))\n"
         "w.start(); print(w.pid, flush=True); os._exit(0)\n"
     )

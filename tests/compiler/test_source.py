@@ -7,7 +7,7 @@ from pathlib import Path
 import hypothesis
 import hypothesis.strategies as st
 
-from oneshader.compiler.source import find_includes, scan, strip_comments
+from oneshader.compiler.front.scanner import find_includes, scan, strip_comments
 
 SOURCE = """// comment with Texture2D Fake;
 #include "a.hlsli"

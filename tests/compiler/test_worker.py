@@ -10,8 +10,8 @@ from pathlib import Path
 from worker_support import crash_mid_request
 
 from oneshader.compiler import CompileOptions, compile_file
-from oneshader.compiler.worker import CompilerWorker
-from oneshader.compiler.zygote import Zygote
+from oneshader.compiler.process.worker import CompilerWorker
+from oneshader.compiler.process.zygote import Zygote
 from process_helpers import gone, parent_of
 
 CORPUS = Path(__file__).parent.parent / "corpus"
@@ -129,7 +129,7 @@ def test_the_zygote_imports_nothing_heavy_it_does_not_need() -> None:
     import sys
 
     code = (
-        "import sys, oneshader.compiler.worker as w; w.prepare(); "
+        "import sys, oneshader.compiler.process.worker_child as w; w.prepare(); "
         "print('importlib.metadata' in sys.modules, 'site' in sys.modules)"
     )
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
@@ -141,4 +141,4 @@ def test_the_zygote_imports_nothing_heavy_it_does_not_need() -> None:
         assert worker.compile(SPRITE, OPTIONS).ok  # it finds everything without site
         assert worker.pid is not None and worker.restarts == 0
         argv = Path(f"/proc/{worker.pid}/cmdline").read_bytes().split(b"\0")
-    assert argv[1:4] == [b"-S", b"-m", b"oneshader.compiler.zygote"]
+    assert argv[1:4] == [b"-S", b"-m", b"oneshader.compiler.process.zygote"]

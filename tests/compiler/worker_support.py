@@ -8,7 +8,7 @@ import threading
 import time
 
 from oneshader.compiler import CompileOptions, CompileResult
-from oneshader.compiler.worker import CompilerWorker
+from oneshader.compiler.process.worker import CompilerWorker
 
 
 def crash_mid_request(worker: CompilerWorker, path: str, options: CompileOptions) -> CompileResult:

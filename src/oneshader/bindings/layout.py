@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from oneshader.bindings.scalars import NUMPY_SCALARS
+from oneshader.codegen.scalars import NUMPY_SCALARS
 from oneshader.codegen.validate import LayoutError, check_layout, innermost, matrix_shape
 from oneshader.reflection.model import MatrixPacking, ScalarKind, TypeKind, TypeLayout
 

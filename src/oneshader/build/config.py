@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from oneshader.compiler.api import BindRegister, EntryPointSpec, RegisterShift
-from oneshader.compiler.server import DEFAULT_IDLE_SECONDS
+from oneshader.compiler.process.server import DEFAULT_IDLE_SECONDS
 from oneshader.diagnostics import Diagnostic, Severity, UserError, source_excerpt
 from oneshader.reflection.model import Stage, Target
 

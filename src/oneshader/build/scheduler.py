@@ -17,9 +17,9 @@ from typing import Protocol
 
 from oneshader.build.sources import ShaderJob
 from oneshader.compiler.api import CompileOptions, CompileResult
-from oneshader.compiler.server import CompileServer
-from oneshader.compiler.worker import CompilerWorker
-from oneshader.compiler.zygote import Zygote
+from oneshader.compiler.process.server import CompileServer
+from oneshader.compiler.process.worker import CompilerWorker
+from oneshader.compiler.process.zygote import Zygote
 from oneshader.diagnostics import Diagnostic, Severity, UserError
 
 

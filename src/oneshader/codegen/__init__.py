@@ -2,15 +2,18 @@
 
 :func:`generate` is what ``oneshader generate`` and ``oneshader build --bindings`` call. The
 functions here import their modules when called, so that the runtime (which shares
-:mod:`oneshader.codegen.names` and :mod:`oneshader.codegen.validate`) does not load the generator.
+:mod:`oneshader.codegen.names`, :mod:`oneshader.codegen.validate` and
+:mod:`oneshader.codegen.scalars`) does not load the generator. Dependencies run one way: the
+runtime (``oneshader.bindings``) imports from here, never the reverse.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from oneshader.codegen.names import stem_of
 
 if TYPE_CHECKING:
     from oneshader.reflection.model import ShaderReflection
@@ -49,10 +52,3 @@ def render_file(path: Path, reflection: ShaderReflection) -> str:
     from oneshader.codegen import files
 
     return files.render_file(path, reflection)
-
-
-def stem_of(path: str | os.PathLike[str]) -> str:
-    """``ui/Sprite.reflection`` -> ``Sprite``: the name the built code files share."""
-    name = Path(path).name
-    suffix = ".reflection"
-    return name[: -len(suffix)] if name.endswith(suffix) else Path(name).stem

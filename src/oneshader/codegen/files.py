@@ -10,8 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from oneshader.codegen import stem_of
-from oneshader.codegen.names import identifier
+from oneshader.codegen.names import identifier, stem_of
 from oneshader.codegen.render import render_module
 from oneshader.codegen.validate import LayoutError
 from oneshader.diagnostics import Diagnostic, Severity, UserError

@@ -20,8 +20,10 @@ The runtime uses the same functions for numpy field names, so generated code and
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable
+from pathlib import Path
 
 __all__ = [
     "MODULE_RESERVED",
@@ -29,6 +31,7 @@ __all__ = [
     "Scope",
     "identifier",
     "mangle_all",
+    "stem_of",
 ]
 
 KEYWORDS = frozenset(
@@ -315,3 +318,10 @@ def mangle_all(names: Iterable[str], reserved: Iterable[str] = ()) -> list[str]:
     """The identifiers for ``names`` declared in this order in one fresh scope."""
     scope = Scope(reserved)
     return [scope.add(n) for n in names]
+
+
+def stem_of(path: str | os.PathLike[str]) -> str:
+    """``ui/Sprite.reflection`` -> ``Sprite``: the name the built code files share."""
+    name = Path(path).name
+    suffix = ".reflection"
+    return name[: -len(suffix)] if name.endswith(suffix) else Path(name).stem

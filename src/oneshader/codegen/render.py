@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from oneshader.bindings.scalars import NUMPY_SCALARS
 from oneshader.codegen.literal import INDENT, LINE_LENGTH, py_str, render
 from oneshader.codegen.names import MODULE_RESERVED, STRUCT_RESERVED, Scope, mangle_all
+from oneshader.codegen.scalars import NUMPY_SCALARS
 from oneshader.codegen.validate import check_reflection, innermost
 from oneshader.reflection.model import (
     EntryPoint,

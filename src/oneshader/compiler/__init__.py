@@ -50,7 +50,7 @@ def compiler_version() -> str:
     import hashlib
     from pathlib import Path
 
-    from oneshader.compiler._slang import SLANG_VERSION, slangpy_version
+    from oneshader.compiler.slang import SLANG_VERSION, slangpy_version
 
     slangpy = slangpy_version()
     digest = hashlib.sha256()

@@ -1,7 +1,8 @@
 """What the compiler takes and gives: plain data, importable without loading Slang.
 
 The build task and the tests program against these types; ``oneshader.compiler.compile_file``
-(in-process) and ``oneshader.compiler.worker.CompilerWorker`` (crash-contained) produce them.
+(in-process) and ``oneshader.compiler.process.worker.CompilerWorker`` (crash-contained) produce
+them.
 """
 
 from __future__ import annotations
@@ -10,6 +11,12 @@ from dataclasses import dataclass, field
 
 from oneshader.diagnostics import Diagnostic
 from oneshader.reflection.model import ShaderReflection, Stage, Target
+
+TARGET_NAMES = {Target.SpirV: "SPIR-V", Target.Msl: "Metal", Target.Wgsl: "WGSL"}
+# The prefix of the padding members that stand for [[vk::offset]] in WGSL and Metal code
+# (compiler.slang.padding): in the code, never in the reflection.
+PADDING = "oneshader_pad"
+"""How messages name each target (the verifier's own copy says "MSL": issue 14, phase 2)."""
 
 
 @dataclass(frozen=True)

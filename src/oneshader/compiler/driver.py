@@ -1,12 +1,12 @@
 """compile_file: one HLSL file to every requested target, and the one reflection true for all.
 
-The pipeline, one module per step (docs/compiler.md "Module map"): read the file and its includes
-(``sourceset``); find in the source what a target cannot express (``precheck``); compile each
-target in its own Slang request (``slang_compile``); build the resources, push blocks and spec
-constants from every target's facts (``assemble``, ``layouts``); write the reflection's bindings
-into the code (``patching``); derive the entry points from the patched code (``entries``) and
-write their locations into it; finally check the reflection against the emitted code
-(``crosscheck``).
+The pipeline, one room per stage (docs/architecture.md): read the file and its includes
+(``front.sourceset``); find in the source what a target cannot express (``front.precheck``);
+compile each target in its own Slang request (``slang.request``); build the resources, push
+blocks and spec constants from every target's facts (``reflect.assemble``, ``reflect.layouts``);
+write the reflection's bindings into the code (``patch.apply``); derive the entry points from the
+patched code (``reflect.entries``) and write their locations into it; finally check the
+reflection against the emitted code (``verify.crosscheck``).
 """
 
 from __future__ import annotations
@@ -16,15 +16,15 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from oneshader.compiler import _slang as S
 from oneshader.compiler.api import CompileOptions, CompileResult, OutputFile
-from oneshader.compiler.assemble import assemble, with_stages
-from oneshader.compiler.diag import dedupe, name_targets
-from oneshader.compiler.entries import check_entries, entry_points
-from oneshader.compiler.patching import patch_bindings, patch_locations
-from oneshader.compiler.precheck import precheck
-from oneshader.compiler.slang_compile import CompiledTarget, compile_target
-from oneshader.compiler.sourceset import SourceSet
+from oneshader.compiler.front.precheck import precheck
+from oneshader.compiler.front.sourceset import SourceSet
+from oneshader.compiler.patch.apply import patch_bindings, patch_locations
+from oneshader.compiler.reflect.assemble import assemble, with_stages
+from oneshader.compiler.reflect.entries import check_entries, entry_points
+from oneshader.compiler.slang import library
+from oneshader.compiler.slang.messages import dedupe, name_targets
+from oneshader.compiler.slang.request import CompiledTarget, compile_target
 from oneshader.diagnostics import Diagnostic, Severity, UserError
 from oneshader.reflection.model import ShaderReflection, Target
 
@@ -53,7 +53,7 @@ def _compile_targets(
 ) -> tuple[list[CompiledTarget], dict[Target, bytes]]:
     """Every requested target in target order (but those ``precheck`` refused), and the code of
     a compile that is not written out where only Metal was requested (for ``uses``)."""
-    lib = S.library()
+    lib = library()
     compiled: list[CompiledTarget] = []
     per_target: dict[Target, list[Diagnostic]] = {}
     for target in Target:
@@ -142,7 +142,7 @@ def _finish(
 def _crosscheck(reflection: ShaderReflection, files: Sequence[OutputFile]) -> list[str]:
     """The verifier's cross-check of reflection against emitted code (imported here, on the
     first compile, so that importing the package stays cheap)."""
-    from oneshader.compiler.crosscheck import verify
+    from oneshader.compiler.verify.crosscheck import verify
 
     return list(verify(reflection, files))
 

@@ -24,7 +24,6 @@ from oneshader.reflection.model import (
 
 __all__ = [
     "GLOBALS",
-    "PADDING",
     "SLANG_GLOBALS",
     "EmittedCodeError",
     "EmittedEntry",
@@ -57,9 +56,6 @@ def demangle(name: str) -> str:
 
 GLOBALS = "$Globals"  # DXC's constant buffer of loose global uniforms
 SLANG_GLOBALS = "globalParams"  # Slang's name for the same buffer in WGSL and MSL
-# The prefix of the padding members oneshader inserts for [[vk::offset]] on WGSL and Metal
-# (compiler.layouts.offset_padding): in the code, never in the reflection.
-PADDING = "oneshader_pad"
 
 
 def resource_name(emitted: str) -> str:

@@ -1,19 +1,19 @@
 """The emitted code made to say what the reflection says: SPIR-V bindings, names and image
-formats (``spirv_patch``), WGSL bindings, push-constant uniforms and depth textures, Metal
-argument indices and every target's locations (``codepatch``). Slang's own choices for these
+formats (``patch.spirv``), WGSL bindings, push-constant uniforms and depth textures, Metal
+argument indices and every target's locations (``patch.text``). Slang's own choices for these
 are not used (docs/compiler.md "Bindings")."""
 
 from __future__ import annotations
 
 import re
 
-from oneshader.compiler import codepatch
-from oneshader.compiler.assemble import Assembled
 from oneshader.compiler.emitted.common import GLOBALS, SLANG_GLOBALS, emitted_name
 from oneshader.compiler.emitted.spirv import IMAGE_FORMATS
-from oneshader.compiler.kinds import TEXTURES
-from oneshader.compiler.sourceset import SourceSet
-from oneshader.compiler.spirv_patch import rebind, relocate, set_image_formats
+from oneshader.compiler.front.kinds import TEXTURES
+from oneshader.compiler.front.sourceset import SourceSet
+from oneshader.compiler.patch import text as codepatch
+from oneshader.compiler.patch.spirv import rebind, relocate, set_image_formats
+from oneshader.compiler.reflect.assemble import Assembled
 from oneshader.diagnostics import UserError
 from oneshader.reflection.model import EntryPoint, PushBlock, Resource, Slot, Target
 

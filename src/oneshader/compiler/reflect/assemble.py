@@ -8,17 +8,16 @@ import re
 import struct
 from dataclasses import dataclass, replace
 
-from oneshader.compiler import _slang as S
-from oneshader.compiler.api import CompileOptions
-from oneshader.compiler.bindings import Placement, place
-from oneshader.compiler.diag import TARGET_NAMES
+from oneshader.compiler.api import TARGET_NAMES, CompileOptions
 from oneshader.compiler.emitted.common import GLOBALS
-from oneshader.compiler.facts import ParamFacts, TargetFacts
-from oneshader.compiler.kinds import BLOCK_TYPES, RTYPES, SAMPLERS, TEXTURES
-from oneshader.compiler.layouts import MetalVector, one_layout
-from oneshader.compiler.slang_compile import CompiledTarget
-from oneshader.compiler.source import Declaration
-from oneshader.compiler.sourceset import SourceSet
+from oneshader.compiler.front.kinds import BLOCK_TYPES, RTYPES, SAMPLERS, TEXTURES
+from oneshader.compiler.front.scanner import Declaration
+from oneshader.compiler.front.sourceset import SourceSet
+from oneshader.compiler.reflect.layouts import MetalVector, one_layout
+from oneshader.compiler.reflect.placement import Placement, place
+from oneshader.compiler.slang import capi as S
+from oneshader.compiler.slang.facts import ParamFacts, TargetFacts
+from oneshader.compiler.slang.request import CompiledTarget
 from oneshader.diagnostics import Diagnostic, UserError
 from oneshader.reflection.model import (
     EntryPoint,

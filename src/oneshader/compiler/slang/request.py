@@ -8,16 +8,16 @@ from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from oneshader.compiler import _slang as S
-from oneshader.compiler import rewrite
-from oneshader.compiler.api import CompileOptions
-from oneshader.compiler.diag import TARGET_NAMES, explain, unavailable_at_uses
-from oneshader.compiler.diag import parse as parse_diagnostics
-from oneshader.compiler.facts import TargetFacts, read_facts
-from oneshader.compiler.layouts import Padding, offset_padding, without_padding
-from oneshader.compiler.precheck import wgsl_interlocked
-from oneshader.compiler.source import Declaration, strip_comments
-from oneshader.compiler.sourceset import SourceSet
+from oneshader.compiler.api import TARGET_NAMES, CompileOptions
+from oneshader.compiler.front import rewrite
+from oneshader.compiler.front.precheck import wgsl_interlocked
+from oneshader.compiler.front.scanner import Declaration, strip_comments
+from oneshader.compiler.front.sourceset import SourceSet
+from oneshader.compiler.slang import capi as S
+from oneshader.compiler.slang.facts import TargetFacts, read_facts
+from oneshader.compiler.slang.messages import explain, unavailable_at_uses
+from oneshader.compiler.slang.messages import parse as parse_diagnostics
+from oneshader.compiler.slang.padding import Padding, offset_padding, without_padding
 from oneshader.diagnostics import Diagnostic, Severity
 from oneshader.reflection.model import Stage, Target
 

@@ -13,13 +13,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
-from oneshader.compiler.api import OutputFile
+from oneshader.compiler.api import PADDING, OutputFile
 from oneshader.compiler.emitted.common import (
     EmittedCodeError,
     EmittedEntry,
     EmittedModule,
     EmittedResource,
-    PADDING,
     EmittedVariable,
     demangle,
     round_up,
@@ -409,7 +408,7 @@ class _Checker:
                 self.layout(module, f"{path}.{member.name}", member.type, other.type, "nested")
             for extra in by_name:
                 if extra.startswith(PADDING):
-                    continue  # vk::offset's padding (compiler.layouts.offset_padding)
+                    continue  # vk::offset's padding (compiler.slang.padding)
                 self.bad(module, f"{path}.{extra}: emitted struct member the reflection lacks")
 
     def push(self, block: PushBlock) -> None:

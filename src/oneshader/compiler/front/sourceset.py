@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from oneshader.compiler import rewrite
-from oneshader.compiler.kinds import COUNTED, RTYPES
-from oneshader.compiler.source import (
+from oneshader.compiler.front import rewrite
+from oneshader.compiler.front.kinds import COUNTED, RTYPES
+from oneshader.compiler.front.scanner import (
     Declaration,
     SourceFile,
     StructDef,

@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from oneshader.compiler.api import BindRegister, RegisterShift
-from oneshader.compiler.source import Declaration
+from oneshader.compiler.front.scanner import Declaration
 
 __all__ = ["Placement", "place"]
 

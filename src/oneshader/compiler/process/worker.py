@@ -2,7 +2,7 @@
 
 Slang segfaults on some inputs (docs/compiler.md lists the known ones), inside ``spCompile``
 itself. :class:`CompilerWorker` keeps one child process with one Slang session, forked warm from
-a :class:`~oneshader.compiler.zygote.Zygote` (workers of one pool share it, so the session's
+a :class:`~oneshader.compiler.process.zygote.Zygote` (workers of one pool share it, so the session's
 ~200 ms are paid once), and talks to it over a socket with pickled frames. If the child dies
 mid-request, the request returns ``crashed=True`` with an error diagnostic naming the signal, and
 the next request gets a fresh child.
@@ -16,36 +16,17 @@ import pickle
 import select
 import signal
 import socket
-import struct
 import threading
 from types import TracebackType
-from typing import IO, NoReturn
 
 from oneshader.compiler.api import CompileOptions, CompileResult
-from oneshader.compiler.zygote import Zygote
+from oneshader.compiler.process.wire import receive, send
+from oneshader.compiler.process.zygote import Zygote
 from oneshader.diagnostics import Diagnostic, Severity
 
 __all__ = ["CompilerWorker"]
 
-_HEADER = struct.Struct("<Q")
 _REAP_SECONDS = 5.0
-
-
-def _send(stream: IO[bytes], obj: object) -> None:
-    data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
-    stream.write(_HEADER.pack(len(data)) + data)
-    stream.flush()
-
-
-def _receive(stream: IO[bytes]) -> object:
-    header = stream.read(_HEADER.size)
-    if len(header) < _HEADER.size:
-        raise EOFError
-    (size,) = _HEADER.unpack(header)
-    data = stream.read(size)
-    if len(data) < size:
-        raise EOFError
-    return pickle.loads(data)
 
 
 class _Child:
@@ -126,8 +107,8 @@ class CompilerWorker:
                 timer = threading.Timer(self.timeout, child.kill)
                 timer.start()
             try:
-                _send(child.writer, (path, options))
-                result = _receive(child.reader)
+                send(child.writer, (path, options))
+                result = receive(child.reader)
             except (EOFError, OSError, pickle.UnpicklingError):
                 result = None
             finally:
@@ -162,7 +143,7 @@ class CompilerWorker:
             child = self._child
             if child is not None:
                 with contextlib.suppress(OSError):
-                    _send(child.writer, None)
+                    send(child.writer, None)
                 self._end_child(kill=False)
             if self._owns_zygote:
                 self._zygote.close()
@@ -177,66 +158,3 @@ class CompilerWorker:
         tb: TracebackType | None,
     ) -> None:
         self.close()
-
-
-# --- the worker process (forked by the zygote) ---------------------------------------------
-
-
-def _make_session() -> None:
-    from oneshader.compiler import _slang
-
-    with contextlib.suppress(Exception):  # a missing compiler is reported by the first compile
-        _slang.library().session.bit_length()
-
-
-def prepare() -> None:
-    """Make what every compile needs before the first request (the zygote calls it once).
-
-    Slang's session (loading its core module, ~180 ms) is made on a thread: ctypes releases the
-    GIL in the call, so the driver's and the verifier's imports run meanwhile. The thread has
-    ended when this returns, as forking requires."""
-    warm = threading.Thread(target=_make_session, name="slang-session", daemon=True)
-    warm.start()
-    import oneshader.compiler.crosscheck
-    import oneshader.compiler.driver  # noqa: F401
-
-    warm.join()
-
-
-def _serve_requests(inp: IO[bytes], out: IO[bytes]) -> None:
-    from oneshader.compiler.driver import compile_file
-
-    while True:
-        try:
-            request = _receive(inp)
-        except EOFError:
-            return
-        if request is None:
-            return
-        assert isinstance(request, tuple)
-        path: str = request[0]
-        options: CompileOptions = request[1]
-        try:
-            result = compile_file(path, options)
-        except Exception as err:  # a bug in oneshader: one shader fails, the worker stays
-            name = options.source_name or path
-            message = f"internal error in the compiler: {type(err).__name__}: {err}"
-            diag = Diagnostic(name, 0, 0, Severity.ERROR, message, "OS9002")
-            result = CompileResult(diagnostics=(diag,))
-        _send(out, result)
-
-
-def serve(fd: int) -> NoReturn:
-    """The forked worker: frames in and out on the socket ``fd`` until end of file. It leaves
-    with ``os._exit``: nothing of the zygote's (Slang's teardown, Python's) runs twice."""
-    status = 1
-    try:
-        with (
-            socket.socket(fileno=fd) as channel,
-            channel.makefile("rb") as inp,
-            channel.makefile("wb") as out,
-        ):
-            _serve_requests(inp, out)
-        status = 0
-    finally:
-        os._exit(status)

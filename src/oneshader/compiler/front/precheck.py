@@ -7,12 +7,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from oneshader.compiler import rewrite
-from oneshader.compiler.api import CompileOptions
-from oneshader.compiler.diag import TARGET_NAMES
-from oneshader.compiler.kinds import RTYPES
-from oneshader.compiler.source import Attribute, SourceFile, line_col, strip_comments
-from oneshader.compiler.sourceset import SourceSet
+from oneshader.compiler.api import TARGET_NAMES, CompileOptions
+from oneshader.compiler.front import rewrite
+from oneshader.compiler.front.kinds import RTYPES
+from oneshader.compiler.front.scanner import Attribute, SourceFile, line_col, strip_comments
+from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.diagnostics import Diagnostic, Severity, UserError
 from oneshader.reflection.model import ResourceTypeKind, Target
 

@@ -11,7 +11,7 @@ import ctypes
 import struct
 from dataclasses import dataclass, field
 
-from oneshader.compiler import _slang as S
+from oneshader.compiler.slang import capi as S
 from oneshader.reflection.model import (
     MatrixPacking,
     ScalarKind,

@@ -25,7 +25,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from oneshader.compiler.zygote import package_root, peer_credentials, zygote_command
+from oneshader.compiler.process.zygote import package_root, peer_credentials, zygote_command
 
 __all__ = ["DEFAULT_IDLE_SECONDS", "CompileServer"]
 
@@ -60,7 +60,7 @@ def runtime_folder() -> Path | None:
 def toolchain_key() -> str:
     """A digest of everything that decides what a forked worker computes."""
     from oneshader.compiler import compiler_version
-    from oneshader.compiler._slang import library_path
+    from oneshader.compiler.slang import library_path
 
     digest = hashlib.sha256(compiler_version().encode())  # Slang, slangpy, the compiler's code
     for part in (sys.executable, sys.version, package_root(), *sys.path[1:]):  # as the zygote's

@@ -13,11 +13,9 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
 from itertools import takewhile
 
+from oneshader.compiler.api import TARGET_NAMES
 from oneshader.diagnostics import Diagnostic, Severity, source_excerpt
 from oneshader.reflection.model import Target
-
-TARGET_NAMES = {Target.SpirV: "SPIR-V", Target.Msl: "Metal", Target.Wgsl: "WGSL"}
-
 
 _SEVERITIES = {
     "error": Severity.ERROR,

@@ -1,4 +1,4 @@
-"""Text patches of emitted WGSL and MSL: locations, depth textures, call graphs.
+"""Text patches of emitted WGSL and MSL: locations, depth textures, MSL argument indices.
 
 Slang's WGSL numbers varyings by semantic index and declares compared textures as colour
 textures; these helpers rewrite exactly the attributes oneshader decides (docs/compiler.md), by
@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from oneshader.compiler.emitted.common import resource_name
-from oneshader.compiler.rewrite import postfix_start
+from oneshader.compiler.front.rewrite import postfix_start
 from oneshader.reflection.model import Stage
 
 DEPTH_TEXTURES = {
@@ -97,41 +97,6 @@ def relocate_msl(
             text = patch_struct(text, m.group(1), "color", outs)
         break
     return text
-
-
-def wgsl_functions(text: str) -> dict[str, str]:
-    """WGSL function name -> body text (brace-matched)."""
-    out: dict[str, str] = {}
-    for m in re.finditer(r"\bfn\s+(\w+)\s*\(", text):
-        start = text.find("{", m.end())
-        if start < 0:
-            continue
-        depth, i = 0, start
-        while i < len(text):
-            if text[i] == "{":
-                depth += 1
-            elif text[i] == "}":
-                depth -= 1
-                if depth == 0:
-                    break
-            i += 1
-        out[m.group(1)] = text[start : i + 1]
-    return out
-
-
-def wgsl_reachable(text: str, entry: str) -> str:
-    """The bodies of an entry point's function and of everything it calls, transitively."""
-    functions = wgsl_functions(text)
-    seen, todo, bodies = set(), [entry], []
-    while todo:
-        name = todo.pop()
-        if name in seen or name not in functions:
-            continue
-        seen.add(name)
-        body = functions[name]
-        bodies.append(body)
-        todo.extend(n for n in re.findall(r"\b(\w+)\s*\(", body) if n in functions)
-    return "\n".join(bodies)
 
 
 def renumber_msl(text: str, indices: dict[str, tuple[str, int]]) -> str:

@@ -10,7 +10,7 @@ import re
 from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
 
-from oneshader.compiler.source import Declaration, include_directives, strip_comments
+from oneshader.compiler.front.scanner import Declaration, include_directives, strip_comments
 from oneshader.reflection.model import Target
 
 __all__ = [
@@ -21,10 +21,10 @@ __all__ = [
     "unit_point_sizes",
     "vk_builtins",
     "with_append_consume_as_rw",
-    "with_inserted",
-    "with_helpers",
-    "without_point_size",
     "with_counter_buffers",
+    "with_helpers",
+    "with_inserted",
+    "without_point_size",
 ]
 
 
@@ -89,8 +89,7 @@ HELPERS: dict[str, tuple[frozenset[Target], str]] = {
     "fwidth": (
         frozenset({Target.Msl}),
         " ".join(
-            f"{t} oneshader_fwidth({t} x) {{ return abs(ddx(x)) + abs(ddy(x)); }}"
-            for t in _VECTORS
+            f"{t} oneshader_fwidth({t} x) {{ return abs(ddx(x)) + abs(ddy(x)); }}" for t in _VECTORS
         ),
     ),
 }
@@ -127,11 +126,7 @@ def unit_point_sizes(texts: Iterable[str], names: Collection[str]) -> set[str]:
     cleaned = [strip_comments(t) for t in texts]
     for name in names:
         uses = [m for t in cleaned for m in re.finditer(rf"\.\s*{name}\b", t)]
-        sets = [
-            m
-            for t in cleaned
-            for m in re.finditer(rf"\.\s*{name}\s*=\s*{_ONE}\s*;", t)
-        ]
+        sets = [m for t in cleaned for m in re.finditer(rf"\.\s*{name}\s*=\s*{_ONE}\s*;", t)]
         if uses and len(uses) == len(sets):
             out.add(name)
     return out

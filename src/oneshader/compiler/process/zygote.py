@@ -56,7 +56,7 @@ def zygote_command(*args: str) -> tuple[list[str], dict[str, str]]:
     .pth files (some import packages) cost a start-up ~15 ms for nothing."""
     paths = dict.fromkeys(p for p in (package_root(), *sys.path[1:]) if p)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(paths))
-    return [sys.executable, "-S", "-m", "oneshader.compiler.zygote", *args], env
+    return [sys.executable, "-S", "-m", "oneshader.compiler.process.zygote", *args], env
 
 
 class Zygote:
@@ -281,7 +281,7 @@ class _Serving:
         return True
 
     def fork(self, fd: int, cwd: bytes) -> int:
-        from oneshader.compiler import worker
+        from oneshader.compiler.process import worker_child
 
         home = os.getcwd()
         with contextlib.suppress(OSError):
@@ -295,7 +295,7 @@ class _Serving:
             for key in list(self.selector.get_map().values()):
                 with contextlib.suppress(OSError):
                     key.fileobj.close()  # type: ignore[union-attr]
-            worker.serve(fd)  # never returns
+            worker_child.serve(fd)  # never returns
         os.chdir(home)
         os.close(fd)
         return pid
@@ -372,7 +372,7 @@ def _remove_if_ours(path: str, ident: tuple[int, int]) -> None:
 
 
 def _main(argv: list[str]) -> None:
-    from oneshader.compiler import worker
+    from oneshader.compiler.process import worker_child
 
     # ^C reaches the whole process group; the caller decides what it means (and closes us).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -381,7 +381,7 @@ def _main(argv: list[str]) -> None:
         listener = _listen_alone(path)
         st = os.stat(path)
         serving = _Serving(listener, idle)
-        worker.prepare()  # single-threaded again when it returns: safe to fork
+        worker_child.prepare()  # single-threaded again when it returns: safe to fork
         serving.run(on_idle=lambda: _remove_if_ours(path, (st.st_dev, st.st_ino)))
     else:
         control = socket.socket(fileno=os.dup(0))
@@ -390,7 +390,7 @@ def _main(argv: list[str]) -> None:
         os.close(devnull)
         serving = _Serving(None, 0.0)
         serving.add(control)
-        worker.prepare()
+        worker_child.prepare()
         serving.run(on_idle=lambda: None)
     os._exit(0)
 

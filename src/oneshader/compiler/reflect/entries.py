@@ -7,11 +7,11 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from oneshader.compiler import codepatch
 from oneshader.compiler.api import CompileOptions
-from oneshader.compiler.facts import EntryFacts, VarFacts
-from oneshader.compiler.slang_compile import SLANG_STAGE_ID, CompiledTarget
-from oneshader.compiler.sourceset import SourceSet
+from oneshader.compiler.emitted.wgsl_calls import wgsl_reachable
+from oneshader.compiler.front.sourceset import SourceSet
+from oneshader.compiler.slang.facts import EntryFacts, VarFacts
+from oneshader.compiler.slang.request import SLANG_STAGE_ID, CompiledTarget
 from oneshader.diagnostics import Diagnostic, Severity, UserError
 from oneshader.reflection.model import (
     BuiltIn,
@@ -345,7 +345,7 @@ def _mentions_spec(outputs: dict[Target, bytes], entry: str, name: str) -> bool:
     (Slang drops unread constants from whole programs, so with one entry point presence is use)."""
     pattern = re.compile(rf"\b{re.escape(name)}(_\d+)?\b")
     if Target.Wgsl in outputs:
-        return bool(pattern.search(codepatch.wgsl_reachable(outputs[Target.Wgsl].decode(), entry)))
+        return bool(pattern.search(wgsl_reachable(outputs[Target.Wgsl].decode(), entry)))
     for t in (Target.Msl, Target.SpirV):
         if t in outputs:
             return bool(pattern.search(outputs[t].decode("latin-1")))

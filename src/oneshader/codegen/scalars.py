@@ -1,5 +1,5 @@
 """How each scalar kind is held in numpy, by name, without importing numpy: the one table behind
-the runtime's dtypes (:mod:`.layout`) and the type names the generator writes."""
+the runtime's dtypes (:mod:`oneshader.bindings.layout`) and the type names the generator writes."""
 
 from __future__ import annotations
 
