@@ -359,3 +359,18 @@ def test_a_point_size_other_than_one_is_refused_for_wgsl(tmp_path: Path) -> None
     assert error.startswith(
         "s.hlsl:7:7: error OS1011: [[vk::builtin(\"PointSize\")]] on 'PSize': WGSL"
     )
+
+
+def test_a_vertex_shader_without_a_position_is_refused_for_wgsl(tmp_path: Path) -> None:
+    """A vertex shader that feeds tessellation or a geometry shader writes no SV_Position;
+    Slang writes WGSL that naga rejects ("Vertex shaders must return a @builtin(position)"),
+    so WGSL gets a positioned error and the other targets build."""
+    source = (
+        "struct VSOut { float3 Pos : POSITION0; float2 UV : TEXCOORD0; };\n"
+        '[shader("vertex")]\n'
+        "VSOut VSMain(float3 p : POSITION0, float2 uv : TEXCOORD0)\n"
+        "{ VSOut o; o.Pos = p; o.UV = uv; return o; }\n"
+    )
+    (error,) = _errors(tmp_path, source)
+    assert error.startswith("s.hlsl:3:7: error OS1016: WGSL: vertex entry point 'VSMain' writes")
+    assert _ok(tmp_path / "s.hlsl", (Target.SpirV, Target.Msl)).ok

@@ -8,6 +8,7 @@ import re
 from dataclasses import replace
 
 from oneshader.compiler.api import CompileOptions
+from oneshader.compiler.emitted.wgsl import read_wgsl
 from oneshader.compiler.emitted.wgsl_calls import wgsl_reachable
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.slang.facts import EntryFacts, VarFacts
@@ -111,6 +112,36 @@ def check_entries(src: SourceSet, options: CompileOptions, primary: CompiledTarg
             "or give them in the options",
             "OS1006",
         )
+
+
+def check_vertex_positions(src: SourceSet, compiled: list[CompiledTarget]) -> None:
+    """WGSL's vertex stage feeds the rasterizer only (WebGPU has no tessellation or geometry
+    stage), so a vertex shader must write the position; one that writes none (it feeds such a
+    stage) would be WGSL that naga rejects. An error at the entry point's name."""
+    wgsl = next((t for t in compiled if t.target is Target.Wgsl), None)
+    if wgsl is None:
+        return
+    errors = []
+    for e in read_wgsl(wgsl.code).entries.values():
+        if e.stage != "vertex" or any(v.builtin is BuiltIn.Position for v in e.outputs):
+            continue
+        where = next((p for p, s in src.sources.items() if e.name in s.functions), src.path)
+        fn = src.function(e.name)
+        if fn is not None and any(f.semantic.upper() == "SV_POSITION" for f in fn.fields):
+            continue  # an out parameter: Slang's own WGSL problem, naga names it
+        errors.append(
+            src.error(
+                src.display(str(where)),
+                fn.line if fn else 0,
+                fn.column if fn else 0,
+                f"WGSL: vertex entry point '{e.name}' writes no SV_Position: WebGPU has no "
+                "tessellation or geometry stage for it to feed, and its rasterizer needs the "
+                "position; write one, or build without the wgsl target",
+                "OS1016",
+            )
+        )
+    if errors:
+        raise UserError(errors)
 
 
 def entry_points(
