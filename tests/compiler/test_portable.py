@@ -374,3 +374,73 @@ def test_a_vertex_shader_without_a_position_is_refused_for_wgsl(tmp_path: Path) 
     (error,) = _errors(tmp_path, source)
     assert error.startswith("s.hlsl:3:7: error OS1016: WGSL: vertex entry point 'VSMain' writes")
     assert _ok(tmp_path / "s.hlsl", (Target.SpirV, Target.Msl)).ok
+
+
+# -- specialization constants no code reads ------------------------------------------------------
+
+
+def test_unused_spec_constants_have_no_slots_and_no_wgpu_key(tmp_path: Path) -> None:
+    """Slang drops a spec constant no entry point reads from every target's code: it gets no
+    slot (no MSL function constant, no WGSL override that does not exist), and the generated
+    constants() leaves it out, since wgpu refuses a key the module lacks."""
+    import wgpu
+
+    from oneshader.bindings import from_reflection
+
+    path = tmp_path / "s.hlsl"
+    path.write_text(
+        "[[vk::constant_id(1)]] const float Unused = 1.0;\n"
+        "[[vk::constant_id(2)]] const float Gain = 2.0;\n"
+        "RWStructuredBuffer<float> Out;\n"
+        '[shader("compute")][numthreads(1,1,1)] void M() { Out[0] = Gain; }\n'
+    )
+    result = _ok(path)
+    unused, gain = result.reflection.spec_constants
+    assert (unused.name, unused.slots) == ("Unused", ())
+    assert {s.target for s in gain.slots} == set(ALL)
+    bindings: Any = from_reflection(result.reflection, "s")
+    constants = bindings.constants(Unused=3.0, Gain=5.0)
+    assert constants == {"2": 5.0}
+    dev = device()
+    out = dev.create_buffer(size=4, usage=wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC)
+    pipeline = dev.create_compute_pipeline(
+        layout="auto",
+        compute={
+            "module": dev.create_shader_module(code=_code(result, Target.Wgsl)),
+            "entry_point": "M",
+            "constants": constants,
+        },
+    )
+    slot = next(s for s in result.reflection.resources[0].slots if s.target is Target.Wgsl)
+    group = dev.create_bind_group(
+        layout=pipeline.get_bind_group_layout(slot.set),
+        entries=[{"binding": slot.binding, "resource": {"buffer": out, "offset": 0, "size": 4}}],
+    )
+    encoder = dev.create_command_encoder()
+    cpass = encoder.begin_compute_pass()
+    cpass.set_pipeline(pipeline)
+    cpass.set_bind_group(slot.set, group)
+    cpass.dispatch_workgroups(1, 1, 1)
+    cpass.end()
+    dev.queue.submit([encoder.finish()])
+    assert struct.unpack("<f", bytes(dev.queue.read_buffer(out))) == (5.0,)
+
+
+def test_source_names_that_wgsl_reserves_are_renamed_in_the_wgsl(tmp_path: Path) -> None:
+    """Slang keeps a spec constant's, a resource's and a cbuffer member's source name in WGSL;
+    naga refuses WGSL's reserved words (``type``, ``target``, ``filter``, ``set``). They get
+    Slang's usual ``_0``, the reflection keeps the source names, and the module runs."""
+    path = tmp_path / "s.hlsl"
+    path.write_text(
+        "[[vk::constant_id(0)]] const int type = 0;\n"
+        "cbuffer Params { float filter; float4 set; };\n"
+        "RWStructuredBuffer<float> Out;\n"
+        '[shader("compute")][numthreads(1,1,1)] void M() { Out[0] = type == 0 ? set.y : filter; }\n'
+    )
+    result = _ok(path)
+    r = result.reflection
+    assert [s.name for s in r.spec_constants] == ["type"]
+    params = next(x for x in r.resources if x.name == "Params")
+    assert [m.name for m in params.layout.members] == ["filter", "set"]
+    data = _packed(params.layout, {"filter": 1.0, "set": [0.0, 6.5, 0.0, 0.0]})
+    assert _run_wgsl(result, {"Params": data}, 1) == [6.5]

@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 
 from oneshader.compiler.api import TARGET_NAMES, CompileOptions
 from oneshader.compiler.emitted.common import GLOBALS
+from oneshader.compiler.emitted.spirv import read_spirv
 from oneshader.compiler.front.kinds import BLOCK_TYPES, RTYPES, SAMPLERS, TEXTURES
 from oneshader.compiler.front.scanner import Declaration
 from oneshader.compiler.front.sourceset import SourceSet
@@ -247,6 +248,8 @@ def _resource(
 def _spec(
     decl: Declaration, per: dict[Target, ParamFacts], outputs: dict[Target, bytes]
 ) -> SpecConstant:
+    """A slot per target whose code declares the constant (Slang drops one no entry point
+    reads from every target's code): the reflection says only what the code has."""
     p0 = next(per[t] for t in Target if t in per)
     scalar = p0.scalar or ScalarKind.Int
     attr = decl.attribute("vk::constant_id")
@@ -259,21 +262,23 @@ def _spec(
         if t not in per:
             continue
         if t is Target.SpirV:
-            slots.append(SpecSlot(t, cid, decl.name))
-        elif t is Target.Msl:
-            m = re.search(
+            declared = read_spirv(outputs[t]).spec_constants.values()
+            if any(e.index == cid for e in declared):
+                slots.append(SpecSlot(t, cid, decl.name))
+            continue
+        if t is Target.Msl:
+            pattern = (
                 rf"constant\s+\w+\s+((?:fc_)?{re.escape(decl.name)}(?:_\d+)?)\s*"
-                r"\[\[function_constant\((\d+)\)\]\]",
-                outputs[t].decode(),
+                r"\[\[function_constant\((\d+)\)\]\]"
             )
-            slots.append(SpecSlot(t, int(m.group(2)) if m else cid, m.group(1) if m else decl.name))
+            m = re.search(pattern, outputs[t].decode())
+            found = (m.group(1), int(m.group(2))) if m else None
         else:
-            text = outputs[t].decode()
-            m = re.search(
-                rf"@id\((\d+)\)\s*override\s+({re.escape(decl.name)}_\d+|{re.escape(decl.name)})\b",
-                text,
-            )
-            slots.append(SpecSlot(t, int(m.group(1)) if m else cid, m.group(2) if m else decl.name))
+            pattern = rf"@id\((\d+)\)\s*override\s+({re.escape(decl.name)}(?:_\d+)?)\b"
+            m = re.search(pattern, outputs[t].decode())
+            found = (m.group(2), int(m.group(1))) if m else None
+        if found is not None:
+            slots.append(SpecSlot(t, found[1], found[0]))
     return SpecConstant(decl.name, cid, scalar, default, tuple(slots))
 
 

@@ -4,6 +4,7 @@ rewrites"), and what comes back: the target's code and facts, or its positioned 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -245,4 +246,171 @@ def _compile_once(
         facts = read_facts(lib, req.reflection())
     finally:
         req.close()
-    return CompiledTarget(target, facts, result.code, [d for d in diags if not d.is_error]), []
+    code = _unreserved_wgsl(result.code) if target is Target.Wgsl else result.code
+    return CompiledTarget(target, facts, code, [d for d in diags if not d.is_error]), []
+
+
+# WGSL's reserved words (not its keywords, which Slang's own syntax uses): Slang keeps some source
+# names as they are (overrides, resources, constant-buffer members), and naga refuses these.
+_WGSL_RESERVED = frozenset(
+    [
+        "NULL",
+        "Self",
+        "abstract",
+        "active",
+        "alignas",
+        "alignof",
+        "as",
+        "asm",
+        "asm_fragment",
+        "async",
+        "attribute",
+        "auto",
+        "await",
+        "become",
+        "cast",
+        "catch",
+        "class",
+        "co_await",
+        "co_return",
+        "co_yield",
+        "coherent",
+        "column_major",
+        "common",
+        "compile",
+        "compile_fragment",
+        "concept",
+        "const_cast",
+        "consteval",
+        "constexpr",
+        "constinit",
+        "crate",
+        "debugger",
+        "decltype",
+        "delete",
+        "demote",
+        "demote_to_helper",
+        "do",
+        "dynamic_cast",
+        "enum",
+        "explicit",
+        "export",
+        "extends",
+        "extern",
+        "external",
+        "fallthrough",
+        "filter",
+        "final",
+        "finally",
+        "friend",
+        "from",
+        "fxgroup",
+        "get",
+        "goto",
+        "groupshared",
+        "highp",
+        "impl",
+        "implements",
+        "import",
+        "inline",
+        "instanceof",
+        "interface",
+        "layout",
+        "lowp",
+        "macro",
+        "macro_rules",
+        "match",
+        "mediump",
+        "meta",
+        "mod",
+        "module",
+        "move",
+        "mut",
+        "mutable",
+        "namespace",
+        "new",
+        "nil",
+        "noexcept",
+        "noinline",
+        "nointerpolation",
+        "noperspective",
+        "null",
+        "nullptr",
+        "of",
+        "operator",
+        "package",
+        "packoffset",
+        "partition",
+        "pass",
+        "patch",
+        "pixelfragment",
+        "precise",
+        "precision",
+        "premerge",
+        "priv",
+        "protected",
+        "pub",
+        "public",
+        "readonly",
+        "ref",
+        "regardless",
+        "register",
+        "reinterpret_cast",
+        "require",
+        "resource",
+        "restrict",
+        "self",
+        "set",
+        "shared",
+        "sizeof",
+        "smooth",
+        "snorm",
+        "static",
+        "static_assert",
+        "static_cast",
+        "std",
+        "subroutine",
+        "super",
+        "target",
+        "template",
+        "this",
+        "thread_local",
+        "throw",
+        "trait",
+        "try",
+        "type",
+        "typedef",
+        "typeid",
+        "typename",
+        "typeof",
+        "union",
+        "unless",
+        "unorm",
+        "unsafe",
+        "unsized",
+        "use",
+        "using",
+        "varying",
+        "virtual",
+        "volatile",
+        "wgsl",
+        "where",
+        "with",
+        "writeonly",
+        "yield",
+    ]
+)
+_WGSL_WORD = re.compile(r"(?<![\w@])[A-Za-z_]\w*")
+
+
+def _unreserved_wgsl(code: bytes) -> bytes:
+    """Slang's WGSL with every identifier that is a WGSL reserved word (a spec constant called
+    ``type``, a resource called ``target``) given the suffix ``_0``, as Slang suffixes most
+    names: the readers and the patches drop one ``_<n>`` to find the source name."""
+    text = code.decode()
+    if not any(w in _WGSL_RESERVED for w in _WGSL_WORD.findall(text)):
+        return code
+    renamed = _WGSL_WORD.sub(
+        lambda m: f"{m.group(0)}_0" if m.group(0) in _WGSL_RESERVED else m.group(0), text
+    )
+    return renamed.encode()
