@@ -444,3 +444,44 @@ def test_source_names_that_wgsl_reserves_are_renamed_in_the_wgsl(tmp_path: Path)
     assert [m.name for m in params.layout.members] == ["filter", "set"]
     data = _packed(params.layout, {"filter": 1.0, "set": [0.0, 6.5, 0.0, 0.0]})
     assert _run_wgsl(result, {"Params": data}, 1) == [6.5]
+
+
+# -- arrays of resources ----------------------------------------------------------------------
+
+
+def test_metal_takes_arrays_of_textures_and_samplers(tmp_path: Path) -> None:
+    """Metal passes a sized array of textures (or samplers) as one argument that takes N indices
+    (Slang emits it without one); NonUniformResourceIndex needs nothing there. Arrays of buffers
+    (argument buffers on Metal) and WGSL's texture arrays stay positioned errors."""
+    path = tmp_path / "s.hlsl"
+    path.write_text(
+        "Texture2D Textures[4] : register(t0);\nSamplerState Samplers[2] : register(s4);\n"
+        "Texture2D Single : register(t5);\nSamplerState Plain : register(s0);\n"
+        '[shader("pixel")] float4 P(float2 uv : TEXCOORD0, nointerpolation uint i : INDEX)'
+        " : SV_Target {\n"
+        "    return Textures[NonUniformResourceIndex(i)].Sample(Samplers[1], uv)\n"
+        "        + Single.Sample(Plain, uv);\n}\n"
+    )
+    result = _ok(path, (Target.SpirV, Target.Msl))
+    slots = {
+        r.name: next(s.binding for s in r.slots if s.target is Target.Msl)
+        for r in result.reflection.resources
+    }
+    assert slots == {"Textures": 0, "Samplers": 0, "Single": 4, "Plain": 2}
+    msl = read_msl(_code(result, Target.Msl).encode())
+    assert {n: [(e.binding, e.count) for e in v] for n, v in msl.resources.items()} == {
+        "Textures": [(0, 4)],
+        "Samplers": [(0, 2)],
+        "Single": [(4, 1)],
+        "Plain": [(2, 1)],
+    }
+    plain = path.read_text().replace("NonUniformResourceIndex(i)", "i")
+    error, *_ = _errors(tmp_path, plain, (Target.Wgsl,))
+    assert error.startswith("s.hlsl:1:11: error OS1008: arrays of resources ('Textures'): WGSL")
+    (error,) = _errors(
+        tmp_path,
+        "struct U { float4 v; };\nConstantBuffer<U> Blocks[3];\nRWStructuredBuffer<float4> O;\n"
+        '[shader("compute")][numthreads(1,1,1)] void M() { O[0] = Blocks[1].v; }\n',
+        (Target.Msl,),
+    )
+    assert error.startswith("s.hlsl:2:19: error OS1008: arrays of resources ('Blocks'): Metal")

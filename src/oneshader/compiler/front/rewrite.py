@@ -85,6 +85,12 @@ HELPERS: dict[str, tuple[frozenset[Target], str]] = {
         frozenset({Target.Wgsl, Target.Msl}),
         " ".join(f"void oneshader_clip({t} x) {{ if (any(x < 0)) discard; }}" for t in _VECTORS),
     ),
+    # Metal indexes an argument array of textures or samplers with any value.
+    "NonUniformResourceIndex": (
+        frozenset({Target.Msl}),
+        "uint oneshader_NonUniformResourceIndex(uint i) { return i; } "
+        "int oneshader_NonUniformResourceIndex(int i) { return i; }",
+    ),
     # fwidth(x) is abs(ddx(x)) + abs(ddy(x)) by definition.
     "fwidth": (
         frozenset({Target.Msl}),

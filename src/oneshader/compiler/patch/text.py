@@ -108,7 +108,20 @@ def renumber_msl(text: str, indices: dict[str, tuple[str, int]]) -> str:
             return m.group(0)
         return f"{m.group(1)}{m.group(2)}[[{m.group(3)}({want[1]})]]"
 
-    return re.sub(r"(\w+)(\s*)\[\[(buffer|texture|sampler)\((\d+)\)\]\]", number, text)
+    text = re.sub(r"(\w+)(\s*)\[\[(buffer|texture|sampler)\((\d+)\)\]\]", number, text)
+
+    def array_index(m: re.Match[str]) -> str:
+        want = indices.get(resource_name(m.group(2)))
+        if want is None:
+            return m.group(0)
+        return f"{m.group(1)} [[{want[0]}({want[1]})]]"
+
+    # Slang gives a Metal argument that is an array (of textures, of samplers) no index.
+    return re.sub(
+        r"(array<(?:texture|depth|sampler)[^;{}()]*?(?:\([^;{}()]*\)[^;{}()]*?)*>\s+(\w+))(?=\s*[,)])",
+        array_index,
+        text,
+    )
 
 
 def metal_vectors(text: str, resource: str, vectors: list[tuple[tuple[str, ...], bool]]) -> str:

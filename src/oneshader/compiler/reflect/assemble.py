@@ -208,23 +208,36 @@ def _resource(
             if decl.name in placement.counters:
                 cset, cbinding = placement.counters[decl.name]
                 counters.append(Slot(t, cset, cbinding))
+    count = next(iter(per.values())).count
     if decl.array is not None:
-        # Slang emits resource arrays for Metal without [[buffer/texture/sampler(n)]] and
-        # texture arrays for WGSL as array<texture_2d<f32>, N>, which naga rejects.
-        bad = [TARGET_NAMES[Target.Msl]] if Target.Msl in per else []
+        # Metal takes sized arrays of textures and samplers as arguments (array<texture2d<T>,
+        # N> [[texture(n)]], N indices from n; patch/text.py gives Slang's the index), arrays of
+        # buffers only in argument buffers. WGSL has no arrays of textures or samplers
+        # (binding_array is a native-only extension; Slang's array<texture_2d<f32>, N> is not
+        # WGSL).
+        why = []
+        if Target.Msl in per and (rtype not in TEXTURES | SAMPLERS or not count):
+            why.append(
+                "Metal takes arrays of buffers only in argument buffers, which Slang does not "
+                "emit"
+                if count
+                else "Metal needs a size for an array of textures or samplers"
+            )
         if Target.Wgsl in per and rtype in TEXTURES | SAMPLERS:
-            bad.append(TARGET_NAMES[Target.Wgsl])
-        if bad:
+            why.append(
+                "WGSL has no arrays of textures or samplers (binding_array is a native-only "
+                "extension)"
+            )
+        if why:
             errors.append(
                 src.at_decl(
                     decl,
-                    f"{' and '.join(bad)}: arrays of resources ('{decl.name}') are not "
-                    "emitted correctly by Slang for this target; use separate declarations "
-                    "(or a texture array type), or build for spirv only",
+                    f"arrays of resources ('{decl.name}'): {'; '.join(why)}; use separate "
+                    "declarations (or a texture array type such as Texture2DArray), or build "
+                    "for spirv only",
                     "OS1008",
                 )
             )
-    count = next(iter(per.values())).count
     fmt_attr = decl.attribute("vk::image_format")
     fmt = fmt_attr.args[0] if fmt_attr and fmt_attr.args else None
     if fmt is None and rtype.name.startswith("RWTexture") and layout is not None:
@@ -392,7 +405,7 @@ def _metal_indices(facts: TargetFacts, names: set[str]) -> dict[str, tuple[str, 
         if cls is None:
             continue
         out[p.name] = (cls, counts.get(cls, 0))
-        counts[cls] = counts.get(cls, 0) + 1
+        counts[cls] = counts.get(cls, 0) + max(p.count, 1)  # an array takes one per element
     return out
 
 
