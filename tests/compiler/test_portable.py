@@ -485,3 +485,34 @@ def test_metal_takes_arrays_of_textures_and_samplers(tmp_path: Path) -> None:
         (Target.Msl,),
     )
     assert error.startswith("s.hlsl:2:19: error OS1008: arrays of resources ('Blocks'): Metal")
+
+
+def test_a_system_value_a_target_lacks_is_positioned_at_its_semantic(tmp_path: Path) -> None:
+    """Slang reports SV_ClipDistance on a WGSL fragment input without a position; the error is
+    put on the semantic."""
+    errors = _errors(
+        tmp_path,
+        "struct VSOut { float4 Pos : SV_Position; float Clip : SV_ClipDistance0; };\n"
+        '[shader("pixel")] float4 P(VSOut i) : SV_Target { return i.Clip; }\n',
+        (Target.Wgsl,),
+    )
+    assert errors == [
+        "s.hlsl:1:55: error E55202: WGSL: system value semantic not supported: system value "
+        "semantic 'sv_clipdistance0' is not supported for the current target. (the target has "
+        "no such built-in value; build without this target)"
+    ]
+
+
+def test_each_interlocked_call_and_other_unavailable_constructs_are_named(tmp_path: Path) -> None:
+    """OS1015 at each Interlocked* call replaces Slang's E36107 for those calls only."""
+    errors = _errors(
+        tmp_path,
+        "RWStructuredBuffer<uint> B;\ngroupshared uint G;\n"
+        '[shader("compute")][numthreads(1,1,1)] void M() {\n'
+        "    uint o; InterlockedAdd(B[0], 1, o);\n    InterlockedAdd(G, 1);\n}\n",
+        (Target.Wgsl,),
+    )
+    assert [e.split(": WGSL: ")[0] for e in errors] == [
+        "s.hlsl:4:13: error OS1015",
+        "s.hlsl:5:5: error OS1015",
+    ]

@@ -218,8 +218,7 @@ def _resource(
         why = []
         if Target.Msl in per and (rtype not in TEXTURES | SAMPLERS or not count):
             why.append(
-                "Metal takes arrays of buffers only in argument buffers, which Slang does not "
-                "emit"
+                "Metal takes arrays of buffers only in argument buffers, which Slang does not emit"
                 if count
                 else "Metal needs a size for an array of textures or samplers"
             )

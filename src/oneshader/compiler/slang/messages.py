@@ -130,6 +130,8 @@ def explain(d: Diagnostic) -> Diagnostic:
     message = d.message
     if d.code == "E36107" and "cannot be expressed" not in message:
         message += " (a feature of this entry point cannot be expressed for this target)"
+    elif d.code == "E55202":
+        message += " (the target has no such built-in value; build without this target)"
     elif d.code == "E30019":
         message += (
             "; DXC truncates implicitly, Slang does not: make the conversion explicit "

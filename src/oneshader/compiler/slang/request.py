@@ -12,7 +12,7 @@ from pathlib import Path
 from oneshader.compiler.api import TARGET_NAMES, CompileOptions
 from oneshader.compiler.front import rewrite
 from oneshader.compiler.front.precheck import wgsl_interlocked
-from oneshader.compiler.front.scanner import Declaration, strip_comments
+from oneshader.compiler.front.scanner import Declaration, line_col, strip_comments
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.slang import capi as S
 from oneshader.compiler.slang.facts import TargetFacts, read_facts
@@ -189,6 +189,25 @@ def compile_target(
     return compiled, errors
 
 
+_SEMANTIC = re.compile(r"system value semantic '(\w+)' is not supported")
+
+
+def _at_semantic(src: SourceSet, d: Diagnostic) -> Diagnostic:
+    """Slang's "system value semantic not supported" (E55202) sometimes comes without a
+    position: it is given the first place the source writes that semantic."""
+    m = _SEMANTIC.search(d.message)
+    if d.line or m is None:
+        return d
+    pattern = re.compile(rf":\s*({re.escape(m.group(1))})\b", re.IGNORECASE)
+    for path in src.include_order():
+        text = strip_comments(src.texts[path])
+        found = pattern.search(text)
+        if found is not None:
+            line, col = line_col(text, found.start(1))
+            return src.error(src.display(str(path)), line, col, d.message, d.code)
+    return d
+
+
 def _point_sizes_dropped(src: SourceSet) -> list[Diagnostic]:
     """A warning at each PointSize member left out of the WGSL (it only ever holds 1.0)."""
     dropped = src.unit_point_sizes()
@@ -238,10 +257,16 @@ def _compile_once(
                 )
             ]
             if target is Target.Wgsl and any(d.code == "E36107" for d in errors):
-                # Slang names no feature; where the feature is an Interlocked* call, say which.
+                # Slang notes the first Interlocked* call it meets; name each, and what to
+                # declare instead.
                 interlocked = wgsl_interlocked(src)
                 if interlocked:
-                    errors = [d for d in errors if d.code != "E36107"] + interlocked
+                    errors = [
+                        d
+                        for d in errors
+                        if d.code != "E36107" or ("'Interlocked" not in d.message and d.line)
+                    ] + interlocked
+            errors = [_at_semantic(src, d) for d in errors]
             return None, [explain(d) for d in errors]
         facts = read_facts(lib, req.reflection())
     finally:
