@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from verify_support import compile_exec, device, element_stride, pack
+from verify_support import compile_exec, device, dispatch, element_stride, pack
 
 from oneshader.compiler import CompileOptions, compile_file
 from oneshader.compiler.verify.crosscheck import verify
@@ -167,15 +167,7 @@ def test_append_consume_and_increment_run_on_the_gpu(target: Target) -> None:
     pipeline = dev.create_compute_pipeline(
         layout="auto", compute={"module": module, "entry_point": entry.name}
     )
-    encoder = dev.create_command_encoder()
-    cpass = encoder.begin_compute_pass()
-    cpass.set_pipeline(pipeline)
-    for index, entries in sorted(groups.items()):
-        layout = pipeline.get_bind_group_layout(index)
-        cpass.set_bind_group(index, dev.create_bind_group(layout=layout, entries=entries))
-    cpass.dispatch_workgroups(-(-_N // 64), 1, 1)
-    cpass.end()
-    dev.queue.submit([encoder.finish()])
+    dispatch(pipeline, groups, -(-_N // 64))
 
     def read(b: Any) -> Any:
         return np.frombuffer(bytes(dev.queue.read_buffer(b)), dtype=np.uint32)

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from verify_support import CORPUS, device, pack
+from verify_support import CORPUS, device, dispatch, pack, render
 
 from oneshader.compiler import CompileOptions, compile_file
 from oneshader.compiler.api import CompileResult
@@ -73,15 +73,7 @@ def _run_wgsl(result: CompileResult, uniforms: dict[str, bytes], count: int) -> 
         groups.setdefault(slot.set, []).append(
             {"binding": slot.binding, "resource": {"buffer": buf, "offset": 0, "size": buf.size}}
         )
-    encoder = dev.create_command_encoder()
-    cpass = encoder.begin_compute_pass()
-    cpass.set_pipeline(pipeline)
-    for index, entries in sorted(groups.items()):
-        layout = pipeline.get_bind_group_layout(index)
-        cpass.set_bind_group(index, dev.create_bind_group(layout=layout, entries=entries))
-    cpass.dispatch_workgroups(1, 1, 1)
-    cpass.end()
-    dev.queue.submit([encoder.finish()])
+    dispatch(pipeline, groups, 1)
     return list(struct.unpack(f"<{count}f", bytes(dev.queue.read_buffer(out))))
 
 
@@ -243,7 +235,6 @@ def _render(
     module = dev.create_shader_module(
         code=out.data if target is Target.SpirV else out.data.decode("utf-8")
     )
-    fmt = wgpu.TextureFormat.rgba8unorm
     pipeline = dev.create_render_pipeline(
         layout="auto",
         vertex={
@@ -256,38 +247,18 @@ def _render(
                 }
             ],
         },
-        fragment={"module": module, "entry_point": "PSMain", "targets": [{"format": fmt}]},
+        fragment={"module": module, "entry_point": "PSMain", "targets": [{"format": "rgba8unorm"}]},
         primitive={"topology": topology},
-    )
-    texture = dev.create_texture(
-        size=(_SIZE, _SIZE, 1),
-        format=fmt,
-        usage=wgpu.TextureUsage.RENDER_ATTACHMENT | wgpu.TextureUsage.COPY_SRC,
-    )
-    encoder = dev.create_command_encoder()
-    rpass = encoder.begin_render_pass(
-        color_attachments=[
-            {
-                "view": texture.create_view(),
-                "clear_value": (0, 0, 0, 0),
-                "load_op": wgpu.LoadOp.clear,
-                "store_op": wgpu.StoreOp.store,
-            }
-        ]
     )
     data = np.array(vertices, np.float32).tobytes()
     buffer = dev.create_buffer_with_data(data=data, usage=wgpu.BufferUsage.VERTEX)
-    rpass.set_pipeline(pipeline)
-    rpass.set_vertex_buffer(0, buffer)
-    rpass.draw(len(vertices) // 2)
-    rpass.end()
-    dev.queue.submit([encoder.finish()])
-    data = dev.queue.read_texture(
-        {"texture": texture},
-        {"bytes_per_row": 4 * _SIZE, "rows_per_image": _SIZE},
-        (_SIZE, _SIZE, 1),
-    )
-    return np.frombuffer(bytes(data), np.uint8).reshape(_SIZE, _SIZE, 4)
+
+    def draw(rpass: Any) -> None:
+        rpass.set_pipeline(pipeline)
+        rpass.set_vertex_buffer(0, buffer)
+        rpass.draw(len(vertices) // 2)
+
+    return render(draw, _SIZE)
 
 
 @pytest.mark.parametrize("target", [Target.SpirV, Target.Wgsl], ids=lambda t: t.value)
@@ -412,17 +383,8 @@ def test_unused_spec_constants_have_no_slots_and_no_wgpu_key(tmp_path: Path) -> 
         },
     )
     slot = next(s for s in result.reflection.resources[0].slots if s.target is Target.Wgsl)
-    group = dev.create_bind_group(
-        layout=pipeline.get_bind_group_layout(slot.set),
-        entries=[{"binding": slot.binding, "resource": {"buffer": out, "offset": 0, "size": 4}}],
-    )
-    encoder = dev.create_command_encoder()
-    cpass = encoder.begin_compute_pass()
-    cpass.set_pipeline(pipeline)
-    cpass.set_bind_group(slot.set, group)
-    cpass.dispatch_workgroups(1, 1, 1)
-    cpass.end()
-    dev.queue.submit([encoder.finish()])
+    entry = {"binding": slot.binding, "resource": {"buffer": out, "offset": 0, "size": 4}}
+    dispatch(pipeline, {slot.set: [entry]}, 1)
     assert struct.unpack("<f", bytes(dev.queue.read_buffer(out))) == (5.0,)
 
 
