@@ -150,7 +150,7 @@ def _wgsl_matrix_varyings(src: SourceSet, code: str) -> list[Diagnostic]:
     """WGSL passes only scalars and vectors between stages; Slang writes a matrix varying
     (``float4x4 View : TEXCOORD2``) as a ``mat4x4<f32>`` location, which naga rejects. An error
     at the member, saying to pass the matrix's rows (or columns) as float4s."""
-    out = []
+    out: list[Diagnostic] = []
     for struct in re.finditer(r"struct\s+(\w+)\s*\{([^}]*)\}", code):
         for field in re.finditer(r"@location\(\d+\)\s*(\w+)\s*:\s*mat(\d)x(\d)", struct.group(2)):
             owner, name = demangle(struct.group(1)), demangle(field.group(1))
