@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from module_validation import EmittedModules
 from process_helpers import server_pid, sockets
 
 CORPUS = Path(__file__).parent / "corpus"
@@ -23,6 +24,57 @@ os.environ.setdefault("MESA_SHADER_CACHE_DIR", tempfile.mkdtemp(prefix="oneshade
 # server's own tests (tests/compiler/test_server.py, tests/build/test_build_server.py) turn it
 # on in runtime folders of their own and end what they started.
 os.environ["ONESHADER_SERVER"] = "0"
+
+
+EMITTED = EmittedModules()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "invalid_modules(reason): the test emits or plants invalid modules on purpose (the "
+        "check that every emitted module is valid leaves it alone)",
+    )
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _gather_emitted_modules() -> Iterator[None]:
+    """Every module a compile in this process or on a compiler worker emits is gathered for
+    :func:`_every_emitted_module_is_valid`."""
+    from oneshader.compiler import driver
+    from oneshader.compiler.process import worker
+
+    compile_here, compile_there = driver._compile, worker.CompilerWorker.compile
+
+    def here(path: str, options: Any) -> Any:
+        result = compile_here(path, options)
+        EMITTED.add_result(result)
+        return result
+
+    def there(self: worker.CompilerWorker, path: str, options: Any) -> Any:
+        result = compile_there(self, path, options)
+        EMITTED.add_result(result)
+        return result
+
+    driver._compile = here  # type: ignore[assignment]
+    worker.CompilerWorker.compile = there  # type: ignore[method-assign]
+    yield
+    driver._compile = compile_here  # type: ignore[assignment]
+    worker.CompilerWorker.compile = compile_there  # type: ignore[method-assign]
+
+
+@pytest.fixture(autouse=True)
+def _every_emitted_module_is_valid(request: pytest.FixtureRequest) -> Iterator[None]:
+    """An invalid module is a bug even when the reflection agrees with it: after each test,
+    spirv-val (vulkan1.2) and naga check what it compiled and what builds wrote into its
+    ``tmp_path`` (and what session fixtures built before it)."""
+    folder = request.getfixturevalue("tmp_path") if "tmp_path" in request.fixturenames else None
+    yield
+    if folder is not None:
+        EMITTED.add_folder(folder)
+    problems = EMITTED.problems()
+    if problems and request.node.get_closest_marker("invalid_modules") is None:
+        pytest.fail("invalid modules:\n" + "\n".join(problems), pytrace=False)
 
 
 @pytest.fixture

@@ -80,6 +80,21 @@ def _add_build_arguments(p: argparse.ArgumentParser) -> None:
         metavar=("xN", "SPACE", "BINDING", "SET"),
         help="bind register xN of SPACE to BINDING in SET, as DXC",
     )
+    layout = p.add_mutually_exclusive_group()
+    layout.add_argument(
+        "-Zpr",
+        dest="row_major",
+        action="store_const",
+        const=True,
+        help="matrices without row_major/column_major are row-major, as DXC's -Zpr",
+    )
+    layout.add_argument(
+        "-Zpc",
+        dest="row_major",
+        action="store_const",
+        const=False,
+        help="they are column-major (HLSL's default; overrides matrix-layout in pyproject)",
+    )
 
 
 def make_parser() -> argparse.ArgumentParser:

@@ -224,6 +224,31 @@ def test_options_change_the_key_but_not_the_project_location(tmp_path: Path) -> 
     assert key(tmp_path / "p1", "-D", "X=1") != base
     assert key(tmp_path / "p1", "--targets", "spirv") != base
     assert key(tmp_path / "p1", "--fvk-s-shift", "3", "all") != base
+    assert key(tmp_path / "p1", "-Zpr") != base
+    assert key(tmp_path / "p1", "-Zpc") == base  # the default, spelled out
+
+
+def test_row_major_matrices_from_pyproject_and_the_command_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """DXC's -Zpr: ``matrix-layout`` in [tool.oneshader], -Zpr/-Zpc on the command line (the
+    later layer wins), handed to every shader's compile options."""
+    write_project(tmp_path, 'sources = ["s"]\nout = "o"\nmatrix-layout = "row-major"\n')
+    (tmp_path / "s").mkdir()
+    (tmp_path / "s" / "A.hlsl").write_text("//\n")
+    cfg = load_config(build_args(), cwd=tmp_path)
+    assert cfg.row_major and discover(cfg)[0].options.row_major
+    assert not load_config(build_args("-Zpc"), cwd=tmp_path).row_major
+    write_project(tmp_path, 'sources = ["s"]\nout = "o"\n')
+    assert not load_config(build_args(), cwd=tmp_path).row_major
+    assert load_config(build_args("-Zpr"), cwd=tmp_path).row_major
+    monkeypatch.chdir(tmp_path)
+    write_project(tmp_path, 'sources = ["s"]\nout = "o"\nmatrix-layout = "rows"\n')
+    with pytest.raises(UserError) as info:
+        load_config(build_args(), cwd=tmp_path)
+    (diag,) = info.value.diagnostics
+    assert (diag.file, diag.line) == ("pyproject.toml", 8)
+    assert "'matrix-layout' must be" in diag.message and "-Zpr" in diag.message
 
 
 def test_missing_source_and_colliding_outputs_are_usage_errors(

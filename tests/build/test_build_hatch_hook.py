@@ -74,7 +74,7 @@ def test_a_failing_shader_fails_the_wheel_with_its_diagnostic(tmp_path: Path) ->
     (root / "shaders/Broken.hlsl").write_text((CORPUS / "errors/syntax.hlsl").read_text())
     result = build_wheel(root)
     assert result.returncode != 0
-    assert "shaders/Broken.hlsl:9:5: error" in result.stdout + result.stderr
+    assert "shaders/Broken.hlsl:8:18: error" in result.stdout + result.stderr
     assert not list(root.glob("dist/*.whl"))
 
 

@@ -176,7 +176,7 @@ def test_failing_shader_keeps_no_outputs_and_exits_1(project: Path, build: Build
     assert summary_counts(out) == (0, 4, 1)
     assert "failed: shaders/K1.hlsl" in out
     first = next(line for line in err.splitlines() if "error" in line)
-    assert first.startswith("shaders/K1.hlsl:9:5: error ")  # path:line:col: error CODE: message
+    assert first.startswith("shaders/K1.hlsl:8:18: error ")  # path:line:col: error CODE: message
     assert " | " in err  # with a source excerpt
     assert not any(m.startswith("K1.") for m in outputs(project / "out"))
     assert build()[0] == 1  # failures are not remembered as built

@@ -237,7 +237,13 @@ def test_structured_buffer_layout_is_the_element() -> None:
 def test_every_resource_type_is_reflected() -> None:
     refl = ok("resources_all.hlsl")
     rtypes = {r.rtype for r in refl.resources}
-    assert rtypes == set(ResourceTypeKind) - {ResourceTypeKind.TextureBuffer}
+    # (tbuffer.hlsl has the TextureBuffer; subpass.hlsl the input attachments, pixel-only)
+    elsewhere = {
+        ResourceTypeKind.TextureBuffer,
+        ResourceTypeKind.SubpassInput,
+        ResourceTypeKind.SubpassInputMS,
+    }
+    assert rtypes == set(ResourceTypeKind) - elsewhere
     assert res(refl, "TypedBlock").hlsl == "ConstantBuffer<CbData>"
     assert res(refl, "TypedBlock").layout.name == "CbData"  # type: ignore[union-attr]
     assert res(refl, "Raw").layout is None

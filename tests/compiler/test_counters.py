@@ -12,8 +12,9 @@ from typing import Any
 
 import numpy as np
 import pytest
-from verify_support import compile_exec, device, dispatch, element_stride, pack
+from verify_support import compile_exec, dispatch, element_stride, pack
 
+from module_validation import device
 from oneshader.compiler import CompileOptions, compile_file
 from oneshader.compiler.verify.crosscheck import verify
 from oneshader.reflection import ReflectionFormat

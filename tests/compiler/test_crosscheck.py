@@ -10,8 +10,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from verify_support import tool
 
+from module_validation import tool
 from oneshader.compiler.api import OutputFile
 from oneshader.compiler.verify.crosscheck import check, verify
 from oneshader.reflection.model import (

@@ -8,8 +8,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from verify_support import compiled, manifest_shaders, tool
+from verify_support import compiled, manifest_shaders
 
+from module_validation import tool
 from oneshader.compiler.verify.crosscheck import read_output
 from oneshader.reflection.model import Target
 

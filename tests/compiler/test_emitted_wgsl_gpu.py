@@ -12,8 +12,8 @@ from typing import Any
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from verify_support import device
 
+from module_validation import device
 from oneshader.compiler.emitted.wgsl import read_wgsl
 from oneshader.reflection.model import TypeKind, TypeLayout
 

@@ -9,8 +9,9 @@ from typing import Any
 
 import numpy as np
 import pytest
-from verify_support import CORPUS, compile_exec, device, element_stride, pack, render, unpack
+from verify_support import CORPUS, compile_exec, element_stride, pack, render, unpack
 
+from module_validation import device
 from oneshader.reflection.model import (
     EntryPoint,
     Resource,

@@ -11,8 +11,9 @@ from typing import Any
 
 import numpy as np
 import pytest
-from verify_support import CORPUS, device, dispatch, pack, render
+from verify_support import CORPUS, dispatch, pack, render
 
+from module_validation import device
 from oneshader.compiler import CompileOptions, compile_file
 from oneshader.compiler.api import CompileResult
 from oneshader.compiler.emitted.msl import read_msl

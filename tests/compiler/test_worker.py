@@ -35,7 +35,7 @@ def test_user_errors_come_back_as_diagnostics() -> None:
         )
         again = worker.compile(SPRITE, OPTIONS)
     assert not result.ok and not result.crashed
-    assert [(d.line, d.column) for d in result.diagnostics if d.is_error] == [(9, 5)]
+    assert [(d.line, d.column) for d in result.diagnostics if d.is_error] == [(8, 18)]
     assert again.ok
 
 

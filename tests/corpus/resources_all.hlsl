@@ -1,5 +1,5 @@
 // Every resource type of the format, one of each, all used by one compute kernel.
-// (tbuffer is in tbuffer.hlsl: Slang cannot emit it for SPIR-V.) Typed buffers, 1D-array, multisampled-array and cube-array textures and append/consume buffers
+// (tbuffer is in tbuffer.hlsl: Slang cannot emit it for SPIR-V; input attachments, pixel-only, in subpass.hlsl.) Typed buffers, 1D-array, multisampled-array and cube-array textures and append/consume buffers
 // do not exist in WGSL, so this file builds for SPIR-V and Metal only.
 struct Elem
 {

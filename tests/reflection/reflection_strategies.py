@@ -110,6 +110,7 @@ resources = st.builds(
     hlsl=texts,
     format=st.one_of(st.none(), texts),
     depth=st.booleans(),
+    attachment=st.one_of(st.none(), numbers),
     slots=st.lists(slots, max_size=3, unique_by=lambda s: s.target).map(tuple),
     counters=st.lists(slots, max_size=3, unique_by=lambda s: s.target).map(tuple),
     layout=st.one_of(st.none(), types),

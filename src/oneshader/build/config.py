@@ -25,6 +25,7 @@ TOOL_TABLE = "tool.oneshader"
 REGISTER_CLASSES = "btsu"
 CONFIG = "OS2001"  # diagnostic code: a bad value in pyproject.toml
 USAGE = "OS2002"  # diagnostic code: bad command-line usage or missing settings
+MATRIX_LAYOUTS = ("column-major", "row-major")
 _KNOWN_KEYS = frozenset(
     {
         "sources",
@@ -36,6 +37,7 @@ _KNOWN_KEYS = frozenset(
         "bindings",
         "jobs",
         "bind-register",
+        "matrix-layout",
         *(f"{c}-shift" for c in REGISTER_CLASSES),
     }
 )
@@ -68,6 +70,7 @@ class Settings:
     jobs: int | None = None
     shifts: Mapping[str, tuple[RegisterShift, ...]] = field(default_factory=dict)
     bind_registers: tuple[BindRegister, ...] | None = None
+    row_major: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -83,6 +86,7 @@ class BuildConfig:
     entry_points: Mapping[Path, tuple[EntryPointSpec, ...]] = field(default_factory=dict)
     shifts: tuple[RegisterShift, ...] = ()
     bind_registers: tuple[BindRegister, ...] = ()
+    row_major: bool = False  # DXC's -Zpr
     bindings: Path | None = None
     jobs: int = 1
     force: bool = False
@@ -357,6 +361,17 @@ def settings_from_table(table: Mapping[str, Any], base: Path, where: TableLocato
                 raise where.error("bind-register", b)
         binds = tuple(b for b in made_b if isinstance(b, BindRegister))
 
+    row_major = None
+    if "matrix-layout" in table:
+        layout = table["matrix-layout"]
+        if layout not in MATRIX_LAYOUTS:
+            raise where.error(
+                "matrix-layout",
+                f'\'matrix-layout\' must be "column-major" (HLSL\'s default) or "row-major" '
+                f"(DXC's -Zpr), got {layout!r}",
+            )
+        row_major = layout == "row-major"
+
     return Settings(
         sources=paths("sources"),
         out=one_path("out"),
@@ -368,6 +383,7 @@ def settings_from_table(table: Mapping[str, Any], base: Path, where: TableLocato
         jobs=jobs,
         shifts=shifts,
         bind_registers=binds,
+        row_major=row_major,
     )
 
 
@@ -452,6 +468,7 @@ def settings_from_args(args: Any, cwd: Path) -> Settings:
         jobs=jobs,
         shifts=shifts,
         bind_registers=binds,
+        row_major=getattr(args, "row_major", None),
     )
 
 
@@ -475,6 +492,7 @@ def merge(
     entry_points: dict[Path, tuple[EntryPointSpec, ...]] = {}
     shifts: dict[str, tuple[RegisterShift, ...]] = {}
     binds: tuple[BindRegister, ...] = ()
+    row_major = False
     for layer in layers:
         sources = layer.sources if layer.sources is not None else sources
         out = layer.out or out
@@ -486,6 +504,7 @@ def merge(
         entry_points.update(layer.entry_points)
         shifts.update(layer.shifts)
         binds = layer.bind_registers if layer.bind_registers is not None else binds
+        row_major = layer.row_major if layer.row_major is not None else row_major
     where = display_path(pyproject) if pyproject else "oneshader build"
     if not sources:
         raise UserError.at(
@@ -505,6 +524,7 @@ def merge(
         entry_points=entry_points,
         shifts=tuple(s for cls in REGISTER_CLASSES for s in shifts.get(cls, ())),
         bind_registers=binds,
+        row_major=row_major,
         bindings=bindings.resolve() if bindings else None,
         jobs=jobs or available_cpus(),
         force=force,

@@ -45,7 +45,7 @@ def walk_shaders(folder: Path, skip: Path | None = None) -> list[Path]:
 
 def options_key(options: CompileOptions, root: Path) -> str:
     """A digest of the options, with paths relative to the project so that moving it is free."""
-    doc = {
+    doc: dict[str, object] = {
         "targets": [t.value for t in options.targets],
         "source": options.source_name,
         "include": [project_name(Path(p), root) for p in options.include_dirs],
@@ -54,6 +54,8 @@ def options_key(options: CompileOptions, root: Path) -> str:
         "shifts": [[s.register_class, s.shift, s.space] for s in options.shifts],
         "binds": [[b.register, b.space, b.binding, b.set] for b in options.bind_registers],
     }
+    if options.row_major:  # (absent when off: the keys of earlier builds stay valid)
+        doc["row_major"] = True
     return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()[:32]
 
 
@@ -96,6 +98,7 @@ def discover(config: BuildConfig) -> list[ShaderJob]:
                 entry_points=config.entry_points.get(path, ()),
                 shifts=config.shifts,
                 bind_registers=config.bind_registers,
+                row_major=config.row_major,
             )
             jobs.append(ShaderJob(path, name, stem, options, options_key(options, config.root)))
     return jobs

@@ -86,6 +86,9 @@ class CompileOptions:
     entry_points: tuple[EntryPointSpec, ...] = ()
     shifts: tuple[RegisterShift, ...] = ()
     bind_registers: tuple[BindRegister, ...] = ()
+    # DXC's -Zpr: a matrix declared without row_major/column_major is row-major (code ported
+    # from Direct3D often assumes it); HLSL's default, column-major, otherwise.
+    row_major: bool = False
 
 
 @dataclass(frozen=True)

@@ -268,6 +268,7 @@ _ATTRS: dict[str, tuple[tuple[str, _Conv], ...]] = {
         ("hlsl", _string),
         ("format", _string),
         ("depth", _flag),
+        ("attachment", _number),
     ),
     "slot": (("target", _TARGET), ("set", _number), ("binding", _number)),
     "counter": (("target", _TARGET), ("set", _number), ("binding", _number)),
@@ -311,7 +312,7 @@ _ATTRS: dict[str, tuple[tuple[str, _Conv], ...]] = {
 }
 _ATTRS["output"] = _ATTRS["input"]
 _ATTRS["pushuse"] = _ATTRS["specuse"] = _ATTRS["uses"]
-_OPTIONAL = {("resource", "format"), ("resource", "depth")}
+_OPTIONAL = {("resource", "format"), ("resource", "depth"), ("resource", "attachment")}
 _FAST[_number] = {str(n): n for n in range(4096)}
 _FAST[_optional_number] = {**_FAST[_number], "-": None}
 _FAST[_string] = {'""': ""}
@@ -800,6 +801,7 @@ class _Reader:
                     hlsl=v["hlsl"],
                     format=v["format"],
                     depth=bool(v["depth"]),
+                    attachment=v["attachment"],
                     slots=tuple(v["slots"]),
                     counters=tuple(v["counters"]),
                     layout=v["layout"],
@@ -991,6 +993,8 @@ def _write_item(out: list[str], item: Any, names: dict[type, set[str]]) -> None:
             raise _Bad(f"depth must be a bool, not {r.depth!r}")
         if r.depth:
             line += " depth=1"
+        if r.attachment is not None:
+            line += f" attachment={_u32(r.attachment, 'attachment')}"
         out.append(line)
         _slot_lines(out, "  ", "slot", r.slots, "slots")
         _slot_lines(out, "  ", "counter", r.counters, "counters")

@@ -93,6 +93,8 @@ class ResourceTypeKind(enum.Enum):
     RWTexture3D = enum.auto()
     SamplerState = enum.auto()
     SamplerComparisonState = enum.auto()
+    SubpassInput = enum.auto()  # a Vulkan input attachment (SPIR-V only); ``attachment`` says which
+    SubpassInputMS = enum.auto()
 
 
 class ScalarKind(enum.Enum):
@@ -289,7 +291,9 @@ class Resource:
     of a texture or typed buffer; None where there is none (samplers, raw buffers). ``counters``
     are the hidden counter buffers of append/consume/counter buffers, one per target.
     ``depth`` marks a texture the shader only samples with comparison samplers: WGSL declares it
-    ``texture_depth_*``, so WebGPU must bind it with sample type "depth".
+    ``texture_depth_*``, so WebGPU must bind it with sample type "depth". ``attachment`` is the
+    input attachment index (``[[vk::input_attachment_index(i)]]``) of a SubpassInput: which
+    input attachment of the render pass's subpass it reads; None for every other resource.
     """
 
     name: str
@@ -300,6 +304,7 @@ class Resource:
     hlsl: str = ""
     format: str | None = None
     depth: bool = False
+    attachment: int | None = None
     slots: tuple[Slot, ...] = ()
     counters: tuple[Slot, ...] = ()
     layout: TypeLayout | None = None

@@ -1,4 +1,4 @@
-// A syntax error: the missing semicolon is reported at the next token.
+// A syntax error: the missing semicolon is reported where it is missing, not at the next token.
 RWStructuredBuffer<float> Data;
 
 [shader("compute")]

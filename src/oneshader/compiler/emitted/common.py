@@ -209,6 +209,7 @@ class EmittedResource:
     format: str | None = None
     type_text: str = ""
     role: str = ""  # "counter" for the hidden counter of an append/consume buffer
+    attachment: int | None = None  # SPIR-V InputAttachmentIndex (a subpass input)
     scope: str = ""  # the entry point whose parameter it is (MSL); "" for a module-scope variable
 
 
@@ -231,6 +232,7 @@ class EmittedVariable:
     target_builtin: str = ""  # the target's own spelling, for messages
     interp: frozenset[Interpolation] = frozenset()
     semantic: str = ""  # MSL user(...) semantic, upper case with its index (``TEXCOORD_1``)
+    span: int = 1  # the locations it occupies (SPIR-V: arrays, matrices, 64-bit vectors)
 
 
 @dataclass(frozen=True)

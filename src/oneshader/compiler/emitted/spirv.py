@@ -15,7 +15,7 @@ as that array.
 from __future__ import annotations
 
 import struct as _struct
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from oneshader.compiler.emitted.common import (
     EmittedCodeError,
@@ -86,6 +86,7 @@ _D_LOCATION = 30
 _D_BINDING = 33
 _D_DESCRIPTOR_SET = 34
 _D_OFFSET = 35
+_D_INPUT_ATTACHMENT_INDEX = 43
 
 _STORAGE_CLASSES = {
     0: "UniformConstant",
@@ -117,6 +118,7 @@ CAPABILITY_NAMES: dict[int, str] = {
     33: "CullDistance",
     35: "SampleRateShading",
     39: "Int8",
+    40: "InputAttachment",
     43: "Sampled1D",
     44: "Image1D",
     45: "SampledCubeArray",
@@ -449,6 +451,7 @@ def _resource(m: _Module, lay: _Layouts, vid: int, storage: str) -> EmittedResou
         format=fmt,
         type_text=type_text,
         role=role,
+        attachment=d.values.get(_D_INPUT_ATTACHMENT_INDEX),
     )
 
 
@@ -473,9 +476,25 @@ def _stage_variables(m: _Module, vid: int, entry: str) -> list[EmittedVariable]:
         out = []
         for i in range(len(ops)):
             md = m.mdeco(tid, i)
-            out.append(_variable(m.member_names.get((tid, i), ""), emitted, md))
+            var = _variable(m.member_names.get((tid, i), ""), emitted, md)
+            out.append(replace(var, span=_locations(m, ops[i])))
         return out
-    return [_variable(leaf, emitted, d)]
+    return [replace(_variable(leaf, emitted, d), span=_locations(m, tid))]
+
+
+def _locations(m: _Module, tid: int) -> int:
+    """The locations a stage variable of type ``tid`` occupies (Vulkan's interface rules:
+    an array's elements and a matrix's columns one each; a 64-bit vector of 3 or 4, two)."""
+    op, ops = m.types.get(tid, (0, ()))
+    if op == _OP_TYPE_ARRAY:
+        return max(m.constants.get(ops[1], 1), 1) * _locations(m, ops[0])
+    if op == _OP_TYPE_MATRIX:
+        return ops[1] * _locations(m, ops[0])
+    if op == _OP_TYPE_VECTOR:
+        scalar = m.types.get(ops[0], (0, ()))
+        wide = scalar[0] in (_OP_TYPE_INT, _OP_TYPE_FLOAT) and scalar[1][0] == 64
+        return 2 if wide and ops[1] > 2 else 1
+    return 1
 
 
 def _variable(name: str, emitted: str, d: _Decorations) -> EmittedVariable:

@@ -12,6 +12,8 @@ RTYPES: dict[str, tuple[ResourceTypeKind, ResourceKind]] = {
     "TextureBuffer": (ResourceTypeKind.TextureBuffer, ResourceKind.ShaderResource),
     "SamplerState": (ResourceTypeKind.SamplerState, ResourceKind.Sampler),
     "SamplerComparisonState": (ResourceTypeKind.SamplerComparisonState, ResourceKind.Sampler),
+    "SubpassInput": (ResourceTypeKind.SubpassInput, ResourceKind.ShaderResource),
+    "SubpassInputMS": (ResourceTypeKind.SubpassInputMS, ResourceKind.ShaderResource),
 }
 for _t in ResourceTypeKind:
     if _t.name not in RTYPES:
@@ -23,6 +25,8 @@ for _t in ResourceTypeKind:
 TEXTURES = frozenset(
     t for t in ResourceTypeKind if "Texture" in t.name and t.name != "TextureBuffer"
 )
+# Vulkan input attachments: SPIR-V only (docs/compiler.md, OS1021); a texel type, as textures.
+SUBPASS_INPUTS = frozenset({ResourceTypeKind.SubpassInput, ResourceTypeKind.SubpassInputMS})
 BLOCK_TYPES = frozenset({ResourceTypeKind.ConstantBuffer, ResourceTypeKind.TextureBuffer})
 SAMPLERS = frozenset({ResourceTypeKind.SamplerState, ResourceTypeKind.SamplerComparisonState})
 COUNTED = frozenset(

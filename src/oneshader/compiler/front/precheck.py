@@ -9,7 +9,7 @@ from pathlib import Path
 
 from oneshader.compiler.api import TARGET_NAMES, CompileOptions
 from oneshader.compiler.front import rewrite
-from oneshader.compiler.front.kinds import RTYPES
+from oneshader.compiler.front.kinds import RTYPES, SUBPASS_INPUTS
 from oneshader.compiler.front.scanner import Attribute, SourceFile, line_col, strip_comments
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.diagnostics import Diagnostic, Severity, UserError
@@ -103,6 +103,17 @@ def precheck(src: SourceSet, options: CompileOptions) -> dict[Target, list[Diagn
                     "OS1001",
                 )
             )
+        for t in (Target.Msl, Target.Wgsl):
+            if rtype in SUBPASS_INPUTS and t in targets:
+                per[t].append(
+                    src.at_decl(
+                        d,
+                        f"{TARGET_NAMES[t]}: '{d.name}' is a {d.base}, a Vulkan input "
+                        f"attachment, which {TARGET_NAMES[t]} cannot express; build it for "
+                        "spirv only, or read the attachment as a Texture2D with Load()",
+                        "OS1021",
+                    )
+                )
     for t in (Target.Msl, Target.Wgsl):
         if t in targets:
             per[t] += _counted_parameters(src, t)

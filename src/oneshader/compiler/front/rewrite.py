@@ -18,6 +18,8 @@ __all__ = [
     "counter_calls",
     "inline_includes",
     "postfix_start",
+    "rename_at",
+    "subpass_inputs_as_vectors",
     "unit_point_sizes",
     "vk_builtins",
     "with_append_consume_as_rw",
@@ -275,6 +277,62 @@ def with_append_consume_as_rw(
         last = m.end()
     out.append(text[last:])
     return _with_companions("".join(out), names, declared_here)
+
+
+def rename_at(text: str, names: Collection[tuple[int, int, str, str]]) -> str:
+    """The text with each (line, column, old, new) identifier renamed where it is declared
+    (columns after it on its line shift by the difference in length)."""
+    lines = text.split("\n")
+    for line, col, old, new in sorted(names, key=lambda n: (n[0], -n[1])):
+        if 1 <= line <= len(lines):
+            row = lines[line - 1]
+            if row[col - 1 : col - 1 + len(old)] == old:
+                lines[line - 1] = row[: col - 1] + new + row[col - 1 + len(old) :]
+    return "\n".join(lines)
+
+
+_NARROW_TEXEL = re.compile(
+    r"\b(SubpassInput(?:MS)?\s*<\s*)((?:float|int|uint|half)(?:16_t|32_t)?)([123]?)(\s*>)"
+)
+
+
+def subpass_inputs_as_vectors(
+    text: str, names: Mapping[str, Declaration], declared_here: Collection[str]
+) -> str:
+    """``SubpassInput<float>`` (or a 2- or 3-component texel) as ``SubpassInput<float4>``, its
+    ``x.SubpassLoad(...)`` as ``x.SubpassLoad(...).x`` (``.xy``, ``.xyz``): Slang's SPIR-V
+    reads a narrower texel with an OpImageRead of that width, which spirv-val rejects (Vulkan
+    reads 4 components), where DXC reads 4 and keeps the first. Columns after a change on its
+    line shift by the characters added."""
+    lines = text.split("\n")
+    width: dict[str, int] = {}
+    for name, decl in names.items():
+        m = _NARROW_TEXEL.search(decl.type_text)
+        if m is None:
+            continue
+        width[name] = int(m.group(3) or 1)
+        if name not in declared_here or not 1 <= decl.line <= len(lines):
+            continue
+        row = lines[decl.line - 1]
+        here = _NARROW_TEXEL.search(row[: decl.column - 1])
+        if here is not None:
+            lines[decl.line - 1] = f"{row[: here.end(2)]}4{row[here.end(3) :]}"
+    if not width:
+        return text
+    text = "\n".join(lines)
+    clean = strip_comments(text)
+    alts = "|".join(re.escape(n) for n in sorted(width, key=len, reverse=True))
+    out, last = [], 0
+    for m in re.finditer(rf"\b({alts})\s*\.\s*SubpassLoad\s*\(", clean):
+        end, depth = m.end(), 1
+        while end < len(clean) and depth:
+            depth += {"(": 1, ")": -1}.get(clean[end], 0)
+            end += 1
+        out.append(text[last:end])
+        out.append("." + "xyz"[: width[m.group(1)]])
+        last = end
+    out.append(text[last:])
+    return "".join(out)
 
 
 _PRAGMA_ONCE = re.compile(r"^[ \t]*#[ \t]*pragma[ \t]+once\b[^\n]*", re.MULTILINE)

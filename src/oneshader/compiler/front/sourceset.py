@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 from oneshader.compiler.front import rewrite
-from oneshader.compiler.front.kinds import COUNTED, RTYPES
+from oneshader.compiler.front.kinds import COUNTED, RTYPES, SUBPASS_INPUTS
 from oneshader.compiler.front.scanner import (
     Declaration,
     SourceFile,
@@ -36,6 +36,7 @@ class SourceSet:
         self.texts: dict[Path, str] = {}
         self.sources: dict[Path, SourceFile] = {}
         self.dependencies: list[str] = []
+        self._renamed: dict[str, str] | None = None
 
     # -- names and positions -------------------------------------------------------------------
 
@@ -67,11 +68,16 @@ class SourceSet:
         except OSError:
             return None
 
-    def error(self, file: str, line: int, col: int, message: str, code: str = "") -> Diagnostic:
+    def displayed_text(self, file: str) -> str | None:
+        """The text of the file diagnostics name ``file`` (None for a file not read)."""
         text = None
         for p, t in self.texts.items():
             if self.display(str(p)) == file:
                 text = t
+        return text
+
+    def error(self, file: str, line: int, col: int, message: str, code: str = "") -> Diagnostic:
+        text = self.displayed_text(file)
         excerpt = source_excerpt(text, line, col) if text and line else ""
         return Diagnostic(file, line, col, Severity.ERROR, message, code, excerpt)
 
@@ -105,6 +111,28 @@ class SourceSet:
         for src in self.sources.values():
             for d in src.declarations:
                 out.setdefault(d.name, d)
+        return out
+
+    def renamed_blocks(self) -> dict[str, str]:
+        """cbuffers/tbuffers that declare a member of their own name (DXC-era code's
+        ``cbuffer ubo { UBO ubo; }``), each with the name Slang is given instead: with
+        ``-no-mangle`` Slang puts the block's name in scope too, so ``ubo.x`` is ambiguous
+        there, not in HLSL. The new name is ``<name>_<n>``, which the readers of emitted code
+        demangle back to ``<name>``; ``n`` is the first that no file of the shader spells.
+        (Asked by every step that names the block: worked out once, after ``read``.)"""
+        if self._renamed is not None:
+            return self._renamed
+        texts = "\n".join(self.texts.values())
+        out: dict[str, str] = {}
+        for d in self.declarations().values():
+            block = self.struct(d.name) if d.base in ("cbuffer", "tbuffer") else None
+            if block is None or block.kind != d.base or block.field(d.name) is None:
+                continue
+            n = 0
+            while re.search(rf"\b{re.escape(d.name)}_{n}\b", texts):
+                n += 1
+            out[d.name] = f"{d.name}_{n}"
+        self._renamed = out
         return out
 
     def struct(self, name: str) -> StructDef | None:
@@ -167,6 +195,14 @@ class SourceSet:
             n: d
             for n, d in self.declarations().items()
             if RTYPES.get(d.base, (None,))[0] in COUNTED
+        }
+
+    def subpass_inputs(self) -> dict[str, Declaration]:
+        """Vulkan input attachments (``SubpassInput``/``SubpassInputMS``) declared in any file."""
+        return {
+            n: d
+            for n, d in self.declarations().items()
+            if RTYPES.get(d.base, (None,))[0] in SUBPASS_INPUTS
         }
 
     def counted_rw(self) -> dict[str, Declaration]:

@@ -12,7 +12,12 @@ from oneshader.compiler.emitted.spirv import IMAGE_FORMATS
 from oneshader.compiler.front.kinds import TEXTURES
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.patch import text as codepatch
-from oneshader.compiler.patch.spirv import rebind, relocate, set_image_formats
+from oneshader.compiler.patch.spirv import (
+    rebind,
+    relocate,
+    set_image_formats,
+    with_sample_rate_shading,
+)
 from oneshader.compiler.reflect.assemble import Assembled
 from oneshader.diagnostics import UserError
 from oneshader.reflection.model import EntryPoint, PushBlock, Resource, Slot, Target
@@ -69,11 +74,15 @@ def _patch_spirv(src: SourceSet, code: bytes, resources: list[Resource]) -> byte
                 wanted[f"{r.name}.counter"] = wanted[f"{r.name}_counter"] = (s.set, s.binding)
     renames = {f"{n}_counter": f"{n}.counter" for n in src.counted_rw()}
     renames[SLANG_GLOBALS] = GLOBALS  # DXC's name; SPIR-V names may hold any character
+    for old, new in src.renamed_blocks().items():  # the names Slang was given, back
+        renames[new] = old
+        for layout in ("", "_std140", "_std430"):
+            renames[f"SLANG_ParameterGroup_{new}{layout}"] = f"SLANG_ParameterGroup_{old}{layout}"
     code = rebind(code, wanted, renames)
     formats = {
         r.name: IMAGE_FORMATS.index(r.format) for r in resources if r.format in IMAGE_FORMATS
     }
-    return set_image_formats(code, formats)
+    return with_sample_rate_shading(set_image_formats(code, formats))
 
 
 def _patch_wgsl(

@@ -208,3 +208,26 @@ def set_image_formats(data: bytes, formats: Mapping[str, int]) -> bytes:
         if at is not None and words[at] == 0:
             words[at] = wanted
     return struct.pack(f"<{len(words)}I", *words)
+
+
+_OP_CAPABILITY = 17
+_DECO_SAMPLE = 17
+_CAP_SAMPLE_RATE_SHADING = 35
+
+
+def with_sample_rate_shading(data: bytes) -> bytes:
+    """The module with ``OpCapability SampleRateShading`` where a stage variable is decorated
+    ``Sample`` (HLSL's ``sample`` interpolation) and Slang left the capability out, which makes
+    the module invalid for Vulkan (spirv-val); a module that needs nothing is returned as is."""
+    words = _words(data)
+    has_sample, has_capability, last_capability = False, False, 5
+    for i, count, opcode in _instructions(words):
+        if opcode == _OP_CAPABILITY:
+            has_capability |= words[i + 1] == _CAP_SAMPLE_RATE_SHADING
+            last_capability = i + count
+        elif opcode == _OP_DECORATE and count >= 3 and words[i + 2] == _DECO_SAMPLE:
+            has_sample = True
+    if not has_sample or has_capability:
+        return data
+    words[last_capability:last_capability] = [(2 << 16) | _OP_CAPABILITY, _CAP_SAMPLE_RATE_SHADING]
+    return struct.pack(f"<{len(words)}I", *words)

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from oneshader.compiler.api import TARGET_NAMES, CompileOptions
 from oneshader.compiler.emitted.common import GLOBALS
 from oneshader.compiler.emitted.spirv import read_spirv
-from oneshader.compiler.front.kinds import BLOCK_TYPES, RTYPES, SAMPLERS, TEXTURES
+from oneshader.compiler.front.kinds import BLOCK_TYPES, RTYPES, SAMPLERS, SUBPASS_INPUTS, TEXTURES
 from oneshader.compiler.front.scanner import Declaration
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.reflect.layouts import MetalVector, one_layout
@@ -33,6 +33,7 @@ from oneshader.reflection.model import (
     Stage,
     Target,
     TypeKind,
+    TypeLayout,
 )
 
 _INFERRED_FORMATS = {
@@ -189,9 +190,24 @@ def _resource(
         return Resource(decl.name, ResourceKind.ShaderResource, ResourceTypeKind.Texture2D)
     layout = (
         one_layout(src, decl, per, errors, rtype in BLOCK_TYPES, msl_vectors)
-        if rtype not in TEXTURES
+        if rtype not in TEXTURES | SUBPASS_INPUTS
         else next((per[t].layout for t in Target if t in per), None)
     )
+    attachment = None
+    if rtype in SUBPASS_INPUTS:
+        index = decl.attribute("vk::input_attachment_index")
+        if index is None or not index.args or not index.args[0].isdigit():
+            errors.append(
+                src.at_decl(
+                    decl,
+                    f"'{decl.name}': a {decl.base} needs [[vk::input_attachment_index(i)]], "
+                    "the input attachment of the subpass it reads",
+                    "OS1021",
+                )
+            )
+        else:
+            attachment = int(index.args[0])
+        layout = _declared_texel(decl, layout)
     slots: list[Slot] = []
     counters: list[Slot] = []
     for t in Target:
@@ -251,10 +267,23 @@ def _resource(
         count=count,
         hlsl=decl.type_text,
         format=fmt,
+        attachment=attachment,
         slots=tuple(slots),
         counters=tuple(counters),
         layout=layout,
     )
+
+
+def _declared_texel(decl: Declaration, layout: TypeLayout | None) -> TypeLayout | None:
+    """A subpass input's texel type as declared (``SubpassInput<float>``: a float), where the
+    source handed to Slang reads four components (``rewrite.subpass_inputs_as_vectors``)."""
+    m = re.search(r"<\s*[A-Za-z_]+?(?:16_t|32_t)?([123]?)\s*>", decl.type_text)
+    if m is None or layout is None or layout.kind is not TypeKind.Vector:
+        return layout
+    n = int(m.group(1) or 1)
+    if n == 1:
+        return TypeLayout(TypeKind.Scalar, layout.scalar, size=4, align=4)
+    return TypeLayout(TypeKind.Vector, layout.scalar, rows=n, size=4 * n, align=8 if n == 2 else 16)
 
 
 def _spec(

@@ -196,7 +196,7 @@ def entry_points(
     """Every entry point of the primary target, from the patched ``outputs`` (and, for a
     Metal-only build, ``usage_outputs``: a SPIR-V or WGSL compile that is not written out)."""
     usage = _usage({**outputs, **usage_outputs})
-    vk_location: dict[tuple[str, str], int] = {}
+    vk_location: dict[tuple[str, bool, str], int] = {}
     resource_names = [r.name for r in resources]
     push_names = [p.name for p in pushes]
     spec_names = [s.name for s in specs]
@@ -213,15 +213,23 @@ def entry_points(
         inputs = _locate(
             e,
             [_stage_var(src, e, v, stage, True, vk_location) for v in e.inputs],
+            True,
             False,
             vk_location,
         )
         outputs_ = _locate(
             e,
             [_stage_var(src, e, v, stage, False, vk_location) for v in e.outputs],
+            False,
             stage is Stage.Pixel,
             vk_location,
         )
+        clashes = _location_clashes(src, e, inputs, True)
+        clashes += _location_clashes(src, e, outputs_, False)
+        if Target.Wgsl in outputs:
+            clashes += _wgsl_wide_varyings(src, e)
+        if clashes:
+            raise UserError(clashes)
         stride = 0
         if stage is Stage.Vertex:
             try:
@@ -246,59 +254,124 @@ def entry_points(
     return out
 
 
+def _declared_at(src: SourceSet, e: EntryFacts, v: VarFacts) -> tuple[str, int, int]:
+    """Where a stage variable is declared: (file, line, column) of its struct member or
+    parameter (the main file, line 0, when the scanner cannot find it)."""
+    owner = src.struct(v.struct_name) if v.struct_name else src.function(e.name)
+    f = owner.field(v.name) if owner else None
+    if f is None or owner is None:
+        return src.name, 0, 0
+    where = next(
+        (
+            p
+            for p, scanned in src.sources.items()
+            if owner in (*scanned.structs.values(), *scanned.functions.values())
+        ),
+        src.path,
+    )
+    return src.display(str(where)), f.line, f.column
+
+
 def _no_vertex_format(src: SourceSet, e: EntryFacts, v: StageVariable) -> Diagnostic:
     """A vertex input WebGPU has no vertex format for, at its declaration."""
     facts = next(x for x in e.inputs if x.name == v.name)
-    owner = src.struct(facts.struct_name) if facts.struct_name else src.function(e.name)
-    f = owner.field(v.name) if owner else None
-    file = src.name
-    if f is not None and owner is not None:
-        where = next(
-            (
-                p
-                for p, scanned in src.sources.items()
-                if owner in (*scanned.structs.values(), *scanned.functions.values())
-            ),
-            src.path,
-        )
-        file = src.display(str(where))
     spelled = {
         ScalarKind.Float16: "half",
         ScalarKind.Int16: "int16_t",
         ScalarKind.UInt16: "uint16_t",
     }.get(v.scalar, v.scalar.name.lower())
     return src.error(
-        file,
-        f.line if f else 0,
-        f.column if f else 0,
+        *_declared_at(src, e, facts),
         f"vertex input '{v.name}' ({spelled}{v.components if v.components > 1 else ''}) has "
         "no WebGPU vertex format; use 2 or 4 components for 8/16-bit types (or a 32-bit type)",
         "OS1014",
     )
 
 
+def _wgsl_wide_varyings(src: SourceSet, e: EntryFacts) -> list[Diagnostic]:
+    """Stage variables that take more than one location (arrays, matrices): WGSL passes
+    scalars and vectors only, and Slang's WGSL declares them anyway (naga rejects it)."""
+    return [
+        src.error(
+            *_declared_at(src, e, v),
+            f"WGSL: stage variable '{v.name}' of entry '{e.name}' takes {v.span} locations "
+            "(an array or matrix); WGSL passes scalars and vectors only between stages: "
+            "split it into vector members, or build without the wgsl target",
+            "OS1003",
+        )
+        for v in (*e.inputs, *e.outputs)
+        if v.location is not None and v.span > 1
+    ]
+
+
+def _location_clashes(
+    src: SourceSet, e: EntryFacts, variables: list[StageVariable], is_input: bool
+) -> list[Diagnostic]:
+    """Two stage variables of one direction at one location (DXC refuses that too), and a
+    colour output whose ``[[vk::location]]`` is not its ``SV_Target`` index: errors at the
+    second variable's declaration."""
+    facts = {f.name: f for f in (e.inputs if is_input else e.outputs)}
+    direction = "input" if is_input else "output"
+    errors = []
+    taken: dict[int, StageVariable] = {}
+    for v in variables:
+        if v.location is None:
+            continue
+        where = _declared_at(src, e, facts[v.name])
+        occupied = range(v.location, v.location + facts[v.name].span)
+        first = next((taken[n] for n in occupied if n in taken), None)
+        if v.semantic == "SV_Target" and not is_input and v.location != v.index:
+            errors.append(
+                src.error(
+                    *where,
+                    f"entry '{e.name}': output '{v.name}' is SV_Target{v.index} but "
+                    f"[[vk::location({v.location})]]: a colour output's location is its "
+                    f"SV_Target index (the attachment it writes); write SV_Target{v.location} "
+                    "or drop the attribute",
+                    "OS1020",
+                )
+            )
+        elif first is not None:
+            shared = min(n for n in occupied if n in taken and taken[n] is first)
+            errors.append(
+                src.error(
+                    *where,
+                    f"entry '{e.name}': {direction} '{v.name}' and {direction} '{first.name}' "
+                    f"are both at location {shared}; give each {direction} its own "
+                    "[[vk::location(n)]] (or none of them)",
+                    "OS1020",
+                )
+            )
+        for n in occupied:
+            taken.setdefault(n, v)
+    return errors
+
+
 def _locate(
     e: EntryFacts,
     variables: list[StageVariable],
+    is_input: bool,
     targets: bool,
-    vk_location: dict[tuple[str, str], int],
+    vk_location: dict[tuple[str, bool, str], int],
 ) -> list[StageVariable]:
-    """DXC's locations: [[vk::location(n)]] where given, SV_TargetN at N, the others in
-    declaration order."""
+    """DXC's locations: [[vk::location(n)]] where given (on a variable of this direction:
+    an input and an output may share a name), SV_TargetN at N, the others in declaration
+    order, each after the locations of the one before (an array or matrix takes several)."""
+    spans = {f.name: f.span for f in (e.inputs if is_input else e.outputs)}
     out = []
     n = 0
     for v in variables:
         if v.builtin is not BuiltIn.None_:
             out.append(v)
             continue
-        attr = vk_location.get((e.name, v.name))
+        attr = vk_location.get((e.name, is_input, v.name))
         if attr is not None:
             location = attr
         elif targets and v.semantic == "SV_Target":
             location = v.index
         else:
             location = n
-        n += 1
+        n += spans.get(v.name, 1)
         out.append(replace(v, location=location))
     return out
 
@@ -309,7 +382,7 @@ def _stage_var(
     v: VarFacts,
     stage: Stage,
     is_input: bool,
-    vk_location: dict[tuple[str, str], int],
+    vk_location: dict[tuple[str, bool, str], int],
 ) -> StageVariable:
     written = ""
     modifiers: tuple[str, ...] = ()
@@ -320,7 +393,7 @@ def _stage_var(
         modifiers = f.modifiers
         loc = next((a for a in f.attributes if a.name == "vk::location" and a.args), None)
         if loc is not None and loc.args[0].isdigit():
-            vk_location[(e.name, v.name)] = int(loc.args[0])
+            vk_location[(e.name, is_input, v.name)] = int(loc.args[0])
     upper = v.semantic.upper()
     builtin = _BUILTINS.get(upper, BuiltIn.None_)
     if builtin is not BuiltIn.None_:

@@ -222,25 +222,38 @@ def wgsl_buffer_errors(
 
 
 def vk_offsets(src: SourceSet, layout: TypeLayout | None, owner: str) -> TypeLayout | None:
-    """SPIR-V places ``[[vk::offset(n)]]`` members at n (and the members after it follow);
-    Slang's reflection does not know, so its offsets are moved here (the cross-check then
-    compares them with the module's Offset decorations)."""
-    if layout is None or layout.kind is not TypeKind.Struct:
+    """SPIR-V places ``[[vk::offset(n)]]`` members at n, at any depth (a struct in a struct or
+    in an array too), and lays the members after one out again from its end; Slang's
+    reflection does not know, so its offsets, struct sizes and array strides are moved here
+    (the cross-check then compares them with the module's Offset and ArrayStride)."""
+    if layout is None:
+        return None
+    if layout.kind is TypeKind.Array and layout.element is not None:
+        element = vk_offsets(src, layout.element, layout.element.name) or layout.element
+        if element == layout.element:
+            return layout
+        stride = layout.stride + element.size - layout.element.size
+        return replace(layout, element=element, stride=stride, size=stride * layout.length)
+    if layout.kind is not TypeKind.Struct:
         return layout
     sdef = src.struct(owner) if owner else None
-    shift = 0
+    moved = False
+    end = 0
     members = []
     for m in layout.members:
         f = sdef.field(m.name) if sdef else None
         attr = next((a for a in f.attributes if a.name == "vk::offset"), None) if f else None
+        inner = vk_offsets(src, m.type, m.type.name) or m.type
         if attr is not None and attr.args and attr.args[0].isdigit():
-            shift = max(shift, int(attr.args[0]) - m.offset)
-        inner = m.type
-        if inner.kind is TypeKind.Struct:
-            inner = vk_offsets(src, inner, inner.name) or inner
-        members.append(replace(m, offset=m.offset + shift, type=inner))
-    if not shift and all(a == b for a, b in zip(members, layout.members, strict=True)):
+            offset, moved = int(attr.args[0]), True
+        elif moved:
+            offset = -(-end // max(inner.align, 1)) * max(inner.align, 1)
+        else:
+            offset = m.offset
+        moved = moved or inner != m.type
+        members.append(replace(m, offset=offset, type=inner))
+        end = offset + inner.size
+    if not moved:
         return layout
     align = max(layout.align, 1)
-    size = (layout.size + shift + align - 1) // align * align
-    return replace(layout, members=tuple(members), size=size)
+    return replace(layout, members=tuple(members), size=max(-(-end // align) * align, align))

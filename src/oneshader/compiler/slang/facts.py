@@ -73,6 +73,7 @@ class VarFacts:
     location: int | None
     scalar: ScalarKind
     components: int
+    span: int = 1  # the locations it occupies (an array or matrix takes more than one)
 
 
 @dataclass
@@ -283,11 +284,15 @@ class _Reader:
             components = 1
         else:
             scalar = self.scalar_of(t) if t else ScalarKind.Float
+            if kind == S.KIND_ARRAY and t:  # an array of varyings: its element's components
+                t = lib.spReflectionType_GetElementType(t)
             components = int(lib.spReflectionType_GetElementCount(t)) if t else 1
+            components = max(components, 1)
         upper = semantic.upper()
         located = not upper.startswith("SV_") or upper.startswith("SV_TARGET")
         location = base + offset if located else None
-        return [VarFacts(name, struct_name, semantic, index, location, scalar, components)]
+        span = max(_size(lib.spReflectionTypeLayout_GetSize(tl, category)), 1)
+        return [VarFacts(name, struct_name, semantic, index, location, scalar, components, span)]
 
     def entry(self, ep: int) -> EntryFacts:
         lib = self.lib

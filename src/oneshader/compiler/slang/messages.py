@@ -14,6 +14,7 @@ from dataclasses import replace
 from itertools import takewhile
 
 from oneshader.compiler.api import TARGET_NAMES
+from oneshader.compiler.front.scanner import line_col, strip_comments
 from oneshader.diagnostics import Diagnostic, Severity, source_excerpt
 from oneshader.reflection.model import Target
 
@@ -125,19 +126,99 @@ def unavailable_at_uses(
     return out
 
 
-def explain(d: Diagnostic) -> Diagnostic:
-    """Slang's errors with, where known, what to write instead (name_targets names the target)."""
+def explain(d: Diagnostic, text: str | None = None) -> Diagnostic:
+    """Slang's errors with, where the cause is known, what to write instead (name_targets
+    names the target); ``text`` is the file's, to look at what precedes the error."""
     message = d.message
     if d.code == "E36107" and "cannot be expressed" not in message:
         message += " (a feature of this entry point cannot be expressed for this target)"
     elif d.code == "E55202":
         message += " (the target has no such built-in value; build without this target)"
     elif d.code == "E30019":
-        message += (
-            "; DXC truncates implicitly, Slang does not: make the conversion explicit "
-            "(for example (float3)mul(m, v) or mul((float3x3)m, v.xyz))"
-        )
+        types = _MISMATCH.search(message)
+        expected, got = (types.group(1), types.group(2)) if types else ("", "")
+        opened = _open_return(text, d.line, d.column) if text else None
+        if expected == "void" and opened is not None:
+            line, col = opened
+            return replace(
+                d,
+                line=line,
+                column=col,
+                message=f"expected ';' after 'return': without it the next statement is read "
+                f"as the value returned from a function returning void ({message})",
+                excerpt=source_excerpt(text, line, col) if text else d.excerpt,
+            )
+        if _components(got) > _components(expected) > 0:
+            message += (
+                "; DXC truncates implicitly, Slang does not: make the conversion explicit "
+                "(for example (float3)mul(m, v) or mul((float3x3)m, v.xyz))"
+            )
+    elif d.code == "E20001" and message.endswith("expected ';'") and text:
+        after = _token_before(text, d.line, d.column)
+        if after is not None and after[1] < d.line:  # the ';' is missing where the line ends
+            line, col = after[1], after[2] + len(after[0])
+            excerpt = source_excerpt(text, line, col)
+            return replace(d, line=line, column=col, message="expected ';'", excerpt=excerpt)
     return replace(d, message=message)
+
+
+_MISMATCH = re.compile(r"expected an expression of type '([^']*)', got '([^']*)'")
+_VECTOR = re.compile(r"vector<\w+,\s*(\d+)>$")
+_MATRIX = re.compile(r"matrix<\w+,\s*(\d+),\s*(\d+)>$")
+_SCALARS = frozenset(
+    {"float", "int", "uint", "bool", "half", "double", "int64_t", "uint64_t", "int16_t"}
+)
+
+
+def _components(type_name: str) -> int:
+    """Scalars in a Slang vector/matrix/scalar type name (0 for any other type)."""
+    if m := _VECTOR.match(type_name):
+        return int(m.group(1))
+    if m := _MATRIX.match(type_name):
+        return int(m.group(1)) * int(m.group(2))
+    return 1 if type_name in _SCALARS else 0
+
+
+_STATEMENT_END = re.compile(r"[;{}]|\breturn\b")
+_WORD_OR_CHAR = re.compile(r"[A-Za-z_]\w*|\S")
+
+
+def _open_return(text: str, line: int, col: int) -> tuple[int, int] | None:
+    """Where a ``return`` ends (line, column just after it) whose statement runs on, without a
+    ';', to 1-based ``line``/``col`` across a line end: the ';' after it is missing."""
+    found = _last_before(_STATEMENT_END, text, line, col)
+    if found is None:
+        return None
+    last, clean = found
+    if last.group(0) != "return" or "\n" not in clean[last.end() :]:
+        return None
+    return line_col(clean, last.end())
+
+
+def _token_before(text: str, line: int, col: int) -> tuple[str, int, int] | None:
+    """The token before 1-based ``line``/``col`` of ``text`` (comments skipped): (token, line,
+    column), None at the start of the file or outside it."""
+    found = _last_before(_WORD_OR_CHAR, text, line, col)
+    if found is None:
+        return None
+    last, clean = found
+    return (last.group(0), *line_col(clean, last.start()))
+
+
+def _last_before(
+    pattern: re.Pattern[str], text: str, line: int, col: int
+) -> tuple[re.Match[str], str] | None:
+    """The last match of ``pattern`` before 1-based ``line``/``col`` (comments blanked), and
+    the text it was found in; None when there is none or the position is outside the text."""
+    lines = text.split("\n")
+    if not 1 <= line <= len(lines):
+        return None
+    offset = sum(len(x) + 1 for x in lines[: line - 1]) + col - 1
+    clean = strip_comments(text)[:offset]
+    last = None
+    for last in pattern.finditer(clean):  # noqa: B007 (the last match is wanted)
+        pass
+    return None if last is None else (last, clean)
 
 
 def dedupe(diags: Sequence[Diagnostic]) -> list[Diagnostic]:

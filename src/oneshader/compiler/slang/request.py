@@ -93,7 +93,7 @@ def slang_args(target: Target, o: CompileOptions) -> list[str]:
     args = [
         "-target",
         _SLANG_TARGET[target],
-        "-matrix-layout-column-major",
+        "-matrix-layout-row-major" if o.row_major else "-matrix-layout-column-major",
         "-enable-machine-readable-diagnostics",
         "-no-mangle",
         "-line-directive-mode",
@@ -124,6 +124,14 @@ def _rewritten(
     helpers: Collection[str],
 ) -> str:
     text = src.texts[path]
+    decls = src.declarations()
+    renamed = [
+        (decls[old].line, decls[old].column, old, new)
+        for old, new in src.renamed_blocks().items()
+        if Path(decls[old].file).resolve() == path
+    ]
+    if renamed:
+        text = rewrite.rename_at(text, renamed)
     if counted:
         text = rewrite.with_counter_buffers(text, counted, _declared_in(counted, path))
     if appended and target is not Target.SpirV:
@@ -133,6 +141,9 @@ def _rewritten(
         for name in src.unit_point_sizes():
             text = rewrite.without_point_size(text, name)
     text = rewrite.vk_builtins(text)
+    subpass = src.subpass_inputs()
+    if subpass and target is Target.SpirV:
+        text = rewrite.subpass_inputs_as_vectors(text, subpass, _declared_in(subpass, path))
     if target is not Target.SpirV:
         # HLSL's 'linear' is the default (perspective-correct) interpolation; Slang emits it
         # as WGSL @interpolate(linear) and Metal sample_no_perspective, which are not.
@@ -267,8 +278,11 @@ def _compile_once(
                         if d.code != "E36107" or ("'Interlocked" not in d.message and d.line)
                     ] + interlocked
             errors = [_at_semantic(src, d) for d in errors]
-            return None, [explain(d) for d in errors]
+            return None, [explain(d, src.displayed_text(d.file)) for d in errors]
         facts = read_facts(lib, req.reflection())
+        original = {new: old for old, new in src.renamed_blocks().items()}
+        for p in facts.params:
+            p.name = original.get(p.name, p.name)
     finally:
         req.close()
     code = _unreserved_wgsl(result.code) if target is Target.Wgsl else result.code

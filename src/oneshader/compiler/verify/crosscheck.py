@@ -38,6 +38,7 @@ from oneshader.reflection.model import (
     ShaderReflection,
     Slot,
     SpecConstant,
+    Stage,
     StageVariable,
     Target,
     TypeKind,
@@ -125,6 +126,7 @@ def verify(reflection: ShaderReflection, outputs: Sequence[OutputFile]) -> list[
 def check(reflection: ShaderReflection, outputs: Sequence[OutputFile]) -> CheckReport:
     """:func:`verify`'s findings, with what could not be checked and a count of comparisons."""
     report = CheckReport()
+    report.mismatches += _location_invariants(reflection)
     per_target: dict[Target, list[EmittedModule]] = {}
     for output in outputs:
         try:
@@ -159,6 +161,34 @@ def check(reflection: ShaderReflection, outputs: Sequence[OutputFile]) -> CheckR
     report.mismatches = list(dict.fromkeys(report.mismatches))
     report.unchecked = list(dict.fromkeys(report.unchecked))
     return report
+
+
+def _location_invariants(reflection: ShaderReflection) -> list[str]:
+    """What locations must be in any reflection, whatever the code says: per entry point and
+    direction, each location is one variable's; a colour output ``SV_TargetN`` is at location
+    N (the attachment it writes). A breach is a bug even where the code agrees with it."""
+    out = []
+    for entry in reflection.entry_points:
+        for direction, variables in (("input", entry.inputs), ("output", entry.outputs)):
+            seen: dict[int, str] = {}
+            for var in variables:
+                if var.location is None:
+                    continue
+                if var.location in seen:
+                    out.append(
+                        f"reflection: entry '{entry.name}' {direction}s '{seen[var.location]}' "
+                        f"and '{var.name}' are both at location {var.location}"
+                    )
+                seen.setdefault(var.location, var.name)
+        if entry.stage is not Stage.Pixel:
+            continue
+        for var in entry.outputs:
+            if var.semantic == "SV_Target" and var.location != var.index:
+                out.append(
+                    f"reflection: entry '{entry.name}' output '{var.name}' is "
+                    f"SV_Target{var.index} but at location {var.location}"
+                )
+    return out
 
 
 def _fold_companion_counters(module: EmittedModule, reflection: ShaderReflection) -> None:
@@ -295,6 +325,10 @@ class _Checker:
                 self.slot(module, path, slot, em)
                 if em.count != res.count:
                     self.differ(module, f"{path} count", res.count, em.count)
+                if res.attachment is not None or em.attachment is not None:
+                    self.differ(
+                        module, f"{path} input attachment index", res.attachment, em.attachment
+                    )
                 if res.format is not None and em.format is not None:
                     self.differ(module, f"{path} image format", res.format, em.format)
                 if self.target is Target.Wgsl and em.space == "handle":
@@ -507,6 +541,8 @@ class _Checker:
                 self.unchecked(f"{path} workgroup size is not in the emitted code")
             self.stage_vars(module, f"{path} input", entry.inputs, em.inputs, em)
             self.stage_vars(module, f"{path} output", entry.outputs, em.outputs, em)
+            self.distinct_locations(module, f"{path} input", em.inputs)
+            self.distinct_locations(module, f"{path} output", em.outputs)
             if em.uses is not None:
                 self.differ(
                     module,
@@ -579,6 +615,28 @@ class _Checker:
                 )
             else:
                 self.interp(module, f"{path} '{by_loc[0].name}'", by_loc[0], var)
+
+    def distinct_locations(
+        self, module: EmittedModule, path: str, theirs: tuple[EmittedVariable, ...]
+    ) -> None:
+        """No two stage variables of one direction at one location in the code (spirv-val's
+        VUID-StandaloneSpirv-OpEntryPoint-08722, naga's "multiple bindings at location"),
+        whatever the reflection says."""
+        self.report.checked += 1
+        seen: dict[int, str] = {}
+        for var in theirs:
+            if var.location is None:
+                continue
+            label = var.emitted or var.name
+            occupied = range(var.location, var.location + var.span)
+            shared = next((n for n in occupied if n in seen), None)
+            if shared is not None:
+                self.bad(
+                    module,
+                    f"{path}s '{seen[shared]}' and '{label}' are both at location {shared}",
+                )
+            for n in occupied:
+                seen.setdefault(n, label)
 
     def interp(
         self, module: EmittedModule, path: str, ours: StageVariable, theirs: EmittedVariable

@@ -1,0 +1,36 @@
+"""Idioms whose modules a validator rejected although the reflection agreed with them: each is
+compiled here and its modules must pass spirv-val (vulkan1.2) and naga."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from module_validation import spirv_errors
+from oneshader.compiler import CompileOptions, compile_file
+from oneshader.compiler.emitted.spirv import read_spirv
+from oneshader.reflection.model import Target
+
+_SAMPLE = {
+    "input-member": "struct I { float4 p : SV_Position; sample float4 c : COLOR0; };\n"
+    '[shader("pixel")] float4 P(I i) : SV_Target { return i.c; }\n',
+    "input-parameter": '[shader("pixel")] float4 P(float4 p : SV_Position, sample float4 c : '
+    "COLOR0) : SV_Target { return c; }\n",
+    "vertex-output": "struct O { float4 p : SV_Position; sample float4 c : COLOR0; };\n"
+    '[shader("vertex")] O V(float4 p : POSITION) { O o; o.p = p; o.c = p; return o; }\n',
+}
+
+
+@pytest.mark.parametrize("source", _SAMPLE.values(), ids=_SAMPLE.keys())
+def test_sample_interpolation_declares_sample_rate_shading(source: str, tmp_path: Path) -> None:
+    """Slang decorates a ``sample`` stage variable ``Sample`` without the SampleRateShading
+    capability Vulkan requires for it (VUID: Decorate Sample requires SampleRateShading)."""
+    (tmp_path / "s.hlsl").write_text(source)
+    result = compile_file(
+        str(tmp_path / "s.hlsl"), CompileOptions(targets=(Target.SpirV,), source_name="s.hlsl")
+    )
+    assert result.ok, [d.format() for d in result.diagnostics]
+    (spv,) = result.outputs
+    assert "SampleRateShading" in read_spirv(spv.data).capabilities
+    assert spirv_errors(spv.data) == ""

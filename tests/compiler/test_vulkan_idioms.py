@@ -1,0 +1,482 @@
+"""Idioms of real DXC-era Vulkan HLSL (issue 10): each builds, and its code says what its
+reflection says. The whole-corpus checks (spirv-val, naga, cross-check) cover the corpus files
+named here; these tests state what each idiom must give."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from verify_support import CORPUS, compiled
+
+from module_validation import device, tool
+from oneshader.codegen import render_module
+from oneshader.compiler import CompileOptions, CompileResult, EntryPointSpec, compile_file
+from oneshader.compiler.patch.spirv import relocate
+from oneshader.compiler.verify.crosscheck import read_output, verify
+from oneshader.reflection.format import ReflectionFormat
+from oneshader.reflection.model import StageVariable, Target, TypeLayout
+
+ALL = (Target.SpirV, Target.Msl, Target.Wgsl)
+
+
+def _build(
+    tmp_path: Path,
+    source: str,
+    targets: tuple[Target, ...] = ALL,
+    entries: tuple[EntryPointSpec, ...] = (),
+    name: str = "s.hlsl",
+) -> CompileResult:
+    (tmp_path / name).write_text(source)
+    options = CompileOptions(targets=targets, source_name=name, entry_points=entries)
+    return compile_file(str(tmp_path / name), options)
+
+
+def _ok(result: CompileResult) -> CompileResult:
+    assert result.ok, "\n".join(d.format() for d in result.diagnostics)
+    return result
+
+
+def _code(result: CompileResult, target: Target) -> bytes:
+    return next(o.data for o in result.outputs if o.target is target)
+
+
+def _spirv_valid(module: bytes, tmp_path: Path) -> None:
+    path = tmp_path / "m.spv"
+    path.write_bytes(module)
+    run = subprocess.run(
+        [tool("spirv-val"), "--target-env", "vulkan1.2", str(path)], capture_output=True, text=True
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
+def _spirv_text(module: bytes, tmp_path: Path) -> str:
+    path = tmp_path / "d.spv"
+    path.write_bytes(module)
+    run = subprocess.run([tool("spirv-dis"), str(path)], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    return run.stdout
+
+
+# -- a. `cbuffer ubo { UBO ubo; }` ------------------------------------------------------------
+
+
+def test_block_named_like_its_member_is_reflected_under_its_own_name(tmp_path: Path) -> None:
+    result = _ok(compiled("dxc_blocks.hlsl"))
+    refl = result.reflection
+    assert [r.name for r in refl.resources] == ["ubo", "fog", "material"]
+    assert [p.name for p in refl.push_blocks] == ["pushConsts"]
+    ubo = refl.resources[0]
+    assert ubo.layout is not None
+    assert [m.name for m in ubo.layout.members] == ["ubo"]
+    inner = ubo.layout.members[0].type
+    assert [m.name for m in inner.members] == ["projection", "model", "tint"]
+    # Every target's code declares the blocks under names its reader gives back as the
+    # reflection's (SPIR-V: DXC's own names; WGSL/MSL: Slang's name_<n>).
+    for out in result.outputs:
+        module = read_output(out)
+        assert {"ubo", "fog", "material"} <= set(module.resources), out.target
+    spirv = _spirv_text(_code(result, Target.SpirV), tmp_path)
+    assert 'OpName %ubo "ubo"' in spirv
+    assert '"pushConsts"' in spirv
+    assert "ubo_0" not in spirv and "pushConsts_0" not in spirv
+    _spirv_valid(_code(result, Target.SpirV), tmp_path)
+    device().create_shader_module(code=_code(result, Target.Wgsl).decode())
+
+
+def test_generated_bindings_name_the_block(tmp_path: Path) -> None:
+    refl = _ok(compiled("dxc_blocks.hlsl")).reflection
+    namespace: dict[str, object] = {}
+    exec(compile(render_module(refl, "dxc_blocks"), "dxc_blocks.py", "exec"), namespace)
+    text = render_module(refl, "dxc_blocks")
+    assert re.search(r'name="ubo"', text) and re.search(r'name="pushConsts"', text)
+
+
+@pytest.mark.parametrize(
+    "decl",
+    [
+        "cbuffer ubo { float4 ubo; float4 other; }",
+        "tbuffer ubo { float4 ubo; float4 other; }",
+        "[[vk::push_constant]] cbuffer ubo { float4 ubo; float4 other; }",
+        # the name Slang is given instead must not be one the source already spells
+        "static const float ubo_0 = 2.0;\ncbuffer ubo { float4 ubo; float4 other; }",
+    ],
+    ids=["cbuffer", "tbuffer", "push-constant", "name-taken"],
+)
+def test_every_block_spelling_named_like_its_member_builds(tmp_path: Path, decl: str) -> None:
+    source = decl + '\n[shader("pixel")] float4 P() : SV_Target { return ubo * other; }\n'
+    targets = ALL if not decl.startswith("tbuffer") else (Target.Msl, Target.Wgsl)
+    result = _ok(_build(tmp_path, source, targets))
+    names = [r.name for r in result.reflection.resources] + [
+        p.name for p in result.reflection.push_blocks
+    ]
+    assert names == ["ubo"]
+    if Target.SpirV in targets:
+        _spirv_valid(_code(result, Target.SpirV), tmp_path)
+    device().create_shader_module(code=_code(result, Target.Wgsl).decode())
+
+
+def test_an_error_after_the_renamed_block_keeps_its_line(tmp_path: Path) -> None:
+    result = _build(
+        tmp_path,
+        "cbuffer ubo { float4 ubo; }\n"
+        '[shader("pixel")] float4 P() : SV_Target { return ubo.nothing; }\n',
+        (Target.SpirV,),
+    )
+    (error,) = [d for d in result.diagnostics if d.is_error]
+    assert (error.file, error.line) == ("s.hlsl", 2)
+    assert "ubo_0" not in error.message
+
+
+# -- b. locations per direction ---------------------------------------------------------------
+
+
+def _locations(variables: tuple[StageVariable, ...]) -> dict[str, int | None]:
+    return {v.name: v.location for v in variables}
+
+
+def test_input_locations_do_not_move_outputs_of_the_same_name(tmp_path: Path) -> None:
+    result = _ok(compiled("gbuffer.hlsl"))
+    vs, ps = result.reflection.entry_points
+    assert _locations(vs.inputs) == {"Pos": 0, "Normal": 1, "UV": 2}
+    assert _locations(vs.outputs) == {"Pos": None, "Normal": 0, "UV": 1, "WorldPos": 2}
+    assert _locations(ps.inputs) == {"Pos": None, "Normal": 0, "UV": 1, "WorldPos": 2}
+    # each colour output at the attachment of its SV_Target index
+    assert _locations(ps.outputs) == {"Position": 0, "Normal": 1, "Albedo": 2}
+    for out in result.outputs:
+        emitted = read_output(out).entries
+        ps_code = next(e for name, e in emitted.items() if name.startswith("PSMain"))
+        assert sorted(v.location for v in ps_code.outputs if v.location is not None) == [0, 1, 2]
+    _spirv_valid(_code(result, Target.SpirV), tmp_path)
+    device().create_shader_module(code=_code(result, Target.Wgsl).decode())
+
+
+def test_crosscheck_refuses_a_location_twice_even_where_code_agrees() -> None:
+    result = _ok(compiled("gbuffer.hlsl"))
+    refl = result.reflection
+    ps = refl.entry_points[1]
+    moved = tuple(replace(v, location=0) if v.name == "Normal" else v for v in ps.outputs)
+    bad = replace(refl, entry_points=(refl.entry_points[0], replace(ps, outputs=moved)))
+    found = verify(bad, [o for o in result.outputs if o.target is Target.Msl][:0])
+    assert "reflection: entry 'PSMain' outputs 'Position' and 'Normal' are both at location 0" in (
+        found
+    )
+    assert "reflection: entry 'PSMain' output 'Normal' is SV_Target1 but at location 0" in found
+    # the code's side: a module with two outputs at one location is refused on its own
+    spirv = next(o for o in result.outputs if o.target is Target.SpirV)
+    clashing = relocate(spirv.data, "PSMain", {}, {"Normal": 0})
+    found = verify(refl, [replace(spirv, data=clashing)])
+    assert any("SPIR-V (.spv): entry 'PSMain' outputs" in m and "location 0" in m for m in found)
+
+
+def test_an_array_varying_takes_a_location_per_element(tmp_path: Path) -> None:
+    result = _ok(compiled("varying_arrays.hlsl"))
+    vs, ps = result.reflection.entry_points
+    expected = {
+        "Pos": None,
+        "Normal": 0,
+        "Color": 1,
+        "LightVec": 2,
+        "LightColor": 3,  # and 4
+        "ViewVec": 5,
+        "TBN": 6,  # 6, 7, 8
+        "LightIntensity": 9,
+    }
+    assert _locations(vs.outputs) == expected
+    assert _locations(ps.inputs) == expected
+    assert next(v for v in vs.outputs if v.name == "LightColor").components == 3
+    _spirv_valid(_code(result, Target.SpirV), tmp_path)
+    errors = [
+        d
+        for d in _build(
+            tmp_path, (CORPUS / "varying_arrays.hlsl").read_text(), (Target.Wgsl,)
+        ).diagnostics
+        if d.is_error
+    ]
+    assert {(d.code, d.line) for d in errors} == {("OS1003", 10), ("OS1003", 12)}
+    assert "WGSL: stage variable 'LightColor'" in errors[0].message
+
+
+@pytest.mark.parametrize(
+    ("source", "position", "fragments"),
+    [
+        (
+            "struct I { [[vk::location(0)]] float4 a : A; [[vk::location(0)]] float4 b : B; };\n"
+            '[shader("pixel")] float4 P(I i) : SV_Target { return i.a + i.b; }\n',
+            (1, 73),
+            ["input 'b' and input 'a' are both at location 0"],
+        ),
+        (
+            "struct O { [[vk::location(1)]] float4 c : SV_Target0; };\n"
+            '[shader("pixel")] O P() { O o; o.c = 1; return o; }\n',
+            (1, 39),
+            ["'c' is SV_Target0 but [[vk::location(1)]]", "SV_Target1"],
+        ),
+    ],
+    ids=["duplicate-vk-location", "vk-location-on-sv-target"],
+)
+def test_locations_that_clash_are_positioned_errors(
+    tmp_path: Path, source: str, position: tuple[int, int], fragments: list[str]
+) -> None:
+    result = _build(tmp_path, source)
+    errors = [d for d in result.diagnostics if d.is_error]
+    assert result.reflection is None and len(errors) == 1, [d.format() for d in errors]
+    assert (errors[0].code, errors[0].line, errors[0].column) == ("OS1020", *position)
+    for fragment in fragments:
+        assert fragment in errors[0].message
+
+
+# -- d. [[vk::offset]] at every depth ----------------------------------------------------------
+
+
+def _offsets(layout: TypeLayout | None) -> dict[str, int]:
+    assert layout is not None
+    return {m.name: m.offset for m in layout.members}
+
+
+def test_vk_offset_holds_at_every_depth(tmp_path: Path) -> None:
+    result = _ok(compiled("vk_offsets.hlsl"))
+    refl = result.reflection
+    ubo = next(r for r in refl.resources if r.name == "ubo").layout
+    assert ubo is not None
+    assert _offsets(ubo) == {"distortion": 0, "after": 288, "shading": 304, "lights": 336}
+    distortion, _, shading, lights = (m.type for m in ubo.members)
+    assert (_offsets(distortion), distortion.size) == ({"alpha": 272}, 288)
+    assert _offsets(shading) == {"roughness": 0, "metallic": 8, "tint": 16}
+    assert lights.stride == 48 and lights.size == 96
+    assert _offsets(lights.element) == {"color": 0, "radius": 32}
+    assert ubo.size == 432
+    item = next(r for r in refl.resources if r.name == "items").layout
+    assert _offsets(item) == {"weight": 0, "extra": 20, "value": 24}
+    assert _offsets(refl.push_blocks[0].layout) == {"scale": 0, "bias": 48}
+    _spirv_valid(_code(result, Target.SpirV), tmp_path)
+
+
+def test_nested_vk_offset_is_refused_where_a_target_ignores_it(tmp_path: Path) -> None:
+    source = (
+        "struct D { [[vk::offset(272)]] float alpha; };\ncbuffer ubo { D ubo; }\n"
+        '[shader("pixel")] float4 P() : SV_Target { return ubo.alpha; }\n'
+    )
+    result = _build(tmp_path, source, (Target.Wgsl,))
+    (error,) = [d for d in result.diagnostics if d.is_error]
+    assert (error.code, error.line) == ("OS1010", 1)
+    assert _ok(_build(tmp_path, source, (Target.SpirV,))).reflection.resources[0].layout.size == 288
+
+
+# -- f. hints only where they are the cause ---------------------------------------------------
+
+
+def test_missing_semicolon_after_return_is_said_where_it_is_missing(tmp_path: Path) -> None:
+    source = (
+        "RWStructuredBuffer<float> data;\n"
+        '[shader("compute")] [numthreads(64, 1, 1)]\n'
+        "void main(uint3 id : SV_DispatchThreadID)\n"
+        "{\n"
+        "    if (id.x >= 100)\n"
+        "        return\n"
+        "    data[id.x] = data[id.x] * 2.0;\n"
+        "}\n"
+    )
+    result = _build(tmp_path, source)
+    (error,) = {(d.line, d.column, d.message) for d in result.diagnostics if d.is_error}
+    assert error[:2] == (6, 15)  # just after 'return', not on the next statement
+    assert error[2].startswith("expected ';' after 'return'")
+    assert "truncat" not in error[2]
+
+
+def test_a_missing_semicolon_is_said_where_it_is_missing(tmp_path: Path) -> None:
+    source = (
+        '[shader("pixel")] float4 P(float2 uv : TEXCOORD0) : SV_Target\n'
+        "{\n"
+        "    float4 c = float4(uv, 0, 1)\n"
+        "    c.x = 1;\n"
+        "    return c;\n"
+        "}\n"
+    )
+    (error,) = {
+        (d.line, d.column, d.message) for d in _build(tmp_path, source).diagnostics if d.is_error
+    }
+    assert error == (3, 32, "expected ';'")
+
+
+def test_truncation_advice_only_for_a_truncation(tmp_path: Path) -> None:
+    truncating = (
+        "cbuffer C { float4x4 m; };\n"
+        '[shader("vertex")] float4 V(float4 p : POSITION) : SV_Position\n'
+        "{ float4 v = mul((float3x3)m, p); return v; }\n"
+    )
+    (error,) = [d for d in _build(tmp_path, truncating).diagnostics if d.is_error]
+    assert error.code == "E30019" and "DXC truncates implicitly" in error.message
+    other = (
+        "struct S { float a; };\n"
+        '[shader("pixel")] float4 P() : SV_Target { S s; s.a = 1; float4 c = s; return c; }\n'
+    )
+    (error,) = [d for d in _build(tmp_path, other).diagnostics if d.is_error]
+    assert error.code == "E30019" and "truncat" not in error.message
+
+
+def test_a_scalar_array_after_a_float_is_named_as_an_array(tmp_path: Path) -> None:
+    source = (
+        "cbuffer Light { float4 Direction; float Intensity; float Weights[3]; };\n"
+        '[shader("pixel")] float4 P() : SV_Target '
+        "{ return Direction * Intensity * Weights[1]; }\n"
+    )
+    (error,) = [d for d in _build(tmp_path, source).diagnostics if d.is_error]
+    assert (error.code, error.line, error.column) == ("OS2001", 1, 58)
+    assert "Light.Weights" in error.message and "the array stride" in error.message
+    assert "bool" not in error.message and "padding" not in error.message
+    assert "float4 Weights[1] instead of float[3]" in error.message
+
+
+# -- e. DXC's -Zpr ------------------------------------------------------------------------------
+
+_ZPR = """
+cbuffer Params : register(b0)
+{
+    float4x4 Transform;                   // row-major under -Zpr
+    float3x4 Affine;                      // so is this one: 3 rows of float4
+    column_major float4x4 Explicit;       // declared: stays column-major
+};
+RWStructuredBuffer<float4> Out : register(u1);
+[shader("compute")] [numthreads(1, 1, 1)]
+void CS(uint3 id : SV_DispatchThreadID)
+{
+    float4 v = float4(1.0, -2.0, 0.5, 3.0);
+    Out[0] = mul(Transform, v);
+    Out[1] = float4(mul(Affine, v), 0.0);
+    Out[2] = mul(Explicit, v);
+}
+"""
+
+
+def _packings(result: CompileResult) -> dict[str, str]:
+    layout = result.reflection.resources[0].layout
+    assert layout is not None
+    return {m.name: m.type.packing.name for m in layout.members}
+
+
+def test_zpr_makes_undeclared_matrices_row_major(tmp_path: Path) -> None:
+    (tmp_path / "z.hlsl").write_text(_ZPR)
+    default = _ok(compile_file(str(tmp_path / "z.hlsl"), CompileOptions(source_name="z.hlsl")))
+    assert set(_packings(default).values()) == {"ColumnMajor"}
+    zpr = _ok(
+        compile_file(str(tmp_path / "z.hlsl"), CompileOptions(source_name="z.hlsl", row_major=True))
+    )
+    assert _packings(zpr) == {
+        "Transform": "RowMajor",
+        "Affine": "RowMajor",
+        "Explicit": "ColumnMajor",
+    }
+    affine = zpr.reflection.resources[0].layout.members[1].type
+    assert (affine.size, affine.mstride) == (48, 16)  # three stored rows, not four columns
+    assert _packings(zpr) != _packings(default)
+    _spirv_valid(_code(zpr, Target.SpirV), tmp_path)
+
+
+@pytest.mark.parametrize("target", [Target.SpirV, Target.Wgsl], ids=lambda t: t.value)
+def test_zpr_matrices_written_by_the_reflection_compute_right(
+    tmp_path: Path, target: Target
+) -> None:
+    import numpy as np
+    import wgpu
+    from test_execution import _dispatch
+    from verify_support import pack
+
+    (tmp_path / "z.hlsl").write_text(_ZPR)
+    options = CompileOptions(targets=(Target.SpirV, Target.Wgsl), row_major=True)
+    result = _ok(compile_file(str(tmp_path / "z.hlsl"), options))
+    refl = result.reflection
+    rng = np.random.default_rng(3)
+    values = {
+        "Transform": (rng.integers(-8, 9, (4, 4)) / 4).astype(np.float32),
+        "Affine": (rng.integers(-8, 9, (3, 4)) / 4).astype(np.float32),
+        "Explicit": (rng.integers(-8, 9, (4, 4)) / 4).astype(np.float32),
+    }
+    layout = refl.resources[0].layout
+    assert layout is not None
+    data = bytearray(layout.size)
+    pack(layout, {k: v.tolist() for k, v in values.items()}, data)
+    dev = device()
+    usage = wgpu.BufferUsage
+    params = dev.create_buffer_with_data(data=bytes(data), usage=usage.UNIFORM)
+    out = dev.create_buffer(size=48, usage=usage.STORAGE | usage.COPY_SRC)
+    _dispatch(result, target, {"Params": params, "Out": out}, 1)
+    got = np.frombuffer(dev.queue.read_buffer(out), np.float32).reshape(3, 4)
+    v = np.array([1.0, -2.0, 0.5, 3.0], np.float32)
+    np.testing.assert_allclose(got[0], values["Transform"] @ v)
+    np.testing.assert_allclose(got[1][:3], values["Affine"] @ v)
+    np.testing.assert_allclose(got[2], values["Explicit"] @ v)
+
+
+# -- c. input attachments --------------------------------------------------------------------
+
+
+def test_subpass_inputs_are_resources_with_their_attachment(tmp_path: Path) -> None:
+    result = _ok(compiled("subpass.hlsl"))
+    refl = result.reflection
+    inputs = [r for r in refl.resources if r.rtype.name.startswith("SubpassInput")]
+    assert [(r.name, r.rtype.name, r.kind.name, r.attachment) for r in inputs] == [
+        ("inputPosition", "SubpassInput", "ShaderResource", 0),
+        ("inputNormal", "SubpassInput", "ShaderResource", 1),
+        ("inputAlbedo", "SubpassInput", "ShaderResource", 2),
+        ("inputDepth", "SubpassInput", "ShaderResource", 3),
+        ("inputSamples", "SubpassInputMS", "ShaderResource", 4),
+    ]
+    assert [r.slots[0].binding for r in inputs] == [0, 1, 2, 3, 4]
+    depth = next(r for r in inputs if r.name == "inputDepth").layout
+    assert depth is not None and depth.kind.name == "Scalar"  # SubpassInput<float>, as declared
+    assert next(r for r in refl.resources if r.name == "ubo").attachment is None
+    module = _code(result, Target.SpirV)
+    _spirv_valid(module, tmp_path)
+    text = _spirv_text(module, tmp_path)
+    for r in inputs:
+        assert f"OpDecorate %{r.name} InputAttachmentIndex {r.attachment}" in text
+    # The format carries the attachment; the cross-check compares it with the code.
+    again = ReflectionFormat.read(ReflectionFormat.write(refl))
+    assert again == refl
+    assert b"attachment=3" in ReflectionFormat.write(refl)
+    moved = tuple(replace(r, attachment=7) if r.name == "inputDepth" else r for r in refl.resources)
+    found = verify(replace(refl, resources=moved), result.outputs)
+    assert found == [
+        "SPIR-V (.spv): resource 'inputDepth' input attachment index: reflection says 7, "
+        "emitted code says 3"
+    ]
+    namespace: dict[str, object] = {}
+    exec(compile(render_module(refl, "subpass"), "subpass.py", "exec"), namespace)
+
+
+@pytest.mark.parametrize(
+    ("declaration", "targets", "fragments"),
+    [
+        (
+            "[[vk::input_attachment_index(0)]] SubpassInput color;",
+            (Target.Msl,),
+            ["Metal: 'color' is a SubpassInput", "input attachment"],
+        ),
+        (
+            "[[vk::input_attachment_index(0)]] SubpassInputMS<float4> color;",
+            (Target.Wgsl,),
+            ["WGSL: 'color' is a SubpassInputMS"],
+        ),
+        (
+            "[[vk::binding(0)]] SubpassInput color;",
+            (Target.SpirV,),
+            ["needs [[vk::input_attachment_index(i)]]"],
+        ),
+    ],
+    ids=["metal", "wgsl-ms", "no-index"],
+)
+def test_subpass_input_errors_name_it(
+    tmp_path: Path, declaration: str, targets: tuple[Target, ...], fragments: list[str]
+) -> None:
+    load = "color.SubpassLoad(0)" if "MS" in declaration else "color.SubpassLoad()"
+    source = f'{declaration}\n[shader("pixel")] float4 P() : SV_Target {{ return {load}; }}\n'
+    result = _build(tmp_path, source, targets)
+    (error,) = [d for d in result.diagnostics if d.is_error]
+    column = declaration.index(" color;") + 2
+    assert (error.code, error.line, error.column) == ("OS1021", 1, column), error.format()
+    for fragment in fragments:
+        assert fragment in error.message

