@@ -479,19 +479,3 @@ def test_each_interlocked_call_and_other_unavailable_constructs_are_named(tmp_pa
         "s.hlsl:4:13: error OS1015",
         "s.hlsl:5:5: error OS1015",
     ]
-
-
-def test_a_matrix_passed_between_stages_is_refused_for_wgsl(tmp_path: Path) -> None:
-    """WGSL passes scalars and vectors between stages; Slang writes a matrix varying that naga
-    rejects. The error is at the member, for the vertex output and the fragment input alike."""
-    source = (
-        "struct VSOut { float4 Pos : SV_Position; float4x4 View : TEXCOORD0; };\n"
-        '[shader("vertex")] VSOut V(float4 p : POSITION) { VSOut o; o.Pos = p; '
-        "o.View = (float4x4)0; return o; }\n"
-        '[shader("pixel")] float4 P(VSOut i) : SV_Target { return i.View[0]; }\n'
-    )
-    errors = _errors(tmp_path, source, (Target.Wgsl,))
-    assert errors and all(
-        e.startswith("s.hlsl:1:51: error OS1016: WGSL: the matrix") for e in errors
-    )
-    assert _ok(tmp_path / "s.hlsl", (Target.SpirV, Target.Msl)).ok

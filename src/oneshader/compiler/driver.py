@@ -21,7 +21,7 @@ from oneshader.compiler.front.precheck import precheck
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.patch.apply import patch_bindings, patch_locations
 from oneshader.compiler.reflect.assemble import assemble, with_stages
-from oneshader.compiler.reflect.entries import check_entries, check_wgsl_stage_io, entry_points
+from oneshader.compiler.reflect.entries import check_entries, check_vertex_positions, entry_points
 from oneshader.compiler.slang import library
 from oneshader.compiler.slang.messages import dedupe, name_targets
 from oneshader.compiler.slang.request import CompiledTarget, compile_target
@@ -102,7 +102,7 @@ def _finish(
     """Assemble, patch, derive the entry points, verify."""
     primary = compiled[0]
     check_entries(src, options, primary)
-    check_wgsl_stage_io(src, compiled)
+    check_vertex_positions(src, compiled)
     outputs = {t.target: t.code for t in compiled}
     shader = assemble(src, options, compiled, outputs)
     outputs, depth = patch_bindings(src, outputs, shader)

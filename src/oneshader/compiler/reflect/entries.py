@@ -8,7 +8,6 @@ import re
 from dataclasses import replace
 
 from oneshader.compiler.api import CompileOptions
-from oneshader.compiler.emitted.common import demangle
 from oneshader.compiler.emitted.wgsl import read_wgsl
 from oneshader.compiler.emitted.wgsl_calls import wgsl_reachable
 from oneshader.compiler.front.sourceset import SourceSet
@@ -115,10 +114,10 @@ def check_entries(src: SourceSet, options: CompileOptions, primary: CompiledTarg
         )
 
 
-def check_wgsl_stage_io(src: SourceSet, compiled: list[CompiledTarget]) -> None:
-    """What naga would reject in the stage inputs and outputs of Slang's WGSL, as positioned
-    errors: a vertex shader that writes no position (WebGPU has no tessellation or geometry
-    stage for it to feed; at the entry point's name) and matrices passed between stages."""
+def check_vertex_positions(src: SourceSet, compiled: list[CompiledTarget]) -> None:
+    """WGSL's vertex stage feeds the rasterizer only (WebGPU has no tessellation or geometry
+    stage), so a vertex shader must write the position; one that writes none (it feeds such a
+    stage) would be WGSL that naga rejects. An error at the entry point's name."""
     wgsl = next((t for t in compiled if t.target is Target.Wgsl), None)
     if wgsl is None:
         return
@@ -141,47 +140,8 @@ def check_wgsl_stage_io(src: SourceSet, compiled: list[CompiledTarget]) -> None:
                 "OS1016",
             )
         )
-    errors += _wgsl_matrix_varyings(src, wgsl.code.decode())
     if errors:
         raise UserError(errors)
-
-
-def _wgsl_matrix_varyings(src: SourceSet, code: str) -> list[Diagnostic]:
-    """WGSL passes only scalars and vectors between stages; Slang writes a matrix varying
-    (``float4x4 View : TEXCOORD2``) as a ``mat4x4<f32>`` location, which naga rejects. An error
-    at the member, saying to pass the matrix's rows (or columns) as float4s."""
-    out: list[Diagnostic] = []
-    for struct in re.finditer(r"struct\s+(\w+)\s*\{([^}]*)\}", code):
-        for field in re.finditer(r"@location\(\d+\)\s*(\w+)\s*:\s*mat(\d)x(\d)", struct.group(2)):
-            owner, name = demangle(struct.group(1)), demangle(field.group(1))
-            # Slang's own struct of a fragment's inputs keeps only the members' names.
-            owners = [owner] if src.struct(owner) is not None else None
-            found = [
-                (p, sdef, f)
-                for p, scanned in src.sources.items()
-                for sdef in scanned.structs.values()
-                if (owners is None or sdef.name in owners)
-                and (f := sdef.field(name)) is not None
-                and re.search(r"\dx\d", f.type_text)
-            ]
-            if not found:
-                continue
-            where, sdef, f = found[0]
-            if any((d.line, d.column) == (f.line, f.column) for d in out):
-                continue  # a vertex output and the fragment input it feeds: said once
-            owner = sdef.name
-            out.append(
-                src.error(
-                    src.display(str(where)),
-                    f.line,
-                    f.column,
-                    f"WGSL: the matrix '{owner}.{name}' cannot be passed between stages (WGSL "
-                    f"passes scalars and vectors only); pass its {field.group(2)} vectors as "
-                    f"float{field.group(3)} members, or build without the wgsl target",
-                    "OS1016",
-                )
-            )
-    return out
 
 
 def entry_points(
