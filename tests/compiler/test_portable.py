@@ -479,3 +479,17 @@ def test_each_interlocked_call_and_other_unavailable_constructs_are_named(tmp_pa
         "s.hlsl:4:13: error OS1015",
         "s.hlsl:5:5: error OS1015",
     ]
+
+
+def test_a_struct_with_vk_offset_in_two_buffers_is_padded_once(tmp_path: Path) -> None:
+    path = tmp_path / "s.hlsl"
+    path.write_text(
+        "struct P { float4 A; [[vk::offset(48)]] float B; };\n"
+        "cbuffer One { P x; };\ncbuffer Two { float4 C; P y; };\nRWStructuredBuffer<float> O;\n"
+        '[shader("compute")][numthreads(1,1,1)] void M() { O[0] = x.B + y.B; }\n'
+    )
+    r = _ok(path).reflection
+    for name, member in (("One", 0), ("Two", 1)):
+        layout = next(x for x in r.resources if x.name == name).layout
+        assert layout is not None
+        assert _offsets(layout.members[member].type) == {"A": 0, "B": 48}

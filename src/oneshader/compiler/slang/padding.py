@@ -44,6 +44,7 @@ def offset_padding(
     multiple of its alignment on this target."""
     decls = src.declarations()
     more = dict(pads)
+    grown: set[tuple[Path, int, int]] = set()
     errors: list[Diagnostic] = []
 
     def walk(layout: TypeLayout, owner: str) -> None:
@@ -75,9 +76,7 @@ def offset_padding(
                     "so no padding can place it lower"
                 )
             elif want % align:
-                why = (
-                    f"{want} is not a multiple of its alignment ({align}) on {TARGET_NAMES[target]}"
-                )
+                why = f"{want} is not a multiple of its alignment ({align}) on {name}"
             if why:
                 errors.append(
                     src.error(
@@ -93,6 +92,9 @@ def offset_padding(
                 continue
             first = min((a.line, a.column) for a in f.attributes)
             key = (file, f.line, f.column)
+            if key in grown:
+                continue  # the struct met again (in another buffer): padded once per round
+            grown.add(key)
             before = more.get(key)
             size = want - m.offset + (before.size if before else 0)
             more[key] = Padding(file, first[0], _before_attributes(src, file, first), size)
