@@ -493,3 +493,21 @@ def test_a_struct_with_vk_offset_in_two_buffers_is_padded_once(tmp_path: Path) -
         layout = next(x for x in r.resources if x.name == name).layout
         assert layout is not None
         assert _offsets(layout.members[member].type) == {"A": 0, "B": 48}
+
+
+def test_an_array_of_constant_buffers_is_refused_for_wgsl(tmp_path: Path) -> None:
+    """Slang writes ``ConstantBuffer<T> B[2]`` as one WGSL uniform holding an array (not two
+    bindings, as Vulkan has): an error at the declaration, not a reflection that disagrees."""
+    errors = _errors(
+        tmp_path,
+        "struct U { float4x4 P; };\n[[vk::binding(0, 0)]] ConstantBuffer<U> Cams[2];\n"
+        '[shader("vertex")] float4 V(float3 p : POSITION, uint i : SV_InstanceID) : SV_Position'
+        " { return mul(Cams[i].P, float4(p, 1)); }\n",
+        (Target.SpirV, Target.Wgsl),
+    )
+    assert errors == [
+        "s.hlsl:2:41: error OS1008: arrays of resources ('Cams'): WGSL has no arrays of resources "
+        "(binding_array is a native-only extension; Slang writes an array of constant buffers as "
+        "one buffer holding an array); use separate declarations (or a texture array type such as "
+        "Texture2DArray), or build for spirv only"
+    ]

@@ -228,9 +228,9 @@ def _resource(
     if decl.array is not None:
         # Metal takes sized arrays of textures and samplers as arguments (array<texture2d<T>,
         # N> [[texture(n)]], N indices from n; patch/text.py gives Slang's the index), arrays of
-        # buffers only in argument buffers. WGSL has no arrays of textures or samplers
-        # (binding_array is a native-only extension; Slang's array<texture_2d<f32>, N> is not
-        # WGSL).
+        # buffers only in argument buffers. WGSL has no arrays of resources (binding_array is
+        # a native-only extension; Slang's array<texture_2d<f32>, N> is not WGSL, and its
+        # var<uniform> X : array<T, N> is one buffer, not N).
         why = []
         if Target.Msl in per and (rtype not in TEXTURES | SAMPLERS or not count):
             why.append(
@@ -238,10 +238,10 @@ def _resource(
                 if count
                 else "Metal needs a size for an array of textures or samplers"
             )
-        if Target.Wgsl in per and rtype in TEXTURES | SAMPLERS:
+        if Target.Wgsl in per:
             why.append(
-                "WGSL has no arrays of textures or samplers (binding_array is a native-only "
-                "extension)"
+                "WGSL has no arrays of resources (binding_array is a native-only extension; "
+                "Slang writes an array of constant buffers as one buffer holding an array)"
             )
         if why:
             errors.append(
