@@ -218,7 +218,8 @@ class Spec:
     def key(self) -> str:
         """The key of wgpu's ``constants`` dict. Slang declares every WGSL override with
         ``@id(n)``, and WebGPU keys an override that has an id by that id (as a decimal string),
-        not by its name; without a WGSL slot, the constant_id."""
+        not by its name; without a WGSL slot, the constant_id (``constants`` leaves such a
+        constant out where the reflection has a WGSL target: the module lacks it)."""
         slot = self._wgsl
         return str(self.constant.id if slot is None else slot.index)
 
