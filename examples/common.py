@@ -1,15 +1,13 @@
-"""What both examples share: command-line paths, importing the generated bindings, a device on
-whatever adapter the machine has (a software one on a CPU-only machine), and a PNG writer."""
+"""What the examples share: command-line paths, making the generated bindings importable, a device
+on whatever adapter the machine has (a software one on a CPU-only machine), and a PNG writer."""
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import struct
 import sys
 import zlib
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
@@ -17,22 +15,25 @@ HERE = Path(__file__).resolve().parent
 
 def arguments(description: str) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(description=description)
-    p.add_argument("--out", type=Path, default=HERE / "out", help="oneshader build's -o folder")
+    p.add_argument("--out", type=Path, default=HERE / "out", help="where to write results")
     p.add_argument(
-        "--bindings", type=Path, default=HERE / "generated", help="the --bindings folder"
+        "--bindings",
+        type=Path,
+        default=HERE / "generated",
+        help="the --bindings folder (a package named 'generated')",
     )
     return p
 
 
-def bindings(folder: Path, module: str) -> ModuleType:
-    """Import ``module`` from the generated bindings package ``folder``."""
-    if not (folder / f"{module}.py").is_file():
+def use_bindings(folder: Path) -> None:
+    """Make the generated bindings package ``folder`` importable as ``generated`` (the modules
+    carry their compiled code, so nothing else of the build is needed)."""
+    if folder.name != "generated" or not (folder / "__init__.py").is_file():
         sys.exit(
-            f"{folder / (module + '.py')} is missing: run\n"
+            f"{folder} is not a generated bindings package named 'generated': run\n"
             "  oneshader build examples/shaders -o examples/out --bindings examples/generated"
         )
     sys.path.insert(0, str(folder.resolve().parent))
-    return importlib.import_module(f"{folder.name}.{module}")
 
 
 def device() -> Any:

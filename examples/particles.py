@@ -1,19 +1,26 @@
 """Steps a particle system on the GPU with wgpu-py and checks every particle against numpy.
 
-Every layout, slot, workgroup size and override key comes from the generated bindings
-(``generated/particles.py``): the script never writes an offset, a binding number or a padding
-field. Run ``bash scripts/demo.sh`` (or build the shaders first, see common.py).
+Every layout, slot, buffer usage, workgroup count and override key comes from the generated
+bindings (``generated/particles.py``), which also carry the compiled shader: the script never
+writes an offset, a binding number, a usage flag, a padding field or a path to compiled code.
+Run ``bash scripts/demo.sh`` (or build the shaders first, see common.py).
 """
 
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import numpy as np
-from common import arguments, bindings, device
+import numpy.typing as npt
+from common import arguments, device, use_bindings
+
+Columns = dict[str, npt.NDArray[Any]]
 
 
-def reference(p: dict[str, np.ndarray], gravity: np.ndarray, dt: float, floor: float, drag: float):
+def reference(
+    p: Columns, gravity: npt.NDArray[np.float32], dt: float, floor: float, drag: float
+) -> Columns:
     """The shader's arithmetic in float32 numpy."""
     f = np.float32
     vel = (p["Velocity"] + gravity * f(dt)) * (f(1) - f(drag) * f(dt))
@@ -35,8 +42,8 @@ def main() -> int:
     ap.add_argument("--steps", type=int, default=30)
     ap.add_argument("--drag", type=float, default=0.25, help="the Drag specialization constant")
     args = ap.parse_args()
-    shader = bindings(args.bindings, "particles")
-    import wgpu
+    use_bindings(args.bindings)
+    from generated import particles as shader
 
     n, dt, floor = args.count, 1 / 60, -1.0
     gravity = np.array([0.0, -9.81, 0.0, 0.0], np.float32)
@@ -48,33 +55,21 @@ def main() -> int:
     params = shader.Params(Gravity=gravity, DeltaTime=dt, Floor=floor, Count=n)
 
     dev = device()
-    S = shader.SHADER
-    res = shader.resources
-    storage = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
-    uniform = dev.create_buffer_with_data(data=params.bytes_view(), usage=wgpu.BufferUsage.UNIFORM)
-    inp = dev.create_buffer_with_data(data=particles.bytes_view(), usage=storage)
-    out = dev.create_buffer(size=particles.nbytes, usage=storage)
-
-    step = shader.entries.Step
-    layouts = S.create_bind_group_layouts(dev)
-    pipeline = dev.create_compute_pipeline(
-        layout=S.create_pipeline_layout(dev, layouts),
-        compute=step.stage_descriptor(
-            S.create_shader_module(dev, args.out),
-            shader.constants(Drag=args.drag),
-        ),
+    res, step = shader.resources, shader.entries.Step
+    inp = res.Input.create_buffer(dev, particles)  # usage from the binding: storage, copyable
+    out = res.Output.create_buffer(dev, size=particles.nbytes)
+    group = shader.BindGroup0(
+        dev, Params=res.Params.create_buffer(dev, params), Input=inp, Output=out
     )
-    group = res.Params.wgsl.set
-    bind = S.create_bind_group(
-        dev, layouts[group], {res.Params: uniform, res.Input: inp, res.Output: out}
+    pipeline = shader.SHADER.create_compute_pipeline(
+        dev, step, constants=shader.constants(Drag=args.drag)
     )
-    groups = -(-n // step.workgroup[0])
     for _ in range(args.steps):
         enc = dev.create_command_encoder()
         cp = enc.begin_compute_pass()
         cp.set_pipeline(pipeline)
-        cp.set_bind_group(group, bind)
-        cp.dispatch_workgroups(groups, 1, 1)
+        group.set(cp)
+        step.dispatch(cp, n)  # enough workgroups of the shader's size for n particles
         cp.end()
         enc.copy_buffer_to_buffer(out, 0, inp, 0, particles.nbytes)
         dev.queue.submit([enc.finish()])

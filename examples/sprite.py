@@ -1,9 +1,10 @@
 """Renders a textured, tinted sprite offscreen with wgpu-py into a PNG, and checks its pixels.
 
 The constant buffer (with its 4x4 matrix, set in math order), the vertex buffer layout (stride,
-attribute formats, offsets and locations), the bind group layout (uniform buffer, texture sample
-type and dimension, sampler) and every slot come from the generated bindings
-(``generated/sprite.py``). Run ``bash scripts/demo.sh``; the PNG lands in examples/out/sprite.png.
+attribute formats, offsets and locations), the bind group (by resource name, with its layout and
+index), the compiled shader and every slot come from the generated bindings
+(``generated/sprite.py``); the script writes no binding number, offset, usage flag or path to
+compiled code. Run ``bash scripts/demo.sh``; the PNG lands in examples/out/sprite.png.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from common import arguments, bindings, device, write_png
+import numpy.typing as npt
+from common import arguments, device, use_bindings, write_png
 
 SIZE = 64
 CLEAR = (0.1, 0.2, 0.3, 1.0)
@@ -25,7 +27,7 @@ TEXELS = np.array(
 )
 
 
-def transform() -> np.ndarray:
+def transform() -> npt.NDArray[np.float64]:
     """Scale, then translate, as a math (row-major) 4x4 matrix: v' = M @ v."""
     scale = np.diag([1.2, 0.8, 1.0, 1.0])
     move = np.eye(4)
@@ -47,7 +49,7 @@ def expected(px: int, py: int) -> tuple[int, ...] | None:
     return tuple(round(t * c * 255) for t, c in zip(texel, TINT, strict=True))
 
 
-def check(rgba: np.ndarray) -> int:
+def check(rgba: npt.NDArray[np.uint8]) -> int:
     """Pixels that differ from what the transform, texture and tint predict (by more than 1)."""
     bad = 0
     for py in range(SIZE):
@@ -64,56 +66,41 @@ def main() -> int:
         "--png", type=Path, default=None, help="where to write the PNG (default: OUT/sprite.png)"
     )
     args = ap.parse_args()
-    shader = bindings(args.bindings, "sprite")
+    use_bindings(args.bindings)
     import wgpu
+    from generated import sprite
 
-    vs, ps = shader.entries.VSMain, shader.entries.PSMain
-    quad = np.zeros(6, vs.vertex_dtype())  # the interleaved vertex, as the shader reads it
+    dev = device()
+    vs, ps = sprite.entries.VSMain, sprite.entries.PSMain
+    vertices = vs.vertex_buffer()  # the interleaved vertex the shader reads
+    quad = vertices.zeros(6)
     corners = np.array(
         [[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]]
     )
     quad["Position"] = corners
     quad["TexCoord"] = np.c_[corners[:, 0] + 0.5, 0.5 - corners[:, 1]]
-    frame = shader.Frame(Transform=transform(), Tint=TINT, Offset=(0, 0), Scale=1.0)
+    frame = sprite.Frame(Transform=transform(), Tint=TINT, Scale=1.0)
 
-    dev = device()
-    S, res = shader.SHADER, shader.resources
-    vbuf = dev.create_buffer_with_data(data=quad, usage=wgpu.BufferUsage.VERTEX)
-    ubuf = dev.create_buffer_with_data(data=frame.bytes_view(), usage=wgpu.BufferUsage.UNIFORM)
     tex = dev.create_texture(
         size=(4, 4, 1),
         format=wgpu.TextureFormat.rgba8unorm,
         usage=wgpu.TextureUsage.TEXTURE_BINDING | wgpu.TextureUsage.COPY_DST,
     )
-    dev.queue.write_texture(
-        {"texture": tex}, TEXELS.tobytes(), {"bytes_per_row": 16, "rows_per_image": 4}, (4, 4, 1)
-    )
-    sampler = dev.create_sampler(mag_filter="nearest", min_filter="nearest")
+    dev.queue.write_texture({"texture": tex}, TEXELS.tobytes(), {"bytes_per_row": 16}, (4, 4, 1))
     target = dev.create_texture(
         size=(SIZE, SIZE, 1),
         format=wgpu.TextureFormat.rgba8unorm,
         usage=wgpu.TextureUsage.RENDER_ATTACHMENT | wgpu.TextureUsage.COPY_SRC,
     )
-
-    layouts = S.create_bind_group_layouts(dev)
-    pipeline = dev.create_render_pipeline(
-        layout=S.create_pipeline_layout(dev, layouts),
-        vertex={
-            **vs.stage_descriptor(S.create_shader_module(dev, args.out)),
-            "buffers": vs.vertex_buffers(),
-        },
-        fragment={
-            **ps.stage_descriptor(S.create_shader_module(dev, args.out)),
-            "targets": [{"format": wgpu.TextureFormat.rgba8unorm}],
-        },
-        primitive={"topology": wgpu.PrimitiveTopology.triangle_list},
-    )
-    group = res.Frame.wgsl.set
-    bind = S.create_bind_group(
+    # checked against the shader before wgpu sees it: stages, targets, vertex buffers
+    pipeline = sprite.SHADER.create_render_pipeline(dev, vs, ps, [wgpu.TextureFormat.rgba8unorm])
+    group = sprite.BindGroup0(
         dev,
-        layouts[group],
-        {res.Frame: ubuf, res.SpriteTexture: tex.create_view(), res.SpriteSampler: sampler},
+        Frame=sprite.resources.Frame.create_buffer(dev, frame),
+        SpriteTexture=tex.create_view(),
+        SpriteSampler=dev.create_sampler(mag_filter="nearest", min_filter="nearest"),
     )
+
     enc = dev.create_command_encoder()
     rp = enc.begin_render_pass(
         color_attachments=[
@@ -126,8 +113,8 @@ def main() -> int:
         ]
     )
     rp.set_pipeline(pipeline)
-    rp.set_bind_group(group, bind)
-    rp.set_vertex_buffer(0, vbuf)
+    group.set(rp)
+    rp.set_vertex_buffer(0, vertices.create_buffer(dev, quad))
     rp.draw(len(quad))
     rp.end()
     dev.queue.submit([enc.finish()])
@@ -138,9 +125,7 @@ def main() -> int:
     png = args.png or args.out / "sprite.png"
     write_png(png, rgba.tobytes(), SIZE, SIZE)
     bad = check(rgba)
-    print(
-        f"Frame: {shader.Frame.size} bytes; vertex stride {vs.stride}: {vs.vertex_buffer_layout()}"
-    )
+    print(f"Frame: {sprite.Frame.size} bytes; vertex stride {vertices.stride}: {vertices.layout}")
     shown = os.path.relpath(png) if Path.cwd() in Path(png).resolve().parents else png
     print(f"wrote {shown} ({SIZE}x{SIZE}); {bad} pixels differ from the expected sprite")
     return 0 if bad == 0 else 1

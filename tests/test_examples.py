@@ -3,6 +3,7 @@ temporary folder, run both scripts, and check the PNG's pixels and the particle 
 
 from __future__ import annotations
 
+import os
 import struct
 import subprocess
 import sys
@@ -89,3 +90,33 @@ def test_particles_match_numpy_with_the_specialization_constant(built: Path, dra
     assert "results match numpy" in result.stdout
     assert f"drag {drag} (override '0'), workgroup (64, 1, 1)" in result.stdout
     assert "element: 48 bytes; params: 32 bytes" in result.stdout
+
+
+USE_BAD = """\
+from typing import Any
+
+from generated import particles, sprite
+
+
+def misuse(dev: Any, buf: Any) -> None:
+    sprite.Frame(Transfrom=sprite.Frame().Transform)
+    particles.Params(Count=1.5)
+    sprite.BindGroup0(dev, Frame=buf, SpriteTexture=buf)
+    particles.Particle.array(4).Lfie = 1
+    p: particles.Params = particles.Particle()
+"""
+
+
+def test_examples_are_mypy_strict_clean_and_misuse_is_caught(built: Path, tmp_path: Path) -> None:
+    """User code against the generated bindings, type-checked: the examples pass ``mypy
+    --strict``, and a misspelt constructor keyword, a float for a uint, a missing resource of a
+    bind group, a misspelt field and a wrong struct type are each an error on its own line."""
+    (tmp_path / "use_bad.py").write_text(USE_BAD)
+    result = subprocess.run(
+        [str(Path(sys.executable).parent / "mypy"), "--strict", "--no-incremental",
+         str(EXAMPLES / "sprite.py"), str(EXAMPLES / "particles.py"), str(tmp_path / "use_bad.py")],
+        cwd=ROOT, capture_output=True, text=True, env={**os.environ, "MYPYPATH": str(built)},
+    )  # fmt: skip
+    errors = [line for line in result.stdout.splitlines() if ": error:" in line]
+    assert all("use_bad.py:" in line for line in errors), result.stdout
+    assert sorted({int(line.split(":")[1]) for line in errors}) == [7, 8, 9, 10, 11], result.stdout

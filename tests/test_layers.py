@@ -109,7 +109,7 @@ def test_the_parser_sees_the_imports_it_must() -> None:
     assert f"{COMPILER}.driver" in GRAPH[COMPILER]  # a lazy import inside compile_file
     assert f"{COMPILER}.front.rewrite" in GRAPH[f"{COMPILER}.front.sourceset"]  # from P import m
     assert f"{COMPILER}.process.worker_child" in GRAPH[f"{COMPILER}.process.zygote"]
-    assert "oneshader.codegen.names" in GRAPH["oneshader.bindings.shader"]
+    assert "oneshader.codegen.names" in GRAPH["oneshader.bindings.stages"]
     assert _cycles({"a": ["b"], "b": ["c"], "c": ["a"], "d": ["a"]}) == [["a", "b", "c"]]
 
 

@@ -67,6 +67,21 @@ def test_wheel_contains_the_compiled_shaders_and_bindings(tmp_path: Path) -> Non
     assert {f"shaderpkg/generated/{n}" for n in generated} <= names
     data = zipfile.ZipFile(wheel).read("shaderpkg/compiled/fx/Blur.reflection")
     assert ReflectionFormat.read(data).source == "shaders/fx/Blur.hlsl"
+    # the installed bindings carry their code: imported from the wheel itself (a zip), in a
+    # folder that holds nothing of the build, the module gives the wheel's WGSL
+    wgsl = zipfile.ZipFile(wheel).read("shaderpkg/compiled/Sprite.wgsl").decode()
+    check = (
+        "import sys; sys.path.insert(0, sys.argv[1]); "
+        "from shaderpkg.generated import Sprite; "
+        "assert Sprite.SHADER.code() == sys.argv[2], 'embedded code differs'"
+    )
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    used = subprocess.run(
+        [sys.executable, "-c", check, str(wheel), wgsl],
+        cwd=elsewhere, capture_output=True, text=True,
+    )  # fmt: skip
+    assert used.returncode == 0, used.stderr
 
 
 def test_a_failing_shader_fails_the_wheel_with_its_diagnostic(tmp_path: Path) -> None:
@@ -75,6 +90,21 @@ def test_a_failing_shader_fails_the_wheel_with_its_diagnostic(tmp_path: Path) ->
     result = build_wheel(root)
     assert result.returncode != 0
     assert "shaders/Broken.hlsl:8:18: error" in result.stdout + result.stderr
+    assert not list(root.glob("dist/*.whl"))
+
+
+def test_a_shader_broken_after_a_good_build_still_fails_the_wheel(tmp_path: Path) -> None:
+    """Its last good outputs stay in OUT (for a running program), marked stale: the next
+    wheel build compiles it again and fails, rather than packaging the old code."""
+    root = make_package(tmp_path / "pkg")
+    assert build_wheel(root).returncode == 0
+    for wheel in root.glob("dist/*.whl"):
+        wheel.unlink()
+    (root / "shaders/Sprite.hlsl").write_text((CORPUS / "errors/syntax.hlsl").read_text())
+    result = build_wheel(root)
+    assert result.returncode != 0
+    assert "shaders/Sprite.hlsl:9:5: error" in result.stdout + result.stderr
+    assert (root / "src/shaderpkg/compiled/Sprite.spv").is_file()  # the last good build
     assert not list(root.glob("dist/*.whl"))
 
 

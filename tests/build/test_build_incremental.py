@@ -13,11 +13,12 @@ from pathlib import Path
 import pytest
 from build_helpers import BuildRun, kernel, summary_counts
 
+from oneshader.build.builder import STALE_KEY
 from oneshader.build.command import run_once
 from oneshader.build.config import load_config
 from oneshader.build.progress import Progress
 from oneshader.build.scheduler import WorkerPool
-from oneshader.build.state import STATE_NAME
+from oneshader.build.state import STATE_NAME, BuildState
 from oneshader.cli import make_parser
 from oneshader.compiler.api import CompileOptions, CompileResult
 from oneshader.compiler.process.worker import CompilerWorker, _Child
@@ -166,8 +167,13 @@ def test_edited_output_is_rebuilt(project: Path, build: BuildRun) -> None:
     assert (project / "out/K1.spv").read_bytes()[:4] == b"\x03\x02\x23\x07"  # SPIR-V magic
 
 
-def test_failing_shader_keeps_no_outputs_and_exits_1(project: Path, build: BuildRun) -> None:
+def test_failing_shader_keeps_its_last_good_outputs_marked_stale_and_exits_1(
+    project: Path, build: BuildRun
+) -> None:
+    """A running program and its generated module go on with the last good build; the state
+    marks it stale, so every build retries the shader (and fails) until it compiles."""
     assert build()[0] == 0
+    good = {m: (project / "out" / m).read_bytes() for m in outputs(project / "out")}
     bad = project / "shaders/K1.hlsl"
     broken = (Path(__file__).parent.parent / "corpus/errors/syntax.hlsl").read_text()
     touch_later(bad, broken)
@@ -178,11 +184,34 @@ def test_failing_shader_keeps_no_outputs_and_exits_1(project: Path, build: Build
     first = next(line for line in err.splitlines() if "error" in line)
     assert first.startswith("shaders/K1.hlsl:8:18: error ")  # path:line:col: error CODE: message
     assert " | " in err  # with a source excerpt
-    assert not any(m.startswith("K1.") for m in outputs(project / "out"))
-    assert build()[0] == 1  # failures are not remembered as built
+    assert {m: (project / "out" / m).read_bytes() for m in outputs(project / "out")} == good
+    state, _ = BuildState.load(project / "out")
+    assert state.shaders["K1"].key == STALE_KEY  # never current
+    status, out, _ = build()
+    assert status == 1 and summary_counts(out) == (0, 4, 1)  # retried, not remembered as built
     touch_later(bad, kernel("K1"))
     status, out, _ = build()
     assert status == 0 and summary_counts(out) == (1, 4, 0)
+
+
+def test_failing_shader_whose_outputs_were_deleted_keeps_nothing(
+    project: Path, build: BuildRun
+) -> None:
+    assert build()[0] == 0
+    (project / "out/K1.spv").unlink()
+    broken = (Path(__file__).parent.parent / "corpus/errors/syntax.hlsl").read_text()
+    touch_later(project / "shaders/K1.hlsl", broken)
+    assert build()[0] == 1
+    assert not any(m.startswith("K1.") for m in outputs(project / "out"))
+    assert "K1" not in BuildState.load(project / "out")[0].shaders
+
+
+def test_shader_failing_its_first_build_has_no_outputs(project: Path, build: BuildRun) -> None:
+    assert build()[0] == 0
+    broken = (Path(__file__).parent.parent / "corpus/errors/syntax.hlsl").read_text()
+    (project / "shaders/New.hlsl").write_text(broken)
+    assert build()[0] == 1
+    assert not any(m.startswith("New.") for m in outputs(project / "out"))
 
 
 def test_bad_configuration_exits_2(project: Path, build: BuildRun) -> None:

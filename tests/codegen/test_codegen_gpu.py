@@ -5,41 +5,24 @@ samplers are the ones the shader declares."""
 
 from __future__ import annotations
 
-import importlib
-import subprocess
-import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import numpy as np
 import pytest
+from probe_build import build_probes
 
 from oneshader.reflection.model import Target
-
-SHADERS = Path(__file__).parent / "shaders"
-ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, ModuleType]]:
-    folder = tmp_path_factory.mktemp("gpu")
-    result = subprocess.run(
-        [sys.executable, "-m", "oneshader.cli", "build", str(SHADERS.relative_to(ROOT)), "-q",
-         "--targets", "spirv,wgsl", "-o", str(folder / "out"),
-         "--bindings", str(folder / "gpubind")],
-        cwd=ROOT, capture_output=True, text=True,
-    )  # fmt: skip
-    assert result.returncode == 0, result.stdout + result.stderr
-    sys.path.insert(0, str(folder))
-    try:
-        mods = {
-            n: importlib.import_module(f"gpubind.{n}")
-            for n in ("layout_probe", "storage_probe", "counter_probe")
-        }
-    finally:
-        sys.path.remove(str(folder))
-    return folder / "out", mods
+    return build_probes(
+        tmp_path_factory.mktemp("gpubind"),
+        "gpubind",
+        ("layout_probe", "storage_probe", "counter_probe"),
+    )
 
 
 def _run(
@@ -188,3 +171,37 @@ def test_texture_and_storage_texture_layouts(
     got = np.frombuffer(data, np.uint8).reshape(8, 8, 4)
     np.testing.assert_array_equal(got[..., :3], src[..., 2::-1])
     assert (got[..., 3] == 255).all()
+
+
+def test_counter_buffers_bind_by_name_through_the_bind_group_class(
+    built: tuple[Path, dict[str, ModuleType]], gpu_device: Any
+) -> None:
+    """``BindGroup0(Evens=..., Evens_counter=...)`` binds each buffer at its own binding: a
+    swap of data and counter (both storage) would pass wgpu and show only in the results."""
+    _, mods = built
+    probe = mods["counter_probe"]
+    res, main = probe.resources, probe.entries.Main
+    count = 100
+    buffers = {
+        "Evens": res.Evens.create_buffer(gpu_device, size=4 * count),
+        "Evens_counter": res.Evens.counter.create_buffer(gpu_device),
+        "Odds": res.Odds.create_buffer(gpu_device, size=4 * count),
+        "Odds_counter": res.Odds.counter.create_buffer(gpu_device),
+    }
+    params = res.Params.create_buffer(gpu_device, probe.Params(Count=count))
+    group = probe.BindGroup0(gpu_device, Params=params, **buffers)
+    enc = gpu_device.create_command_encoder()
+    cp = enc.begin_compute_pass()
+    cp.set_pipeline(probe.SHADER.create_compute_pipeline(gpu_device, main))
+    group.set(cp)
+    main.dispatch(cp, count)
+    cp.end()
+    gpu_device.queue.submit([enc.finish()])
+
+    def read(name: str, n: int) -> list[int]:
+        data = np.frombuffer(gpu_device.queue.read_buffer(buffers[name]), np.uint32)
+        return sorted(int(x) for x in data[:n])
+
+    assert read("Evens_counter", 1) == [count // 2] and read("Odds_counter", 1) == [count // 2]
+    assert read("Evens", count // 2) == list(range(0, 3 * count, 6))
+    assert read("Odds", count // 2) == list(range(1, count, 2))

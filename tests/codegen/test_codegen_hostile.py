@@ -31,6 +31,7 @@ from oneshader.reflection.model import (
     ShaderReflection,
     SpecConstant,
     StructMember,
+    Target,
     TypeKind,
     TypeLayout,
 )
@@ -75,7 +76,9 @@ ALLOWED_IMPORTS = {
 def hostile_model(names: list[str], source: str) -> ShaderReflection:
     """A model whose every string is one of ``names``."""
     base = samples.sprite()
-    members = tuple(StructMember(n, 16 * i, samples.vector(4)) for i, n in enumerate(names))
+    members = tuple(  # every name is also a doc: docstrings are written from untrusted text
+        StructMember(n, 16 * i, samples.vector(4), doc=n) for i, n in enumerate(names)
+    )
     inner = samples.struct(names[0], 16, ("v", 0, samples.vector(4)))
     members += (StructMember(names[-1], 16 * len(names), inner),)
     layout = TypeLayout(
@@ -135,6 +138,10 @@ def check_safe(source: str, model: ShaderReflection) -> None:
     module = from_reflection(model, "x")
     assert model == module.REFLECTION
     assert model.source == module.SOURCE
+    docs = [[m.doc for m in r.layout.members] for r in model.resources if r.layout]
+    assert docs == [
+        [m.doc for m in r.layout.members] for r in module.REFLECTION.resources if r.layout
+    ]
 
 
 def test_hostile_names_cannot_inject_code() -> None:
@@ -143,9 +150,34 @@ def test_hostile_names_cannot_inject_code() -> None:
     check_safe(source, model)
 
 
+# built code files are untrusted too: the module embeds them
+HOSTILE_CODE = {
+    Target.Wgsl: "\n".join(HOSTILE) + "\"\"\"\nimport os\n'''\n\\",
+    Target.SpirV: b"\x00'\"\\\n\xff" * 9,
+}
+
+
+def test_hostile_code_files_are_only_string_literals() -> None:
+    model = hostile_model(HOSTILE, source="s.hlsl")
+    source = render_module(model, "x", HOSTILE_CODE)
+    check_safe(source, model)
+    values = [
+        node.value
+        for node in ast.parse(source).body
+        if isinstance(node, ast.AnnAssign)
+        and isinstance(node.target, ast.Name)
+        and node.target.id.startswith("_os_code")
+    ]
+    assert len(values) == 2
+    assert all(isinstance(v, ast.Constant) and isinstance(v.value, str) for v in values)
+    shader = from_reflection(model, "x", HOSTILE_CODE).shader
+    assert shader.code(Target.Wgsl) == HOSTILE_CODE[Target.Wgsl]
+    assert shader.code(Target.SpirV) == HOSTILE_CODE[Target.SpirV]
+
+
 def test_hostile_module_is_ruff_formatted_and_typed(tmp_path: Path) -> None:
     model = hostile_model(HOSTILE, source="s\u2028.hlsl")
-    (tmp_path / "hostile.py").write_text(render_module(model, "x"), encoding="utf-8")
+    (tmp_path / "hostile.py").write_text(render_module(model, "x", HOSTILE_CODE), encoding="utf-8")
     bin_dir = Path(sys.executable).parent
     fmt = subprocess.run(
         [str(bin_dir / "ruff"), "format", "--check", "--line-length", "100", "hostile.py"],

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from oneshader.bindings import from_reflection
+from oneshader.bindings.binding import storage_texture_format
 from oneshader.bindings.runtime import Struct, StructArray
-from oneshader.bindings.shader import storage_texture_format
 from oneshader.codegen.names import STRUCT_RESERVED
 from oneshader.codegen.validate import LayoutError, check_layout
 from oneshader.reflection.model import (
@@ -53,7 +53,9 @@ def test_a_misspelt_field_is_an_error_not_a_new_attribute(sprite) -> None:  # ty
 
 
 def test_shape_errors_name_the_field(sprite) -> None:  # type: ignore[no-untyped-def]
-    with pytest.raises(ValueError, match=r"Frame\.ViewProjection takes shape 4x4, got shape 3"):
+    with pytest.raises(
+        ValueError, match=r"Frame\.ViewProjection takes shape 4x4, got list of shape 3"
+    ):
         sprite.Frame(ViewProjection=[1, 2, 3])
 
 
@@ -106,7 +108,11 @@ def test_a_depth_texture_binds_as_depth() -> None:
 
 def test_bind_group_layout_entries(sprite, particles) -> None:  # type: ignore[no-untyped-def]
     assert sprite.SHADER.bind_group_layout_entries(0) == [
-        {"binding": 0, "visibility": 3, "buffer": {"type": "uniform"}},
+        {
+            "binding": 0,
+            "visibility": 3,
+            "buffer": {"type": "uniform", "has_dynamic_offset": False, "min_binding_size": 128},
+        },
         {
             "binding": 1,
             "visibility": 2,
@@ -248,10 +254,19 @@ def test_slices_are_views_and_bad_values_name_the_field(particles) -> None:  # t
     assert ps.Mass.tolist() == [0, 0, 1, 2, 3, 0]
     assert ps[-1].Mass == 0.0 and [p.Mass for p in ps][3] == 2.0
     lights = particles.Lights()
-    with pytest.raises(ValueError, match=r"Lights\.Count takes a scalar, got a scalar"):
+    with pytest.raises(
+        ValueError, match=r"Lights\.Count holds uint32 \(0\.\.4294967295\), got int -1"
+    ):
         lights.Count = -1
-    with pytest.raises(ValueError, match=r"Lights\.Count takes a scalar"):
+    with pytest.raises(ValueError, match=r"Lights\.Count holds uint32 integers, got str 'many'"):
         lights.Count = "many"
+    with pytest.raises(ValueError, match=r"Lights\.Count holds uint32 integers, got float 1\.5"):
+        lights.Count = 1.5  # numpy would store 1
+    with pytest.raises(ValueError, match=r"got float nan"):
+        lights.Count = float("nan")
+    lights.Count = 3.0  # an integral float is that integer
+    assert lights.Count == 3
+    assert particles.Lights(Count=7).Count == 7
 
 
 def test_write_many_if_changed(tmp_path) -> None:  # type: ignore[no-untyped-def]

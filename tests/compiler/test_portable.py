@@ -344,7 +344,7 @@ def test_a_vertex_shader_without_a_position_is_refused_for_wgsl(tmp_path: Path) 
         "{ VSOut o; o.Pos = p; o.UV = uv; return o; }\n"
     )
     (error,) = _errors(tmp_path, source)
-    assert error.startswith("s.hlsl:3:7: error OS1016: WGSL: vertex entry point 'VSMain' writes")
+    assert error.startswith("s.hlsl:3:7: error OS1017: WGSL: vertex entry point 'VSMain' writes")
     assert _ok(tmp_path / "s.hlsl", (Target.SpirV, Target.Msl)).ok
 
 

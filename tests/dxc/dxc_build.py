@@ -67,9 +67,11 @@ def build(case: Case, targets: tuple[Target, ...]) -> Built:
 def positioned_error_naming_target(case: Case, built: Built, target: Target) -> None:
     """The failure a ``may_fail`` target is allowed: positioned in the file, naming the target."""
     assert built.errors, "a failed build must say why"
+    lines = case.path.read_text(encoding="utf-8").split("\n")
     for d in built.errors:
         assert d.file.endswith(case.file), f"error not positioned in the shader: {d.format()}"
         assert d.line > 0, f"error without a line: {d.format()}"
+        assert d.column <= len(lines[d.line - 1]) + 1, f"error past its line's end: {d.format()}"
     text = " ".join(d.message.lower() for d in built.errors)
     assert any(w in text for w in TARGET_WORDS[target]), (
         f"error does not name the target {target.name}: "

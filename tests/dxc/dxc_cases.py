@@ -32,6 +32,8 @@ class Case:
     resources that have a hidden counter to the counter's (set, binding). ``unused`` are declared
     but not read by ``main``. ``inputs``/``outputs`` map ``SEMANTIC<index>`` to DXC's location
     (None: not checked); ``builtins`` the SPIR-V BuiltIn names the stage variables must carry.
+    ``offsets`` maps a member path (``Block.member.member``) to DXC's Offset, ``strides`` an
+    array member's path to DXC's ArrayStride (the one layout every target shares).
     ``may_fail`` maps a target to why it may be unable to express the file: there the build
     must either succeed with everything checked, or fail with an error positioned in the file
     that names the target. ``error`` is set for files that must not build anywhere: the message
@@ -50,6 +52,8 @@ class Case:
     inputs: dict[str, int] | None = None
     outputs: dict[str, int] | None = None
     builtins: frozenset[str] = frozenset()
+    offsets: dict[str, int] = field(default_factory=dict)
+    strides: dict[str, int] = field(default_factory=dict)
     may_fail: dict[Target, str] = field(default_factory=dict)
     error: tuple[str, ...] = ()
     error_targets: frozenset[Target] = frozenset(Target)
@@ -328,6 +332,147 @@ CASES: tuple[Case, ...] = (
         V,
         {},
         outputs={"TEXCOORD0": 0},
+    ),
+    Case(
+        "cs_row_major_array.hlsl",
+        C,
+        {"Skin": (0, 0), "results": (0, 1)},
+        offsets={"Skin.bones": 16, "Skin.b": 80, "Skin.pose": 96, "Skin.pose.joints": 16},
+        strides={"Skin.bones": 32, "Skin.pose.joints": 32},
+    ),
+    Case(
+        "cs_pack_matrix.hlsl",
+        C,
+        {"Rows": (0, 0), "Columns": (0, 1), "results": (0, 2)},
+        offsets={
+            "Rows.afterRows": 64,
+            "Rows.byColumns": 80,
+            "Rows.afterColumns": 128,
+            "Columns.afterDefault": 48,
+        },
+    ),
+    Case(
+        "ps_space_only.hlsl",
+        P,
+        {"albedo": (1, 1), "albedoSampler": (1, 2), "normals": (1, 0), "Params": (2, 0)},
+    ),
+    Case(
+        "ps_combined_shift.hlsl",
+        P,
+        {"pairedSampler": (0, 10), "paired": (0, 10), "plainSampler": (0, 20)},
+        shifts=(_shift("t", 10, 0), _shift("s", 20, 0)),
+    ),
+    Case(
+        "ps_rasterizer_ordered.hlsl",
+        P,
+        {"counts": (0, 0), "accum": (0, 1), "image": (0, 2)},
+        may_fail={Target.Wgsl: "WGSL has no rasterizer-ordered views"},
+    ),
+    Case(
+        "cs_namespace.hlsl",
+        C,
+        {"first": (0, 0), "lights": (0, 1), "casters": (0, 2), "last": (0, 3)},
+    ),
+    Case(
+        "cs_derived_struct.hlsl",
+        C,
+        {"Params": (0, 0), "results": (0, 1)},
+        offsets={"Params.material.base.color": 0, "Params.material.extra": 16, "Params.tail": 32},
+    ),
+    Case(
+        "cs_int_matrix.hlsl",
+        C,
+        {"Params": (0, 0), "results": (0, 1)},
+        offsets={"Params.cells": 0, "Params.scale": 32},
+    ),
+    Case(
+        "cs_bitfields.hlsl",
+        C,
+        {"Params": (0, 0), "results": (0, 1)},
+        offsets={
+            "Params.flags.$bit_field_backing_0": 0,
+            "Params.flags.$bit_field_backing_1": 4,
+            "Params.flags.$bit_field_backing_2": 8,
+            "Params.tail": 16,
+        },
+    ),
+    Case(
+        "cs_attribute_list.hlsl",
+        C,
+        {"items": (3, 5)},
+        counters={"items": (3, 10)},
+    ),
+    Case(
+        "ps_cbuffer_resources.hlsl",
+        P,
+        {
+            "Params": (0, 0),
+            "albedo": (0, 1),
+            "albedoSampler": (0, 2),
+            "Material": (0, 3),
+            "pointSampler": (0, 4),
+        },
+        offsets={"Material.scale": 0},
+    ),
+    Case(
+        "ps_struct_of_resources.hlsl",
+        P,
+        {
+            "material.albedo": (0, 0),
+            "material.albedoSampler": (0, 1),
+            "$Globals": (0, 2),
+            "detail": (0, 3),
+        },
+        may_fail={
+            Target.Msl: "a global struct of resources is built for SPIR-V only",
+            Target.Wgsl: "a global struct of resources is built for SPIR-V only",
+        },
+    ),
+    Case(
+        "ps_struct_after_array.hlsl",
+        P,
+        {"layers": (0, 0), "pair.tex": (0, 3), "pair.samp": (0, 4), "detail": (0, 5)},
+        may_fail={
+            Target.Msl: "a global struct of resources is built for SPIR-V only",
+            Target.Wgsl: "a global struct of resources is built for SPIR-V only",
+        },
+    ),
+    Case(
+        "ps_struct_array_fields.hlsl",
+        P,
+        {"atlas.pages": (0, 0), "atlas.samplers": (0, 2), "detail": (0, 5)},
+        may_fail={
+            Target.Msl: "a global struct of resources is built for SPIR-V only",
+            Target.Wgsl: "a global struct of resources is built for SPIR-V only",
+        },
+    ),
+    Case(
+        "ps_struct_array.hlsl",
+        P,
+        {"pairs": (0, 0)},
+        error=("pairs", "array of structs of resources"),
+    ),
+    Case(
+        "cs_counter_array.hlsl",
+        C,
+        {"queues": (1, 0)},
+        counters={"queues": (1, 1)},
+        may_fail={
+            Target.Msl: "Slang emits arrays of buffers without their [[buffer(n)]]",
+            Target.Wgsl: "WGSL has no arrays of buffers",
+        },
+    ),
+    Case(
+        "cs_counter_parameter.hlsl",
+        C,
+        {"queue": (0, 0)},
+        error=("IncrementCounter", "target", "global"),
+    ),
+    Case(
+        "cs_int_matrix_column.hlsl",
+        C,
+        {"Params": (0, 0), "results": (0, 1)},
+        error=("column-major", "row_major"),
     ),
     Case(
         "vs_truncation.hlsl",

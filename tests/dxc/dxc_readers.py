@@ -195,7 +195,10 @@ def wgsl_entries(code: str) -> list[WgslEntry]:
 
 # --- MSL --------------------------------------------------------------------------------------
 
-_MSL_ARG = re.compile(r"(\w+)\s*\[\[\s*(buffer|texture|sampler)\s*\(\s*(\d+)\s*\)\s*\]\]")
+# name [[other(0)]]... [[buffer(n)]] (a rasterizer-ordered view has [[raster_order_group(0)]])
+_MSL_ARG = re.compile(
+    r"(\w+)\s*(?:\[\[[^\]]*\]\]\s*)*\[\[\s*(buffer|texture|sampler)\s*\(\s*(\d+)\s*\)\s*\]\]"
+)
 _MSL_ATTRIBUTE = re.compile(r"\[\[\s*attribute\s*\(\s*(\d+)\s*\)\s*\]\]")
 _MSL_COLOR = re.compile(r"\[\[\s*color\s*\(\s*(\d+)\s*\)\s*\]\]")
 

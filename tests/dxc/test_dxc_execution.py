@@ -203,3 +203,61 @@ def test_vk_location_stages_link_through_wgsl(gpu_device: Any) -> None:
     pixels = _draw(device, pipeline, groups, vbuf)
     expected = np.array(color) * 255.0
     assert np.abs(pixels - expected).max() <= 1.0, pixels
+
+
+def _compute_result(device: Any, file: str, block: str, data: bytes) -> float:
+    """Run ``file``'s compute ``main`` through the WGSL build with ``data`` as the constant
+    buffer ``block`` (bound at its reflected Wgsl slot) and return ``results[0]``."""
+    import wgpu
+
+    code, built = _wgsl(file)
+    pipeline = device.create_compute_pipeline(
+        layout="auto",
+        compute={"module": device.create_shader_module(code=code), "entry_point": "main"},
+    )
+    size = built.resource(block).layout.size
+    uniform = device.create_buffer_with_data(
+        data=data.ljust(size, b"\0"), usage=wgpu.BufferUsage.UNIFORM
+    )
+    results = device.create_buffer(
+        size=16, usage=wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC
+    )
+    bound = {block: uniform, "results": results}
+    groups: dict[int, list[dict[str, Any]]] = {}
+    for r in built.reflection.resources:
+        slot = slot_of(r.slots, Target.Wgsl)
+        buffer = bound[r.name]
+        groups.setdefault(slot.set, []).append(
+            {
+                "binding": slot.binding,
+                "resource": {"buffer": buffer, "offset": 0, "size": buffer.size},
+            }
+        )
+    encoder = device.create_command_encoder()
+    cpass = encoder.begin_compute_pass()
+    cpass.set_pipeline(pipeline)
+    for group, entries in groups.items():
+        layout = pipeline.get_bind_group_layout(group)
+        cpass.set_bind_group(group, device.create_bind_group(layout=layout, entries=entries))
+    cpass.dispatch_workgroups(1)
+    cpass.end()
+    device.queue.submit([encoder.finish()])
+    return float(np.frombuffer(bytes(device.queue.read_buffer(results)), np.float32)[0])
+
+
+def test_row_major_matrix_arrays_read_at_dxcs_offsets(gpu_device: Any) -> None:
+    """cs_row_major_array on WGSL, every float of Skin holding its own byte offset: the shader
+    adds a (0), bones[1][1][2] (16 + 32 + 16 + 8 = 72 with DXC's stride 32, not 48), b (80)
+    and pose.joints[1][0][1] (112 + 32 + 4 = 148) times pose.weight (96)."""
+    words = np.arange(0, 256, 4, dtype=np.float32)
+    got = _compute_result(gpu_device, "cs_row_major_array.hlsl", "Skin", words.tobytes())
+    assert got == 0 + 72 + 80 + 148 * 96
+
+
+def test_row_major_int_matrix_reads_its_rows(gpu_device: Any) -> None:
+    """cs_int_matrix on WGSL: cells[1][2] is the int at 16 + 8 (the second row, 16 bytes on),
+    scale the float at 32."""
+    data = np.zeros(12, np.int32)
+    data[6] = 7  # byte 24: cells[1][2]
+    data[8] = np.array([3.0], np.float32).view(np.int32)[0]  # byte 32: scale
+    assert _compute_result(gpu_device, "cs_int_matrix.hlsl", "Params", data.tobytes()) == 21.0

@@ -78,7 +78,7 @@ def _extend(children: st.SearchStrategy[TypeLayout]) -> st.SearchStrategy[TypeLa
             TypeKind.Struct, name=name, size=size, align=16, members=tuple(members)
         ),
         texts,
-        st.lists(st.builds(StructMember, texts, numbers, children), max_size=4),
+        st.lists(st.builds(StructMember, texts, numbers, children, texts), max_size=4),
         numbers,
     )
     return st.one_of(array, struct)

@@ -1,6 +1,15 @@
-"""What generated modules import (as ``_b``): one namespace for structs and shader helpers."""
+"""What generated modules import (as ``_b``): one namespace for structs and shader helpers, and
+the names of the types their signatures use."""
 
-from oneshader.bindings.shader import Binding, Entry, Shader, Spec
+from collections.abc import Mapping
+from typing import Any, TypeAlias
+
+import numpy.typing as npt
+
+from oneshader.bindings.bindgroups import BindGroup, set_bind_groups
+from oneshader.bindings.binding import Binding, BufferRange
+from oneshader.bindings.shader import Entry, Layouts, Shader, Spec
+from oneshader.bindings.stages import LinkError, VertexBuffer, check_link
 from oneshader.bindings.structs import (
     LayoutError,
     Nested,
@@ -11,16 +20,38 @@ from oneshader.bindings.structs import (
     Value,
 )
 
+ArrayLike: TypeAlias = npt.ArrayLike
+Fields: TypeAlias = Mapping[str, Any]
+# wgpu-py has no type information, and generated modules never import it: these name what a
+# parameter takes (for the reader and the editor) and check nothing.
+Device: TypeAlias = Any  # a GPUDevice, or Layouts from SHADER.layouts(device, ...)
+BufferArg: TypeAlias = Any  # a GPUBuffer or a BufferRange of one
+TextureViewArg: TypeAlias = Any  # a GPUTextureView
+SamplerArg: TypeAlias = Any  # a GPUSampler
+
 __all__ = [
+    "ArrayLike",
+    "BindGroup",
     "Binding",
+    "BufferArg",
+    "BufferRange",
+    "Device",
     "Entry",
+    "Fields",
     "LayoutError",
+    "Layouts",
+    "LinkError",
     "Nested",
     "NestedArray",
+    "SamplerArg",
     "Scalar",
     "Shader",
     "Spec",
     "Struct",
     "StructArray",
+    "TextureViewArg",
     "Value",
+    "VertexBuffer",
+    "check_link",
+    "set_bind_groups",
 ]

@@ -8,192 +8,35 @@ there. The reflection model is the only input.
 
 from __future__ import annotations
 
+import base64
 import struct
-from collections.abc import Mapping, Sequence
+import weakref
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from oneshader.codegen.names import mangle_all
+from oneshader.bindings.binding import Binding, bind_group_entry
+from oneshader.bindings.stages import (
+    UNIFORM,
+    VertexBuffer,
+    check_link,
+    check_targets,
+)
 from oneshader.reflection.model import (
     EntryPoint,
-    PushBlock,
-    Resource,
-    ResourceKind,
-    ResourceTypeKind,
     ScalarKind,
     ShaderReflection,
-    Slot,
     SpecConstant,
     SpecSlot,
     Stage,
     Target,
-    TypeKind,
-    TypeLayout,
     VertexFormat,
 )
 
-__all__ = ["Binding", "Entry", "Shader", "Spec", "storage_texture_format"]
-
-VISIBILITY = {Stage.Vertex: 1, Stage.Pixel: 2, Stage.Compute: 4}  # GPUShaderStage flags
-
-R = ResourceTypeKind
-_BUFFER_TYPES = {
-    R.ConstantBuffer: "uniform",
-    R.TextureBuffer: "read-only-storage",
-    R.Buffer: "read-only-storage",
-    R.StructuredBuffer: "read-only-storage",
-    R.ByteAddressBuffer: "read-only-storage",
-    R.RWBuffer: "storage",
-    R.RWStructuredBuffer: "storage",
-    R.AppendStructuredBuffer: "storage",
-    R.ConsumeStructuredBuffer: "storage",
-    R.RWByteAddressBuffer: "storage",
-}
-_VIEW_DIMENSIONS = {
-    R.Texture1D: ("1d", False),
-    R.Texture2D: ("2d", False),
-    R.Texture2DArray: ("2d-array", False),
-    R.Texture2DMS: ("2d", True),
-    R.Texture3D: ("3d", False),
-    R.TextureCube: ("cube", False),
-    R.TextureCubeArray: ("cube-array", False),
-    R.RWTexture1D: ("1d", False),
-    R.RWTexture2D: ("2d", False),
-    R.RWTexture2DArray: ("2d-array", False),
-    R.RWTexture3D: ("3d", False),
-}
-_SAMPLE_TYPES = {ScalarKind.Float: "float", ScalarKind.Int: "sint", ScalarKind.UInt: "uint"}
-
-# [[vk::image_format]] names whose WebGPU name is not the systematic one.
-_SPECIAL_FORMATS = {
-    "r11g11b10f": "rg11b10ufloat",
-    "rgb10a2": "rgb10a2unorm",
-    "rgb10a2ui": "rgb10a2uint",
-}
-
-
-def storage_texture_format(vk_format: str | None, texel: TypeLayout | None) -> str:
-    """The WebGPU texture format for a read-write texture's ``[[vk::image_format]]`` name, or,
-    when none was given, the 32-bit format of its texel type (``float4`` -> rgba32float)."""
-    if vk_format:
-        if vk_format in _SPECIAL_FORMATS:
-            return _SPECIAL_FORMATS[vk_format]
-        for suffix, kind in (("ui", "uint"), ("i", "sint"), ("f", "float"), ("snorm", "snorm")):
-            if vk_format.endswith(suffix):
-                return vk_format[: -len(suffix)] + kind
-        return vk_format + "unorm"
-    if texel is None or texel.scalar not in _SAMPLE_TYPES:
-        raise ValueError("a storage texture needs [[vk::image_format]] or a 32-bit texel type")
-    n = texel.rows if texel.kind is TypeKind.Vector else 1
-    channels = {1: "r", 2: "rg", 4: "rgba"}.get(n)
-    if channels is None:
-        raise ValueError(f"no storage texture format has {n} channels")
-    return f"{channels}32{_SAMPLE_TYPES[texel.scalar]}"
-
-
-def _slot(name: str, slots: Sequence[Slot], target: Target) -> Slot:
-    for s in slots:
-        if s.target is target:
-            return s
-    raise LookupError(f"{name!r} has no {target.name} slot (was the shader built for it?)")
-
-
-@dataclass(frozen=True)
-class Binding:
-    """A resource, push block or hidden counter buffer: its slot on each target and the stages
-    that use it."""
-
-    name: str
-    stages: tuple[Stage, ...]
-    slots: tuple[Slot, ...]
-    resource: Resource | None = None
-    push_block: PushBlock | None = None
-    counter_of: Resource | None = None
-
-    @property
-    def counter(self) -> Binding:
-        """The hidden counter (one uint in a storage buffer) of an append/consume buffer, or of a
-        RW structured buffer that uses IncrementCounter/DecrementCounter: bind it like any other
-        binding (``{resources.X: data, resources.X.counter: count}``)."""
-        res = self.resource
-        if res is None or not res.counters:
-            raise LookupError(f"{self.name!r} has no counter buffer")
-        return Binding(f"{self.name}.counter", self.stages, res.counters, counter_of=res)
-
-    @property
-    def spirv(self) -> Slot:
-        """SPIR-V descriptor set and binding (push blocks have none: push constants)."""
-        return _slot(self.name, self.slots, Target.SpirV)
-
-    @property
-    def msl(self) -> Slot:
-        """Metal argument index (``binding``; ``set`` is 0)."""
-        return _slot(self.name, self.slots, Target.Msl)
-
-    @property
-    def wgsl(self) -> Slot:
-        """WGSL ``@group`` (``set``) and ``@binding``."""
-        return _slot(self.name, self.slots, Target.Wgsl)
-
-    @property
-    def visibility(self) -> int:
-        flags = 0
-        for s in self.stages:
-            flags |= VISIBILITY[s]
-        return flags
-
-    @property
-    def _buffer_type(self) -> str | None:
-        """wgpu's buffer binding type (a push block is a uniform buffer, a counter a storage
-        one), or None for a texture or sampler: the layout entry and the bind group agree."""
-        if self.counter_of is not None:
-            return "storage"
-        if self.resource is None:
-            return "uniform"
-        return _BUFFER_TYPES.get(self.resource.rtype)
-
-    def layout_entry(
-        self, *, sample_type: str | None = None, access: str | None = None
-    ) -> dict[str, Any]:
-        """The wgpu bind group layout entry at this binding's WGSL slot.
-
-        ``sample_type`` overrides a texture's ("unfilterable-float", "depth"): HLSL does not say.
-        ``access`` overrides a storage texture's ("read-write" by default, as Slang declares).
-        """
-        entry: dict[str, Any] = {"binding": self.wgsl.binding, "visibility": self.visibility}
-        buffer = self._buffer_type
-        if buffer is not None:
-            entry["buffer"] = {"type": buffer}
-            return entry
-        res = self.resource
-        assert res is not None  # push blocks and counters are buffers
-        if res.kind is ResourceKind.Sampler:
-            kind = "comparison" if res.rtype is R.SamplerComparisonState else "filtering"
-            entry["sampler"] = {"type": kind}
-        elif res.kind is ResourceKind.UnorderedAccess and res.rtype in _VIEW_DIMENSIONS:
-            entry["storage_texture"] = {
-                "access": access or "read-write",
-                "format": storage_texture_format(res.format, res.layout),
-                "view_dimension": _VIEW_DIMENSIONS[res.rtype][0],
-            }
-        elif res.rtype in _VIEW_DIMENSIONS:
-            dim, ms = _VIEW_DIMENSIONS[res.rtype]
-            if sample_type is None and res.depth:
-                sample_type = "depth"  # the WGSL declares a texture_depth_*
-            elif sample_type is None:
-                scalar = res.layout.scalar if res.layout is not None else ScalarKind.Float
-                sample_type = _SAMPLE_TYPES.get(scalar, "float")
-            entry["texture"] = {
-                "sample_type": sample_type,
-                "view_dimension": dim,
-                "multisampled": ms,
-            }
-        else:
-            raise ValueError(f"{res.name!r}: WebGPU has no binding for {res.rtype.name}")
-        return entry
+__all__ = ["Entry", "Layouts", "Shader", "Spec"]
 
 
 @dataclass(frozen=True)
@@ -247,24 +90,6 @@ class Spec:
         return bits
 
 
-_VERTEX_NUMPY = {
-    "uint8": "u1", "sint8": "i1", "unorm8": "u1", "snorm8": "i1",
-    "uint16": "<u2", "sint16": "<i2", "unorm16": "<u2", "snorm16": "<i2", "float16": "<f2",
-    "float32": "<f4", "uint32": "<u4", "sint32": "<i4",
-}  # fmt: skip
-
-
-def vertex_numpy(fmt: VertexFormat) -> np.dtype[Any]:
-    """The numpy dtype of one vertex attribute (``unorm8x4`` -> 4 x uint8)."""
-    if fmt is VertexFormat.Unorm10_10_10_2:
-        return np.dtype("<u4")
-    if fmt is VertexFormat.Unorm8x4Bgra:
-        return np.dtype(("u1", (4,)))
-    base, _, n = fmt.value.partition("x")
-    scalar = np.dtype(_VERTEX_NUMPY[base])
-    return scalar if not n else np.dtype((scalar, (int(n),)))
-
-
 @dataclass(frozen=True)
 class Entry:
     """An entry point: stage, workgroup size, vertex buffer layout, constants it reads."""
@@ -275,6 +100,11 @@ class Entry:
     @property
     def name(self) -> str:
         return self.entry.name
+
+    @property
+    def source(self) -> str:
+        """The shader source it comes from, as the reflection names it."""
+        return self.shader.reflection.source
 
     @property
     def stage(self) -> Stage:
@@ -297,35 +127,72 @@ class Entry:
     def spec_constants(self) -> tuple[Spec, ...]:
         return tuple(self.shader.spec(n) for n in self.entry.specuse)
 
-    def vertex_buffer_layout(self, step_mode: str = "vertex") -> dict[str, Any]:
-        """wgpu's VertexBufferLayout for the interleaved vertex buffer this entry reads."""
+    def workgroups(self, x: int, y: int = 1, z: int = 1) -> tuple[int, int, int]:
+        """How many workgroups of this compute entry cover an x*y*z problem (rounded up)."""
+        if self.entry.stage is not Stage.Compute:
+            raise ValueError(f"{self.name} is a {self.entry.stage.name} entry point")
+        size = self.entry.workgroup
+        return (-(-x // size[0]), -(-y // size[1]), -(-z // size[2]))
+
+    def dispatch(self, compute_pass: Any, x: int, y: int = 1, z: int = 1) -> None:
+        """``compute_pass.dispatch_workgroups`` for an x*y*z problem: every thread id below
+        (x, y, z) runs (the shader skips the rest of the last workgroup itself)."""
+        compute_pass.dispatch_workgroups(*self.workgroups(x, y, z))
+
+    def _inputs(self, names: Iterable[str]) -> list[Any]:
+        by_name = {v.name: v for v in self.attributes}
+        out = []
+        for n in names:
+            if n not in by_name:
+                have = ", ".join(by_name) or "none"
+                raise LookupError(f"{self.name} has no vertex input {n!r}; it has {have}")
+            out.append(by_name[n])
+        return out
+
+    def vertex_buffer(self, *names: str, step_mode: str = "vertex") -> VertexBuffer:
+        """A buffer holding these vertex inputs (all of them if none are named), packed in the
+        order named, stepped per vertex (or ``step_mode="instance"``)."""
         if self.entry.stage is not Stage.Vertex:
             raise ValueError(f"{self.name} is a {self.entry.stage.name} entry point")
-        return {
-            "array_stride": self.entry.stride,
-            "step_mode": step_mode,
-            "attributes": [
-                {"format": v.format.value, "offset": v.offset, "shader_location": v.location}
-                for v in self.attributes
-            ],
-        }
+        if names:
+            return VertexBuffer.pack(self._inputs(names), step_mode)
+        attrs = self.attributes  # the reflection's own interleaved buffer
+        return VertexBuffer(attrs, tuple(v.offset for v in attrs), self.entry.stride, step_mode)
 
-    def vertex_buffers(self, step_mode: str = "vertex") -> list[dict[str, Any]]:
-        """``vertex={"buffers": ...}``: one layout, or none if the entry reads no attributes."""
-        return [self.vertex_buffer_layout(step_mode)] if self.attributes else []
+    def instance_buffer(self, *names: str) -> VertexBuffer:
+        """A buffer of these inputs stepped once per instance."""
+        return self.vertex_buffer(*names, step_mode="instance")
+
+    def vertex_buffers(
+        self, *buffers: VertexBuffer, step_mode: str = "vertex"
+    ) -> list[dict[str, Any]]:
+        """``vertex={"buffers": ...}``. With no buffers, the one interleaved buffer of the
+        reflection (none if the entry reads no attributes); else the given buffers' layouts,
+        in slot order, after checking that they hold every input exactly once."""
+        if not buffers:
+            return [self.vertex_buffer_layout(step_mode)] if self.attributes else []
+        seen: dict[str, int] = {}
+        for slot, b in enumerate(buffers):
+            for n in b.names:
+                if n in seen:
+                    raise ValueError(
+                        f"{self.name}: {n!r} is in vertex buffers {seen[n]} and {slot}"
+                    )
+                seen[n] = slot
+        missing = [v.name for v in self.attributes if v.name not in seen]
+        if missing:
+            raise ValueError(f"{self.name} reads {', '.join(missing)}, which no buffer holds")
+        self._inputs(seen)  # every name is one of this entry's
+        return [b.layout for b in buffers]
+
+    def vertex_buffer_layout(self, step_mode: str = "vertex") -> dict[str, Any]:
+        """wgpu's VertexBufferLayout for the interleaved vertex buffer this entry reads."""
+        return self.vertex_buffer(step_mode=step_mode).layout
 
     def vertex_dtype(self) -> np.dtype[Any]:
         """A numpy dtype of one interleaved vertex (fields named like the inputs), for filling
         the vertex buffer with exactly the stride and offsets of the layout above."""
-        attrs = self.attributes
-        return np.dtype(
-            {
-                "names": mangle_all(v.name for v in attrs),
-                "formats": [vertex_numpy(v.format) for v in attrs],
-                "offsets": [v.offset for v in attrs],
-                "itemsize": self.entry.stride,
-            }
-        )
+        return self.vertex_buffer().dtype
 
     def stage_descriptor(
         self, module: Any, constants: Mapping[str, float] | None = None
@@ -338,11 +205,32 @@ class Entry:
 
 
 class Shader:
-    """Everything the host needs from one reflection, with the stem its built files share."""
+    """Everything the host needs from one reflection, with the stem its built files share, and
+    the built code the generator embedded (WGSL text, SPIR-V as base64 text)."""
 
-    def __init__(self, reflection: ShaderReflection, stem: str) -> None:
+    def __init__(
+        self,
+        reflection: ShaderReflection,
+        stem: str,
+        code: Mapping[Target, str] | None = None,
+    ) -> None:
         self.reflection = reflection
         self.stem = stem
+        self._code = dict(code or {})
+        self._per_device: weakref.WeakKeyDictionary[Any, dict[Any, Any]] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def _cached(self, device: Any, key: Any, make: Any) -> Any:
+        """One object per device and key (layouts, modules), so that bind groups made by the
+        generated classes fit the pipelines made here without the user passing layouts."""
+        try:
+            cache = self._per_device.setdefault(device, {})
+        except TypeError:  # a device that cannot be weakly referenced: no cache
+            return make()
+        if key not in cache:
+            cache[key] = make()
+        return cache[key]
 
     # -- named parts -------------------------------------------------------------------------
     def resource(self, index: int) -> Binding:
@@ -395,25 +283,38 @@ class Shader:
                     out.add(s.set)
         return sorted(out)
 
+    def group_bindings(self, group: int) -> list[Binding]:
+        """The bindings of WGSL bind group ``group``, ordered by binding number."""
+        self._require_wgsl()
+        found = [
+            b
+            for b in self.bindings()
+            if any(s.target is Target.Wgsl and s.set == group for s in b.slots)
+        ]
+        return sorted(found, key=lambda b: b.wgsl.binding)
+
     def bind_group_layout_entries(
         self,
         group: int,
         *,
         sample_types: Mapping[str, str] | None = None,
         access: Mapping[str, str] | None = None,
+        dynamic: Iterable[str] = (),
     ) -> list[dict[str, Any]]:
         """The entries of WGSL bind group ``group``, ordered by binding; ``sample_types`` and
-        ``access`` override textures' by resource name."""
+        ``access`` override textures' by resource name; ``dynamic`` names the buffers bound
+        with a dynamic offset."""
         self._require_wgsl()
+        dyn = frozenset(dynamic)
         entries: list[dict[str, Any]] = []
-        for b in self.bindings():
-            if any(s.target is Target.Wgsl and s.set == group for s in b.slots):
-                entries.append(
-                    b.layout_entry(
-                        sample_type=(sample_types or {}).get(b.name),
-                        access=(access or {}).get(b.name),
-                    )
+        for b in self.group_bindings(group):
+            entries.append(
+                b.layout_entry(
+                    sample_type=(sample_types or {}).get(b.name),
+                    access=(access or {}).get(b.name),
+                    dynamic=b.name in dyn,
                 )
+            )
         return sorted(entries, key=lambda e: int(e["binding"]))
 
     def create_bind_group_layouts(self, device: Any, **overrides: Any) -> list[Any]:
@@ -441,11 +342,7 @@ class Shader:
         groups = {b.wgsl.set for b in resources}
         if len(groups) != 1:
             raise ValueError(f"the resources of one bind group share a group, got {sorted(groups)}")
-        entries: list[dict[str, Any]] = []
-        for b, obj in resources.items():
-            is_buffer = b._buffer_type is not None
-            res = {"buffer": obj, "offset": 0, "size": obj.size} if is_buffer else obj
-            entries.append({"binding": b.wgsl.binding, "resource": res})
+        entries = [bind_group_entry(b, obj) for b, obj in resources.items()]
         entries.sort(key=lambda e: int(e["binding"]))
         return device.create_bind_group(layout=layout, entries=entries)
 
@@ -468,14 +365,149 @@ class Shader:
         target, every entry point in it)."""
         return Path(directory) / f"{self.stem}{target.suffix}"
 
+    def code(self, target: Target = Target.Wgsl) -> str | bytes:
+        """The built code the module carries: WGSL text, or SPIR-V bytes."""
+        text = self._code.get(target)
+        if text is None:
+            have = ", ".join(t.name for t in self._code) or "none"
+            raise LookupError(
+                f"{self.stem}: no {target.name} code was embedded (embedded: {have}); generate "
+                f"the bindings from a build output that has {self.stem}{target.suffix}, or pass "
+                "the folder that holds it"
+            )
+        return base64.b64decode(text) if target is Target.SpirV else text
+
     def create_shader_module(
         self,
         device: Any,
-        directory: str | Path,
+        directory: str | Path | None = None,
         *,
         target: Target = Target.Wgsl,
     ) -> Any:
-        """A GPUShaderModule from the built WGSL (or SPIR-V) file next to the reflection."""
+        """A GPUShaderModule from the embedded code (one per device), or, with ``directory``,
+        from the built WGSL (or SPIR-V) file in it."""
+        label = f"{self.stem}{target.suffix}"
+        if directory is None:
+            return self._cached(
+                device,
+                ("module", target),
+                lambda: device.create_shader_module(label=label, code=self.code(target)),
+            )
         path = self.code_path(directory, target)
         code: str | bytes = path.read_bytes() if target is Target.SpirV else path.read_text("utf-8")
-        return device.create_shader_module(label=path.name, code=code)
+        return device.create_shader_module(label=label, code=code)
+
+    # -- layouts and pipelines -------------------------------------------------------------
+    def layouts(
+        self,
+        device: Any,
+        *,
+        dynamic: Iterable[Binding] = (),
+        sample_types: Mapping[str, str] | None = None,
+        access: Mapping[str, str] | None = None,
+    ) -> Layouts:
+        """The bind group layouts and pipeline layout on ``device`` (made once per device and
+        options). ``dynamic``: buffer bindings bound with a dynamic offset (per-object data)."""
+        names = frozenset(b.name for b in dynamic)
+        key = (
+            "layouts",
+            names,
+            tuple(sorted((sample_types or {}).items())),
+            tuple(sorted((access or {}).items())),
+        )
+        return self._cached(  # type: ignore[no-any-return]
+            device,
+            key,
+            lambda: Layouts.create(self, device, names, sample_types or {}, access or {}),
+        )
+
+    def create_render_pipeline(
+        self,
+        device: Any,
+        vertex: Entry,
+        fragment: Entry,
+        targets: Sequence[Any],
+        *,
+        buffers: Sequence[VertexBuffer] = (),
+        layouts: Layouts | None = None,
+        constants: Mapping[str, float] | None = None,
+        **descriptor: Any,
+    ) -> Any:
+        """A render pipeline of two entries of this shader, from the embedded code, after
+        checking what wgpu would check: that ``fragment`` reads what ``vertex`` writes, that
+        the colour ``targets`` (formats, or wgpu's target dicts) fit its outputs, and that the
+        vertex ``buffers`` (default: one interleaved buffer) hold every input. ``descriptor``
+        passes on (``primitive``, ``depth_stencil``, ``multisample``)."""
+        check_link(vertex, fragment)
+        check_targets(fragment, targets)
+        module = self.create_shader_module(device)
+        chosen = layouts if layouts is not None else self.layouts(device)
+        return device.create_render_pipeline(
+            layout=chosen.pipeline,
+            vertex={
+                **vertex.stage_descriptor(module, constants),
+                "buffers": vertex.vertex_buffers(*buffers),
+            },
+            fragment={
+                **fragment.stage_descriptor(module, constants),
+                "targets": [t if isinstance(t, dict) else {"format": t} for t in targets],
+            },
+            **descriptor,
+        )
+
+    def create_compute_pipeline(
+        self,
+        device: Any,
+        entry: Entry,
+        *,
+        layouts: Layouts | None = None,
+        constants: Mapping[str, float] | None = None,
+    ) -> Any:
+        """A compute pipeline of one entry of this shader, from the embedded code."""
+        if entry.stage is not Stage.Compute:
+            raise ValueError(f"{entry.name} is a {entry.stage.name} entry point")
+        chosen = layouts if layouts is not None else self.layouts(device)
+        return device.create_compute_pipeline(
+            layout=chosen.pipeline,
+            compute=entry.stage_descriptor(self.create_shader_module(device), constants),
+        )
+
+
+@dataclass(frozen=True)
+class Layouts:
+    """One shader's bind group layouts and pipeline layout on one device."""
+
+    shader: Shader
+    device: Any
+    groups: tuple[Any, ...]  # GPUBindGroupLayout per group index (empty ones fill gaps)
+    pipeline: Any  # GPUPipelineLayout
+    dynamic: frozenset[str]  # names of the buffers bound with a dynamic offset
+
+    @classmethod
+    def create(
+        cls,
+        shader: Shader,
+        device: Any,
+        dynamic: frozenset[str],
+        sample_types: Mapping[str, str],
+        access: Mapping[str, str],
+    ) -> Layouts:
+        known = {b.name for b in shader.bindings()}
+        unknown = sorted(dynamic - known)
+        if unknown:
+            raise LookupError(f"{shader.stem} has no binding {', '.join(map(repr, unknown))}")
+        groups = shader.create_bind_group_layouts(
+            device, sample_types=sample_types, access=access, dynamic=dynamic
+        )
+        pipeline = shader.create_pipeline_layout(device, groups)
+        return cls(shader, device, tuple(groups), pipeline, dynamic)
+
+    @property
+    def uniform_alignment(self) -> int:
+        """The device's min_uniform_buffer_offset_alignment: the stride of per-object data."""
+        return int(self.device.limits["min-uniform-buffer-offset-alignment"])
+
+    def alignment(self, binding: Binding) -> int:
+        """What a dynamic offset of ``binding`` must be a multiple of, on this device."""
+        kind = "uniform" if binding.usage & UNIFORM else "storage"
+        return int(self.device.limits[f"min-{kind}-buffer-offset-alignment"])

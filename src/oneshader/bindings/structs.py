@@ -55,16 +55,15 @@ class _Field:
 
     def _assign(self, obj: _Holder, value: object) -> None:
         target = self._view(obj)
+        shape = target.shape[obj._os_data.ndim :]
+        where = f"{type(obj).__name__}.{self.name}"
+        if target.dtype.kind in "iu":
+            _check_integers(where, target.dtype, value)
         try:
             target[...] = value
         except (ValueError, TypeError, OverflowError) as err:
-            shape = target.shape[obj._os_data.ndim :]
-            try:
-                got = _describe(np.shape(value))  # type: ignore[call-overload]
-            except Exception:  # a value numpy cannot even measure
-                got = type(value).__name__
             raise ValueError(
-                f"{type(obj).__name__}.{self.name} takes {_describe(shape)}, got {got} ({err})"
+                f"{where} takes {_describe(shape)}, got {_got(value)} ({err})"
             ) from None
 
     def _check(self, plan: MemberPlan, owner: str) -> None:
@@ -85,6 +84,43 @@ def _what(t: TypeLayout) -> str:
 
 def _describe(shape: tuple[int, ...]) -> str:
     return "a scalar" if not shape else "shape " + "x".join(map(str, shape))
+
+
+def _got(value: object) -> str:
+    """What a bad value was: its type, and its value or shape."""
+    kind = type(value).__name__
+    try:
+        shape = np.shape(value)  # type: ignore[call-overload]
+    except Exception:  # a value numpy cannot even measure
+        return kind
+    if shape:
+        return f"{kind} of shape {'x'.join(map(str, shape))}"
+    text = repr(value)
+    return f"{kind} {text if len(text) <= 40 else text[:37] + '...'}"
+
+
+def _check_integers(where: str, dtype: np.dtype[Any], value: object) -> None:
+    """An integer field takes integers in its range: 1.5, NaN or -1 into a uint is an error
+    naming the field and the value, where numpy would store 1, 0 or 4294967295."""
+    try:
+        arr = np.asarray(value)
+    except Exception:
+        return  # numpy's own assignment reports it
+    kind = arr.dtype.kind
+    if kind in "fc":
+        finite = np.isfinite(arr)
+        if not finite.all() or (np.asarray(arr[finite]) % 1 != 0).any():
+            raise ValueError(f"{where} holds {dtype.name} integers, got {_got(value)}")
+        values = arr.astype(np.float64)
+    elif kind in "iu":
+        values = arr
+    elif kind == "b":
+        return
+    else:
+        raise ValueError(f"{where} holds {dtype.name} integers, got {_got(value)}")
+    info = np.iinfo(dtype)
+    if values.size and (values.min() < info.min or values.max() > info.max):
+        raise ValueError(f"{where} holds {dtype.name} ({info.min}..{info.max}), got {_got(value)}")
 
 
 class Scalar(_Field, Generic[P]):
@@ -313,8 +349,10 @@ class Struct(_Holder):
         cls._os_bind(layout)
 
     def __init__(self, **fields: Any) -> None:
+        """Zeroed, then the given fields set; a field given as None stays zero (generated
+        classes declare one typed keyword parameter per field, all defaulting to None)."""
         self._os_data = np.zeros((), dtype=self.dtype)
-        self.set(**fields)
+        self.set(**{k: v for k, v in fields.items() if v is not None})
 
     @classmethod
     def from_bytes(cls: type[S], data: bytes | bytearray | memoryview) -> S:
@@ -324,7 +362,7 @@ class Struct(_Holder):
         return cls._os_wrap(_own(raw, cls.dtype).reshape(()))
 
     def copy(self: S) -> S:
-        return type(self)._os_wrap(_own(self.to_bytes(), self.dtype).reshape(()))
+        return type(self)._os_wrap(_own(self.to_bytes(), self._os_data.dtype).reshape(()))
 
     def __repr__(self) -> str:
         parts = ", ".join(f"{k}={getattr(self, k)!r}" for k in self._os_fields)
@@ -346,8 +384,33 @@ class StructArray(_Holder, Generic[S]):
         cls.element = element
         cls._os_bind(element.layout)
 
-    def __init__(self, n: int) -> None:
-        self._os_data = np.zeros(_count(n, self.size), dtype=self.dtype)
+    def __init__(self, n: int, align: int = 1) -> None:
+        """n zeroed structs, each ``align``-aligned: with the device's
+        min_uniform_buffer_offset_alignment, one buffer holds every object's uniform data and
+        object i is bound at the dynamic offset :meth:`byte_offset` (i)."""
+        if not isinstance(align, int) or align < 1:
+            raise ValueError(f"align must be a positive int, not {align!r}")
+        dtype = self.dtype
+        stride = -(-self.size // align) * align
+        if stride != self.size:
+            fields = dtype.fields
+            assert fields is not None
+            dtype = np.dtype(
+                {
+                    "names": list(fields),
+                    "formats": [fields[k][0] for k in fields],
+                    "offsets": [fields[k][1] for k in fields],
+                    "itemsize": stride,
+                }
+            )
+        self._os_data = np.zeros(_count(n, stride), dtype=dtype)
+
+    def byte_offset(self, index: int) -> int:
+        """Where element ``index`` starts in the bytes (its dynamic offset)."""
+        n = len(self)
+        if not -n <= index < n:
+            raise IndexError(f"index {index} is out of range for {n} structs")
+        return (index % n) * int(self._os_data.dtype.itemsize)
 
     @classmethod
     def zeros(cls: type[A], n: int) -> A:
@@ -380,7 +443,8 @@ class StructArray(_Holder, Generic[S]):
         return self.element._os_wrap(self._os_data[index, ...])
 
     def copy(self: A) -> A:
-        return type(self)._os_wrap(_own(self.to_bytes(), self.dtype).reshape(self.shape))
+        data = _own(self.to_bytes(), self._os_data.dtype)
+        return type(self)._os_wrap(data.reshape(self.shape))
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(shape={self.shape})"

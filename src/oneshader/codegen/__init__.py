@@ -9,28 +9,34 @@ runtime (``oneshader.bindings``) imports from here, never the reverse.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from oneshader.codegen.names import stem_of
 
 if TYPE_CHECKING:
-    from oneshader.reflection.model import ShaderReflection
+    from oneshader.reflection.model import ShaderReflection, Target
 
 __all__ = ["generate", "plan", "render_file", "render_module", "stem_of"]
 
 
 def generate(
-    reflection_files: Sequence[Path], out_dir: Path, *, root: Path | None = None
+    reflection_files: Sequence[Path],
+    out_dir: Path,
+    *,
+    root: Path | None = None,
+    stale: Mapping[Path, str] | None = None,
 ) -> list[Path]:
     """Write one module per reflection file (and ``__init__.py``) into ``out_dir``; files whose
     content is unchanged are not touched. Every output path, in order; a UserError (naming the
     files) and nothing written if any file is bad. With ``root`` (the build's output folder), a
-    file's folders below it become subpackages; without, all modules share ``out_dir``."""
+    file's folders below it become subpackages; without, all modules share ``out_dir``.
+    ``stale`` maps the reflection files of shaders whose latest build failed (these are their
+    last good outputs) to the errors, which their modules carry as ``STALE``."""
     from oneshader.codegen import files
 
-    return files.generate(reflection_files, out_dir, root=root)
+    return files.generate(reflection_files, out_dir, root=root, stale=stale)
 
 
 def plan(reflection_files: Sequence[Path], root: Path | None = None) -> dict[str, bytes]:
@@ -40,11 +46,17 @@ def plan(reflection_files: Sequence[Path], root: Path | None = None) -> dict[str
     return files.plan(reflection_files, root)
 
 
-def render_module(reflection: ShaderReflection, stem: str) -> str:
-    """The source of one module; LayoutError for a layout no host struct can have."""
+def render_module(
+    reflection: ShaderReflection,
+    stem: str,
+    code: Mapping[Target, str | bytes] | None = None,
+    stale: str | None = None,
+) -> str:
+    """The source of one module (embedding ``code``, the built code by target; ``stale``, why
+    the latest build failed); LayoutError for a layout no host struct can have."""
     from oneshader.codegen import render
 
-    return render.render_module(reflection, stem)
+    return render.render_module(reflection, stem, code, stale)
 
 
 def render_file(path: Path, reflection: ShaderReflection) -> str:

@@ -7,7 +7,7 @@ never from the source name inside the file, so no file can make the generator wr
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from oneshader.codegen.names import identifier, stem_of
@@ -16,15 +16,34 @@ from oneshader.codegen.validate import LayoutError
 from oneshader.diagnostics import Diagnostic, Severity, UserError
 from oneshader.fsutil import write_many_if_changed
 from oneshader.reflection.format import ReflectionFormat
-from oneshader.reflection.model import ShaderReflection
+from oneshader.reflection.model import ShaderReflection, Target
 
-__all__ = ["generate", "plan", "render_file", "stem_of"]
+__all__ = ["built_code", "generate", "plan", "render_file", "stem_of"]
 
 
-def render_file(path: Path, model: ShaderReflection) -> str:
-    """The module source for one file; a layout no host struct can have is a UserError."""
+def built_code(path: Path, model: ShaderReflection) -> dict[Target, str | bytes]:
+    """The code the build wrote beside a reflection file, for the targets wgpu runs (WGSL,
+    SPIR-V): what a generated module embeds, so it needs no path to find its code. A target
+    whose file is missing is left out (its module then says so when asked for it)."""
+    out: dict[Target, str | bytes] = {}
+    stem = stem_of(path)
+    for target in (Target.Wgsl, Target.SpirV):
+        if target not in model.targets:
+            continue
+        try:
+            data = (path.parent / f"{stem}{target.suffix}").read_bytes()
+        except OSError:
+            continue
+        out[target] = data if target is Target.SpirV else data.decode("utf-8", "replace")
+    return out
+
+
+def render_file(path: Path, model: ShaderReflection, stale: str | None = None) -> str:
+    """The module source for one file, with the code built beside it embedded (``stale``: why
+    the shader's latest build failed, these being its last good outputs); a layout no host
+    struct can have is a UserError."""
     try:
-        return render_module(model, stem_of(path))
+        return render_module(model, stem_of(path), built_code(path, model), stale)
     except LayoutError as err:
         raise UserError([_problem(path, str(err))]) from None
 
@@ -56,7 +75,11 @@ def _init(names: list[str]) -> bytes:
     return text.encode("utf-8")
 
 
-def plan(reflection_files: Sequence[Path], root: Path | None = None) -> dict[str, bytes]:
+def plan(
+    reflection_files: Sequence[Path],
+    root: Path | None = None,
+    stale: Mapping[Path, str] | None = None,
+) -> dict[str, bytes]:
     """{path in the output folder (with /): content} for these reflection files, in order, plus
     an ``__init__.py`` per package; every problem of every file in one UserError.
 
@@ -96,7 +119,8 @@ def plan(reflection_files: Sequence[Path], root: Path | None = None) -> dict[str
             first_in.setdefault(where[:i], where)
         try:
             model = ReflectionFormat.read_file(path)
-            out["/".join(where) + ".py"] = render_file(path, model).encode("utf-8")
+            text = render_file(path, model, (stale or {}).get(path))
+            out["/".join(where) + ".py"] = text.encode("utf-8")
         except UserError as err:
             problems.extend(err.diagnostics)
     if problems:
@@ -107,11 +131,16 @@ def plan(reflection_files: Sequence[Path], root: Path | None = None) -> dict[str
 
 
 def generate(
-    reflection_files: Sequence[Path], out_dir: Path, *, root: Path | None = None
+    reflection_files: Sequence[Path],
+    out_dir: Path,
+    *,
+    root: Path | None = None,
+    stale: Mapping[Path, str] | None = None,
 ) -> list[Path]:
     """Write one module per reflection file (and the packages' ``__init__.py``) into
-    ``out_dir``; files whose content is unchanged are not touched. Returns every output path."""
-    files = plan([Path(p) for p in reflection_files], root)
+    ``out_dir``; files whose content is unchanged are not touched. Returns every output path.
+    ``stale`` maps the reflection files of shaders whose latest build failed to the errors."""
+    files = plan([Path(p) for p in reflection_files], root, stale)
     out_dir = Path(out_dir)
     write_many_if_changed((out_dir / name, data) for name, data in files.items())
     return [out_dir / name for name in files]

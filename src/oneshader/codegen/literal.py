@@ -18,6 +18,13 @@ INDENT = "    "
 MISSING = dataclasses.MISSING
 
 
+def py_doc(s: str) -> str:
+    """A docstring: triple-quoted when ``s`` is plain printable ASCII that cannot close or
+    escape it, else :func:`py_str`'s escaped literal (still a docstring to Python and editors)."""
+    plain = s.isascii() and s.isprintable() and "\\" not in s and '"' not in s
+    return f'"""{s}"""' if plain else py_str(s)
+
+
 def py_str(s: str) -> str:
     """A string literal that reads back as ``s``, all ASCII, with ruff's preferred quotes."""
     quote = "'" if s.count('"') > s.count("'") else '"'

@@ -240,6 +240,7 @@ MODULE_RESERVED = frozenset(
         "_b",
         "_m",
         "SOURCE",
+        "STALE",
         "STEM",
         "REFLECTION",
         "SHADER",
@@ -254,6 +255,8 @@ MODULE_RESERVED = frozenset(
 # Attributes of bindings.runtime.Struct and StructArray; a test keeps this list complete.
 STRUCT_RESERVED = frozenset(
     (
+        "self",  # the first parameter of the generated constructor
+        "byte_offset",
         "array",
         "bytes_view",
         "copy",

@@ -9,14 +9,17 @@ by ``oneshader.bindings.load``. Every line is written in ``ruff format``'s canon
 
 from __future__ import annotations
 
+import base64
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from oneshader.codegen.literal import INDENT, LINE_LENGTH, py_str, render
+from oneshader.codegen.literal import INDENT, LINE_LENGTH, py_doc, py_str, render
 from oneshader.codegen.names import MODULE_RESERVED, STRUCT_RESERVED, Scope, mangle_all
 from oneshader.codegen.scalars import NUMPY_SCALARS
 from oneshader.codegen.validate import check_reflection, innermost
 from oneshader.reflection.model import (
     EntryPoint,
+    ResourceKind,
     ScalarKind,
     ShaderReflection,
     Slot,
@@ -25,6 +28,7 @@ from oneshader.reflection.model import (
     TypeKind,
     TypeLayout,
 )
+from oneshader.reflection.spelling import describe_type
 
 __all__ = ["render_module"]
 
@@ -63,6 +67,8 @@ class _Module:
             s.name = scope.add(s.layout.name or s.name)
         for s in self.structs.values():
             s.array = scope.add(s.name + "Array")
+        self.groups = _groups(r)
+        self.group_classes = [scope.add(f"BindGroup{g}") for g in self.groups]
         reserved = STRUCT_RESERVED | MODULE_RESERVED | scope.given  # fields may not hide them
         for s in self.order:
             s.fields = mangle_all((m.name for m in s.layout.members), reserved)
@@ -80,6 +86,39 @@ class _Module:
         for m in t.members:
             self._collect(m.type, m.name)
         self.order.append(s)
+
+
+_BindingInfo = tuple[str, str]  # (name, runtime type alias of what it takes)
+
+
+def _groups(r: ShaderReflection) -> dict[int, list[_BindingInfo]]:
+    """Per WGSL group, its bindings in binding order: the order ``Shader.group_bindings``
+    gives at run time (resources each followed by its counter, then push blocks; a stable
+    sort by binding number)."""
+    if Target.Wgsl not in r.targets:
+        return {}
+    found: list[tuple[int, int, _BindingInfo]] = []
+
+    def add(name: str, slots: tuple[Slot, ...], kind: str) -> None:
+        for s in slots:
+            if s.target is Target.Wgsl:
+                found.append((s.set, s.binding, (name, kind)))
+
+    for res in r.resources:
+        buffer = "Buffer" in res.rtype.name  # every buffer type's name says so
+        if res.kind is ResourceKind.Sampler:
+            kind = "_b.SamplerArg"
+        else:
+            kind = "_b.BufferArg" if buffer else "_b.TextureViewArg"
+        add(res.name, res.slots, kind)
+        if res.counters:
+            add(f"{res.name}.counter", res.counters, "_b.BufferArg")
+    for pb in r.push_blocks:
+        add(pb.name, pb.slots, "_b.BufferArg")
+    out: dict[int, list[_BindingInfo]] = {}
+    for group, _, info in sorted(found, key=lambda f: (f[0], f[1])):
+        out.setdefault(group, []).append(info)
+    return out
 
 
 def _line(text: str, level: int = 0) -> str:
@@ -128,12 +167,59 @@ def _struct_source(s: _StructClass, module: _Module) -> str:
         for py, m in zip(s.fields, s.layout.members, strict=True):
             kind, args = _field(m.type, m.offset, module, single=single)
             out += _call(f"{py} = {kind}", args, 1)
+            doc = f"{describe_type(m.type)} at byte {m.offset}" + (f": {m.doc}" if m.doc else ".")
+            out += _line(py_doc(doc), 1)
+        if single and s.fields:
+            out += _constructor(s, module)
         if single:
             out += "\n"
             out += _line("@staticmethod", 1)
-            out += _line(f"def array(n: int) -> {s.array}:", 1)
-            out += _line('"""n of these back to back: a structured buffer\'s contents."""', 2)
-            out += _line(f"return {s.array}(n)", 2)
+            out += _line(f"def array(n: int, align: int = 1) -> {s.array}:", 1)
+            out += _line(
+                '"""n of these back to back (a structured buffer\'s contents), each '
+                'align-aligned."""',
+                2,
+            )
+            out += _line(f"return {s.array}(n, align)", 2)
+    return out
+
+
+def _param_type(m_type: TypeLayout, module: _Module) -> str:
+    leaf = innermost(m_type)
+    if leaf.kind is TypeKind.Struct:
+        cls = module.structs[leaf]
+        return f"{cls.name} | _b.Fields" if m_type.kind is TypeKind.Struct else cls.array
+    if m_type.kind is TypeKind.Scalar:
+        return _PYTHON.get(m_type.scalar, "int")
+    return "_b.ArrayLike"
+
+
+def _constructor(s: _StructClass, module: _Module) -> str:
+    """``__init__`` with one typed keyword parameter per field, so a type checker rejects
+    ``Frame(ViewPorj=...)`` and checks each value's type."""
+    params = "".join(
+        _line(f"{py}: {_param_type(m.type, module)} | None = None,", 2)
+        for py, m in zip(s.fields, s.layout.members, strict=True)
+    )
+    out = "\n" + _line("def __init__(", 1) + _line("self,", 2) + _line("*,", 2) + params
+    out += _line(") -> None:", 1)
+    out += _line('"""Zeroed, then the fields given set."""', 2)
+    out += _call("_b.Struct.__init__", ["self", *(f"{f}={f}" for f in s.fields)], 2)
+    return out
+
+
+def _bind_group_source(cls: str, group: int, infos: list[_BindingInfo]) -> str:
+    """A class whose constructor takes the group's resources by name (checked, then bound)."""
+    params = mangle_all((n for n, _ in infos), MODULE_RESERVED | {"self", "device"})
+    doc = f"WGSL @group({group}): " + ", ".join(n for n, _ in infos) + "."
+    out = f"\n\nclass {cls}(_b.BindGroup):\n" + _line(py_doc(doc), 1) + "\n"
+    out += _line("__slots__ = ()", 1) + "\n"
+    out += _line("def __init__(", 1) + _line("self,", 2) + _line("device: _b.Device,", 2)
+    out += _line("*,", 2)
+    out += "".join(_line(f"{p}: {kind},", 2) for p, (_, kind) in zip(params, infos, strict=True))
+    out += _line(") -> None:", 1)
+    out += _line('"""On a device (its default layouts) or on ``SHADER.layouts(...)``."""', 2)
+    out += _call("_b.BindGroup.__init__", ["self", "SHADER", str(group), "device", *params], 2)
     return out
 
 
@@ -196,8 +282,36 @@ def _constants(module: _Module) -> str:
     )
 
 
-def render_module(r: ShaderReflection, stem: str) -> str:
-    """The module for ``r``; ``stem`` names its built code files (``<stem>.wgsl``, ...)."""
+_EMBEDDED = {Target.Wgsl: "_os_code_wgsl", Target.SpirV: "_os_code_spirv"}
+
+
+def _embedded(code: Mapping[Target, str | bytes]) -> tuple[str, list[str]]:
+    """Module constants holding the built code (WGSL text; SPIR-V as base64), and the
+    ``{target: constant}`` items for the Shader. Both are escaped string literals only."""
+    out, items = "", []
+    for target, const in _EMBEDDED.items():
+        data = code.get(target)
+        if data is None:
+            continue
+        if target is Target.SpirV:
+            assert isinstance(data, bytes)
+            text = base64.b64encode(data).decode("ascii")
+        else:
+            text = data if isinstance(data, str) else data.decode("utf-8", "replace")
+        out += f"{const}: Final = {py_str(text)}\n"
+        items.append(f"_m.Target.{target.name}: {const}")
+    return out, items
+
+
+def render_module(
+    r: ShaderReflection,
+    stem: str,
+    code: Mapping[Target, str | bytes] | None = None,
+    stale: str | None = None,
+) -> str:
+    """The module for ``r``; ``stem`` names its built code files (``<stem>.wgsl``, ...);
+    ``code`` is the built code to embed (WGSL text, SPIR-V bytes), by target; ``stale`` says
+    why the shader's latest build failed (``r`` and ``code`` being its last good build)."""
     check_reflection(r)
     module = _Module(r)
     out = f"# generated by oneshader from {py_str(r.source)}; do not edit\n"
@@ -209,15 +323,28 @@ def render_module(r: ShaderReflection, stem: str) -> str:
     out += "from oneshader.reflection import model as _m\n\n"
     out += f"SOURCE: Final = {py_str(r.source)}\n"
     out += f"STEM: Final = {py_str(stem)}\n"
+    out += (
+        "# None, or why the shader's latest build failed: this module is then its last good one\n"
+    )
+    out += f"STALE: Final[str | None] = {'None' if stale is None else py_str(stale)}\n"
     placed: dict[int, str] = {}
     for s in module.order:  # inner structs first, so a layout names those it holds
         text = render(s.layout, "_m", 0, "x: Final = ", placed)
         out += f"{s.const}: Final = {text}\n"
         placed.update((k, v) for k, v in module.by_id.items() if v == s.const)
     out += f"REFLECTION: Final = {render(r, '_m', 0, 'REFLECTION: Final = ', module.by_id)}\n"
-    out += "SHADER: Final = _b.Shader(REFLECTION, STEM)\n"
+    constants, items = _embedded(code or {})
+    out += constants
+    if items:
+        out += _call(
+            "SHADER: Final = _b.Shader", ["REFLECTION", "STEM", "{" + ", ".join(items) + "}"], 0
+        )
+    else:
+        out += "SHADER: Final = _b.Shader(REFLECTION, STEM)\n"
     for s in module.order:
         out += _struct_source(s, module)
+    for cls, (group, infos) in zip(module.group_classes, module.groups.items(), strict=True):
+        out += _bind_group_source(cls, group, infos)
     namespaces = (  # (class, docstring, Shader method, names, one comment per name)
         (
             "resources",

@@ -21,7 +21,13 @@ from oneshader.compiler.front.precheck import precheck
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.patch.apply import patch_bindings, patch_locations
 from oneshader.compiler.reflect.assemble import assemble, with_stages
-from oneshader.compiler.reflect.entries import check_entries, check_vertex_positions, entry_points
+from oneshader.compiler.reflect.docs import with_member_docs
+from oneshader.compiler.reflect.entries import (
+    check_entries,
+    check_stage_link,
+    check_vertex_positions,
+    entry_points,
+)
 from oneshader.compiler.slang import library
 from oneshader.compiler.slang.messages import dedupe, name_targets
 from oneshader.compiler.slang.request import CompiledTarget, compile_target
@@ -109,8 +115,10 @@ def _finish(
     entries = entry_points(
         src, primary, outputs, usage_outputs, shader.resources, shader.pushes, shader.specs
     )
+    if Target.Wgsl in options.targets:
+        check_stage_link(src, primary, entries)
     outputs = patch_locations(outputs, entries)
-    resources, pushes = with_stages(shader, entries)
+    resources, pushes = with_member_docs(src, *with_stages(shader, entries))
     resources = [replace(r, depth=True) if r.name in depth else r for r in resources]
     reflection = ShaderReflection(
         source=src.name,

@@ -286,7 +286,7 @@ _ATTRS: dict[str, tuple[tuple[str, _Conv], ...]] = {
         ("mstride", _number),
         ("packing", _enum(MatrixPacking)),
     ),
-    "member": (("name", _string), ("offset", _number)),
+    "member": (("name", _string), ("offset", _number), ("doc", _string)),
     "push": (("name", _string), ("stages", _STAGES)),
     "spec": (("name", _string), ("id", _number), ("scalar", _spec_scalar), ("default", _number)),
     "entry": (
@@ -312,7 +312,12 @@ _ATTRS: dict[str, tuple[tuple[str, _Conv], ...]] = {
 }
 _ATTRS["output"] = _ATTRS["input"]
 _ATTRS["pushuse"] = _ATTRS["specuse"] = _ATTRS["uses"]
-_OPTIONAL = {("resource", "format"), ("resource", "depth"), ("resource", "attachment")}
+_OPTIONAL = {
+    ("resource", "format"),
+    ("resource", "depth"),
+    ("resource", "attachment"),
+    ("member", "doc"),
+}
 _FAST[_number] = {str(n): n for n in range(4096)}
 _FAST[_optional_number] = {**_FAST[_number], "-": None}
 _FAST[_string] = {'""': ""}
@@ -788,7 +793,8 @@ class _Reader:
             elif kind == "element":
                 pv["element"] = node
             else:
-                pv["members"].append(StructMember(v["name"], v["offset"], node))
+                doc = v["doc"] or ""
+                pv["members"].append(StructMember(v["name"], v["offset"], node, doc))
         elif kind == "resource":
             self.names["uses"].add(v["name"])
             pv["resources"].append(
@@ -895,10 +901,13 @@ def _write_type_tree(out: list[str], depth: int, root: object) -> None:
         if what == "m":
             if type(node) is not StructMember:
                 raise _Bad(f"{where} must be a StructMember, not {node!r}")
-            out.append(
+            line = (
                 f"{pad}member name={_str(node.name, where + '.name')} "
                 f"offset={_u32(node.offset, where + '.offset')}"
             )
+            if node.doc:
+                line += f" doc={_str(node.doc, where + '.doc')}"
+            out.append(line)
             work.append(("t", d + 1, node.type, where + ".type"))
             continue
         if what == "e":

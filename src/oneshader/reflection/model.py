@@ -269,9 +269,13 @@ class TypeLayout:
 
 @dataclass(frozen=True)
 class StructMember:
+    """``doc`` is the comment written beside the member in the source (for the generated
+    docstring); it takes no part in comparing layouts, which only the bytes decide."""
+
     name: str
     offset: int
     type: TypeLayout
+    doc: str = field(default="", compare=False)
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ import sys
 
 from oneshader.diagnostics import UserError
 from oneshader.fsutil import write_if_changed
+from oneshader.reflection import spelling
 from oneshader.reflection.format import ReflectionFormat, display_text, read_bytes
 from oneshader.reflection.model import (
     BuiltIn,
@@ -90,19 +91,6 @@ def show(file: str) -> int:
 # --------------------------------------------------------------------------------------------
 # The summary.
 
-_SCALAR_NAMES = {
-    ScalarKind.Bool: "bool",
-    ScalarKind.Int: "int",
-    ScalarKind.UInt: "uint",
-    ScalarKind.Float: "float",
-    ScalarKind.Int16: "int16_t",
-    ScalarKind.UInt16: "uint16_t",
-    ScalarKind.Float16: "half",
-    ScalarKind.Int64: "int64_t",
-    ScalarKind.UInt64: "uint64_t",
-    ScalarKind.Float64: "double",
-}
-
 
 def _innermost(t: TypeLayout) -> TypeLayout:
     while t.kind is TypeKind.Array and t.element is not None:
@@ -112,20 +100,7 @@ def _innermost(t: TypeLayout) -> TypeLayout:
 
 def describe_type(t: TypeLayout) -> str:
     """HLSL-like spelling: ``float4x4``, ``Light[8]``, ``float[]`` (unsized)."""
-    dims = ""
-    while t.kind is TypeKind.Array and t.element is not None:
-        dims += f"[{t.length or ''}]"
-        t = t.element
-    scalar = _SCALAR_NAMES[t.scalar]
-    if t.kind is TypeKind.Vector:
-        base = f"{scalar}{t.rows}"
-    elif t.kind is TypeKind.Matrix:
-        base = f"{scalar}{t.rows}x{t.cols}"
-    elif t.kind is TypeKind.Struct:
-        base = display_text(t.name) or "struct"
-    else:
-        base = scalar
-    return base + dims
+    return spelling.describe_type(t, display_text)
 
 
 def _notes(t: TypeLayout) -> str:
@@ -216,7 +191,7 @@ def _vars(title: str, variables: tuple[StageVariable, ...]) -> list[str]:
         return []
     rows = []
     for v in variables:
-        t = _SCALAR_NAMES[v.scalar] + (str(v.components) if v.components > 1 else "")
+        t = spelling.describe_variable(v.scalar, v.components)
         rows.append(
             [
                 "-" if v.location is None else str(v.location),

@@ -16,6 +16,7 @@ from oneshader.reflection.model import (
     BuiltIn,
     Interpolation,
     MatrixPacking,
+    ScalarKind,
     StructMember,
     Target,
     TypeKind,
@@ -50,11 +51,14 @@ _SUFFIX = re.compile(r"_\d+$")
 
 
 def demangle(name: str) -> str:
-    """Slang's WGSL/MSL name for a declaration: the source name plus ``_<n>`` (``Frame_0``)."""
-    return _SUFFIX.sub("", name)
+    """Slang's WGSL/MSL name for a declaration: the source name plus ``_<n>`` (``Frame_0``);
+    Slang's own ``$`` names (a bitfield's ``$bit_field_backing_0``) are spelled ``x24...``."""
+    name = _SUFFIX.sub("", name)
+    return "$" + name[3:] if name.startswith("x24bit_field_backing") else name
 
 
 GLOBALS = "$Globals"  # DXC's constant buffer of loose global uniforms
+FLOATS = frozenset({ScalarKind.Float, ScalarKind.Float16, ScalarKind.Float64})
 SLANG_GLOBALS = "globalParams"  # Slang's name for the same buffer in WGSL and MSL
 
 

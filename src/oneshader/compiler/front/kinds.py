@@ -22,6 +22,13 @@ for _t in ResourceTypeKind:
             _kind = ResourceKind.ShaderResource
         RTYPES[_t.name] = (_t, _kind)
 
+# Rasterizer-ordered views bind as their RW siblings (the same descriptors; the ordering is
+# the code's business): the reflection records the RW kind and, in ``hlsl``, the type as written.
+for _rov in ("Buffer", "ByteAddressBuffer", "StructuredBuffer", "Texture1D", "Texture1DArray"):
+    RTYPES[f"RasterizerOrdered{_rov}"] = RTYPES[f"RW{_rov}"]
+for _rov in ("Texture2D", "Texture2DArray", "Texture3D"):
+    RTYPES[f"RasterizerOrdered{_rov}"] = RTYPES[f"RW{_rov}"]
+
 TEXTURES = frozenset(
     t for t in ResourceTypeKind if "Texture" in t.name and t.name != "TextureBuffer"
 )

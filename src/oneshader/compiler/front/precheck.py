@@ -86,11 +86,13 @@ def precheck(src: SourceSet, options: CompileOptions) -> dict[Target, list[Diagn
                     "OS1005",
                 )
             )
+    errors += _indirect_counters(src)
     if errors:
         raise UserError(errors)
     per: dict[Target, list[Diagnostic]] = {t: [] for t in Target if t in options.targets}
     decls = src.declarations()
     targets = options.targets
+    flattened: set[tuple[str, int]] = set()
     for d in decls.values():
         rtype = RTYPES.get(d.base, (None, None))[0]
         if rtype is ResourceTypeKind.TextureBuffer and Target.SpirV in targets:
@@ -100,6 +102,29 @@ def precheck(src: SourceSet, options: CompileOptions) -> dict[Target, list[Diagn
                     f"SPIR-V: Slang cannot emit a tbuffer/TextureBuffer ('{d.name}') for "
                     "SPIR-V; "
                     "use a cbuffer or a StructuredBuffer, or build without the spirv target",
+                    "OS1001",
+                )
+            )
+        owner, dot, _ = d.name.partition(".")
+        if dot and (owner, d.line) not in flattened:
+            flattened.add((owner, d.line))
+            for t in (Target.Msl, Target.Wgsl):
+                if t in targets:
+                    per[t].append(
+                        src.at_decl(
+                            d,
+                            f"{TARGET_NAMES[t]}: '{owner}' is a global struct of resources, "
+                            "which oneshader builds for SPIR-V only; declare its resources as "
+                            "separate globals, or build for spirv only",
+                            "OS1030",
+                        )
+                    )
+        if d.base.startswith("RasterizerOrdered") and Target.Wgsl in targets:
+            per[Target.Wgsl].append(
+                src.at_decl(
+                    d,
+                    f"WGSL: no rasterizer-ordered views ('{d.name}' is a {d.base}); use the "
+                    f"RW type if the order does not matter, or build without the wgsl target",
                     "OS1001",
                 )
             )
@@ -205,6 +230,32 @@ _ATOMIC_METHODS = {
     "InterlockedCompareExchange": "compareExchange",
     "InterlockedCompareStore": "compareExchange",
 }
+
+
+def _indirect_counters(src: SourceSet) -> list[Diagnostic]:
+    """``IncrementCounter``/``DecrementCounter`` on a parameter or local (a buffer passed to a
+    function): the counter is rewritten as a companion buffer of a global declaration, which
+    cannot follow a buffer through a variable (Slang alone rejects every counter: E36107)."""
+    decls = src.declarations()
+    out = []
+    for p, m in src.counter_uses():
+        d = decls.get(m.group(1))
+        if d is not None and d.base == "RWStructuredBuffer":
+            continue
+        line, col = line_col(strip_comments(src.texts[p]), m.start())
+        out.append(
+            src.error(
+                src.display(str(p)),
+                line,
+                col,
+                f"{m.group('op')}Counter on '{m.group(1)}', which is not a global "
+                "RWStructuredBuffer: a counter is only available through the buffer's global "
+                "declaration (a companion counter is made for it); call it on the global "
+                "buffer (an element of a global array is fine) instead of a parameter or local",
+                "OS1002",
+            )
+        )
+    return out
 
 
 def _counted_parameters(src: SourceSet, target: Target) -> list[Diagnostic]:

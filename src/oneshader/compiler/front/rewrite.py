@@ -10,13 +10,23 @@ import re
 from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
 
-from oneshader.compiler.front.scanner import Declaration, include_directives, strip_comments
+from oneshader.compiler.front.scanner import (
+    Declaration,
+    SourceFile,
+    include_directives,
+    line_offsets,
+    strip_comments,
+)
 from oneshader.reflection.model import Target
 
 __all__ = [
+    "bitfield_words",
     "blank_words",
+    "block_resources_as_globals",
     "counter_calls",
     "inline_includes",
+    "matrix_array_majorness",
+    "pack_matrix",
     "postfix_start",
     "rename_at",
     "subpass_inputs_as_vectors",
@@ -27,6 +37,7 @@ __all__ = [
     "with_helpers",
     "with_inserted",
     "without_point_size",
+    "without_space_only_registers",
 ]
 
 
@@ -202,7 +213,127 @@ def postfix_start(text: str, i: int) -> int:
     return j
 
 
-COUNTER_CALL = re.compile(r"\b(\w+)\s*\.\s*(Increment|Decrement)Counter\s*\(\s*\)")
+MAJOR_ARRAY = re.compile(
+    r"\b(row_major|column_major)(\s+)((?:\w+\d+x\d+|matrix\s*<[^;>]*>))(?=\s+\w+\s*\[)"
+)
+
+
+def matrix_array_majorness(text: str) -> str:
+    """``row_major float2x3 m[2]`` as ``_os_major0 m[2]`` after ``typedef row_major float2x3
+    _os_major0;``: Slang drops the majorness of an array of matrices (stride 48, DXC's 32) but
+    keeps a typedef's. The typedef goes right after the ``;``, ``{`` or ``}`` before the
+    declaration (usually the end of the previous line), so the declaration's columns stay."""
+    clean = strip_comments(text)
+    edits: list[tuple[int, int, str]] = []
+    for n, m in enumerate(MAJOR_ARRAY.finditer(clean)):
+        alias = f"_os_major{n}"
+        where = max(clean.rfind(c, 0, m.start()) for c in ";{}") + 1
+        edits.append((where, where, f" typedef {m.group(1)} {m.group(3)} {alias};"))
+        edits.append((m.start(), m.end(), alias.ljust(m.end() - m.start())))
+    for start, end, new in sorted(edits, reverse=True):
+        text = text[:start] + new + text[end:]
+    return text
+
+
+def bitfield_words(text: str, scanned: SourceFile) -> str:
+    """A zero-width ``uint _os_wordN : 0;`` before each bitfield whose type differs from the
+    bitfield before it: DXC starts a new word there (``uint a : 1; int b : 1;`` are two words),
+    Slang would pack both into one. Inserted after the ``;`` that ends the member before, so
+    the line and the member's columns stay."""
+    starts = line_offsets(text)
+    clean = strip_comments(text)
+    where: list[int] = []
+    for sdef in scanned.structs.values():
+        if sdef.kind != "struct":
+            continue
+        before = ""
+        for f in sdef.fields:
+            bits = f.semantic.isdigit()
+            if bits and before and f.type_text != before:
+                name_at = starts[f.line - 1] + f.column - 1
+                where.append(max(clean.rfind(";", 0, name_at), clean.rfind("{", 0, name_at)) + 1)
+            before = f.type_text if bits else ""
+    for n, at in sorted(enumerate(where), key=lambda x: -x[1]):
+        text = f"{text[:at]} uint _os_word{n} : 0;{text[at:]}"
+    return text
+
+
+def block_resources_as_globals(text: str, scanned: SourceFile) -> str:
+    """Resources declared in a cbuffer body declared before the block instead, as DXC makes
+    them (Slang would emit them as ``Block.tex``); a block left with nothing but resources is
+    dropped (its header and closing brace blanked), as DXC drops it. The declarations go after
+    the ``;``, ``{`` or ``}`` before the block, so lines stay."""
+    if not scanned.block_resources:
+        return text
+    clean = strip_comments(text)
+    edits: list[tuple[int, int, str]] = []
+    moved: dict[int, list[str]] = {}
+    for block, start, end in scanned.block_resources:
+        where = max(clean.rfind(c, 0, block) for c in ";{}") + 1
+        moved.setdefault(where, []).append(" ".join(text[start:end].split()))
+        edits.append((start, end, " " * (end - start)))
+    edits += [(at, at, " " + " ".join(decls)) for at, decls in moved.items()]
+    for start, brace, close, end in scanned.resource_only_blocks:
+        edits.append((start, brace, " " * (brace - start)))
+        edits.append((close, end, " " * (end - close)))
+    for start, end, new in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
+        text = text[:start] + new + text[end:]
+    return text
+
+
+PACK_MATRIX = re.compile(
+    r"^[ \t]*#[ \t]*pragma[ \t]+pack_matrix[ \t]*\([ \t]*(row_major|column_major)[ \t]*\)[^\n]*",
+    re.MULTILINE,
+)
+_MATRIX_DECLARED = re.compile(
+    r"(?<![\w.])(?P<type>(?:[a-z]+(?:\d+[a-z_]*)?[1-4]x[1-4])|matrix\s*<[^;>]*>)"
+    r"(?=\s*>|\s+[A-Za-z_]\w*\s*[;:\[=,)])"
+)
+
+
+def pack_matrix(text: str) -> str:
+    """DXC's ``#pragma pack_matrix(row_major)`` (Slang ignores it, E15601): from the pragma to
+    the next one, every matrix declared without its own majorness gets the pragma's (a
+    member, a global, a parameter, a local, a template argument; not a function's result,
+    where Slang allows no modifier). The pragma line is blanked."""
+    clean = strip_comments(text)
+    pragmas = list(PACK_MATRIX.finditer(clean))
+    if not pragmas:
+        return text
+    edits: list[tuple[int, int, str]] = [
+        (m.start(), m.end(), " " * (m.end() - m.start())) for m in pragmas
+    ]
+    for n, pragma in enumerate(pragmas):
+        end = pragmas[n + 1].start() if n + 1 < len(pragmas) else len(clean)
+        for m in _MATRIX_DECLARED.finditer(clean, pragma.end(), end):
+            before = clean[: m.start()].rstrip()
+            if before.endswith(("row_major", "column_major")):
+                continue
+            edits.append((m.start(), m.start(), f"{pragma.group(1)} "))
+    for start, stop, new in sorted(edits, reverse=True):
+        text = text[:start] + new + text[stop:]
+    return text
+
+
+SPACE_ONLY = re.compile(r":\s*register\s*\(\s*space\d+\s*\)")
+
+
+def without_space_only_registers(text: str) -> str:
+    """DXC's ``: register(space1)`` (a set, no binding) blanked: Slang rejects it (E31222), and
+    oneshader places such a resource itself (the next free binding of that set)."""
+    clean = strip_comments(text)
+    chars = list(text)
+    for m in SPACE_ONLY.finditer(clean):
+        chars[m.start() : m.end()] = " " * (m.end() - m.start())
+    return "".join(chars)
+
+
+# X.IncrementCounter(), or X[i].IncrementCounter() for an array of buffers (i: one level of
+# nested brackets): group "index" is "[i]" or "".
+COUNTER_CALL = re.compile(
+    r"\b(\w+)\s*(?P<index>\[(?:[^\[\]]|\[[^\[\]]*\])*\])?\s*\.\s*"
+    r"(?P<op>Increment|Decrement)Counter\s*\(\s*\)"
+)
 
 
 def counter_calls(text: str) -> list[re.Match[str]]:
@@ -223,10 +354,11 @@ def with_counter_buffers(
         if name not in names:
             continue
         out.append(text[last : m.start()])
-        if m.group(2) == "Increment":
-            out.append(f"{name}_counter[0].add(1u)")
+        counter = f"{name}_counter{m.group('index') or ''}[0]"
+        if m.group("op") == "Increment":
+            out.append(f"{counter}.add(1u)")
         else:
-            out.append(f"({name}_counter[0].sub(1u)-1u)")
+            out.append(f"({counter}.sub(1u)-1u)")
         last = m.end()
     out.append(text[last:])
     return _with_companions("".join(out), names, declared_here)
@@ -235,11 +367,13 @@ def with_counter_buffers(
 def _with_companions(
     text: str, names: Mapping[str, Declaration], declared_here: Collection[str]
 ) -> str:
-    """Each of ``declared_here``'s companion counter declared at the end of its line."""
+    """Each of ``declared_here``'s companion counter declared at the end of its line (an array
+    of counters for an array of buffers)."""
     lines = text.split("\n")
     for name, decl in names.items():
         if name in declared_here and 1 <= decl.line <= len(lines):
-            lines[decl.line - 1] += f" RWStructuredBuffer<Atomic<uint>> {name}_counter;"
+            size = "" if decl.array is None else f"[{decl.array or ''}]"
+            lines[decl.line - 1] += f" RWStructuredBuffer<Atomic<uint>> {name}_counter{size};"
     return "\n".join(lines)
 
 

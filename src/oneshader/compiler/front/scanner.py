@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from oneshader.compiler.front.kinds import RTYPES
+
 __all__ = [
     "Attribute",
     "Declaration",
@@ -33,6 +35,8 @@ _TOKEN = re.compile(
 )
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*(?:"([^"\n]+)"|<([^>\n]+)>)', re.MULTILINE)
 _REGISTER = re.compile(r"^\s*([btsuBTSU])(\d+)\s*(?:,\s*space(\d+)\s*)?$")
+_BLOCKS = ("cbuffer", "tbuffer")
+_SPACE_ONLY = re.compile(r"^\s*space(\d+)\s*$")
 
 # Modifiers that may precede a declaration's type and are not part of it.
 _MODIFIERS = frozenset(
@@ -73,6 +77,11 @@ def _blank(m: re.Match[str]) -> str:
     return text if text[0] == '"' else _NOT_NEWLINE.sub(" ", text)
 
 
+def line_offsets(text: str) -> list[int]:
+    """The offset at which each line of ``text`` starts (index 0: line 1)."""
+    return [0, *(m.end() for m in re.finditer("\n", text))]
+
+
 def line_col(text: str, offset: int) -> tuple[int, int]:
     """The 1-based line and column of an offset into ``text``."""
     return text.count("\n", 0, offset) + 1, offset - (text.rfind("\n", 0, offset) + 1) + 1
@@ -105,6 +114,7 @@ class Field:
     modifiers: tuple[str, ...] = ()
     semantic: str = ""
     attributes: tuple[Attribute, ...] = ()
+    array: int | None = None  # the element count of ``x[N]`` (the product for x[N][M]; 0: unsized)
 
 
 @dataclass(frozen=True)
@@ -127,7 +137,8 @@ class Declaration:
 
     ``type_text`` is the type as written (whitespace collapsed), ``base`` its name without
     template arguments (``cbuffer``/``tbuffer`` for blocks). ``register`` is (class, number,
-    space) from ``: register(...)``.
+    space) from ``: register(...)``; ``space`` is M of DXC's ``register(spaceM)`` (no class
+    or number: the next free binding of set M).
     """
 
     name: str
@@ -139,6 +150,7 @@ class Declaration:
     array: int | None = None  # None: not an array; 0: unsized
     register: tuple[str, int, int] | None = None
     register_pos: tuple[int, int] = (0, 0)
+    space: int | None = None
     attributes: tuple[Attribute, ...] = ()
     modifiers: tuple[str, ...] = ()
     initializer: str = ""
@@ -165,6 +177,12 @@ class SourceFile:
     functions: dict[str, StructDef] = field(default_factory=dict)
     entries: list[EntryAttribute] = field(default_factory=list)
     includes: list[tuple[str, int, int]] = field(default_factory=list)
+    # Resources declared in a cbuffer/tbuffer body, which DXC makes global resources (declared
+    # before the block): (offset of the block's statement, start, end of the member's text,
+    # ";" included), and the blocks holding nothing else, which DXC drops: (start, end) of the
+    # header (to the "{") and of the closing "}" (";" included). Offsets into the file's text.
+    block_resources: list[tuple[int, int, int]] = field(default_factory=list)
+    resource_only_blocks: list[tuple[int, int, int, int]] = field(default_factory=list)
 
 
 class _Tok:
@@ -178,9 +196,7 @@ class _Tok:
 
 class _Positions:
     def __init__(self, text: str) -> None:
-        self.starts = [0]
-        for m in re.finditer("\n", text):
-            self.starts.append(m.end())
+        self.starts = line_offsets(text)
 
     def at(self, offset: int) -> tuple[int, int]:
         lo, hi = 0, len(self.starts) - 1
@@ -245,6 +261,20 @@ def _args(text: str) -> tuple[str, ...]:
     return tuple(p.strip('"') for p in parts)
 
 
+def _top_level_parts(text: str, offset: int) -> list[tuple[int, str]]:
+    """``text`` split at the commas outside parentheses, each part with its offset (``text``
+    starting at ``offset``)."""
+    parts: list[tuple[int, str]] = []
+    depth = begin = 0
+    for k, ch in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if ch == "," and depth == 0:
+            parts.append((offset + begin, text[begin:k]))
+            begin = k + 1
+    parts.append((offset + begin, text[begin:]))
+    return parts
+
+
 class _Scanner:
     def __init__(self, path: str, text: str) -> None:
         self.path = path
@@ -275,12 +305,13 @@ class _Scanner:
             if inner_a < inner_b:
                 start = toks[inner_a].offset
                 stop = toks[inner_b - 1].offset + len(toks[inner_b - 1].text)
-                body = self.text[start:stop]
-                m = re.match(r"\s*([A-Za-z_][\w:]*)\s*(?:\((.*)\))?\s*$", body, re.DOTALL)
-                if m:
-                    line, col = self.at(toks[inner_a])
-                    name = m.group(1).replace(" ", "")
-                    attrs.append(Attribute(name, _args(m.group(2) or ""), line, col))
+                # [[a(1), b(2)]] holds two attributes, as DXC reads it
+                for at, part in _top_level_parts(self.text[start:stop], start):
+                    m = re.match(r"\s*([A-Za-z_][\w:]*)\s*(?:\((.*)\))?\s*$", part, re.DOTALL)
+                    if m:
+                        line, col = self.pos.at(at + m.start(1))
+                        name = m.group(1).replace(" ", "")
+                        attrs.append(Attribute(name, _args(m.group(2) or ""), line, col))
             i = close
         return attrs, i
 
@@ -321,6 +352,10 @@ class _Scanner:
                 name_tok.text, StructDef(name_tok.text, kind, fields, line, col)
             )
             if kind in ("cbuffer", "tbuffer"):
+                kept = self.block_resources(k, brace, close, fields)
+                self.out.structs[name_tok.text] = StructDef(name_tok.text, kind, kept, line, col)
+                if fields and not kept:
+                    return  # only resources: DXC has no such block
                 reg, reg_pos = self.register(k + 2, brace)
                 self.out.declarations.append(
                     Declaration(
@@ -332,6 +367,7 @@ class _Scanner:
                         col,
                         register=reg,
                         register_pos=reg_pos,
+                        space=self.space_only(k + 2, brace),
                         attributes=tuple(attrs),
                     )
                 )
@@ -358,9 +394,10 @@ class _Scanner:
             if attr.name == "shader" and attr.args:
                 self.out.entries.append(EntryAttribute(name_tok.text, attr.args[0], line, col))
 
-    def fields(self, a: int, b: int, separator: str = ";") -> tuple[Field, ...]:
+    def segments(self, a: int, b: int, separator: str = ";") -> list[tuple[int, int]]:
+        """The token ranges between ``separator``s at depth 0 in tokens a..b-1."""
         toks = self.toks
-        out: list[Field] = []
+        out: list[tuple[int, int]] = []
         i = a
         while i < b:
             j = i
@@ -370,11 +407,51 @@ class _Scanner:
                     j = min(_match(toks, j, toks[j].text, close), b)
                     continue
                 j += 1
-            f = self.field(i, j)
-            if f is not None:
-                out.append(f)
+            out.append((i, j))
             i = j + 1
-        return tuple(out)
+        return out
+
+    def fields(self, a: int, b: int, separator: str = ";") -> tuple[Field, ...]:
+        out = (self.field(i, j) for i, j in self.segments(a, b, separator))
+        return tuple(f for f in out if f is not None)
+
+    def block_resources(
+        self, k: int, brace: int, close: int, fields: tuple[Field, ...]
+    ) -> tuple[Field, ...]:
+        """A cbuffer's members that are resources, declared as globals before the block (as
+        DXC does), recorded for the rewrite; the members that stay in the block are returned."""
+        toks = self.toks
+        moved: set[tuple[int, int]] = set()
+        found = 0
+        for i, j in self.segments(brace + 1, close - 1):
+            before = len(self.out.declarations)
+            self.statement(i, j)
+            new = self.out.declarations[before:]
+            del self.out.declarations[before:]
+            resources = [
+                d for d in new if d.base in RTYPES and d.base not in ("cbuffer", "tbuffer")
+            ]
+            if not resources:
+                continue
+            self.out.declarations.extend(resources)
+            moved |= {(d.line, d.column) for d in resources}
+            end = (
+                toks[j].offset + 1 if j < close - 1 else toks[j - 1].offset + len(toks[j - 1].text)
+            )
+            self.out.block_resources.append((toks[k].offset, toks[i].offset, end))
+            found += 1
+        kept = tuple(f for f in fields if (f.line, f.column) not in moved)
+        if found and not kept:
+            tail = close + 1 if close < len(toks) and toks[close].text == ";" else close
+            self.out.resource_only_blocks.append(
+                (
+                    toks[k].offset,
+                    toks[brace].offset + 1,
+                    toks[close - 1].offset,
+                    toks[tail - 1].offset + len(toks[tail - 1].text),
+                )
+            )
+        return kept
 
     def field(self, a: int, b: int) -> Field | None:
         toks = self.toks
@@ -393,14 +470,25 @@ class _Scanner:
                 end = x
                 break
         k = end
+        array: int | None = None
         while k > i and toks[k - 1].text == "]":
-            k = next(y for y in range(k - 1, i - 1, -1) if toks[y].text == "[")
+            open_ = next(y for y in range(k - 1, i - 1, -1) if toks[y].text == "[")
+            size = self.span(open_ + 1, k - 1)
+            array = (array or 1) * (int(size) if size.isdigit() else 0)
+            k = open_
         if k - 1 <= i or toks[k - 1].kind != "id":
             return None
         name_tok = toks[k - 1]
         line, col = self.at(name_tok)
         return Field(
-            name_tok.text, self.span(i, k - 1), line, col, tuple(mods), semantic, tuple(attrs)
+            name_tok.text,
+            self.span(i, k - 1),
+            line,
+            col,
+            tuple(mods),
+            semantic,
+            tuple(attrs),
+            array,
         )
 
     def register(self, a: int, b: int) -> tuple[tuple[str, int, int] | None, tuple[int, int]]:
@@ -414,6 +502,16 @@ class _Scanner:
                     space = int(m.group(3)) if m.group(3) else 0
                     return (m.group(1).lower(), int(m.group(2)), space), self.at(toks[x])
         return None, (0, 0)
+
+    def space_only(self, a: int, b: int) -> int | None:
+        """M of ``register(spaceM)`` between tokens a and b, if that is the form."""
+        toks = self.toks
+        for x in range(a, b - 1):
+            if toks[x].text == "register" and toks[x + 1].text == "(":
+                m = _SPACE_ONLY.match(self.span(x + 2, _match(toks, x + 1, "(", ")") - 1))
+                if m:
+                    return int(m.group(1))
+        return None
 
     def statement(self, a: int, b: int) -> None:
         toks = self.toks
@@ -484,6 +582,7 @@ class _Scanner:
                 array=array,
                 register=reg,
                 register_pos=reg_pos,
+                space=self.space_only(k, b),
                 attributes=tuple(attrs),
                 modifiers=tuple(mods),
                 initializer=init,

@@ -8,12 +8,15 @@ file, and builds its positioned errors here, so a message names a file as the us
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from oneshader.compiler.front import rewrite
 from oneshader.compiler.front.kinds import COUNTED, RTYPES, SUBPASS_INPUTS
 from oneshader.compiler.front.scanner import (
     Declaration,
+    Field,
     SourceFile,
     StructDef,
     find_includes,
@@ -107,11 +110,55 @@ class SourceSet:
                         continue
 
     def declarations(self) -> dict[str, Declaration]:
+        """Every global declaration by name; a global struct of nothing but resources as one
+        resource per field, ``x.field``, declared where ``x`` is (as Slang and DXC flatten it)."""
         out: dict[str, Declaration] = {}
         for src in self.sources.values():
             for d in src.declarations:
-                out.setdefault(d.name, d)
+                for one in self.flattened(d):
+                    out.setdefault(one.name, one)
         return out
+
+    def flattened(self, decl: Declaration) -> list[Declaration]:
+        """``decl``, or the fields of a struct of resources it declares (see declarations)."""
+        fields = [] if decl.array is not None else self.resource_struct(decl.base)
+        if not fields:
+            return [decl]
+        return [
+            replace(
+                decl, name=f"{decl.name}.{f.name}", base=b, type_text=f.type_text, array=f.array
+            )
+            for f, b in fields
+        ]
+
+    def resource_struct(self, type_name: str) -> list[tuple[Field, str]]:
+        """The fields of struct ``type_name`` with their resource types' names, when it holds
+        nothing but resources; [] for any other type."""
+        sdef = None if type_name in RTYPES else self.struct(type_name)
+        if sdef is None or sdef.kind != "struct" or not sdef.fields:
+            return []
+        bases = [f.type_text.split("<")[0].strip() for f in sdef.fields]
+        if any(b not in RTYPES for b in bases):
+            return []
+        return list(zip(sdef.fields, bases, strict=True))
+
+    def declaration_order(self) -> Callable[[Declaration], tuple[int, int]]:
+        """A sort key for where DXC creates a declaration: its file's place in the include
+        order, then its place in the file's scan (a namespace's declarations in place, which
+        Slang lists last; a cbuffer's resources before the cbuffer). A declaration made up at a
+        position (DXC's ``$Globals``) sorts with the declaration scanned there."""
+        files = {p: i for i, p in enumerate(self.include_order())}
+        places = {
+            (p, d.line, d.column): i
+            for p, scanned in self.sources.items()
+            for i, d in reversed(list(enumerate(scanned.declarations)))
+        }
+
+        def key(decl: Declaration) -> tuple[int, int]:
+            path = Path(decl.file).resolve()
+            return files.get(path, 0), places.get((path, decl.line, decl.column), 0)
+
+        return key
 
     def renamed_blocks(self) -> dict[str, str]:
         """cbuffers/tbuffers that declare a member of their own name (DXC-era code's

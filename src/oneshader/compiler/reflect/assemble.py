@@ -91,6 +91,7 @@ def assemble(
         and not decls[n].attribute("vk::push_constant")
         and decls[n].base in RTYPES
     ]
+    resource_decls.sort(key=src.declaration_order())
     declared = {d.name for d in resource_decls if d.name in appended}
     placement = place(
         resource_decls,
@@ -126,6 +127,16 @@ def assemble(
         if p0.category == S.CAT_PUSH_CONSTANT_BUFFER or decl.attribute("vk::push_constant"):
             layout = one_layout(src, decl, per, errors, block=True, msl_vectors=msl_vectors)
             pushes.append(PushBlock(name, (), layout, ()))
+            continue
+        if decl.array is not None and src.resource_struct(decl.base):
+            errors.append(
+                src.at_decl(
+                    decl,
+                    f"'{name}' is an array of structs of resources, which oneshader does not "
+                    f"build; declare one struct per element, or each resource as an array",
+                    "OS1030",
+                )
+            )
             continue
         if p0.category == S.CAT_UNIFORM or decl.base not in RTYPES:
             errors.append(

@@ -14,6 +14,7 @@ from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.slang.facts import EntryFacts, VarFacts
 from oneshader.compiler.slang.request import SLANG_STAGE_ID, CompiledTarget
 from oneshader.diagnostics import Diagnostic, Severity, UserError
+from oneshader.reflection.linking import interpolation, stage_mismatches
 from oneshader.reflection.model import (
     BuiltIn,
     DeviceFeatures,
@@ -28,6 +29,7 @@ from oneshader.reflection.model import (
     Target,
     VertexFormat,
 )
+from oneshader.reflection.spelling import describe_variable
 
 _STAGE_OF_SLANG = {slang: stage for stage, slang in SLANG_STAGE_ID.items()}
 
@@ -137,7 +139,7 @@ def check_vertex_positions(src: SourceSet, compiled: list[CompiledTarget]) -> No
                 f"WGSL: vertex entry point '{e.name}' writes no SV_Position: WebGPU has no "
                 "tessellation or geometry stage for it to feed, and its rasterizer needs the "
                 "position; write one, or build without the wgsl target",
-                "OS1016",
+                "OS1017",
             )
         )
     if errors:
@@ -246,6 +248,49 @@ def _no_vertex_format(src: SourceSet, e: EntryFacts, v: StageVariable) -> Diagno
         "no WebGPU vertex format; use 2 or 4 components for 8/16-bit types (or a 32-bit type)",
         "OS1014",
     )
+
+
+def check_stage_link(src: SourceSet, primary: CompiledTarget, entries: list[EntryPoint]) -> None:
+    """In a file with one vertex entry point, every pixel entry point must read what it writes
+    (the same location, type and interpolation): WebGPU refuses the pair in
+    ``create_render_pipeline``, far from the cause, so the build reports it at the pixel
+    input's declaration (OS1016). Files with several vertex entry points are left to the
+    bindings' ``check_link``, which checks the pair a program really uses."""
+    vertex = [e for e in entries if e.stage is Stage.Vertex]
+    if len(vertex) != 1:
+        return
+    vs = vertex[0]
+    facts = {e.name: e for e in primary.facts.entries}
+    problems = []
+    for ps in (e for e in entries if e.stage is Stage.Pixel):
+        for m in stage_mismatches(vs, ps):
+            v, out = m.input, m.output
+            what = f"pixel input '{v.name}' ({v.semantic}{v.index or ''}, location {v.location})"
+            read = describe_variable(v.scalar, v.components)
+            if out is None:
+                message = f"{what} of {ps.name} is not written by {vs.name}"
+            elif not m.types_agree:
+                message = (
+                    f"{what} of {ps.name} is {read}, but {vs.name} writes "
+                    f"{describe_variable(out.scalar, out.components)} '{out.name}' "
+                    f"({out.semantic}{out.index or ''}) there"
+                )
+            else:
+                message = (
+                    f"{what} of {ps.name} is interpolated {interpolation(v).name}, but "
+                    f"{vs.name}'s '{out.name}' is {interpolation(out).name}"
+                )
+            e = facts[ps.name]
+            declared = next(x for x in e.inputs if x.name == v.name)
+            problems.append(
+                src.error(
+                    *_declared_at(src, e, declared),
+                    message + "; WebGPU wants the same type and interpolation on both sides",
+                    "OS1016",
+                )
+            )
+    if problems:
+        raise UserError(problems)
 
 
 def _wgsl_wide_varyings(src: SourceSet, e: EntryFacts) -> list[Diagnostic]:

@@ -4,15 +4,16 @@ positioned OS2001 where they disagree (docs/compiler.md "One layout for all targ
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
-from oneshader.compiler.emitted.common import GLOBALS, round_up
+from oneshader.compiler.emitted.common import FLOATS, GLOBALS, round_up
 from oneshader.compiler.front.scanner import Declaration
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.reflect.portability import compare
 from oneshader.compiler.slang.facts import ParamFacts
 from oneshader.diagnostics import Diagnostic
-from oneshader.reflection.model import ScalarKind, Target, TypeKind, TypeLayout
+from oneshader.reflection.model import MatrixPacking, ScalarKind, Target, TypeKind, TypeLayout
 
 
 def one_layout(
@@ -42,6 +43,10 @@ def one_layout(
         return None
     if base.kind is TypeKind.Struct and decl.base in ("cbuffer", "tbuffer"):
         base = replace(base, name=decl.name)
+    non_float = matrix_errors(src, decl, base)
+    if non_float:
+        errors.extend(non_float)
+        return base
     first = next(t for t in Target if t in per)
     for t in Target:
         if t not in per or t is first:
@@ -173,52 +178,86 @@ def member_position(
     return src.display(file), line, col
 
 
+def _leaves(layout: TypeLayout, root: str) -> list[tuple[str, str, str, TypeLayout, bool]]:
+    """Every non-struct, non-array type inside ``layout``: (path, owning struct, member name,
+    type, inside an array)."""
+    out: list[tuple[str, str, str, TypeLayout, bool]] = []
+
+    def walk(t: TypeLayout, path: str, owner: str, member: str, in_array: bool) -> None:
+        if t.kind is TypeKind.Struct:
+            for m in t.members:
+                walk(m.type, f"{path}.{m.name}", t.name or owner, m.name, in_array)
+        elif t.kind is TypeKind.Array:
+            if t.element is not None:
+                walk(t.element, path, owner, member, True)
+        else:
+            out.append((path, owner, member, t, in_array))
+
+    walk(layout, root, layout.name, "", False)
+    return out
+
+
+def _member_errors(
+    src: SourceSet,
+    decl: Declaration,
+    layout: TypeLayout | None,
+    why: Callable[[TypeLayout, bool], str | None],
+    code: str,
+) -> list[Diagnostic]:
+    """An error at each member of ``layout`` whose leaf type ``why`` objects to (once per
+    member), the message being ``path: why``."""
+    out: list[Diagnostic] = []
+    seen: set[tuple[str, str]] = set()
+    for path, owner, member, t, in_array in _leaves(layout, decl.name) if layout else []:
+        reason = why(t, in_array)
+        if reason is None or (owner, member) in seen:
+            continue
+        seen.add((owner, member))
+        file, line, col = member_position(src, decl, owner, member)
+        out.append(src.error(file, line, col, f"{path}: {reason}", code))
+    return out
+
+
 def wgsl_buffer_errors(
     src: SourceSet, decl: Declaration, layout: TypeLayout | None, uniform: bool
 ) -> list[Diagnostic]:
     """What Slang's WGSL cannot hold in a buffer, at the member: bool (WGSL has no
     host-shareable bool; Slang emits it anyway and naga rejects the module) and, in a
     uniform buffer, arrays of half (Slang emits an invalid ``vec8<f16>`` slot)."""
-    out: list[Diagnostic] = []
-    seen: set[tuple[str, str]] = set()
 
-    def walk(t: TypeLayout, path: str, owner: str, member: str, in_array: bool) -> None:
-        if t.kind is TypeKind.Struct:
-            for m in t.members:
-                walk(m.type, f"{path}.{m.name}", t.name or owner, m.name, in_array)
-            return
-        if t.kind is TypeKind.Array:
-            if t.element is not None:
-                walk(t.element, path, owner, member, True)
-            return
+    def why(t: TypeLayout, in_array: bool) -> str | None:
         if t.scalar is ScalarKind.Bool:
-            why = "WGSL has no bool in buffers (not host-shareable); use uint (0 or 1)"
+            reason = "WGSL has no bool in buffers (not host-shareable); use uint (0 or 1)"
         elif uniform and in_array and t.scalar is ScalarKind.Float16:
-            why = (
+            reason = (
                 "Slang emits an array of half in a WGSL uniform buffer as an invalid "
                 "vec8<f16>; use float, or half4 members instead of an array"
             )
         else:
-            return
-        if (owner, member) in seen:
-            return
-        seen.add((owner, member))
-        file, line, col = member_position(src, decl, owner, member)
-        out.append(
-            src.error(
-                file,
-                line,
-                col,
-                f"WGSL: {path}: {why}, or build without the wgsl target",
-                "OS1003",
-            )
+            return None
+        return f"{reason}, or build without the wgsl target"
+
+    errors = _member_errors(src, decl, layout, why, "OS1003")
+    return [replace(e, message=f"WGSL: {e.message}") for e in errors]
+
+
+def matrix_errors(src: SourceSet, decl: Declaration, layout: TypeLayout | None) -> list[Diagnostic]:
+    """A column-major matrix of a non-float type in a buffer, at the member: Slang stores it by
+    rows on every target while its reflection says columns, and DXC refuses it ("non-floating-
+    point column-major matrices not supported")."""
+
+    def why(t: TypeLayout, in_array: bool) -> str | None:
+        if t.kind is not TypeKind.Matrix or t.scalar in FLOATS:
+            return None
+        if t.packing is not MatrixPacking.ColumnMajor:
+            return None
+        name = f"{t.scalar.name.lower()}{t.rows}x{t.cols}"
+        return (
+            f"a column-major {name} in a buffer: neither Slang nor DXC can lay out a "
+            "non-float matrix by columns; declare it row_major, or use a float matrix"
         )
 
-    if layout is not None and layout.kind is not TypeKind.Scalar:
-        walk(layout, decl.name, layout.name, "", False)
-    elif layout is not None and layout.scalar is ScalarKind.Bool:
-        walk(layout, decl.name, "", "", False)
-    return out
+    return _member_errors(src, decl, layout, why, "OS1031")
 
 
 def vk_offsets(src: SourceSet, layout: TypeLayout | None, owner: str) -> TypeLayout | None:

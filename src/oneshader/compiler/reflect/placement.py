@@ -6,9 +6,12 @@ In order of precedence, for each resource in declaration order:
 2. ``-fvk-bind-register xN SPACE BINDING SET`` for the resource's register: that set and binding.
    As with DXC, once any bind-register is given every resource with a register must have one.
 3. ``register(xN, spaceM)``: set M, binding N plus the shift given for class x in space M (a shift
-   for "all" spaces applies where no space-specific one is given).
-4. No binding at all: the lowest binding of set 0 that no explicit binding took, in declaration
-   order (without explicit bindings anywhere that is simply declaration order).
+   for "all" spaces applies where no space-specific one is given). A
+   ``[[vk::combinedImageSampler]]`` sampler takes the t shift, as the texture it combines with.
+4. No binding at all: the lowest binding of set 0 (of set M for DXC's ``register(spaceM)``)
+   that no explicit binding took, in declaration order (without explicit bindings anywhere that
+   is simply declaration order). Where a global struct of resources is flattened, an array of
+   N resources takes N bindings here, as in DXC.
 
 Hidden counters (append/consume buffers, RW buffers using their counter) take
 ``[[vk::counter_binding(n)]]`` in their buffer's set, else the lowest free binding of that set
@@ -71,8 +74,10 @@ def place(
         elif d.register is not None:
             cls, number, space = d.register
             key = (f"{cls}{number}", space)
+            # DXC shifts a [[vk::combinedImageSampler]] sampler as the texture it combines with.
+            shift_cls = "t" if cls == "s" and d.attribute("vk::combinedImageSampler") else cls
             if not bind_registers:
-                bindings[d.name] = (space, number + _shift(shifts, cls, space))
+                bindings[d.name] = (space, number + _shift(shifts, shift_cls, space))
             elif key in mapped:
                 bindings[d.name] = mapped[key]
             else:
@@ -92,17 +97,22 @@ def place(
             counters[name] = (bindings[name][0], _int(attr.args[0]))
     used = set(bindings.values()) | set(counters.values())
 
-    def lowest(dset: int) -> tuple[int, int]:
+    def lowest(dset: int, count: int = 1) -> tuple[int, int]:
+        """The lowest binding of ``dset`` with ``count`` free bindings from it, now taken."""
         n = 0
-        while (dset, n) in used:
+        while any((dset, n + i) in used for i in range(count)):
             n += 1
-        used.add((dset, n))
+        used.update((dset, n + i) for i in range(count))
         return dset, n
 
+    # With a global struct of resources (flattened to x.field), DXC gives an array of N
+    # resources N bindings in this pass (as it does the struct's fields), not one.
+    flattening = any("." in d.name for d in resources)
     # One pass in DXC's creation order: each resource, then its counter if it has one now.
     for d in resources:
         if d.name not in bindings:
-            bindings[d.name] = lowest(0)
+            count = max(d.array or 1, 1) if flattening else 1
+            bindings[d.name] = lowest(d.space or 0, count)
         if d.name in declared_counters and d.name not in counters:
             counters[d.name] = lowest(bindings[d.name][0])
     for name in used_counters:

@@ -156,6 +156,8 @@ class _Reader:
                 name = S.text(
                     lib.spReflectionVariable_GetName(lib.spReflectionVariableLayout_GetVariable(vl))
                 )
+                if name == "$base":  # a derived struct's base: the first member, as in DXC
+                    name = "base"  # (and in the code of every target)
                 offset = int(lib.spReflectionVariableLayout_GetOffset(vl, S.CAT_UNIFORM))
                 ftl = lib.spReflectionVariableLayout_GetTypeLayout(vl)
                 members.append(StructMember(name, offset, self.layout(ftl)))
@@ -204,6 +206,43 @@ class _Reader:
             off = lib.spReflectionVariableLayout_GetOffset(vl, cat)
             space = lib.spReflectionVariableLayout_GetSpace(vl, cat)
             out.append((int(cat), _size(off), _size(space)))
+        return out
+
+    def params(self, vl: int) -> list[ParamFacts]:
+        """The parameter, or for a struct of nothing but resources its fields, named
+        ``x.field`` (Slang flattens such a global into one variable per field, as DXC does)."""
+        lib = self.lib
+        tl = lib.spReflectionVariableLayout_GetTypeLayout(vl)
+        fields = []
+        if lib.spReflectionTypeLayout_getKind(tl) == S.KIND_STRUCT:
+            count = lib.spReflectionTypeLayout_GetFieldCount(tl)
+            fields = [lib.spReflectionTypeLayout_GetFieldByIndex(tl, i) for i in range(count)]
+        resources = (S.KIND_RESOURCE, S.KIND_SAMPLER_STATE)
+        kinds = []
+        for f in fields:  # a field's kind, or an array field's element's
+            ftl = lib.spReflectionVariableLayout_GetTypeLayout(f)
+            if lib.spReflectionTypeLayout_getKind(ftl) == S.KIND_ARRAY:
+                ftl = lib.spReflectionTypeLayout_GetElementTypeLayout(ftl)
+            kinds.append(lib.spReflectionTypeLayout_getKind(ftl))
+        if not fields or any(k not in resources for k in kinds):
+            return [self.param(vl)]
+        name = S.text(
+            lib.spReflectionVariable_GetName(lib.spReflectionVariableLayout_GetVariable(vl))
+        )
+        out = []
+        for f in fields:
+            p = self.param(f)
+            p.name = f"{name}.{p.name}"
+            p.slots = [
+                (
+                    cat,
+                    off + _size(lib.spReflectionVariableLayout_GetOffset(vl, cat)),
+                    space + _size(lib.spReflectionVariableLayout_GetSpace(vl, cat)),
+                )
+                for cat, off, space in p.slots
+            ]
+            p.category, p.binding, p.space = p.slots[0] if p.slots else (0, 0, 0)
+            out.append(p)
         return out
 
     def param(self, vl: int) -> ParamFacts:
@@ -321,8 +360,9 @@ GLOBALS = "$Globals"
 def read_facts(lib: S.Library, reflection: int) -> TargetFacts:
     r = _Reader(lib)
     params = [
-        r.param(lib.spReflection_GetParameterByIndex(reflection, i))
+        p
         for i in range(lib.spReflection_GetParameterCount(reflection))
+        for p in r.params(lib.spReflection_GetParameterByIndex(reflection, i))
     ]
     params = _gather_globals(lib, r, reflection, params)
     entries = [

@@ -43,6 +43,7 @@ def parse(
     ``text_of`` gives a file's text for the excerpt (None when unknown)."""
     out: list[Diagnostic] = []
     seen: set[tuple[str, int, int, str, str]] = set()
+    inserted: set[int] = set()
     suppressed_group = False
     for raw in output.splitlines():
         parts = raw.split("\t")
@@ -74,10 +75,16 @@ def parse(
         text = text_of(path) if path and line else None
         excerpt = source_excerpt(text, line, col) if text else ""
         out.append(Diagnostic(file, line, col, severity, message, code, excerpt))
+        lines = text.split("\n") if text is not None else []
+        if 0 < line <= len(lines) and col > len(lines[line - 1]) + 1:
+            inserted.add(len(out) - 1)
+    # The same message at a column the user's line does not have (inside a declaration a
+    # rewrite appended, a companion counter) is the user's declaration's message again.
+    in_line = {(d.file, d.line, d.code, d.message) for i, d in enumerate(out) if i not in inserted}
     result = []
-    for d in out:
+    for i, d in enumerate(out):
         key = (d.file, d.line, d.column, d.code, d.message)
-        if key in seen:
+        if key in seen or (i in inserted and key[:2] + key[3:] in in_line):
             continue
         seen.add(key)
         result.append(d)

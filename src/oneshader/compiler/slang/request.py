@@ -19,7 +19,7 @@ from oneshader.compiler.slang.facts import TargetFacts, read_facts
 from oneshader.compiler.slang.messages import explain, unavailable_at_uses
 from oneshader.compiler.slang.messages import parse as parse_diagnostics
 from oneshader.compiler.slang.padding import Padding, offset_padding, without_padding
-from oneshader.diagnostics import Diagnostic, Severity
+from oneshader.diagnostics import Diagnostic, Severity, source_excerpt
 from oneshader.reflection.model import Stage, Target
 
 _SLANG_TARGET = {Target.SpirV: "spirv", Target.Msl: "metal", Target.Wgsl: "wgsl"}
@@ -141,6 +141,11 @@ def _rewritten(
         for name in src.unit_point_sizes():
             text = rewrite.without_point_size(text, name)
     text = rewrite.vk_builtins(text)
+    text = rewrite.pack_matrix(text)
+    text = rewrite.matrix_array_majorness(text)
+    text = rewrite.without_space_only_registers(text)
+    text = rewrite.bitfield_words(text, src.sources[path])
+    text = rewrite.block_resources_as_globals(text, src.sources[path])
     subpass = src.subpass_inputs()
     if subpass and target is Target.SpirV:
         text = rewrite.subpass_inputs_as_vectors(text, subpass, _declared_in(subpass, path))
@@ -172,6 +177,32 @@ def slang_source(src: SourceSet, target: Target, pads: Collection[Padding] = ())
         code = " ".join(rewrite.HELPERS[name][1] for name in helpers)
         main = f'{code}\n#line 1 "{src.path.as_posix()}"\n{main}'
     return main
+
+
+def _as_written(src: SourceSet, diags: list[Diagnostic]) -> list[Diagnostic]:
+    """Slang's diagnostics in the file's terms where a block was renamed for it
+    (``SourceSet.renamed_blocks``): the block's own name, and the columns after it on its line."""
+    renamed = src.renamed_blocks()
+    if not renamed:
+        return diags
+    decls = src.declarations()
+    moved = {
+        (src.display(decls[old].file), decls[old].line): (decls[old].column, len(new) - len(old))
+        for old, new in renamed.items()
+    }
+    names = re.compile(r"\b(" + "|".join(re.escape(n) for n in renamed.values()) + r")\b")
+    back = {new: old for old, new in renamed.items()}
+    out = []
+    for d in diags:
+        d = replace(d, message=names.sub(lambda m: back[m.group(1)], d.message))
+        at, shift = moved.get((d.file, d.line), (0, 0))
+        if shift and d.column > at:
+            column = max(d.column - shift, at)
+            text = src.displayed_text(d.file)
+            excerpt = source_excerpt(text, d.line, column) if text else d.excerpt
+            d = replace(d, column=column, excerpt=excerpt)
+        out.append(d)
+    return out
 
 
 def compile_target(
@@ -255,7 +286,7 @@ def _compile_once(
     req = S.Request(lib, args, (str(src.path), slang_source(src, target, pads)), entries)
     try:
         result = req.compile()
-        diags = parse_diagnostics(result.diagnostics, src.display, src.text_of)
+        diags = _as_written(src, parse_diagnostics(result.diagnostics, src.display, src.text_of))
         if not result.ok:
             user_files = {src.display(str(p)) for p in src.texts}
             errors = unavailable_at_uses(diags, user_files, UNAVAILABLE_HINTS[target]) or [

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 
 from oneshader.compiler.api import PADDING, OutputFile
 from oneshader.compiler.emitted.common import (
+    FLOATS,
     EmittedCodeError,
     EmittedEntry,
     EmittedModule,
@@ -31,6 +32,7 @@ from oneshader.reflection.model import (
     DeviceFeatures,
     EntryPoint,
     Interpolation,
+    MatrixPacking,
     PushBlock,
     Resource,
     ResourceTypeKind,
@@ -399,6 +401,8 @@ class _Checker:
         "block" (a constant buffer's or push block's struct: the code's size may be smaller, the
         reflection records the largest over targets), "nested" (a struct inside another or in an
         array: its size shows only through offsets and strides, compared on their own)."""
+        if ours.kind is TypeKind.Matrix and theirs.kind is TypeKind.Array:
+            ours = _rows_of(ours)  # a non-float matrix, emitted as its rows
         if ours.kind is not theirs.kind:
             self.differ(module, f"{path} kind", ours.kind.name, theirs.kind.name)
             return
@@ -732,3 +736,15 @@ def _same_scalar(a: ScalarKind, b: ScalarKind) -> bool:
         return True
     loose = {ScalarKind.Bool, ScalarKind.UInt, ScalarKind.Int}
     return a in loose and b in loose and ScalarKind.Bool in (a, b)
+
+
+def _rows_of(matrix: TypeLayout) -> TypeLayout:
+    """A row-major matrix as every target emits it when its scalar is not a float (no such
+    matrix type exists there): an array of its rows, ``mstride`` apart. (A column-major one is
+    refused before: ``reflect.layouts.matrix_errors``.)"""
+    if matrix.packing is not MatrixPacking.RowMajor or matrix.scalar in FLOATS:
+        return matrix
+    row = TypeLayout(TypeKind.Vector, matrix.scalar, rows=matrix.cols)
+    return replace(
+        matrix, kind=TypeKind.Array, length=matrix.rows, stride=matrix.mstride, element=row
+    )
