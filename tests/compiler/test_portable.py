@@ -177,7 +177,7 @@ def test_vk_offset_in_a_nested_struct_is_padded_too(tmp_path: Path) -> None:
 def test_metal_vector_members_packed_or_aligned_in_the_code() -> None:
     """Reads of a member made packed_float3 are converted back to float3 (Metal's vector
     functions are not written for packed types); writes and addresses are left alone."""
-    from oneshader.compiler.patch.text import metal_vectors
+    from oneshader.compiler.patch.msl import metal_vectors
 
     msl = (
         "struct In_0\n{\n    float4 a_0;\n    float3 v_0;\n    float s_0;\n};\n"

@@ -13,10 +13,10 @@ from oneshader.diagnostics import Diagnostic
 from oneshader.reflection.model import ShaderReflection, Stage, Target
 
 TARGET_NAMES = {Target.SpirV: "SPIR-V", Target.Msl: "Metal", Target.Wgsl: "WGSL"}
+"""How every message names each target (the one home of these display names)."""
 # The prefix of the padding members that stand for [[vk::offset]] in WGSL and Metal code
 # (compiler.slang.padding): in the code, never in the reflection.
 PADDING = "oneshader_pad"
-"""How messages name each target (the verifier's own copy says "MSL": issue 14, phase 2)."""
 
 
 @dataclass(frozen=True)

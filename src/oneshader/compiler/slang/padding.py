@@ -12,7 +12,7 @@ from pathlib import Path
 from oneshader.compiler.api import PADDING, TARGET_NAMES
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.slang.facts import TargetFacts
-from oneshader.diagnostics import Diagnostic
+from oneshader.diagnostics import Code, Diagnostic
 from oneshader.reflection.model import Target, TypeKind, TypeLayout
 
 
@@ -86,7 +86,7 @@ def offset_padding(
                         f"{name}: [[vk::offset({want})]] on '{m.name}' cannot be "
                         f"expressed: {why}; give it an offset at or after {m.offset} that is a "
                         f"multiple of {align}, or build for spirv only",
-                        "OS1010",
+                        Code.VK_OFFSET,
                     )
                 )
                 continue

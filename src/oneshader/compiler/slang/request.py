@@ -15,19 +15,14 @@ from oneshader.compiler.front.precheck import wgsl_interlocked
 from oneshader.compiler.front.scanner import Declaration, line_col, strip_comments
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.slang import capi as S
-from oneshader.compiler.slang.facts import TargetFacts, read_facts
+from oneshader.compiler.slang.facts import SLANG_STAGE_ID, TargetFacts, read_facts
 from oneshader.compiler.slang.messages import explain, unavailable_at_uses
 from oneshader.compiler.slang.messages import parse as parse_diagnostics
 from oneshader.compiler.slang.padding import Padding, offset_padding, without_padding
-from oneshader.diagnostics import Diagnostic, Severity, source_excerpt
-from oneshader.reflection.model import Stage, Target
+from oneshader.diagnostics import Code, Diagnostic, Severity, source_excerpt
+from oneshader.reflection.model import Target
 
 _SLANG_TARGET = {Target.SpirV: "spirv", Target.Msl: "metal", Target.Wgsl: "wgsl"}
-SLANG_STAGE_ID = {
-    Stage.Vertex: S.STAGE_VERTEX,
-    Stage.Pixel: S.STAGE_FRAGMENT,
-    Stage.Compute: S.STAGE_COMPUTE,
-}
 
 # DXC's minimum-precision types are 32-bit unless -enable-16bit-types; so they are here.
 _MIN_PRECISION = [
@@ -265,7 +260,7 @@ def _point_sizes_dropped(src: SourceSet) -> list[Diagnostic]:
                         a.column,
                         f"WGSL: [[vk::builtin(\"PointSize\")]] '{f.name}' is left out: the shader "
                         "only sets it to 1.0, and WGSL draws every point 1 pixel wide",
-                        "OS1011",
+                        Code.VK_BUILTIN,
                     )
                     out.append(replace(d, severity=Severity.WARNING))
     return out

@@ -1,77 +1,27 @@
-"""Text patches of emitted WGSL and MSL: locations, depth textures, MSL argument indices.
-
-Slang's WGSL numbers varyings by semantic index and declares compared textures as colour
-textures; these helpers rewrite exactly the attributes oneshader decides (docs/compiler.md), by
-the names Slang gives declarations (the source name, or the source name plus ``_<n>``).
+"""Text patches of emitted MSL: oneshader's argument indices (arrays of textures and samplers
+too), the entry points' vertex inputs and fragment outputs (varyings are matched by
+``[[user(...)]]`` semantics, not numbers), and packed or aligned vector members where they give
+HLSL's layout.
 """
 
 from __future__ import annotations
 
 import re
 
-from oneshader.compiler.emitted.common import resource_name
+from oneshader.compiler.emitted.common import demangle, emitted_pattern, resource_name
 from oneshader.compiler.front.rewrite import postfix_start
+from oneshader.compiler.patch.common import patch_struct, struct_body
 from oneshader.reflection.model import Stage
 
-DEPTH_TEXTURES = {
-    "texture_2d": "texture_depth_2d",
-    "texture_2d_array": "texture_depth_2d_array",
-    "texture_cube": "texture_depth_cube",
-    "texture_cube_array": "texture_depth_cube_array",
-}
 
-
-WGSL_COMPARE = re.compile(r"texture(?:SampleCompare(?:Level)?|GatherCompare)\(\s*\(?\s*$")
-
-
-def relocate_fields(body: str, attr: str, wanted: dict[str, int]) -> str:
-    """``@location(n) name_0`` / ``name_0 [[attribute(n)]]`` fields of a struct body, renumbered."""
-    if attr == "location":
-
-        def wgsl(fm: re.Match[str]) -> str:
-            location = wanted.get(re.sub(r"_[0-9]+$", "", fm.group(3)), int(fm.group(1)))
-            return f"@location({location}){fm.group(2)}{fm.group(3)}{fm.group(4)}"
-
-        return re.sub(r"@location\((\d+)\)(\s*)(\w+)(\s*:)", wgsl, body)
+def _relocate_fields(body: str, attr: str, wanted: dict[str, int]) -> str:
+    """``name_0 [[attribute(n)]]`` (or ``color``) fields of a struct body, renumbered."""
 
     def msl(fm: re.Match[str]) -> str:
-        location = wanted.get(re.sub(r"_[0-9]+$", "", fm.group(1)), int(fm.group(3)))
+        location = wanted.get(demangle(fm.group(1)), int(fm.group(3)))
         return f"{fm.group(1)}{fm.group(2)}[[{attr}({location})]]"
 
     return re.sub(rf"(\w+)(\s*)\[\[{attr}\((\d+)\)\]\]", msl, body)
-
-
-def patch_struct(text: str, name: str, attr: str, wanted: dict[str, int]) -> str:
-    sm = re.search(rf"struct\s+{re.escape(name)}\s*\{{(.*?)\}};", text, re.DOTALL)
-    if not sm or not wanted:
-        return text
-    body = relocate_fields(sm.group(1), attr, wanted)
-    return text[: sm.start(1)] + body + text[sm.end(1) :]
-
-
-def relocate_wgsl(text: str, entry: str, ins: dict[str, int], outs: dict[str, int]) -> str:
-    """The WGSL entry point's input and output locations set to the reflection's."""
-    m = re.search(
-        rf"fn\s+{re.escape(entry)}\s*\((.*?)\)\s*(?:->\s*([^{{]*?))?\s*\{{", text, re.DOTALL
-    )
-    if not m:
-        return text
-    params, result = m.group(1), (m.group(2) or "").strip()
-    new_params = relocate_fields(params, "location", ins)
-    new_result = result
-    if result.startswith("@location"):
-        new_result = re.sub(r"@location\(\d+\)", f"@location({outs.get('result', 0)})", result)
-    head = text[: m.start(1)] + new_params + text[m.end(1) : m.start(2) if m.group(2) else m.end(1)]
-    if m.group(2):
-        head += new_result + text[m.end(2) : m.end()]
-    else:
-        head += text[m.end(1) : m.end()]
-    text = head + text[m.end() :]
-    for struct_name in re.findall(r":\s*(\w+)", params):
-        text = patch_struct(text, struct_name, "location", ins)
-    if re.fullmatch(r"\w+", result):
-        text = patch_struct(text, result, "location", outs)
-    return text
 
 
 def relocate_msl(
@@ -92,9 +42,13 @@ def relocate_msl(
         if stage is Stage.Vertex:
             sm = re.search(r"(\w+)\s+\w+\s*\[\[stage_in\]\]", m.group(2))
             if sm:
-                text = patch_struct(text, sm.group(1), "attribute", ins)
+                text = patch_struct(
+                    text, sm.group(1), lambda body: _relocate_fields(body, "attribute", ins)
+                )
         else:
-            text = patch_struct(text, m.group(1), "color", outs)
+            text = patch_struct(
+                text, m.group(1), lambda body: _relocate_fields(body, "color", outs)
+            )
         break
     return text
 
@@ -130,7 +84,7 @@ def metal_vectors(text: str, resource: str, vectors: list[tuple[tuple[str, ...],
     every read converted back to the vector type, as Metal code does) or aligned (False:
     ``float4`` for Slang's ``packed_float4``, which converts on assignment)."""
     param = re.search(
-        rf"(\w+)\s+(?:constant|device|const\s+device)\s*\*\s*{re.escape(resource)}(?:_\d+)?\s*\[\[",
+        rf"(\w+)\s+(?:constant|device|const\s+device)\s*\*\s*{emitted_pattern(resource)}\s*\[\[",
         text,
     )
     if param is None:
@@ -139,12 +93,12 @@ def metal_vectors(text: str, resource: str, vectors: list[tuple[tuple[str, ...],
     for path, pack in vectors:
         struct_name = param.group(1)
         for i, member in enumerate(path):
-            body = re.search(rf"struct\s+{re.escape(struct_name)}\s*\{{(.*?)\}};", text, re.S)
+            body = struct_body(text, struct_name)
             if body is None:
                 break
             decl = re.search(
                 rf"(?m)^\s*(?:array<\s*)?(?P<type>\w+)[^;\n]*?\s"
-                rf"(?P<name>{re.escape(member)}(?:_\d+)?)\s*;",
+                rf"(?P<name>{emitted_pattern(member)})\s*;",
                 body.group(1),
             )
             if decl is None:
