@@ -51,7 +51,7 @@ def test_vertex_shader_without_position_is_refused_for_wgsl(tmp_path: Path) -> N
 
     refused = build(Target.SpirV, Target.Wgsl)
     (error,) = [d for d in refused.diagnostics if d.is_error]
-    assert (error.file, error.line, error.column, error.code) == ("v.hlsl", 2, 22, "OS1003")
+    assert (error.file, error.line, error.column, error.code) == ("v.hlsl", 2, 22, "OS1017")
     assert "WGSL" in error.message and "'V'" in error.message and "SV_Position" in error.message
     spirv = build(Target.SpirV)
     assert spirv.ok and spirv_errors(spirv.outputs[0].data) == ""

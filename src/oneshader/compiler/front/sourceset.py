@@ -245,6 +245,17 @@ class SourceSet:
             for m in _INTERLOCKED.finditer(strip_comments(self.texts[p]))
         ]
 
+    def unit_point_sizes(self) -> set[str]:
+        """Members declared ``[[vk::builtin("PointSize")]]`` that the code only sets to 1.0."""
+        names = {
+            f.name
+            for scanned in self.sources.values()
+            for sdef in scanned.structs.values()
+            for f in sdef.fields
+            if any(a.name == "vk::builtin" and a.args[:1] == ("PointSize",) for a in f.attributes)
+        }
+        return rewrite.unit_point_sizes(self.texts.values(), names) if names else set()
+
     def append_consume(self) -> dict[str, Declaration]:
         """Append/consume structured buffers (declared in any file): their counter is hidden."""
         return {
