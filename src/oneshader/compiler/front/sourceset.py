@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from oneshader.compiler.api import InputFile
 from oneshader.compiler.front import rewrite
@@ -63,7 +64,14 @@ class SourceSet:
         self.sources: dict[Path, SourceFile] = {}
         self.inputs: list[InputFile] = []
         self._shown: dict[str, str] = {}
-        self._renamed: dict[str, str] | None = None
+        # what is derived from the texts, computed once: every stage asks again (the texts are
+        # read once, by ``read``, which empties it)
+        self._derived: dict[str, Any] = {}
+
+    def _once(self, key: str, compute: Callable[[], Any]) -> Any:
+        if key not in self._derived:
+            self._derived[key] = compute()
+        return self._derived[key]
 
     # -- names and positions -------------------------------------------------------------------
 
@@ -125,6 +133,7 @@ class SourceSet:
         """Read the main file and, transitively, the includes found; each file's status and
         digest as read go to ``inputs``. A file that is not a regular file, not UTF-8, or an
         absolute include outside the include folders is a positioned error."""
+        self._derived.clear()
         self.inputs.append(self._read(self.path, self.name, 0, 0))
         todo = [self.path]
         while todo:
@@ -183,6 +192,9 @@ class SourceSet:
     def declarations(self) -> dict[str, Declaration]:
         """Every global declaration by name; a global struct of nothing but resources as one
         resource per field, ``x.field``, declared where ``x`` is (as Slang and DXC flatten it)."""
+        return dict(self._once("declarations", self._declarations))
+
+    def _declarations(self) -> dict[str, Declaration]:
         out: dict[str, Declaration] = {}
         for src in self.sources.values():
             for d in src.declarations:
@@ -238,8 +250,10 @@ class SourceSet:
         there, not in HLSL. The new name is ``<name>_<n>``, which the readers of emitted code
         demangle back to ``<name>``; ``n`` is the first that no file of the shader spells.
         (Asked by every step that names the block: worked out once, after ``read``.)"""
-        if self._renamed is not None:
-            return self._renamed
+        renamed: dict[str, str] = self._once("renamed_blocks", self._renamed_blocks)
+        return renamed
+
+    def _renamed_blocks(self) -> dict[str, str]:
         texts = "\n".join(self.texts.values())
         out: dict[str, str] = {}
         for d in self.declarations().values():
@@ -250,7 +264,6 @@ class SourceSet:
             while re.search(rf"\b{re.escape(d.name)}_{n}\b", texts):
                 n += 1
             out[d.name] = f"{d.name}_{n}"
-        self._renamed = out
         return out
 
     def struct(self, name: str) -> StructDef | None:
@@ -268,6 +281,9 @@ class SourceSet:
     def include_order(self) -> list[Path]:
         """Every file read, each after the files it includes (as the preprocessor meets their
         text when the includes come first), the main file last."""
+        return list(self._once("include_order", self._include_order))
+
+    def _include_order(self) -> list[Path]:
         order: list[Path] = []
 
         def visit(p: Path) -> None:
@@ -284,6 +300,9 @@ class SourceSet:
 
     def counter_uses(self) -> list[tuple[Path, re.Match[str]]]:
         """Every ``X.IncrementCounter()``/``DecrementCounter()`` of every file, in include order."""
+        return list(self._once("counter_uses", self._counter_uses))
+
+    def _counter_uses(self) -> list[tuple[Path, re.Match[str]]]:
         return [(p, m) for p in self.include_order() for m in rewrite.counter_calls(self.texts[p])]
 
     def interlocked_calls(self) -> list[tuple[Path, re.Match[str]]]:
@@ -295,6 +314,17 @@ class SourceSet:
             for p in self.include_order()
             for m in _INTERLOCKED.finditer(strip_comments(self.texts[p]))
         ]
+
+    def unit_point_sizes(self) -> set[str]:
+        """Members declared ``[[vk::builtin("PointSize")]]`` that the code only sets to 1.0."""
+        names = {
+            f.name
+            for scanned in self.sources.values()
+            for sdef in scanned.structs.values()
+            for f in sdef.fields
+            if any(a.name == "vk::builtin" and a.args[:1] == ("PointSize",) for a in f.attributes)
+        }
+        return rewrite.unit_point_sizes(self.texts.values(), names) if names else set()
 
     def append_consume(self) -> dict[str, Declaration]:
         """Append/consume structured buffers (declared in any file): their counter is hidden."""
