@@ -28,9 +28,9 @@ sys.path.insert(0, str(ROOT / "tests" / "reflection"))
 from test_reflection_fuzz import mutate  # noqa: E402
 
 from oneshader.codegen.render import render_module  # noqa: E402
-from oneshader.codegen.validate import LayoutError  # noqa: E402
 from oneshader.reflection import ReflectionFormatError  # noqa: E402
 from oneshader.reflection.format import ReflectionFormat  # noqa: E402
+from oneshader.reflection.validate import LayoutError  # noqa: E402
 
 DEADLINE_SECONDS = 5
 
