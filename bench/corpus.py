@@ -545,6 +545,8 @@ def report(args: argparse.Namespace) -> None:
             and not everything.results[s.name].ok
         ]
         print(f"  compiled by plain Slang for {names} but not built by oneshader: {len(behind)}")
+        for name in sorted(behind):
+            print(f"      {name}")
 
     print(f"\nfailures ({names} build), by first error code:")
     for code, members in failure_groups(everything):

@@ -94,17 +94,6 @@ def precheck(src: SourceSet, options: CompileOptions) -> dict[Target, list[Diagn
     targets = options.targets
     flattened: set[tuple[str, int]] = set()
     for d in decls.values():
-        rtype = RTYPES.get(d.base, (None, None))[0]
-        if rtype is ResourceTypeKind.TextureBuffer and Target.SpirV in targets:
-            per[Target.SpirV].append(
-                src.at_decl(
-                    d,
-                    f"SPIR-V: Slang cannot emit a tbuffer/TextureBuffer ('{d.name}') for "
-                    "SPIR-V; "
-                    "use a cbuffer or a StructuredBuffer, or build without the spirv target",
-                    "OS1001",
-                )
-            )
         owner, dot, _ = d.name.partition(".")
         if dot and (owner, d.line) not in flattened:
             flattened.add((owner, d.line))
@@ -129,7 +118,7 @@ def precheck(src: SourceSet, options: CompileOptions) -> dict[Target, list[Diagn
                 )
             )
         for t in (Target.Msl, Target.Wgsl):
-            if rtype in SUBPASS_INPUTS and t in targets:
+            if RTYPES.get(d.base, (None, None))[0] in SUBPASS_INPUTS and t in targets:
                 per[t].append(
                     src.at_decl(
                         d,
@@ -297,6 +286,39 @@ def _counted_parameters(src: SourceSet, target: Target) -> list[Diagnostic]:
                 )
             )
     return out
+
+
+def spirv_texture_buffers(src: SourceSet, slang_error: str) -> list[Diagnostic]:
+    """Slang cannot emit a tbuffer/TextureBuffer that the code reads for SPIR-V (an internal
+    error without a position; an unused one is dropped and builds): the error at the
+    declarations the message names (Slang spells '_' as 'x5F'), else at every one."""
+    buffers = [
+        d
+        for d in src.declarations().values()
+        if RTYPES.get(d.base, (None, None))[0] is ResourceTypeKind.TextureBuffer
+    ]
+    spelled = slang_error.replace("x5F", "_")
+    named = [
+        d
+        for d in buffers
+        if re.search(rf"ParameterGroup_{re.escape(d.name)}\b", spelled)
+        or re.search(rf"TextureBuffer\(%{re.escape(_template_argument(d.type_text))}\b", spelled)
+    ]
+    return [
+        src.at_decl(
+            d,
+            f"SPIR-V: Slang cannot emit a tbuffer/TextureBuffer that the code reads ('{d.name}') "
+            "for SPIR-V; use a cbuffer or a StructuredBuffer, or build without the spirv target",
+            "OS1001",
+        )
+        for d in named or buffers
+    ]
+
+
+def _template_argument(type_text: str) -> str:
+    """``S`` of ``TextureBuffer<S>`` ("" without template arguments)."""
+    m = re.search(r"<\s*(\w+)", type_text)
+    return m.group(1) if m else "\0"
 
 
 def wgsl_interlocked(src: SourceSet) -> list[Diagnostic]:

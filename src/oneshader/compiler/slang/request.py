@@ -10,7 +10,7 @@ from pathlib import Path
 
 from oneshader.compiler.api import TARGET_NAMES, CompileOptions
 from oneshader.compiler.front import rewrite
-from oneshader.compiler.front.precheck import wgsl_interlocked
+from oneshader.compiler.front.precheck import spirv_texture_buffers, wgsl_interlocked
 from oneshader.compiler.front.scanner import Declaration
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.slang import capi as S
@@ -170,6 +170,8 @@ def compile_target(
                 interlocked = wgsl_interlocked(src)
                 if interlocked:
                     errors = [d for d in errors if d.code != "E36107"] + interlocked
+            if target is Target.SpirV and "= TextureBuffer(" in result.diagnostics:
+                errors = spirv_texture_buffers(src, result.diagnostics) or errors
             return None, [explain(d, src.displayed_text(d.file)) for d in errors]
         facts = read_facts(lib, req.reflection())
         original = {new: old for old, new in src.renamed_blocks().items()}

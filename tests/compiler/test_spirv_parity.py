@@ -1,0 +1,61 @@
+"""What plain Slang builds for SPIR-V, oneshader builds too (issue 10, "Done when"): idioms of
+public HLSL that oneshader refused although Slang emits valid SPIR-V for them, and positioned
+errors where Slang cannot."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from module_validation import spirv_errors
+from oneshader.compiler import CompileOptions, CompileResult, EntryPointSpec, compile_file
+from oneshader.reflection.model import ResourceTypeKind, Stage, Target
+
+PIXEL = (EntryPointSpec("main", Stage.Pixel),)
+
+
+def _build(
+    tmp_path: Path,
+    source: str,
+    targets: tuple[Target, ...] = (Target.SpirV,),
+    entries: tuple[EntryPointSpec, ...] = PIXEL,
+) -> CompileResult:
+    (tmp_path / "s.hlsl").write_text(source)
+    opts = CompileOptions(targets=targets, source_name="s.hlsl", entry_points=entries)
+    return compile_file(str(tmp_path / "s.hlsl"), opts)
+
+
+def _ok(result: CompileResult) -> CompileResult:
+    assert result.ok, "\n".join(d.format() for d in result.diagnostics)
+    for out in result.outputs:
+        if out.target is Target.SpirV:
+            assert spirv_errors(out.data) == ""
+    return result
+
+
+_TBUFFERS = """struct S { float3 a; float b; };
+tbuffer Palette : register(t1) { float4 tint; };
+TextureBuffer<S> extra : register(t2);
+cbuffer Frame : register(b0) { float4 colour; };
+float4 main() : SV_Target { return RESULT; }
+"""
+
+
+def test_an_unused_tbuffer_builds_for_spirv(tmp_path: Path) -> None:
+    # Slang drops an unused tbuffer and emits valid SPIR-V; the reflection keeps its slot.
+    result = _ok(_build(tmp_path, _TBUFFERS.replace("RESULT", "colour")))
+    assert result.reflection is not None
+    kinds = {r.name: r.rtype for r in result.reflection.resources}
+    assert kinds["Palette"] is ResourceTypeKind.TextureBuffer
+    assert kinds["extra"] is ResourceTypeKind.TextureBuffer
+
+
+def test_a_tbuffer_the_code_reads_is_a_positioned_error(tmp_path: Path) -> None:
+    # Slang crashes on it (an internal error without a position): named at its declaration.
+    for result_expr, name, line, col in [
+        ("tint", "Palette", 2, 9),
+        ("float4(extra.a, extra.b)", "extra", 3, 18),
+    ]:
+        result = _build(tmp_path, _TBUFFERS.replace("RESULT", result_expr))
+        errors = [d for d in result.diagnostics if d.is_error]
+        assert [(d.code, d.line, d.column) for d in errors] == [("OS1001", line, col)]
+        assert f"'{name}'" in errors[0].message and "SPIR-V" in errors[0].message
