@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from module_validation import spirv_errors
+from module_validation import spirv_errors, wgsl_errors
 from oneshader.compiler import CompileOptions, CompileResult, EntryPointSpec, compile_file
 from oneshader.reflection.model import ResourceTypeKind, Stage, Target
 
@@ -59,3 +59,29 @@ def test_a_tbuffer_the_code_reads_is_a_positioned_error(tmp_path: Path) -> None:
         errors = [d for d in result.diagnostics if d.is_error]
         assert [(d.code, d.line, d.column) for d in errors] == [("OS1001", line, col)]
         assert f"'{name}'" in errors[0].message and "SPIR-V" in errors[0].message
+
+
+# -- WGSL's reserved words and keywords as names ------------------------------------------------
+
+_RESERVED_NAMES = """struct Light { float4 colour; uint type; };
+cbuffer Scene : register(b0) { Light light; float4 module; float4 loop; float4 set; };
+[[vk::constant_id(0)]] const int type = 0;
+float4 main() : SV_Target { return module * loop + set + light.colour * light.type + type; }
+"""
+
+
+def test_wgsl_reserved_words_as_names_give_a_valid_module(tmp_path: Path) -> None:
+    # Slang with -no-mangle keeps 'type', 'module', 'set' (reserved words) and 'loop' (a
+    # keyword) as WGSL names; naga rejects them. They are renamed as Slang mangles names, and
+    # the reflection keeps the source's names.
+    result = _build(tmp_path, _RESERVED_NAMES, targets=(Target.SpirV, Target.Msl, Target.Wgsl))
+    assert result.ok, "\n".join(d.format() for d in result.diagnostics)
+    wgsl = next(o.data for o in result.outputs if o.target is Target.Wgsl)
+    assert wgsl_errors(wgsl.decode()) == ""
+    assert result.reflection is not None
+    scene = next(r for r in result.reflection.resources if r.name == "Scene")
+    assert scene.layout is not None
+    assert [m.name for m in scene.layout.members] == ["light", "module", "loop", "set"]
+    assert [s.name for s in result.reflection.spec_constants] == ["type"]
+    text = wgsl.decode()
+    assert "override type_" in text and ".module_" in text and ".loop_" in text

@@ -17,6 +17,7 @@ from oneshader.compiler.slang import capi as S
 from oneshader.compiler.slang.facts import TargetFacts, read_facts
 from oneshader.compiler.slang.messages import explain
 from oneshader.compiler.slang.messages import parse as parse_diagnostics
+from oneshader.compiler.slang.reserved import wgsl_without_reserved_words
 from oneshader.diagnostics import Diagnostic, Severity, source_excerpt
 from oneshader.reflection.model import Stage, Target
 
@@ -179,4 +180,7 @@ def compile_target(
             p.name = original.get(p.name, p.name)
     finally:
         req.close()
-    return CompiledTarget(target, facts, result.code, [d for d in diags if not d.is_error]), []
+    code = result.code
+    if target is Target.Wgsl:
+        code = wgsl_without_reserved_words(code.decode()).encode()
+    return CompiledTarget(target, facts, code, [d for d in diags if not d.is_error]), []
