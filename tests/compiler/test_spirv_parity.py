@@ -11,6 +11,7 @@ from oneshader.compiler import CompileOptions, CompileResult, EntryPointSpec, co
 from oneshader.reflection.model import ResourceTypeKind, Stage, Target
 
 PIXEL = (EntryPointSpec("main", Stage.Pixel),)
+ALL = (Target.SpirV, Target.Msl, Target.Wgsl)
 
 
 def _build(
@@ -85,3 +86,30 @@ def test_wgsl_reserved_words_as_names_give_a_valid_module(tmp_path: Path) -> Non
     assert [s.name for s in result.reflection.spec_constants] == ["type"]
     text = wgsl.decode()
     assert "override type_" in text and ".module_" in text and ".loop_" in text
+
+
+# -- an unused resource on the slot of another ---------------------------------------------------
+
+_LEFTOVER = """Texture2D oldTexture : register(t1);
+SamplerState oldSampler : register(s1);
+struct Palette { float4 colours[4]; };
+[[vk::binding(1, 0)]] ConstantBuffer<Palette> palette : register(b1);
+float4 main(float2 uv : TEXCOORD0) : SV_Target { return USE; }
+"""
+
+
+def test_an_unused_resource_on_a_taken_slot_is_left_out_with_a_warning(tmp_path: Path) -> None:
+    # A texture/sampler pair no longer sampled, on the binding a [[vk::binding]] gave a buffer
+    # (DXC warns; plain Slang drops them): built, without them, each named in a warning.
+    result = _ok(_build(tmp_path, _LEFTOVER.replace("USE", "palette.colours[1]"), targets=ALL))
+    assert result.reflection is not None
+    assert [r.name for r in result.reflection.resources] == ["palette"]
+    warnings = [(d.code, d.line, d.column) for d in result.diagnostics if not d.is_error]
+    assert warnings == [("OS3003", 1, 11), ("OS3003", 2, 14)]
+    assert all("'palette' (line 4)" in d.message for d in result.diagnostics)
+
+
+def test_a_read_resource_on_a_taken_slot_stays_an_error(tmp_path: Path) -> None:
+    use = "palette.colours[1] * oldTexture.Sample(oldSampler, uv)"
+    result = _build(tmp_path, _LEFTOVER.replace("USE", use), targets=ALL)
+    assert [d.code for d in result.diagnostics if d.is_error] == ["OS3001"]

@@ -123,7 +123,7 @@ def _finish(
         entry_points=tuple(entries),
     )
     files = tuple(OutputFile(t, outputs[t]) for t in Target if t in outputs)
-    warnings = dedupe([w for t in compiled for w in t.warnings])
+    warnings = dedupe([*(w for t in compiled for w in t.warnings), *shader.warnings])
     dependencies = tuple(src.dependencies)
     mismatches = _crosscheck(reflection, files)
     if mismatches:

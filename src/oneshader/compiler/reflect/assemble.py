@@ -18,7 +18,7 @@ from oneshader.compiler.reflect.placement import Placement, place
 from oneshader.compiler.slang import capi as S
 from oneshader.compiler.slang.facts import ParamFacts, TargetFacts
 from oneshader.compiler.slang.request import CompiledTarget
-from oneshader.diagnostics import Diagnostic, UserError
+from oneshader.diagnostics import Diagnostic, Severity, UserError
 from oneshader.reflection.model import (
     EntryPoint,
     PushBlock,
@@ -56,6 +56,7 @@ class Assembled:
     pushes: list[PushBlock]
     specs: list[SpecConstant]
     msl_index: dict[str, tuple[str, int]]
+    warnings: list[Diagnostic]
 
 
 def assemble(
@@ -149,9 +150,10 @@ def assemble(
     if errors:
         raise UserError(errors)
 
+    resources, warnings = _drop_unused_on_taken_slots(src, resources, decls, outputs)
     resources = _check_bindings(src, resources, decls, msl_index)
     pushes = _place_pushes(pushes, params, resources, msl_index)
-    return Assembled(resources, pushes, specs, msl_index)
+    return Assembled(resources, pushes, specs, msl_index, warnings)
 
 
 def _declarations(src: SourceSet, facts: TargetFacts) -> dict[str, Declaration]:
@@ -312,6 +314,70 @@ def _spec(
             )
             slots.append(SpecSlot(t, int(m.group(1)) if m else cid, m.group(2) if m else decl.name))
     return SpecConstant(decl.name, cid, scalar, default, tuple(slots))
+
+
+def _drop_unused_on_taken_slots(
+    src: SourceSet,
+    resources: list[Resource],
+    decls: dict[str, Declaration],
+    outputs: dict[Target, bytes],
+) -> tuple[list[Resource], list[Diagnostic]]:
+    """A resource no entry point reads, on the SPIR-V slot of another resource, is left out of
+    the reflection with a warning (DXC warns and its optimiser drops it; Slang drops it from
+    the code): real code declares textures it no longer samples on a binding that a later
+    ``[[vk::binding]]`` took. Read by any entry point, the pair stays ``OS3001``."""
+    if Target.SpirV not in outputs:
+        return resources, []
+    from oneshader.compiler.emitted.spirv import read_spirv
+
+    entries = read_spirv(outputs[Target.SpirV]).entries.values()
+    if any(e.uses is None for e in entries):
+        return resources, []
+    back = {new: old for old, new in src.renamed_blocks().items()}
+    used = {back.get(n, n) for e in entries for n in e.uses or ()}
+    dropped: list[tuple[Resource, Resource]] = []
+    gone: set[str] = set()
+    while True:  # a texture and its sampler both unused on a buffer's slot go one by one
+        found = _unused_on_taken_slot([r for r in resources if r.name not in gone], used)
+        if found is None:
+            break
+        dropped.append(found)
+        gone.add(found[0].name)
+    warnings = [
+        replace(
+            src.at_decl(
+                decls[u.name],
+                f"'{u.name}' is on the SPIR-V slot of '{o.name}' (line {decls[o.name].line}) "
+                "and no entry point reads it: left out of the reflection (as DXC's optimiser "
+                "drops it); give it another register or [[vk::binding]] to keep it",
+                "OS3003",
+            ),
+            severity=Severity.WARNING,
+        )
+        for u, o in dropped
+        if o.name not in gone
+    ]
+    return [r for r in resources if r.name not in gone], warnings
+
+
+def _unused_on_taken_slot(
+    resources: list[Resource], used: set[str]
+) -> tuple[Resource, Resource] | None:
+    """The first (unused resource, the resource on its SPIR-V slot) that is not DXC's
+    texture/sampler pair, where one of the two is read by no entry point."""
+    taken: dict[tuple[int, int], Resource] = {}
+    for r in resources:
+        for s in (x for x in (*r.slots, *r.counters) if x.target is Target.SpirV):
+            other = taken.setdefault((s.set, s.binding), r)
+            pair = (other.rtype in TEXTURES and r.rtype in SAMPLERS) or (
+                other.rtype in SAMPLERS and r.rtype in TEXTURES
+            )
+            if other is r or pair:  # DXC's t1/s1 pair: one combined image sampler
+                continue
+            for unused, kept in ((r, other), (other, r)):
+                if unused.name not in used and "." not in unused.name:
+                    return unused, kept
+    return None
 
 
 def _check_bindings(
