@@ -113,3 +113,17 @@ def test_a_read_resource_on_a_taken_slot_stays_an_error(tmp_path: Path) -> None:
     use = "palette.colours[1] * oldTexture.Sample(oldSampler, uv)"
     result = _build(tmp_path, _LEFTOVER.replace("USE", use), targets=ALL)
     assert [d.code for d in result.diagnostics if d.is_error] == ["OS3001"]
+
+
+def test_an_array_of_arrays_of_resources_is_a_positioned_error_on_spirv(tmp_path: Path) -> None:
+    # Slang emits an array of arrays of uniform blocks, which spirv-val (Vulkan) rejects.
+    source = """struct Tint { float4 colour; };
+ConstantBuffer<Tint> tints[2][3] : register(b0, space1);
+float4 main() : SV_Target { return tints[1][2].colour; }
+"""
+    result = _build(tmp_path, source)
+    errors = [d for d in result.diagnostics if d.is_error]
+    assert [(d.code, d.line, d.column) for d in errors] == [("OS1008", 2, 22)]
+    assert "'tints'" in errors[0].message and "tints[6]" in errors[0].message
+    flat = source.replace("tints[2][3]", "tints[6]").replace("[1][2]", "[5]")
+    _ok(_build(tmp_path, flat))

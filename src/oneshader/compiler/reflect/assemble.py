@@ -233,6 +233,16 @@ def _resource(
             if decl.name in placement.counters:
                 cset, cbinding = placement.counters[decl.name]
                 counters.append(Slot(t, cset, cbinding))
+    if decl.dimensions > 1 and Target.SpirV in per:
+        errors.append(
+            src.at_decl(
+                decl,
+                f"SPIR-V: '{decl.name}' is an array of arrays of resources, which Vulkan cannot "
+                f"bind (only one-dimensional arrays); declare it {decl.name}[{decl.array}] and "
+                "index it [i * M + j], or build without the spirv target",
+                "OS1008",
+            )
+        )
     if decl.array is not None:
         # Slang emits resource arrays for Metal without [[buffer/texture/sampler(n)]] and
         # texture arrays for WGSL as array<texture_2d<f32>, N>, which naga rejects.
