@@ -127,3 +127,20 @@ float4 main() : SV_Target { return tints[1][2].colour; }
     assert "'tints'" in errors[0].message and "tints[6]" in errors[0].message
     flat = source.replace("tints[2][3]", "tints[6]").replace("[1][2]", "[5]")
     _ok(_build(tmp_path, flat))
+
+
+def test_a_vertex_shader_without_position_is_a_positioned_error_on_wgsl(tmp_path: Path) -> None:
+    # Vulkan needs no position output (DXC's tests have such vertex shaders); WebGPU does,
+    # and naga rejected Slang's module. SPIR-V alone builds; WGSL names the entry point.
+    vertex = (EntryPointSpec("main", Stage.Vertex),)
+    for source in (
+        "cbuffer C { float4 tint; };\n\nvoid main() { float4 t = tint; }\n",
+        "struct O { float4 c : COLOR0; };\n\nO main() { O o; o.c = 1; return o; }\n",
+    ):
+        _ok(_build(tmp_path, source, entries=vertex))
+        result = _build(tmp_path, source, targets=ALL, entries=vertex)
+        errors = [d for d in result.diagnostics if d.is_error]
+        assert [(d.code, d.line) for d in errors] == [("OS1017", 3)]
+        assert "'main'" in errors[0].message and "SV_Position" in errors[0].message
+    placed = "float4 main(float4 p : POSITION) : SV_Position { return p; }\n"
+    _ok(_build(tmp_path, placed, targets=ALL, entries=vertex))

@@ -175,6 +175,8 @@ def compile_target(
                 errors = spirv_texture_buffers(src, result.diagnostics) or errors
             return None, [explain(d, src.displayed_text(d.file)) for d in errors]
         facts = read_facts(lib, req.reflection())
+        if target is Target.Wgsl and (unplaced := _wgsl_vertices_without_position(src, facts)):
+            return None, unplaced
         original = {new: old for old, new in src.renamed_blocks().items()}
         for p in facts.params:
             p.name = original.get(p.name, p.name)
@@ -184,3 +186,24 @@ def compile_target(
     if target is Target.Wgsl:
         code = wgsl_without_reserved_words(code.decode()).encode()
     return CompiledTarget(target, facts, code, [d for d in diags if not d.is_error]), []
+
+
+def _wgsl_vertices_without_position(src: SourceSet, facts: TargetFacts) -> list[Diagnostic]:
+    """A vertex shader without an ``SV_Position`` output, at its definition: WebGPU requires
+    the position output (naga rejects the module Slang emits; Vulkan does not need one)."""
+    out = []
+    for e in facts.entries:
+        if e.stage != S.STAGE_VERTEX or any(v.semantic.upper() == "SV_POSITION" for v in e.outputs):
+            continue
+        fn = src.function(e.name)
+        out.append(
+            src.error(
+                src.name,
+                fn.line if fn else 0,
+                fn.column if fn else 0,
+                f"WGSL: the vertex shader '{e.name}' has no SV_Position output, which WebGPU "
+                "requires; add one, or build without the wgsl target",
+                "OS1017",
+            )
+        )
+    return out
