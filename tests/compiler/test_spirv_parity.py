@@ -144,3 +144,19 @@ def test_a_vertex_shader_without_position_is_a_positioned_error_on_wgsl(tmp_path
         assert "'main'" in errors[0].message and "SV_Position" in errors[0].message
     placed = "float4 main(float4 p : POSITION) : SV_Position { return p; }\n"
     _ok(_build(tmp_path, placed, targets=ALL, entries=vertex))
+
+
+def test_a_tbuffer_is_read_only_storage_in_wgsl(tmp_path: Path) -> None:
+    # Slang declared it var<uniform> with a storage buffer's layout (a struct member at offset
+    # 4, which the uniform address space refuses: naga rejected the module), while the
+    # bindings bind a TextureBuffer as read-only storage.
+    source = """struct Inner { float a; };
+struct Outer { float a; Inner b; float c; };
+tbuffer Table : register(t0) { Outer entry; };
+float4 main() : SV_Target { return entry.a + entry.b.a + entry.c; }
+"""
+    result = _build(tmp_path, source, targets=(Target.Msl, Target.Wgsl))
+    assert result.ok, "\n".join(d.format() for d in result.diagnostics)
+    wgsl = next(o.data for o in result.outputs if o.target is Target.Wgsl).decode()
+    assert wgsl_errors(wgsl) == ""
+    assert "var<storage, read> Table" in wgsl
