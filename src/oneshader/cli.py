@@ -12,25 +12,25 @@ import sys
 from collections.abc import Sequence
 
 from oneshader import __version__
-from oneshader.diagnostics import UserError
+from oneshader.diagnostics import DIAGNOSTIC_FORMATS, Reporter, UserError
 
 
 def _reflection_check(args: argparse.Namespace) -> int:
     from oneshader.reflection import tools
 
-    return tools.check(args.files)
+    return tools.check(args.files, args.reporter)
 
 
 def _reflection_format(args: argparse.Namespace) -> int:
     from oneshader.reflection import tools
 
-    return tools.format_files(args.files, check=args.check, write=args.write)
+    return tools.format_files(args.files, check=args.check, write=args.write, report=args.reporter)
 
 
 def _reflection_show(args: argparse.Namespace) -> int:
     from oneshader.reflection import tools
 
-    return tools.show(args.file)
+    return tools.show(args.file, as_json=args.json, report=args.reporter)
 
 
 def _build(args: argparse.Namespace) -> int:
@@ -42,20 +42,39 @@ def _build(args: argparse.Namespace) -> int:
 def _generate(args: argparse.Namespace) -> int:
     from oneshader.codegen.command import generate_command
 
-    return generate_command(args.files, args.output, check=args.check)
+    return generate_command(args.files, args.output, check=args.check, report=args.reporter)
 
 
 def _add_build_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("paths", nargs="*", metavar="PATH", help="shader files or folders (*.hlsl)")
     p.add_argument("-o", "--output", metavar="OUT", help="output folder (mirrors the sources)")
     p.add_argument("--targets", help="comma-separated: spirv,msl,wgsl")
-    p.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR")
-    p.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME=VALUE")
+    p.add_argument(
+        "-I",
+        dest="include_dirs",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="search DIR for #include files (before the configured include-dirs)",
+    )
+    p.add_argument(
+        "-D",
+        dest="defines",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="define a macro (NAME alone means NAME=1); replaces a configured one of that name",
+    )
     p.add_argument("-j", "--jobs", type=int, metavar="N", help="worker processes (default: CPUs)")
     p.add_argument("--force", action="store_true", help="rebuild everything")
     p.add_argument("--watch", action="store_true", help="rebuild on every change until ^C")
     p.add_argument("--bindings", metavar="DIR", help="also generate Python bindings into DIR")
-    p.add_argument("-q", "--quiet", action="store_true", help="plain lines, no live progress")
+    p.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="no progress lines: only diagnostics and the summary",
+    )
     p.add_argument(
         "--no-server",
         action="store_true",
@@ -95,6 +114,25 @@ def _add_build_arguments(p: argparse.ArgumentParser) -> None:
         const=False,
         help="they are column-major (HLSL's default; overrides matrix-layout in pyproject)",
     )
+    p.add_argument(
+        "--depfile",
+        metavar="FILE",
+        help="write the inputs (source and includes) of every output to FILE, in the make "
+        "syntax that make, ninja and CMake read",
+    )
+
+
+def _common_options() -> argparse.ArgumentParser:
+    """The options every command takes (after its name)."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--diagnostics-format",
+        choices=DIAGNOSTIC_FORMATS,
+        default="gcc",
+        help="gcc: FILE:LINE:COL: error CODE: ... (the default); msvc: FILE(LINE,COL): ...; "
+        "json: one JSON object per line (docs/build.md)",
+    )
+    return common
 
 
 def make_parser() -> argparse.ArgumentParser:
@@ -104,29 +142,39 @@ def make_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"oneshader {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
+    common = [_common_options()]
 
     refl = sub.add_parser("reflection", help="check, format and show reflection files")
     rsub = refl.add_subparsers(dest="reflection_command", required=True)
-    p = rsub.add_parser("check", help="validate reflection files")
-    p.add_argument("files", nargs="+", metavar="FILE")
+    p = rsub.add_parser("check", help="validate reflection files", parents=common)
+    p.add_argument("files", nargs="+", metavar="FILE", help="reflection files")
     p.set_defaults(func=_reflection_check)
-    p = rsub.add_parser("format", help="print or write the canonical form")
-    p.add_argument("files", nargs="+", metavar="FILE")
+    p = rsub.add_parser("format", help="print or write the canonical form", parents=common)
+    p.add_argument("files", nargs="+", metavar="FILE", help="reflection files")
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--check", action="store_true", help="exit 1 if a file is not canonical")
     mode.add_argument("--write", action="store_true", help="rewrite files in place")
     p.set_defaults(func=_reflection_format)
-    p = rsub.add_parser("show", help="a readable summary")
-    p.add_argument("file", metavar="FILE")
+    p = rsub.add_parser("show", help="a readable summary, or the model as JSON", parents=common)
+    p.add_argument("file", metavar="FILE", help="a reflection file")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="the model as JSON, for tools in other languages (docs/reflection-format.md)",
+    )
     p.set_defaults(func=_reflection_show)
 
-    p = sub.add_parser("build", help="compile shaders, write targets and reflection files")
+    p = sub.add_parser(
+        "build", help="compile shaders, write targets and reflection files", parents=common
+    )
     _add_build_arguments(p)
     p.set_defaults(func=_build)
 
-    p = sub.add_parser("generate", help="Python bindings from reflection files")
-    p.add_argument("files", nargs="+", metavar="FILE.reflection")
-    p.add_argument("-o", "--output", required=True, metavar="DIR")
+    p = sub.add_parser("generate", help="Python bindings from reflection files", parents=common)
+    p.add_argument("files", nargs="+", metavar="FILE.reflection", help="reflection files")
+    p.add_argument(
+        "-o", "--output", required=True, metavar="DIR", help="folder for the generated modules"
+    )
     p.add_argument("--check", action="store_true", help="exit 1 if DIR is not up to date")
     p.set_defaults(func=_generate)
     return parser
@@ -134,11 +182,11 @@ def make_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = make_parser().parse_args(argv)
+    args.reporter = Reporter.for_stream(args.diagnostics_format, sys.stderr)
     try:
         status: int = args.func(args)
     except UserError as err:
-        for d in err.diagnostics:
-            print(d.format(with_excerpt=True), file=sys.stderr)
+        args.reporter.print(err.diagnostics, sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

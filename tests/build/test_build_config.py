@@ -38,6 +38,7 @@ def test_pyproject_settings_are_read(tmp_path: Path) -> None:
     )
     sub = tmp_path / "shaders" / "deep"
     sub.mkdir(parents=True)
+    (tmp_path / "shaders/a.hlsl").write_text("")
     cfg = load_config(build_args(), cwd=sub)  # found by walking up
     assert cfg.root == tmp_path.resolve()
     assert cfg.sources == ((tmp_path / "shaders").resolve(),)
@@ -60,6 +61,8 @@ def test_entry_point_stages_take_the_compilers_aliases(tmp_path: Path) -> None:
         '"a.hlsl" = [{ name = "v", stage = "vs" }, { name = "p", stage = "Fragment" }]\n'
         '"b.hlsl" = [{ name = "c", stage = "cs" }]\n',
     )
+    for name in ("a.hlsl", "b.hlsl"):
+        (tmp_path / name).write_text("")
     cfg = load_config(build_args(), cwd=tmp_path)
     assert cfg.entry_points[(tmp_path / "a.hlsl").resolve()] == (
         EntryPointSpec("v", Stage.Vertex),
@@ -129,6 +132,13 @@ def test_without_pyproject_the_command_line_is_enough(tmp_path: Path) -> None:
             9,  # the file's entry, not the table header
             1,
             "stage",
+        ),
+        (
+            'sources = ["s"]\nout = "o"\n[tool.oneshader.entry-points]\n'
+            '"gone.hlsl" = [{ name = "m", stage = "cs" }]\n',
+            9,
+            1,
+            "entry points for 'gone.hlsl', which is not a file",
         ),
     ],
 )

@@ -52,7 +52,7 @@ def test_a_broken_worker_fails_one_job_and_is_replaced() -> None:
     for name in ("boom1", "boom2"):
         assert results[name].crashed
         (diag,) = results[name].diagnostics
-        assert diag.code == "OS3001" and "BrokenPipeError" in diag.message
+        assert diag.code == "OS9003" and "BrokenPipeError" in diag.message
     assert not any(results[n].crashed for n in "abcd")
     assert StandIn.made == 3  # the first, and one replacement after each break
 

@@ -15,7 +15,6 @@ from oneshader.bindings import from_reflection
 from oneshader.bindings.binding import storage_texture_format
 from oneshader.bindings.runtime import Struct, StructArray
 from oneshader.codegen.names import STRUCT_RESERVED
-from oneshader.codegen.validate import LayoutError, check_layout
 from oneshader.reflection.model import (
     MatrixPacking,
     ScalarKind,
@@ -25,6 +24,7 @@ from oneshader.reflection.model import (
     TypeKind,
     TypeLayout,
 )
+from oneshader.reflection.validate import LayoutError, check_layout
 
 
 @pytest.fixture(scope="module")

@@ -142,6 +142,7 @@ def test_bind_register_and_its_missing_mapping(tmp_path: Path) -> None:
     )
     (err,) = [d for d in missing.diagnostics if d.is_error]
     assert err.code == "OS3002" and err.line == 5 and "'S0'" in err.message
+    assert "bind-register in [tool.oneshader]" in err.message  # the pyproject key, too
 
 
 def test_counters_take_the_lowest_free_binding_or_counter_binding(tmp_path: Path) -> None:
@@ -190,6 +191,7 @@ def test_collision_names_both_declarations(tmp_path: Path) -> None:
     errors = [d for d in result.diagnostics if d.is_error]
     assert [(d.code, d.line, d.column) for d in errors] == [("OS3001", 7, 9)]
     assert "'Second' and 'First' (line 2)" in errors[0].message and "SPIR-V" in errors[0].message
+    assert "b-shift/t-shift/... in [tool.oneshader]" in errors[0].message  # the pyproject key
 
 
 LOCATED = """

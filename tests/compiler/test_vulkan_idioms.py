@@ -232,8 +232,15 @@ def test_an_array_varying_takes_a_location_per_element(tmp_path: Path) -> None:
             (1, 39),
             ["'c' is SV_Target0 but [[vk::location(1)]]", "SV_Target1"],
         ),
+        (
+            "struct O { [[vk::location(0), vk::index(0)]] float4 a : SV_Target0;\n"
+            "           [[vk::location(0), vk::index(1)]] float4 b : SV_Target1; };\n"
+            '[shader("pixel")] O P() { O o; o.a = 1; o.b = 0; return o; }\n',
+            (2, 53),
+            ["'b' is SV_Target1 but [[vk::location(0)]]", "dual-source blending"],
+        ),
     ],
-    ids=["duplicate-vk-location", "vk-location-on-sv-target"],
+    ids=["duplicate-vk-location", "vk-location-on-sv-target", "dual-source-blending"],
 )
 def test_locations_that_clash_are_positioned_errors(
     tmp_path: Path, source: str, position: tuple[int, int], fragments: list[str]

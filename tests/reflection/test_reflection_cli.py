@@ -140,3 +140,42 @@ def test_format_of_several_files_concatenates(
 ) -> None:
     assert main(["reflection", "format", str(files["good"]), str(files["messy"])]) == 0
     assert capsysbinary.readouterr().out == GOLDEN.read_bytes() * 2
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "line", "column", "message"),
+    [
+        (  # a float at a byte offset no float can have
+            'member name="Weights" offset=80',
+            'member name="Weights" offset=81',
+            10,
+            36,
+            "Frame.Weights: offset 81 is not aligned to its scalar type Float (a multiple of 4)",
+        ),
+        (  # an array whose stride is smaller than its element
+            "length=3 stride=16",
+            "length=3 stride=2",
+            11,
+            92,
+            "array stride 2 is smaller than its element",
+        ),
+        ("count=1", "count=2000000", 4, 49, "count=2000000 is out of range"),
+    ],
+)
+def test_check_and_generate_refuse_a_bad_layout_at_the_same_place(
+    tmp_path: Path, capsys: Capture, old: str, new: str, line: int, column: int, message: str
+) -> None:
+    """One positioned validation for both: ``reflection check`` no longer accepts a layout
+    that ``generate`` refuses, and both name the record's line and the attribute's column."""
+    bad = tmp_path / "bad.reflection"
+    text = GOLDEN.read_text()
+    assert old in text
+    bad.write_text(text.replace(old, new, 1))
+    assert main(["reflection", "check", str(bad)]) == 1
+    checked = capsys.readouterr().err
+    assert checked.startswith(f"{bad}:{line}:{column}: error: ")
+    assert message in checked
+    assert main(["generate", str(bad), "-o", str(tmp_path / "gen")]) == 1
+    generated = capsys.readouterr().err
+    assert generated.splitlines()[0] == checked.splitlines()[0]
+    assert not (tmp_path / "gen").exists()

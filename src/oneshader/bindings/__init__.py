@@ -92,9 +92,10 @@ def from_reflection(
 
 def load(path: str | os.PathLike[str]) -> Bindings:
     """Read a reflection file and return its bindings (the generated module's API, with the
-    code built beside the file embedded); a bad file is a UserError naming it."""
+    code built beside the file embedded); a bad file (or layout) is a UserError naming it, at
+    the record at fault."""
     from oneshader.codegen import render_file, stem_of
-    from oneshader.reflection.format import ReflectionFormat
+    from oneshader.reflection.validate import read_checked_file
 
-    model = ReflectionFormat.read_file(path)
+    model = read_checked_file(path)
     return _module(render_file(Path(path), model), stem_of(path))

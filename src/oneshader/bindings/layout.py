@@ -16,8 +16,8 @@ import numpy as np
 import numpy.typing as npt
 
 from oneshader.codegen.scalars import NUMPY_SCALARS
-from oneshader.codegen.validate import LayoutError, check_layout, innermost, matrix_shape
 from oneshader.reflection.model import MatrixPacking, ScalarKind, TypeKind, TypeLayout
+from oneshader.reflection.validate import LayoutError, check_layout, innermost, matrix_shape
 
 __all__ = ["MemberPlan", "StructPlan", "scalar_dtype", "struct_plan"]
 

@@ -16,8 +16,8 @@ import numpy as np
 import numpy.typing as npt
 
 from oneshader.bindings.layout import MemberPlan, StructPlan, scalar_dtype, struct_plan
-from oneshader.codegen.validate import MAX_BYTES, LayoutError
 from oneshader.reflection.model import ScalarKind, TypeKind, TypeLayout
+from oneshader.reflection.validate import MAX_BYTES, LayoutError
 
 __all__ = [
     "LayoutError",

@@ -13,11 +13,12 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from oneshader import __version__
 from oneshader.build.config import BuildConfig, display_path
+from oneshader.build.depfile import write_depfile
 from oneshader.build.lock import OutLock
 from oneshader.build.outputs import (
     REFLECTION_SUFFIX,
@@ -88,6 +89,7 @@ class Build:
         self._source_stamps: dict[str, Stamp] = {}
         self._started_ns = 0
         self._before: dict[Path, tuple[int, int]] = {}  # dependencies as they were at the start
+        self._shown_names: dict[str, str] = {}  # file names in diagnostics -> as shown
         self._errors: dict[str, str] = {}  # stem -> the errors of a failed shader with kept outputs
 
     # --- the steps ---------------------------------------------------------------------------
@@ -127,7 +129,7 @@ class Build:
                 try:
                     self.pool.run(
                         todo,
-                        lambda job: self.progress.start(job.source_name),
+                        lambda job: self.progress.start(job.label),
                         self._finished,
                         self.progress.tick,
                     )
@@ -136,6 +138,8 @@ class Build:
                     raise
             if cfg.bindings is not None:
                 self._bindings(jobs)
+            if cfg.depfile is not None:
+                write_depfile(cfg.depfile, self.state, cfg.root, cfg.out, cfg.pyproject)
             if self.state.dirty or todo or why:
                 self.state.save(cfg.out)
         self.report.seconds = time.perf_counter() - t0
@@ -200,9 +204,25 @@ class Build:
                 return Stamp(name, 0, st.st_size, "")
         return stamp(path, name, expect=expect)
 
+    def _show(self, diag: Diagnostic) -> None:
+        """Report a diagnostic naming its file relative to the current folder, which an editor's
+        terminal can open (the compiler names files relative to the project, or to the include
+        folder they were found in)."""
+        name = self._shown_names.get(diag.file)
+        if name is None:
+            name = diag.file
+            for base in (self.config.root, *self.config.include_dirs):
+                if name and (base / name).is_file():  # base is ignored for an absolute name
+                    name = display_path(base / name)
+                    break
+            self._shown_names[diag.file] = name
+        self.progress.diagnostic(replace(diag, file=name))
+
     def _finished(self, job: ShaderJob, result: CompileResult, seconds: float) -> None:
         for diag in result.diagnostics:
-            self.progress.diagnostic(diag)
+            if job.variant:  # each variant reports its own errors: say which one this is
+                diag = replace(diag, message=f"{diag.message} [variant {job.variant}]")
+            self._show(diag)
         old = self.state.shaders.pop(job.stem, None)
         old_outputs = [s.path for s in old.outputs] if old else []
         self.state.dirty = True
@@ -214,17 +234,17 @@ class Build:
                 message = f"internal error, no reflection written: {err}"
                 diag = Diagnostic(job.source_name, 0, 0, Severity.ERROR, message, "OS3003")
                 result = CompileResult(diagnostics=(*result.diagnostics, diag))
-                self.progress.diagnostic(diag)
+                self._show(diag)
         if not result.ok:
             if result.crashed and not any(d.is_error for d in result.diagnostics):
-                self.progress.diagnostic(
+                self._show(
                     Diagnostic(
-                        job.source_name, 0, 0, Severity.ERROR, "the compiler crashed", "OS3002"
+                        job.source_name, 0, 0, Severity.ERROR, "the compiler crashed", "OS9001"
                     )
                 )
-            self.report.failed.append(job.source_name)
+            self.report.failed.append(job.label)
             if result.crashed:
-                self.report.crashed.append(job.source_name)
+                self.report.crashed.append(job.label)
             out = self.config.out
             if old is not None and all((out / s.path).is_file() for s in old.outputs):
                 # the last good outputs stay, marked stale
@@ -233,9 +253,7 @@ class Build:
                 self._errors[job.stem] = "\n".join(errors) or "the compiler crashed"
             else:  # nothing good to keep (never built, or its outputs were deleted since)
                 self.report.removed += remove_files(out, old_outputs)
-            self.progress.finish(
-                job.source_name, "crashed" if result.crashed else "failed", seconds
-            )
+            self.progress.finish(job.label, "crashed" if result.crashed else "failed", seconds)
             self._maybe_save()
             return
         outputs = write_files(self.config.out, files)
@@ -256,8 +274,8 @@ class Build:
             except OSError:
                 inputs.append(Stamp(name, 0, -1, ""))
         self.state.shaders[job.stem] = ShaderRecord(job.source_name, job.key, inputs, outputs)
-        self.report.built.append(job.source_name)
-        self.progress.finish(job.source_name, "built", seconds)
+        self.report.built.append(job.label)
+        self.progress.finish(job.label, "built", seconds)
         self._maybe_save()
 
     def _maybe_save(self) -> None:
@@ -297,7 +315,7 @@ class Build:
             written = generate(reflections, self.config.bindings, root=self.config.out, stale=stale)
         except UserError as err:
             for diag in err.diagnostics:
-                self.progress.diagnostic(diag)
+                self._show(diag)
             self.report.bindings_failed = True
             self.state.extra.pop("bindings", None)
             return

@@ -31,11 +31,15 @@ def run_once(
     return report
 
 
+def _progress(args: argparse.Namespace, quiet: bool) -> Progress:
+    return Progress(quiet=quiet, reporter=getattr(args, "reporter", None))
+
+
 def build_command(args: argparse.Namespace, cwd: Path | None = None) -> int:
     if getattr(args, "watch", False):
         return watch(args, cwd)
     config = load_config(args, cwd)
-    progress = Progress(quiet=config.quiet)
+    progress = _progress(args, config.quiet)
     with WorkerPool(config.jobs, server_idle_seconds=config.server_idle_seconds) as pool:
         report = run_once(config, pool, progress)
     if pool.server is not None and pool.server.started and not config.quiet:
@@ -86,7 +90,7 @@ def watch(
     ``on_round(n, status)`` is told the status of each build."""
     cwd = (cwd or Path.cwd()).resolve()
     pool: WorkerPool | None = None
-    progress = Progress(quiet=bool(getattr(args, "quiet", False)))
+    progress = _progress(args, bool(getattr(args, "quiet", False)))
     status = 0
     n = 0
     try:

@@ -10,11 +10,12 @@ from __future__ import annotations
 import os
 import re
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from oneshader.build.filerules import VARIANT_NAME, FileRule, Variant, is_glob
 from oneshader.compiler.api import BindRegister, EntryPointSpec, RegisterShift
 from oneshader.compiler.process.server import DEFAULT_IDLE_SECONDS
 from oneshader.diagnostics import Diagnostic, Severity, UserError, source_excerpt
@@ -34,6 +35,8 @@ _KNOWN_KEYS = frozenset(
         "include-dirs",
         "defines",
         "entry-points",
+        "variants",
+        "file-targets",
         "bindings",
         "jobs",
         "bind-register",
@@ -71,6 +74,7 @@ class Settings:
     shifts: Mapping[str, tuple[RegisterShift, ...]] = field(default_factory=dict)
     bind_registers: tuple[BindRegister, ...] | None = None
     row_major: bool | None = None
+    file_rules: tuple[FileRule, ...] = ()  # variants and file-targets, in the file's order
 
 
 @dataclass(frozen=True)
@@ -87,12 +91,15 @@ class BuildConfig:
     shifts: tuple[RegisterShift, ...] = ()
     bind_registers: tuple[BindRegister, ...] = ()
     row_major: bool = False  # DXC's -Zpr
+    variant_rules: tuple[FileRule, ...] = ()
+    target_rules: tuple[FileRule, ...] = ()
     bindings: Path | None = None
     jobs: int = 1
     force: bool = False
     quiet: bool = False
     pyproject: Path | None = None
     server_idle_seconds: float | None = None  # None: no compile server, a private zygote
+    depfile: Path | None = None  # where to write the make rules of the outputs (--depfile)
 
 
 SERVER_VARIABLE = "ONESHADER_SERVER"
@@ -248,6 +255,72 @@ def _define(text: str) -> tuple[str, str] | None:
     return name, value if "=" in text else "1"
 
 
+def _defines(
+    raw: Mapping[str, Any], error: Callable[[str], UserError]
+) -> tuple[tuple[str, str], ...]:
+    """A table of NAME = value (a string, number or boolean; true/false become 1/0)."""
+    out = []
+    for name, value in raw.items():
+        if _define(name) is None or isinstance(value, dict | list):
+            raise error(f"bad define {name!r} = {value!r}")
+        if isinstance(value, bool):
+            value = int(value)
+        out.append((name, str(value)))
+    return tuple(out)
+
+
+def _file_rules(table: Mapping[str, Any], base: Path, where: TableLocator) -> tuple[FileRule, ...]:
+    """``variants`` (file = { name = { DEFINE = value } }) and ``file-targets`` (file = [...]):
+    keys are paths or globs relative to ``base``, and each must name at least one file."""
+    rules: list[FileRule] = []
+    for key in ("variants", "file-targets"):
+        if key not in table:
+            continue
+        raw = table[key]
+        if not isinstance(raw, dict):
+            raise where.error(key, f"'{key}' must be a table: file or glob = ...")
+        at = TableLocator(where.file, "\n".join(where.lines), f"{where.table}.{key}")
+        for pattern, value in raw.items():
+            locate, at_key = (at, pattern) if at.header else (where, key)
+
+            def error(
+                message: str, locate: TableLocator = locate, at_key: str = at_key
+            ) -> UserError:
+                return locate.error(at_key, message)
+
+            if is_glob(pattern):
+                try:
+                    found = any(p.is_file() for p in base.glob(pattern))
+                except (NotImplementedError, ValueError):  # an absolute or empty pattern
+                    message = f"{key}: a glob must be relative to the project, not {pattern!r}"
+                    raise error(message) from None
+                if not found:
+                    raise error(f"{key}: {pattern!r} matches no file")
+            elif not (base / pattern).is_file():
+                raise error(f"{key} for {pattern!r}, which is not a file")
+            if key == "file-targets":
+                items = _str_list(value)
+                targets = parse_targets(",".join(items)) if items else None
+                if targets is None:
+                    raise error(f"targets of {pattern!r} must list spirv, msl, wgsl; got {value!r}")
+                rules.append(FileRule(pattern, base.resolve(), targets=targets))
+                continue
+            if not isinstance(value, dict) or not value:
+                raise error(f"variants of {pattern!r} must be a table: name = {{ DEFINE = value }}")
+            variants = []
+            for name, defines in value.items():
+                if not VARIANT_NAME.fullmatch(name):
+                    raise error(
+                        f"variant name {name!r} must be letters, digits and _ (it names files "
+                        "and Python modules)"
+                    )
+                if not isinstance(defines, dict):
+                    raise error(f"variant {name!r} must be a table of DEFINE = value")
+                variants.append(Variant(name, _defines(defines, error)))
+            rules.append(FileRule(pattern, base.resolve(), variants=tuple(variants)))
+    return tuple(rules)
+
+
 def settings_from_table(table: Mapping[str, Any], base: Path, where: TableLocator) -> Settings:
     """Validate a ``[tool.oneshader]``-shaped table; relative paths are taken from ``base``."""
     for key in table:
@@ -279,17 +352,12 @@ def settings_from_table(table: Mapping[str, Any], base: Path, where: TableLocato
         if targets is None:
             raise where.error("targets", f"'targets' must list spirv, msl, wgsl; got {raw!r}")
 
-    defines: list[tuple[str, str]] = []
+    defines: tuple[tuple[str, str], ...] = ()
     if "defines" in table:
         raw = table["defines"]
         if not isinstance(raw, dict):
             raise where.error("defines", "'defines' must be a table of NAME = value")
-        for name, value in raw.items():
-            if _define(name) is None or isinstance(value, dict | list):
-                raise where.error("defines", f"bad define {name!r} = {value!r}")
-            if isinstance(value, bool):
-                value = int(value)
-            defines.append((name, str(value)))
+        defines = _defines(raw, lambda m: where.error("defines", m))
 
     entry_points: dict[Path, tuple[EntryPointSpec, ...]] = {}
     if "entry-points" in table:
@@ -326,6 +394,8 @@ def settings_from_table(table: Mapping[str, Any], base: Path, where: TableLocato
                         f'"vertex"|"pixel"|"compute"}} (or vs, ps, fragment, fs, cs), got {spec!r}',
                     )
                 out.append(EntryPointSpec(spec["name"], stage))
+            if not (base / file).is_file():
+                raise locate.error(key, f"entry points for {file!r}, which is not a file")
             entry_points[(base / file).resolve()] = tuple(out)
 
     jobs = None
@@ -377,8 +447,9 @@ def settings_from_table(table: Mapping[str, Any], base: Path, where: TableLocato
         out=one_path("out"),
         targets=targets,
         include_dirs=paths("include-dirs") or (),
-        defines=tuple(defines),
+        defines=defines,
         entry_points=entry_points,
+        file_rules=_file_rules(table, base, where),
         bindings=one_path("bindings"),
         jobs=jobs,
         shifts=shifts,
@@ -480,6 +551,7 @@ def merge(
     quiet: bool = False,
     pyproject: Path | None = None,
     server_idle_seconds: float | None = None,
+    depfile: Path | None = None,
 ) -> BuildConfig:
     """Later layers override earlier ones; include dirs of later layers come first, defines and
     register shifts of a later layer replace those of the same name (register class)."""
@@ -493,6 +565,8 @@ def merge(
     shifts: dict[str, tuple[RegisterShift, ...]] = {}
     binds: tuple[BindRegister, ...] = ()
     row_major = False
+    variant_rules: dict[str, FileRule] = {}
+    target_rules: dict[str, FileRule] = {}
     for layer in layers:
         sources = layer.sources if layer.sources is not None else sources
         out = layer.out or out
@@ -505,6 +579,8 @@ def merge(
         shifts.update(layer.shifts)
         binds = layer.bind_registers if layer.bind_registers is not None else binds
         row_major = layer.row_major if layer.row_major is not None else row_major
+        for rule in layer.file_rules:  # a later layer's rule for a pattern replaces an earlier's
+            (variant_rules if rule.variants else target_rules)[rule.pattern] = rule
     where = display_path(pyproject) if pyproject else "oneshader build"
     if not sources:
         raise UserError.at(
@@ -525,12 +601,15 @@ def merge(
         shifts=tuple(s for cls in REGISTER_CLASSES for s in shifts.get(cls, ())),
         bind_registers=binds,
         row_major=row_major,
+        variant_rules=tuple(variant_rules.values()),
+        target_rules=tuple(target_rules.values()),
         bindings=bindings.resolve() if bindings else None,
         jobs=jobs or available_cpus(),
         force=force,
         quiet=quiet,
         pyproject=pyproject,
         server_idle_seconds=server_idle_seconds,
+        depfile=depfile,
     )
 
 
@@ -547,4 +626,5 @@ def load_config(args: Any, cwd: Path | None = None) -> BuildConfig:
         quiet=bool(getattr(args, "quiet", False)),
         pyproject=pyproject,
         server_idle_seconds=server_idle_seconds(args),
+        depfile=cwd / args.depfile if getattr(args, "depfile", None) else None,
     )

@@ -41,6 +41,11 @@ from oneshader.build.sources import project_name
 from oneshader.diagnostics import UserError
 
 HOOK_TABLE = "tool.hatch.build.hooks.oneshader"
+# A wheel is built in an isolated environment made from [build-system] requires: pip install
+# in the user's environment cannot help there.
+HOOK_INSTALL_HINT = (
+    'add "oneshader[compiler]" to requires in the [build-system] table of pyproject.toml'
+)
 
 
 class OneshaderBuildError(Exception):
@@ -58,7 +63,8 @@ class OneshaderBuildHook(BuildHookInterface):  # type: ignore[type-arg]
         progress = Progress(sys.stderr, errors, quiet=True, live=False)
         try:
             config = self._config(root)
-            with WorkerPool(config.jobs) as pool:  # its own zygote: no server outlives a wheel
+            # its own zygote: no server outlives a wheel
+            with WorkerPool(config.jobs, install_hint=HOOK_INSTALL_HINT) as pool:
                 build = Build(config, pool, progress)
                 report = build.run()
         except UserError as err:  # the configuration, or OUT cannot be written

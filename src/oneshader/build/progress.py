@@ -8,7 +8,7 @@ import sys
 import time
 from typing import TextIO
 
-from oneshader.diagnostics import Diagnostic
+from oneshader.diagnostics import Diagnostic, Reporter
 
 
 def wants_live_line(stream: TextIO, quiet: bool) -> bool:
@@ -24,7 +24,8 @@ def wants_live_line(stream: TextIO, quiet: bool) -> bool:
 class Progress:
     """Progress on ``stream``: a live line (done/total, current file, elapsed) on a terminal,
     otherwise one plain line per compiled shader (none with ``quiet``); diagnostics always go to
-    ``errors``, clearing the live line first."""
+    ``errors`` as ``reporter`` writes them (gcc lines, coloured on a terminal, by default),
+    clearing the live line first."""
 
     def __init__(
         self,
@@ -33,9 +34,11 @@ class Progress:
         *,
         quiet: bool = False,
         live: bool | None = None,
+        reporter: Reporter | None = None,
     ) -> None:
         self.stream = stream if stream is not None else sys.stdout
         self.errors = errors if errors is not None else sys.stderr
+        self.reporter = reporter or Reporter.for_stream("gcc", self.errors)
         self.quiet = quiet
         self.live = wants_live_line(self.stream, quiet) if live is None else live
         self.total = 0
@@ -83,10 +86,13 @@ class Progress:
         self._draw()
 
     def diagnostic(self, diag: Diagnostic) -> None:
-        self.message(diag.format(with_excerpt=True))
+        self._error_line(self.reporter.render(diag))
 
     def message(self, text: str) -> None:
-        """A line for the user (diagnostics, notes); never lost under the live line."""
+        """A line for the user (a note, a wait); never lost under the live line."""
+        self._error_line(self.reporter.plain(text))
+
+    def _error_line(self, text: str) -> None:
         self._clear()
         self.errors.write(text + "\n")
         self.errors.flush()

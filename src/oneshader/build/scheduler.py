@@ -22,6 +22,13 @@ from oneshader.compiler.process.worker import CompilerWorker
 from oneshader.compiler.process.zygote import Zygote
 from oneshader.diagnostics import Diagnostic, Severity, UserError
 
+PIP_INSTALL_HINT = "install it with: pip install 'oneshader[compiler]'"
+COMPILER_MISSING = "OS3004"  # diagnostic code: the compiler cannot be started at all
+
+
+class CompilerUnavailable(Exception):
+    """The compiler cannot run here at all (not installed): the build stops, no shader fails."""
+
 
 class Worker(Protocol):
     def compile(self, path: str, options: CompileOptions) -> CompileResult: ...
@@ -29,9 +36,14 @@ class Worker(Protocol):
     def close(self) -> None: ...
 
 
+WORKER_FAILED = "OS9003"  # diagnostic code: a worker broke otherwise than by a compiler crash
+
+
 def _internal_failure(job: ShaderJob, err: BaseException) -> CompileResult:
     message = f"the compiler worker failed: {type(err).__name__}: {err}"
-    diag = Diagnostic(job.source_name, 0, 0, Severity.ERROR, message, "OS3001")
+    if isinstance(err, CompilerUnavailable):
+        message = str(err)
+    diag = Diagnostic(job.source_name, 0, 0, Severity.ERROR, message, WORKER_FAILED)
     return CompileResult(diagnostics=(diag,), crashed=True)
 
 
@@ -44,10 +56,14 @@ class WorkerPool:
         factory: Callable[[], Worker] | None = None,
         *,
         server_idle_seconds: float | None = None,
+        install_hint: str = PIP_INSTALL_HINT,
     ) -> None:
         """``server_idle_seconds``: fork workers from the compile server (started if needed,
-        ending after that long without callers) instead of a zygote of this pool's own."""
+        ending after that long without callers) instead of a zygote of this pool's own.
+        ``install_hint`` tells how to install the compiler when it is missing (the packaging
+        hook names its ``[build-system]`` table instead of pip)."""
         self.size = max(1, size)
+        self.install_hint = install_hint
         self.factory = factory or self._compiler_worker
         self.server_idle_seconds = server_idle_seconds
         self.server: CompileServer | None = None
@@ -59,6 +75,11 @@ class WorkerPool:
         """A real worker, forked from the pool's one zygote (Slang's start-up paid once)."""
         with self._zygote_lock:
             if self._zygote is None:
+                from oneshader.compiler import missing_compiler
+
+                reason = missing_compiler()
+                if reason is not None:
+                    raise CompilerUnavailable(reason)
                 if self.server_idle_seconds is not None:
                     self.server = CompileServer.for_this_process(self.server_idle_seconds)
                 self._zygote = Zygote(self.server.connect if self.server else None)
@@ -91,7 +112,7 @@ class WorkerPool:
                     worker = self._workers[slot]
                     if worker is None:
                         worker = self._workers[slot] = self.factory()
-                except ImportError as err:  # no compiler installed: no point going on
+                except (ImportError, CompilerUnavailable) as err:  # no point going on
                     events.put(("fatal", job, _internal_failure(job, err), 0.0))
                     return
                 except Exception as err:  # could not start this one; the next job tries again
@@ -124,8 +145,8 @@ class WorkerPool:
         for t in pool:
             t.join()
 
-    @staticmethod
     def _collect(
+        self,
         total: int,
         events: queue.SimpleQueue[tuple[str, ShaderJob, CompileResult | None, float]],
         on_start: Callable[[ShaderJob], None],
@@ -141,13 +162,13 @@ class WorkerPool:
                 on_tick()
                 continue
             if kind == "fatal":
+                reason = result.diagnostics[0].message if result else ""
                 raise UserError.at(
                     "oneshader build",
                     0,
                     0,
-                    "cannot start the compiler (install it with: pip install "
-                    f"'oneshader[compiler]'): {result.diagnostics[0].message if result else ''}",
-                    "OS3004",
+                    f"cannot start the compiler: {reason}; {self.install_hint}",
+                    COMPILER_MISSING,
                 )
             if kind == "start":
                 on_start(job)

@@ -9,7 +9,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from oneshader.build.config import USAGE, BuildConfig, display_path
+from oneshader.build.config import CONFIG, USAGE, BuildConfig, display_path
+from oneshader.build.filerules import FileRule, Variant, rule_for
 from oneshader.compiler.api import CompileOptions
 from oneshader.diagnostics import UserError
 
@@ -18,14 +19,21 @@ SHADER_SUFFIX = ".hlsl"
 
 @dataclass(frozen=True)
 class ShaderJob:
-    """One shader to build. ``stem`` is its place in OUT without suffix (``ui/Sprite``), forward
-    slashes; ``key`` digests its options, so a changed option makes it stale."""
+    """One shader to build: a file, or one variant of it. ``stem`` is its place in OUT without
+    suffix (``ui/Sprite``, ``ui/Fog.hq`` for the variant ``hq``), forward slashes; ``key``
+    digests its options, so a changed option makes it stale."""
 
     source: Path
     source_name: str
     stem: str
     options: CompileOptions
     key: str
+    variant: str = ""
+
+    @property
+    def label(self) -> str:
+        """How progress lines and the summary name it: ``shaders/Fog.hlsl [hq]``."""
+        return f"{self.source_name} [{self.variant}]" if self.variant else self.source_name
 
 
 def project_name(path: Path, root: Path) -> str:
@@ -60,11 +68,12 @@ def options_key(options: CompileOptions, root: Path) -> str:
 
 
 def discover(config: BuildConfig) -> list[ShaderJob]:
-    """Every shader of the configured sources, in a stable order; a missing source or two sources
-    landing on the same output is a usage error."""
+    """Every shader of the configured sources (each variant of a file with variants, no plain
+    build of it), in a stable order; a missing source or two shaders landing on the same output
+    is a usage error."""
     where = display_path(config.pyproject) if config.pyproject else "oneshader build"
     jobs: list[ShaderJob] = []
-    by_stem: dict[str, Path] = {}
+    by_stem: dict[str, tuple[Path, str]] = {}  # stem -> the file and variant that write it
     seen: set[Path] = set()
     for src in config.sources:
         if src.is_file():
@@ -77,28 +86,47 @@ def discover(config: BuildConfig) -> list[ShaderJob]:
             if path in seen:
                 continue
             seen.add(path)
-            stem = rel[: -len(path.suffix)] if path.suffix else rel
-            other = by_stem.get(stem)
-            if other is not None:
-                raise UserError.at(
-                    where,
-                    0,
-                    0,
-                    f"{display_path(path)} and {display_path(other)} would both write "
-                    f"{display_path(config.out / stem)}.*: rename one or build them separately",
-                    USAGE,
-                )
-            by_stem[stem] = path
+            base = rel[: -len(path.suffix)] if path.suffix else rel
+            targets = _rule(path, config.target_rules, where)
+            variants = _rule(path, config.variant_rules, where)
             name = project_name(path, config.root)
-            options = CompileOptions(
-                targets=config.targets,
-                source_name=name,
-                include_dirs=tuple(str(p) for p in config.include_dirs),
-                defines=config.defines,
-                entry_points=config.entry_points.get(path, ()),
-                shifts=config.shifts,
-                bind_registers=config.bind_registers,
-                row_major=config.row_major,
-            )
-            jobs.append(ShaderJob(path, name, stem, options, options_key(options, config.root)))
+            for variant in variants.variants if variants else (Variant(""),):
+                stem = f"{base}.{variant.name}" if variant.name else base
+                other = by_stem.get(stem)
+                if other is not None:
+                    raise UserError.at(
+                        where,
+                        0,
+                        0,
+                        f"{_shown(path, variant.name)} and {_shown(*other)} would both write "
+                        f"{display_path(config.out / stem)}.*: rename one or build them "
+                        "separately",
+                        USAGE,
+                    )
+                by_stem[stem] = (path, variant.name)
+                options = CompileOptions(
+                    targets=targets.targets if targets and targets.targets else config.targets,
+                    source_name=name,
+                    include_dirs=tuple(str(p) for p in config.include_dirs),
+                    defines=tuple(
+                        sorted({**dict(config.defines), **dict(variant.defines)}.items())
+                    ),
+                    entry_points=config.entry_points.get(path, ()),
+                    shifts=config.shifts,
+                    bind_registers=config.bind_registers,
+                    row_major=config.row_major,
+                )
+                key = options_key(options, config.root)
+                jobs.append(ShaderJob(path, name, stem, options, key, variant.name))
     return jobs
+
+
+def _shown(path: Path, variant: str) -> str:
+    return display_path(path) + (f" [{variant}]" if variant else "")
+
+
+def _rule(path: Path, rules: tuple[FileRule, ...], where: str) -> FileRule | None:
+    rule = rule_for(path, rules)
+    if isinstance(rule, str):
+        raise UserError.at(where, 0, 0, rule, CONFIG)
+    return rule

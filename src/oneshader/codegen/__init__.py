@@ -2,9 +2,9 @@
 
 :func:`generate` is what ``oneshader generate`` and ``oneshader build --bindings`` call. The
 functions here import their modules when called, so that the runtime (which shares
-:mod:`oneshader.codegen.names`, :mod:`oneshader.codegen.validate` and
-:mod:`oneshader.codegen.scalars`) does not load the generator. Dependencies run one way: the
-runtime (``oneshader.bindings``) imports from here, never the reverse.
+:mod:`oneshader.codegen.names` and :mod:`oneshader.codegen.scalars`) does not load the
+generator. Dependencies run one way: the runtime (``oneshader.bindings``) imports from here,
+never the reverse.
 """
 
 from __future__ import annotations

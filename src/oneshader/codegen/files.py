@@ -12,11 +12,11 @@ from pathlib import Path
 
 from oneshader.codegen.names import identifier, stem_of
 from oneshader.codegen.render import render_module
-from oneshader.codegen.validate import LayoutError
+from oneshader.codegen.variants import render_variants, variant_of
 from oneshader.diagnostics import Diagnostic, Severity, UserError
 from oneshader.fsutil import write_many_if_changed
-from oneshader.reflection.format import ReflectionFormat
 from oneshader.reflection.model import ShaderReflection, Target
+from oneshader.reflection.validate import LayoutError, read_checked_file
 
 __all__ = ["built_code", "generate", "plan", "render_file", "stem_of"]
 
@@ -53,8 +53,11 @@ def _problem(path: Path, message: str) -> Diagnostic:
     return Diagnostic(str(path), 0, 0, Severity.ERROR, message)
 
 
-def _module_path(path: Path, root: Path | None) -> tuple[str, ...] | str:
-    """The mangled package folders and module name for one file, or a problem."""
+def _module_path(
+    path: Path, root: Path | None, variant: tuple[str, str] | None = None
+) -> tuple[str, ...] | str:
+    """The mangled package folders and module name for one file, or a problem; the variant
+    ``(stem, name)`` of a shader is the module ``name`` in the package ``stem``."""
     folders: tuple[str, ...] = ()
     if root is not None:
         try:
@@ -62,7 +65,8 @@ def _module_path(path: Path, root: Path | None) -> tuple[str, ...] | str:
         except ValueError:
             return f"is not inside the root folder {root}"
         folders = tuple(identifier(part, ("__init__",)) for part in rel.parent.parts)
-    return (*folders, identifier(stem_of(path), ("__init__",)))
+    names = variant or (stem_of(path),)
+    return (*folders, *(identifier(n, ("__init__",)) for n in names))
 
 
 def _init(names: list[str]) -> bytes:
@@ -89,9 +93,16 @@ def plan(
     origin: dict[tuple[str, ...], Path] = {}  # module -> its file, in order
     first_in: dict[tuple[str, ...], tuple[str, ...]] = {}  # package -> its first module
     packages: dict[tuple[str, ...], set[str]] = {(): set()}
+    shaders: dict[tuple[str, ...], list[tuple[str, str, ShaderReflection]]] = {}  # variants
     problems: list[Diagnostic] = []
     for path in reflection_files:
-        where = _module_path(path, root)
+        try:
+            model = read_checked_file(path)
+        except UserError as err:
+            problems.extend(err.diagnostics)
+            continue
+        variant = variant_of(stem_of(path), model)
+        where = _module_path(path, root, variant)
         if isinstance(where, str):
             problems.append(_problem(path, where))
             continue
@@ -117,8 +128,9 @@ def plan(
         for i in range(len(where)):
             packages.setdefault(where[:i], set()).add(where[i])
             first_in.setdefault(where[:i], where)
+        if variant is not None:
+            shaders.setdefault(where[:-1], []).append((variant[1], where[-1], model))
         try:
-            model = ReflectionFormat.read_file(path)
             text = render_file(path, model, (stale or {}).get(path))
             out["/".join(where) + ".py"] = text.encode("utf-8")
         except UserError as err:
@@ -126,7 +138,13 @@ def plan(
     if problems:
         raise UserError(problems)
     for pkg in sorted(packages):
-        out["/".join((*pkg, "__init__.py"))] = _init(sorted(packages[pkg]))
+        variants = shaders.get(pkg)
+        init = (
+            render_variants(variants[0][2].source, variants).encode("utf-8")
+            if variants
+            else _init(sorted(packages[pkg]))
+        )
+        out["/".join((*pkg, "__init__.py"))] = init
     return out
 
 

@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from oneshader.codegen.literal import INDENT, LINE_LENGTH, py_doc, py_str, render
 from oneshader.codegen.names import MODULE_RESERVED, STRUCT_RESERVED, Scope, mangle_all
 from oneshader.codegen.scalars import NUMPY_SCALARS
-from oneshader.codegen.validate import check_reflection, innermost
 from oneshader.reflection.model import (
     EntryPoint,
     ResourceKind,
@@ -29,8 +28,9 @@ from oneshader.reflection.model import (
     TypeLayout,
 )
 from oneshader.reflection.spelling import describe_type
+from oneshader.reflection.validate import check_reflection, innermost
 
-__all__ = ["render_module"]
+__all__ = ["render_module", "struct_classes"]
 
 _NUMPY = {kind: f"np.{name}" for kind, name in NUMPY_SCALARS.items()}
 _PYTHON = {  # Python types of scalars; the other kinds are int
@@ -379,3 +379,9 @@ def render_module(
         out += _namespace(name, doc, method, names, notes)
     out += _constants(module)
     return out
+
+
+def struct_classes(r: ShaderReflection) -> dict[str, tuple[str, TypeLayout]]:
+    """{struct class name: (its array class name, its layout)} of the module for ``r``, the names
+    exactly as :func:`render_module` gives them."""
+    return {s.name: (s.array, s.layout) for s in _Module(r).order}

@@ -31,6 +31,7 @@ __all__ = [
     "RegisterShift",
     "compile_file",
     "compiler_version",
+    "missing_compiler",
     "stage_from_name",
 ]
 
@@ -40,6 +41,14 @@ def compile_file(path: str, options: CompileOptions) -> CompileResult:
     from oneshader.compiler.driver import compile_file as _compile
 
     return _compile(path, options)
+
+
+def missing_compiler() -> str | None:
+    """Why the compiler cannot run here (Slang is not installed, or not the pinned build), or
+    None; loads nothing, so a build can check before it starts a worker."""
+    from oneshader.compiler.slang import missing_compiler as _missing
+
+    return _missing()
 
 
 @functools.cache

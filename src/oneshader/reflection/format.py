@@ -395,14 +395,20 @@ _MEMO_SIZE = 2048
 
 
 class _Reader:
-    def __init__(self, text: str, file: str) -> None:
+    def __init__(self, text: str, file: str, lines: dict[int, int] | None = None) -> None:
         self.text = text
         self.file = file
+        self.where = lines  # id() of a model object -> the line of its record, if asked
         self.lines = text.split("\n")
         self.names: dict[str, set[str]] = {"uses": set(), "pushuse": set(), "specuse": set()}
         # Converted attributes of the first distinct lines per record kind: real files repeat
         # many lines (the same float4, the same slot), and conversion is most of the work.
         self.memo: dict[str, dict[str, dict[str, Any]]] = {k: {} for k in [*_KNOWN, "specslot"]}
+
+    def locate(self, node: object, line: int) -> None:
+        """Note the line of a model object's record, if the caller asked for lines."""
+        if self.where is not None:
+            self.where[id(node)] = line
 
     # -- errors ----------------------------------------------------------------------------
 
@@ -723,7 +729,9 @@ class _Reader:
                 siblings.append(Slot(target, vals["set"], vals["binding"]))
             return _LEAVES[kind]
         if kind in ("input", "output"):
-            pv[kind + "s"].append(StageVariable(**vals))
+            variable = StageVariable(**vals)
+            pv[kind + "s"].append(variable)
+            self.locate(variable, line)
             return _LEAVES[kind]
         if kind in ("uses", "pushuse", "specuse"):
             name = vals["name"]
@@ -784,6 +792,7 @@ class _Reader:
             members = v.pop("members")
             node = TypeLayout(**v, members=tuple(members) if members else ())
             pv["type"] = node
+            self.locate(node, frame.line)
         elif kind in ("layout", "element", "member"):
             node = v["type"]
             if node is None:
@@ -794,25 +803,27 @@ class _Reader:
                 pv["element"] = node
             else:
                 doc = v["doc"] or ""
-                pv["members"].append(StructMember(v["name"], v["offset"], node, doc))
+                member = StructMember(v["name"], v["offset"], node, doc)
+                pv["members"].append(member)
+                self.locate(member, frame.line)
         elif kind == "resource":
             self.names["uses"].add(v["name"])
-            pv["resources"].append(
-                Resource(
-                    name=v["name"],
-                    kind=v["kind"],
-                    rtype=v["rtype"],
-                    count=v["count"],
-                    stages=v["stages"],
-                    hlsl=v["hlsl"],
-                    format=v["format"],
-                    depth=bool(v["depth"]),
-                    attachment=v["attachment"],
-                    slots=tuple(v["slots"]),
-                    counters=tuple(v["counters"]),
-                    layout=v["layout"],
-                )
+            made = Resource(
+                name=v["name"],
+                kind=v["kind"],
+                rtype=v["rtype"],
+                count=v["count"],
+                stages=v["stages"],
+                hlsl=v["hlsl"],
+                format=v["format"],
+                depth=bool(v["depth"]),
+                attachment=v["attachment"],
+                slots=tuple(v["slots"]),
+                counters=tuple(v["counters"]),
+                layout=v["layout"],
             )
+            pv["resources"].append(made)
+            self.locate(made, frame.line)
         elif kind == "push":
             self.names["pushuse"].add(v["name"])
             pv["pushes"].append(
@@ -824,20 +835,20 @@ class _Reader:
                 SpecConstant(v["name"], v["id"], v["scalar"], v["default"], tuple(v["slots"]))
             )
         elif kind == "entry":
-            pv["entries"].append(
-                EntryPoint(
-                    name=v["name"],
-                    stage=v["stage"],
-                    workgroup=v["workgroup"],
-                    stride=v["stride"],
-                    features=v["features"],
-                    inputs=tuple(v["inputs"]),
-                    outputs=tuple(v["outputs"]),
-                    uses=tuple(v["uses"]),
-                    pushuse=tuple(v["pushuse"]),
-                    specuse=tuple(v["specuse"]),
-                )
+            entry = EntryPoint(
+                name=v["name"],
+                stage=v["stage"],
+                workgroup=v["workgroup"],
+                stride=v["stride"],
+                features=v["features"],
+                inputs=tuple(v["inputs"]),
+                outputs=tuple(v["outputs"]),
+                uses=tuple(v["uses"]),
+                pushuse=tuple(v["pushuse"]),
+                specuse=tuple(v["specuse"]),
             )
+            pv["entries"].append(entry)
+            self.locate(entry, frame.line)
 
 
 # --------------------------------------------------------------------------------------------
@@ -1087,9 +1098,13 @@ class ReflectionFormat:
         return "\n".join(lines).encode("utf-8")
 
     @staticmethod
-    def read(data: bytes | str, *, file: str = "<reflection>") -> ShaderReflection:
+    def read(
+        data: bytes | str, *, file: str = "<reflection>", lines: dict[int, int] | None = None
+    ) -> ShaderReflection:
         """Parse a reflection file; ReflectionFormatError (1-based line and column) if it breaks
-        the format. ``file`` only names the input in the error."""
+        the format. ``file`` only names the input in the error. ``lines``, if given, receives
+        the line of the record of each type, member, resource, entry point and stage variable,
+        by ``id()`` of the model object (for positioning later checks of the model)."""
         if not isinstance(data, str):
             data = bytes(data)  # also a bytearray or memoryview
             try:
@@ -1121,7 +1136,7 @@ class ReflectionFormat:
         paused = gc.isenabled()
         gc.disable()
         try:
-            return _Reader(text, file).read()
+            return _Reader(text, file, lines).read()
         finally:
             if paused:
                 gc.enable()

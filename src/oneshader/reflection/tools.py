@@ -11,7 +11,7 @@ import enum
 import struct
 import sys
 
-from oneshader.diagnostics import UserError
+from oneshader.diagnostics import GCC, Reporter, UserError
 from oneshader.fsutil import write_if_changed
 from oneshader.reflection import spelling
 from oneshader.reflection.format import ReflectionFormat, display_text, read_bytes
@@ -28,27 +28,28 @@ from oneshader.reflection.model import (
     TypeLayout,
     VertexFormat,
 )
+from oneshader.reflection.validate import read_checked_file
 
 __all__ = ["check", "describe_type", "format_files", "layout_rows", "show", "summary"]
 
 
-def _report(err: UserError) -> None:
-    for d in err.diagnostics:
-        print(d.format(), file=sys.stderr)
+def _note(report: Reporter, file: str, text: str) -> None:
+    print(report.plain(f"{file}: {text}", file), file=sys.stderr)
 
 
-def check(files: list[str]) -> int:
+def check(files: list[str], report: Reporter = GCC) -> int:
+    """The grammar and the layouts of each file, as the generator checks them."""
     status = 0
     for file in files:
         try:
-            ReflectionFormat.read_file(file)
+            read_checked_file(file)
         except UserError as err:
-            _report(err)
+            report.print(err.diagnostics, sys.stderr)
             status = 1
     return status
 
 
-def format_files(files: list[str], *, check: bool, write: bool) -> int:
+def format_files(files: list[str], *, check: bool, write: bool, report: Reporter = GCC) -> int:
     """Print the canonical form, or (``check``) say which files are not canonical, or
     (``write``) rewrite the ones that are not, atomically."""
     status = 0
@@ -57,19 +58,20 @@ def format_files(files: list[str], *, check: bool, write: bool) -> int:
             data = read_bytes(file)
             canonical = ReflectionFormat.write(ReflectionFormat.read(data, file=file))
         except UserError as err:
-            _report(err)
+            report.print(err.diagnostics, sys.stderr)
             status = 1
             continue
         if check:
             if canonical != data:
-                print(f"{file}: not in canonical form", file=sys.stderr)
+                _note(report, file, "not in canonical form")
                 status = 1
         elif write:
             try:
                 if write_if_changed(file, canonical):
-                    print(f"{file}: reformatted", file=sys.stderr)
+                    _note(report, file, "reformatted")
             except OSError as err:
-                print(f"{file}: error: cannot write: {err.strerror or err}", file=sys.stderr)
+                failed = UserError.at(file, 0, 0, f"cannot write: {err.strerror or err}")
+                report.print(failed.diagnostics, sys.stderr)
                 status = 1
         else:
             sys.stdout.flush()
@@ -78,13 +80,20 @@ def format_files(files: list[str], *, check: bool, write: bool) -> int:
     return status
 
 
-def show(file: str) -> int:
+def show(file: str, *, as_json: bool = False, report: Reporter = GCC) -> int:
+    """The readable summary, or (``as_json``) the model as JSON: for tools, so only a file that
+    ``check`` accepts (its layouts too)."""
     try:
-        model = ReflectionFormat.read_file(file)
+        if as_json:
+            from oneshader.reflection.json_export import to_json_text
+
+            text = to_json_text(read_checked_file(file))
+        else:
+            text = summary(ReflectionFormat.read_file(file))
     except UserError as err:
-        _report(err)
+        report.print(err.diagnostics, sys.stderr)
         return 1
-    sys.stdout.write(summary(model))
+    sys.stdout.write(text)
     return 0
 
 

@@ -434,7 +434,8 @@ def _check_bindings(
                         f"{TARGET_NAMES[target]}: '{r.name}' and '{other.name}' "
                         f"(line {decls[other.name].line}) are both bound to {where}; "
                         "give one of them another register or [[vk::binding]], or shift a "
-                        "register class apart (-fvk-b-shift/-fvk-t-shift/...)",
+                        "register class apart (-fvk-b-shift/-fvk-t-shift/... on the command "
+                        "line, b-shift/t-shift/... in [tool.oneshader] of pyproject.toml)",
                         "OS3001",
                     )
                 )

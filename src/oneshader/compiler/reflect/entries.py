@@ -9,6 +9,7 @@ from dataclasses import replace
 
 from oneshader.compiler.api import CompileOptions
 from oneshader.compiler.emitted.wgsl_calls import wgsl_reachable
+from oneshader.compiler.front.scanner import Field, StructDef
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.slang.facts import EntryFacts, VarFacts
 from oneshader.compiler.slang.request import SLANG_STAGE_ID, CompiledTarget
@@ -185,11 +186,19 @@ def entry_points(
     return out
 
 
+def _declaration(
+    src: SourceSet, e: EntryFacts, v: VarFacts
+) -> tuple[StructDef | None, Field | None]:
+    """The struct (or entry point's parameter list) that declares a stage variable, and its
+    member (or parameter); None where the scanner cannot find them."""
+    owner = src.struct(v.struct_name) if v.struct_name else src.function(e.name)
+    return owner, owner.field(v.name) if owner else None
+
+
 def _declared_at(src: SourceSet, e: EntryFacts, v: VarFacts) -> tuple[str, int, int]:
     """Where a stage variable is declared: (file, line, column) of its struct member or
     parameter (the main file, line 0, when the scanner cannot find it)."""
-    owner = src.struct(v.struct_name) if v.struct_name else src.function(e.name)
-    f = owner.field(v.name) if owner else None
+    owner, f = _declaration(src, e, v)
     if f is None or owner is None:
         return src.name, 0, 0
     where = next(
@@ -201,6 +210,11 @@ def _declared_at(src: SourceSet, e: EntryFacts, v: VarFacts) -> tuple[str, int, 
         src.path,
     )
     return src.display(str(where)), f.line, f.column
+
+
+def _has_attribute(src: SourceSet, e: EntryFacts, v: VarFacts, name: str) -> bool:
+    _, f = _declaration(src, e, v)
+    return f is not None and any(a.name == name for a in f.attributes)
 
 
 def _no_vertex_format(src: SourceSet, e: EntryFacts, v: StageVariable) -> Diagnostic:
@@ -301,7 +315,12 @@ def _location_clashes(
                     f"entry '{e.name}': output '{v.name}' is SV_Target{v.index} but "
                     f"[[vk::location({v.location})]]: a colour output's location is its "
                     f"SV_Target index (the attachment it writes); write SV_Target{v.location} "
-                    "or drop the attribute",
+                    "or drop the attribute"
+                    + (
+                        " (dual-source blending, [[vk::index]], is not supported)"
+                        if _has_attribute(src, e, facts[v.name], "vk::index")
+                        else ""
+                    ),
                     "OS1020",
                 )
             )
@@ -360,8 +379,7 @@ def _stage_var(
 ) -> StageVariable:
     written = ""
     modifiers: tuple[str, ...] = ()
-    owner = src.struct(v.struct_name) if v.struct_name else src.function(e.name)
-    f = owner.field(v.name) if owner else None
+    _, f = _declaration(src, e, v)
     if f is not None:
         written = f.semantic
         modifiers = f.modifiers

@@ -85,8 +85,8 @@ def place(
                     (
                         d,
                         f"'{d.name}' has register({cls}{number}, space{space}) but no "
-                        f"--fvk-bind-register maps it (every register needs one once any is "
-                        f"given, as with DXC)",
+                        f"--fvk-bind-register (bind-register in [tool.oneshader]) maps it "
+                        f"(every register needs one once any is given, as with DXC)",
                     )
                 )
                 bindings[d.name] = (space, number)

@@ -3,11 +3,17 @@
 One request per target (:mod:`.request`), the facts read from Slang's reflection while a request
 is alive (:mod:`.facts`), Slang's diagnostics turned into oneshader's (:mod:`.messages`). Rooms
 outside ``slang/`` take from the binding only what this package exports: the library handle and
-its version (``tests/test_layers.py`` holds that line).
+its version, and whether it is installed (``tests/test_layers.py`` holds that line).
 """
 
 from __future__ import annotations
 
-from oneshader.compiler.slang.capi import SLANG_VERSION, library, library_path, slangpy_version
+from oneshader.compiler.slang.capi import (
+    SLANG_VERSION,
+    library,
+    library_path,
+    missing_compiler,
+    slangpy_version,
+)
 
-__all__ = ["SLANG_VERSION", "library", "library_path", "slangpy_version"]
+__all__ = ["SLANG_VERSION", "library", "library_path", "missing_compiler", "slangpy_version"]

@@ -161,24 +161,29 @@ def slangpy_version() -> str:
         return "unknown"
 
 
-def library_path() -> Path:
-    """The Slang library inside the installed ``slangpy`` wheel, checked against the pin."""
+def missing_compiler() -> str | None:
+    """Why the Slang library cannot be loaded (slangpy is not installed, or is another build
+    than the binding's), or None when it can; cheap: nothing is loaded."""
     folder = _slangpy_folder()
     if folder is None:
-        raise UserError.at(
-            "oneshader", 0, 0, f"the Slang compiler is not installed; {INSTALL_HINT}"
+        return "the Slang compiler (slangpy) is not installed"
+    if not (folder / LIBRARY_NAME).is_file():
+        return (
+            f"slangpy {slangpy_version()} does not ship {LIBRARY_NAME}: oneshader's compiler "
+            f"binding is written for slangpy {SLANGPY_VERSION} (Slang {SLANG_VERSION})"
         )
-    path = folder / LIBRARY_NAME
-    if not path.is_file():
-        found = slangpy_version()
-        raise UserError.at(
-            "oneshader",
-            0,
-            0,
-            f"slangpy {found} does not ship {LIBRARY_NAME}: oneshader's compiler binding is "
-            f"written for slangpy {SLANGPY_VERSION} (Slang {SLANG_VERSION}); {INSTALL_HINT}",
-        )
-    return path
+    return None
+
+
+def library_path() -> Path:
+    """The Slang library inside the installed ``slangpy`` wheel, checked against the pin;
+    a UserError (OS3004) saying how to install it when it is missing."""
+    reason = missing_compiler()
+    if reason is not None:
+        raise UserError.at("oneshader", 0, 0, f"{reason}; {INSTALL_HINT}", "OS3004")
+    folder = _slangpy_folder()
+    assert folder is not None
+    return folder / LIBRARY_NAME
 
 
 class Library:

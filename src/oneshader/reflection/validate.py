@@ -1,11 +1,17 @@
 """Checks that a reflection's buffer layouts describe memory a host struct can really have.
 
-Run by the generator before it writes anything and by the runtime when a struct class is made,
-so a crafted or broken file fails with a message instead of allocating gigabytes, recursing
-without end or producing a struct whose fields overlap. Standard library only.
+The one check of a reflection's meaning beyond its grammar, run by ``oneshader reflection
+check``, by the generator before it writes anything (both through :func:`read_checked`, which
+puts the line and column of the offending record on the error) and by the runtime when a struct
+class is made, so a crafted or broken file fails with a message instead of allocating gigabytes,
+recursing without end or producing a struct whose fields overlap. Standard library only; the
+format reader is imported only by :func:`read_checked`.
 """
 
 from __future__ import annotations
+
+import os
+import re
 
 from oneshader.reflection.model import (
     MatrixPacking,
@@ -22,6 +28,8 @@ __all__ = [
     "check_layout",
     "check_reflection",
     "innermost",
+    "read_checked",
+    "read_checked_file",
     "storage",
 ]
 
@@ -33,11 +41,16 @@ SCALAR_BYTES = {kind: kind.size for kind in ScalarKind}
 
 
 class LayoutError(ValueError):
-    """A layout no host struct can have; ``path`` names the member, as ``Frame.lights[].color``."""
+    """A layout no host struct can have; ``path`` names the member, as ``Frame.lights[].color``.
 
-    def __init__(self, path: str, message: str) -> None:
+    ``node`` is the model object at fault (a type, member, resource, entry point or stage
+    variable) and ``attr`` its attribute at fault, so that a reader can point at the record."""
+
+    def __init__(self, path: str, message: str, node: object = None, attr: str = "") -> None:
         self.path = path
         self.message = message
+        self.node = node
+        self.attr = attr
         super().__init__(f"{path}: {message}" if path else message)
 
 
@@ -86,19 +99,19 @@ def _too_big(n: int) -> bool:
 def check_layout(t: TypeLayout, path: str = "", depth: int = 0) -> None:
     """Raise :class:`LayoutError` for the first problem in ``t``; return normally if sound."""
     if depth > MAX_DEPTH:
-        raise LayoutError(path, f"nested more than {MAX_DEPTH} levels deep")
+        raise LayoutError(path, f"nested more than {MAX_DEPTH} levels deep", t)
     for label in ("size", "align", "length", "stride", "mstride", "rows", "cols"):
         value = getattr(t, label)
         if _too_big(value):
-            raise LayoutError(path, f"{label}={value} is out of range (0 to {MAX_BYTES})")
+            raise LayoutError(path, f"{label}={value} is out of range (0 to {MAX_BYTES})", t, label)
     kind = t.kind
     if kind in (TypeKind.Scalar, TypeKind.Vector, TypeKind.Matrix) and t.scalar not in SCALAR_BYTES:
-        raise LayoutError(path, f"unknown scalar kind {t.scalar}")
+        raise LayoutError(path, f"unknown scalar kind {t.scalar}", t, "scalar")
     if kind is TypeKind.Vector and not 1 <= t.rows <= 4:
-        raise LayoutError(path, f"a vector has 1 to 4 components, not {t.rows}")
+        raise LayoutError(path, f"a vector has 1 to 4 components, not {t.rows}", t, "rows")
     if kind is TypeKind.Matrix:
         if not (1 <= t.rows <= 4 and 1 <= t.cols <= 4):
-            raise LayoutError(path, f"a matrix is at most 4x4, not {t.rows}x{t.cols}")
+            raise LayoutError(path, f"a matrix is at most 4x4, not {t.rows}x{t.cols}", t, "rows")
         inner = matrix_shape(t)[1]
         bs = SCALAR_BYTES[t.scalar]
         if t.mstride < inner * bs or t.mstride % bs:
@@ -106,20 +119,26 @@ def check_layout(t: TypeLayout, path: str = "", depth: int = 0) -> None:
                 path,
                 f"matrix stride {t.mstride} cannot hold {inner} {t.scalar.name} components "
                 f"per {'column' if t.packing is MatrixPacking.ColumnMajor else 'row'}",
+                t,
+                "mstride",
             )
     if kind is TypeKind.Array:
         if t.element is None:
-            raise LayoutError(path, "an array without an element type")
+            raise LayoutError(path, "an array without an element type", t)
         check_layout(t.element, path + "[]", depth + 1)
         if t.length and t.stride < storage(t.element):
             raise LayoutError(
                 path,
                 f"array stride {t.stride} is smaller than its element ({storage(t.element)} bytes)",
+                t,
+                "stride",
             )
         if _too_big(t.length * t.stride):
             raise LayoutError(
                 path,
                 f"{t.length} elements of {t.stride} bytes exceed the {MAX_BYTES}-byte limit",
+                t,
+                "length",
             )
     if kind is TypeKind.Struct:
         _check_members(t, path, depth)
@@ -133,13 +152,23 @@ def _check_members(t: TypeLayout, path: str, depth: int) -> None:
         check_layout(m.type, where, depth + 1)
         leaf = innermost(m.type)
         if leaf.kind is not TypeKind.Struct and m.offset % SCALAR_BYTES[leaf.scalar]:
-            raise LayoutError(where, f"offset {m.offset} is not aligned to its scalar type")
+            raise LayoutError(
+                where,
+                f"offset {m.offset} is not aligned to its scalar type {leaf.scalar.name} "
+                f"(a multiple of {SCALAR_BYTES[leaf.scalar]})",
+                m,
+                "offset",
+            )
         if m.offset < end:
-            raise LayoutError(where, f"offset {m.offset} overlaps {previous!r} (ends at {end})")
+            raise LayoutError(
+                where, f"offset {m.offset} overlaps {previous!r} (ends at {end})", m, "offset"
+            )
         if m.offset + storage(m.type) > t.size:
             raise LayoutError(
                 where,
                 f"offset {m.offset} + {storage(m.type)} bytes runs past the struct's size {t.size}",
+                m,
+                "offset",
             )
         end = m.offset + _extent(m.type)
         previous = m.name
@@ -149,7 +178,9 @@ def check_reflection(r: ShaderReflection) -> None:
     """Every layout and count of a reflection; the path starts at the resource or block name."""
     for res in r.resources:
         if not 0 <= res.count <= MAX_COUNT:
-            raise LayoutError(res.name, f"count={res.count} is out of range (0 to {MAX_COUNT})")
+            raise LayoutError(
+                res.name, f"count={res.count} is out of range (0 to {MAX_COUNT})", res, "count"
+            )
         if res.layout is not None:
             check_layout(res.layout, res.name)
     for pb in r.push_blocks:
@@ -157,9 +188,47 @@ def check_reflection(r: ShaderReflection) -> None:
             check_layout(pb.layout, pb.name)
     for e in r.entry_points:
         if _too_big(e.stride):
-            raise LayoutError(e.name, f"vertex stride {e.stride} is out of range")
+            raise LayoutError(e.name, f"vertex stride {e.stride} is out of range", e, "stride")
         for v in e.inputs:
             if _too_big(v.offset) or not 0 <= (v.location or 0) <= MAX_COUNT:
-                raise LayoutError(f"{e.name}.{v.name}", "offset or location out of range")
+                raise LayoutError(f"{e.name}.{v.name}", "offset or location out of range", v)
         if any(not 0 <= w <= MAX_COUNT for w in e.workgroup):
-            raise LayoutError(e.name, f"workgroup size {e.workgroup} is out of range")
+            raise LayoutError(
+                e.name, f"workgroup size {e.workgroup} is out of range", e, "workgroup"
+            )
+
+
+_ATTRIBUTE = re.compile(r" ([A-Za-z][A-Za-z0-9_-]*)=")
+
+
+def read_checked(data: bytes | str, *, file: str = "<reflection>") -> ShaderReflection:
+    """Read a reflection file and check its layouts: a ReflectionFormatError at the record (and
+    the attribute) at fault for either kind of problem, so ``oneshader reflection check`` and
+    the generator refuse the same files with the same line:col."""
+    from oneshader.reflection.errors import ReflectionFormatError
+    from oneshader.reflection.format import ReflectionFormat
+
+    lines: dict[int, int] = {}
+    model = ReflectionFormat.read(data, file=file, lines=lines)
+    try:
+        check_reflection(model)
+    except LayoutError as err:
+        line = lines.get(id(err.node), 0)
+        column = 1 if line else 0
+        if line and err.attr:
+            text = data if isinstance(data, str) else bytes(data).decode("utf-8")
+            record = text.split("\n", line)[line - 1]
+            for m in _ATTRIBUTE.finditer(record):
+                if m.group(1) == err.attr:
+                    column = m.end() + 1
+                    break
+        raise ReflectionFormatError(str(err), line, column, file) from None
+    return model
+
+
+def read_checked_file(path: str | os.PathLike[str]) -> ShaderReflection:
+    """:func:`read_checked` of a file; an unreadable file is a UserError naming it."""
+    from oneshader.reflection.format import read_bytes
+
+    name = os.fspath(path)
+    return read_checked(read_bytes(name), file=name)
