@@ -8,7 +8,8 @@ from pathlib import Path
 
 from module_validation import spirv_errors, wgsl_errors
 from oneshader.compiler import CompileOptions, CompileResult, EntryPointSpec, compile_file
-from oneshader.reflection.model import ResourceTypeKind, Stage, Target
+from oneshader.compiler.emitted.spirv import read_spirv
+from oneshader.reflection.model import BuiltIn, ResourceTypeKind, Stage, Target
 
 PIXEL = (EntryPointSpec("main", Stage.Pixel),)
 ALL = (Target.SpirV, Target.Msl, Target.Wgsl)
@@ -160,3 +161,33 @@ float4 main() : SV_Target { return entry.a + entry.b.a + entry.c; }
     wgsl = next(o.data for o in result.outputs if o.target is Target.Wgsl).decode()
     assert wgsl_errors(wgsl) == ""
     assert "var<storage, read> Table" in wgsl
+
+
+def test_draw_index_builtin_builds_for_spirv(tmp_path: Path) -> None:
+    # DXC's [[vk::builtin("DrawIndex")]] (multi-draw indirect, bindless): SPIR-V's BuiltIn
+    # DrawIndex, reflected as such; Metal and WGSL have no draw index: OS1011 at the attribute.
+    source = """struct Transform { float4x4 world; };
+ConstantBuffer<Transform> transforms[8] : register(b0);
+struct VSInput {
+  float3 position : POSITION;
+  [[vk::builtin("DrawIndex")]] uint draw : DRAWIDX;
+};
+float4 main(VSInput input) : SV_Position {
+  return mul(transforms[input.draw].world, float4(input.position, 1));
+}
+"""
+    vertex = (EntryPointSpec("main", Stage.Vertex),)
+    result = _ok(_build(tmp_path, source, entries=vertex))
+    assert result.reflection is not None
+    (entry,) = result.reflection.entry_points
+    assert [(v.name, v.builtin) for v in entry.inputs] == [
+        ("position", BuiltIn.None_),
+        ("draw", BuiltIn.DrawIndex),
+    ]
+    spirv = next(o.data for o in result.outputs if o.target is Target.SpirV)
+    emitted = read_spirv(spirv).entries["main"].inputs
+    assert [v.target_builtin for v in emitted if v.builtin is BuiltIn.DrawIndex] == ["DrawIndex"]
+    refused = _build(tmp_path, source, targets=ALL, entries=vertex)
+    errors = [(d.code, d.line, d.column, d.message[:40]) for d in refused.diagnostics]
+    assert [e[:3] for e in errors] == [("OS1011", 5, 5), ("OS1011", 5, 5)]
+    assert "Metal" in refused.diagnostics[0].message and "WGSL" in refused.diagnostics[1].message

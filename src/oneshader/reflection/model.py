@@ -149,6 +149,7 @@ class BuiltIn(enum.Enum):
     PointSize = "PointSize"
     BaseVertex = "BaseVertex"
     BaseInstance = "BaseInstance"
+    DrawIndex = "DrawIndex"
     DispatchThreadId = "SV_DispatchThreadID"
     GroupId = "SV_GroupID"
     GroupThreadId = "SV_GroupThreadID"

@@ -192,12 +192,17 @@ def _attribute_errors(
             builtin = a.args[0] if a.args else ""
             known = builtin in rewrite.VK_BUILTINS
             for t in targets:
-                if known and t is not Target.Wgsl:
+                draw_index = builtin == "DrawIndex" and t is not Target.SpirV
+                if known and t is not Target.Wgsl and not draw_index:
                     continue
                 if t is Target.Wgsl and builtin == "PointSize":
                     why = "has no point size (WGSL draws 1-pixel points)"
-                elif t is Target.Wgsl and known:
-                    why = "has no draw-parameter built-ins"
+                elif known and (t is Target.Wgsl or draw_index):
+                    why = (
+                        "has no draw-index built-in"
+                        if draw_index
+                        else "has no draw-parameter built-ins"
+                    )
                 else:
                     why = (
                         "cannot express this built-in (oneshader knows "
