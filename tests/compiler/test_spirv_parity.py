@@ -191,3 +191,17 @@ float4 main(VSInput input) : SV_Position {
     errors = [(d.code, d.line, d.column, d.message[:40]) for d in refused.diagnostics]
     assert [e[:3] for e in errors] == [("OS1011", 5, 5), ("OS1011", 5, 5)]
     assert "Metal" in refused.diagnostics[0].message and "WGSL" in refused.diagnostics[1].message
+
+
+def test_a_struct_holding_a_struct_of_resources_is_named(tmp_path: Path) -> None:
+    # Was OS1004 "a global uniform outside any cbuffer", which says nothing of the resources.
+    source = """struct Samplers { SamplerState s[2]; };
+struct Material { Texture2D t; Samplers samplers; };
+Material material;
+float4 main(float2 uv : TEXCOORD0) : SV_Target {
+  return material.t.Sample(material.samplers.s[1], uv);
+}
+"""
+    errors = [d for d in _build(tmp_path, source).diagnostics if d.is_error]
+    assert [(d.code, d.line, d.column) for d in errors] == [("OS1030", 3, 10)]
+    assert "'material'" in errors[0].message and "Material" in errors[0].message

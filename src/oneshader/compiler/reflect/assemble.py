@@ -126,6 +126,17 @@ def assemble(
             layout = one_layout(src, decl, per, errors, block=True)
             pushes.append(PushBlock(name, (), layout, ()))
             continue
+        if src.holds_resources(decl.base) and not src.resource_struct(decl.base):
+            errors.append(
+                src.at_decl(
+                    decl,
+                    f"'{name}' is a {decl.base} that holds resources in a nested struct or "
+                    "beside data, which oneshader does not build (a global struct of nothing "
+                    "but resources is); declare its resources as separate globals",
+                    "OS1030",
+                )
+            )
+            continue
         if decl.array is not None and src.resource_struct(decl.base):
             errors.append(
                 src.at_decl(
