@@ -68,7 +68,10 @@ def test_a_tbuffer_the_code_reads_is_a_positioned_error(tmp_path: Path) -> None:
 _RESERVED_NAMES = """struct Light { float4 colour; uint type; };
 cbuffer Scene : register(b0) { Light light; float4 module; float4 loop; float4 set; };
 [[vk::constant_id(0)]] const int type = 0;
-float4 main() : SV_Target { return module * loop + set + light.colour * light.type + type; }
+float4 main() : SV_Target {
+  float4 c = module * loop + set + light.colour * light.type;
+  switch (type) { case 1: return c; default: return c + 1; }
+}
 """
 
 

@@ -31,9 +31,10 @@ WGSL_RESERVED = _words(
     thread_local throw trait try type typedef typeid typename typeof union unless unorm unsafe
     unsized use using varying virtual volatile wgsl where with writeonly yield"""
 )
+# WGSL's keywords that HLSL code may use as names (the others, break, case, default, ..., are
+# HLSL keywords too; WGSL's ``default:`` of a switch must stay as it is).
 WGSL_KEYWORDS = _words(
-    """alias break case const const_assert continue continuing default diagnostic discard else
-    enable false fn for if let loop override requires return struct switch true var while"""
+    """alias const_assert continuing diagnostic enable fn let loop override requires var"""
 )
 
 _WORD = re.compile(r"\b[A-Za-z_]\w*\b")
