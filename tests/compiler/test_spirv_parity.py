@@ -105,12 +105,13 @@ float4 main(float2 uv : TEXCOORD0) : SV_Target { return USE; }
 def test_an_unused_resource_on_a_taken_slot_is_left_out_with_a_warning(tmp_path: Path) -> None:
     # A texture/sampler pair no longer sampled, on the binding a [[vk::binding]] gave a buffer
     # (DXC warns; plain Slang drops them): built, without them, each named in a warning.
-    result = _ok(_build(tmp_path, _LEFTOVER.replace("USE", "palette.colours[1]"), targets=ALL))
-    assert result.reflection is not None
-    assert [r.name for r in result.reflection.resources] == ["palette"]
-    warnings = [(d.code, d.line, d.column) for d in result.diagnostics if not d.is_error]
-    assert warnings == [("OS3003", 1, 11), ("OS3003", 2, 14)]
-    assert all("'palette' (line 4)" in d.message for d in result.diagnostics)
+    for targets in (ALL, (Target.Wgsl,)):
+        result = _ok(_build(tmp_path, _LEFTOVER.replace("USE", "palette.colours[1]"), targets))
+        assert result.reflection is not None
+        assert [r.name for r in result.reflection.resources] == ["palette"]
+        warnings = [(d.code, d.line, d.column) for d in result.diagnostics if not d.is_error]
+        assert warnings == [("OS3003", 1, 11), ("OS3003", 2, 14)]
+        assert all("'palette' (line 4)" in d.message for d in result.diagnostics)
 
 
 def test_a_read_resource_on_a_taken_slot_stays_an_error(tmp_path: Path) -> None:
@@ -208,3 +209,18 @@ float4 main(float2 uv : TEXCOORD0) : SV_Target {
     errors = [d for d in _build(tmp_path, source).diagnostics if d.is_error]
     assert [(d.code, d.line, d.column) for d in errors] == [("OS1030", 3, 10)]
     assert "'material'" in errors[0].message and "Material" in errors[0].message
+
+
+def test_an_array_of_constant_buffers_is_a_positioned_error_on_wgsl(tmp_path: Path) -> None:
+    # Slang emits one uniform buffer holding an array (not N buffers): the cross-check failed
+    # with an internal error (OS9000). SPIR-V binds the array.
+    source = """struct Camera { float4x4 view; };
+[[vk::binding(0, 0)]] ConstantBuffer<Camera> cameras[2] : register(b0);
+float4 main(float4 p : POSITION) : SV_Position { return mul(cameras[1].view, p); }
+"""
+    vertex = (EntryPointSpec("main", Stage.Vertex),)
+    _ok(_build(tmp_path, source, entries=vertex))
+    result = _build(tmp_path, source, targets=(Target.Wgsl,), entries=vertex)
+    errors = [d for d in result.diagnostics if d.is_error]
+    assert [(d.code, d.line, d.column) for d in errors] == [("OS1008", 2, 46)]
+    assert "WGSL" in errors[0].message and "'cameras'" in errors[0].message

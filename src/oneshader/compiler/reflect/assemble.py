@@ -256,9 +256,11 @@ def _resource(
         )
     if decl.array is not None:
         # Slang emits resource arrays for Metal without [[buffer/texture/sampler(n)]] and
-        # texture arrays for WGSL as array<texture_2d<f32>, N>, which naga rejects.
+        # texture arrays for WGSL as array<texture_2d<f32>, N>, which naga rejects, and
+        # constant-buffer arrays as one uniform buffer holding an array (not N buffers).
         bad = [TARGET_NAMES[Target.Msl]] if Target.Msl in per else []
-        if Target.Wgsl in per and rtype in TEXTURES | SAMPLERS:
+        wgsl_bad = TEXTURES | SAMPLERS | {ResourceTypeKind.ConstantBuffer}
+        if Target.Wgsl in per and rtype in wgsl_bad:
             bad.append(TARGET_NAMES[Target.Wgsl])
         if bad:
             errors.append(
@@ -343,15 +345,20 @@ def _drop_unused_on_taken_slots(
     decls: dict[str, Declaration],
     outputs: dict[Target, bytes],
 ) -> tuple[list[Resource], list[Diagnostic]]:
-    """A resource no entry point reads, on the SPIR-V slot of another resource, is left out of
+    """A resource no entry point reads, on the set and binding of another, is left out of
     the reflection with a warning (DXC warns and its optimiser drops it; Slang drops it from
     the code): real code declares textures it no longer samples on a binding that a later
     ``[[vk::binding]]`` took. Read by any entry point, the pair stays ``OS3001``."""
-    if Target.SpirV not in outputs:
-        return resources, []
-    from oneshader.compiler.emitted.spirv import read_spirv
+    if Target.SpirV in outputs:
+        from oneshader.compiler.emitted.spirv import read_spirv
 
-    entries = read_spirv(outputs[Target.SpirV]).entries.values()
+        target, entries = Target.SpirV, read_spirv(outputs[Target.SpirV]).entries.values()
+    elif Target.Wgsl in outputs:  # the same slots (the sampler of a pair moves later)
+        from oneshader.compiler.emitted.wgsl import read_wgsl
+
+        target, entries = Target.Wgsl, read_wgsl(outputs[Target.Wgsl]).entries.values()
+    else:  # Metal passes every resource to every entry point: all count as read
+        return resources, []
     if any(e.uses is None for e in entries):
         return resources, []
     back = {new: old for old, new in src.renamed_blocks().items()}
@@ -359,7 +366,8 @@ def _drop_unused_on_taken_slots(
     dropped: list[tuple[Resource, Resource]] = []
     gone: set[str] = set()
     while True:  # a texture and its sampler both unused on a buffer's slot go one by one
-        found = _unused_on_taken_slot([r for r in resources if r.name not in gone], used)
+        kept = [r for r in resources if r.name not in gone]
+        found = _unused_on_taken_slot(kept, used, target)
         if found is None:
             break
         dropped.append(found)
@@ -368,8 +376,8 @@ def _drop_unused_on_taken_slots(
         replace(
             src.at_decl(
                 decls[u.name],
-                f"'{u.name}' is on the SPIR-V slot of '{o.name}' (line {decls[o.name].line}) "
-                "and no entry point reads it: left out of the reflection (as DXC's optimiser "
+                f"'{u.name}' shares its set and binding with '{o.name}' (line "
+                f"{decls[o.name].line}) and no entry point reads it: left out of the reflection (as DXC's optimiser "
                 "drops it); give it another register or [[vk::binding]] to keep it",
                 "OS3003",
             ),
@@ -382,13 +390,13 @@ def _drop_unused_on_taken_slots(
 
 
 def _unused_on_taken_slot(
-    resources: list[Resource], used: set[str]
+    resources: list[Resource], used: set[str], target: Target
 ) -> tuple[Resource, Resource] | None:
-    """The first (unused resource, the resource on its SPIR-V slot) that is not DXC's
+    """The first (unused resource, the resource on its slot of ``target``) that is not DXC's
     texture/sampler pair, where one of the two is read by no entry point."""
     taken: dict[tuple[int, int], Resource] = {}
     for r in resources:
-        for s in (x for x in (*r.slots, *r.counters) if x.target is Target.SpirV):
+        for s in (x for x in (*r.slots, *r.counters) if x.target is target):
             other = taken.setdefault((s.set, s.binding), r)
             pair = (other.rtype in TEXTURES and r.rtype in SAMPLERS) or (
                 other.rtype in SAMPLERS and r.rtype in TEXTURES
