@@ -58,7 +58,7 @@ void Main(uint3 id : SV_DispatchThreadID)
     if (id.x >= Count)
         return;
     float4 v = Input[id.x] * Tint;
-    Output[id.x] = float4(Shade{which}(v.rgb, Gain + {i}.0), v.a);
+    Output[id.x] = float4(Shade{which}(v.rgb, Gain + float({i})), v.a);
 }}
 """
 

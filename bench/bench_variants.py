@@ -19,43 +19,15 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from bench_build import run_build, stop_servers
+from bench_build import SHADER, run_build, stop_servers
+from bench_build import SHARED as SHARED_TEMPLATE
 from timing import interleaved
 
 from oneshader.build.config import available_cpus
 
-SHARED = """// Shared by every shader.
-#pragma once
-float3 Shade(float3 c, float k)
-{
-    return saturate(c * k + float3(0.1, 0.2, 0.3));
-}
-"""
-
-UBER = """// One source, many variants: VARIANT picks the constant and the workgroup size.
-#include "Shared.hlsli"
-
-cbuffer Params
-{
-    float4 Tint;
-    float Gain;
-    uint Count;
-    float2 Pad;
-};
-
-StructuredBuffer<float4> Input;
-RWStructuredBuffer<float4> Output;
-
-[shader("compute")]
-[numthreads(32 + VARIANT % 4, 1, 1)]
-void Main(uint3 id : SV_DispatchThreadID)
-{
-    if (id.x >= Count)
-        return;
-    float4 v = Input[id.x] * Tint;
-    Output[id.x] = float4(Shade(v.rgb, Gain + VARIANT), v.a);
-}
-"""
+# The shader of bench_build.py, its number a define: one source for all variants.
+SHARED = SHARED_TEMPLATE.format(which="")
+UBER = SHADER.format(i="VARIANT", include="Shared.hlsli", which="", threads="32 + VARIANT % 4")
 
 PYPROJECT = """[project]
 name = "bench"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -236,3 +237,24 @@ def test_bindings_share_the_common_layout_once_and_show_what_differs(
         text=True,
     )
     assert typed.returncode == 0, typed.stdout + typed.stderr
+
+
+def test_a_wheel_carries_every_variant_and_the_variant_package(tmp_path: Path) -> None:
+    from test_build_hatch_hook import build_wheel, make_package
+
+    root = make_package(
+        tmp_path / "pkg",
+        extra='bindings = "src/shaderpkg/generated"\n'
+        "[tool.hatch.build.hooks.oneshader.variants]\n"
+        '"shaders/fx/Fog.hlsl" = { fog = { FOG = "1" }, hq = { QUALITY = "4" } }\n',
+    )
+    (root / "shaders/fx/Fog.hlsl").write_text(FOG)
+    result = build_wheel(root)
+    assert result.returncode == 0, result.stdout + result.stderr
+    (wheel,) = (root / "dist").glob("shaderpkg-0.1.0-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for variant in ("fog", "hq"):
+        assert f"shaderpkg/compiled/fx/Fog.{variant}.spv" in names
+        assert f"shaderpkg/generated/fx/Fog/{variant}.py" in names
+    assert "shaderpkg/generated/fx/Fog/__init__.py" in names
+    assert not any(n.startswith("shaderpkg/compiled/fx/Fog.") and n.count(".") == 1 for n in names)
