@@ -224,3 +224,20 @@ float4 main(float4 p : POSITION) : SV_Position { return mul(cameras[1].view, p);
     errors = [d for d in result.diagnostics if d.is_error]
     assert [(d.code, d.line, d.column) for d in errors] == [("OS1008", 2, 46)]
     assert "WGSL" in errors[0].message and "'cameras'" in errors[0].message
+
+
+def test_a_resource_type_without_a_record_is_named_as_such(tmp_path: Path) -> None:
+    # A ray-query acceleration structure was OS1004 "a global uniform outside any cbuffer".
+    source = """RaytracingAccelerationStructure scene : register(t0);
+float4 main(float3 p : TEXCOORD0) : SV_Target {
+  RayQuery<RAY_FLAG_NONE> q;
+  RayDesc ray;
+  ray.Origin = p; ray.Direction = float3(0, 0, 1); ray.TMin = 0; ray.TMax = 1;
+  q.TraceRayInline(scene, 0, 0xFF, ray);
+  q.Proceed();
+  return q.CommittedStatus() == COMMITTED_TRIANGLE_HIT ? 1 : 0;
+}
+"""
+    errors = [d for d in _build(tmp_path, source).diagnostics if d.is_error]
+    assert [(d.code, d.line, d.column) for d in errors] == [("OS1007", 1, 33)]
+    assert "RaytracingAccelerationStructure" in errors[0].message

@@ -147,7 +147,8 @@ def assemble(
                 )
             )
             continue
-        if p0.category == S.CAT_UNIFORM or decl.base not in RTYPES:
+        unknown_resource = p0.category in _RESOURCE_CATEGORIES  # OS1007 in _resource
+        if p0.category == S.CAT_UNIFORM or (decl.base not in RTYPES and not unknown_resource):
             errors.append(
                 src.at_decl(
                     decl,
@@ -165,6 +166,17 @@ def assemble(
     resources = _check_bindings(src, resources, decls, msl_index)
     pushes = _place_pushes(pushes, params, resources, msl_index)
     return Assembled(resources, pushes, specs, msl_index, warnings)
+
+
+# Slang's categories of a resource (one oneshader has no kind for is OS1007, not OS1004)
+_RESOURCE_CATEGORIES = frozenset(
+    {
+        S.CAT_SHADER_RESOURCE,
+        S.CAT_UNORDERED_ACCESS,
+        S.CAT_SAMPLER_STATE,
+        S.CAT_DESCRIPTOR_TABLE_SLOT,
+    }
+)
 
 
 def _declarations(src: SourceSet, facts: TargetFacts) -> dict[str, Declaration]:
@@ -377,8 +389,9 @@ def _drop_unused_on_taken_slots(
             src.at_decl(
                 decls[u.name],
                 f"'{u.name}' shares its set and binding with '{o.name}' (line "
-                f"{decls[o.name].line}) and no entry point reads it: left out of the reflection (as DXC's optimiser "
-                "drops it); give it another register or [[vk::binding]] to keep it",
+                f"{decls[o.name].line}) and no entry point reads it: left out of the "
+                "reflection (as DXC's optimiser drops it); give it another register or "
+                "[[vk::binding]] to keep it",
                 "OS3003",
             ),
             severity=Severity.WARNING,
