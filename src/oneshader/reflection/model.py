@@ -149,11 +149,11 @@ class BuiltIn(enum.Enum):
     PointSize = "PointSize"
     BaseVertex = "BaseVertex"
     BaseInstance = "BaseInstance"
-    DrawIndex = "DrawIndex"
     DispatchThreadId = "SV_DispatchThreadID"
     GroupId = "SV_GroupID"
     GroupThreadId = "SV_GroupThreadID"
     GroupIndex = "SV_GroupIndex"
+    DrawIndex = "DrawIndex"  # DXC's [[vk::builtin("DrawIndex")]], SPIR-V only (added in v1)
 
     @property
     def token(self) -> str:
