@@ -12,7 +12,53 @@ import json
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TextIO
+from typing import Final, TextIO
+
+
+class Code:
+    """oneshader's diagnostic codes, one name each, for the compiler (docs/compiler.md "Errors a
+    target gives") and the build (docs/build.md); Slang's own codes (``E.....``) pass through."""
+
+    # The compiler: what the source asks that a target cannot give.
+    NO_TARGETS: Final = "OS1000"
+    TYPE_NOT_EMITTED: Final = "OS1001"
+    APPEND_CONSUME_AS_PARAMETER: Final = "OS1002"
+    NOT_ON_TARGET: Final = "OS1003"
+    LOOSE_UNIFORM_NOT_GATHERED: Final = "OS1004"
+    ENTRY_POINT_NOT_FOUND: Final = "OS1005"
+    NO_ENTRY_POINTS: Final = "OS1006"
+    UNKNOWN_RESOURCE_TYPE: Final = "OS1007"
+    RESOURCE_ARRAY: Final = "OS1008"
+    UNSUPPORTED_STAGE: Final = "OS1009"
+    VK_OFFSET: Final = "OS1010"
+    VK_BUILTIN: Final = "OS1011"
+    COMPARED_AND_SAMPLED: Final = "OS1012"
+    UNREADABLE_DECLARATION: Final = "OS1013"
+    NO_VERTEX_FORMAT: Final = "OS1014"
+    WGSL_INTERLOCKED: Final = "OS1015"
+    STAGE_LINK: Final = "OS1016"
+    NO_VERTEX_POSITION: Final = "OS1017"
+    LOCATION_CLASH: Final = "OS1020"
+    SUBPASS_INPUT: Final = "OS1021"
+    STRUCT_OF_RESOURCES: Final = "OS1030"
+    NON_FLOAT_COLUMN_MAJOR: Final = "OS1031"
+    # The compiler: layouts and slots.
+    NOT_PORTABLE: Final = "OS2001"
+    SLOT_CLASH: Final = "OS3001"
+    REGISTER_NOT_BOUND: Final = "OS3002"
+    UNUSED_ON_TAKEN_SLOT: Final = "OS3010"  # a warning
+    # The compiler: its own failures.
+    CROSSCHECK_MISMATCH: Final = "OS9000"
+    COMPILER_CRASHED: Final = "OS9001"
+    INTERNAL_ERROR: Final = "OS9002"
+    # The build (OS2001 is the compiler's too, with another meaning: kept as it is documented
+    # and printed).
+    BAD_CONFIG: Final = "OS2001"
+    BAD_USAGE: Final = "OS2002"
+    OUTPUT_NOT_WRITABLE: Final = "OS2003"
+    REFLECTION_NOT_WRITTEN: Final = "OS3003"
+    NO_COMPILER: Final = "OS3004"
+    WORKER_FAILED: Final = "OS9003"
 
 
 class Severity(enum.Enum):
@@ -151,3 +197,27 @@ class UserError(Exception):
     @classmethod
     def at(cls, file: str, line: int, column: int, message: str, code: str = "") -> UserError:
         return cls([Diagnostic(file, line, column, Severity.ERROR, message, code)])
+
+
+class Collector:
+    """The errors of one run, added by each step as it finds them: the caller that runs the
+    steps checks it at each step's end (:meth:`check`), so that a step reports all its errors
+    at once and no step runs on a failed one."""
+
+    def __init__(self) -> None:
+        self.diagnostics: list[Diagnostic] = []
+
+    def add(self, diagnostic: Diagnostic) -> None:
+        self.diagnostics.append(diagnostic)
+
+    def extend(self, diagnostics: Iterable[Diagnostic]) -> None:
+        self.diagnostics.extend(diagnostics)
+
+    @property
+    def failed(self) -> bool:
+        return any(d.is_error for d in self.diagnostics)
+
+    def check(self) -> None:
+        """The step boundary: raise what was collected if any of it is an error."""
+        if self.failed:
+            raise UserError(self.diagnostics)

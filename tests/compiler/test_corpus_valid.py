@@ -33,7 +33,7 @@ def test_reflection_matches_emitted_code(file: str) -> None:
             name = note.split("'")[1]
             assert name not in used, note
         else:
-            assert note.startswith("MSL: entry") and "workgroup size" in note, note
+            assert note.startswith("Metal: entry") and "workgroup size" in note, note
 
 
 @pytest.mark.parametrize("file", _SHADERS)

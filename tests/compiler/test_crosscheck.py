@@ -325,7 +325,7 @@ def test_true_reflection_has_no_mismatch(outputs: list[OutputFile]) -> None:
     assert report.mismatches == []
     assert report.checked > 40  # the comparisons really ran
     # Metal states no workgroup size: reported as unchecked, not as agreement.
-    assert report.unchecked == ["MSL: entry 'CS' workgroup size is not in the emitted code"]
+    assert report.unchecked == ["Metal: entry 'CS' workgroup size is not in the emitted code"]
 
 
 def _resource(r: ShaderReflection, name: str, **changes: object) -> ShaderReflection:
@@ -485,7 +485,7 @@ _CASES: dict[str, tuple[Callable[[ShaderReflection], ShaderReflection], set[Targ
 def test_tampered_reflection_is_caught_per_target(case: str, outputs: list[OutputFile]) -> None:
     tamper, targets, fragments = _CASES[case]
     mismatches = verify(tamper(_reflection()), outputs)
-    names = {Target.SpirV: "SPIR-V (", Target.Msl: "MSL (", Target.Wgsl: "WGSL ("}
+    names = {Target.SpirV: "SPIR-V (", Target.Msl: "Metal (", Target.Wgsl: "WGSL ("}
     hit = {t for t, prefix in names.items() if any(m.startswith(prefix) for m in mismatches)}
     assert hit == targets, mismatches
     for message in mismatches:
@@ -542,7 +542,7 @@ def test_specuse_is_checked_on_wgsl(outputs: list[OutputFile]) -> None:
 def test_targets_without_output_and_outputs_without_target(outputs: list[OutputFile]) -> None:
     r = replace(_reflection(), targets=(Target.SpirV, Target.Msl))
     mismatches = verify(r, [o for o in outputs if o.target is not Target.Msl])
-    assert "MSL: the reflection lists the target but no output holds it" in mismatches
+    assert "Metal: the reflection lists the target but no output holds it" in mismatches
     assert "WGSL: an output for a target the reflection does not list" in mismatches
 
 

@@ -20,7 +20,7 @@ from oneshader.reflection.model import (
 )
 
 _ALL = {Target.SpirV, Target.Msl, Target.Wgsl}
-_PREFIX = {Target.SpirV: "SPIR-V (", Target.Msl: "MSL (", Target.Wgsl: "WGSL ("}
+_PREFIX = {Target.SpirV: "SPIR-V (", Target.Msl: "Metal (", Target.Wgsl: "WGSL ("}
 
 
 def _reflection(file: str) -> tuple[ShaderReflection, tuple]:  # type: ignore[type-arg]

@@ -110,7 +110,7 @@ def test_an_unused_resource_on_a_taken_slot_is_left_out_with_a_warning(tmp_path:
         assert result.reflection is not None
         assert [r.name for r in result.reflection.resources] == ["palette"]
         warnings = [(d.code, d.line, d.column) for d in result.diagnostics if not d.is_error]
-        assert warnings == [("OS3003", 1, 11), ("OS3003", 2, 14)]
+        assert warnings == [("OS3010", 1, 11), ("OS3010", 2, 14)]
         assert all("'palette' (line 4)" in d.message for d in result.diagnostics)
 
 

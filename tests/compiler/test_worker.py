@@ -141,4 +141,4 @@ def test_the_zygote_imports_nothing_heavy_it_does_not_need() -> None:
         assert worker.compile(SPRITE, OPTIONS).ok  # it finds everything without site
         assert worker.pid is not None and worker.restarts == 0
         argv = Path(f"/proc/{worker.pid}/cmdline").read_bytes().split(b"\0")
-    assert argv[1:4] == [b"-S", b"-m", b"oneshader.compiler.process.zygote"]
+    assert argv[1:4] == [b"-S", b"-m", b"oneshader.compiler.process.zygote_child"]

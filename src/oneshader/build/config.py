@@ -18,14 +18,12 @@ from typing import Any
 from oneshader.build.filerules import VARIANT_NAME, FileRule, Variant, is_glob
 from oneshader.compiler.api import BindRegister, EntryPointSpec, RegisterShift
 from oneshader.compiler.process.server import DEFAULT_IDLE_SECONDS
-from oneshader.diagnostics import Diagnostic, Severity, UserError, source_excerpt
+from oneshader.diagnostics import Code, Diagnostic, Severity, UserError, source_excerpt
 from oneshader.reflection.model import Stage, Target
 
 PYPROJECT = "pyproject.toml"
 TOOL_TABLE = "tool.oneshader"
 REGISTER_CLASSES = "btsu"
-CONFIG = "OS2001"  # diagnostic code: a bad value in pyproject.toml
-USAGE = "OS2002"  # diagnostic code: bad command-line usage or missing settings
 MATRIX_LAYOUTS = ("column-major", "row-major")
 _KNOWN_KEYS = frozenset(
     {
@@ -128,7 +126,7 @@ def server_idle_seconds(args: Any) -> float | None:
             0,
             0,
             f"expected 0 (no compile server), 1, or the seconds it stays idle, not {value!r}",
-            USAGE,
+            Code.BAD_USAGE,
         )
     return seconds
 
@@ -187,7 +185,7 @@ class TableLocator:
         line, col = self.key(key)
         excerpt = source_excerpt("\n".join(self.lines), line, col)
         return UserError(
-            [Diagnostic(self.file, line, col, Severity.ERROR, message, CONFIG, excerpt)]
+            [Diagnostic(self.file, line, col, Severity.ERROR, message, Code.BAD_CONFIG, excerpt)]
         )
 
 
@@ -466,14 +464,14 @@ def read_pyproject(path: Path, table_name: str = TOOL_TABLE) -> tuple[Mapping[st
         text = path.read_text(encoding="utf-8")
         data = tomllib.loads(text)
     except OSError as err:
-        raise UserError.at(shown, 0, 0, f"cannot read: {err.strerror}", CONFIG) from None
+        raise UserError.at(shown, 0, 0, f"cannot read: {err.strerror}", Code.BAD_CONFIG) from None
     except UnicodeDecodeError:
-        raise UserError.at(shown, 0, 0, "not UTF-8 text", CONFIG) from None
+        raise UserError.at(shown, 0, 0, "not UTF-8 text", Code.BAD_CONFIG) from None
     except tomllib.TOMLDecodeError as err:
         m = re.search(r"\(at line (\d+), column (\d+)\)", str(err))
         line, col = (int(m.group(1)), int(m.group(2))) if m else (0, 0)
         msg = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(err)) or "invalid TOML"
-        raise UserError.at(shown, line, col, f"invalid TOML: {msg}", CONFIG) from None
+        raise UserError.at(shown, line, col, f"invalid TOML: {msg}", Code.BAD_CONFIG) from None
     node: Any = data
     for part in table_name.split("."):
         node = node.get(part, {}) if isinstance(node, dict) else {}
@@ -491,7 +489,7 @@ def pyproject_settings(path: Path, table_name: str = TOOL_TABLE) -> Settings:
 
 
 def _cli_error(message: str) -> UserError:
-    return UserError.at("oneshader build", 0, 0, message, USAGE)
+    return UserError.at("oneshader build", 0, 0, message, Code.BAD_USAGE)
 
 
 def settings_from_args(args: Any, cwd: Path) -> Settings:
@@ -584,11 +582,19 @@ def merge(
     where = display_path(pyproject) if pyproject else "oneshader build"
     if not sources:
         raise UserError.at(
-            where, 0, 0, "no shader sources: pass PATH or set 'sources' in [tool.oneshader]", USAGE
+            where,
+            0,
+            0,
+            "no shader sources: pass PATH or set 'sources' in [tool.oneshader]",
+            Code.BAD_USAGE,
         )
     if out is None:
         raise UserError.at(
-            where, 0, 0, "no output folder: pass -o OUT or set 'out' in [tool.oneshader]", USAGE
+            where,
+            0,
+            0,
+            "no output folder: pass -o OUT or set 'out' in [tool.oneshader]",
+            Code.BAD_USAGE,
         )
     return BuildConfig(
         root=root,

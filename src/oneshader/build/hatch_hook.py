@@ -38,7 +38,7 @@ from oneshader.build.config import (
 from oneshader.build.progress import Progress
 from oneshader.build.scheduler import WorkerPool
 from oneshader.build.sources import project_name
-from oneshader.diagnostics import UserError
+from oneshader.diagnostics import Code, UserError
 
 HOOK_TABLE = "tool.hatch.build.hooks.oneshader"
 # A wheel is built in an isolated environment made from [build-system] requires: pip install
@@ -96,7 +96,9 @@ class OneshaderBuildHook(BuildHookInterface):  # type: ignore[type-arg]
             known = {k: v for k, v in table.items() if k not in _HATCH_KEYS}
             layers.append(settings_from_table(known, root, where))
         if not layers:
-            raise UserError.at(PYPROJECT, 0, 0, f"no [{TOOL_TABLE}] nor [{HOOK_TABLE}]", "OS2002")
+            raise UserError.at(
+                PYPROJECT, 0, 0, f"no [{TOOL_TABLE}] nor [{HOOK_TABLE}]", Code.BAD_USAGE
+            )
         return merge(root, layers, quiet=True, pyproject=pyproject if pyproject.is_file() else None)
 
 

@@ -20,10 +20,9 @@ from oneshader.compiler.api import CompileOptions, CompileResult
 from oneshader.compiler.process.server import CompileServer
 from oneshader.compiler.process.worker import CompilerWorker
 from oneshader.compiler.process.zygote import Zygote
-from oneshader.diagnostics import Diagnostic, Severity, UserError
+from oneshader.diagnostics import Code, Diagnostic, Severity, UserError
 
 PIP_INSTALL_HINT = "install it with: pip install 'oneshader[compiler]'"
-COMPILER_MISSING = "OS3004"  # diagnostic code: the compiler cannot be started at all
 
 
 class CompilerUnavailable(Exception):
@@ -36,14 +35,11 @@ class Worker(Protocol):
     def close(self) -> None: ...
 
 
-WORKER_FAILED = "OS9003"  # diagnostic code: a worker broke otherwise than by a compiler crash
-
-
 def _internal_failure(job: ShaderJob, err: BaseException) -> CompileResult:
     message = f"the compiler worker failed: {type(err).__name__}: {err}"
     if isinstance(err, CompilerUnavailable):
         message = str(err)
-    diag = Diagnostic(job.source_name, 0, 0, Severity.ERROR, message, WORKER_FAILED)
+    diag = Diagnostic(job.source_name, 0, 0, Severity.ERROR, message, Code.WORKER_FAILED)
     return CompileResult(diagnostics=(diag,), crashed=True)
 
 
@@ -168,7 +164,7 @@ class WorkerPool:
                     0,
                     0,
                     f"cannot start the compiler: {reason}; {self.install_hint}",
-                    COMPILER_MISSING,
+                    Code.NO_COMPILER,
                 )
             if kind == "start":
                 on_start(job)

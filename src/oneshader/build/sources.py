@@ -9,10 +9,10 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from oneshader.build.config import CONFIG, USAGE, BuildConfig, display_path
+from oneshader.build.config import BuildConfig, display_path
 from oneshader.build.filerules import FileRule, Variant, rule_for
 from oneshader.compiler.api import CompileOptions
-from oneshader.diagnostics import UserError
+from oneshader.diagnostics import Code, UserError
 
 SHADER_SUFFIX = ".hlsl"
 
@@ -81,7 +81,9 @@ def discover(config: BuildConfig) -> list[ShaderJob]:
         elif src.is_dir():  # walked from a resolved folder, without following links
             files = [(f, f.relative_to(src).as_posix()) for f in walk_shaders(src, config.out)]
         else:
-            raise UserError.at(where, 0, 0, f"no such file or folder: {display_path(src)}", USAGE)
+            raise UserError.at(
+                where, 0, 0, f"no such file or folder: {display_path(src)}", Code.BAD_USAGE
+            )
         for path, rel in files:
             if path in seen:
                 continue
@@ -101,7 +103,7 @@ def discover(config: BuildConfig) -> list[ShaderJob]:
                         f"{_shown(path, variant.name)} and {_shown(*other)} would both write "
                         f"{display_path(config.out / stem)}.*: rename one or build them "
                         "separately",
-                        USAGE,
+                        Code.BAD_USAGE,
                     )
                 by_stem[stem] = (path, variant.name)
                 options = CompileOptions(
@@ -128,5 +130,5 @@ def _shown(path: Path, variant: str) -> str:
 def _rule(path: Path, rules: tuple[FileRule, ...], where: str) -> FileRule | None:
     rule = rule_for(path, rules)
     if isinstance(rule, str):
-        raise UserError.at(where, 0, 0, rule, CONFIG)
+        raise UserError.at(where, 0, 0, rule, Code.BAD_CONFIG)
     return rule

@@ -13,7 +13,7 @@ from oneshader.diagnostics import Diagnostic
 from oneshader.reflection.model import ShaderReflection, Stage, Target
 
 TARGET_NAMES = {Target.SpirV: "SPIR-V", Target.Msl: "Metal", Target.Wgsl: "WGSL"}
-"""How messages name each target (the verifier's own copy says "MSL": issue 14, phase 2)."""
+"""How every message names each target (the one home of these display names)."""
 
 
 @dataclass(frozen=True)

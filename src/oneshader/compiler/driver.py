@@ -26,26 +26,29 @@ from oneshader.compiler.reflect.entries import check_entries, check_stage_link, 
 from oneshader.compiler.slang import library
 from oneshader.compiler.slang.messages import dedupe, name_targets
 from oneshader.compiler.slang.request import CompiledTarget, compile_target
-from oneshader.diagnostics import Diagnostic, Severity, UserError
+from oneshader.diagnostics import Code, Collector, Diagnostic, Severity, UserError
 from oneshader.reflection.model import ShaderReflection, Target
 
 
 def _compile(path: str, options: CompileOptions) -> CompileResult:
-    """The pipeline; user errors at any step come back as diagnostics, never raised."""
+    """The pipeline; user errors at any step come back as diagnostics, never raised. This is the
+    one wrapper that turns a bug into OS9002 (the worker's child relies on it)."""
     src = SourceSet(path, options.source_name or Path(path).as_posix(), options.include_dirs)
     try:
         if not options.targets:
             message = "no targets requested (give one or more of spirv, msl, wgsl)"
-            raise UserError.at(src.name, 0, 0, message, "OS1000")
+            raise UserError.at(src.name, 0, 0, message, Code.NO_TARGETS)
         src.read()
-        refused = precheck(src, options)
+        problems = Collector()  # what every step after reading adds its errors to
+        refused = precheck(src, options, problems)
+        problems.check()
         compiled, usage_outputs = _compile_targets(src, options, refused)
-        return _finish(src, options, compiled, usage_outputs)
+        return _finish(src, options, compiled, usage_outputs, problems)
     except UserError as err:
         return CompileResult(diagnostics=err.diagnostics, dependencies=tuple(src.dependencies))
     except Exception as err:  # a bug in oneshader: reported for this shader, not raised
         message = f"internal error in the compiler: {type(err).__name__}: {err}"
-        diag = Diagnostic(src.name, 0, 0, Severity.ERROR, message, "OS9002")
+        diag = Diagnostic(src.name, 0, 0, Severity.ERROR, message, Code.INTERNAL_ERROR)
         return CompileResult(diagnostics=(diag,), dependencies=tuple(src.dependencies))
 
 
@@ -85,13 +88,12 @@ def _assembly_errors(
     run reports both (assembling is pure Python on facts already read: cheap)."""
     if not compiled:
         return []
+    problems = Collector()
     try:
-        assemble(src, options, compiled, {t.target: t.code for t in compiled})
-    except UserError as failed:
-        return list(failed.diagnostics)
+        assemble(src, options, compiled, {t.target: t.code for t in compiled}, problems)
     except Exception:  # a bug here must not hide the target's own errors; the full run shows it
         return []
-    return []
+    return problems.diagnostics
 
 
 def _finish(
@@ -99,18 +101,31 @@ def _finish(
     options: CompileOptions,
     compiled: list[CompiledTarget],
     usage_outputs: dict[Target, bytes],
+    problems: Collector,
 ) -> CompileResult:
-    """Assemble, patch, derive the entry points, verify."""
+    """Assemble, patch, derive the entry points, verify; ``problems`` is checked after each."""
     primary = compiled[0]
-    check_entries(src, options, primary)
+    check_entries(src, primary, problems)
+    problems.check()
     outputs = {t.target: t.code for t in compiled}
-    shader = assemble(src, options, compiled, outputs)
-    outputs, depth = patch_bindings(src, outputs, shader)
+    shader = assemble(src, options, compiled, outputs, problems)
+    problems.check()
+    outputs, depth = patch_bindings(src, outputs, shader, problems)
+    problems.check()
     entries = entry_points(
-        src, primary, outputs, usage_outputs, shader.resources, shader.pushes, shader.specs
+        src,
+        primary,
+        outputs,
+        usage_outputs,
+        shader.resources,
+        shader.pushes,
+        shader.specs,
+        problems,
     )
+    problems.check()
     if Target.Wgsl in options.targets:
-        check_stage_link(src, primary, entries)
+        check_stage_link(src, primary, entries, problems)
+        problems.check()
     outputs = patch_locations(outputs, entries)
     resources, pushes = with_member_docs(src, *with_stages(shader, entries))
     resources = [replace(r, depth=True) if r.name in depth else r for r in resources]
@@ -123,7 +138,7 @@ def _finish(
         entry_points=tuple(entries),
     )
     files = tuple(OutputFile(t, outputs[t]) for t in Target if t in outputs)
-    warnings = dedupe([*(w for t in compiled for w in t.warnings), *shader.warnings])
+    warnings = dedupe([*(w for t in compiled for w in t.warnings), *problems.diagnostics])
     dependencies = tuple(src.dependencies)
     mismatches = _crosscheck(reflection, files)
     if mismatches:
@@ -134,7 +149,7 @@ def _finish(
                 0,
                 Severity.ERROR,
                 f"internal error: the reflection disagrees with the emitted code: {m}",
-                "OS9000",
+                Code.CROSSCHECK_MISMATCH,
             )
             for m in mismatches
         ]
@@ -155,6 +170,6 @@ _LOCK = threading.Lock()
 
 def compile_file(path: str, options: CompileOptions) -> CompileResult:
     """One compile at a time per process: Slang's session is not thread-safe (parallel builds
-    use several ``CompilerWorker`` processes)."""
+    use several ``CompilerWorker`` processes). Never raises: a bug is an OS9002 diagnostic."""
     with _LOCK:
         return _compile(path, options)

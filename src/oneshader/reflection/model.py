@@ -97,6 +97,30 @@ class ResourceTypeKind(enum.Enum):
     SubpassInputMS = enum.auto()
 
 
+# The groups of resource types that the compiler's steps and its verifier tell apart.
+TEXTURE_TYPES = frozenset(
+    t for t in ResourceTypeKind if "Texture" in t.name and t.name != "TextureBuffer"
+)
+SAMPLER_TYPES = frozenset({ResourceTypeKind.SamplerState, ResourceTypeKind.SamplerComparisonState})
+BLOCK_TYPES = frozenset({ResourceTypeKind.ConstantBuffer, ResourceTypeKind.TextureBuffer})
+# Vulkan input attachments: SPIR-V only (docs/compiler.md, OS1021); a texel type, as textures.
+SUBPASS_INPUT_TYPES = frozenset({ResourceTypeKind.SubpassInput, ResourceTypeKind.SubpassInputMS})
+COUNTED_TYPES = frozenset(
+    {ResourceTypeKind.AppendStructuredBuffer, ResourceTypeKind.ConsumeStructuredBuffer}
+)
+STRUCTURED_TYPES = frozenset(
+    {ResourceTypeKind.StructuredBuffer, ResourceTypeKind.RWStructuredBuffer, *COUNTED_TYPES}
+)
+BUFFER_TYPES = frozenset(
+    {
+        *BLOCK_TYPES,
+        *STRUCTURED_TYPES,
+        ResourceTypeKind.ByteAddressBuffer,
+        ResourceTypeKind.RWByteAddressBuffer,
+    }
+)
+
+
 class ScalarKind(enum.Enum):
     """Scalar element kinds; Bool is the default (structs and arrays carry it as a placeholder)."""
 

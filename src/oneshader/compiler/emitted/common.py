@@ -32,8 +32,10 @@ __all__ = [
     "EmittedResource",
     "EmittedSpec",
     "EmittedVariable",
+    "counter_name",
     "demangle",
     "emitted_name",
+    "emitted_pattern",
     "literal_bits",
     "resource_name",
     "round_up",
@@ -60,6 +62,18 @@ def demangle(name: str) -> str:
 GLOBALS = "$Globals"  # DXC's constant buffer of loose global uniforms
 FLOATS = frozenset({ScalarKind.Float, ScalarKind.Float16, ScalarKind.Float64})
 SLANG_GLOBALS = "globalParams"  # Slang's name for the same buffer in WGSL and MSL
+
+
+def emitted_pattern(name: str) -> str:
+    """A regex for ``name`` as Slang emits it in WGSL and MSL: as written or with its ``_<n>``
+    suffix (``Frame`` or ``Frame_0``); the inverse of :func:`demangle`."""
+    return rf"{re.escape(name)}(?:_\d+)?"
+
+
+def counter_name(name: str) -> str:
+    """The companion buffer that holds buffer ``name``'s counter where a target has no hidden
+    counter (``X_counter``, declared by ``front.rewrite``; SPIR-V's is renamed ``X.counter``)."""
+    return f"{name}_counter"
 
 
 def resource_name(emitted: str) -> str:

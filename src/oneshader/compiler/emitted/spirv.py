@@ -26,6 +26,60 @@ from oneshader.compiler.emitted.common import (
     EmittedVariable,
     round_up,
 )
+from oneshader.compiler.emitted.spirv_ops import (
+    DECO_ARRAY_STRIDE,
+    DECO_BINDING,
+    DECO_BLOCK,
+    DECO_BUILTIN,
+    DECO_CENTROID,
+    DECO_DESCRIPTOR_SET,
+    DECO_FLAT,
+    DECO_INPUT_ATTACHMENT_INDEX,
+    DECO_LOCATION,
+    DECO_MATRIX_STRIDE,
+    DECO_NO_PERSPECTIVE,
+    DECO_OFFSET,
+    DECO_ROW_MAJOR,
+    DECO_SAMPLE,
+    DECO_SPEC_ID,
+    MAGIC,
+    OP_CAPABILITY,
+    OP_CONSTANT,
+    OP_DECORATE,
+    OP_ENTRY_POINT,
+    OP_EXECUTION_MODE,
+    OP_EXECUTION_MODE_ID,
+    OP_FUNCTION,
+    OP_MEMBER_DECORATE,
+    OP_MEMBER_NAME,
+    OP_NAME,
+    OP_SPEC_CONSTANT,
+    OP_SPEC_CONSTANT_FALSE,
+    OP_SPEC_CONSTANT_TRUE,
+    OP_TYPE_ARRAY,
+    OP_TYPE_BOOL,
+    OP_TYPE_FLOAT,
+    OP_TYPE_IMAGE,
+    OP_TYPE_INT,
+    OP_TYPE_MATRIX,
+    OP_TYPE_POINTER,
+    OP_TYPE_RUNTIME_ARRAY,
+    OP_TYPE_SAMPLED_IMAGE,
+    OP_TYPE_SAMPLER,
+    OP_TYPE_STRUCT,
+    OP_TYPE_VECTOR,
+    OP_VARIABLE,
+    STORAGE_CROSS_WORKGROUP,
+    STORAGE_FUNCTION,
+    STORAGE_INPUT,
+    STORAGE_OUTPUT,
+    STORAGE_PRIVATE,
+    STORAGE_PUSH_CONSTANT,
+    STORAGE_STORAGE_BUFFER,
+    STORAGE_UNIFORM,
+    STORAGE_UNIFORM_CONSTANT,
+    STORAGE_WORKGROUP,
+)
 from oneshader.reflection.model import (
     BuiltIn,
     DeviceFeatures,
@@ -40,65 +94,18 @@ from oneshader.reflection.model import (
 
 __all__ = ["CAPABILITY_FEATURES", "CAPABILITY_NAMES", "features_of", "read_spirv"]
 
-MAGIC = 0x07230203
-
-# Opcodes
-_OP_NAME = 5
-_OP_MEMBER_NAME = 6
-_OP_ENTRY_POINT = 15
-_OP_EXECUTION_MODE = 16
-_OP_CAPABILITY = 17
-_OP_TYPE_BOOL = 20
-_OP_TYPE_INT = 21
-_OP_TYPE_FLOAT = 22
-_OP_TYPE_VECTOR = 23
-_OP_TYPE_MATRIX = 24
-_OP_TYPE_IMAGE = 25
-_OP_TYPE_SAMPLER = 26
-_OP_TYPE_SAMPLED_IMAGE = 27
-_OP_TYPE_ARRAY = 28
-_OP_TYPE_RUNTIME_ARRAY = 29
-_OP_TYPE_STRUCT = 30
-_OP_TYPE_POINTER = 32
-_OP_CONSTANT = 43
-_OP_SPEC_CONSTANT_TRUE = 48
-_OP_SPEC_CONSTANT_FALSE = 49
-_OP_SPEC_CONSTANT = 50
-_OP_VARIABLE = 59
-_OP_DECORATE = 71
-_OP_MEMBER_DECORATE = 72
-_OP_EXECUTION_MODE_ID = 331
-_OP_FUNCTION = 54
-
-# Decorations
-_D_SPEC_ID = 1
-_D_BLOCK = 2
-_D_ROW_MAJOR = 4
-_D_COL_MAJOR = 5
-_D_ARRAY_STRIDE = 6
-_D_MATRIX_STRIDE = 7
-_D_BUILTIN = 11
-_D_NO_PERSPECTIVE = 13
-_D_FLAT = 14
-_D_CENTROID = 16
-_D_SAMPLE = 17
-_D_LOCATION = 30
-_D_BINDING = 33
-_D_DESCRIPTOR_SET = 34
-_D_OFFSET = 35
-_D_INPUT_ATTACHMENT_INDEX = 43
 
 _STORAGE_CLASSES = {
-    0: "UniformConstant",
-    1: "Input",
-    2: "Uniform",
-    3: "Output",
-    4: "Workgroup",
-    5: "CrossWorkgroup",
-    6: "Private",
-    7: "Function",
-    9: "PushConstant",
-    12: "StorageBuffer",
+    STORAGE_UNIFORM_CONSTANT: "UniformConstant",
+    STORAGE_INPUT: "Input",
+    STORAGE_UNIFORM: "Uniform",
+    STORAGE_OUTPUT: "Output",
+    STORAGE_WORKGROUP: "Workgroup",
+    STORAGE_CROSS_WORKGROUP: "CrossWorkgroup",
+    STORAGE_PRIVATE: "Private",
+    STORAGE_FUNCTION: "Function",
+    STORAGE_PUSH_CONSTANT: "PushConstant",
+    STORAGE_STORAGE_BUFFER: "StorageBuffer",
 }
 _RESOURCE_CLASSES = frozenset({"UniformConstant", "Uniform", "PushConstant", "StorageBuffer"})
 
@@ -251,40 +258,40 @@ def _parse(data: bytes) -> tuple[_Module, tuple[int, int]]:
         op = head & 0xFFFF
         if count == 0 or pos + count > n:
             raise EmittedCodeError(f"SPIR-V: bad instruction length at word {pos}")
-        if op == _OP_FUNCTION:
+        if op == OP_FUNCTION:
             break  # everything the check needs precedes the first function
         ops = words[pos + 1 : pos + count]
         pos += count
-        if op == _OP_NAME:
+        if op == OP_NAME:
             m.names[ops[0]] = _string(ops[1:])[0]
-        elif op == _OP_MEMBER_NAME:
+        elif op == OP_MEMBER_NAME:
             m.member_names[(ops[0], ops[1])] = _string(ops[2:])[0]
-        elif op == _OP_DECORATE:
+        elif op == OP_DECORATE:
             _add_deco(m.decos.setdefault(ops[0], _Decorations()), ops[1:])
-        elif op == _OP_MEMBER_DECORATE:
+        elif op == OP_MEMBER_DECORATE:
             _add_deco(m.member_decos.setdefault((ops[0], ops[1]), _Decorations()), ops[2:])
-        elif op == _OP_CAPABILITY:
+        elif op == OP_CAPABILITY:
             m.capabilities.add(CAPABILITY_NAMES.get(ops[0], f"Capability{ops[0]}"))
-        elif op == _OP_ENTRY_POINT:
+        elif op == OP_ENTRY_POINT:
             name, used = _string(ops[2:])
             m.entries.append((ops[0], ops[1], name, tuple(ops[2 + used :])))
-        elif op == _OP_EXECUTION_MODE:
+        elif op == OP_EXECUTION_MODE:
             if ops[1] == 17 and len(ops) >= 5:  # LocalSize
                 m.local_size[ops[0]] = (ops[2], ops[3], ops[4])
-        elif op == _OP_EXECUTION_MODE_ID:
+        elif op == OP_EXECUTION_MODE_ID:
             if ops[1] == 38 and len(ops) >= 5:  # LocalSizeId
                 m.local_size_id[ops[0]] = (ops[2], ops[3], ops[4])
         elif 19 <= op <= 39:
             m.types[ops[0]] = (op, tuple(ops[1:]))
-        elif op == _OP_CONSTANT:
+        elif op == OP_CONSTANT:
             m.constants[ops[1]] = ops[2] if len(ops) > 2 else 0
-        elif op == _OP_SPEC_CONSTANT_TRUE:
+        elif op == OP_SPEC_CONSTANT_TRUE:
             m.spec[ops[1]] = 1
-        elif op == _OP_SPEC_CONSTANT_FALSE:
+        elif op == OP_SPEC_CONSTANT_FALSE:
             m.spec[ops[1]] = 0
-        elif op == _OP_SPEC_CONSTANT:
+        elif op == OP_SPEC_CONSTANT:
             m.spec[ops[1]] = ops[2] if len(ops) > 2 else None
-        elif op == _OP_VARIABLE:
+        elif op == OP_VARIABLE:
             m.variables[ops[1]] = (ops[0], _STORAGE_CLASSES.get(ops[2], f"Storage{ops[2]}"))
     return m, version
 
@@ -304,11 +311,11 @@ class _Layouts:
 
     def scalar(self, tid: int) -> tuple[ScalarKind, int]:
         op, ops = self.m.types[tid]
-        if op == _OP_TYPE_BOOL:
+        if op == OP_TYPE_BOOL:
             return ScalarKind.Bool, 4
-        if op == _OP_TYPE_FLOAT:
+        if op == OP_TYPE_FLOAT:
             kinds = {16: ScalarKind.Float16, 32: ScalarKind.Float, 64: ScalarKind.Float64}
-        elif op == _OP_TYPE_INT:
+        elif op == OP_TYPE_INT:
             if ops[1]:
                 kinds = {16: ScalarKind.Int16, 32: ScalarKind.Int, 64: ScalarKind.Int64}
             else:
@@ -321,10 +328,10 @@ class _Layouts:
 
     def layout(self, tid: int, std140: bool, member: _Decorations | None = None) -> TypeLayout:
         op, ops = self.m.types[tid]
-        if op in (_OP_TYPE_BOOL, _OP_TYPE_INT, _OP_TYPE_FLOAT):
+        if op in (OP_TYPE_BOOL, OP_TYPE_INT, OP_TYPE_FLOAT):
             kind, size = self.scalar(tid)
             return TypeLayout(TypeKind.Scalar, scalar=kind, size=size, align=size)
-        if op == _OP_TYPE_VECTOR:
+        if op == OP_TYPE_VECTOR:
             kind, size = self.scalar(ops[0])
             n = ops[1]
             return TypeLayout(
@@ -334,12 +341,12 @@ class _Layouts:
                 size=n * size,
                 align=(2 if n == 2 else 4) * size,
             )
-        if op == _OP_TYPE_MATRIX:
+        if op == OP_TYPE_MATRIX:
             return self._matrix(ops[0], ops[1], std140, member or _Decorations())
-        if op in (_OP_TYPE_ARRAY, _OP_TYPE_RUNTIME_ARRAY):
+        if op in (OP_TYPE_ARRAY, OP_TYPE_RUNTIME_ARRAY):
             element = self.layout(ops[0], std140, member)
-            length = self.m.constants.get(ops[1], 0) if op == _OP_TYPE_ARRAY else 0
-            stride = self.m.deco(tid).values.get(_D_ARRAY_STRIDE, 0)
+            length = self.m.constants.get(ops[1], 0) if op == OP_TYPE_ARRAY else 0
+            stride = self.m.deco(tid).values.get(DECO_ARRAY_STRIDE, 0)
             align = max(element.align, 16) if std140 else element.align
             return TypeLayout(
                 TypeKind.Array,
@@ -349,16 +356,16 @@ class _Layouts:
                 stride=stride,
                 element=element,
             )
-        if op == _OP_TYPE_STRUCT:
+        if op == OP_TYPE_STRUCT:
             return self._struct(tid, ops, std140)
         raise EmittedCodeError(f"SPIR-V: type %{tid} (opcode {op}) has no buffer layout")
 
     def _matrix(self, column: int, columns: int, std140: bool, d: _Decorations) -> TypeLayout:
         kind, size = self.scalar(self.m.types[column][1][0])
         vec = self.m.types[column][1][1]
-        mstride = d.values.get(_D_MATRIX_STRIDE, 0)
+        mstride = d.values.get(DECO_MATRIX_STRIDE, 0)
         # SPIR-V ColMajor stores SPIR-V columns: HLSL rows (Slang transposes): HLSL row-major.
-        row_major_hlsl = _D_ROW_MAJOR not in d.flags
+        row_major_hlsl = DECO_ROW_MAJOR not in d.flags
         stored, length = (columns, vec) if row_major_hlsl else (vec, columns)
         align = (2 if length == 2 else 4) * size
         if std140:
@@ -384,7 +391,7 @@ class _Layouts:
         for i, mtid in enumerate(ops):
             d = self.m.mdeco(tid, i)
             t = self.layout(mtid, std140, d)
-            off = d.values.get(_D_OFFSET, 0)
+            off = d.values.get(DECO_OFFSET, 0)
             members.append(StructMember(self.m.member_names.get((tid, i), f"_{i}"), off, t))
             extent = max(extent, off + t.size)
             align = max(align, t.align)
@@ -401,7 +408,7 @@ class _Layouts:
 
 def _pointee(m: _Module, var_type: int) -> int:
     op, ops = m.types.get(var_type, (0, ()))
-    if op != _OP_TYPE_POINTER:
+    if op != OP_TYPE_POINTER:
         raise EmittedCodeError(f"SPIR-V: variable type %{var_type} is not a pointer")
     return ops[1]
 
@@ -416,50 +423,50 @@ def _resource(m: _Module, lay: _Layouts, vid: int, storage: str) -> EmittedResou
     tid = _pointee(m, m.variables[vid][0])
     count = 1
     op, ops = m.types[tid]
-    if op in (_OP_TYPE_ARRAY, _OP_TYPE_RUNTIME_ARRAY) and storage != "PushConstant":
-        count = m.constants.get(ops[1], 0) if op == _OP_TYPE_ARRAY else 0
+    if op in (OP_TYPE_ARRAY, OP_TYPE_RUNTIME_ARRAY) and storage != "PushConstant":
+        count = m.constants.get(ops[1], 0) if op == OP_TYPE_ARRAY else 0
         tid = ops[0]
         op, ops = m.types[tid]
     layout: TypeLayout | None = None
     stride: int | None = None
     fmt: str | None = None
-    if op == _OP_TYPE_STRUCT:
-        std140 = storage == "Uniform" and _D_BLOCK in m.deco(tid).flags
+    if op == OP_TYPE_STRUCT:
+        std140 = storage == "Uniform" and DECO_BLOCK in m.deco(tid).flags
         inner = m.types.get(ops[0], (0, ())) if len(ops) == 1 else (0, ())
-        if storage == "StorageBuffer" and inner[0] == _OP_TYPE_RUNTIME_ARRAY:
-            stride = m.deco(ops[0]).values.get(_D_ARRAY_STRIDE, 0)
+        if storage == "StorageBuffer" and inner[0] == OP_TYPE_RUNTIME_ARRAY:
+            stride = m.deco(ops[0]).values.get(DECO_ARRAY_STRIDE, 0)
             layout = lay.layout(inner[1][0], False, m.mdeco(tid, 0))
         else:
             layout = lay.layout(tid, std140)
-    elif op == _OP_TYPE_IMAGE and len(ops) >= 7:
+    elif op == OP_TYPE_IMAGE and len(ops) >= 7:
         fmt = IMAGE_FORMATS[ops[6]] if ops[6] < len(IMAGE_FORMATS) else str(ops[6])
     type_text = {
-        _OP_TYPE_IMAGE: "OpTypeImage",
-        _OP_TYPE_SAMPLER: "OpTypeSampler",
-        _OP_TYPE_SAMPLED_IMAGE: "OpTypeSampledImage",
-        _OP_TYPE_STRUCT: "OpTypeStruct",
+        OP_TYPE_IMAGE: "OpTypeImage",
+        OP_TYPE_SAMPLER: "OpTypeSampler",
+        OP_TYPE_SAMPLED_IMAGE: "OpTypeSampledImage",
+        OP_TYPE_STRUCT: "OpTypeStruct",
     }.get(op, f"opcode {op}")
     return EmittedResource(
         name=name,
         emitted=emitted,
         space=storage,
-        set=d.values.get(_D_DESCRIPTOR_SET),
-        binding=d.values.get(_D_BINDING),
+        set=d.values.get(DECO_DESCRIPTOR_SET),
+        binding=d.values.get(DECO_BINDING),
         layout=layout,
         stride=stride,
         count=count,
         format=fmt,
         type_text=type_text,
         role=role,
-        attachment=d.values.get(_D_INPUT_ATTACHMENT_INDEX),
+        attachment=d.values.get(DECO_INPUT_ATTACHMENT_INDEX),
     )
 
 
 _INTERP = {
-    _D_FLAT: Interpolation.Flat,
-    _D_NO_PERSPECTIVE: Interpolation.NoPerspective,
-    _D_CENTROID: Interpolation.Centroid,
-    _D_SAMPLE: Interpolation.Sample,
+    DECO_FLAT: Interpolation.Flat,
+    DECO_NO_PERSPECTIVE: Interpolation.NoPerspective,
+    DECO_CENTROID: Interpolation.Centroid,
+    DECO_SAMPLE: Interpolation.Sample,
 }
 
 
@@ -472,7 +479,7 @@ def _stage_variables(m: _Module, vid: int, entry: str) -> list[EmittedVariable]:
     d = m.deco(vid)
     tid = _pointee(m, m.variables[vid][0])
     op, ops = m.types.get(tid, (0, ()))
-    if op == _OP_TYPE_STRUCT and _D_LOCATION not in d.values and _D_BUILTIN not in d.values:
+    if op == OP_TYPE_STRUCT and DECO_LOCATION not in d.values and DECO_BUILTIN not in d.values:
         out = []
         for i in range(len(ops)):
             md = m.mdeco(tid, i)
@@ -486,13 +493,13 @@ def _locations(m: _Module, tid: int) -> int:
     """The locations a stage variable of type ``tid`` occupies (Vulkan's interface rules:
     an array's elements and a matrix's columns one each; a 64-bit vector of 3 or 4, two)."""
     op, ops = m.types.get(tid, (0, ()))
-    if op == _OP_TYPE_ARRAY:
+    if op == OP_TYPE_ARRAY:
         return max(m.constants.get(ops[1], 1), 1) * _locations(m, ops[0])
-    if op == _OP_TYPE_MATRIX:
+    if op == OP_TYPE_MATRIX:
         return ops[1] * _locations(m, ops[0])
-    if op == _OP_TYPE_VECTOR:
+    if op == OP_TYPE_VECTOR:
         scalar = m.types.get(ops[0], (0, ()))
-        wide = scalar[0] in (_OP_TYPE_INT, _OP_TYPE_FLOAT) and scalar[1][0] == 64
+        wide = scalar[0] in (OP_TYPE_INT, OP_TYPE_FLOAT) and scalar[1][0] == 64
         return 2 if wide and ops[1] > 2 else 1
     return 1
 
@@ -500,14 +507,14 @@ def _locations(m: _Module, tid: int) -> int:
 def _variable(name: str, emitted: str, d: _Decorations) -> EmittedVariable:
     builtin: BuiltIn | None = None
     spelled = ""
-    if _D_BUILTIN in d.values:
+    if DECO_BUILTIN in d.values:
         spelled, builtin = _BUILTINS.get(
-            d.values[_D_BUILTIN], (f"BuiltIn{d.values[_D_BUILTIN]}", None)
+            d.values[DECO_BUILTIN], (f"BuiltIn{d.values[DECO_BUILTIN]}", None)
         )
     return EmittedVariable(
         name=name,
         emitted=emitted,
-        location=d.values.get(_D_LOCATION),
+        location=d.values.get(DECO_LOCATION),
         builtin=builtin,
         target_builtin=spelled,
         interp=frozenset(v for k, v in _INTERP.items() if k in d.flags),
@@ -529,10 +536,10 @@ def read_spirv(data: bytes, source: str = ".spv") -> EmittedModule:
             out.add_resource(res)
     for sid, default in m.spec.items():
         d = m.deco(sid)
-        if _D_SPEC_ID in d.values:
+        if DECO_SPEC_ID in d.values:
             emitted = m.names.get(sid, f"%{sid}")
             out.spec_constants[emitted] = EmittedSpec(
-                emitted, emitted, d.values[_D_SPEC_ID], default
+                emitted, emitted, d.values[DECO_SPEC_ID], default
             )
     interface_lists_globals = version >= (1, 4)
     for model, fid, name, interface in m.entries:

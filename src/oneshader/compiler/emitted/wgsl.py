@@ -20,6 +20,7 @@ honoured, struct size rounded to its alignment). Slang's spellings that this rea
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from oneshader.compiler.emitted.common import (
@@ -45,7 +46,7 @@ from oneshader.reflection.model import (
     TypeLayout,
 )
 
-__all__ = ["TEXEL_FORMATS", "WgslType", "read_wgsl", "wgsl_layout"]
+__all__ = ["TEXEL_FORMATS", "WgslType", "reached_identifiers", "read_wgsl", "wgsl_layout"]
 
 _TOKEN = re.compile(
     r"\s+|//[^\n]*|/\*.*?\*/"
@@ -660,23 +661,11 @@ def _entry(
         if all(d is not None for d in dims):
             full = [d or 0 for d in dims] + [1, 1]
             workgroup = (full[0], full[1], full[2])
-    # The globals this entry reaches, through the functions it calls.
-    reached: set[str] = set()
+    # The globals and overrides this entry reaches, through the functions it calls.
+    idents = _reached(parsed, fn.name)
+    reached = {global_names[i] for i in idents if i in global_names}
     specs = {a for a in fn.attrs.get("workgroup_size", ()) if a in overrides}
-    todo = [fn.name]
-    seen: set[str] = set()
-    while todo:
-        cur = parsed.functions.get(todo.pop())
-        if cur is None or cur.name in seen:
-            continue
-        seen.add(cur.name)
-        for ident in cur.idents:
-            if ident in global_names:
-                reached.add(global_names[ident])
-            elif ident in overrides:
-                specs.add(ident)
-            elif ident in parsed.functions:
-                todo.append(ident)
+    specs.update(i for i in idents if i in overrides)
     return EmittedEntry(
         name=fn.name,
         stage=stage,
@@ -689,6 +678,29 @@ def _entry(
             v.target_builtin for v in inputs if v.builtin is None and v.target_builtin
         ),
     )
+
+
+def _reached(parsed: _Parsed, entry: str) -> set[str]:
+    """Every identifier in the body of function ``entry`` and of the functions it calls,
+    transitively (the one walk of WGSL's call graph)."""
+    idents: set[str] = set()
+    todo = [entry]
+    seen: set[str] = set()
+    while todo:
+        cur = parsed.functions.get(todo.pop())
+        if cur is None or cur.name in seen:
+            continue
+        seen.add(cur.name)
+        idents |= cur.idents
+        todo.extend(i for i in cur.idents if i in parsed.functions)
+    return idents
+
+
+def reached_identifiers(data: bytes, entries: Iterable[str]) -> dict[str, set[str]]:
+    """Per entry point: the identifiers in the code it reaches (for what it reads of names that
+    are not resources, such as spec constants)."""
+    parsed = _Parser(data.decode("utf-8")).parse()
+    return {entry: _reached(parsed, entry) for entry in entries}
 
 
 def _wg_dim(text: str, consts: dict[str, int]) -> int | None:

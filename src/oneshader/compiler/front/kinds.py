@@ -1,5 +1,5 @@
-"""HLSL resource type names to the reflection format's resource kinds, and the groups of them
-that the steps tell apart (textures, samplers, blocks, buffers with a hidden counter)."""
+"""HLSL resource type names to the reflection format's resource kinds (the groups of them that
+the steps tell apart are the reflection model's: ``TEXTURE_TYPES``, ``SAMPLER_TYPES``, ...)."""
 
 from __future__ import annotations
 
@@ -28,14 +28,3 @@ for _rov in ("Buffer", "ByteAddressBuffer", "StructuredBuffer", "Texture1D", "Te
     RTYPES[f"RasterizerOrdered{_rov}"] = RTYPES[f"RW{_rov}"]
 for _rov in ("Texture2D", "Texture2DArray", "Texture3D"):
     RTYPES[f"RasterizerOrdered{_rov}"] = RTYPES[f"RW{_rov}"]
-
-TEXTURES = frozenset(
-    t for t in ResourceTypeKind if "Texture" in t.name and t.name != "TextureBuffer"
-)
-# Vulkan input attachments: SPIR-V only (docs/compiler.md, OS1021); a texel type, as textures.
-SUBPASS_INPUTS = frozenset({ResourceTypeKind.SubpassInput, ResourceTypeKind.SubpassInputMS})
-BLOCK_TYPES = frozenset({ResourceTypeKind.ConstantBuffer, ResourceTypeKind.TextureBuffer})
-SAMPLERS = frozenset({ResourceTypeKind.SamplerState, ResourceTypeKind.SamplerComparisonState})
-COUNTED = frozenset(
-    {ResourceTypeKind.AppendStructuredBuffer, ResourceTypeKind.ConsumeStructuredBuffer}
-)

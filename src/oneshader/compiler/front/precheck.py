@@ -9,11 +9,11 @@ from pathlib import Path
 
 from oneshader.compiler.api import TARGET_NAMES, CompileOptions
 from oneshader.compiler.front import rewrite
-from oneshader.compiler.front.kinds import RTYPES, SUBPASS_INPUTS
+from oneshader.compiler.front.kinds import RTYPES
 from oneshader.compiler.front.scanner import Attribute, SourceFile, line_col, strip_comments
 from oneshader.compiler.front.sourceset import SourceSet
-from oneshader.diagnostics import Diagnostic, Severity, UserError
-from oneshader.reflection.model import ResourceTypeKind, Target
+from oneshader.diagnostics import Code, Collector, Diagnostic, Severity
+from oneshader.reflection.model import SUBPASS_INPUT_TYPES, ResourceTypeKind, Target
 
 # Tokens a target cannot express, with what to say; checked on the source before compiling.
 _TOKEN_LIMITS: list[tuple[Target, re.Pattern[str], str]] = [
@@ -67,10 +67,13 @@ _TOKEN_LIMITS: list[tuple[Target, re.Pattern[str], str]] = [
 ]
 
 
-def precheck(src: SourceSet, options: CompileOptions) -> dict[Target, list[Diagnostic]]:
+def precheck(
+    src: SourceSet, options: CompileOptions, problems: Collector
+) -> dict[Target, list[Diagnostic]]:
     """Errors a target would give without a position (or crash on), found in the source, per
     target (a target with any is not compiled; the others are, so their errors come in the same
-    run). Errors of no one target (an entry point not found) are raised."""
+    run). Errors of no one target (an entry point not found) are added to ``problems``, and
+    then no target is checked."""
     errors: list[Diagnostic] = []
     for e in options.entry_points:
         if src.function(e.name) is None:
@@ -83,17 +86,19 @@ def precheck(src: SourceSet, options: CompileOptions) -> dict[Target, list[Diagn
                     Severity.ERROR,
                     f"entry point '{e.name}' not found: the file defines no function of that "
                     f"name (it defines: {defined or 'none'})",
-                    "OS1005",
+                    Code.ENTRY_POINT_NOT_FOUND,
                 )
             )
     errors += _indirect_counters(src)
     if errors:
-        raise UserError(errors)
+        problems.extend(errors)
+        return {}
     per: dict[Target, list[Diagnostic]] = {t: [] for t in Target if t in options.targets}
     decls = src.declarations()
     targets = options.targets
     flattened: set[tuple[str, int]] = set()
     for d in decls.values():
+        rtype = RTYPES.get(d.base, (None, None))[0]
         owner, dot, _ = d.name.partition(".")
         if dot and (owner, d.line) not in flattened:
             flattened.add((owner, d.line))
@@ -105,7 +110,7 @@ def precheck(src: SourceSet, options: CompileOptions) -> dict[Target, list[Diagn
                             f"{TARGET_NAMES[t]}: '{owner}' is a global struct of resources, "
                             "which oneshader builds for SPIR-V only; declare its resources as "
                             "separate globals, or build for spirv only",
-                            "OS1030",
+                            Code.STRUCT_OF_RESOURCES,
                         )
                     )
         if d.base.startswith("RasterizerOrdered") and Target.Wgsl in targets:
@@ -114,18 +119,18 @@ def precheck(src: SourceSet, options: CompileOptions) -> dict[Target, list[Diagn
                     d,
                     f"WGSL: no rasterizer-ordered views ('{d.name}' is a {d.base}); use the "
                     f"RW type if the order does not matter, or build without the wgsl target",
-                    "OS1001",
+                    Code.TYPE_NOT_EMITTED,
                 )
             )
         for t in (Target.Msl, Target.Wgsl):
-            if RTYPES.get(d.base, (None, None))[0] in SUBPASS_INPUTS and t in targets:
+            if rtype in SUBPASS_INPUT_TYPES and t in targets:
                 per[t].append(
                     src.at_decl(
                         d,
                         f"{TARGET_NAMES[t]}: '{d.name}' is a {d.base}, a Vulkan input "
                         f"attachment, which {TARGET_NAMES[t]} cannot express; build it for "
                         "spirv only, or read the attachment as a Texture2D with Load()",
-                        "OS1021",
+                        Code.SUBPASS_INPUT,
                     )
                 )
     for t in (Target.Msl, Target.Wgsl):
@@ -152,7 +157,7 @@ def precheck(src: SourceSet, options: CompileOptions) -> dict[Target, list[Diagn
                     line,
                     col,
                     message.format(token=m.group(1)),
-                    "OS1003",
+                    Code.NOT_ON_TARGET,
                 )
             )
     return per
@@ -184,7 +189,7 @@ def _attribute_errors(
                             f"[[vk::offset]] on '{name}': {TARGET_NAMES[t]} cannot place a "
                             "member by hand (Slang ignores the attribute there); insert padding "
                             "members instead, or build for spirv only",
-                            "OS1010",
+                            Code.VK_OFFSET,
                         ),
                     )
                 )
@@ -218,7 +223,7 @@ def _attribute_errors(
                             a.column,
                             f"[[vk::builtin(\"{builtin}\")]] on '{name}': {TARGET_NAMES[t]} "
                             f"{why}; remove it or build without the {t.value} target",
-                            "OS1011",
+                            Code.VK_BUILTIN,
                         ),
                     )
                 )
@@ -259,7 +264,7 @@ def _indirect_counters(src: SourceSet) -> list[Diagnostic]:
                 "RWStructuredBuffer: a counter is only available through the buffer's global "
                 "declaration (a companion counter is made for it); call it on the global "
                 "buffer (an element of a global array is fine) instead of a parameter or local",
-                "OS1002",
+                Code.APPEND_CONSUME_AS_PARAMETER,
             )
         )
     return out
@@ -287,7 +292,7 @@ def _counted_parameters(src: SourceSet, target: Target) -> list[Diagnostic]:
                     "through its global declaration here (its counter becomes a companion "
                     "buffer of that declaration); use the global buffer in the function instead "
                     "of passing it, or build for spirv only",
-                    "OS1002",
+                    Code.APPEND_CONSUME_AS_PARAMETER,
                 )
             )
     return out
@@ -314,7 +319,7 @@ def spirv_texture_buffers(src: SourceSet, slang_error: str) -> list[Diagnostic]:
             d,
             f"SPIR-V: Slang cannot emit a tbuffer/TextureBuffer that the code reads ('{d.name}') "
             "for SPIR-V; use a cbuffer or a StructuredBuffer, or build without the spirv target",
-            "OS1001",
+            Code.TYPE_NOT_EMITTED,
         )
         for d in named or buffers
     ]
@@ -364,7 +369,7 @@ def wgsl_interlocked(src: SourceSet) -> list[Diagnostic]:
                 f"WGSL: {fn} on {on} cannot be expressed (WGSL atomics are atomic<u32>/"
                 f"atomic<i32> variables); {instead}, which returns the original value, or "
                 "build without the wgsl target",
-                "OS1015",
+                Code.WGSL_INTERLOCKED,
             )
         )
     return out

@@ -10,6 +10,7 @@ import re
 from collections.abc import Collection, Mapping
 from pathlib import Path
 
+from oneshader.compiler.emitted.common import counter_name
 from oneshader.compiler.front.scanner import (
     Declaration,
     SourceFile,
@@ -215,7 +216,7 @@ def with_counter_buffers(
         if name not in names:
             continue
         out.append(text[last : m.start()])
-        counter = f"{name}_counter{m.group('index') or ''}[0]"
+        counter = f"{counter_name(name)}{m.group('index') or ''}[0]"
         if m.group("op") == "Increment":
             out.append(f"{counter}.add(1u)")
         else:
@@ -234,7 +235,7 @@ def _with_companions(
     for name, decl in names.items():
         if name in declared_here and 1 <= decl.line <= len(lines):
             size = "" if decl.array is None else f"[{decl.array or ''}]"
-            lines[decl.line - 1] += f" RWStructuredBuffer<Atomic<uint>> {name}_counter{size};"
+            lines[decl.line - 1] += f" RWStructuredBuffer<Atomic<uint>> {counter_name(name)}{size};"
     return "\n".join(lines)
 
 
@@ -266,9 +267,9 @@ def with_append_consume_as_rw(
         name = m.group(1)
         out.append(text[last : m.start()])
         if m.group(2):
-            out.append(f"{name}[{name}_counter[0].add(1u)]=(")
+            out.append(f"{name}[{counter_name(name)}[0].add(1u)]=(")
         else:
-            out.append(f"{name}[{name}_counter[0].sub(1u)-1u]")
+            out.append(f"{name}[{counter_name(name)}[0].sub(1u)-1u]")
         last = m.end()
     out.append(text[last:])
     return _with_companions("".join(out), names, declared_here)

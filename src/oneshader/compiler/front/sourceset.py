@@ -13,7 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from oneshader.compiler.front import rewrite
-from oneshader.compiler.front.kinds import COUNTED, RTYPES, SUBPASS_INPUTS
+from oneshader.compiler.front.kinds import RTYPES
 from oneshader.compiler.front.scanner import (
     Declaration,
     Field,
@@ -24,6 +24,7 @@ from oneshader.compiler.front.scanner import (
     strip_comments,
 )
 from oneshader.diagnostics import Diagnostic, Severity, UserError, source_excerpt
+from oneshader.reflection.model import COUNTED_TYPES, SUBPASS_INPUT_TYPES
 
 _INTERLOCKED = re.compile(
     r"(?:\b(?P<obj>\w+)\s*\.\s*)?\b(?P<fn>Interlocked(?:CompareExchange|CompareStore|Exchange|"
@@ -238,7 +239,7 @@ class SourceSet:
         return {
             n: d
             for n, d in self.declarations().items()
-            if RTYPES.get(d.base, (None,))[0] in COUNTED
+            if RTYPES.get(d.base, (None,))[0] in COUNTED_TYPES
         }
 
     def subpass_inputs(self) -> dict[str, Declaration]:
@@ -246,7 +247,7 @@ class SourceSet:
         return {
             n: d
             for n, d in self.declarations().items()
-            if RTYPES.get(d.base, (None,))[0] in SUBPASS_INPUTS
+            if RTYPES.get(d.base, (None,))[0] in SUBPASS_INPUT_TYPES
         }
 
     def counted_rw(self) -> dict[str, Declaration]:

@@ -1,17 +1,22 @@
 """The emitted code made to say what the reflection says: SPIR-V bindings, names and image
 formats (``patch.spirv``), WGSL bindings, push-constant uniforms and depth textures, Metal
-argument indices and every target's locations (``patch.text``). Slang's own choices for these
-are not used (docs/compiler.md "Bindings")."""
+argument indices and every target's locations (``patch.wgsl``, ``patch.msl``). Slang's own
+choices for these are not used (docs/compiler.md "Bindings")."""
 
 from __future__ import annotations
 
 import re
 
-from oneshader.compiler.emitted.common import GLOBALS, SLANG_GLOBALS, emitted_name
+from oneshader.compiler.emitted.common import (
+    GLOBALS,
+    SLANG_GLOBALS,
+    counter_name,
+    emitted_name,
+    emitted_pattern,
+)
 from oneshader.compiler.emitted.spirv import IMAGE_FORMATS
-from oneshader.compiler.front.kinds import TEXTURES
 from oneshader.compiler.front.sourceset import SourceSet
-from oneshader.compiler.patch import text as codepatch
+from oneshader.compiler.patch import msl, wgsl
 from oneshader.compiler.patch.spirv import (
     rebind,
     relocate,
@@ -19,8 +24,9 @@ from oneshader.compiler.patch.spirv import (
     with_sample_rate_shading,
 )
 from oneshader.compiler.reflect.assemble import Assembled
-from oneshader.diagnostics import UserError
+from oneshader.diagnostics import Code, Collector
 from oneshader.reflection.model import (
+    TEXTURE_TYPES,
     EntryPoint,
     PushBlock,
     Resource,
@@ -31,20 +37,21 @@ from oneshader.reflection.model import (
 
 
 def patch_bindings(
-    src: SourceSet, outputs: dict[Target, bytes], shader: Assembled
+    src: SourceSet, outputs: dict[Target, bytes], shader: Assembled, problems: Collector
 ) -> tuple[dict[Target, bytes], frozenset[str]]:
     """Every target's code with the reflection's slots, and the textures the WGSL now declares
-    as depth textures (a WGSL texture compared and also sampled plainly is an OS1012 error)."""
+    as depth textures (a WGSL texture compared and also sampled plainly is an OS1012 error,
+    added to ``problems``)."""
     out = dict(outputs)
     depth: frozenset[str] = frozenset()
     if Target.SpirV in out:
         out[Target.SpirV] = _patch_spirv(src, out[Target.SpirV], shader.resources)
     if Target.Wgsl in out:
         out[Target.Wgsl], depth = _patch_wgsl(
-            src, out[Target.Wgsl], shader.resources, shader.pushes
+            src, out[Target.Wgsl], shader.resources, shader.pushes, problems
         )
     if Target.Msl in out:
-        text = codepatch.renumber_msl(out[Target.Msl].decode(), shader.msl_index)
+        text = msl.renumber_msl(out[Target.Msl].decode(), shader.msl_index)
         out[Target.Msl] = text.encode()
     return out, depth
 
@@ -58,10 +65,10 @@ def patch_locations(outputs: dict[Target, bytes], entries: list[EntryPoint]) -> 
         if Target.SpirV in outputs:
             outputs[Target.SpirV] = relocate(outputs[Target.SpirV], e.name, ins, outs)
         if Target.Wgsl in outputs:
-            text = codepatch.relocate_wgsl(outputs[Target.Wgsl].decode(), e.name, ins, outs)
+            text = wgsl.relocate_wgsl(outputs[Target.Wgsl].decode(), e.name, ins, outs)
             outputs[Target.Wgsl] = text.encode()
         if Target.Msl in outputs:
-            text = codepatch.relocate_msl(outputs[Target.Msl].decode(), e.name, e.stage, ins, outs)
+            text = msl.relocate_msl(outputs[Target.Msl].decode(), e.name, e.stage, ins, outs)
             outputs[Target.Msl] = text.encode()
     return outputs
 
@@ -76,8 +83,8 @@ def _patch_spirv(src: SourceSet, code: bytes, resources: list[Resource]) -> byte
                     wanted[SLANG_GLOBALS] = (s.set, s.binding)
         for s in r.counters:
             if s.target is Target.SpirV:
-                wanted[f"{r.name}.counter"] = wanted[f"{r.name}_counter"] = (s.set, s.binding)
-    renames = {f"{n}_counter": f"{n}.counter" for n in src.counted_rw()}
+                wanted[f"{r.name}.counter"] = wanted[counter_name(r.name)] = (s.set, s.binding)
+    renames = {counter_name(n): f"{n}.counter" for n in src.counted_rw()}
     renames[SLANG_GLOBALS] = GLOBALS  # DXC's name; SPIR-V names may hold any character
     for old, new in src.renamed_blocks().items():  # the names Slang was given, back
         renames[new] = old
@@ -95,16 +102,17 @@ def _patch_wgsl(
     code: bytes,
     resources: list[Resource],
     pushes: list[PushBlock],
+    problems: Collector,
 ) -> tuple[bytes, frozenset[str]]:
     text = code.decode()
     for p in pushes:
         push_slot = next(s for s in p.slots if s.target is Target.Wgsl)
         text = re.sub(
-            rf"(?m)^(\s*)var<uniform>\s+({re.escape(p.name)}(?:_\d+)?)\s*:",
+            rf"(?m)^(\s*)var<uniform>\s+({emitted_pattern(p.name)})\s*:",
             rf"\1@binding({push_slot.binding}) @group({push_slot.set}) var<uniform> \2 :",
             text,
         )
-    text, depth = _wgsl_depth_textures(src, text, resources)
+    text, depth = _wgsl_depth_textures(src, text, resources, problems)
     for r in resources:
         if r.rtype is ResourceTypeKind.TextureBuffer:
             # Slang declares a tbuffer var<uniform>, with a storage buffer's layout (which the
@@ -121,13 +129,13 @@ def _patch_wgsl(
         text = _rebind_wgsl(text, emitted_name(r.name), slot)
         counter = next((s for s in r.counters if s.target is Target.Wgsl), None)
         if counter is not None:  # the companion X_counter of rewrite.py
-            text = _rebind_wgsl(text, f"{r.name}_counter", counter)
+            text = _rebind_wgsl(text, counter_name(r.name), counter)
     return text.encode(), depth
 
 
 def _rebind_wgsl(text: str, name: str, slot: Slot) -> str:
     """WGSL variable ``name`` (or Slang's ``name_<n>``) given ``slot`` as binding and group."""
-    var = rf"(\s*var(?:<[^>]*>)?\s+{re.escape(name)}(?:_\d+)?\s*:)"
+    var = rf"(\s*var(?:<[^>]*>)?\s+{emitted_pattern(name)}\s*:)"
     return re.sub(
         rf"@binding\(\d+\)\s*@group\(\d+\){var}",
         rf"@binding({slot.binding}) @group({slot.set})\1",
@@ -136,41 +144,38 @@ def _rebind_wgsl(text: str, name: str, slot: Slot) -> str:
 
 
 def _wgsl_depth_textures(
-    src: SourceSet, text: str, resources: list[Resource]
+    src: SourceSet, text: str, resources: list[Resource], problems: Collector
 ) -> tuple[str, frozenset[str]]:
     """A texture sampled only with a comparison sampler becomes a WGSL depth texture (WGSL
     compares depth textures only; Slang declares ``texture_2d<f32>``). A texture compared and
     also sampled plainly cannot be expressed: an error at its declaration."""
     decls = src.declarations()
-    errors = []
     depth_names: set[str] = set()
     for r in resources:
-        if r.rtype not in TEXTURES:
+        if r.rtype not in TEXTURE_TYPES:
             continue
-        decl = re.search(rf"(var\s+{re.escape(r.name)}(?:_\d+)?\s*:\s*)(texture_\w+)<f32>", text)
-        if not decl or decl.group(2) not in codepatch.DEPTH_TEXTURES:
+        decl = re.search(rf"(var\s+{emitted_pattern(r.name)}\s*:\s*)(texture_\w+)<f32>", text)
+        if not decl or decl.group(2) not in wgsl.DEPTH_TEXTURES:
             continue
         emitted = re.search(r"var\s+(\w+)", decl.group(0))
         assert emitted is not None
         refs = [m.start() for m in re.finditer(rf"\b{emitted.group(1)}\b", text)]
         refs = [i for i in refs if not (decl.start() <= i < decl.end())]
-        compared = [bool(codepatch.WGSL_COMPARE.search(text[max(0, i - 60) : i])) for i in refs]
+        compared = [bool(wgsl.WGSL_COMPARE.search(text[max(0, i - 60) : i])) for i in refs]
         if not any(compared):
             continue
         if not all(compared):
-            errors.append(
+            problems.add(
                 src.at_decl(
                     decls[r.name],
                     f"WGSL: '{r.name}' is sampled both with a comparison sampler and "
                     "without; WGSL compares depth textures only, which cannot be sampled "
                     "as colour: use two texture declarations",
-                    "OS1012",
+                    Code.COMPARED_AND_SAMPLED,
                 )
             )
             continue
-        depth = codepatch.DEPTH_TEXTURES[decl.group(2)]
+        depth = wgsl.DEPTH_TEXTURES[decl.group(2)]
         text = text[: decl.start(2)] + depth + text[decl.end() :]
         depth_names.add(r.name)
-    if errors:
-        raise UserError(errors)
     return text, frozenset(depth_names)

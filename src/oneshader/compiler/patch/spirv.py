@@ -11,16 +11,41 @@ from __future__ import annotations
 import struct
 from collections.abc import Iterator, Mapping
 
-_MAGIC = 0x07230203
-_OP_NAME = 5
-_OP_VARIABLE = 59
-_OP_DECORATE = 71
-_DECO_BINDING = 33
-_DECO_SET = 34
-_STORAGE_FUNCTION = 7
+from oneshader.compiler.emitted.spirv_ops import (
+    CAP_SAMPLE_RATE_SHADING,
+    DECO_BINDING,
+    DECO_DESCRIPTOR_SET,
+    DECO_LOCATION,
+    DECO_SAMPLE,
+    MAGIC,
+    OP_CAPABILITY,
+    OP_DECORATE,
+    OP_DECORATE_ID,
+    OP_DECORATE_STRING,
+    OP_ENTRY_POINT,
+    OP_FIRST_TYPE,
+    OP_LAST_TYPE,
+    OP_MEMBER_DECORATE,
+    OP_MEMBER_DECORATE_STRING,
+    OP_NAME,
+    OP_TYPE_ARRAY,
+    OP_TYPE_IMAGE,
+    OP_TYPE_POINTER,
+    OP_TYPE_RUNTIME_ARRAY,
+    OP_VARIABLE,
+    STORAGE_FUNCTION,
+    STORAGE_INPUT,
+    STORAGE_OUTPUT,
+)
 
-
-_ANNOTATIONS = (_OP_DECORATE, 72, 332, 5632, 5633)  # Decorate, MemberDecorate, ...Id/String
+_ANNOTATIONS = (
+    OP_DECORATE,
+    OP_MEMBER_DECORATE,
+    OP_DECORATE_ID,
+    OP_DECORATE_STRING,
+    OP_MEMBER_DECORATE_STRING,
+)
+_SLOT_DECORATIONS = (DECO_BINDING, DECO_DESCRIPTOR_SET)
 
 
 def _string(words: list[int], start: int, end: int) -> str:
@@ -45,7 +70,7 @@ def _instructions(words: list[int]) -> Iterator[tuple[int, int, int]]:
 
 def _decorate(target: int, decoration: int, value: int) -> list[int]:
     """An OpDecorate with one literal."""
-    return [(4 << 16) | _OP_DECORATE, target, decoration, value]
+    return [(4 << 16) | OP_DECORATE, target, decoration, value]
 
 
 def rebind(
@@ -58,7 +83,7 @@ def rebind(
     if len(data) < 20 or len(data) % 4:
         raise ValueError("not a SPIR-V module")
     words = _words(data)
-    if words[0] != _MAGIC:
+    if words[0] != MAGIC:
         raise ValueError("not a SPIR-V module (or not little-endian)")
     names: dict[int, str] = {}
     variables: set[int] = set()
@@ -66,15 +91,19 @@ def rebind(
     last_annotation = 0
     first_type = 0
     for i, count, opcode in _instructions(words):
-        if opcode == _OP_NAME:
+        if opcode == OP_NAME:
             names[words[i + 1]] = _string(words, i + 2, i + count)
-        elif opcode == _OP_DECORATE and count >= 4 and words[i + 2] in (_DECO_BINDING, _DECO_SET):
+        elif (
+            opcode == OP_DECORATE
+            and count >= 4
+            and words[i + 2] in (DECO_BINDING, DECO_DESCRIPTOR_SET)
+        ):
             decorations[(words[i + 1], words[i + 2])] = i + 3
         if opcode in _ANNOTATIONS:
             last_annotation = i + count
-        if opcode == _OP_VARIABLE and words[i + 3] != _STORAGE_FUNCTION:
+        if opcode == OP_VARIABLE and words[i + 3] != STORAGE_FUNCTION:
             variables.add(words[i + 2])
-        if not first_type and 19 <= opcode <= 39:  # OpTypeVoid .. OpTypeForwardPointer
+        if not first_type and OP_FIRST_TYPE <= opcode <= OP_LAST_TYPE:
             first_type = i
     insert: list[int] = []
     for vid in sorted(variables):
@@ -82,7 +111,7 @@ def rebind(
         if name is None or name not in bindings:
             continue
         dset, binding = bindings[name]
-        for deco, value in ((_DECO_SET, dset), (_DECO_BINDING, binding)):
+        for deco, value in ((DECO_DESCRIPTOR_SET, dset), (DECO_BINDING, binding)):
             at = decorations.get((vid, deco))
             if at is not None:
                 words[at] = value
@@ -101,20 +130,14 @@ def rebind(
 def _rename(words: list[int], renames: Mapping[str, str]) -> list[int]:
     out = words[:5]
     for i, count, opcode in _instructions(words):
-        if opcode == _OP_NAME and _string(words, i + 2, i + count) in renames:
+        if opcode == OP_NAME and _string(words, i + 2, i + count) in renames:
             new = renames[_string(words, i + 2, i + count)].encode() + b"\0"
             new += b"\0" * (-len(new) % 4)
             literal = list(struct.unpack(f"<{len(new) // 4}I", new))
-            out += [((2 + len(literal)) << 16) | _OP_NAME, words[i + 1], *literal]
+            out += [((2 + len(literal)) << 16) | OP_NAME, words[i + 1], *literal]
         else:
             out += words[i : i + count]
     return out
-
-
-_OP_ENTRY_POINT = 15
-_DECO_LOCATION = 30
-_STORAGE_INPUT = 1
-_STORAGE_OUTPUT = 3
 
 
 def relocate(
@@ -132,17 +155,17 @@ def relocate(
     interface: list[int] = []
     last_annotation = 0
     for i, count, opcode in _instructions(words):
-        if opcode == _OP_NAME:
+        if opcode == OP_NAME:
             names[words[i + 1]] = _string(words, i + 2, i + count)
-        elif opcode == _OP_ENTRY_POINT:
+        elif opcode == OP_ENTRY_POINT:
             raw = struct.pack(f"<{count - 3}I", *words[i + 3 : i + count])
             name = raw.split(b"\0", 1)[0].decode()
             if name == entry:
                 used = (len(name) + 1 + 3) // 4
                 interface = words[i + 3 + used : i + count]
-        elif opcode == _OP_DECORATE and count >= 4 and words[i + 2] == _DECO_LOCATION:
+        elif opcode == OP_DECORATE and count >= 4 and words[i + 2] == DECO_LOCATION:
             locations[words[i + 1]] = i + 3
-        elif opcode == _OP_VARIABLE:
+        elif opcode == OP_VARIABLE:
             storage[words[i + 2]] = words[i + 3]
         if opcode in _ANNOTATIONS:
             last_annotation = i + count
@@ -151,9 +174,9 @@ def relocate(
     for vid in interface:
         name = names.get(vid, "")
         cls = storage.get(vid)
-        if cls == _STORAGE_INPUT:
+        if cls == STORAGE_INPUT:
             wanted = inputs.get(name.rsplit(".", 1)[-1])
-        elif cls == _STORAGE_OUTPUT:
+        elif cls == STORAGE_OUTPUT:
             leaf = name.rsplit(".", 1)[-1] if name.startswith(prefix + ".") else "result"
             wanted = outputs.get(leaf)
         else:
@@ -164,16 +187,10 @@ def relocate(
         if at is not None:
             words[at] = wanted
         else:
-            insert += _decorate(vid, _DECO_LOCATION, wanted)
+            insert += _decorate(vid, DECO_LOCATION, wanted)
     if insert:
         words[last_annotation:last_annotation] = insert
     return struct.pack(f"<{len(words)}I", *words)
-
-
-_OP_TYPE_IMAGE = 25
-_OP_TYPE_ARRAY = 28
-_OP_TYPE_RUNTIME_ARRAY = 29
-_OP_TYPE_POINTER = 32
 
 
 def set_image_formats(data: bytes, formats: Mapping[str, int]) -> bytes:
@@ -187,15 +204,15 @@ def set_image_formats(data: bytes, formats: Mapping[str, int]) -> bytes:
     element: dict[int, int] = {}
     images: dict[int, int] = {}  # image type id -> index of its format operand
     for i, count, opcode in _instructions(words):
-        if opcode == _OP_NAME:
+        if opcode == OP_NAME:
             names[words[i + 1]] = _string(words, i + 2, i + count)
-        elif opcode == _OP_VARIABLE:
+        elif opcode == OP_VARIABLE:
             var_type[words[i + 2]] = words[i + 1]
-        elif opcode == _OP_TYPE_POINTER:
+        elif opcode == OP_TYPE_POINTER:
             pointee[words[i + 1]] = words[i + 3]
-        elif opcode in (_OP_TYPE_ARRAY, _OP_TYPE_RUNTIME_ARRAY):
+        elif opcode in (OP_TYPE_ARRAY, OP_TYPE_RUNTIME_ARRAY):
             element[words[i + 1]] = words[i + 2]
-        elif opcode == _OP_TYPE_IMAGE and count >= 9:
+        elif opcode == OP_TYPE_IMAGE and count >= 9:
             images[words[i + 1]] = i + 8
     for vid, ptr in var_type.items():
         wanted = formats.get(names.get(vid, ""))
@@ -210,11 +227,6 @@ def set_image_formats(data: bytes, formats: Mapping[str, int]) -> bytes:
     return struct.pack(f"<{len(words)}I", *words)
 
 
-_OP_CAPABILITY = 17
-_DECO_SAMPLE = 17
-_CAP_SAMPLE_RATE_SHADING = 35
-
-
 def with_sample_rate_shading(data: bytes) -> bytes:
     """The module with ``OpCapability SampleRateShading`` where a stage variable is decorated
     ``Sample`` (HLSL's ``sample`` interpolation) and Slang left the capability out, which makes
@@ -222,12 +234,12 @@ def with_sample_rate_shading(data: bytes) -> bytes:
     words = _words(data)
     has_sample, has_capability, last_capability = False, False, 5
     for i, count, opcode in _instructions(words):
-        if opcode == _OP_CAPABILITY:
-            has_capability |= words[i + 1] == _CAP_SAMPLE_RATE_SHADING
+        if opcode == OP_CAPABILITY:
+            has_capability |= words[i + 1] == CAP_SAMPLE_RATE_SHADING
             last_capability = i + count
-        elif opcode == _OP_DECORATE and count >= 3 and words[i + 2] == _DECO_SAMPLE:
+        elif opcode == OP_DECORATE and count >= 3 and words[i + 2] == DECO_SAMPLE:
             has_sample = True
     if not has_sample or has_capability:
         return data
-    words[last_capability:last_capability] = [(2 << 16) | _OP_CAPABILITY, _CAP_SAMPLE_RATE_SHADING]
+    words[last_capability:last_capability] = [(2 << 16) | OP_CAPABILITY, CAP_SAMPLE_RATE_SHADING]
     return struct.pack(f"<{len(words)}I", *words)

@@ -22,7 +22,7 @@ from types import TracebackType
 from oneshader.compiler.api import CompileOptions, CompileResult
 from oneshader.compiler.process.wire import receive, send
 from oneshader.compiler.process.zygote import Zygote
-from oneshader.diagnostics import Diagnostic, Severity
+from oneshader.diagnostics import Code, Diagnostic, Severity
 
 __all__ = ["CompilerWorker"]
 
@@ -135,7 +135,7 @@ class CompilerWorker:
             "(a Slang bug: see docs/compiler.md for the known crashes and how to avoid them)"
         )
         name = options.source_name or "<shader>"
-        diag = Diagnostic(name, 0, 0, Severity.ERROR, message, "OS9001")
+        diag = Diagnostic(name, 0, 0, Severity.ERROR, message, Code.COMPILER_CRASHED)
         return CompileResult(diagnostics=(diag,), crashed=True)
 
     def close(self) -> None:

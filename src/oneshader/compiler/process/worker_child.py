@@ -9,9 +9,8 @@ import socket
 import threading
 from typing import IO, NoReturn
 
-from oneshader.compiler.api import CompileOptions, CompileResult
+from oneshader.compiler.api import CompileOptions
 from oneshader.compiler.process.wire import receive, send
-from oneshader.diagnostics import Diagnostic, Severity
 
 
 def _make_session() -> None:
@@ -46,14 +45,8 @@ def _serve_requests(inp: IO[bytes], out: IO[bytes]) -> None:
         assert isinstance(request, tuple)
         path: str = request[0]
         options: CompileOptions = request[1]
-        try:
-            result = compile_file(path, options)
-        except Exception as err:  # a bug in oneshader: one shader fails, the worker stays
-            name = options.source_name or path
-            message = f"internal error in the compiler: {type(err).__name__}: {err}"
-            diag = Diagnostic(name, 0, 0, Severity.ERROR, message, "OS9002")
-            result = CompileResult(diagnostics=(diag,))
-        send(out, result)
+        # compile_file turns a bug into an OS9002 diagnostic: one shader fails, the worker stays.
+        send(out, compile_file(path, options))
 
 
 def serve(fd: int) -> NoReturn:

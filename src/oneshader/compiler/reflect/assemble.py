@@ -5,21 +5,23 @@ and the source's declarations: the binding policy applied per target (SPIR-V and
 from __future__ import annotations
 
 import re
-import struct
 from dataclasses import dataclass, replace
 
 from oneshader.compiler.api import TARGET_NAMES, CompileOptions
-from oneshader.compiler.emitted.common import GLOBALS
-from oneshader.compiler.front.kinds import BLOCK_TYPES, RTYPES, SAMPLERS, SUBPASS_INPUTS, TEXTURES
+from oneshader.compiler.emitted.common import GLOBALS, counter_name, emitted_pattern, literal_bits
+from oneshader.compiler.front.kinds import RTYPES
 from oneshader.compiler.front.scanner import Declaration
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.reflect.layouts import one_layout
 from oneshader.compiler.reflect.placement import Placement, place
-from oneshader.compiler.slang import capi as S
-from oneshader.compiler.slang.facts import ParamFacts, TargetFacts
+from oneshader.compiler.slang.facts import Category, ParamFacts, TargetFacts
 from oneshader.compiler.slang.request import CompiledTarget
-from oneshader.diagnostics import Diagnostic, Severity, UserError
+from oneshader.diagnostics import Code, Collector, Diagnostic, Severity
 from oneshader.reflection.model import (
+    BLOCK_TYPES,
+    SAMPLER_TYPES,
+    SUBPASS_INPUT_TYPES,
+    TEXTURE_TYPES,
     EntryPoint,
     PushBlock,
     Resource,
@@ -56,7 +58,6 @@ class Assembled:
     pushes: list[PushBlock]
     specs: list[SpecConstant]
     msl_index: dict[str, tuple[str, int]]
-    warnings: list[Diagnostic]
 
 
 def assemble(
@@ -64,13 +65,14 @@ def assemble(
     options: CompileOptions,
     compiled: list[CompiledTarget],
     outputs: dict[Target, bytes],
+    problems: Collector,
 ) -> Assembled:
     """Every parameter of the primary (first) target, in its order, as the reflection records it;
-    user errors are collected and raised together."""
+    user errors are added to ``problems`` (what is returned then is partial: the caller checks
+    ``problems`` first)."""
     decls = _declarations(src, compiled[0].facts)
     primary = compiled[0]
     by_target = {t.target: t for t in compiled}
-    errors: list[Diagnostic] = []
     resources: list[Resource] = []
     pushes: list[PushBlock] = []
     specs: list[SpecConstant] = []
@@ -78,28 +80,28 @@ def assemble(
     params = {t.target: {p.name: p for p in t.facts.params} for t in compiled}
     names = [p.name for p in primary.facts.params]
     appended = src.append_consume()
-    companions = {f"{n}_counter" for n in (*src.counted_rw(), *appended)}
+    companions = {counter_name(n) for n in (*src.counted_rw(), *appended)}
     names = [n for n in names if n not in companions]
     resource_decls = [
         decls[n]
         for n in names
         if n in decls
         and params[primary.target][n].category
-        not in (S.CAT_SPECIALIZATION_CONSTANT, S.CAT_PUSH_CONSTANT_BUFFER, S.CAT_UNIFORM)
+        not in (Category.SPEC_CONSTANT, Category.PUSH_CONSTANT, Category.UNIFORM)
         and not decls[n].attribute("vk::push_constant")
         and decls[n].base in RTYPES
     ]
     resource_decls.sort(key=src.declaration_order())
     declared = {d.name for d in resource_decls if d.name in appended}
     placement = place(
+        src,
         resource_decls,
         declared,
         src.counters_by_first_use(),
         options.shifts,
         options.bind_registers,
+        problems,
     )
-    for d, message in placement.problems:
-        errors.append(src.at_decl(d, message, "OS3002"))
     msl_index: dict[str, tuple[str, int]] = {}
     if Target.Msl in params:
         msl_index = _metal_indices(by_target[Target.Msl].facts, set(names))
@@ -108,74 +110,72 @@ def assemble(
     for name in names:
         decl = decls.get(name)
         if decl is None:
-            raise UserError.at(
-                src.name,
-                0,
-                0,
-                f"'{name}' is declared in a form oneshader cannot read from the source "
-                "(through a macro, for example); declare it directly so its type and "
-                "attributes can be reflected as written",
-                "OS1013",
+            problems.add(
+                Diagnostic(
+                    src.name,
+                    0,
+                    0,
+                    Severity.ERROR,
+                    f"'{name}' is declared in a form oneshader cannot read from the source "
+                    "(through a macro, for example); declare it directly so its type and "
+                    "attributes can be reflected as written",
+                    Code.UNREADABLE_DECLARATION,
+                )
             )
+            continue
         per = {t: params[t][name] for t in params if name in params[t]}
         p0 = per[primary.target]
-        if p0.category == S.CAT_SPECIALIZATION_CONSTANT:
+        if p0.category is Category.SPEC_CONSTANT:
             specs.append(_spec(decl, per, outputs))
             continue
-        if p0.category == S.CAT_PUSH_CONSTANT_BUFFER or decl.attribute("vk::push_constant"):
-            layout = one_layout(src, decl, per, errors, block=True)
+        if p0.category is Category.PUSH_CONSTANT or decl.attribute("vk::push_constant"):
+            layout = one_layout(src, decl, per, problems, block=True)
             pushes.append(PushBlock(name, (), layout, ()))
             continue
         if src.holds_resources(decl.base) and not src.resource_struct(decl.base):
-            errors.append(
+            problems.add(
                 src.at_decl(
                     decl,
                     f"'{name}' is a {decl.base} that holds resources in a nested struct or "
                     "beside data, which oneshader does not build (a global struct of nothing "
                     "but resources is); declare its resources as separate globals",
-                    "OS1030",
+                    Code.STRUCT_OF_RESOURCES,
                 )
             )
             continue
         if decl.array is not None and src.resource_struct(decl.base):
-            errors.append(
+            problems.add(
                 src.at_decl(
                     decl,
                     f"'{name}' is an array of structs of resources, which oneshader does not "
                     f"build; declare one struct per element, or each resource as an array",
-                    "OS1030",
+                    Code.STRUCT_OF_RESOURCES,
                 )
             )
             continue
         unknown_resource = p0.category in _RESOURCE_CATEGORIES  # OS1007 in _resource
-        if p0.category == S.CAT_UNIFORM or (decl.base not in RTYPES and not unknown_resource):
-            errors.append(
+        if p0.category is Category.UNIFORM or (decl.base not in RTYPES and not unknown_resource):
+            problems.add(
                 src.at_decl(
                     decl,
                     f"'{name}' is a global uniform outside any cbuffer; declare it inside a "
                     "cbuffer (or make it static const)",
-                    "OS1004",
+                    Code.LOOSE_UNIFORM_NOT_GATHERED,
                 )
             )
             continue
-        resources.append(_resource(src, decl, per, errors, placement, msl_index))
-    if errors:
-        raise UserError(errors)
-
-    resources, warnings = _drop_unused_on_taken_slots(src, resources, decls, outputs)
-    resources = _check_bindings(src, resources, decls, msl_index)
+        resources.append(_resource(src, decl, per, problems, placement, msl_index))
+    if problems.failed:
+        return Assembled(resources, pushes, specs, msl_index)
+    resources = _drop_unused_on_taken_slots(src, resources, decls, outputs, problems)
+    resources = _check_bindings(src, resources, decls, msl_index, problems)
     pushes = _place_pushes(pushes, params, resources, msl_index)
-    return Assembled(resources, pushes, specs, msl_index, warnings)
+    return Assembled(resources, pushes, specs, msl_index)
 
 
 # Slang's categories of a resource (one oneshader has no kind for is OS1007, not OS1004)
 _RESOURCE_CATEGORIES = frozenset(
-    {
-        S.CAT_SHADER_RESOURCE,
-        S.CAT_UNORDERED_ACCESS,
-        S.CAT_SAMPLER_STATE,
-        S.CAT_DESCRIPTOR_TABLE_SLOT,
-    }
+    {Category.SHADER_RESOURCE, Category.UNORDERED_ACCESS, Category.SAMPLER, Category.OTHER}
 )
 
 
@@ -206,35 +206,35 @@ def _resource(
     src: SourceSet,
     decl: Declaration,
     per: dict[Target, ParamFacts],
-    errors: list[Diagnostic],
+    problems: Collector,
     placement: Placement,
     msl_index: dict[str, tuple[str, int]],
 ) -> Resource:
     rtype, kind = RTYPES.get(decl.base, (None, None))
     if rtype is None or kind is None:
-        errors.append(
+        problems.add(
             src.at_decl(
                 decl,
                 f"'{decl.name}': unsupported resource type '{decl.type_text or decl.base}'",
-                "OS1007",
+                Code.UNKNOWN_RESOURCE_TYPE,
             )
         )
         return Resource(decl.name, ResourceKind.ShaderResource, ResourceTypeKind.Texture2D)
     layout = (
-        one_layout(src, decl, per, errors, block=rtype in BLOCK_TYPES)
-        if rtype not in TEXTURES | SUBPASS_INPUTS
+        one_layout(src, decl, per, problems, block=rtype in BLOCK_TYPES)
+        if rtype not in TEXTURE_TYPES | SUBPASS_INPUT_TYPES
         else next((per[t].layout for t in Target if t in per), None)
     )
     attachment = None
-    if rtype in SUBPASS_INPUTS:
+    if rtype in SUBPASS_INPUT_TYPES:
         index = decl.attribute("vk::input_attachment_index")
         if index is None or not index.args or not index.args[0].isdigit():
-            errors.append(
+            problems.add(
                 src.at_decl(
                     decl,
                     f"'{decl.name}': a {decl.base} needs [[vk::input_attachment_index(i)]], "
                     "the input attachment of the subpass it reads",
-                    "OS1021",
+                    Code.SUBPASS_INPUT,
                 )
             )
         else:
@@ -249,7 +249,7 @@ def _resource(
         if t is Target.Msl:
             slots.append(Slot(t, 0, msl_index[decl.name][1]))
             if decl.name in placement.counters:  # (a user's own X_counter is no counter)
-                counters.append(Slot(t, 0, msl_index[f"{decl.name}_counter"][1]))
+                counters.append(Slot(t, 0, msl_index[counter_name(decl.name)][1]))
         else:
             dset, binding = placement.bindings[decl.name]
             slots.append(Slot(t, dset, binding))
@@ -257,13 +257,13 @@ def _resource(
                 cset, cbinding = placement.counters[decl.name]
                 counters.append(Slot(t, cset, cbinding))
     if decl.dimensions > 1 and Target.SpirV in per:
-        errors.append(
+        problems.add(
             src.at_decl(
                 decl,
                 f"SPIR-V: '{decl.name}' is an array of arrays of resources, which Vulkan cannot "
                 f"bind (only one-dimensional arrays); declare it {decl.name}[{decl.array}] and "
                 "index it [i * M + j], or build without the spirv target",
-                "OS1008",
+                Code.RESOURCE_ARRAY,
             )
         )
     if decl.array is not None:
@@ -271,17 +271,17 @@ def _resource(
         # texture arrays for WGSL as array<texture_2d<f32>, N>, which naga rejects, and
         # constant-buffer arrays as one uniform buffer holding an array (not N buffers).
         bad = [TARGET_NAMES[Target.Msl]] if Target.Msl in per else []
-        wgsl_bad = TEXTURES | SAMPLERS | {ResourceTypeKind.ConstantBuffer}
+        wgsl_bad = TEXTURE_TYPES | SAMPLER_TYPES | {ResourceTypeKind.ConstantBuffer}
         if Target.Wgsl in per and rtype in wgsl_bad:
             bad.append(TARGET_NAMES[Target.Wgsl])
         if bad:
-            errors.append(
+            problems.add(
                 src.at_decl(
                     decl,
                     f"{' and '.join(bad)}: arrays of resources ('{decl.name}') are not "
                     "emitted correctly by Slang for this target; use separate declarations "
                     "(or a texture array type), or build for spirv only",
-                    "OS1008",
+                    Code.RESOURCE_ARRAY,
                 )
             )
     count = next(iter(per.values())).count
@@ -336,7 +336,7 @@ def _spec(
             slots.append(SpecSlot(t, cid, decl.name))
         elif t is Target.Msl:
             m = re.search(
-                rf"constant\s+\w+\s+((?:fc_)?{re.escape(decl.name)}(?:_\d+)?)\s*"
+                rf"constant\s+\w+\s+((?:fc_)?{emitted_pattern(decl.name)})\s*"
                 r"\[\[function_constant\((\d+)\)\]\]",
                 outputs[t].decode(),
             )
@@ -344,7 +344,7 @@ def _spec(
         else:
             text = outputs[t].decode()
             m = re.search(
-                rf"@id\((\d+)\)\s*override\s+({re.escape(decl.name)}_\d+|{re.escape(decl.name)})\b",
+                rf"@id\((\d+)\)\s*override\s+({emitted_pattern(decl.name)})\b",
                 text,
             )
             slots.append(SpecSlot(t, int(m.group(1)) if m else cid, m.group(2) if m else decl.name))
@@ -356,7 +356,8 @@ def _drop_unused_on_taken_slots(
     resources: list[Resource],
     decls: dict[str, Declaration],
     outputs: dict[Target, bytes],
-) -> tuple[list[Resource], list[Diagnostic]]:
+    problems: Collector,
+) -> list[Resource]:
     """A resource no entry point reads, on the set and binding of another, is left out of
     the reflection with a warning (DXC warns and its optimiser drops it; Slang drops it from
     the code): real code declares textures it no longer samples on a binding that a later
@@ -370,9 +371,9 @@ def _drop_unused_on_taken_slots(
 
         target, entries = Target.Wgsl, read_wgsl(outputs[Target.Wgsl]).entries.values()
     else:  # Metal passes every resource to every entry point: all count as read
-        return resources, []
+        return resources
     if any(e.uses is None for e in entries):
-        return resources, []
+        return resources
     back = {new: old for old, new in src.renamed_blocks().items()}
     used = {back.get(n, n) for e in entries for n in e.uses or ()}
     dropped: list[tuple[Resource, Resource]] = []
@@ -384,7 +385,7 @@ def _drop_unused_on_taken_slots(
             break
         dropped.append(found)
         gone.add(found[0].name)
-    warnings = [
+    problems.extend(
         replace(
             src.at_decl(
                 decls[u.name],
@@ -392,14 +393,14 @@ def _drop_unused_on_taken_slots(
                 f"{decls[o.name].line}) and no entry point reads it: left out of the "
                 "reflection (as DXC's optimiser drops it); give it another register or "
                 "[[vk::binding]] to keep it",
-                "OS3003",
+                Code.UNUSED_ON_TAKEN_SLOT,
             ),
             severity=Severity.WARNING,
         )
         for u, o in dropped
         if o.name not in gone
-    ]
-    return [r for r in resources if r.name not in gone], warnings
+    )
+    return [r for r in resources if r.name not in gone]
 
 
 def _unused_on_taken_slot(
@@ -411,8 +412,8 @@ def _unused_on_taken_slot(
     for r in resources:
         for s in (x for x in (*r.slots, *r.counters) if x.target is target):
             other = taken.setdefault((s.set, s.binding), r)
-            pair = (other.rtype in TEXTURES and r.rtype in SAMPLERS) or (
-                other.rtype in SAMPLERS and r.rtype in TEXTURES
+            pair = (other.rtype in TEXTURE_TYPES and r.rtype in SAMPLER_TYPES) or (
+                other.rtype in SAMPLER_TYPES and r.rtype in TEXTURE_TYPES
             )
             if other is r or pair:  # DXC's t1/s1 pair: one combined image sampler
                 continue
@@ -427,11 +428,12 @@ def _check_bindings(
     resources: list[Resource],
     decls: dict[str, Declaration],
     msl_index: dict[str, tuple[str, int]],
+    problems: Collector,
 ) -> list[Resource]:
-    """Two resources on one slot are an error, except a texture and a sampler on one SPIR-V
+    """Two resources on one slot are an error (those of the first target that has any, added to
+    ``problems``), except a texture and a sampler on one SPIR-V
     binding (Vulkan's combined image sampler, DXC's t1/s1 pattern); WGSL gives the sampler
     of such a pair the next free binding of its group (docs/compiler.md)."""
-    errors: list[Diagnostic] = []
     wgsl_moves: dict[str, int] = {}
     for target in Target:
         taken: dict[tuple[str, int, int], Resource] = {}
@@ -446,13 +448,13 @@ def _check_bindings(
                 if other is None:
                     taken[key] = r
                     continue
-                pair = (other.rtype in TEXTURES and r.rtype in SAMPLERS) or (
-                    other.rtype in SAMPLERS and r.rtype in TEXTURES
+                pair = (other.rtype in TEXTURE_TYPES and r.rtype in SAMPLER_TYPES) or (
+                    other.rtype in SAMPLER_TYPES and r.rtype in TEXTURE_TYPES
                 )
                 if pair and target is Target.SpirV:
                     continue
                 if pair and target is Target.Wgsl:
-                    sampler = r if r.rtype in SAMPLERS else other
+                    sampler = r if r.rtype in SAMPLER_TYPES else other
                     wgsl_moves[sampler.name] = s.set
                     continue
                 where = (
@@ -460,7 +462,7 @@ def _check_bindings(
                     if target is not Target.Msl
                     else f"[[{cls}({s.binding})]]"
                 )
-                errors.append(
+                problems.add(
                     src.at_decl(
                         decls[r.name],
                         f"{TARGET_NAMES[target]}: '{r.name}' and '{other.name}' "
@@ -468,11 +470,11 @@ def _check_bindings(
                         "give one of them another register or [[vk::binding]], or shift a "
                         "register class apart (-fvk-b-shift/-fvk-t-shift/... on the command "
                         "line, b-shift/t-shift/... in [tool.oneshader] of pyproject.toml)",
-                        "OS3001",
+                        Code.SLOT_CLASH,
                     )
                 )
-        if errors:
-            raise UserError(errors)
+        if problems.failed:
+            return resources
     if not wgsl_moves:
         return resources
     used: dict[int, int] = {}
@@ -527,9 +529,9 @@ def _metal_indices(facts: TargetFacts, names: set[str]) -> dict[str, tuple[str, 
     counts: dict[str, int] = {}
     out: dict[str, tuple[str, int]] = {}
     for p in facts.params:
-        if p.name not in names or p.category == S.CAT_SPECIALIZATION_CONSTANT:
+        if p.name not in names or p.category is Category.SPEC_CONSTANT:
             continue
-        cls = "buffer" if p.category == S.CAT_PUSH_CONSTANT_BUFFER else _MSL_CLASS.get(p.category)
+        cls = "buffer" if p.category is Category.PUSH_CONSTANT else _MSL_CLASS.get(p.category)
         if cls is None:
             continue
         out[p.name] = (cls, counts.get(cls, 0))
@@ -543,28 +545,26 @@ def _index_metal_counters(msl_index: dict[str, tuple[str, int]], counted: list[s
     order, then RW structured buffers by first use): adding a counter moves no other index."""
     following = 1 + max((i for cls, i in msl_index.values() if cls == "buffer"), default=-1)
     for name in counted:
-        msl_index[f"{name}_counter"] = ("buffer", following)
+        msl_index[counter_name(name)] = ("buffer", following)
         following += 1
 
 
 _MSL_CLASS = {
-    S.CAT_CONSTANT_BUFFER: "buffer",
-    S.CAT_SHADER_RESOURCE: "texture",
-    S.CAT_UNORDERED_ACCESS: "texture",
-    S.CAT_SAMPLER_STATE: "sampler",
+    Category.CONSTANT_BUFFER: "buffer",
+    Category.SHADER_RESOURCE: "texture",
+    Category.UNORDERED_ACCESS: "texture",
+    Category.SAMPLER: "sampler",
 }
 
 
 def _literal_bits(text: str, scalar: ScalarKind) -> int:
-    t = text.strip().rstrip("fFhHlLuU")
-    try:
-        if scalar is ScalarKind.Bool:
-            return 1 if t == "true" else 0
-        if scalar is ScalarKind.Float:
-            return int(struct.unpack("<I", struct.pack("<f", float(t)))[0])
-        return int(t, 0) & 0xFFFFFFFF
-    except ValueError:
-        return 0
+    """A default written in the source (where Slang's reflection gives none); 0 if unreadable.
+    A bool is ``true`` or else 0, as Slang reads it."""
+    t = text.strip()
+    if scalar is ScalarKind.Bool:
+        return int(t == "true")
+    suffixes = "fFhHlLuU"
+    return literal_bits(t, scalar is ScalarKind.Float, suffixes, suffixes) or 0
 
 
 def with_stages(

@@ -5,15 +5,16 @@ blocks, spec constants) and needs (device features), read from the emitted code.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
 
-from oneshader.compiler.api import CompileOptions
-from oneshader.compiler.emitted.wgsl_calls import wgsl_reachable
+from oneshader.compiler.emitted.common import emitted_pattern
+from oneshader.compiler.emitted.wgsl import reached_identifiers
 from oneshader.compiler.front.scanner import Field, StructDef
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.slang.facts import EntryFacts, VarFacts
-from oneshader.compiler.slang.request import SLANG_STAGE_ID, CompiledTarget
-from oneshader.diagnostics import Diagnostic, Severity, UserError
+from oneshader.compiler.slang.request import CompiledTarget
+from oneshader.diagnostics import Code, Collector, Diagnostic, Severity
 from oneshader.reflection.linking import interpolation, stage_mismatches
 from oneshader.reflection.model import (
     BuiltIn,
@@ -30,9 +31,6 @@ from oneshader.reflection.model import (
     VertexFormat,
 )
 from oneshader.reflection.spelling import describe_variable
-
-_STAGE_OF_SLANG = {slang: stage for stage, slang in SLANG_STAGE_ID.items()}
-
 
 _BUILTINS = {
     "SV_POSITION": BuiltIn.Position,
@@ -88,33 +86,15 @@ _VERTEX_FORMATS: dict[tuple[ScalarKind, int], VertexFormat] = {
 }
 
 
-def check_entries(src: SourceSet, options: CompileOptions, primary: CompiledTarget) -> None:
-    """The entry points the options name are defined, and there is at least one."""
-    found = {e.name for e in primary.facts.entries}
-    missing = [e for e in options.entry_points if e.name not in found]
-    if missing:
-        raise UserError(
-            [
-                Diagnostic(
-                    src.name,
-                    0,
-                    0,
-                    Severity.ERROR,
-                    f"entry point '{e.name}' not found",
-                    "OS1005",
-                )
-                for e in missing
-            ]
-        )
+def check_entries(src: SourceSet, primary: CompiledTarget, problems: Collector) -> None:
+    """There is at least one entry point (that those the options name are defined is
+    ``front.precheck``'s OS1005, and Slang's own error behind it)."""
     if not primary.facts.entries:
-        raise UserError.at(
-            src.name,
-            0,
-            0,
+        message = (
             'no entry points: mark functions with [shader("vertex"|"pixel"|"compute")] '
-            "or give them in the options",
-            "OS1006",
+            "or give them in the options"
         )
+        problems.add(Diagnostic(src.name, 0, 0, Severity.ERROR, message, Code.NO_ENTRY_POINTS))
 
 
 def entry_points(
@@ -125,21 +105,26 @@ def entry_points(
     resources: list[Resource],
     pushes: list[PushBlock],
     specs: list[SpecConstant],
+    problems: Collector,
 ) -> list[EntryPoint]:
     """Every entry point of the primary target, from the patched ``outputs`` (and, for a
-    Metal-only build, ``usage_outputs``: a SPIR-V or WGSL compile that is not written out)."""
+    Metal-only build, ``usage_outputs``: a SPIR-V or WGSL compile that is not written out);
+    an entry point in error is left out, its errors added to ``problems``."""
     usage = _usage({**outputs, **usage_outputs})
     vk_location: dict[tuple[str, bool, str], int] = {}
     resource_names = [r.name for r in resources]
     push_names = [p.name for p in pushes]
     spec_names = [s.name for s in specs]
+    spec_reads = _spec_reader(outputs, [e.name for e in primary.facts.entries] if specs else [])
     out = []
     for e in primary.facts.entries:
-        stage = _STAGE_OF_SLANG.get(e.stage)
+        stage = e.stage
         if stage is None:
-            raise UserError.at(
-                src.name, 0, 0, f"entry point '{e.name}': unsupported stage", "OS1009"
+            message = f"entry point '{e.name}': unsupported stage"
+            problems.add(
+                Diagnostic(src.name, 0, 0, Severity.ERROR, message, Code.UNSUPPORTED_STAGE)
             )
+            continue
         used, features = usage.get(e.name, (None, DeviceFeatures(0)))
         if used is None:
             used = set(resource_names) | set(push_names)
@@ -162,14 +147,16 @@ def entry_points(
         if Target.Wgsl in outputs:
             clashes += _wgsl_wide_varyings(src, e)
         if clashes:
-            raise UserError(clashes)
+            problems.extend(clashes)
+            continue
         stride = 0
         if stage is Stage.Vertex:
             try:
                 inputs, stride = _pack_vertex(inputs)
             except _NoVertexFormat as bad:
-                raise UserError([_no_vertex_format(src, e, bad.variable)]) from None
-        specuse = [n for n in spec_names if _mentions_spec(outputs, e.name, n)]
+                problems.add(_no_vertex_format(src, e, bad.variable))
+                continue
+        specuse = [n for n in spec_names if spec_reads(e.name, n)]
         out.append(
             EntryPoint(
                 name=e.name,
@@ -230,11 +217,13 @@ def _no_vertex_format(src: SourceSet, e: EntryFacts, v: StageVariable) -> Diagno
         *_declared_at(src, e, facts),
         f"vertex input '{v.name}' ({spelled}{v.components if v.components > 1 else ''}) has "
         "no WebGPU vertex format; use 2 or 4 components for 8/16-bit types (or a 32-bit type)",
-        "OS1014",
+        Code.NO_VERTEX_FORMAT,
     )
 
 
-def check_stage_link(src: SourceSet, primary: CompiledTarget, entries: list[EntryPoint]) -> None:
+def check_stage_link(
+    src: SourceSet, primary: CompiledTarget, entries: list[EntryPoint], problems: Collector
+) -> None:
     """In a file with one vertex entry point, every pixel entry point must read what it writes
     (the same location, type and interpolation): WebGPU refuses the pair in
     ``create_render_pipeline``, far from the cause, so the build reports it at the pixel
@@ -245,7 +234,6 @@ def check_stage_link(src: SourceSet, primary: CompiledTarget, entries: list[Entr
         return
     vs = vertex[0]
     facts = {e.name: e for e in primary.facts.entries}
-    problems = []
     for ps in (e for e in entries if e.stage is Stage.Pixel):
         for m in stage_mismatches(vs, ps):
             v, out = m.input, m.output
@@ -266,15 +254,13 @@ def check_stage_link(src: SourceSet, primary: CompiledTarget, entries: list[Entr
                 )
             e = facts[ps.name]
             declared = next(x for x in e.inputs if x.name == v.name)
-            problems.append(
+            problems.add(
                 src.error(
                     *_declared_at(src, e, declared),
                     message + "; WebGPU wants the same type and interpolation on both sides",
-                    "OS1016",
+                    Code.STAGE_LINK,
                 )
             )
-    if problems:
-        raise UserError(problems)
 
 
 def _wgsl_wide_varyings(src: SourceSet, e: EntryFacts) -> list[Diagnostic]:
@@ -286,7 +272,7 @@ def _wgsl_wide_varyings(src: SourceSet, e: EntryFacts) -> list[Diagnostic]:
             f"WGSL: stage variable '{v.name}' of entry '{e.name}' takes {v.span} locations "
             "(an array or matrix); WGSL passes scalars and vectors only between stages: "
             "split it into vector members, or build without the wgsl target",
-            "OS1003",
+            Code.NOT_ON_TARGET,
         )
         for v in (*e.inputs, *e.outputs)
         if v.location is not None and v.span > 1
@@ -322,7 +308,7 @@ def _location_clashes(
                         if _has_attribute(src, e, facts[v.name], "vk::index")
                         else ""
                     ),
-                    "OS1020",
+                    Code.LOCATION_CLASH,
                 )
             )
         elif first is not None:
@@ -333,7 +319,7 @@ def _location_clashes(
                     f"entry '{e.name}': {direction} '{v.name}' and {direction} '{first.name}' "
                     f"are both at location {shared}; give each {direction} its own "
                     "[[vk::location(n)]] (or none of them)",
-                    "OS1020",
+                    Code.LOCATION_CLASH,
                 )
             )
         for n in occupied:
@@ -477,13 +463,22 @@ def _usage(outputs: dict[Target, bytes]) -> dict[str, tuple[set[str] | None, Dev
     return out
 
 
-def _mentions_spec(outputs: dict[Target, bytes], entry: str, name: str) -> bool:
-    """Whether the entry point reads the constant: searched in the WGSL functions it reaches
+def _spec_reader(outputs: dict[Target, bytes], entries: list[str]) -> Callable[[str, str], bool]:
+    """Whether an entry point reads a spec constant: searched in the WGSL functions it reaches
     (Slang drops unread constants from whole programs, so with one entry point presence is use)."""
-    pattern = re.compile(rf"\b{re.escape(name)}(_\d+)?\b")
-    if Target.Wgsl in outputs:
-        return bool(pattern.search(wgsl_reachable(outputs[Target.Wgsl].decode(), entry)))
-    for t in (Target.Msl, Target.SpirV):
-        if t in outputs:
-            return bool(pattern.search(outputs[t].decode("latin-1")))
-    return False
+    if Target.Wgsl in outputs and entries:
+        reached = reached_identifiers(outputs[Target.Wgsl], entries)
+
+        def in_wgsl(entry: str, name: str) -> bool:
+            pattern = re.compile(emitted_pattern(name))
+            return any(pattern.fullmatch(ident) for ident in reached.get(entry, ()))
+
+        return in_wgsl
+    text = next(
+        (outputs[t].decode("latin-1") for t in (Target.Msl, Target.SpirV) if t in outputs), ""
+    )
+
+    def in_text(entry: str, name: str) -> bool:
+        return bool(re.search(rf"\b{emitted_pattern(name)}\b", text))
+
+    return in_text

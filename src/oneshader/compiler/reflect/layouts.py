@@ -12,7 +12,7 @@ from oneshader.compiler.front.scanner import Declaration
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.reflect.portability import compare
 from oneshader.compiler.slang.facts import ParamFacts
-from oneshader.diagnostics import Diagnostic
+from oneshader.diagnostics import Code, Collector, Diagnostic
 from oneshader.reflection.model import MatrixPacking, ScalarKind, Target, TypeKind, TypeLayout
 
 
@@ -20,10 +20,11 @@ def one_layout(
     src: SourceSet,
     decl: Declaration,
     per: dict[Target, ParamFacts],
-    errors: list[Diagnostic],
+    problems: Collector,
     block: bool = False,
 ) -> TypeLayout | None:
-    """The layout every target agrees on (SPIR-V's leaves), or an error at the member.
+    """The layout every target agrees on (SPIR-V's leaves), or an error at the member (added to
+    ``problems``).
 
     A ``block`` (constant buffer, push block) may differ in its own size, which is tail
     padding only once every offset agrees; it gets the largest, a buffer that big being valid
@@ -42,7 +43,7 @@ def one_layout(
         base = replace(base, name=decl.name)
     non_float = matrix_errors(src, decl, base)
     if non_float:
-        errors.extend(non_float)
+        problems.extend(non_float)
         return base
     first = next(t for t in Target if t in per)
     for t in Target:
@@ -55,20 +56,20 @@ def one_layout(
         if diff is None:
             continue
         file, line, col = member_position(src, decl, diff.struct, diff.member)
-        errors.append(
+        problems.add(
             src.error(
                 file,
                 line,
                 col,
                 f"{diff.path}: not portable: {diff.what} is {diff.a} on {first.name} but "
                 f"{diff.b} on {t.name}; {diff.hint}",
-                "OS2001",
+                Code.NOT_PORTABLE,
             )
         )
         return base
     if Target.Wgsl in per:
         uniform = block and decl.base not in ("tbuffer", "TextureBuffer")
-        errors.extend(wgsl_buffer_errors(src, decl, base, uniform))
+        problems.extend(wgsl_buffer_errors(src, decl, base, uniform))
     if block and base.kind is TypeKind.Struct:
         sizes = [p.layout.size for p in per.values() if p.layout is not None]
         base = replace(base, size=max(sizes, default=base.size))
@@ -158,7 +159,7 @@ def wgsl_buffer_errors(
             return None
         return f"{reason}, or build without the wgsl target"
 
-    errors = _member_errors(src, decl, layout, why, "OS1003")
+    errors = _member_errors(src, decl, layout, why, Code.NOT_ON_TARGET)
     return [replace(e, message=f"WGSL: {e.message}") for e in errors]
 
 
@@ -178,7 +179,7 @@ def matrix_errors(src: SourceSet, decl: Declaration, layout: TypeLayout | None) 
             "non-float matrix by columns; declare it row_major, or use a float matrix"
         )
 
-    return _member_errors(src, decl, layout, why, "OS1031")
+    return _member_errors(src, decl, layout, why, Code.NON_FLOAT_COLUMN_MAJOR)
 
 
 def vk_offsets(src: SourceSet, layout: TypeLayout | None, owner: str) -> TypeLayout | None:

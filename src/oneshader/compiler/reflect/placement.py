@@ -26,6 +26,8 @@ from dataclasses import dataclass
 
 from oneshader.compiler.api import BindRegister, RegisterShift
 from oneshader.compiler.front.scanner import Declaration
+from oneshader.compiler.front.sourceset import SourceSet
+from oneshader.diagnostics import Code, Collector
 
 __all__ = ["Placement", "place"]
 
@@ -34,7 +36,6 @@ __all__ = ["Placement", "place"]
 class Placement:
     bindings: dict[str, tuple[int, int]]  # resource name -> (set, binding)
     counters: dict[str, tuple[int, int]]  # resource name -> (set, binding) of its counter
-    problems: list[tuple[Declaration, str]]  # declarations the options cannot place
 
 
 def _shift(shifts: tuple[RegisterShift, ...], cls: str, space: int) -> int:
@@ -53,17 +54,19 @@ def _int(text: str, default: int = 0) -> int:
 
 
 def place(
+    src: SourceSet,
     resources: list[Declaration],
     declared_counters: set[str],
     used_counters: list[str],
     shifts: tuple[RegisterShift, ...],
     bind_registers: tuple[BindRegister, ...],
+    problems: Collector,
 ) -> Placement:
     """``declared_counters``: buffers whose counter exists with the buffer (append/consume);
-    ``used_counters``: RW buffers whose counter the code uses, in order of first use."""
+    ``used_counters``: RW buffers whose counter the code uses, in order of first use. A
+    declaration the options cannot place is an error added to ``problems``."""
     bindings: dict[str, tuple[int, int]] = {}
     counters: dict[str, tuple[int, int]] = {}
-    problems: list[tuple[Declaration, str]] = []
     mapped = {(b.register.lower(), b.space): (b.set, b.binding) for b in bind_registers}
     for d in resources:
         attr = d.attribute("vk::binding")
@@ -81,12 +84,13 @@ def place(
             elif key in mapped:
                 bindings[d.name] = mapped[key]
             else:
-                problems.append(
-                    (
+                problems.add(
+                    src.at_decl(
                         d,
                         f"'{d.name}' has register({cls}{number}, space{space}) but no "
                         f"--fvk-bind-register (bind-register in [tool.oneshader]) maps it "
                         f"(every register needs one once any is given, as with DXC)",
+                        Code.REGISTER_NOT_BOUND,
                     )
                 )
                 bindings[d.name] = (space, number)
@@ -118,4 +122,4 @@ def place(
     for name in used_counters:
         if name not in counters:
             counters[name] = lowest(bindings[name][0])
-    return Placement(bindings, counters, problems)
+    return Placement(bindings, counters)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from oneshader.diagnostics import UserError
+from oneshader.diagnostics import Code, UserError
 
 SLANG_VERSION = "2026.12"
 SLANGPY_VERSION = "0.43.1"
@@ -180,7 +180,7 @@ def library_path() -> Path:
     a UserError (OS3004) saying how to install it when it is missing."""
     reason = missing_compiler()
     if reason is not None:
-        raise UserError.at("oneshader", 0, 0, f"{reason}; {INSTALL_HINT}", "OS3004")
+        raise UserError.at("oneshader", 0, 0, f"{reason}; {INSTALL_HINT}", Code.NO_COMPILER)
     folder = _slangpy_folder()
     assert folder is not None
     return folder / LIBRARY_NAME

@@ -8,13 +8,16 @@ every reflection pointer) can be destroyed as soon as :func:`read_facts` returns
 from __future__ import annotations
 
 import ctypes
+import enum
 import struct
 from dataclasses import dataclass, field
 
+from oneshader.compiler.emitted.common import GLOBALS
 from oneshader.compiler.slang import capi as S
 from oneshader.reflection.model import (
     MatrixPacking,
     ScalarKind,
+    Stage,
     StructMember,
     TypeKind,
     TypeLayout,
@@ -33,6 +36,40 @@ _SCALARS = {
     13: (ScalarKind.UInt16, 2),
 }
 
+
+class Category(enum.Enum):
+    """What a global parameter binds as: Slang's parameter category in oneshader's words, so
+    that Slang's integer codes stop at ``slang/``."""
+
+    NONE = "none"  # no binding of its own (a loose uniform, gathered into $Globals)
+    CONSTANT_BUFFER = "constant buffer"
+    SHADER_RESOURCE = "shader resource"
+    UNORDERED_ACCESS = "unordered access"
+    SAMPLER = "sampler"
+    UNIFORM = "uniform"
+    SPEC_CONSTANT = "specialization constant"
+    PUSH_CONSTANT = "push constant buffer"
+    OTHER = "other"
+
+
+_CATEGORY = {
+    0: Category.NONE,
+    S.CAT_CONSTANT_BUFFER: Category.CONSTANT_BUFFER,
+    S.CAT_SHADER_RESOURCE: Category.SHADER_RESOURCE,
+    S.CAT_UNORDERED_ACCESS: Category.UNORDERED_ACCESS,
+    S.CAT_SAMPLER_STATE: Category.SAMPLER,
+    S.CAT_UNIFORM: Category.UNIFORM,
+    S.CAT_SPECIALIZATION_CONSTANT: Category.SPEC_CONSTANT,
+    S.CAT_PUSH_CONSTANT_BUFFER: Category.PUSH_CONSTANT,
+}
+
+SLANG_STAGE_ID = {
+    Stage.Vertex: S.STAGE_VERTEX,
+    Stage.Pixel: S.STAGE_FRAGMENT,
+    Stage.Compute: S.STAGE_COMPUTE,
+}
+_STAGE_OF_SLANG = {slang: stage for stage, slang in SLANG_STAGE_ID.items()}
+
 # SlangResourceShape base values (SLANG_RESOURCE_BASE_SHAPE_MASK = 0x0F) and flags.
 _SHAPE_ARRAY = 0x40
 _SHAPE_MS = 0x80
@@ -42,14 +79,14 @@ _SHAPE_MS = 0x80
 class ParamFacts:
     """A global shader parameter on one target.
 
-    ``category`` is Slang's parameter category of its binding; ``binding``/``space`` the offset
-    and space in that category (SPIR-V/WGSL: binding and set; Metal: the argument index).
-    ``slots`` holds every (category, offset, space) the parameter occupies.
+    ``category`` is what its binding is; ``binding``/``space`` the offset and space in that
+    category (SPIR-V/WGSL: binding and set; Metal: the argument index). ``slots`` holds every
+    (Slang category code, offset, space) the parameter occupies.
     """
 
     name: str
     type_kind: int
-    category: int
+    category: Category
     binding: int
     space: int
     binding_count: int = 1
@@ -79,7 +116,7 @@ class VarFacts:
 @dataclass
 class EntryFacts:
     name: str
-    stage: int
+    stage: Stage | None  # None: a stage oneshader does not support
     workgroup: tuple[int, int, int]
     inputs: list[VarFacts]
     outputs: list[VarFacts]
@@ -241,7 +278,8 @@ class _Reader:
                 )
                 for cat, off, space in p.slots
             ]
-            p.category, p.binding, p.space = p.slots[0] if p.slots else (0, 0, 0)
+            cat, p.binding, p.space = p.slots[0] if p.slots else (0, 0, 0)
+            p.category = _CATEGORY.get(cat, Category.OTHER)
             out.append(p)
         return out
 
@@ -260,7 +298,8 @@ class _Reader:
             inner = lib.spReflectionTypeLayout_GetElementTypeLayout(inner)
         kind = lib.spReflectionTypeLayout_getKind(inner)
         t = lib.spReflectionTypeLayout_GetType(inner)
-        p = ParamFacts(name, kind, cat, binding, space, slots=slots, count=count)
+        category = _CATEGORY.get(cat, Category.OTHER)
+        p = ParamFacts(name, kind, category, binding, space, slots=slots, count=count)
         # How many bindings of its category it takes (an append buffer and its counter take 2).
         p.binding_count = max(_size(lib.spReflectionTypeLayout_GetSize(tl, cat)), 1) if cat else 1
         if kind in (S.KIND_CONSTANT_BUFFER, S.KIND_PARAMETER_BLOCK, S.KIND_TEXTURE_BUFFER):
@@ -275,7 +314,7 @@ class _Reader:
                 p.layout = self.layout(el) if el else None
             elif base != 0x07:  # not SLANG_BYTE_ADDRESS_BUFFER
                 p.layout = self.texel(t)
-        elif kind == S.KIND_SCALAR and cat == S.CAT_SPECIALIZATION_CONSTANT:
+        elif kind == S.KIND_SCALAR and category is Category.SPEC_CONSTANT:
             p.scalar, _ = _SCALARS.get(lib.spReflectionType_GetScalarType(t), (ScalarKind.Int, 4))
             p.default_bits = self.default_bits(var, p.scalar)
         return p
@@ -351,10 +390,7 @@ class _Reader:
         for v in outputs:
             if not v.name and not v.struct_name:
                 v.name = "result"
-        return EntryFacts(name, stage, workgroup, inputs, outputs)
-
-
-GLOBALS = "$Globals"
+        return EntryFacts(name, _STAGE_OF_SLANG.get(stage), workgroup, inputs, outputs)
 
 
 def read_facts(lib: S.Library, reflection: int) -> TargetFacts:
@@ -379,7 +415,7 @@ def _gather_globals(
     DXC makes of them, ``$Globals``, in the place of the first of them (where DXC creates it).
     Slang gathers them the same way into its ``globalParams`` buffer, laid out by the target's
     constant-buffer rules; its reflection gives each its offset there."""
-    loose = {p.name for p in params if not p.slots and p.category == 0}
+    loose = {p.name for p in params if not p.slots and p.category is Category.NONE}
     if not loose:
         return params
     tl = lib.spReflection_getGlobalParamsTypeLayout(reflection)
@@ -389,7 +425,7 @@ def _gather_globals(
     members = tuple(m for m in whole.members if m.name in loose)
     size = _size(lib.spReflection_getGlobalConstantBufferSize(reflection))
     align = max((m.type.align for m in members), default=1)
-    block = ParamFacts(GLOBALS, S.KIND_CONSTANT_BUFFER, S.CAT_CONSTANT_BUFFER, 0, 0)
+    block = ParamFacts(GLOBALS, S.KIND_CONSTANT_BUFFER, Category.CONSTANT_BUFFER, 0, 0)
     block.layout = TypeLayout(
         TypeKind.Struct, name=GLOBALS, size=size, align=align, members=members
     )

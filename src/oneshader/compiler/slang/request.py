@@ -14,19 +14,14 @@ from oneshader.compiler.front.precheck import spirv_texture_buffers, wgsl_interl
 from oneshader.compiler.front.scanner import Declaration
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.slang import capi as S
-from oneshader.compiler.slang.facts import TargetFacts, read_facts
+from oneshader.compiler.slang.facts import SLANG_STAGE_ID, TargetFacts, read_facts
 from oneshader.compiler.slang.messages import explain
 from oneshader.compiler.slang.messages import parse as parse_diagnostics
 from oneshader.compiler.slang.reserved import wgsl_without_reserved_words
-from oneshader.diagnostics import Diagnostic, Severity, source_excerpt
+from oneshader.diagnostics import Code, Diagnostic, Severity, source_excerpt
 from oneshader.reflection.model import Stage, Target
 
 _SLANG_TARGET = {Target.SpirV: "spirv", Target.Msl: "metal", Target.Wgsl: "wgsl"}
-SLANG_STAGE_ID = {
-    Stage.Vertex: S.STAGE_VERTEX,
-    Stage.Pixel: S.STAGE_FRAGMENT,
-    Stage.Compute: S.STAGE_COMPUTE,
-}
 
 # DXC's minimum-precision types are 32-bit unless -enable-16bit-types; so they are here.
 _MIN_PRECISION = [
@@ -193,7 +188,8 @@ def _wgsl_vertices_without_position(src: SourceSet, facts: TargetFacts) -> list[
     the position output (naga rejects the module Slang emits; Vulkan does not need one)."""
     out = []
     for e in facts.entries:
-        if e.stage != S.STAGE_VERTEX or any(v.semantic.upper() == "SV_POSITION" for v in e.outputs):
+        placed = any(v.semantic.upper() == "SV_POSITION" for v in e.outputs)
+        if e.stage is not Stage.Vertex or placed:
             continue
         fn = src.function(e.name)
         out.append(
@@ -203,7 +199,7 @@ def _wgsl_vertices_without_position(src: SourceSet, facts: TargetFacts) -> list[
                 fn.column if fn else 0,
                 f"WGSL: the vertex shader '{e.name}' has no SV_Position output, which WebGPU "
                 "requires; add one, or build without the wgsl target",
-                "OS1017",
+                Code.NO_VERTEX_POSITION,
             )
         )
     return out

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
-from oneshader.compiler.api import OutputFile
+from oneshader.compiler.api import TARGET_NAMES, OutputFile
 from oneshader.compiler.emitted.common import (
     FLOATS,
     EmittedCodeError,
@@ -21,6 +21,7 @@ from oneshader.compiler.emitted.common import (
     EmittedModule,
     EmittedResource,
     EmittedVariable,
+    counter_name,
     demangle,
     round_up,
 )
@@ -28,6 +29,10 @@ from oneshader.compiler.emitted.msl import read_msl
 from oneshader.compiler.emitted.spirv import features_of, read_spirv
 from oneshader.compiler.emitted.wgsl import read_wgsl
 from oneshader.reflection.model import (
+    BLOCK_TYPES,
+    BUFFER_TYPES,
+    SAMPLER_TYPES,
+    STRUCTURED_TYPES,
     BuiltIn,
     DeviceFeatures,
     EntryPoint,
@@ -49,32 +54,7 @@ from oneshader.reflection.model import (
 
 __all__ = ["CheckReport", "check", "read_output", "verify"]
 
-_TARGET_NAMES = {Target.SpirV: "SPIR-V", Target.Msl: "MSL", Target.Wgsl: "WGSL"}
-
-# Where each declared resource type lives on each target.
-_BUFFERS = frozenset(
-    {
-        ResourceTypeKind.ConstantBuffer,
-        ResourceTypeKind.TextureBuffer,
-        ResourceTypeKind.StructuredBuffer,
-        ResourceTypeKind.RWStructuredBuffer,
-        ResourceTypeKind.AppendStructuredBuffer,
-        ResourceTypeKind.ConsumeStructuredBuffer,
-        ResourceTypeKind.ByteAddressBuffer,
-        ResourceTypeKind.RWByteAddressBuffer,
-    }
-)
-_SAMPLERS = frozenset({ResourceTypeKind.SamplerState, ResourceTypeKind.SamplerComparisonState})
-_STRUCTURED = frozenset(
-    {
-        ResourceTypeKind.StructuredBuffer,
-        ResourceTypeKind.RWStructuredBuffer,
-        ResourceTypeKind.AppendStructuredBuffer,
-        ResourceTypeKind.ConsumeStructuredBuffer,
-    }
-)
 _UNIFORM_BLOCKS = frozenset({ResourceTypeKind.ConstantBuffer})
-_BLOCKS = frozenset({ResourceTypeKind.ConstantBuffer, ResourceTypeKind.TextureBuffer})
 
 
 def _expected_space(target: Target, rtype: ResourceTypeKind) -> frozenset[str]:
@@ -85,18 +65,18 @@ def _expected_space(target: Target, rtype: ResourceTypeKind) -> frozenset[str]:
     if target is Target.SpirV:
         if rtype in _UNIFORM_BLOCKS:
             return frozenset({"Uniform"})
-        if rtype in _BUFFERS:
+        if rtype in BUFFER_TYPES:
             return frozenset({"StorageBuffer", "Uniform"})
         return frozenset({"UniformConstant"})
     if target is Target.Wgsl:
         if rtype in _UNIFORM_BLOCKS:
             return frozenset({"uniform"})
-        if rtype in _BUFFERS:
+        if rtype in BUFFER_TYPES:
             return frozenset({"storage"})
         return frozenset({"handle"})
-    if rtype in _BUFFERS:
+    if rtype in BUFFER_TYPES:
         return frozenset({"buffer"})
-    if rtype in _SAMPLERS:
+    if rtype in SAMPLER_TYPES:
         return frozenset({"sampler"})
     return frozenset({"texture"})
 
@@ -137,12 +117,12 @@ def check(reflection: ShaderReflection, outputs: Sequence[OutputFile]) -> CheckR
             module = read_output(output)
         except (EmittedCodeError, UnicodeDecodeError) as exc:
             report.mismatches.append(
-                f"{_TARGET_NAMES[output.target]} ({output.suffix}): unreadable output: {exc}"
+                f"{TARGET_NAMES[output.target]} ({output.suffix}): unreadable output: {exc}"
             )
             continue
         except Exception as exc:  # a reader bug must surface as a finding, not kill the compile
             report.mismatches.append(
-                f"{_TARGET_NAMES[output.target]} ({output.suffix}): unreadable output: "
+                f"{TARGET_NAMES[output.target]} ({output.suffix}): unreadable output: "
                 f"reader failed with {type(exc).__name__}: {exc}"
             )
             continue
@@ -155,11 +135,11 @@ def check(reflection: ShaderReflection, outputs: Sequence[OutputFile]) -> CheckR
     for target in reflection.targets:
         if target not in produced:
             report.mismatches.append(
-                f"{_TARGET_NAMES[target]}: the reflection lists the target but no output holds it"
+                f"{TARGET_NAMES[target]}: the reflection lists the target but no output holds it"
             )
     for target in produced - set(reflection.targets):
         report.mismatches.append(
-            f"{_TARGET_NAMES[target]}: an output for a target the reflection does not list"
+            f"{TARGET_NAMES[target]}: an output for a target the reflection does not list"
         )
     # Metal repeats every resource in every entry point's parameters: say each thing once.
     report.mismatches = list(dict.fromkeys(report.mismatches))
@@ -202,7 +182,7 @@ def _fold_companion_counters(module: EmittedModule, reflection: ShaderReflection
     if module.target is Target.SpirV:
         return
     owners = {
-        f"{r.name}_counter": r.name
+        counter_name(r.name): r.name
         for r in reflection.resources
         if any(s.target is module.target for s in r.counters)
     }
@@ -230,7 +210,7 @@ class _Checker:
         self.target = target
         self.modules = modules
         self.report = report
-        self.prefix = _TARGET_NAMES[target]
+        self.prefix = TARGET_NAMES[target]
 
     # -- reporting ---------------------------------------------------------------------------
 
@@ -383,12 +363,12 @@ class _Checker:
     ) -> None:
         if layout is None or em.layout is None:
             return
-        if rtype in _STRUCTURED and em.stride is not None:
+        if rtype in STRUCTURED_TYPES and em.stride is not None:
             stride = round_up(layout.size, layout.align)
             self.differ(module, f"{name}[] element stride", stride, em.stride)
-        if rtype is None or rtype in _BLOCKS:
+        if rtype is None or rtype in BLOCK_TYPES:
             self.layout(module, name, layout, em.layout, role="block")
-        elif rtype in _STRUCTURED:
+        elif rtype in STRUCTURED_TYPES:
             self.layout(module, name, layout, em.layout)
 
     def layout(
