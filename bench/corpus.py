@@ -34,6 +34,7 @@ import hashlib
 import json
 import os
 import re
+import resource
 import shlex
 import shutil
 import subprocess
@@ -42,7 +43,7 @@ import tempfile
 import threading
 import time
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -458,26 +459,45 @@ def _project(root: Path, shaders: Sequence[Shader], targets: tuple[Target, ...])
     (root / "pyproject.toml").write_text("\n".join(lines) + "\n")
 
 
-def _plain_batch(root: Path, shaders: Sequence[Shader], targets: tuple[Target, ...]) -> float:
-    """Wall time of one cold process making the plain requests (``plain_slang.py --batch``)."""
+def _plain_batch(root: Path, shaders: Sequence[Shader], targets: tuple[Target, ...]) -> None:
+    """One cold process making the plain requests (``plain_slang.py --batch``)."""
     requests = root / "requests.json"
     if not requests.exists():
         requests.write_text(json.dumps([_request(s, t) for s in shaders for t in targets]))
-    t0 = time.perf_counter()
     run = subprocess.run(
         [sys.executable, str(HERE / "plain_slang.py"), "--batch", str(requests)],
         capture_output=True,
         text=True,
         env=build_env(root, server=False),
     )
-    seconds = time.perf_counter() - t0
     if run.returncode != 0 or json.loads(run.stdout)["failed"]:
         sys.exit(f"plain Slang failed on the cost set:\n{run.stdout}\n{run.stderr}")
-    return seconds
 
 
-def cost(shaders: Sequence[Shader], targets: tuple[Target, ...], reps: int) -> tuple[float, float]:
-    """Best cold ``oneshader build -j 1`` and best cold plain-Slang process, taking turns."""
+def _measured(run: Callable[[], object]) -> tuple[float, float]:
+    """Wall seconds of ``run`` and CPU seconds of the processes it ran (and their children:
+    the build's zygote and workers), which another load on the machine disturbs less."""
+
+    def children_cpu() -> float:
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return usage.ru_utime + usage.ru_stime
+
+    c0, t0 = children_cpu(), time.perf_counter()
+    run()
+    return time.perf_counter() - t0, children_cpu() - c0
+
+
+@dataclass
+class Cost:
+    """Best wall and CPU seconds of each side over the repetitions."""
+
+    shaders: int
+    build: tuple[float, float]
+    plain: tuple[float, float]
+
+
+def cost(shaders: Sequence[Shader], targets: tuple[Target, ...], reps: int) -> Cost:
+    """Cold ``oneshader build -j 1`` processes and cold plain-Slang processes, taking turns."""
     simple = [s for s in shaders if not (s.defines or s.shifts or s.binds or s.row_major)]
     with tempfile.TemporaryDirectory(prefix="oneshader-corpus-") as tmp:
         root = Path(tmp)
@@ -487,9 +507,13 @@ def cost(shaders: Sequence[Shader], targets: tuple[Target, ...], reps: int) -> t
         builds, plains = [], []
         for _ in range(reps):
             shutil.rmtree(root / "out")
-            builds.append(run_build(root, "-j", "1")[0])
-            plains.append(_plain_batch(root, simple, targets))
-    return min(builds), min(plains)
+            builds.append(_measured(lambda: run_build(root, "-j", "1")))
+            plains.append(_measured(lambda: _plain_batch(root, simple, targets)))
+    return Cost(len(simple), _best(builds), _best(plains))
+
+
+def _best(runs: list[tuple[float, float]]) -> tuple[float, float]:
+    return min(w for w, _ in runs), min(c for _, c in runs)
 
 
 # --- the report -------------------------------------------------------------------------------
@@ -598,11 +622,13 @@ def report(args: argparse.Namespace) -> None:
                 dest.write_bytes(out.data)
 
     if args.cost:
-        cost_set = [s for s in shaders if everything.results[s.name].ok]
-        b, p = cost(cost_set, targets, args.cost)
+        c = cost([s for s in shaders if everything.results[s.name].ok], targets, args.cost)
+        (bw, bc), (pw, pc) = c.build, c.plain
         print(
-            f"\ncost, cold -j 1, {len(cost_set)} shaders built for {names} (best of {args.cost}):"
-            f"\n  oneshader build {b:7.2f} s   plain Slang {p:7.2f} s   ratio {b / p:5.2f}x"
+            f"\ncost: a cold `oneshader build -j 1` against a cold process of plain Slang requests"
+            f"\n  {c.shaders} shaders built for {names}, best of {args.cost} runs each, in turns"
+            f"\n  wall  oneshader {bw:7.2f} s   plain Slang {pw:7.2f} s   ratio {bw / pw:5.2f}x"
+            f"\n  CPU   oneshader {bc:7.2f} s   plain Slang {pc:7.2f} s   ratio {bc / pc:5.2f}x"
         )
 
 

@@ -5,6 +5,8 @@ agrees with it."""
 
 from __future__ import annotations
 
+import functools
+import os
 import re
 import shutil
 import subprocess
@@ -29,13 +31,32 @@ def tool(name: str) -> str:
     return found
 
 
+@functools.cache
+def _spirv_val() -> tuple[str, dict[str, str] | None]:
+    """spirv-val's executable and environment: cmeel's binary itself where it is found, as
+    cmeel's launcher would run it (the launcher is a Python script: a Python start-up per
+    module, ~40 ms, which the suite would pay on every module it builds)."""
+    try:
+        from cmeel.consts import CMEEL_PREFIX
+    except ImportError:
+        return tool("spirv-val"), None
+    prefixes = [p / CMEEL_PREFIX for p in map(Path, sys.path) if (p / CMEEL_PREFIX).is_dir()]
+    for prefix in prefixes:
+        exe = prefix / "bin" / "spirv-val"
+        if exe.is_file():
+            paths = [str(prefix / "lib"), *filter(None, [os.environ.get("LD_LIBRARY_PATH")])]
+            return str(exe), dict(os.environ, LD_LIBRARY_PATH=os.pathsep.join(paths))
+    return tool("spirv-val"), None
+
+
 def spirv_errors(module: bytes, env: str = SPIRV_ENV) -> str:
     """spirv-val's complaint about ``module`` ("" when it is valid)."""
+    exe, environ = _spirv_val()
     with tempfile.NamedTemporaryFile(suffix=".spv") as f:
         f.write(module)
         f.flush()
         run = subprocess.run(
-            [tool("spirv-val"), "--target-env", env, f.name], capture_output=True, text=True
+            [exe, "--target-env", env, f.name], capture_output=True, text=True, env=environ
         )
     if run.returncode == 0:
         return ""

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from verify_support import compile_exec, element_stride, pack
+from verify_support import compile_exec, dispatch, element_stride, pack
 
 from module_validation import device
 from oneshader.compiler import CompileOptions, compile_file
@@ -168,15 +168,7 @@ def test_append_consume_and_increment_run_on_the_gpu(target: Target) -> None:
     pipeline = dev.create_compute_pipeline(
         layout="auto", compute={"module": module, "entry_point": entry.name}
     )
-    encoder = dev.create_command_encoder()
-    cpass = encoder.begin_compute_pass()
-    cpass.set_pipeline(pipeline)
-    for index, entries in sorted(groups.items()):
-        layout = pipeline.get_bind_group_layout(index)
-        cpass.set_bind_group(index, dev.create_bind_group(layout=layout, entries=entries))
-    cpass.dispatch_workgroups(-(-_N // 64), 1, 1)
-    cpass.end()
-    dev.queue.submit([encoder.finish()])
+    dispatch(pipeline, groups, -(-_N // 64))
 
     def read(b: Any) -> Any:
         return np.frombuffer(bytes(dev.queue.read_buffer(b)), dtype=np.uint32)

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from verify_support import CORPUS, compile_exec, element_stride, pack, unpack
+from verify_support import CORPUS, compile_exec, element_stride, pack, render, unpack
 
 from module_validation import device
 from oneshader.reflection.model import (
@@ -265,35 +265,15 @@ def test_render_uses_the_reflected_vertex_layout(target: Target) -> None:
             "targets": [{"format": "rgba8unorm"}],
         },
     )
-    texture = dev.create_texture(
-        size=(_SIZE, _SIZE, 1),
-        format="rgba8unorm",
-        usage=wgpu.TextureUsage.RENDER_ATTACHMENT | wgpu.TextureUsage.COPY_SRC,
-    )
-    encoder = dev.create_command_encoder()
-    rpass = encoder.begin_render_pass(
-        color_attachments=[
-            {
-                "view": texture.create_view(),
-                "clear_value": (0, 0, 0, 0),
-                "load_op": "clear",
-                "store_op": "store",
-            }
-        ]
-    )
-    rpass.set_pipeline(pipeline)
-    for index, group in _bind_groups(pipeline, r, target, buffers):
-        rpass.set_bind_group(index, group)
-    rpass.set_vertex_buffer(0, vbuf)
-    rpass.draw(len(vertices))
-    rpass.end()
-    dev.queue.submit([encoder.finish()])
-    raw = dev.queue.read_texture(
-        {"texture": texture, "origin": (0, 0, 0), "mip_level": 0},
-        {"offset": 0, "bytes_per_row": _SIZE * 4, "rows_per_image": _SIZE},
-        (_SIZE, _SIZE, 1),
-    )
-    pixels = np.frombuffer(bytes(raw), np.uint8).reshape(_SIZE, _SIZE, 4).astype(int)
+
+    def draw(rpass: Any) -> None:
+        rpass.set_pipeline(pipeline)
+        for index, group in _bind_groups(pipeline, r, target, buffers):
+            rpass.set_bind_group(index, group)
+        rpass.set_vertex_buffer(0, vbuf)
+        rpass.draw(len(vertices))
+
+    pixels = render(draw, _SIZE).astype(int)
     # Left: (0.25,0.5,0.125)*2 = (0.5,1,0.25), Tag 3+2+2 = 7 adds 0.5 blue, Add takes 0.5 green.
     left = np.array([128, 128, 191, 255])
     # Right: (1,0,0)*0.5, Tag 1-1+0 = 0 adds nothing; green clamps at 0.

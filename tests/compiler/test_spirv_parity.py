@@ -66,19 +66,19 @@ def test_a_tbuffer_the_code_reads_is_a_positioned_error(tmp_path: Path) -> None:
 # -- WGSL's reserved words and keywords as names ------------------------------------------------
 
 _RESERVED_NAMES = """struct Light { float4 colour; uint type; };
-cbuffer Scene : register(b0) { Light light; float4 module; float4 loop; float4 set; };
+cbuffer Scene : register(b0) { Light light; float4 module; float4 set; };
 [[vk::constant_id(0)]] const int type = 0;
 float4 main() : SV_Target {
-  float4 c = module * loop + set + light.colour * light.type;
+  float4 c = module + set + light.colour * light.type;
   switch (type) { case 1: return c; default: return c + 1; }
 }
 """
 
 
 def test_wgsl_reserved_words_as_names_give_a_valid_module(tmp_path: Path) -> None:
-    # Slang with -no-mangle keeps 'type', 'module', 'set' (reserved words) and 'loop' (a
-    # keyword) as WGSL names; naga rejects them. They are renamed as Slang mangles names, and
-    # the reflection keeps the source's names.
+    # Slang with -no-mangle keeps 'type', 'module', 'set' (reserved words) as WGSL names; naga
+    # rejects them. They are renamed as Slang mangles names, and the reflection keeps the
+    # source's names; WGSL's 'default:' of a switch stays.
     result = _build(tmp_path, _RESERVED_NAMES, targets=(Target.SpirV, Target.Msl, Target.Wgsl))
     assert result.ok, "\n".join(d.format() for d in result.diagnostics)
     wgsl = next(o.data for o in result.outputs if o.target is Target.Wgsl)
@@ -86,10 +86,10 @@ def test_wgsl_reserved_words_as_names_give_a_valid_module(tmp_path: Path) -> Non
     assert result.reflection is not None
     scene = next(r for r in result.reflection.resources if r.name == "Scene")
     assert scene.layout is not None
-    assert [m.name for m in scene.layout.members] == ["light", "module", "loop", "set"]
+    assert [m.name for m in scene.layout.members] == ["light", "module", "set"]
     assert [s.name for s in result.reflection.spec_constants] == ["type"]
     text = wgsl.decode()
-    assert "override type_" in text and ".module_" in text and ".loop_" in text
+    assert "override type_" in text and ".module_" in text and "default" in text
 
 
 # -- an unused resource on the slot of another ---------------------------------------------------

@@ -34,3 +34,24 @@ def test_sample_interpolation_declares_sample_rate_shading(source: str, tmp_path
     (spv,) = result.outputs
     assert "SampleRateShading" in read_spirv(spv.data).capabilities
     assert spirv_errors(spv.data) == ""
+
+
+def test_vertex_shader_without_position_is_refused_for_wgsl(tmp_path: Path) -> None:
+    """A vertex shader that feeds tessellation or a geometry shader outputs no SV_Position;
+    Slang only warns, and its WGSL has no @builtin(position) output, which naga refuses. WGSL
+    gets a positioned error at the entry point; SPIR-V builds it (Vulkan allows it)."""
+    (tmp_path / "v.hlsl").write_text(
+        "struct O { float4 c : COLOR0; };\n"
+        '[shader("vertex")] O V(float4 p : POSITION) { O o; o.c = p; return o; }\n'
+    )
+
+    def build(*targets: Target):  # type: ignore[no-untyped-def]
+        options = CompileOptions(targets=targets, source_name="v.hlsl")
+        return compile_file(str(tmp_path / "v.hlsl"), options)
+
+    refused = build(Target.SpirV, Target.Wgsl)
+    (error,) = [d for d in refused.diagnostics if d.is_error]
+    assert (error.file, error.line, error.column, error.code) == ("v.hlsl", 2, 22, "OS1017")
+    assert "WGSL" in error.message and "'V'" in error.message and "SV_Position" in error.message
+    spirv = build(Target.SpirV)
+    assert spirv.ok and spirv_errors(spirv.outputs[0].data) == ""

@@ -7,6 +7,7 @@ import struct
 from pathlib import Path
 from typing import Any
 
+from module_validation import device
 from oneshader.compiler.emitted.common import round_up
 from oneshader.reflection.model import ScalarKind, TypeKind, TypeLayout
 
@@ -137,3 +138,52 @@ def compile_exec(name: str) -> Any:
         assert result.ok, "\n".join(d.format() for d in result.diagnostics)
         _COMPILED[key] = result
     return _COMPILED[key]
+
+
+def dispatch(pipeline: Any, groups: dict[int, list[dict[str, Any]]], workgroups: int) -> None:
+    """Run a compute ``pipeline`` once over ``workgroups`` workgroups in x, with a bind group per
+    index of ``groups`` made from its entries."""
+    dev = device()
+    encoder = dev.create_command_encoder()
+    cpass = encoder.begin_compute_pass()
+    cpass.set_pipeline(pipeline)
+    for index, entries in sorted(groups.items()):
+        layout = pipeline.get_bind_group_layout(index)
+        cpass.set_bind_group(index, dev.create_bind_group(layout=layout, entries=entries))
+    cpass.dispatch_workgroups(workgroups, 1, 1)
+    cpass.end()
+    dev.queue.submit([encoder.finish()])
+
+
+def render(draw: Any, size: int) -> Any:
+    """The pixels, a (size, size, 4) uint8 array, of a cleared ``size`` x ``size`` rgba8unorm
+    target after ``draw(render_pass)`` has recorded its draws into the pass."""
+    import numpy as np
+    import wgpu
+
+    dev = device()
+    texture = dev.create_texture(
+        size=(size, size, 1),
+        format="rgba8unorm",
+        usage=wgpu.TextureUsage.RENDER_ATTACHMENT | wgpu.TextureUsage.COPY_SRC,
+    )
+    encoder = dev.create_command_encoder()
+    rpass = encoder.begin_render_pass(
+        color_attachments=[
+            {
+                "view": texture.create_view(),
+                "clear_value": (0, 0, 0, 0),
+                "load_op": "clear",
+                "store_op": "store",
+            }
+        ]
+    )
+    draw(rpass)
+    rpass.end()
+    dev.queue.submit([encoder.finish()])
+    raw = dev.queue.read_texture(
+        {"texture": texture, "origin": (0, 0, 0), "mip_level": 0},
+        {"offset": 0, "bytes_per_row": size * 4, "rows_per_image": size},
+        (size, size, 1),
+    )
+    return np.frombuffer(bytes(raw), np.uint8).reshape(size, size, 4)

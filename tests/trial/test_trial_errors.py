@@ -12,13 +12,6 @@ from trial_helpers import SHADERS, Project, oneshader
 # (shader, targets, extra options, [(file, line, col, code, fragment), ...])
 CASES = [
     pytest.param(
-        "lit_mesh", "spirv,msl,wgsl", (),
-        [("lit_mesh", 8, 11, "OS2001", "PerFrame.Ambient: not portable: the offset is 140 on "
-          "SpirV but 144 on Msl; write it portably: the member before it is a float3; make it a "
-          "float4")],
-        id="float3-then-float-on-metal",
-    ),
-    pytest.param(
         "not_portable", "spirv,msl,wgsl", (),
         [("not_portable", 4, 11, "OS2001", "Lights.Intensities: not portable: the array stride "
           "is 16 on SpirV but 4 on Msl; write it portably: declare an array of 16-byte elements, "

@@ -22,7 +22,7 @@ TARGETS: dict[str, tuple[str, ...]] = {
     "tonemap": ("spirv", "msl", "wgsl"),
     "specialized": ("spirv", "msl", "wgsl"),
     "with_include": ("spirv", "msl", "wgsl"),
-    "lit_mesh": ("spirv", "wgsl"),  # Metal: float3 LightDir followed by a float (OS2001)
+    "lit_mesh": ("spirv", "msl", "wgsl"),  # Metal: packed_float3 LightDir (was OS2001)
     "histogram": ("spirv", "msl"),  # WGSL: InterlockedAdd is OS1015 (use Atomic<uint>)
     "emitter": ("spirv", "msl", "wgsl"),  # AppendStructuredBuffer: a companion counter
 }

@@ -61,9 +61,15 @@ class Spec:
     def key(self) -> str:
         """The key of wgpu's ``constants`` dict. Slang declares every WGSL override with
         ``@id(n)``, and WebGPU keys an override that has an id by that id (as a decimal string),
-        not by its name; without a WGSL slot, the constant_id."""
+        not by its name; without a WGSL slot, the constant_id (``constants`` leaves such a
+        constant out where the reflection has a WGSL target: the module lacks it)."""
         slot = self._wgsl
         return str(self.constant.id if slot is None else slot.index)
+
+    @property
+    def in_wgsl(self) -> bool:
+        """Whether the WGSL module declares the override (it has a WGSL slot)."""
+        return self._wgsl is not None
 
     @property
     def wgsl_name(self) -> str:
@@ -341,11 +347,16 @@ class Shader:
         return device.create_bind_group(layout=layout, entries=entries)
 
     def constants(self, values: Mapping[int, float | int | bool | None]) -> dict[str, float]:
-        """wgpu's ``constants`` dict from {spec constant index: value}; None keeps the default."""
+        """wgpu's ``constants`` dict from {spec constant index: value}; None keeps the default.
+        A constant the WGSL module does not declare (no entry point reads it, so the compiler
+        dropped it and the reflection gives it no WGSL slot) is left out: wgpu refuses a key
+        the module lacks, and the value could change nothing."""
+        wgsl = Target.Wgsl in self.reflection.targets
         out: dict[str, float] = {}
         for index, value in values.items():
-            if value is not None:
-                out[self.spec_constant(index).key] = float(value)
+            spec = self.spec_constant(index)
+            if value is not None and (spec.in_wgsl or not wgsl):
+                out[spec.key] = float(value)
         return out
 
     # -- built code ------------------------------------------------------------------------

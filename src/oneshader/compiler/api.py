@@ -14,6 +14,9 @@ from oneshader.reflection.model import ShaderReflection, Stage, Target
 
 TARGET_NAMES = {Target.SpirV: "SPIR-V", Target.Msl: "Metal", Target.Wgsl: "WGSL"}
 """How every message names each target (the one home of these display names)."""
+# The prefix of the padding members that stand for [[vk::offset]] in WGSL and Metal code
+# (compiler.slang.padding): in the code, never in the reflection.
+PADDING = "oneshader_pad"
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,12 @@ from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.patch.apply import patch_bindings, patch_locations
 from oneshader.compiler.reflect.assemble import assemble, with_stages
 from oneshader.compiler.reflect.docs import with_member_docs
-from oneshader.compiler.reflect.entries import check_entries, check_stage_link, entry_points
+from oneshader.compiler.reflect.entries import (
+    check_entries,
+    check_stage_link,
+    check_vertex_positions,
+    entry_points,
+)
 from oneshader.compiler.slang import library
 from oneshader.compiler.slang.messages import dedupe, name_targets
 from oneshader.compiler.slang.request import CompiledTarget, compile_target
@@ -106,6 +111,7 @@ def _finish(
     """Assemble, patch, derive the entry points, verify; ``problems`` is checked after each."""
     primary = compiled[0]
     check_entries(src, primary, problems)
+    check_vertex_positions(src, compiled, problems)
     problems.check()
     outputs = {t.target: t.code for t in compiled}
     shader = assemble(src, options, compiled, outputs, problems)

@@ -142,14 +142,15 @@ class _Parsed:
 def _tokens(text: str) -> list[str]:
     out = []
     pos = 0
-    while pos < len(text):
-        m = _TOKEN.match(text, pos)
-        if m is None:
-            line = text.count("\n", 0, pos) + 1
-            raise EmittedCodeError(f"MSL: unexpected character {text[pos]!r} on line {line}")
+    for m in _TOKEN.finditer(text):  # the tokens cover the text, else a character is wrong
+        if m.start() != pos:
+            break
         if m.lastgroup:
             out.append(m.group())
         pos = m.end()
+    if pos < len(text):
+        line = text.count("\n", 0, pos) + 1
+        raise EmittedCodeError(f"MSL: unexpected character {text[pos]!r} on line {line}")
     return out
 
 

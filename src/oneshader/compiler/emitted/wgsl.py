@@ -179,19 +179,20 @@ class _Parsed:
 
 class _Parser:
     def __init__(self, text: str) -> None:
+        self.text = text
         self.toks: list[str] = []
-        self.lines: list[int] = []
+        self.starts: list[int] = []  # where each token starts (its line is counted on an error)
         pos = 0
-        line = 1
-        while pos < len(text):
-            m = _TOKEN.match(text, pos)
-            if m is None:
-                raise EmittedCodeError(f"WGSL: unexpected character {text[pos]!r} on line {line}")
+        for m in _TOKEN.finditer(text):  # the tokens cover the text, else a character is wrong
+            if m.start() != pos:
+                break
             if m.lastgroup:
                 self.toks.append(m.group())
-                self.lines.append(line)
-            line += text.count("\n", pos, m.end())
+                self.starts.append(pos)
             pos = m.end()
+        if pos < len(text):
+            line = text.count("\n", 0, pos) + 1
+            raise EmittedCodeError(f"WGSL: unexpected character {text[pos]!r} on line {line}")
         self.i = 0
 
     def peek(self, ahead: int = 0) -> str:
@@ -316,7 +317,8 @@ class _Parser:
         try:
             return self._parse()
         except EmittedCodeError as exc:
-            where = self.lines[min(self.i, len(self.lines)) - 1] if self.lines else 1
+            at = self.starts[min(self.i, len(self.starts)) - 1] if self.starts else 0
+            where = self.text.count("\n", 0, at) + 1
             raise EmittedCodeError(f"{exc} (line {where})") from None
 
     def _parse(self) -> _Parsed:

@@ -175,25 +175,7 @@ def _attribute_errors(
     file = src.display(file_.path)
     targets = [t for t in Target if t in options.targets]
     for a in attributes:
-        if a.name == "vk::offset":
-            for t in targets:
-                if t is Target.SpirV:
-                    continue  # Slang's SPIR-V honours it; the reflection is corrected
-                out.append(
-                    (
-                        t,
-                        src.error(
-                            file,
-                            a.line,
-                            a.column,
-                            f"[[vk::offset]] on '{name}': {TARGET_NAMES[t]} cannot place a "
-                            "member by hand (Slang ignores the attribute there); insert padding "
-                            "members instead, or build for spirv only",
-                            Code.VK_OFFSET,
-                        ),
-                    )
-                )
-        elif a.name == "vk::builtin":
+        if a.name == "vk::builtin":
             builtin = a.args[0] if a.args else ""
             known = builtin in rewrite.VK_BUILTINS
             for t in targets:
@@ -201,7 +183,12 @@ def _attribute_errors(
                 if known and t is not Target.Wgsl and not draw_index:
                     continue
                 if t is Target.Wgsl and builtin == "PointSize":
-                    why = "has no point size (WGSL draws 1-pixel points)"
+                    if name in src.unit_point_sizes():
+                        continue  # 1.0, what WGSL draws: dropped with a warning (slang.request)
+                    why = (
+                        "has no point size (WGSL draws 1-pixel points; a member only ever set "
+                        "to 1.0 would be dropped)"
+                    )
                 elif known and (t is Target.Wgsl or draw_index):
                     why = (
                         "has no draw-index built-in"

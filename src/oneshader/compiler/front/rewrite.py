@@ -7,7 +7,7 @@ point into the user's file (docs/compiler.md lists them).
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
 
 from oneshader.compiler.emitted.common import counter_name
@@ -18,6 +18,7 @@ from oneshader.compiler.front.scanner import (
     line_offsets,
     strip_comments,
 )
+from oneshader.reflection.model import Target
 
 __all__ = [
     "bitfield_words",
@@ -27,11 +28,16 @@ __all__ = [
     "inline_includes",
     "matrix_array_majorness",
     "pack_matrix",
+    "postfix_start",
     "rename_at",
     "subpass_inputs_as_vectors",
+    "unit_point_sizes",
     "vk_builtins",
     "with_append_consume_as_rw",
     "with_counter_buffers",
+    "with_helpers",
+    "with_inserted",
+    "without_point_size",
     "without_space_only_registers",
 ]
 
@@ -73,6 +79,141 @@ def vk_builtins(text: str) -> str:
         last = m.end()
     out.append(text[last:])
     return "".join(out)
+
+
+def with_inserted(text: str, inserts: Collection[tuple[int, int, str]]) -> str:
+    """The text with each ``(line, column, text)`` inserted at that position (1-based): the
+    lines stay, the columns after an insertion on its line move."""
+    lines = text.split("\n")
+    for line, column, inserted in sorted(inserts, reverse=True):
+        if 1 <= line <= len(lines):
+            here = lines[line - 1]
+            lines[line - 1] = here[: column - 1] + inserted + here[column - 1 :]
+    return "\n".join(lines)
+
+
+_VECTORS = ("float", "float2", "float3", "float4")
+# HLSL intrinsics Slang has only for some targets, as helpers that do the same in HLSL it can
+# compile for the others: name -> (the targets that need the helper, its definitions).
+HELPERS: dict[str, tuple[frozenset[Target], str]] = {
+    # clip(x): discard when any component is negative.
+    "clip": (
+        frozenset({Target.Wgsl, Target.Msl}),
+        " ".join(f"void oneshader_clip({t} x) {{ if (any(x < 0)) discard; }}" for t in _VECTORS),
+    ),
+    # Metal indexes an argument array of textures or samplers with any value.
+    "NonUniformResourceIndex": (
+        frozenset({Target.Msl}),
+        "uint oneshader_NonUniformResourceIndex(uint i) { return i; } "
+        "int oneshader_NonUniformResourceIndex(int i) { return i; }",
+    ),
+    # fwidth(x) is abs(ddx(x)) + abs(ddy(x)) by definition.
+    "fwidth": (
+        frozenset({Target.Msl}),
+        " ".join(
+            f"{t} oneshader_fwidth({t} x) {{ return abs(ddx(x)) + abs(ddy(x)); }}" for t in _VECTORS
+        ),
+    ),
+}
+
+
+def helper_calls(name: str) -> re.Pattern[str]:
+    """Calls of the free function ``name`` (not methods, not qualified names)."""
+    return re.compile(rf"(?<![\w.:]){name}(?=\s*\()")
+
+
+def with_helpers(text: str, names: Collection[str]) -> str:
+    """Calls of each of ``names`` renamed to its helper, ``oneshader_<name>`` (see
+    :data:`HELPERS`); the columns after a call on its line move."""
+    for name in names:
+        clean = strip_comments(text)
+        out, last = [], 0
+        for m in helper_calls(name).finditer(clean):
+            out.append(text[last : m.start()])
+            out.append(f"oneshader_{name}")
+            last = m.end()
+        out.append(text[last:])
+        text = "".join(out)
+    return text
+
+
+_ONE = r"\(?\s*1(?:\.0*)?[fFhH]?\s*\)?"
+
+
+def unit_point_sizes(texts: Iterable[str], names: Collection[str]) -> set[str]:
+    """The PointSize members of ``names`` that the code only ever sets to the constant 1.0
+    (what Vulkan validation asks a point-list vertex shader to write): every ``.name`` in
+    ``texts`` is a statement ``<object>.name = 1.0;``."""
+    out = set()
+    cleaned = [strip_comments(t) for t in texts]
+    for name in names:
+        uses = [m for t in cleaned for m in re.finditer(rf"\.\s*{name}\b", t)]
+        sets = [m for t in cleaned for m in re.finditer(rf"\.\s*{name}\s*=\s*{_ONE}\s*;", t)]
+        if uses and len(uses) == len(sets):
+            out.add(name)
+    return out
+
+
+def without_point_size(text: str, name: str) -> str:
+    """The ``[[vk::builtin("PointSize")]]`` member ``name`` and its ``<object>.name = 1.0;``
+    statements blanked out (lines and columns kept): WGSL draws 1-pixel points anyway."""
+    clean = strip_comments(text)
+    chars = list(text)
+    spans = [
+        (m.start(), m.end())
+        for m in re.finditer(
+            rf'\[\[\s*vk::builtin\(\s*"PointSize"\s*\)\s*\]\][^;]*\b{name}\b[^;]*;', clean
+        )
+    ]
+    for m in re.finditer(rf"\.\s*{name}\s*=\s*{_ONE}\s*;", clean):
+        spans.append((postfix_start(clean, m.start()), m.end()))
+    for start, end in spans:
+        for i in range(start, end):
+            if chars[i] != "\n":
+                chars[i] = " "
+    return "".join(chars)
+
+
+def postfix_start(text: str, i: int) -> int:
+    """Where the postfix expression ending in the member access at ``i`` (its ``.`` or ``->``)
+    begins: identifiers, ``.``/``->`` and balanced ``[...]``/``(...)`` are walked back over."""
+    j = i
+    while j > 0:
+        k = j
+        while k > 0 and text[k - 1] in " \t":
+            k -= 1
+        c = text[k - 1] if k > 0 else ""
+        if c.isalnum() or c == "_":
+            while k > 0 and (text[k - 1].isalnum() or text[k - 1] == "_"):
+                k -= 1
+        elif c in ")]":
+            opening = "(" if c == ")" else "["
+            depth = 0
+            while k > 0:
+                k -= 1
+                if text[k] == c:
+                    depth += 1
+                elif text[k] == opening:
+                    depth -= 1
+                    if depth == 0:
+                        break
+            if c == "]":
+                j = k
+                continue
+            # a parenthesised base ((*p).x) or a call (f(x).y): take the callee's name too
+            while k > 0 and (text[k - 1].isalnum() or text[k - 1] == "_"):
+                k -= 1
+        else:
+            return j
+        j = k
+        before = text[:j].rstrip()
+        if before.endswith("->"):
+            j = len(before) - 2
+        elif before.endswith(".") and not before[-2:-1].isdigit():
+            j = len(before) - 1
+        else:
+            return j
+    return j
 
 
 MAJOR_ARRAY = re.compile(

@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from oneshader.compiler.front import rewrite
 from oneshader.compiler.front.kinds import RTYPES
@@ -40,7 +41,14 @@ class SourceSet:
         self.texts: dict[Path, str] = {}
         self.sources: dict[Path, SourceFile] = {}
         self.dependencies: list[str] = []
-        self._renamed: dict[str, str] | None = None
+        # what is derived from the texts, computed once: every stage asks again (the texts are
+        # read once, by ``read``, which empties it)
+        self._derived: dict[str, Any] = {}
+
+    def _once(self, key: str, compute: Callable[[], Any]) -> Any:
+        if key not in self._derived:
+            self._derived[key] = compute()
+        return self._derived[key]
 
     # -- names and positions -------------------------------------------------------------------
 
@@ -91,6 +99,7 @@ class SourceSet:
     # -- reading and looking up ----------------------------------------------------------------
 
     def read(self) -> None:
+        self._derived.clear()
         try:
             text = self.path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as err:
@@ -113,6 +122,9 @@ class SourceSet:
     def declarations(self) -> dict[str, Declaration]:
         """Every global declaration by name; a global struct of nothing but resources as one
         resource per field, ``x.field``, declared where ``x`` is (as Slang and DXC flatten it)."""
+        return dict(self._once("declarations", self._declarations))
+
+    def _declarations(self) -> dict[str, Declaration]:
         out: dict[str, Declaration] = {}
         for src in self.sources.values():
             for d in src.declarations:
@@ -176,8 +188,10 @@ class SourceSet:
         there, not in HLSL. The new name is ``<name>_<n>``, which the readers of emitted code
         demangle back to ``<name>``; ``n`` is the first that no file of the shader spells.
         (Asked by every step that names the block: worked out once, after ``read``.)"""
-        if self._renamed is not None:
-            return self._renamed
+        renamed: dict[str, str] = self._once("renamed_blocks", self._renamed_blocks)
+        return renamed
+
+    def _renamed_blocks(self) -> dict[str, str]:
         texts = "\n".join(self.texts.values())
         out: dict[str, str] = {}
         for d in self.declarations().values():
@@ -188,7 +202,6 @@ class SourceSet:
             while re.search(rf"\b{re.escape(d.name)}_{n}\b", texts):
                 n += 1
             out[d.name] = f"{d.name}_{n}"
-        self._renamed = out
         return out
 
     def struct(self, name: str) -> StructDef | None:
@@ -206,6 +219,9 @@ class SourceSet:
     def include_order(self) -> list[Path]:
         """Every file read, each after the files it includes (as the preprocessor meets their
         text when the includes come first), the main file last."""
+        return list(self._once("include_order", self._include_order))
+
+    def _include_order(self) -> list[Path]:
         order: list[Path] = []
 
         def visit(p: Path) -> None:
@@ -222,6 +238,9 @@ class SourceSet:
 
     def counter_uses(self) -> list[tuple[Path, re.Match[str]]]:
         """Every ``X.IncrementCounter()``/``DecrementCounter()`` of every file, in include order."""
+        return list(self._once("counter_uses", self._counter_uses))
+
+    def _counter_uses(self) -> list[tuple[Path, re.Match[str]]]:
         return [(p, m) for p in self.include_order() for m in rewrite.counter_calls(self.texts[p])]
 
     def interlocked_calls(self) -> list[tuple[Path, re.Match[str]]]:
@@ -233,6 +252,17 @@ class SourceSet:
             for p in self.include_order()
             for m in _INTERLOCKED.finditer(strip_comments(self.texts[p]))
         ]
+
+    def unit_point_sizes(self) -> set[str]:
+        """Members declared ``[[vk::builtin("PointSize")]]`` that the code only sets to 1.0."""
+        names = {
+            f.name
+            for scanned in self.sources.values()
+            for sdef in scanned.structs.values()
+            for f in sdef.fields
+            if any(a.name == "vk::builtin" and a.args[:1] == ("PointSize",) for a in f.attributes)
+        }
+        return rewrite.unit_point_sizes(self.texts.values(), names) if names else set()
 
     def append_consume(self) -> dict[str, Declaration]:
         """Append/consume structured buffers (declared in any file): their counter is hidden."""

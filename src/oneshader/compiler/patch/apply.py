@@ -1,7 +1,7 @@
 """The emitted code made to say what the reflection says: SPIR-V bindings, names and image
 formats (``patch.spirv``), WGSL bindings, push-constant uniforms and depth textures, Metal
-argument indices and every target's locations (``patch.wgsl``, ``patch.msl``). Slang's own
-choices for these are not used (docs/compiler.md "Bindings")."""
+argument indices and packed vectors, and every target's locations (``patch.wgsl``,
+``patch.msl``). Slang's own choices for these are not used (docs/compiler.md "Bindings")."""
 
 from __future__ import annotations
 
@@ -52,6 +52,8 @@ def patch_bindings(
         )
     if Target.Msl in out:
         text = msl.renumber_msl(out[Target.Msl].decode(), shader.msl_index)
+        for name, vectors in shader.msl_vectors.items():
+            text = msl.metal_vectors(text, emitted_name(name), vectors)
         out[Target.Msl] = text.encode()
     return out, depth
 

@@ -1,13 +1,16 @@
-"""Text patches of emitted MSL: oneshader's argument indices, and the entry points' vertex
-inputs and fragment outputs (varyings are matched by ``[[user(...)]]`` semantics, not numbers).
+"""Text patches of emitted MSL: oneshader's argument indices (arrays of textures and samplers
+too), the entry points' vertex inputs and fragment outputs (varyings are matched by
+``[[user(...)]]`` semantics, not numbers), and packed or aligned vector members where they give
+HLSL's layout.
 """
 
 from __future__ import annotations
 
 import re
 
-from oneshader.compiler.emitted.common import demangle, resource_name
-from oneshader.compiler.patch.common import patch_struct
+from oneshader.compiler.emitted.common import demangle, emitted_pattern, resource_name
+from oneshader.compiler.front.rewrite import postfix_start
+from oneshader.compiler.patch.common import patch_struct, struct_body
 from oneshader.reflection.model import Stage
 
 
@@ -59,4 +62,76 @@ def renumber_msl(text: str, indices: dict[str, tuple[str, int]]) -> str:
             return m.group(0)
         return f"{m.group(1)}{m.group(2)}[[{m.group(3)}({want[1]})]]"
 
-    return re.sub(r"(\w+)(\s*)\[\[(buffer|texture|sampler)\((\d+)\)\]\]", number, text)
+    text = re.sub(r"(\w+)(\s*)\[\[(buffer|texture|sampler)\((\d+)\)\]\]", number, text)
+
+    def array_index(m: re.Match[str]) -> str:
+        want = indices.get(resource_name(m.group(2)))
+        if want is None:
+            return m.group(0)
+        return f"{m.group(1)} [[{want[0]}({want[1]})]]"
+
+    # Slang gives a Metal argument that is an array (of textures, of samplers) no index.
+    return re.sub(
+        r"(array<(?:texture|depth|sampler)[^;{}()]*?(?:\([^;{}()]*\)[^;{}()]*?)*>\s+(\w+))(?=\s*[,)])",
+        array_index,
+        text,
+    )
+
+
+def metal_vectors(text: str, resource: str, vectors: list[tuple[tuple[str, ...], bool]]) -> str:
+    """Metal's vector members at the given paths (member names from the struct of the argument
+    ``resource``) declared packed (True: ``packed_float3``, 12 bytes, 4-aligned, HLSL's layout;
+    every read converted back to the vector type, as Metal code does) or aligned (False:
+    ``float4`` for Slang's ``packed_float4``, which converts on assignment)."""
+    param = re.search(
+        rf"(\w+)\s+(?:constant|device|const\s+device)\s*\*\s*{emitted_pattern(resource)}\s*\[\[",
+        text,
+    )
+    if param is None:
+        return text
+    packed: dict[str, str] = {}  # emitted member name -> its unpacked type
+    for path, pack in vectors:
+        struct_name = param.group(1)
+        for i, member in enumerate(path):
+            body = struct_body(text, struct_name)
+            if body is None:
+                break
+            decl = re.search(
+                rf"(?m)^\s*(?:array<\s*)?(?P<type>\w+)[^;\n]*?\s"
+                rf"(?P<name>{emitted_pattern(member)})\s*;",
+                body.group(1),
+            )
+            if decl is None:
+                break
+            if i + 1 < len(path):
+                struct_name = decl.group("type")
+                continue
+            vector = decl.group("type")
+            start = body.start(1) + decl.start("type")
+            if pack and re.fullmatch(r"[a-z]+[234]", vector):
+                text = text[:start] + f"packed_{vector}" + text[start + len(vector) :]
+                packed[decl.group("name")] = vector
+            elif not pack and vector.startswith("packed_"):
+                text = text[:start] + vector[len("packed_") :] + text[start + len(vector) :]
+    for name, vector in packed.items():
+        text = _unpacked_reads(text, name, vector)
+    return text
+
+
+def _unpacked_reads(text: str, member: str, vector: str) -> str:
+    """Each ``expr.member``/``expr->member`` read in function bodies wrapped as
+    ``vector(expr.member)``; writes (an assignment follows) and addresses are left alone."""
+    out: list[str] = []
+    last = 0
+    for m in re.finditer(rf"(?:\.|->)\s*{re.escape(member)}\b", text):
+        start = postfix_start(text, m.start())
+        after = text[m.end() :]
+        if re.match(r"\s*(?:\.\s*[xyzwrgba]+\s*)?(?:[-+*/%&|^]|<<|>>)?=(?!=)", after):
+            continue
+        if text[:start].rstrip().endswith("&") and not text[:start].rstrip().endswith("&&"):
+            continue
+        out.append(text[last:start])
+        out.append(f"{vector}({text[start : m.end()]})")
+        last = m.end()
+    out.append(text[last:])
+    return "".join(out)

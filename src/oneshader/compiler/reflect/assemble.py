@@ -9,10 +9,11 @@ from dataclasses import dataclass, replace
 
 from oneshader.compiler.api import TARGET_NAMES, CompileOptions
 from oneshader.compiler.emitted.common import GLOBALS, counter_name, emitted_pattern, literal_bits
+from oneshader.compiler.emitted.spirv import read_spirv
 from oneshader.compiler.front.kinds import RTYPES
 from oneshader.compiler.front.scanner import Declaration
 from oneshader.compiler.front.sourceset import SourceSet
-from oneshader.compiler.reflect.layouts import one_layout
+from oneshader.compiler.reflect.layouts import MetalVector, one_layout
 from oneshader.compiler.reflect.placement import Placement, place
 from oneshader.compiler.slang.facts import Category, ParamFacts, TargetFacts
 from oneshader.compiler.slang.request import CompiledTarget
@@ -58,6 +59,7 @@ class Assembled:
     pushes: list[PushBlock]
     specs: list[SpecConstant]
     msl_index: dict[str, tuple[str, int]]
+    msl_vectors: dict[str, list[MetalVector]]
 
 
 def assemble(
@@ -76,6 +78,7 @@ def assemble(
     resources: list[Resource] = []
     pushes: list[PushBlock] = []
     specs: list[SpecConstant] = []
+    msl_vectors: dict[str, list[MetalVector]] = {}
 
     params = {t.target: {p.name: p for p in t.facts.params} for t in compiled}
     names = [p.name for p in primary.facts.params]
@@ -129,7 +132,7 @@ def assemble(
             specs.append(_spec(decl, per, outputs))
             continue
         if p0.category is Category.PUSH_CONSTANT or decl.attribute("vk::push_constant"):
-            layout = one_layout(src, decl, per, problems, block=True)
+            layout = one_layout(src, decl, per, problems, block=True, msl_vectors=msl_vectors)
             pushes.append(PushBlock(name, (), layout, ()))
             continue
         if src.holds_resources(decl.base) and not src.resource_struct(decl.base):
@@ -164,13 +167,13 @@ def assemble(
                 )
             )
             continue
-        resources.append(_resource(src, decl, per, problems, placement, msl_index))
+        resources.append(_resource(src, decl, per, problems, placement, msl_index, msl_vectors))
     if problems.failed:
-        return Assembled(resources, pushes, specs, msl_index)
+        return Assembled(resources, pushes, specs, msl_index, msl_vectors)
     resources = _drop_unused_on_taken_slots(src, resources, decls, outputs, problems)
     resources = _check_bindings(src, resources, decls, msl_index, problems)
     pushes = _place_pushes(pushes, params, resources, msl_index)
-    return Assembled(resources, pushes, specs, msl_index)
+    return Assembled(resources, pushes, specs, msl_index, msl_vectors)
 
 
 # Slang's categories of a resource (one oneshader has no kind for is OS1007, not OS1004)
@@ -209,6 +212,7 @@ def _resource(
     problems: Collector,
     placement: Placement,
     msl_index: dict[str, tuple[str, int]],
+    msl_vectors: dict[str, list[MetalVector]],
 ) -> Resource:
     rtype, kind = RTYPES.get(decl.base, (None, None))
     if rtype is None or kind is None:
@@ -221,7 +225,7 @@ def _resource(
         )
         return Resource(decl.name, ResourceKind.ShaderResource, ResourceTypeKind.Texture2D)
     layout = (
-        one_layout(src, decl, per, problems, block=rtype in BLOCK_TYPES)
+        one_layout(src, decl, per, problems, rtype in BLOCK_TYPES, msl_vectors)
         if rtype not in TEXTURE_TYPES | SUBPASS_INPUT_TYPES
         else next((per[t].layout for t in Target if t in per), None)
     )
@@ -266,25 +270,35 @@ def _resource(
                 Code.RESOURCE_ARRAY,
             )
         )
+    count = next(iter(per.values())).count
     if decl.array is not None:
-        # Slang emits resource arrays for Metal without [[buffer/texture/sampler(n)]] and
-        # texture arrays for WGSL as array<texture_2d<f32>, N>, which naga rejects, and
-        # constant-buffer arrays as one uniform buffer holding an array (not N buffers).
-        bad = [TARGET_NAMES[Target.Msl]] if Target.Msl in per else []
-        wgsl_bad = TEXTURE_TYPES | SAMPLER_TYPES | {ResourceTypeKind.ConstantBuffer}
-        if Target.Wgsl in per and rtype in wgsl_bad:
-            bad.append(TARGET_NAMES[Target.Wgsl])
-        if bad:
+        # Metal takes sized arrays of textures and samplers as arguments (array<texture2d<T>,
+        # N> [[texture(n)]], N indices from n; patch/msl.py gives Slang's the index), arrays of
+        # buffers only in argument buffers. WGSL has no arrays of resources (binding_array is
+        # a native-only extension; Slang's array<texture_2d<f32>, N> is not WGSL, and its
+        # var<uniform> X : array<T, N> is one buffer, not N).
+        why = []
+        if Target.Msl in per and (rtype not in TEXTURE_TYPES | SAMPLER_TYPES or not count):
+            why.append(
+                "Metal takes arrays of buffers only in argument buffers, which Slang does not emit"
+                if count
+                else "Metal needs a size for an array of textures or samplers"
+            )
+        if Target.Wgsl in per:
+            why.append(
+                "WGSL has no arrays of resources (binding_array is a native-only extension; "
+                "Slang writes an array of constant buffers as one buffer holding an array)"
+            )
+        if why:
             problems.add(
                 src.at_decl(
                     decl,
-                    f"{' and '.join(bad)}: arrays of resources ('{decl.name}') are not "
-                    "emitted correctly by Slang for this target; use separate declarations "
-                    "(or a texture array type), or build for spirv only",
+                    f"arrays of resources ('{decl.name}'): {'; '.join(why)}; use separate "
+                    "declarations (or a texture array type such as Texture2DArray), or build "
+                    "for spirv only",
                     Code.RESOURCE_ARRAY,
                 )
             )
-    count = next(iter(per.values())).count
     fmt_attr = decl.attribute("vk::image_format")
     fmt = fmt_attr.args[0] if fmt_attr and fmt_attr.args else None
     if fmt is None and rtype.name.startswith("RWTexture") and layout is not None:
@@ -321,6 +335,8 @@ def _declared_texel(decl: Declaration, layout: TypeLayout | None) -> TypeLayout 
 def _spec(
     decl: Declaration, per: dict[Target, ParamFacts], outputs: dict[Target, bytes]
 ) -> SpecConstant:
+    """A slot per target whose code declares the constant (Slang drops one no entry point
+    reads from every target's code): the reflection says only what the code has."""
     p0 = next(per[t] for t in Target if t in per)
     scalar = p0.scalar or ScalarKind.Int
     attr = decl.attribute("vk::constant_id")
@@ -333,21 +349,23 @@ def _spec(
         if t not in per:
             continue
         if t is Target.SpirV:
-            slots.append(SpecSlot(t, cid, decl.name))
-        elif t is Target.Msl:
-            m = re.search(
+            declared = read_spirv(outputs[t]).spec_constants.values()
+            if any(e.index == cid for e in declared):
+                slots.append(SpecSlot(t, cid, decl.name))
+            continue
+        if t is Target.Msl:
+            pattern = (
                 rf"constant\s+\w+\s+((?:fc_)?{emitted_pattern(decl.name)})\s*"
-                r"\[\[function_constant\((\d+)\)\]\]",
-                outputs[t].decode(),
+                r"\[\[function_constant\((\d+)\)\]\]"
             )
-            slots.append(SpecSlot(t, int(m.group(2)) if m else cid, m.group(1) if m else decl.name))
+            m = re.search(pattern, outputs[t].decode())
+            found = (m.group(1), int(m.group(2))) if m else None
         else:
-            text = outputs[t].decode()
-            m = re.search(
-                rf"@id\((\d+)\)\s*override\s+({emitted_pattern(decl.name)})\b",
-                text,
-            )
-            slots.append(SpecSlot(t, int(m.group(1)) if m else cid, m.group(2) if m else decl.name))
+            pattern = rf"@id\((\d+)\)\s*override\s+({emitted_pattern(decl.name)})\b"
+            m = re.search(pattern, outputs[t].decode())
+            found = (m.group(2), int(m.group(1))) if m else None
+        if found is not None:
+            slots.append(SpecSlot(t, found[1], found[0]))
     return SpecConstant(decl.name, cid, scalar, default, tuple(slots))
 
 
@@ -535,7 +553,7 @@ def _metal_indices(facts: TargetFacts, names: set[str]) -> dict[str, tuple[str, 
         if cls is None:
             continue
         out[p.name] = (cls, counts.get(cls, 0))
-        counts[cls] = counts.get(cls, 0) + 1
+        counts[cls] = counts.get(cls, 0) + max(p.count, 1)  # an array takes one per element
     return out
 
 

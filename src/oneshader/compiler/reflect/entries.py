@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from oneshader.compiler.emitted.common import emitted_pattern
-from oneshader.compiler.emitted.wgsl import reached_identifiers
+from oneshader.compiler.emitted.wgsl import reached_identifiers, read_wgsl
 from oneshader.compiler.front.scanner import Field, StructDef
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.slang.facts import EntryFacts, VarFacts
@@ -95,6 +95,36 @@ def check_entries(src: SourceSet, primary: CompiledTarget, problems: Collector) 
             "or give them in the options"
         )
         problems.add(Diagnostic(src.name, 0, 0, Severity.ERROR, message, Code.NO_ENTRY_POINTS))
+
+
+def check_vertex_positions(
+    src: SourceSet, compiled: list[CompiledTarget], problems: Collector
+) -> None:
+    """WGSL's vertex stage feeds the rasterizer only (WebGPU has no tessellation or geometry
+    stage), so a vertex shader must write the position; one that writes none (it feeds such a
+    stage) would be WGSL that naga rejects. An error at the entry point's name, added to
+    ``problems``."""
+    wgsl = next((t for t in compiled if t.target is Target.Wgsl), None)
+    if wgsl is None:
+        return
+    for e in read_wgsl(wgsl.code).entries.values():
+        if e.stage != "vertex" or any(v.builtin is BuiltIn.Position for v in e.outputs):
+            continue
+        where = next((p for p, s in src.sources.items() if e.name in s.functions), src.path)
+        fn = src.function(e.name)
+        if fn is not None and any(f.semantic.upper() == "SV_POSITION" for f in fn.fields):
+            continue  # an out parameter: Slang's own WGSL problem, naga names it
+        problems.add(
+            src.error(
+                src.display(str(where)),
+                fn.line if fn else 0,
+                fn.column if fn else 0,
+                f"WGSL: vertex entry point '{e.name}' writes no SV_Position: WebGPU has no "
+                "tessellation or geometry stage for it to feed, and its rasterizer needs the "
+                "position; write one, or build without the wgsl target",
+                Code.VERTEX_WITHOUT_POSITION,
+            )
+        )
 
 
 def entry_points(

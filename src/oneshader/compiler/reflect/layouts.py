@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from oneshader.compiler.emitted.common import FLOATS, GLOBALS
+from oneshader.compiler.emitted.common import FLOATS, GLOBALS, round_up
 from oneshader.compiler.front.scanner import Declaration
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.reflect.portability import compare
@@ -22,20 +22,23 @@ def one_layout(
     per: dict[Target, ParamFacts],
     problems: Collector,
     block: bool = False,
+    msl_vectors: dict[str, list[MetalVector]] | None = None,
 ) -> TypeLayout | None:
     """The layout every target agrees on (SPIR-V's leaves), or an error at the member (added to
     ``problems``).
 
     A ``block`` (constant buffer, push block) may differ in its own size, which is tail
     padding only once every offset agrees; it gets the largest, a buffer that big being valid
-    on every target (Metal's ``cbuffer A { float a; }`` is 4 bytes, std140's 16)."""
-    ordered = [per[t] for t in Target if t in per]
+    on every target (Metal's ``cbuffer A { float a; }`` is 4 bytes, std140's 16). Where Metal
+    differs only by its 16-byte 3-vectors, the members that must be ``packed_float3`` (and
+    the like) to agree are recorded in ``msl_vectors`` under the declaration's name."""
     spirv_layout = per[Target.SpirV].layout if Target.SpirV in per else None
     if spirv_layout is not None:
         named_block = decl.base in ("cbuffer", "tbuffer")  # vk::offset names it by the block
         fixed = vk_offsets(src, spirv_layout, decl.name if named_block else spirv_layout.name)
         per = {**per, Target.SpirV: replace(per[Target.SpirV], layout=fixed)}
-        ordered = [per[t] for t in Target if t in per]
+    per = _metal_packed(decl, per, block, msl_vectors)
+    ordered = [per[t] for t in Target if t in per]
     base = ordered[0].layout
     if base is None:
         return None
@@ -74,6 +77,82 @@ def one_layout(
         sizes = [p.layout.size for p in per.values() if p.layout is not None]
         base = replace(base, size=max(sizes, default=base.size))
     return base
+
+
+MemberPath = tuple[str, ...]
+# A vector member of a Metal struct to declare packed (True: packed_float3, 4-aligned) or
+# aligned (False: float4 where Slang wrote packed_float4), so that Metal has the HLSL layout.
+MetalVector = tuple[MemberPath, bool]
+
+
+def _metal_packed(
+    decl: Declaration,
+    per: dict[Target, ParamFacts],
+    block: bool,
+    msl_vectors: dict[str, list[MetalVector]] | None,
+) -> dict[Target, ParamFacts]:
+    """``per`` with Metal's layout as packed (``packed_float3``) or aligned (``float4``) vector
+    members give it, where that makes it agree with the other targets' (HLSL puts a scalar in
+    a float3's last 4 bytes, where Metal's float3 takes 16; std430 aligns a float4 in a
+    structured buffer to 16, where Slang's Metal packs it)."""
+    metal = per[Target.Msl].layout if Target.Msl in per else None
+    if metal is not None and metal.kind is TypeKind.Struct and metal.size % max(metal.align, 1):
+        # Slang reflects a Metal struct's size without its tail padding; C's sizeof (the
+        # stride of a structured buffer's elements, what the code uses) rounds it up.
+        metal = replace(metal, size=round_up(metal.size, metal.align))
+        per = {**per, Target.Msl: replace(per[Target.Msl], layout=metal)}
+    other = next((t for t in Target if t in per and t is not Target.Msl), None)
+    reference = per[other].layout if other is not None else None
+    if msl_vectors is None or metal is None or reference is None:
+        return per
+    if compare(reference, metal, decl.name, sized=not block) is None:
+        return per
+    paths: list[MetalVector] = []
+    relaid = _packed_relayout(reference, metal, (), paths)
+    if not paths or compare(reference, relaid, decl.name, sized=not block) is not None:
+        return per
+    msl_vectors[decl.name] = paths
+    return {**per, Target.Msl: replace(per[Target.Msl], layout=relaid)}
+
+
+def _packed_relayout(
+    reference: TypeLayout, metal: TypeLayout, path: MemberPath, paths: list[MetalVector]
+) -> TypeLayout:
+    """Metal's layout redone by its C rules with each vector whose last bytes ``reference``
+    gives to the next member (a float3's last 4, or outside the struct) made packed (aligned
+    to a scalar), and each packed one that ``reference`` aligns to its size made aligned
+    (Slang's Metal structured buffers hold packed_float4); the changes are added to
+    ``paths``."""
+    if metal.kind is TypeKind.Array and metal.element is not None and reference.element:
+        element = _packed_relayout(reference.element, metal.element, path, paths)
+        if element == metal.element:
+            return metal
+        stride = round_up(element.size, max(element.align, 1))
+        size = stride * metal.length if metal.length else metal.size
+        return replace(metal, element=element, stride=stride, size=size)
+    if metal.kind is not TypeKind.Struct or reference.kind is not TypeKind.Struct:
+        return metal
+    members = []
+    end, align = 0, 1
+    refs = reference.members
+    for i, m in enumerate(metal.members):
+        ref = refs[i] if i < len(refs) and refs[i].name == m.name else None
+        t = m.type
+        if ref is not None:
+            t = _packed_relayout(ref.type, t, (*path, m.name), paths)
+            room = (refs[i + 1].offset if i + 1 < len(refs) else reference.size) - ref.offset
+            scalar = t.scalar.size
+            aligned = (4 if t.rows == 3 else t.rows) * scalar
+            if t.kind is TypeKind.Vector and t.rows > 1 and room < aligned:
+                t = replace(t, size=t.rows * scalar, align=scalar)
+                paths.append(((*path, m.name), True))
+            elif t.kind is TypeKind.Vector and t.align < aligned <= ref.type.align:
+                t = replace(t, size=aligned, align=aligned)
+                paths.append(((*path, m.name), False))
+        offset = round_up(end, max(t.align, 1))
+        members.append(replace(m, offset=offset, type=t))
+        end, align = offset + t.size, max(align, t.align)
+    return replace(metal, members=tuple(members), size=round_up(end, align), align=align)
 
 
 def member_position(

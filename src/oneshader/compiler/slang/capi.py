@@ -195,6 +195,7 @@ class Library:
             fn = getattr(self.dll, name)
             fn.restype = restype
             fn.argtypes = argtypes
+            self.__dict__[name] = fn  # found without a call of __getattr__ (thousands a shader)
         self._session: int | None = None
 
     @property

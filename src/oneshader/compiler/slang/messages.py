@@ -9,8 +9,9 @@ groups (once per pass); equal diagnostics are kept once.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
+from itertools import takewhile
 
 from oneshader.compiler.api import TARGET_NAMES
 from oneshader.compiler.front.scanner import line_col, strip_comments
@@ -90,12 +91,56 @@ def parse(
     return result
 
 
+_UNAVAILABLE = re.compile(
+    r"entrypoint '(?P<entry>[^']*)' uses features that are not available in '(?P<stage>\w+)' stage"
+)
+_USE = re.compile(r"see using of '(?P<name>[^']+)'")
+
+
+def unavailable_at_uses(
+    diags: Sequence[Diagnostic], user_files: Collection[str], hints: Mapping[str, str]
+) -> list[Diagnostic]:
+    """The errors of ``diags`` with each E36107 ("unavailable features in entry point", at the
+    entry point's name, naming nothing) replaced by one error per construct Slang's notes say
+    the entry point uses (``see using of 'clip'``), at the use in the user's file, with the
+    construct's hint from ``hints`` where there is one. An E36107 whose notes point at no user
+    file stays as it is."""
+    out: list[Diagnostic] = []
+    for i, d in enumerate(diags):
+        if not d.is_error:
+            continue
+        if d.code != "E36107":
+            out.append(d)
+            continue
+        notes = list(takewhile(lambda n: n.severity is Severity.NOTE, diags[i + 1 :]))
+        m = _UNAVAILABLE.search(d.message)
+        stage = f"{m.group('stage')} entry point '{m.group('entry')}'" if m else "entry point"
+        uses = [
+            (n, u.group("name"))
+            for n in notes
+            if n.file in user_files and (u := _USE.search(n.message))
+        ]
+        if not uses:
+            out.append(d)
+            continue
+        for note, name in uses:
+            hint = hints.get(name, "rewrite it without this construct")
+            message = (
+                f"'{name}' (used by {stage}) cannot be expressed for this target (Slang: "
+                f"unavailable feature); {hint}, or build without this target"
+            )
+            out.append(replace(note, severity=Severity.ERROR, code="E36107", message=message))
+    return out
+
+
 def explain(d: Diagnostic, text: str | None = None) -> Diagnostic:
     """Slang's errors with, where the cause is known, what to write instead (name_targets
     names the target); ``text`` is the file's, to look at what precedes the error."""
     message = d.message
-    if d.code == "E36107":
+    if d.code == "E36107" and "cannot be expressed" not in message:
         message += " (a feature of this entry point cannot be expressed for this target)"
+    elif d.code == "E55202":
+        message += " (the target has no such built-in value; build without this target)"
     elif d.code == "E30019":
         types = _MISMATCH.search(message)
         expected, got = (types.group(1), types.group(2)) if types else ("", "")

@@ -5,27 +5,28 @@ rewrites"), and what comes back: the target's code and facts, or its positioned 
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from oneshader.compiler.api import TARGET_NAMES, CompileOptions
 from oneshader.compiler.front import rewrite
 from oneshader.compiler.front.precheck import spirv_texture_buffers, wgsl_interlocked
-from oneshader.compiler.front.scanner import Declaration
+from oneshader.compiler.front.scanner import Declaration, line_col, strip_comments
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.slang import capi as S
 from oneshader.compiler.slang.facts import SLANG_STAGE_ID, TargetFacts, read_facts
-from oneshader.compiler.slang.messages import explain
+from oneshader.compiler.slang.messages import explain, unavailable_at_uses
 from oneshader.compiler.slang.messages import parse as parse_diagnostics
-from oneshader.compiler.slang.reserved import wgsl_without_reserved_words
+from oneshader.compiler.slang.padding import Padding, offset_padding, without_padding
 from oneshader.diagnostics import Code, Diagnostic, Severity, source_excerpt
-from oneshader.reflection.model import Stage, Target
+from oneshader.reflection.model import Target
 
 _SLANG_TARGET = {Target.SpirV: "spirv", Target.Msl: "metal", Target.Wgsl: "wgsl"}
 
 # DXC's minimum-precision types are 32-bit unless -enable-16bit-types; so they are here.
-_MIN_PRECISION = [
-    (f"{name}{n}", f"{base}{n}")
+_MIN_PRECISION_ARGS = [
+    arg
     for name, base in (
         ("min16float", "float"),
         ("min10float", "float"),
@@ -34,7 +35,46 @@ _MIN_PRECISION = [
         ("min16uint", "uint"),
     )
     for n in ("", "1", "2", "3", "4", "1x1", "2x2", "3x3", "4x4")
+    for arg in ("-D", f"{name}{n}={base}{n}")
 ]
+
+
+# What to write instead of a construct a target lacks (Slang's E36107, at the use).
+_EVERYWHERE_BUT_SPIRV = {
+    "printf": "debug printf exists on SPIR-V (Vulkan's debug printf) only; remove the call",
+    "CheckAccessFullyMapped": (
+        "sparse residency feedback exists on SPIR-V only; sample without the status argument"
+    ),
+    "Load": (
+        "if it passes a status argument (sparse residency feedback, which exists on SPIR-V "
+        "only), call Load without it"
+    ),
+}
+UNAVAILABLE_HINTS: dict[Target, dict[str, str]] = {
+    Target.SpirV: {},
+    Target.Wgsl: {
+        **_EVERYWHERE_BUT_SPIRV,
+        "Sample": (
+            "WGSL samples without a minimum-LOD clamp (Sample's 4th argument in HLSL, not a "
+            "bias) or a status; drop them, or for a bias write SampleBias(s, uv, bias, offset)"
+        ),
+        "NonUniformResourceIndex": (
+            "WGSL has no arrays of textures or samplers to index (binding_array is a "
+            "native-only extension); use a texture array (Texture2DArray) and a layer index"
+        ),
+    },
+    Target.Msl: {
+        **_EVERYWHERE_BUT_SPIRV,
+        "GetDimensions": (
+            "a Metal shader cannot ask a buffer for its length; pass the element count in a "
+            "constant buffer"
+        ),
+        "NonUniformResourceIndex": (
+            "Slang emits Metal resource arrays without argument indices; use a texture array "
+            "(Texture2DArray) and a layer index"
+        ),
+    },
+}
 
 
 @dataclass
@@ -59,8 +99,7 @@ def slang_args(target: Target, o: CompileOptions) -> list[str]:
         args += ["-profile", "spirv_1_5", "-emit-spirv-directly", "-fvk-use-entrypoint-name"]
     for d in o.include_dirs:
         args += ["-I", d]
-    for name, value in _MIN_PRECISION:
-        args += ["-D", f"{name}={value}"]
+    args += _MIN_PRECISION_ARGS
     for name, value in o.defines:
         args += ["-D", f"{name}={value}" if value else name]
     return args
@@ -76,6 +115,8 @@ def _rewritten(
     target: Target,
     counted: dict[str, Declaration],
     appended: dict[str, Declaration],
+    pads: Collection[Padding],
+    helpers: Collection[str],
 ) -> str:
     text = src.texts[path]
     decls = src.declarations()
@@ -91,6 +132,9 @@ def _rewritten(
     if appended and target is not Target.SpirV:
         # SPIR-V has hidden counters; WGSL and Metal get the same companion as RW counters.
         text = rewrite.with_append_consume_as_rw(text, appended, _declared_in(appended, path))
+    if target is Target.Wgsl:
+        for name in src.unit_point_sizes():
+            text = rewrite.without_point_size(text, name)
     text = rewrite.vk_builtins(text)
     text = rewrite.pack_matrix(text)
     text = rewrite.matrix_array_majorness(text)
@@ -104,16 +148,30 @@ def _rewritten(
         # HLSL's 'linear' is the default (perspective-correct) interpolation; Slang emits it
         # as WGSL @interpolate(linear) and Metal sample_no_perspective, which are not.
         text = rewrite.blank_words(text, "linear")
-    return text
+    if helpers:
+        text = rewrite.with_helpers(text, helpers)
+    here = [(p.line, p.column, p.declarations()) for p in pads if p.file == path]
+    return rewrite.with_inserted(text, here) if here else text
 
 
-def slang_source(src: SourceSet, target: Target) -> str:
+def slang_source(src: SourceSet, target: Target, pads: Collection[Padding] = ()) -> str:
     """The main file's text for Slang, every file rewritten (includes inlined where a rewrite
-    changed them)."""
+    changed them); ``pads`` are vk::offset's padding members (WGSL and Metal)."""
     counted = src.counted_rw()
     appended = src.append_consume()
-    texts = {p: _rewritten(src, p, target, counted, appended) for p in src.texts}
-    return rewrite.inline_includes(src.path, src.texts, texts, src.include_dirs)
+    helpers = [
+        name
+        for name, (targets, _) in rewrite.HELPERS.items()
+        if target in targets
+        and src.function(name) is None
+        and any(rewrite.helper_calls(name).search(strip_comments(t)) for t in src.texts.values())
+    ]
+    texts = {p: _rewritten(src, p, target, counted, appended, pads, helpers) for p in src.texts}
+    main = rewrite.inline_includes(src.path, src.texts, texts, src.include_dirs)
+    if helpers:  # the helpers first, then the file from its own line 1
+        code = " ".join(rewrite.HELPERS[name][1] for name in helpers)
+        main = f'{code}\n#line 1 "{src.path.as_posix()}"\n{main}'
+    return main
 
 
 def _as_written(src: SourceSet, diags: list[Diagnostic]) -> list[Diagnostic]:
@@ -145,14 +203,88 @@ def _as_written(src: SourceSet, diags: list[Diagnostic]) -> list[Diagnostic]:
 def compile_target(
     lib: S.Library, src: SourceSet, options: CompileOptions, target: Target
 ) -> tuple[CompiledTarget | None, list[Diagnostic]]:
+    """The target's code and facts, or its errors. WGSL and Metal are compiled again while
+    ``[[vk::offset]]`` members need padding to sit where SPIR-V puts them (a compile per
+    round; a struct's later members follow, so one round is the rule)."""
+    pads: dict[tuple[Path, int, int], Padding] = {}
+    for _ in range(_PADDING_ROUNDS):
+        compiled, errors = _compile_once(lib, src, options, target, pads.values())
+        if compiled is None or target is Target.SpirV:
+            return compiled, errors
+        more, refused = offset_padding(src, compiled.facts, target, pads)
+        if refused:
+            return None, refused
+        if more == pads:
+            break
+        pads = more
+    else:
+        raise AssertionError(f"vk::offset padding did not settle in {_PADDING_ROUNDS} rounds")
+    assert compiled is not None
+    compiled.facts = without_padding(compiled.facts)
+    if target is Target.Wgsl:
+        compiled.warnings += _point_sizes_dropped(src)
+    return compiled, errors
+
+
+_SEMANTIC = re.compile(r"system value semantic '(\w+)' is not supported")
+
+
+def _at_semantic(src: SourceSet, d: Diagnostic) -> Diagnostic:
+    """Slang's "system value semantic not supported" (E55202) sometimes comes without a
+    position: it is given the first place the source writes that semantic."""
+    m = _SEMANTIC.search(d.message)
+    if d.line or m is None:
+        return d
+    pattern = re.compile(rf":\s*({re.escape(m.group(1))})\b", re.IGNORECASE)
+    for path in src.include_order():
+        text = strip_comments(src.texts[path])
+        found = pattern.search(text)
+        if found is not None:
+            line, col = line_col(text, found.start(1))
+            return src.error(src.display(str(path)), line, col, d.message, d.code)
+    return d
+
+
+def _point_sizes_dropped(src: SourceSet) -> list[Diagnostic]:
+    """A warning at each PointSize member left out of the WGSL (it only ever holds 1.0)."""
+    dropped = src.unit_point_sizes()
+    out = []
+    for scanned in src.sources.values():
+        for sdef in scanned.structs.values():
+            for f in sdef.fields:
+                if f.name in dropped and f.attributes:
+                    a = f.attributes[0]
+                    d = src.error(
+                        src.display(str(scanned.path)),
+                        a.line,
+                        a.column,
+                        f"WGSL: [[vk::builtin(\"PointSize\")]] '{f.name}' is left out: the shader "
+                        "only sets it to 1.0, and WGSL draws every point 1 pixel wide",
+                        Code.VK_BUILTIN,
+                    )
+                    out.append(replace(d, severity=Severity.WARNING))
+    return out
+
+
+_PADDING_ROUNDS = 8
+
+
+def _compile_once(
+    lib: S.Library,
+    src: SourceSet,
+    options: CompileOptions,
+    target: Target,
+    pads: Collection[Padding],
+) -> tuple[CompiledTarget | None, list[Diagnostic]]:
     entries = [(e.name, SLANG_STAGE_ID[e.stage]) for e in options.entry_points]
     args = slang_args(target, options)
-    req = S.Request(lib, args, (str(src.path), slang_source(src, target)), entries)
+    req = S.Request(lib, args, (str(src.path), slang_source(src, target, pads)), entries)
     try:
         result = req.compile()
         diags = _as_written(src, parse_diagnostics(result.diagnostics, src.display, src.text_of))
         if not result.ok:
-            errors = [d for d in diags if d.is_error] or [
+            user_files = {src.display(str(p)) for p in src.texts}
+            errors = unavailable_at_uses(diags, user_files, UNAVAILABLE_HINTS[target]) or [
                 Diagnostic(
                     src.name,
                     0,
@@ -162,44 +294,58 @@ def compile_target(
                 )
             ]
             if target is Target.Wgsl and any(d.code == "E36107" for d in errors):
-                # Slang names no feature; where the feature is an Interlocked* call, say which.
+                # Slang notes the first Interlocked* call it meets; name each, and what to
+                # declare instead.
                 interlocked = wgsl_interlocked(src)
                 if interlocked:
-                    errors = [d for d in errors if d.code != "E36107"] + interlocked
+                    errors = [
+                        d
+                        for d in errors
+                        if d.code != "E36107" or ("'Interlocked" not in d.message and d.line)
+                    ] + interlocked
+            errors = [_at_semantic(src, d) for d in errors]
             if target is Target.SpirV and "= TextureBuffer(" in result.diagnostics:
                 errors = spirv_texture_buffers(src, result.diagnostics) or errors
             return None, [explain(d, src.displayed_text(d.file)) for d in errors]
         facts = read_facts(lib, req.reflection())
-        if target is Target.Wgsl and (unplaced := _wgsl_vertices_without_position(src, facts)):
-            return None, unplaced
         original = {new: old for old, new in src.renamed_blocks().items()}
         for p in facts.params:
             p.name = original.get(p.name, p.name)
     finally:
         req.close()
-    code = result.code
-    if target is Target.Wgsl:
-        code = wgsl_without_reserved_words(code.decode()).encode()
+    code = _unreserved_wgsl(result.code) if target is Target.Wgsl else result.code
     return CompiledTarget(target, facts, code, [d for d in diags if not d.is_error]), []
 
 
-def _wgsl_vertices_without_position(src: SourceSet, facts: TargetFacts) -> list[Diagnostic]:
-    """A vertex shader without an ``SV_Position`` output, at its definition: WebGPU requires
-    the position output (naga rejects the module Slang emits; Vulkan does not need one)."""
-    out = []
-    for e in facts.entries:
-        placed = any(v.semantic.upper() == "SV_POSITION" for v in e.outputs)
-        if e.stage is not Stage.Vertex or placed:
-            continue
-        fn = src.function(e.name)
-        out.append(
-            src.error(
-                src.name,
-                fn.line if fn else 0,
-                fn.column if fn else 0,
-                f"WGSL: the vertex shader '{e.name}' has no SV_Position output, which WebGPU "
-                "requires; add one, or build without the wgsl target",
-                Code.NO_VERTEX_POSITION,
-            )
-        )
-    return out
+# WGSL's reserved words (not its keywords, which Slang's own syntax uses): Slang keeps some source
+# names as they are (overrides, resources, constant-buffer members), and naga refuses these.
+_RESERVED_WORDS = """
+NULL Self abstract active alignas alignof as asm asm_fragment async attribute auto await
+become cast catch class co_await co_return co_yield coherent column_major common compile
+compile_fragment concept const_cast consteval constexpr constinit crate debugger decltype
+delete demote demote_to_helper do dynamic_cast enum explicit export extends extern
+external fallthrough filter final finally friend from fxgroup get goto groupshared highp
+impl implements import inline instanceof interface layout lowp macro macro_rules match
+mediump meta mod module move mut mutable namespace new nil noexcept noinline
+nointerpolation noperspective null nullptr of operator package packoffset partition pass
+patch pixelfragment precise precision premerge priv protected pub public readonly ref
+regardless register reinterpret_cast require resource restrict self set shared sizeof
+smooth snorm static static_assert static_cast std subroutine super target template this
+thread_local throw trait try type typedef typeid typename typeof union unless unorm
+unsafe unsized use using varying virtual volatile wgsl where with writeonly yield
+"""
+_WGSL_RESERVED = frozenset(_RESERVED_WORDS.split())
+_WGSL_WORD = re.compile(r"(?<![\w@])[A-Za-z_]\w*")
+
+
+def _unreserved_wgsl(code: bytes) -> bytes:
+    """Slang's WGSL with every identifier that is a WGSL reserved word (a spec constant called
+    ``type``, a resource called ``target``) given the suffix ``_0``, as Slang suffixes most
+    names: the readers and the patches drop one ``_<n>`` to find the source name."""
+    text = code.decode()
+    if not any(w in _WGSL_RESERVED for w in _WGSL_WORD.findall(text)):
+        return code
+    renamed = _WGSL_WORD.sub(
+        lambda m: f"{m.group(0)}_0" if m.group(0) in _WGSL_RESERVED else m.group(0), text
+    )
+    return renamed.encode()

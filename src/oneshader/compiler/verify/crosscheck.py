@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
-from oneshader.compiler.api import TARGET_NAMES, OutputFile
+from oneshader.compiler.api import PADDING, TARGET_NAMES, OutputFile
 from oneshader.compiler.emitted.common import (
     FLOATS,
     EmittedCodeError,
@@ -427,6 +427,8 @@ class _Checker:
                 self.differ(module, f"{path}.{member.name} offset", member.offset, other.offset)
                 self.layout(module, f"{path}.{member.name}", member.type, other.type, "nested")
             for extra in by_name:
+                if extra.startswith(PADDING):
+                    continue  # vk::offset's padding (compiler.slang.padding)
                 self.bad(module, f"{path}.{extra}: emitted struct member the reflection lacks")
 
     def push(self, block: PushBlock) -> None:

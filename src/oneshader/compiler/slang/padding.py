@@ -1,0 +1,134 @@
+"""``[[vk::offset(n)]]`` on WGSL and Metal, which have no such attribute (Slang ignores it
+there): the member is given explicit padding members before it instead, so that every target
+has SPIR-V's layout and the host writes the same bytes (docs/compiler.md "One layout for all
+targets"). The padding is found from a compile's facts and the target compiled again with it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from oneshader.compiler.api import PADDING, TARGET_NAMES
+from oneshader.compiler.front.sourceset import SourceSet
+from oneshader.compiler.slang.facts import TargetFacts
+from oneshader.diagnostics import Code, Diagnostic
+from oneshader.reflection.model import Target, TypeKind, TypeLayout
+
+
+@dataclass(frozen=True)
+class Padding:
+    """``size`` bytes of padding members written into ``file`` before the member declared at
+    ``line`` (in front of its attributes, at ``column``)."""
+
+    file: Path
+    line: int
+    column: int
+    size: int
+
+    def declarations(self) -> str:
+        return "".join(
+            f"uint {PADDING}{self.line}_{self.column}_{k}; " for k in range(self.size // 4)
+        )
+
+
+def offset_padding(
+    src: SourceSet, facts: TargetFacts, target: Target, pads: dict[tuple[Path, int, int], Padding]
+) -> tuple[dict[tuple[Path, int, int], Padding], list[Diagnostic]]:
+    """WGSL and Metal have no ``[[vk::offset(n)]]`` (Slang ignores it there), so a member that
+    SPIR-V places at n is given explicit padding before it instead: the same offset, the same
+    bytes from the host, one layout for every target. ``facts`` come from a compile with
+    ``pads``; the result is the padding still to add (the first misplaced member of each struct,
+    by the bytes it lacks; the members after it follow as they do in SPIR-V), or the positioned
+    errors for an offset no padding can give: below where the member lands anyway, or not a
+    multiple of its alignment on this target."""
+    decls = src.declarations()
+    more = dict(pads)
+    grown: set[tuple[Path, int, int]] = set()
+    errors: list[Diagnostic] = []
+
+    def walk(layout: TypeLayout, owner: str) -> None:
+        if layout.kind is TypeKind.Array and layout.element is not None:
+            walk(layout.element, layout.element.name)
+            return
+        if layout.kind is not TypeKind.Struct:
+            return
+        sdef = src.struct(owner) if owner else None
+        placed = False
+        for m in layout.members:
+            if m.type.kind in (TypeKind.Struct, TypeKind.Array):
+                walk(m.type, m.type.name)
+            f = sdef.field(m.name) if sdef is not None else None
+            attr = next((a for a in f.attributes if a.name == "vk::offset"), None) if f else None
+            if placed or f is None or attr is None or not attr.args or not attr.args[0].isdigit():
+                continue
+            want = int(attr.args[0])
+            if want == m.offset:
+                continue
+            placed = True
+            file = next(p for p, s in src.sources.items() if owner in s.structs)
+            align = max(m.type.align, 4)
+            name = TARGET_NAMES[target]
+            why = ""
+            if want < m.offset:
+                why = (
+                    f"the members before it end at {m.offset} on {name}, "
+                    "so no padding can place it lower"
+                )
+            elif want % align:
+                why = f"{want} is not a multiple of its alignment ({align}) on {name}"
+            if why:
+                errors.append(
+                    src.error(
+                        src.display(str(file)),
+                        attr.line,
+                        attr.column,
+                        f"{name}: [[vk::offset({want})]] on '{m.name}' cannot be "
+                        f"expressed: {why}; give it an offset at or after {m.offset} that is a "
+                        f"multiple of {align}, or build for spirv only",
+                        Code.VK_OFFSET,
+                    )
+                )
+                continue
+            first = min((a.line, a.column) for a in f.attributes)
+            key = (file, f.line, f.column)
+            if key in grown:
+                continue  # the struct met again (in another buffer): padded once per round
+            grown.add(key)
+            before = more.get(key)
+            size = want - m.offset + (before.size if before else 0)
+            more[key] = Padding(file, first[0], _before_attributes(src, file, first), size)
+
+    for p in facts.params:
+        if p.layout is None:
+            continue
+        decl = decls.get(p.name)
+        named_block = decl is not None and decl.base in ("cbuffer", "tbuffer")
+        walk(p.layout, decl.name if named_block and decl else p.layout.name)
+    return more, errors
+
+
+def _before_attributes(src: SourceSet, file: Path, at: tuple[int, int]) -> int:
+    """The column of the ``[[`` that opens the attribute whose name is at ``at``."""
+    line, column = at
+    text = src.texts[file].split("\n")[line - 1]
+    opening = text.rfind("[[", 0, column - 1)
+    return opening + 1 if opening >= 0 else column
+
+
+def without_padding(facts: TargetFacts) -> TargetFacts:
+    """``facts`` with the padding members of :func:`offset_padding` left out of every layout
+    (their bytes stay: the members after them keep their offsets, the structs their sizes)."""
+
+    def strip(t: TypeLayout) -> TypeLayout:
+        if t.kind is TypeKind.Array and t.element is not None:
+            return replace(t, element=strip(t.element))
+        if t.kind is not TypeKind.Struct:
+            return t
+        members = tuple(
+            replace(m, type=strip(m.type)) for m in t.members if not m.name.startswith(PADDING)
+        )
+        return replace(t, members=members)
+
+    params = [replace(p, layout=strip(p.layout)) if p.layout else p for p in facts.params]
+    return replace(facts, params=params)
