@@ -16,7 +16,8 @@ built for every target) and targets, the two taking turns, best of REPS (default
 
 What is a shader, and its entry points (the rest of the tree is left alone):
 - a DXC test: its first ``// RUN: %dxc -T ps_6_0 -E main ...`` line gives stage and entry, and
-  the options oneshader has (``-D``, ``-fvk-{b,t,s,u}-shift``, ``-fvk-bind-register``/``-vkbr``);
+  the options oneshader has (``-D``, ``-fvk-{b,t,s,u}-shift``, ``-fvk-bind-register``/``-vkbr``,
+  ``-Zpr``);
   the other flags are listed as ignored; a test whose every RUN line is ``not %dxc`` is skipped;
 - a stage in the name: ``x.vert.hlsl`` or ``x.vert`` (HLSL unless it has a ``#version`` line:
   GLSL is not counted), entry ``main``;
@@ -124,6 +125,7 @@ class Shader:
     shifts: tuple[RegisterShift, ...] = ()
     binds: tuple[BindRegister, ...] = ()
     ignored_flags: tuple[str, ...] = ()
+    row_major: bool = False  # DXC's -Zpr
 
     def options(self, targets: tuple[Target, ...]) -> CompileOptions:
         return CompileOptions(
@@ -133,6 +135,7 @@ class Shader:
             entry_points=self.entries,
             shifts=self.shifts,
             bind_registers=self.binds,
+            row_major=self.row_major,
         )
 
 
@@ -158,6 +161,7 @@ def _dxc_shader(path: Path, name: str, runs: list[tuple[bool, str]]) -> Shader |
     shifts: list[RegisterShift] = []
     binds: list[BindRegister] = []
     ignored: list[str] = []
+    row_major = False
     i = 0
     while i < len(words):
         w = words[i]
@@ -176,6 +180,8 @@ def _dxc_shader(path: Path, name: str, runs: list[tuple[bool, str]]) -> Shader |
                 RegisterShift(m.group(1), int(words[i + 1]), None if space == "all" else int(space))
             )
             i += 3
+        elif w == "-Zpr":
+            row_major, i = True, i + 1
         elif w in ("-fvk-bind-register", "-vkbr") and i + 4 < len(words):
             r, s, b, t = words[i + 1 : i + 5]
             binds.append(BindRegister(r, int(s), int(b), int(t)))
@@ -193,7 +199,16 @@ def _dxc_shader(path: Path, name: str, runs: list[tuple[bool, str]]) -> Shader |
         entries = (EntryPointSpec(entry, _PROFILE_STAGES[kind]),)
     else:
         return f"DXC profile '{profile}' (no stage oneshader builds)"
-    return Shader(path, name, entries, tuple(defines), tuple(shifts), tuple(binds), tuple(ignored))
+    return Shader(
+        path,
+        name,
+        entries,
+        tuple(defines),
+        tuple(shifts),
+        tuple(binds),
+        tuple(ignored),
+        row_major,
+    )
 
 
 def classify(path: Path, name: str, text: str) -> Shader | str | None:
@@ -347,6 +362,7 @@ def _request(shader: Shader, target: Target) -> dict[str, object]:
         "entries": [[e.name, e.stage.value] for e in shader.entries],
         "defines": [list(d) for d in shader.defines],
         "shifts": [[s.register_class, s.shift, s.space] for s in shader.shifts],
+        "row_major": shader.row_major,
     }
 
 
@@ -482,7 +498,7 @@ class Cost:
 
 def cost(shaders: Sequence[Shader], targets: tuple[Target, ...], reps: int) -> Cost:
     """Cold ``oneshader build -j 1`` processes and cold plain-Slang processes, taking turns."""
-    simple = [s for s in shaders if not (s.defines or s.shifts or s.binds)]
+    simple = [s for s in shaders if not (s.defines or s.shifts or s.binds or s.row_major)]
     with tempfile.TemporaryDirectory(prefix="oneshader-corpus-") as tmp:
         root = Path(tmp)
         _project(root, simple, targets)
@@ -569,6 +585,8 @@ def report(args: argparse.Namespace) -> None:
             and not everything.results[s.name].ok
         ]
         print(f"  compiled by plain Slang for {names} but not built by oneshader: {len(behind)}")
+        for name in sorted(behind):
+            print(f"      {name}")
 
     print(f"\nfailures ({names} build), by first error code:")
     for code, members in failure_groups(everything):

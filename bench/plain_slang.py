@@ -8,9 +8,9 @@ compiles a list of requests in one cold process and reports its own time (``--ba
 plain side of the cost comparison in ``corpus.py``.
 
 A request: ``{"path": ..., "target": "spirv"|"msl"|"wgsl", "entries": [[name, stage], ...],
-"defines": [[name, value], ...], "shifts": [[class, shift, space], ...]}`` (stages as oneshader
-names them; no entries: the file's ``[shader]`` attributes). An answer: ``{"ok": bool,
-"error": first error line or ""}``.
+"defines": [[name, value], ...], "shifts": [[class, shift, space], ...], "row_major": bool}``
+(stages as oneshader names them; no entries: the file's ``[shader]`` attributes). An answer:
+``{"ok": bool, "error": first error line or ""}``.
 """
 
 from __future__ import annotations
@@ -33,9 +33,11 @@ _SLANG_STAGE = {"vertex": S.STAGE_VERTEX, "pixel": S.STAGE_FRAGMENT, "compute": 
 
 def plain_args(request: dict[str, Any]) -> list[str]:
     """What any Slang user passes for HLSL written for DXC: the target (SPIR-V 1.5, as oneshader
-    emits it), HLSL's column-major default, the defines and DXC's register shifts."""
+    emits it), HLSL's column-major default (row-major for DXC's -Zpr), the defines and DXC's
+    register shifts."""
     target = request["target"]
-    args = ["-target", _SLANG_TARGET[target], "-matrix-layout-column-major"]
+    layout = "row" if request.get("row_major") else "column"
+    args = ["-target", _SLANG_TARGET[target], f"-matrix-layout-{layout}-major"]
     if target == "spirv":
         args += ["-profile", "spirv_1_5", "-emit-spirv-directly"]
     for name, value in request.get("defines", ()):

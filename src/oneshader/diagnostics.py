@@ -48,6 +48,7 @@ class Code:
     NOT_PORTABLE: Final = "OS2001"
     SLOT_CLASH: Final = "OS3001"
     REGISTER_NOT_BOUND: Final = "OS3002"
+    UNUSED_ON_TAKEN_SLOT: Final = "OS3010"  # a warning
     # The compiler: its own failures.
     CROSSCHECK_MISMATCH: Final = "OS9000"
     COMPILER_CRASHED: Final = "OS9001"

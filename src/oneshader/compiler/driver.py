@@ -144,7 +144,7 @@ def _finish(
         entry_points=tuple(entries),
     )
     files = tuple(OutputFile(t, outputs[t]) for t in Target if t in outputs)
-    warnings = dedupe([w for t in compiled for w in t.warnings])
+    warnings = dedupe([*(w for t in compiled for w in t.warnings), *problems.diagnostics])
     inputs = src.final_inputs()
     mismatches = _crosscheck(reflection, files)
     if mismatches:

@@ -179,6 +179,7 @@ class BuiltIn(enum.Enum):
     GroupId = "SV_GroupID"
     GroupThreadId = "SV_GroupThreadID"
     GroupIndex = "SV_GroupIndex"
+    DrawIndex = "DrawIndex"  # DXC's [[vk::builtin("DrawIndex")]], SPIR-V only (added in v1)
 
     @property
     def token(self) -> str:

@@ -182,7 +182,7 @@ _BUILTINS: dict[int, tuple[str, BuiltIn | None]] = {
     43: ("InstanceIndex", BuiltIn.InstanceId),
     4424: ("BaseVertex", None),
     4425: ("BaseInstance", None),
-    4426: ("DrawIndex", None),
+    4426: ("DrawIndex", BuiltIn.DrawIndex),
 }
 
 IMAGE_FORMATS: tuple[str, ...] = (

@@ -99,16 +99,6 @@ def precheck(
     flattened: set[tuple[str, int]] = set()
     for d in decls.values():
         rtype = RTYPES.get(d.base, (None, None))[0]
-        if rtype is ResourceTypeKind.TextureBuffer and Target.SpirV in targets:
-            per[Target.SpirV].append(
-                src.at_decl(
-                    d,
-                    f"SPIR-V: Slang cannot emit a tbuffer/TextureBuffer ('{d.name}') for "
-                    "SPIR-V; "
-                    "use a cbuffer or a StructuredBuffer, or build without the spirv target",
-                    Code.TYPE_NOT_EMITTED,
-                )
-            )
         owner, dot, _ = d.name.partition(".")
         if dot and (owner, d.line) not in flattened:
             flattened.add((owner, d.line))
@@ -189,7 +179,8 @@ def _attribute_errors(
             builtin = a.args[0] if a.args else ""
             known = builtin in rewrite.VK_BUILTINS
             for t in targets:
-                if known and t is not Target.Wgsl:
+                draw_index = builtin == "DrawIndex" and t is not Target.SpirV
+                if known and t is not Target.Wgsl and not draw_index:
                     continue
                 if t is Target.Wgsl and builtin == "PointSize":
                     if name in src.unit_point_sizes():
@@ -198,8 +189,12 @@ def _attribute_errors(
                         "has no point size (WGSL draws 1-pixel points; a member only ever set "
                         "to 1.0 would be dropped)"
                     )
-                elif t is Target.Wgsl and known:
-                    why = "has no draw-parameter built-ins"
+                elif known and (t is Target.Wgsl or draw_index):
+                    why = (
+                        "has no draw-index built-in"
+                        if draw_index
+                        else "has no draw-parameter built-ins"
+                    )
                 else:
                     why = (
                         "cannot express this built-in (oneshader knows "
@@ -288,6 +283,39 @@ def _counted_parameters(src: SourceSet, target: Target) -> list[Diagnostic]:
                 )
             )
     return out
+
+
+def spirv_texture_buffers(src: SourceSet, slang_error: str) -> list[Diagnostic]:
+    """Slang cannot emit a tbuffer/TextureBuffer that the code reads for SPIR-V (an internal
+    error without a position; an unused one is dropped and builds): the error at the
+    declarations the message names (Slang spells '_' as 'x5F'), else at every one."""
+    buffers = [
+        d
+        for d in src.declarations().values()
+        if RTYPES.get(d.base, (None, None))[0] is ResourceTypeKind.TextureBuffer
+    ]
+    spelled = slang_error.replace("x5F", "_")
+    named = [
+        d
+        for d in buffers
+        if re.search(rf"ParameterGroup_{re.escape(d.name)}\b", spelled)
+        or re.search(rf"TextureBuffer\(%{re.escape(_template_argument(d.type_text))}\b", spelled)
+    ]
+    return [
+        src.at_decl(
+            d,
+            f"SPIR-V: Slang cannot emit a tbuffer/TextureBuffer that the code reads ('{d.name}') "
+            "for SPIR-V; use a cbuffer or a StructuredBuffer, or build without the spirv target",
+            Code.TYPE_NOT_EMITTED,
+        )
+        for d in named or buffers
+    ]
+
+
+def _template_argument(type_text: str) -> str:
+    """``S`` of ``TextureBuffer<S>`` ("" without template arguments)."""
+    m = re.search(r"<\s*(\w+)", type_text)
+    return m.group(1) if m else "\0"
 
 
 def wgsl_interlocked(src: SourceSet) -> list[Diagnostic]:

@@ -57,13 +57,15 @@ VK_BUILTINS = {
     "PointSize": "SV_PointSize",
     "BaseVertex": "SV_StartVertexLocation",
     "BaseInstance": "SV_StartInstanceLocation",
+    "DrawIndex": "SV_DrawIndex",  # SPIR-V only: neither Metal nor WGSL has it
 }
 VK_BUILTIN = re.compile(r'\[\[\s*vk::builtin\(\s*"(\w+)"\s*\)\s*\]\]([^;:,)]*)(:\s*\w+)?')
 
 
 def vk_builtins(text: str) -> str:
     """DXC's ``[[vk::builtin("PointSize")]] float s : PSIZE`` as Slang's ``float s :
-    SV_PointSize`` (and BaseVertex/BaseInstance as SV_StartVertex/InstanceLocation)."""
+    SV_PointSize`` (and BaseVertex/BaseInstance as SV_StartVertex/InstanceLocation, DrawIndex
+    as SV_DrawIndex)."""
     clean = strip_comments(text)
     out, last = [], 0
     for m in VK_BUILTIN.finditer(clean):

@@ -148,7 +148,8 @@ class Declaration:
     file: str
     line: int
     column: int
-    array: int | None = None  # None: not an array; 0: unsized
+    array: int | None = None  # None: not an array; 0: unsized (the product for x[N][M])
+    dimensions: int = 0  # of the array: 2 for x[N][M]
     register: tuple[str, int, int] | None = None
     register_pos: tuple[int, int] = (0, 0)
     space: int | None = None
@@ -604,10 +605,12 @@ class _Scanner:
         name_tok = toks[k]
         k += 1
         array: int | None = None
-        if k < b and toks[k].text == "[":
+        dimensions = 0
+        while k < b and toks[k].text == "[":
             close = _match(toks, k, "[", "]")
             inner = self.span(k + 1, close - 1)
-            array = int(inner) if inner.isdigit() else 0
+            array = (1 if array is None else array) * (int(inner) if inner.isdigit() else 0)
+            dimensions += 1
             k = close
         reg, reg_pos = self.register(k, b)
         init = ""
@@ -625,6 +628,7 @@ class _Scanner:
                 line,
                 col,
                 array=array,
+                dimensions=dimensions,
                 register=reg,
                 register_pos=reg_pos,
                 space=self.space_only(k, b),

@@ -225,6 +225,14 @@ class SourceSet:
             return []
         return list(zip(sdef.fields, bases, strict=True))
 
+    def holds_resources(self, type_name: str, seen: frozenset[str] = frozenset()) -> bool:
+        """Whether struct ``type_name`` holds a resource at any depth (in a nested struct too)."""
+        sdef = None if type_name in RTYPES or type_name in seen else self.struct(type_name)
+        if sdef is None or sdef.kind != "struct":
+            return False
+        bases = [f.type_text.split("<")[0].strip() for f in sdef.fields]
+        return any(b in RTYPES or self.holds_resources(b, seen | {type_name}) for b in bases)
+
     def declaration_order(self) -> Callable[[Declaration], tuple[int, int]]:
         """A sort key for where DXC creates a declaration: its file's place in the include
         order, then its place in the file's scan (a namespace's declarations in place, which

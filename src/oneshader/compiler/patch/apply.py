@@ -25,7 +25,15 @@ from oneshader.compiler.patch.spirv import (
 )
 from oneshader.compiler.reflect.assemble import Assembled
 from oneshader.diagnostics import Code, Collector
-from oneshader.reflection.model import TEXTURE_TYPES, EntryPoint, PushBlock, Resource, Slot, Target
+from oneshader.reflection.model import (
+    TEXTURE_TYPES,
+    EntryPoint,
+    PushBlock,
+    Resource,
+    ResourceTypeKind,
+    Slot,
+    Target,
+)
 
 
 def patch_bindings(
@@ -107,6 +115,15 @@ def _patch_wgsl(
             text,
         )
     text, depth = _wgsl_depth_textures(src, text, resources, problems)
+    for r in resources:
+        if r.rtype is ResourceTypeKind.TextureBuffer:
+            # Slang declares a tbuffer var<uniform>, with a storage buffer's layout (which the
+            # uniform address space may refuse); it is read-only storage, as its bindings say.
+            text = re.sub(
+                rf"var<uniform>(\s+{re.escape(emitted_name(r.name))}(?:_\d+)?\s*:)",
+                r"var<storage, read>\1",
+                text,
+            )
     for r in resources:
         slot = next((s for s in r.slots if s.target is Target.Wgsl), None)
         if slot is None:

@@ -135,6 +135,17 @@ def assemble(
             layout = one_layout(src, decl, per, problems, block=True, msl_vectors=msl_vectors)
             pushes.append(PushBlock(name, (), layout, ()))
             continue
+        if src.holds_resources(decl.base) and not src.resource_struct(decl.base):
+            problems.add(
+                src.at_decl(
+                    decl,
+                    f"'{name}' is a {decl.base} that holds resources in a nested struct or "
+                    "beside data, which oneshader does not build (a global struct of nothing "
+                    "but resources is); declare its resources as separate globals",
+                    Code.STRUCT_OF_RESOURCES,
+                )
+            )
+            continue
         if decl.array is not None and src.resource_struct(decl.base):
             problems.add(
                 src.at_decl(
@@ -145,7 +156,8 @@ def assemble(
                 )
             )
             continue
-        if p0.category is Category.UNIFORM or decl.base not in RTYPES:
+        unknown_resource = p0.category in _RESOURCE_CATEGORIES  # OS1007 in _resource
+        if p0.category is Category.UNIFORM or (decl.base not in RTYPES and not unknown_resource):
             problems.add(
                 src.at_decl(
                     decl,
@@ -158,9 +170,16 @@ def assemble(
         resources.append(_resource(src, decl, per, problems, placement, msl_index, msl_vectors))
     if problems.failed:
         return Assembled(resources, pushes, specs, msl_index, msl_vectors)
+    resources = _drop_unused_on_taken_slots(src, resources, decls, outputs, problems)
     resources = _check_bindings(src, resources, decls, msl_index, problems)
     pushes = _place_pushes(pushes, params, resources, msl_index)
     return Assembled(resources, pushes, specs, msl_index, msl_vectors)
+
+
+# Slang's categories of a resource (one oneshader has no kind for is OS1007, not OS1004)
+_RESOURCE_CATEGORIES = frozenset(
+    {Category.SHADER_RESOURCE, Category.UNORDERED_ACCESS, Category.SAMPLER, Category.OTHER}
+)
 
 
 def _declarations(src: SourceSet, facts: TargetFacts) -> dict[str, Declaration]:
@@ -241,6 +260,16 @@ def _resource(
             if decl.name in placement.counters:
                 cset, cbinding = placement.counters[decl.name]
                 counters.append(Slot(t, cset, cbinding))
+    if decl.dimensions > 1 and Target.SpirV in per:
+        problems.add(
+            src.at_decl(
+                decl,
+                f"SPIR-V: '{decl.name}' is an array of arrays of resources, which Vulkan cannot "
+                f"bind (only one-dimensional arrays); declare it {decl.name}[{decl.array}] and "
+                "index it [i * M + j], or build without the spirv target",
+                Code.RESOURCE_ARRAY,
+            )
+        )
     count = next(iter(per.values())).count
     if decl.array is not None:
         # Metal takes sized arrays of textures and samplers as arguments (array<texture2d<T>,
@@ -338,6 +367,78 @@ def _spec(
         if found is not None:
             slots.append(SpecSlot(t, found[1], found[0]))
     return SpecConstant(decl.name, cid, scalar, default, tuple(slots))
+
+
+def _drop_unused_on_taken_slots(
+    src: SourceSet,
+    resources: list[Resource],
+    decls: dict[str, Declaration],
+    outputs: dict[Target, bytes],
+    problems: Collector,
+) -> list[Resource]:
+    """A resource no entry point reads, on the set and binding of another, is left out of
+    the reflection with a warning (DXC warns and its optimiser drops it; Slang drops it from
+    the code): real code declares textures it no longer samples on a binding that a later
+    ``[[vk::binding]]`` took. Read by any entry point, the pair stays ``OS3001``."""
+    if Target.SpirV in outputs:
+        from oneshader.compiler.emitted.spirv import read_spirv
+
+        target, entries = Target.SpirV, read_spirv(outputs[Target.SpirV]).entries.values()
+    elif Target.Wgsl in outputs:  # the same slots (the sampler of a pair moves later)
+        from oneshader.compiler.emitted.wgsl import read_wgsl
+
+        target, entries = Target.Wgsl, read_wgsl(outputs[Target.Wgsl]).entries.values()
+    else:  # Metal passes every resource to every entry point: all count as read
+        return resources
+    if any(e.uses is None for e in entries):
+        return resources
+    back = {new: old for old, new in src.renamed_blocks().items()}
+    used = {back.get(n, n) for e in entries for n in e.uses or ()}
+    dropped: list[tuple[Resource, Resource]] = []
+    gone: set[str] = set()
+    while True:  # a texture and its sampler both unused on a buffer's slot go one by one
+        kept = [r for r in resources if r.name not in gone]
+        found = _unused_on_taken_slot(kept, used, target)
+        if found is None:
+            break
+        dropped.append(found)
+        gone.add(found[0].name)
+    problems.extend(
+        replace(
+            src.at_decl(
+                decls[u.name],
+                f"'{u.name}' shares its set and binding with '{o.name}' (line "
+                f"{decls[o.name].line}) and no entry point reads it: left out of the "
+                "reflection (as DXC's optimiser drops it); give it another register or "
+                "[[vk::binding]] to keep it",
+                Code.UNUSED_ON_TAKEN_SLOT,
+            ),
+            severity=Severity.WARNING,
+        )
+        for u, o in dropped
+        if o.name not in gone
+    )
+    return [r for r in resources if r.name not in gone]
+
+
+def _unused_on_taken_slot(
+    resources: list[Resource], used: set[str], target: Target
+) -> tuple[Resource, Resource] | None:
+    """The first (unused resource, the resource on its slot of ``target``) that is not DXC's
+    texture/sampler pair, where one of the two is read by no entry point."""
+    taken: dict[tuple[int, int], Resource] = {}
+    for r in resources:
+        for s in (x for x in (*r.slots, *r.counters) if x.target is target):
+            other = taken.setdefault((s.set, s.binding), r)
+            pair = (other.rtype in TEXTURE_TYPES and r.rtype in SAMPLER_TYPES) or (
+                other.rtype in SAMPLER_TYPES and r.rtype in TEXTURE_TYPES
+            )
+            if other is r or pair:  # DXC's t1/s1 pair: one combined image sampler
+                continue
+            for unused, kept in ((r, other), (other, r)):
+                if unused.name not in used and "." not in unused.name:
+                    return unused, kept
+    return None
 
 
 def _check_bindings(

@@ -50,6 +50,7 @@ _BUILTINS = {
     "SV_POINTSIZE": BuiltIn.PointSize,
     "SV_STARTVERTEXLOCATION": BuiltIn.BaseVertex,
     "SV_STARTINSTANCELOCATION": BuiltIn.BaseInstance,
+    "SV_DRAWINDEX": BuiltIn.DrawIndex,
 }
 
 _INTERP = {

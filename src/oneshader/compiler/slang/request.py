@@ -11,7 +11,7 @@ from pathlib import Path
 
 from oneshader.compiler.api import TARGET_NAMES, CompileOptions
 from oneshader.compiler.front import rewrite
-from oneshader.compiler.front.precheck import wgsl_interlocked
+from oneshader.compiler.front.precheck import spirv_texture_buffers, wgsl_interlocked
 from oneshader.compiler.front.scanner import Declaration, line_col, strip_comments
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.slang import capi as S
@@ -304,6 +304,8 @@ def _compile_once(
                         if d.code != "E36107" or ("'Interlocked" not in d.message and d.line)
                     ] + interlocked
             errors = [_at_semantic(src, d) for d in errors]
+            if target is Target.SpirV and "= TextureBuffer(" in result.diagnostics:
+                errors = spirv_texture_buffers(src, result.diagnostics) or errors
             return None, [explain(d, src.displayed_text(d.file)) for d in errors]
         facts = read_facts(lib, req.reflection())
         original = {new: old for old, new in src.renamed_blocks().items()}

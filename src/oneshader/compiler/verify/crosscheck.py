@@ -58,8 +58,10 @@ _UNIFORM_BLOCKS = frozenset({ResourceTypeKind.ConstantBuffer})
 
 
 def _expected_space(target: Target, rtype: ResourceTypeKind) -> frozenset[str]:
-    if rtype is ResourceTypeKind.TextureBuffer:  # a block on SPIR-V/WGSL, a texture on Metal
-        return frozenset({"Uniform", "StorageBuffer", "uniform", "storage", "buffer", "texture"})
+    if rtype is ResourceTypeKind.TextureBuffer:  # a block on SPIR-V, a texture on Metal
+        if target is Target.Wgsl:
+            return frozenset({"storage"})  # read-only storage, as the bindings bind it
+        return frozenset({"Uniform", "StorageBuffer", "buffer", "texture"})
     if target is Target.SpirV:
         if rtype in _UNIFORM_BLOCKS:
             return frozenset({"Uniform"})
