@@ -58,6 +58,7 @@ class Code:
     BAD_CONFIG: Final = "OS2001"
     BAD_USAGE: Final = "OS2002"
     OUTPUT_NOT_WRITABLE: Final = "OS2003"
+    OUTPUTS_CHANGING: Final = "OS2004"  # generate: a build keeps rewriting a shader's outputs
     REFLECTION_NOT_WRITTEN: Final = "OS3003"
     NO_COMPILER: Final = "OS3004"
     WORKER_FAILED: Final = "OS9003"

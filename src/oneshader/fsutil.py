@@ -15,8 +15,11 @@ import os
 import re
 import stat
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TypeVar
+
+T = TypeVar("T")
 
 
 def display_path(path: str | os.PathLike[str], base: Path | None = None) -> str:
@@ -143,3 +146,25 @@ def read_regular(path: str | os.PathLike[str]) -> tuple[bytes, os.stat_result]:
         return b"".join(chunks), st
     finally:
         os.close(fd)
+
+
+def _identity(st: os.stat_result) -> tuple[int, int, int, int]:
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
+
+
+def read_beside(mark: str | os.PathLike[str], read: Callable[[bytes], T]) -> tuple[bytes, T] | None:
+    """``mark``'s bytes and ``read(them)`` (which reads the files written beside it), or None
+    if ``mark`` was replaced or removed meanwhile. A build removes a shader's reflection before
+    it changes the code files and writes it after them (docs/build.md), so a reflection
+    unchanged across the reading of its code vouches for that code: the one-unit rule of
+    readers. ``mark`` stays open meanwhile, so its inode cannot be reused by its replacement.
+    FileNotFoundError (naming ``mark``) if it is missing."""
+    with open(mark, "rb") as f:
+        before = _identity(os.fstat(f.fileno()))
+        data = f.read()
+        result = read(data)
+        try:
+            after: tuple[int, int, int, int] | None = _identity(os.stat(mark))
+        except FileNotFoundError:
+            after = None
+    return (data, result) if after == before else None

@@ -314,3 +314,66 @@ def test_an_output_folder_that_cannot_be_written_is_a_positioned_error(
     assert "Traceback" not in err
     where = "gen" if blocked == "file" else "gen/s.py"
     assert err.startswith(f"{where}: error OS2003: cannot write:"), err
+
+
+def _build_beside(folder: Path, version: str) -> None:
+    """What a build writes for one shader: the reflection removed, the code, the reflection."""
+    from oneshader.build.outputs import write_files
+    from oneshader.reflection.model import Target
+
+    model = ShaderReflection(source=f"{version}.hlsl", targets=(Target.Wgsl,))
+    write_files(
+        folder,
+        [
+            ("s.wgsl", f"// {version} code\n".encode()),
+            ("s.reflection", ReflectionFormat.write(model)),
+        ],
+    )
+
+
+@pytest.mark.invalid_modules("stand-in code files: only which build they come from matters")
+def test_generate_reads_a_reflection_and_its_code_as_one_unit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A build beside rewrites the shader while generate reads its code: the module embeds
+    the reflection and the code of one build (read again), never v1's reflection with v2's code."""
+    from oneshader.codegen import files
+
+    _build_beside(tmp_path, "v1")
+    real = files.built_code
+    builds = iter(["v2"])
+
+    def build_runs_meanwhile(path: Path, model: ShaderReflection) -> object:
+        version = next(builds, None)
+        if version is not None:
+            _build_beside(tmp_path, version)
+        return real(path, model)
+
+    monkeypatch.setattr(files, "built_code", build_runs_meanwhile)
+    out = files.plan([tmp_path / "s.reflection"])
+    text = out["s.py"].decode()
+    assert "v2.hlsl" in text and "// v2 code" in text
+    assert "v1" not in text
+
+
+@pytest.mark.invalid_modules("stand-in code files: only which build they come from matters")
+def test_generate_refuses_a_shader_a_build_keeps_rewriting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from oneshader.codegen import files
+
+    _build_beside(tmp_path, "v1")
+    real = files.built_code
+    count = iter(range(2, 100))
+
+    def build_runs_meanwhile(path: Path, model: ShaderReflection) -> object:
+        _build_beside(tmp_path, f"v{next(count)}")
+        return real(path, model)
+
+    monkeypatch.setattr(files, "built_code", build_runs_meanwhile)
+    out = tmp_path / "gen"
+    assert main(["generate", str(tmp_path / "s.reflection"), "-o", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert "s.reflection:" in err and "OS2004" in err and "build" in err
+    assert "Traceback" not in err
+    assert not out.exists()  # nothing half written

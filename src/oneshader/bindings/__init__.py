@@ -94,8 +94,7 @@ def load(path: str | os.PathLike[str]) -> Bindings:
     """Read a reflection file and return its bindings (the generated module's API, with the
     code built beside the file embedded); a bad file (or layout) is a UserError naming it, at
     the record at fault."""
-    from oneshader.codegen import render_file, stem_of
-    from oneshader.reflection.validate import read_checked_file
+    from oneshader.codegen.files import read_unit, render_file, stem_of
 
-    model = read_checked_file(path)
-    return _module(render_file(Path(path), model), stem_of(path))
+    model, code = read_unit(Path(path))
+    return _module(render_file(Path(path), model, code=code), stem_of(path))

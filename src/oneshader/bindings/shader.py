@@ -9,7 +9,6 @@ there. The reflection model is the only input.
 from __future__ import annotations
 
 import base64
-import os
 import struct
 import weakref
 from collections.abc import Iterable, Mapping, Sequence
@@ -26,6 +25,7 @@ from oneshader.bindings.stages import (
     check_link,
     check_targets,
 )
+from oneshader.fsutil import read_beside
 from oneshader.reflection.model import (
     EntryPoint,
     ScalarKind,
@@ -207,10 +207,6 @@ class Entry:
 
 class StaleOutputs(RuntimeError):
     """A shader's code file is not known to come from the build of its reflection."""
-
-
-def _identity(st: os.stat_result) -> tuple[int, int, int, int]:
-    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
 
 
 class Shader:
@@ -395,23 +391,19 @@ class Shader:
         path = self.code_path(directory, target)
         mark = Path(directory) / f"{self.stem}.reflection"
         try:
-            with open(mark, "rb") as f:
-                before = _identity(os.fstat(f.fileno()))
-                text = f.read()
-        except FileNotFoundError:
+            unit = read_beside(mark, lambda _: path.read_bytes())
+        except FileNotFoundError as err:
+            if err.filename != str(mark):
+                raise
             raise StaleOutputs(
                 f"{mark} is missing: the outputs of {self.stem} are incomplete (a build was "
                 "interrupted or is running); build again"
             ) from None
-        code = path.read_bytes()
-        try:
-            after = _identity(os.stat(mark))
-        except FileNotFoundError:
-            after = None
-        if after != before:
+        if unit is None:
             raise StaleOutputs(
                 f"{mark} changed while {path.name} was read (a build is running); try again"
             )
+        text, code = unit
         from oneshader.reflection.format import ReflectionFormat
 
         if ReflectionFormat.try_read(text) != self.reflection:

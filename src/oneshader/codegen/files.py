@@ -7,6 +7,7 @@ never from the source name inside the file, so no file can make the generator wr
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -14,11 +15,13 @@ from oneshader.codegen.names import identifier, stem_of
 from oneshader.codegen.render import render_module
 from oneshader.codegen.variants import render_variants, variant_of
 from oneshader.diagnostics import Code, Diagnostic, Severity, UserError
-from oneshader.fsutil import display_path, write_many_if_changed
+from oneshader.fsutil import display_path, read_beside, write_many_if_changed
 from oneshader.reflection.model import ShaderReflection, Target
-from oneshader.reflection.validate import LayoutError, read_checked_file
+from oneshader.reflection.validate import LayoutError, read_checked
 
-__all__ = ["built_code", "generate", "plan", "render_file", "stem_of"]
+__all__ = ["built_code", "generate", "plan", "read_unit", "render_file", "stem_of"]
+
+_TRIES = 3
 
 
 def built_code(path: Path, model: ShaderReflection) -> dict[Target, str | bytes]:
@@ -38,12 +41,47 @@ def built_code(path: Path, model: ShaderReflection) -> dict[Target, str | bytes]
     return out
 
 
-def render_file(path: Path, model: ShaderReflection, stale: str | None = None) -> str:
-    """The module source for one file, with the code built beside it embedded (``stale``: why
-    the shader's latest build failed, these being its last good outputs); a layout no host
-    struct can have is a UserError."""
+def read_unit(path: Path) -> tuple[ShaderReflection, dict[Target, str | bytes]]:
+    """A reflection file and the code built beside it (:func:`built_code`), read as one unit:
+    read again when the reflection changed while its code was read (a build running beside),
+    a UserError naming the file (OS2004) when it keeps changing; so a module never embeds the
+    code of one build with the reflection of another."""
+    name = os.fspath(path)
+
+    def model_and_code(data: bytes) -> tuple[ShaderReflection, dict[Target, str | bytes]]:
+        model = read_checked(data, file=name)
+        return model, built_code(path, model)
+
+    for _ in range(_TRIES):
+        try:
+            unit = read_beside(path, model_and_code)
+        except OSError as err:
+            raise UserError.at(name, 0, 0, f"cannot read: {err.strerror or err}") from None
+        if unit is not None:
+            return unit[1]
+    raise UserError.at(
+        name,
+        0,
+        0,
+        f"changed {_TRIES} times while the code files beside it were read (a build is "
+        "writing them); generate again when it is done",
+        Code.OUTPUTS_CHANGING,
+    )
+
+
+def render_file(
+    path: Path,
+    model: ShaderReflection,
+    stale: str | None = None,
+    code: Mapping[Target, str | bytes] | None = None,
+) -> str:
+    """The module source for one file, embedding ``code`` (by default the code built beside
+    it; :func:`read_unit` reads both as one unit) (``stale``: why the shader's latest build
+    failed, these being its last good outputs); a layout no host struct can have is a
+    UserError."""
     try:
-        return render_module(model, stem_of(path), built_code(path, model), stale)
+        embedded = built_code(path, model) if code is None else code
+        return render_module(model, stem_of(path), embedded, stale)
     except LayoutError as err:
         raise UserError([_problem(path, str(err))]) from None
 
@@ -97,7 +135,7 @@ def plan(
     problems: list[Diagnostic] = []
     for path in reflection_files:
         try:
-            model = read_checked_file(path)
+            model, code = read_unit(path)
         except UserError as err:
             problems.extend(err.diagnostics)
             continue
@@ -131,7 +169,7 @@ def plan(
         if variant is not None:
             shaders.setdefault(where[:-1], []).append((variant[1], where[-1], model))
         try:
-            text = render_file(path, model, (stale or {}).get(path))
+            text = render_file(path, model, (stale or {}).get(path), code)
             out["/".join(where) + ".py"] = text.encode("utf-8")
         except UserError as err:
             problems.extend(err.diagnostics)
