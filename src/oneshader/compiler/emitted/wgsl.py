@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import NoReturn
 
 from oneshader.compiler.emitted.common import (
     EmittedCodeError,
@@ -54,6 +55,15 @@ _TOKEN = re.compile(
     r"|\d+[eE][+-]?\d+[fh]?|\d+[iufh]?)"
     r"|(?P<id>[A-Za-z_][A-Za-z0-9_]*)"
     r"|(?P<op>->|::|&&|\|\||==|!=|\+\+|--|[-+*/%&|^~!<>=(){}\[\],.;:@?])",
+    re.S,
+)
+
+_PIECE = re.compile(  # _TOKEN's tokens (or the end), each with the text skipped before it
+    r"((?>(?:\s+|//[^\n]*|/\*.*?\*/)*))"  # atomic: a comment is never given back
+    r"(0[xX][0-9a-fA-F]+[iuf]?|\d+\.\d*(?:[eE][+-]?\d+)?[fh]?|\.\d+(?:[eE][+-]?\d+)?[fh]?"
+    r"|\d+[eE][+-]?\d+[fh]?|\d+[iufh]?"
+    r"|[A-Za-z_][A-Za-z0-9_]*"
+    r"|->|::|&&|\|\||==|!=|\+\+|--|[-+*/%&|^~!<>=(){}\[\],.;:@?]|\Z)",
     re.S,
 )
 
@@ -180,20 +190,33 @@ class _Parsed:
 class _Parser:
     def __init__(self, text: str) -> None:
         self.text = text
-        self.toks: list[str] = []
-        self.starts: list[int] = []  # where each token starts (its line is counted on an error)
+        # One C call splits the text into (what is skipped before a token, the token or the
+        # end); the pieces cover the text, else a character is wrong and the slow walk finds it.
+        self._pieces: list[tuple[str, str]] = _PIECE.findall(text)
+        if sum(len(skip) + len(tok) for skip, tok in self._pieces) != len(text):
+            self._bad_character()
+        self.toks: list[str] = [tok for _, tok in self._pieces if tok]
+        self.i = 0
+
+    def _bad_character(self) -> NoReturn:
         pos = 0
-        for m in _TOKEN.finditer(text):  # the tokens cover the text, else a character is wrong
+        for m in _TOKEN.finditer(self.text):
             if m.start() != pos:
                 break
-            if m.lastgroup:
-                self.toks.append(m.group())
-                self.starts.append(pos)
             pos = m.end()
-        if pos < len(text):
-            line = text.count("\n", 0, pos) + 1
-            raise EmittedCodeError(f"WGSL: unexpected character {text[pos]!r} on line {line}")
-        self.i = 0
+        line = self.text.count("\n", 0, pos) + 1
+        raise EmittedCodeError(f"WGSL: unexpected character {self.text[pos]!r} on line {line}")
+
+    @property
+    def starts(self) -> list[int]:
+        """Where each token starts (its line is counted on an error)."""
+        out, pos = [], 0
+        for skip, tok in self._pieces:
+            pos += len(skip)
+            if tok:
+                out.append(pos)
+            pos += len(tok)
+        return out
 
     def peek(self, ahead: int = 0) -> str:
         j = self.i + ahead
@@ -285,16 +308,21 @@ class _Parser:
     def block_idents(self) -> set[str]:
         """Skip a brace-delimited body and return every identifier in it."""
         self.expect("{")
-        depth = 1
+        toks, i, depth = self.toks, self.i, 1
         idents: set[str] = set()
-        while depth:
-            tok = self.next()
+        while depth:  # the hottest loop of reading WGSL: no method calls
+            if i >= len(toks):
+                self.i = i
+                raise EmittedCodeError("WGSL: unexpected end of module")
+            tok = toks[i]
+            i += 1
             if tok == "{":
                 depth += 1
             elif tok == "}":
                 depth -= 1
             elif tok[:1].isalpha() or tok[:1] == "_":
                 idents.add(tok)
+        self.i = i
         return idents
 
     def member(self) -> _Member:
