@@ -19,6 +19,7 @@ honoured, struct size rounded to its alignment). Slang's spellings that this rea
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -36,6 +37,7 @@ from oneshader.compiler.emitted.common import (
     resource_name,
     round_up,
     sequential_struct,
+    token_pieces,
 )
 from oneshader.reflection.model import (
     BuiltIn,
@@ -47,7 +49,14 @@ from oneshader.reflection.model import (
     TypeLayout,
 )
 
-__all__ = ["TEXEL_FORMATS", "WgslType", "reached_identifiers", "read_wgsl", "wgsl_layout"]
+__all__ = [
+    "TEXEL_FORMATS",
+    "WgslType",
+    "reached_identifiers",
+    "read_wgsl",
+    "read_wgsl_shared",
+    "wgsl_layout",
+]
 
 _TOKEN = re.compile(
     r"\s+|//[^\n]*|/\*.*?\*/"
@@ -192,9 +201,10 @@ class _Parser:
         self.text = text
         # One C call splits the text into (what is skipped before a token, the token or the
         # end); the pieces cover the text, else a character is wrong and the slow walk finds it.
-        self._pieces: list[tuple[str, str]] = _PIECE.findall(text)
-        if sum(len(skip) + len(tok) for skip, tok in self._pieces) != len(text):
+        pieces = token_pieces(_PIECE, text)
+        if pieces is None:
             self._bad_character()
+        self._pieces = pieces
         self.toks: list[str] = [tok for _, tok in self._pieces if tok]
         self.i = 0
 
@@ -744,3 +754,11 @@ def _wg_dim(text: str, consts: dict[str, int]) -> int | None:
         return _int_literal(text)
     except EmittedCodeError:
         return None
+
+
+@functools.lru_cache(maxsize=4)
+def read_wgsl_shared(data: bytes) -> EmittedModule:
+    """:func:`read_wgsl` of ``data``, read once for the reflection's steps, which only look at
+    the module (they read the same code up to three times); they must not change it. The
+    cross-check, which does, reads its own."""
+    return read_wgsl(data)
