@@ -53,9 +53,8 @@ class Code:
     CROSSCHECK_MISMATCH: Final = "OS9000"
     COMPILER_CRASHED: Final = "OS9001"
     INTERNAL_ERROR: Final = "OS9002"
-    # The build (OS2001 is the compiler's too, with another meaning: kept as it is documented
-    # and printed).
-    BAD_CONFIG: Final = "OS2001"
+    # The build.
+    BAD_CONFIG: Final = "OS2004"
     BAD_USAGE: Final = "OS2002"
     OUTPUT_NOT_WRITABLE: Final = "OS2003"
     REFLECTION_NOT_WRITTEN: Final = "OS3003"
