@@ -37,12 +37,13 @@ from oneshader.reflection.model import (
     Interpolation,
     MatrixPacking,
     ScalarKind,
+    StageVariable,
     Target,
     TypeKind,
     TypeLayout,
 )
 
-__all__ = ["read_msl"]
+__all__ = ["msl_semantic", "read_msl"]
 
 _TOKEN = re.compile(
     r"\s+|//[^\n]*|/\*.*?\*/|^[ \t]*#[^\n]*"
@@ -529,3 +530,10 @@ def _resource(p: _Decl, kind: str, lay: _Layouts, entry: str) -> EmittedResource
         type_text=" ".join(p.type),
         scope=entry,
     )
+
+
+def msl_semantic(var: StageVariable) -> str:
+    """The ``[[user(...)]]`` name Slang gives a varying: its semantic upper-cased, the index
+    appended unless 0."""
+    sem = var.semantic.upper()
+    return f"{sem}_{var.index}" if var.index else sem

@@ -25,7 +25,7 @@ from oneshader.compiler.emitted.common import (
     demangle,
     round_up,
 )
-from oneshader.compiler.emitted.msl import read_msl
+from oneshader.compiler.emitted.msl import msl_semantic, read_msl
 from oneshader.compiler.emitted.spirv import features_of, read_spirv
 from oneshader.compiler.emitted.wgsl import read_wgsl
 from oneshader.diagnostics import Code, Collector, Diagnostic, Severity
@@ -582,7 +582,7 @@ class _Checker:
                     )
                 continue
             if var.semantic and var.location is None:
-                match = [v for v in located if _msl_semantic(v) == var.semantic]
+                match = [v for v in located if msl_semantic(v) == var.semantic]
                 if not match:
                     self.bad(
                         module,
@@ -717,11 +717,6 @@ def _is_entry(name: str, emitted: str) -> bool:
 
 def _leaf(name: str) -> str:
     return demangle(name.rsplit(".", 1)[-1])
-
-
-def _msl_semantic(var: StageVariable) -> str:
-    sem = var.semantic.upper()
-    return f"{sem}_{var.index}" if var.index else sem
 
 
 def _same_scalar(a: ScalarKind, b: ScalarKind) -> bool:
