@@ -16,9 +16,10 @@ import time
 from pathlib import Path
 
 from oneshader.compiler import CompileOptions, compile_file
-from oneshader.compiler.front.precheck import precheck
+from oneshader.compiler.front.precheck import check_request, precheck
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.slang.request import slang_source
+from oneshader.diagnostics import Collector
 from oneshader.reflection.model import Target
 
 OPTIONS = CompileOptions(source_name="big.hlsl", targets=(Target.SpirV,))
@@ -46,7 +47,10 @@ def measure(main: Path) -> tuple[float, float]:
     t0 = time.perf_counter()
     src = SourceSet(str(main), OPTIONS.source_name, ())
     src.read()
-    precheck(src, OPTIONS)
+    problems = Collector()
+    check_request(src, OPTIONS, problems)
+    precheck(src, OPTIONS, problems)
+    problems.check()
     slang_source(src, Target.SpirV)
     front = time.perf_counter() - t0
     t0 = time.perf_counter()

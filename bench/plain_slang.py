@@ -75,10 +75,12 @@ def serve() -> None:
 
 def batch(file: Path) -> None:
     """Every request of ``file`` (a JSON list) in this process; prints the seconds from the
-    start of the process's work (loading Slang and its session included) and the failures."""
+    start of the process's work (loading Slang and its session included) and the paths of the
+    failed requests."""
     t0 = time.perf_counter()
     lib = S.library()
-    failed = sum(not compile_request(lib, r)["ok"] for r in json.loads(file.read_text()))
+    requests = json.loads(file.read_text())
+    failed = [r["path"] for r in requests if not compile_request(lib, r)["ok"]]
     print(json.dumps({"seconds": time.perf_counter() - t0, "failed": failed}))
 
 

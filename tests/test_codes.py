@@ -22,6 +22,16 @@ def test_every_code_is_documented() -> None:
     assert missing == []
 
 
+def test_every_code_means_one_thing() -> None:
+    """A code printed to a user names one kind of error (the build's bad configuration once
+    shared OS2001 with the compiler's non-portable layout)."""
+    names_of: dict[str, list[str]] = {}
+    for name, value in _codes().items():
+        names_of.setdefault(value, []).append(name)
+    shared = {value: names for value, names in names_of.items() if len(names) > 1}
+    assert shared == {}
+
+
 def test_no_code_is_spelled_as_a_literal_outside_its_home() -> None:
     home = ROOT / "src" / "oneshader" / "diagnostics.py"
     spelled = [

@@ -53,12 +53,11 @@ class Code:
     CROSSCHECK_MISMATCH: Final = "OS9000"
     COMPILER_CRASHED: Final = "OS9001"
     INTERNAL_ERROR: Final = "OS9002"
-    # The build (OS2001 is the compiler's too, with another meaning: kept as it is documented
-    # and printed).
-    BAD_CONFIG: Final = "OS2001"
+    # The build.
+    BAD_CONFIG: Final = "OS2004"
     BAD_USAGE: Final = "OS2002"
     OUTPUT_NOT_WRITABLE: Final = "OS2003"
-    OUTPUTS_CHANGING: Final = "OS2004"  # generate: a build keeps rewriting a shader's outputs
+    OUTPUTS_CHANGING: Final = "OS2005"  # generate: a build keeps rewriting a shader's outputs
     REFLECTION_NOT_WRITTEN: Final = "OS3003"
     NO_COMPILER: Final = "OS3004"
     WORKER_FAILED: Final = "OS9003"

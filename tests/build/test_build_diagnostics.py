@@ -62,7 +62,7 @@ def test_configuration_errors_follow_the_format(project: Path, capsys: Capture) 
     (project / "pyproject.toml").write_text('[tool.oneshader]\nsources = ["shaders"]\nout = 3\n')
     assert main(["build", "--diagnostics-format", "json"]) == 2
     (record,) = [json.loads(line) for line in capsys.readouterr().err.splitlines()]
-    assert (record["file"], record["line"], record["code"]) == ("pyproject.toml", 3, "OS2001")
+    assert (record["file"], record["line"], record["code"]) == ("pyproject.toml", 3, "OS2004")
 
 
 class Terminal(io.StringIO):

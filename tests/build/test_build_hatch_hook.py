@@ -112,7 +112,7 @@ def test_a_bad_hook_setting_is_positioned(tmp_path: Path) -> None:
     root = make_package(tmp_path / "pkg", extra='targets = ["dx12"]\n')
     result = build_wheel(root)
     assert result.returncode != 0
-    assert "pyproject.toml:15:1: error OS2001: 'targets' must list" in result.stdout + result.stderr
+    assert "pyproject.toml:15:1: error OS2004: 'targets' must list" in result.stdout + result.stderr
 
 
 def test_an_out_that_cannot_be_written_fails_the_wheel_at_that_file(tmp_path: Path) -> None:

@@ -221,7 +221,7 @@ def test_bad_configuration_exits_2(project: Path, build: BuildRun) -> None:
     pyproject.write_text(pyproject.read_text().replace('out = "out"', "out = 5"))
     status, _, err = build()
     assert status == 2
-    assert err.startswith("pyproject.toml:7:1: error OS2001: 'out' must be a path")
+    assert err.startswith("pyproject.toml:7:1: error OS2004: 'out' must be a path")
     assert build("nope.hlsl", "-o", "x")[0] == 2
 
 

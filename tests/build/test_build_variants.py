@@ -167,7 +167,7 @@ def test_bad_variants_are_positioned(
     status, _, err = build("--no-server")
     assert status == 2
     line = len(text.splitlines())
-    assert err.startswith(f"pyproject.toml:{line}:1: error OS2001: "), err
+    assert err.startswith(f"pyproject.toml:{line}:1: error OS2004: "), err
     assert fragment in err
 
 

@@ -374,6 +374,6 @@ def test_generate_refuses_a_shader_a_build_keeps_rewriting(
     out = tmp_path / "gen"
     assert main(["generate", str(tmp_path / "s.reflection"), "-o", str(out)]) == 1
     err = capsys.readouterr().err
-    assert "s.reflection:" in err and "OS2004" in err and "build" in err
+    assert "s.reflection:" in err and "OS2005" in err and "build" in err
     assert "Traceback" not in err
     assert not out.exists()  # nothing half written

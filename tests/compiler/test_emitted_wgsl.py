@@ -253,3 +253,28 @@ def test_atomics_are_four_byte_integers_to_the_host() -> None:
 def test_atomic_of_a_non_integer_has_no_layout() -> None:
     with pytest.raises(EmittedCodeError, match="atomic<f32>"):
         _read("@binding(0) @group(0) var<storage, read_write> x_0 : array<atomic<f32>>;")
+
+
+@pytest.mark.parametrize(
+    ("text", "tokens"),
+    [
+        ("a /* x */ b // c\n d", ["a", "b", "d"]),
+        ("foo // a comment at the end", ["foo"]),  # no token after the last skipped text
+        ("a /**/", ["a"]),
+        ("x /* unterminated", ["x", "/", "*", "unterminated"]),  # not a comment: operators
+        ("1.5e3f 0x1Fu .5 3h a->b", ["1.5e3f", "0x1Fu", ".5", "3h", "a", "->", "b"]),
+        ("", []),
+    ],
+)
+def test_tokens_skip_comments_and_space(text: str, tokens: list[str]) -> None:
+    from oneshader.compiler.emitted.wgsl import _Parser
+
+    parser = _Parser(text)
+    assert parser.toks == tokens
+    assert [text[at : at + len(t)] for at, t in zip(parser.starts, tokens, strict=True)] == tokens
+
+
+@pytest.mark.parametrize("text", ["a\n$ b", "a // c\n$", "a\n/* b */ $"])
+def test_a_character_wgsl_lacks_is_named_with_its_line(text: str) -> None:
+    with pytest.raises(EmittedCodeError, match=r"unexpected character '\$' on line 2"):
+        _read(text)

@@ -9,6 +9,7 @@ import pytest
 
 from module_validation import spirv_errors
 from oneshader.compiler import CompileOptions, compile_file
+from oneshader.compiler.emitted.msl import read_msl
 from oneshader.compiler.emitted.spirv import read_spirv
 from oneshader.reflection.model import Target
 
@@ -55,3 +56,23 @@ def test_vertex_shader_without_position_is_refused_for_wgsl(tmp_path: Path) -> N
     assert "WGSL" in error.message and "'V'" in error.message and "SV_Position" in error.message
     spirv = build(Target.SpirV)
     assert spirv.ok and spirv_errors(spirv.outputs[0].data) == ""
+
+
+def test_vertex_shader_returning_a_bare_varying_keeps_it_a_varying_on_metal(
+    corpus: Path,
+) -> None:
+    """A vertex entry point returning a bare value with a user semantic (``float V() : A``)
+    writes no position; Slang's Metal made that value ``[[position]]`` (of the wrong type but
+    for a float4, and the next stage's varying lost), and the cross-check refused it (OS9000).
+    The Metal code gets the ``[[user(...)]]`` varying the reflection states."""
+    options = CompileOptions(targets=(Target.Msl,), source_name="bare_return.hlsl")
+    result = compile_file(str(corpus / "positionless" / "bare_return.hlsl"), options)
+    assert result.ok, [d.format() for d in result.diagnostics]
+    (code,) = [o.data.decode() for o in result.outputs if o.target is Target.Msl]
+    entries = read_msl(code.encode()).entries
+    wanted = {"Scalar": "A", "Pair": "TEXCOORD_3", "Index": "BLENDINDICES_1"}
+    for name, semantic in wanted.items():
+        (output,) = entries[name].outputs
+        assert output.builtin is None and output.semantic == semantic, (name, output)
+    assert "[[position]]" not in code
+    assert "[[flat]] uint" in code

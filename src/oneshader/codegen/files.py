@@ -44,7 +44,7 @@ def built_code(path: Path, model: ShaderReflection) -> dict[Target, str | bytes]
 def read_unit(path: Path) -> tuple[ShaderReflection, dict[Target, str | bytes]]:
     """A reflection file and the code built beside it (:func:`built_code`), read as one unit:
     read again when the reflection changed while its code was read (a build running beside),
-    a UserError naming the file (OS2004) when it keeps changing; so a module never embeds the
+    a UserError naming the file (OS2005) when it keeps changing; so a module never embeds the
     code of one build with the reflection of another."""
     name = os.fspath(path)
 

@@ -17,7 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from oneshader.compiler.api import CompileOptions, CompileResult, OutputFile
-from oneshader.compiler.front.precheck import precheck
+from oneshader.compiler.front.precheck import check_request, check_targets, precheck
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.patch.apply import patch_bindings, patch_locations
 from oneshader.compiler.reflect.assemble import assemble, with_stages
@@ -40,14 +40,15 @@ def _compile(path: str, options: CompileOptions) -> CompileResult:
     one wrapper that turns a bug into OS9002 (the worker's child relies on it)."""
     src = SourceSet(path, options.source_name or Path(path).as_posix(), options.include_dirs)
     try:
-        if not options.targets:
-            message = "no targets requested (give one or more of spirv, msl, wgsl)"
-            raise UserError.at(src.name, 0, 0, message, Code.NO_TARGETS)
-        src.read()
-        problems = Collector()  # what every step after reading adds its errors to
-        refused = precheck(src, options, problems)
+        problems = Collector()  # what every step adds its errors to
+        check_targets(src, options, problems)
         problems.check()
-        compiled, usage_outputs = _compile_targets(src, options, refused)
+        src.read()
+        check_request(src, options, problems)
+        problems.check()
+        refused = precheck(src, options, problems)
+        compiled, usage_outputs = _compile_targets(src, options, refused, problems)
+        problems.check()
         return _finish(src, options, compiled, usage_outputs, problems)
     except UserError as err:
         return CompileResult(diagnostics=err.diagnostics, inputs=src.final_inputs())
@@ -58,24 +59,28 @@ def _compile(path: str, options: CompileOptions) -> CompileResult:
 
 
 def _compile_targets(
-    src: SourceSet, options: CompileOptions, refused: dict[Target, list[Diagnostic]]
+    src: SourceSet, options: CompileOptions, refused: frozenset[Target], problems: Collector
 ) -> tuple[list[CompiledTarget], dict[Target, bytes]]:
     """Every requested target in target order (but those ``precheck`` refused), and the code of
-    a compile that is not written out where only Metal was requested (for ``uses``)."""
+    a compile that is not written out where only Metal was requested (for ``uses``). When a
+    target was refused or failed, Slang's errors (named by target once all are in) and the
+    slot and layout errors of the targets that did compile are added to ``problems``."""
     lib = library()
     compiled: list[CompiledTarget] = []
     per_target: dict[Target, list[Diagnostic]] = {}
     for target in Target:
-        if target not in options.targets or refused.get(target):
+        if target not in options.targets or target in refused:
             continue
         t, errs = compile_target(lib, src, options, target)
         per_target[target] = errs
         if t is not None:
             compiled.append(t)
-    prechecked = [d for t in Target for d in refused.get(t, [])]
-    if prechecked or any(per_target.values()):
-        slang = dedupe(name_targets(per_target)) if any(per_target.values()) else []
-        raise UserError(prechecked + slang + _assembly_errors(src, options, compiled))
+    slang_failed = any(per_target.values())
+    if problems.failed or slang_failed:
+        if slang_failed:
+            problems.extend(dedupe(name_targets(per_target)))
+        problems.extend(_assembly_errors(src, options, compiled))
+        return compiled, {}
     if not any(t.target in (Target.SpirV, Target.Wgsl) for t in compiled):
         # MSL passes every resource to every entry point, so it cannot say what an entry
         # point uses; a SPIR-V (else WGSL) compile that is not written out can.
@@ -144,31 +149,22 @@ def _finish(
         entry_points=tuple(entries),
     )
     files = tuple(OutputFile(t, outputs[t]) for t in Target if t in outputs)
-    warnings = dedupe([*(w for t in compiled for w in t.warnings), *problems.diagnostics])
+    report = Collector()  # the result's: the warnings, then the cross-check's errors
+    report.extend(dedupe([*(w for t in compiled for w in t.warnings), *problems.diagnostics]))
     inputs = src.final_inputs()
-    mismatches = _crosscheck(reflection, files)
-    if mismatches:
-        diags = [
-            Diagnostic(
-                src.name,
-                0,
-                0,
-                Severity.ERROR,
-                f"internal error: the reflection disagrees with the emitted code: {m}",
-                Code.CROSSCHECK_MISMATCH,
-            )
-            for m in mismatches
-        ]
-        return CompileResult(tuple(warnings) + tuple(diags), None, files, inputs)
-    return CompileResult(tuple(warnings), reflection, files, inputs)
+    _crosscheck(src.name, reflection, files, report)
+    checked = None if report.failed else reflection  # no reflection the code disagrees with
+    return CompileResult(tuple(report.diagnostics), checked, files, inputs)
 
 
-def _crosscheck(reflection: ShaderReflection, files: Sequence[OutputFile]) -> list[str]:
+def _crosscheck(
+    source: str, reflection: ShaderReflection, files: Sequence[OutputFile], problems: Collector
+) -> None:
     """The verifier's cross-check of reflection against emitted code (imported here, on the
     first compile, so that importing the package stays cheap)."""
-    from oneshader.compiler.verify.crosscheck import verify
+    from oneshader.compiler.verify.crosscheck import check_outputs
 
-    return list(verify(reflection, files))
+    check_outputs(source, reflection, files, problems)
 
 
 _LOCK = threading.Lock()

@@ -7,6 +7,7 @@ attributes and the target's own layout rules), so a layout compares against a la
 
 from __future__ import annotations
 
+import itertools
 import re
 import struct as _struct
 from collections.abc import Iterable
@@ -41,6 +42,7 @@ __all__ = [
     "round_up",
     "sequential_struct",
     "struct_name",
+    "token_pieces",
     "unwrap_slang_struct",
 ]
 
@@ -50,6 +52,17 @@ class EmittedCodeError(ValueError):
 
 
 _SUFFIX = re.compile(r"_\d+$")
+
+
+def token_pieces(pattern: re.Pattern[str], text: str) -> list[tuple[str, str]] | None:
+    """``text`` as (what is skipped, the token or the end) pairs, in one C call (``pattern``
+    has those two groups, the skipped part atomic so a comment is never given back); None
+    when the pairs leave a gap: a character no token starts with, for the caller's slow walk
+    to name. A reader's token loop in Python was its largest cost."""
+    pieces: list[tuple[str, str]] = pattern.findall(text)
+    if sum(map(len, itertools.chain.from_iterable(pieces))) != len(text):
+        return None
+    return pieces
 
 
 def demangle(name: str) -> str:

@@ -30,18 +30,20 @@ from oneshader.compiler.emitted.common import (
     resource_name,
     round_up,
     sequential_struct,
+    token_pieces,
 )
 from oneshader.reflection.model import (
     BuiltIn,
     Interpolation,
     MatrixPacking,
     ScalarKind,
+    StageVariable,
     Target,
     TypeKind,
     TypeLayout,
 )
 
-__all__ = ["read_msl"]
+__all__ = ["msl_semantic", "read_msl"]
 
 _TOKEN = re.compile(
     r"\s+|//[^\n]*|/\*.*?\*/|^[ \t]*#[^\n]*"
@@ -50,6 +52,16 @@ _TOKEN = re.compile(
     r"|(?P<str>\"(?:[^\"\\\n]|\\.)*\")"
     r"|(?P<id>[A-Za-z_][A-Za-z0-9_]*)"
     r"|(?P<op>->|::|&&|\|\||==|!=|\+\+|--|[-+*/%&|^~!<>=(){}\[\],.;:?#])",
+    re.S | re.M,
+)
+
+_PIECE = re.compile(  # _TOKEN's tokens (or the end), each with the text skipped before it
+    r"((?>(?:\s+|//[^\n]*|/\*.*?\*/|^[ \t]*#[^\n]*)*))"
+    r"(0[xX][0-9a-fA-F]+[uUlL]*|\d+\.\d*(?:[eE][+-]?\d+)?[fFhH]?|\.\d+(?:[eE][+-]?\d+)?[fFhH]?"
+    r"|\d+[eE][+-]?\d+[fFhH]?|\d+[uUlL]*"
+    r"|\"(?:[^\"\\\n]|\\.)*\""
+    r"|[A-Za-z_][A-Za-z0-9_]*"
+    r"|->|::|&&|\|\||==|!=|\+\+|--|[-+*/%&|^~!<>=(){}\[\],.;:?#]|\Z)",
     re.S | re.M,
 )
 
@@ -140,6 +152,9 @@ class _Parsed:
 
 
 def _tokens(text: str) -> list[str]:
+    pieces = token_pieces(_PIECE, text)
+    if pieces is not None:
+        return [tok for _, tok in pieces if tok]
     out = []
     pos = 0
     for m in _TOKEN.finditer(text):  # the tokens cover the text, else a character is wrong
@@ -515,3 +530,10 @@ def _resource(p: _Decl, kind: str, lay: _Layouts, entry: str) -> EmittedResource
         type_text=" ".join(p.type),
         scope=entry,
     )
+
+
+def msl_semantic(var: StageVariable) -> str:
+    """The ``[[user(...)]]`` name Slang gives a varying: its semantic upper-cased, the index
+    appended unless 0."""
+    sem = var.semantic.upper()
+    return f"{sem}_{var.index}" if var.index else sem

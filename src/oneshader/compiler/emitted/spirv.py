@@ -14,6 +14,7 @@ as that array.
 
 from __future__ import annotations
 
+import functools
 import struct as _struct
 from dataclasses import dataclass, field, replace
 
@@ -92,7 +93,13 @@ from oneshader.reflection.model import (
     TypeLayout,
 )
 
-__all__ = ["CAPABILITY_FEATURES", "CAPABILITY_NAMES", "features_of", "read_spirv"]
+__all__ = [
+    "CAPABILITY_FEATURES",
+    "CAPABILITY_NAMES",
+    "features_of",
+    "read_spirv",
+    "read_spirv_shared",
+]
 
 
 _STORAGE_CLASSES = {
@@ -572,3 +579,11 @@ def read_spirv(data: bytes, source: str = ".spv") -> EmittedModule:
             helpers=helpers,
         )
     return out
+
+
+@functools.lru_cache(maxsize=4)
+def read_spirv_shared(data: bytes) -> EmittedModule:
+    """:func:`read_spirv` of ``data``, read once for the reflection's steps, which only look at
+    the module (they read the same code up to three times); they must not change it. The
+    cross-check, which does, reads its own."""
+    return read_spirv(data)

@@ -19,9 +19,11 @@ honoured, struct size rounded to its alignment). Slang's spellings that this rea
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import NoReturn
 
 from oneshader.compiler.emitted.common import (
     EmittedCodeError,
@@ -35,6 +37,7 @@ from oneshader.compiler.emitted.common import (
     resource_name,
     round_up,
     sequential_struct,
+    token_pieces,
 )
 from oneshader.reflection.model import (
     BuiltIn,
@@ -46,7 +49,14 @@ from oneshader.reflection.model import (
     TypeLayout,
 )
 
-__all__ = ["TEXEL_FORMATS", "WgslType", "reached_identifiers", "read_wgsl", "wgsl_layout"]
+__all__ = [
+    "TEXEL_FORMATS",
+    "WgslType",
+    "reached_identifiers",
+    "read_wgsl",
+    "read_wgsl_shared",
+    "wgsl_layout",
+]
 
 _TOKEN = re.compile(
     r"\s+|//[^\n]*|/\*.*?\*/"
@@ -54,6 +64,15 @@ _TOKEN = re.compile(
     r"|\d+[eE][+-]?\d+[fh]?|\d+[iufh]?)"
     r"|(?P<id>[A-Za-z_][A-Za-z0-9_]*)"
     r"|(?P<op>->|::|&&|\|\||==|!=|\+\+|--|[-+*/%&|^~!<>=(){}\[\],.;:@?])",
+    re.S,
+)
+
+_PIECE = re.compile(  # _TOKEN's tokens (or the end), each with the text skipped before it
+    r"((?>(?:\s+|//[^\n]*|/\*.*?\*/)*))"  # atomic: a comment is never given back
+    r"(0[xX][0-9a-fA-F]+[iuf]?|\d+\.\d*(?:[eE][+-]?\d+)?[fh]?|\.\d+(?:[eE][+-]?\d+)?[fh]?"
+    r"|\d+[eE][+-]?\d+[fh]?|\d+[iufh]?"
+    r"|[A-Za-z_][A-Za-z0-9_]*"
+    r"|->|::|&&|\|\||==|!=|\+\+|--|[-+*/%&|^~!<>=(){}\[\],.;:@?]|\Z)",
     re.S,
 )
 
@@ -180,20 +199,34 @@ class _Parsed:
 class _Parser:
     def __init__(self, text: str) -> None:
         self.text = text
-        self.toks: list[str] = []
-        self.starts: list[int] = []  # where each token starts (its line is counted on an error)
+        # One C call splits the text into (what is skipped before a token, the token or the
+        # end); the pieces cover the text, else a character is wrong and the slow walk finds it.
+        pieces = token_pieces(_PIECE, text)
+        if pieces is None:
+            self._bad_character()
+        self._pieces = pieces
+        self.toks: list[str] = [tok for _, tok in self._pieces if tok]
+        self.i = 0
+
+    def _bad_character(self) -> NoReturn:
         pos = 0
-        for m in _TOKEN.finditer(text):  # the tokens cover the text, else a character is wrong
+        for m in _TOKEN.finditer(self.text):
             if m.start() != pos:
                 break
-            if m.lastgroup:
-                self.toks.append(m.group())
-                self.starts.append(pos)
             pos = m.end()
-        if pos < len(text):
-            line = text.count("\n", 0, pos) + 1
-            raise EmittedCodeError(f"WGSL: unexpected character {text[pos]!r} on line {line}")
-        self.i = 0
+        line = self.text.count("\n", 0, pos) + 1
+        raise EmittedCodeError(f"WGSL: unexpected character {self.text[pos]!r} on line {line}")
+
+    @property
+    def starts(self) -> list[int]:
+        """Where each token starts (its line is counted on an error)."""
+        out, pos = [], 0
+        for skip, tok in self._pieces:
+            pos += len(skip)
+            if tok:
+                out.append(pos)
+            pos += len(tok)
+        return out
 
     def peek(self, ahead: int = 0) -> str:
         j = self.i + ahead
@@ -285,16 +318,21 @@ class _Parser:
     def block_idents(self) -> set[str]:
         """Skip a brace-delimited body and return every identifier in it."""
         self.expect("{")
-        depth = 1
+        toks, i, depth = self.toks, self.i, 1
         idents: set[str] = set()
-        while depth:
-            tok = self.next()
+        while depth:  # the hottest loop of reading WGSL: no method calls
+            if i >= len(toks):
+                self.i = i
+                raise EmittedCodeError("WGSL: unexpected end of module")
+            tok = toks[i]
+            i += 1
             if tok == "{":
                 depth += 1
             elif tok == "}":
                 depth -= 1
             elif tok[:1].isalpha() or tok[:1] == "_":
                 idents.add(tok)
+        self.i = i
         return idents
 
     def member(self) -> _Member:
@@ -716,3 +754,11 @@ def _wg_dim(text: str, consts: dict[str, int]) -> int | None:
         return _int_literal(text)
     except EmittedCodeError:
         return None
+
+
+@functools.lru_cache(maxsize=4)
+def read_wgsl_shared(data: bytes) -> EmittedModule:
+    """:func:`read_wgsl` of ``data``, read once for the reflection's steps, which only look at
+    the module (they read the same code up to three times); they must not change it. The
+    cross-check, which does, reads its own."""
+    return read_wgsl(data)

@@ -67,18 +67,21 @@ _TOKEN_LIMITS: list[tuple[Target, re.Pattern[str], str]] = [
 ]
 
 
-def precheck(
-    src: SourceSet, options: CompileOptions, problems: Collector
-) -> dict[Target, list[Diagnostic]]:
-    """Errors a target would give without a position (or crash on), found in the source, per
-    target (a target with any is not compiled; the others are, so their errors come in the same
-    run). Errors of no one target (an entry point not found) are added to ``problems``, and
-    then no target is checked."""
-    errors: list[Diagnostic] = []
+def check_targets(src: SourceSet, options: CompileOptions, problems: Collector) -> None:
+    """A request for no target at all (checked before the file is read)."""
+    if not options.targets:
+        message = "no targets requested (give one or more of spirv, msl, wgsl)"
+        problems.add(Diagnostic(src.name, 0, 0, Severity.ERROR, message, Code.NO_TARGETS))
+
+
+def check_request(src: SourceSet, options: CompileOptions, problems: Collector) -> None:
+    """Errors of no one target, added to ``problems``: an entry point named in the options that
+    the file does not define, a counter called on a parameter or local. The driver checks them
+    before any target is checked."""
     for e in options.entry_points:
         if src.function(e.name) is None:
             defined = ", ".join(sorted(n for s in src.sources.values() for n in s.functions))
-            errors.append(
+            problems.add(
                 Diagnostic(
                     src.name,
                     0,
@@ -89,10 +92,14 @@ def precheck(
                     Code.ENTRY_POINT_NOT_FOUND,
                 )
             )
-    errors += _indirect_counters(src)
-    if errors:
-        problems.extend(errors)
-        return {}
+    problems.extend(_indirect_counters(src))
+
+
+def precheck(src: SourceSet, options: CompileOptions, problems: Collector) -> frozenset[Target]:
+    """Errors a target would give without a position (or crash on), found in the source and
+    added to ``problems`` in target order; returns the targets refused. A refused target is not
+    compiled; the others are, so their errors come in the same run (the driver checks
+    ``problems`` once every target has compiled)."""
     per: dict[Target, list[Diagnostic]] = {t: [] for t in Target if t in options.targets}
     decls = src.declarations()
     targets = options.targets
@@ -160,7 +167,9 @@ def precheck(
                     Code.NOT_ON_TARGET,
                 )
             )
-    return per
+    for t in Target:
+        problems.extend(per.get(t, []))
+    return frozenset(t for t, errs in per.items() if errs)
 
 
 def _attribute_errors(

@@ -27,11 +27,14 @@ from oneshader.compiler.reflect.assemble import Assembled
 from oneshader.diagnostics import Code, Collector
 from oneshader.reflection.model import (
     TEXTURE_TYPES,
+    BuiltIn,
     EntryPoint,
     PushBlock,
     Resource,
     ResourceTypeKind,
     Slot,
+    Stage,
+    StageVariable,
     Target,
 )
 
@@ -71,6 +74,8 @@ def patch_locations(outputs: dict[Target, bytes], entries: list[EntryPoint]) -> 
             outputs[Target.Wgsl] = text.encode()
         if Target.Msl in outputs:
             text = msl.relocate_msl(outputs[Target.Msl].decode(), e.name, e.stage, ins, outs)
+            if e.stage is Stage.Vertex and _bare_varying(e) is not None:
+                text = msl.unposition_msl(text, e.name, e.outputs[0])
             outputs[Target.Msl] = text.encode()
     return outputs
 
@@ -181,3 +186,11 @@ def _wgsl_depth_textures(
         text = text[: decl.start(2)] + depth + text[decl.end() :]
         depth_names.add(r.name)
     return text, frozenset(depth_names)
+
+
+def _bare_varying(e: EntryPoint) -> StageVariable | None:
+    """The one output of a vertex entry point that writes no position but a single varying
+    (then Slang's Metal may have made it the position, ``msl.unposition_msl``)."""
+    if len(e.outputs) == 1 and e.outputs[0].builtin is BuiltIn.None_:
+        return e.outputs[0]
+    return None

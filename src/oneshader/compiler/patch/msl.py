@@ -9,9 +9,10 @@ from __future__ import annotations
 import re
 
 from oneshader.compiler.emitted.common import demangle, emitted_pattern, resource_name
+from oneshader.compiler.emitted.msl import msl_semantic
 from oneshader.compiler.front.rewrite import postfix_start
 from oneshader.compiler.patch.common import patch_struct, struct_body
-from oneshader.reflection.model import Stage
+from oneshader.reflection.model import Interpolation, ScalarKind, Stage, StageVariable
 
 
 def _relocate_fields(body: str, attr: str, wanted: dict[str, int]) -> str:
@@ -24,33 +25,62 @@ def _relocate_fields(body: str, attr: str, wanted: dict[str, int]) -> str:
     return re.sub(rf"(\w+)(\s*)\[\[{attr}\((\d+)\)\]\]", msl, body)
 
 
+def _entry_match(text: str, entry: str, kind: str) -> re.Match[str] | None:
+    """``[[kind]] ReturnType entry(parameters) {`` of an entry point (Slang names ``main``
+    ``main_0``)."""
+    names = (entry, f"{entry}_0") if entry == "main" else (entry,)
+    for name in names:
+        m = re.search(
+            rf"\[\[{kind}\]\]\s*(\w+)\s+{re.escape(name)}\s*\((.*?)\)\s*\{{", text, re.DOTALL
+        )
+        if m:
+            return m
+    return None
+
+
 def relocate_msl(
     text: str, entry: str, stage: Stage, ins: dict[str, int], outs: dict[str, int]
 ) -> str:
     """Metal: vertex inputs ([[attribute(n)]]) and fragment outputs ([[color(n)]]); varyings
     are matched by [[user(...)]] semantics, not numbers."""
     kind = {Stage.Vertex: "vertex", Stage.Pixel: "fragment"}.get(stage)
-    if kind is None:
+    m = _entry_match(text, entry, kind) if kind else None
+    if m is None:
         return text
-    names = (entry, f"{entry}_0") if entry == "main" else (entry,)
-    for name in names:
-        m = re.search(
-            rf"\[\[{kind}\]\]\s*(\w+)\s+{re.escape(name)}\s*\((.*?)\)\s*\{{", text, re.DOTALL
-        )
-        if not m:
-            continue
-        if stage is Stage.Vertex:
-            sm = re.search(r"(\w+)\s+\w+\s*\[\[stage_in\]\]", m.group(2))
-            if sm:
-                text = patch_struct(
-                    text, sm.group(1), lambda body: _relocate_fields(body, "attribute", ins)
-                )
-        else:
+    if stage is Stage.Vertex:
+        sm = re.search(r"(\w+)\s+\w+\s*\[\[stage_in\]\]", m.group(2))
+        if sm:
             text = patch_struct(
-                text, m.group(1), lambda body: _relocate_fields(body, "color", outs)
+                text, sm.group(1), lambda body: _relocate_fields(body, "attribute", ins)
             )
-        break
+    else:
+        text = patch_struct(text, m.group(1), lambda body: _relocate_fields(body, "color", outs))
     return text
+
+
+def unposition_msl(text: str, entry: str, output: StageVariable) -> str:
+    """A vertex entry point that returns a bare value with a user semantic (``float main() : A``)
+    gets from Slang's Metal a ``vertexOutput`` struct whose one member is ``[[position]]``, the
+    semantic dropped (a position of the wrong type where it is not a float4, and no varying for
+    the next stage). That member is given back the varying's ``[[user(...)]]`` that Slang
+    writes for the same output inside a struct (and ``[[flat]]``, which Metal needs on an
+    integer)."""
+    m = _entry_match(text, entry, "vertex")
+    if m is None:
+        return text
+    smooth = output.scalar in (ScalarKind.Float, ScalarKind.Float16, ScalarKind.Float64)
+    flat = "" if smooth and output.interp is not Interpolation.Flat else "[[flat]] "
+
+    def user(body: str) -> str:
+        return re.sub(
+            r"^(\s*)(\w[\w<>, ]*\s+\w+\s*)\[\[position\]\]",
+            lambda fm: f"{fm.group(1)}{flat}{fm.group(2)}[[user({msl_semantic(output)})]]",
+            body,
+            count=1,
+            flags=re.MULTILINE,
+        )
+
+    return patch_struct(text, m.group(1), user)
 
 
 def renumber_msl(text: str, indices: dict[str, tuple[str, int]]) -> str:

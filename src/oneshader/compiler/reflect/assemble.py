@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 
 from oneshader.compiler.api import TARGET_NAMES, CompileOptions
 from oneshader.compiler.emitted.common import GLOBALS, counter_name, emitted_pattern, literal_bits
-from oneshader.compiler.emitted.spirv import read_spirv
+from oneshader.compiler.emitted.spirv import read_spirv_shared
 from oneshader.compiler.front.kinds import RTYPES
 from oneshader.compiler.front.scanner import Declaration
 from oneshader.compiler.front.sourceset import SourceSet
@@ -349,7 +349,7 @@ def _spec(
         if t not in per:
             continue
         if t is Target.SpirV:
-            declared = read_spirv(outputs[t]).spec_constants.values()
+            declared = read_spirv_shared(outputs[t]).spec_constants.values()
             if any(e.index == cid for e in declared):
                 slots.append(SpecSlot(t, cid, decl.name))
             continue
@@ -381,13 +381,11 @@ def _drop_unused_on_taken_slots(
     the code): real code declares textures it no longer samples on a binding that a later
     ``[[vk::binding]]`` took. Read by any entry point, the pair stays ``OS3001``."""
     if Target.SpirV in outputs:
-        from oneshader.compiler.emitted.spirv import read_spirv
-
-        target, entries = Target.SpirV, read_spirv(outputs[Target.SpirV]).entries.values()
+        target, entries = Target.SpirV, read_spirv_shared(outputs[Target.SpirV]).entries.values()
     elif Target.Wgsl in outputs:  # the same slots (the sampler of a pair moves later)
-        from oneshader.compiler.emitted.wgsl import read_wgsl
+        from oneshader.compiler.emitted.wgsl import read_wgsl_shared
 
-        target, entries = Target.Wgsl, read_wgsl(outputs[Target.Wgsl]).entries.values()
+        target, entries = Target.Wgsl, read_wgsl_shared(outputs[Target.Wgsl]).entries.values()
     else:  # Metal passes every resource to every entry point: all count as read
         return resources
     if any(e.uses is None for e in entries):

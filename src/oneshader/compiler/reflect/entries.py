@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from oneshader.compiler.emitted.common import emitted_pattern
-from oneshader.compiler.emitted.wgsl import reached_identifiers, read_wgsl
+from oneshader.compiler.emitted.wgsl import reached_identifiers, read_wgsl_shared
 from oneshader.compiler.front.scanner import Field, StructDef
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.slang.facts import EntryFacts, VarFacts
@@ -105,9 +105,9 @@ def check_vertex_positions(
     stage) would be WGSL that naga rejects. An error at the entry point's name, added to
     ``problems``."""
     wgsl = next((t for t in compiled if t.target is Target.Wgsl), None)
-    if wgsl is None:
+    if wgsl is None or b"vertex" not in wgsl.code:  # no @vertex entry point: nothing to read
         return
-    for e in read_wgsl(wgsl.code).entries.values():
+    for e in read_wgsl_shared(wgsl.code).entries.values():
         if e.stage != "vertex" or any(v.builtin is BuiltIn.Position for v in e.outputs):
             continue
         where = next((p for p, s in src.sources.items() if e.name in s.functions), src.path)
@@ -466,15 +466,15 @@ def _usage(outputs: dict[Target, bytes]) -> dict[str, tuple[set[str] | None, Dev
     the emitted code (SPIR-V preferred: its entry points list their interface)."""
     out: dict[str, tuple[set[str] | None, DeviceFeatures]] = {}
     if Target.SpirV in outputs:
-        from oneshader.compiler.emitted.spirv import features_of, read_spirv
+        from oneshader.compiler.emitted.spirv import features_of, read_spirv_shared
 
-        m = read_spirv(outputs[Target.SpirV])
+        m = read_spirv_shared(outputs[Target.SpirV])
         features = features_of(m.capabilities)
         for name, e in m.entries.items():
             out[name] = (set(e.uses) if e.uses is not None else None, features)
         return out
     for target, module_name, func in (
-        (Target.Wgsl, "wgsl", "read_wgsl"),
+        (Target.Wgsl, "wgsl", "read_wgsl_shared"),
         (Target.Msl, "msl", "read_msl"),
     ):
         if target not in outputs:

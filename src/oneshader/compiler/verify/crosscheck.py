@@ -25,9 +25,10 @@ from oneshader.compiler.emitted.common import (
     demangle,
     round_up,
 )
-from oneshader.compiler.emitted.msl import read_msl
+from oneshader.compiler.emitted.msl import msl_semantic, read_msl
 from oneshader.compiler.emitted.spirv import features_of, read_spirv
 from oneshader.compiler.emitted.wgsl import read_wgsl
+from oneshader.diagnostics import Code, Collector, Diagnostic, Severity
 from oneshader.reflection.model import (
     BLOCK_TYPES,
     BUFFER_TYPES,
@@ -105,6 +106,16 @@ def read_output(output: OutputFile) -> EmittedModule:
 def verify(reflection: ShaderReflection, outputs: Sequence[OutputFile]) -> list[str]:
     """One message per disagreement between ``reflection`` and the emitted ``outputs``."""
     return check(reflection, outputs).mismatches
+
+
+def check_outputs(
+    source: str, reflection: ShaderReflection, outputs: Sequence[OutputFile], problems: Collector
+) -> None:
+    """:func:`verify` as the compiler's last step: each disagreement is an ``OS9000`` error of
+    ``source`` added to ``problems`` (a bug in oneshader, not in the shader)."""
+    for m in verify(reflection, outputs):
+        message = f"internal error: the reflection disagrees with the emitted code: {m}"
+        problems.add(Diagnostic(source, 0, 0, Severity.ERROR, message, Code.CROSSCHECK_MISMATCH))
 
 
 def check(reflection: ShaderReflection, outputs: Sequence[OutputFile]) -> CheckReport:
@@ -571,7 +582,7 @@ class _Checker:
                     )
                 continue
             if var.semantic and var.location is None:
-                match = [v for v in located if _msl_semantic(v) == var.semantic]
+                match = [v for v in located if msl_semantic(v) == var.semantic]
                 if not match:
                     self.bad(
                         module,
@@ -706,11 +717,6 @@ def _is_entry(name: str, emitted: str) -> bool:
 
 def _leaf(name: str) -> str:
     return demangle(name.rsplit(".", 1)[-1])
-
-
-def _msl_semantic(var: StageVariable) -> str:
-    sem = var.semantic.upper()
-    return f"{sem}_{var.index}" if var.index else sem
 
 
 def _same_scalar(a: ScalarKind, b: ScalarKind) -> bool:
