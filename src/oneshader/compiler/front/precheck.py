@@ -252,8 +252,8 @@ def _indirect_counters(src: SourceSet) -> list[Diagnostic]:
             continue
         line, col = line_col(strip_comments(src.texts[p]), m.start())
         out.append(
-            src.error(
-                src.display(str(p)),
+            src.error_in(
+                p,
                 line,
                 col,
                 f"{m.group('op')}Counter on '{m.group(1)}', which is not a global "
@@ -280,8 +280,8 @@ def _counted_parameters(src: SourceSet, target: Target) -> list[Diagnostic]:
             if (p, line) in globals_at:
                 continue
             out.append(
-                src.error(
-                    src.display(str(p)),
+                src.error_in(
+                    p,
                     line,
                     col,
                     f"{TARGET_NAMES[target]}: an {m.group(1)}StructuredBuffer can only be used "
@@ -358,8 +358,8 @@ def wgsl_interlocked(src: SourceSet) -> list[Diagnostic]:
                 f".{method}()"
             )
         out.append(
-            src.error(
-                src.display(str(where)),
+            src.error_in(
+                where,
                 line,
                 col,
                 f"WGSL: {fn} on {on} cannot be expressed (WGSL atomics are atomic<u32>/"

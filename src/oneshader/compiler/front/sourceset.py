@@ -124,6 +124,12 @@ class SourceSet:
         excerpt = source_excerpt(text, line, col) if text and line else ""
         return Diagnostic(file, line, col, Severity.ERROR, message, code, excerpt)
 
+    def error_in(
+        self, path: str | Path, line: int, col: int, message: str, code: str = ""
+    ) -> Diagnostic:
+        """An error in a file of this set named by its path as read (shown as users see it)."""
+        return self.error(self.display(str(path)), line, col, message, code)
+
     def at_decl(self, decl: Declaration, message: str, code: str = "") -> Diagnostic:
         return self.error(self.display(decl.file), decl.line, decl.column, message, code)
 

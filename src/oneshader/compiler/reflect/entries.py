@@ -115,8 +115,8 @@ def check_vertex_positions(
         if fn is not None and any(f.semantic.upper() == "SV_POSITION" for f in fn.fields):
             continue  # an out parameter: Slang's own WGSL problem, naga names it
         problems.add(
-            src.error(
-                src.display(str(where)),
+            src.error_in(
+                where,
                 fn.line if fn else 0,
                 fn.column if fn else 0,
                 f"WGSL: vertex entry point '{e.name}' writes no SV_Position: WebGPU has no "

@@ -79,8 +79,8 @@ def offset_padding(
                 why = f"{want} is not a multiple of its alignment ({align}) on {name}"
             if why:
                 errors.append(
-                    src.error(
-                        src.display(str(file)),
+                    src.error_in(
+                        file,
                         attr.line,
                         attr.column,
                         f"{name}: [[vk::offset({want})]] on '{m.name}' cannot be "

@@ -241,7 +241,7 @@ def _at_semantic(src: SourceSet, d: Diagnostic) -> Diagnostic:
         found = pattern.search(text)
         if found is not None:
             line, col = line_col(text, found.start(1))
-            return src.error(src.display(str(path)), line, col, d.message, d.code)
+            return src.error_in(path, line, col, d.message, d.code)
     return d
 
 
@@ -254,8 +254,8 @@ def _point_sizes_dropped(src: SourceSet) -> list[Diagnostic]:
             for f in sdef.fields:
                 if f.name in dropped and f.attributes:
                     a = f.attributes[0]
-                    d = src.error(
-                        src.display(str(scanned.path)),
+                    d = src.error_in(
+                        scanned.path,
                         a.line,
                         a.column,
                         f"WGSL: [[vk::builtin(\"PointSize\")]] '{f.name}' is left out: the shader "
