@@ -14,7 +14,13 @@ from verify_support import CORPUS, compiled
 
 from module_validation import device, spirv_errors, tool, wgsl_errors
 from oneshader.codegen import render_module
-from oneshader.compiler import CompileOptions, CompileResult, EntryPointSpec, compile_file
+from oneshader.compiler import (
+    CompileOptions,
+    CompileResult,
+    EntryPointSpec,
+    compile_file,
+    stage_from_name,
+)
 from oneshader.compiler.patch.spirv import relocate
 from oneshader.compiler.verify.crosscheck import read_output, verify
 from oneshader.reflection.format import ReflectionFormat
@@ -542,3 +548,81 @@ def test_attributes_in_one_pair_of_brackets_all_apply(tmp_path: Path) -> None:
         "Out": (0, 7, None),
     }
     assert refl.resources[3].format == "rgba8"
+
+
+# -- f. ray queries ----------------------------------------------------------------------------
+
+
+def test_acceleration_structures_are_resources_on_spirv_and_metal(tmp_path: Path) -> None:
+    result = _ok(compiled("ray_query.hlsl"))
+    refl = result.reflection
+    got = {
+        r.name: (
+            r.rtype.name,
+            r.kind.name,
+            r.layout,
+            [(s.target, s.set, s.binding) for s in r.slots],
+        )
+        for r in refl.resources
+        if r.rtype.name == "RaytracingAccelerationStructure"
+    }
+    metal = {r.name: r.slots[1].binding for r in refl.resources}
+    assert got == {  # DXC's numbers: t0 -> binding 0; vk::binding(3, 1) as written
+        "scene": (
+            "RaytracingAccelerationStructure",
+            "ShaderResource",
+            None,
+            [(Target.SpirV, 0, 0), (Target.Msl, 0, metal["scene"])],
+        ),
+        "shadowScene": (
+            "RaytracingAccelerationStructure",
+            "ShaderResource",
+            None,
+            [(Target.SpirV, 1, 3), (Target.Msl, 0, metal["shadowScene"])],
+        ),
+    }
+    assert not any(d.code == "E41012" for d in result.diagnostics)  # no profile-upgrade warning
+    module = _code(result, Target.SpirV)
+    _valid(module)
+    text = _spirv_text(module, tmp_path)
+    assert "OpCapability RayQueryKHR" in text and "OpTypeAccelerationStructureKHR" in text
+    assert "OpDecorate %shadowScene DescriptorSet 1" in text
+    # Metal passes a scene in a buffer slot, beside the buffers, each at its own index.
+    msl = read_output(next(o for o in result.outputs if o.target is Target.Msl))
+    assert "acceleration_structure" in msl.resources["scene"][0].type_text
+    assert {msl.resources[n][0].space for n in ("scene", "shadowScene", "Rays")} == {"buffer"}
+    assert len({metal[n] for n in ("scene", "shadowScene", "Rays", "hitDistance")}) == 4
+    assert ReflectionFormat.read(ReflectionFormat.write(refl)) == refl
+    moved = tuple(
+        replace(r, slots=(replace(r.slots[0], binding=9), *r.slots[1:])) if r.name == "scene" else r
+        for r in refl.resources
+    )
+    assert verify(replace(refl, resources=moved), result.outputs) == [
+        "SPIR-V (.spv): resource 'scene' set/binding: reflection says set 0 binding 9, emitted "
+        "code says set 0 binding 0"
+    ]
+
+
+def test_an_unused_scene_builds_everywhere_and_webgpu_binds_the_rest(tmp_path: Path) -> None:
+    """A vertex shader that declares the frame's scene beside its constants without tracing
+    (one descriptor set layout for all stages, as Vulkan samples write it): Slang drops the
+    scene, so the shader builds for WGSL too; WebGPU has no such binding, so its bind groups
+    leave it out."""
+    from oneshader.bindings.shader import Shader
+
+    source = (
+        "[[vk::binding(0)]] RaytracingAccelerationStructure scene;\n"
+        "struct Frame { float4x4 viewProj; };\n"
+        "[[vk::binding(1)]] ConstantBuffer<Frame> frame;\n"
+        "float4 main(float3 p : POSITION) : SV_Position\n"
+        "{ return mul(frame.viewProj, float4(p, 1.0)); }\n"
+    )
+    vertex = (EntryPointSpec("main", stage_from_name("vertex")),)
+    refl = _ok(_build(tmp_path, source, ALL, vertex)).reflection
+    scene = next(r for r in refl.resources if r.name == "scene")
+    assert scene.stages == () and {s.target for s in scene.slots} == set(ALL)
+    shader = Shader(refl, "s")
+    assert [b.name for b in shader.group_bindings(0)] == ["frame"]
+    assert [e["binding"] for e in shader.bind_group_layout_entries(0)] == [1]
+    pipeline_layout = shader.create_pipeline_layout(device())
+    assert pipeline_layout is not None

@@ -130,6 +130,14 @@ class Binding:
         return _slot(self.name, self.slots, Target.Wgsl)
 
     @property
+    def on_webgpu(self) -> bool:
+        """Whether WebGPU has such a binding. An acceleration structure (ray queries) has none:
+        a shader built for WGSL can only declare one it never uses (Slang refuses ray queries
+        there), which the WGSL module leaves out, so its bind groups leave it out too."""
+        res = self.resource
+        return res is None or res.rtype is not R.RaytracingAccelerationStructure
+
+    @property
     def visibility(self) -> int:
         flags = 0
         for s in self.stages:

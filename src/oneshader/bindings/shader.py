@@ -283,6 +283,8 @@ class Shader:
         self._require_wgsl()
         out = set()
         for b in self.bindings():
+            if not b.on_webgpu:
+                continue
             for s in b.slots:
                 if s.target is Target.Wgsl:
                     out.add(s.set)
@@ -294,7 +296,7 @@ class Shader:
         found = [
             b
             for b in self.bindings()
-            if any(s.target is Target.Wgsl and s.set == group for s in b.slots)
+            if b.on_webgpu and any(s.target is Target.Wgsl and s.set == group for s in b.slots)
         ]
         return sorted(found, key=lambda b: b.wgsl.binding)
 

@@ -97,6 +97,8 @@ class ResourceTypeKind(enum.Enum):
     SamplerComparisonState = enum.auto()
     SubpassInput = enum.auto()  # a Vulkan input attachment (SPIR-V only); ``attachment`` says which
     SubpassInputMS = enum.auto()
+    # a ray-query scene (SPIR-V and Metal; WebGPU has no ray tracing): bound, never laid out
+    RaytracingAccelerationStructure = enum.auto()
 
 
 # The groups of resource types that the compiler's steps and its verifier tell apart.

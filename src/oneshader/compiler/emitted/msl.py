@@ -514,7 +514,7 @@ def _resource(p: _Decl, kind: str, lay: _Layouts, entry: str) -> EmittedResource
         toks = parts[0]
     layout: TypeLayout | None = None
     stride: int | None = None
-    if kind == "buffer":
+    if kind == "buffer" and "acceleration_structure" not in toks:  # a ray-query scene: no layout
         pointee = [t for t in toks if t not in ("constant", "device", "*", "&", "const")]
         layout, size, align = lay.layout(pointee)
         stride = round_up(size, align)

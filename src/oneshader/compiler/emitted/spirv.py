@@ -50,13 +50,16 @@ from oneshader.compiler.emitted.spirv_ops import (
     OP_ENTRY_POINT,
     OP_EXECUTION_MODE,
     OP_EXECUTION_MODE_ID,
+    OP_FIRST_TYPE,
     OP_FUNCTION,
+    OP_LAST_TYPE,
     OP_MEMBER_DECORATE,
     OP_MEMBER_NAME,
     OP_NAME,
     OP_SPEC_CONSTANT,
     OP_SPEC_CONSTANT_FALSE,
     OP_SPEC_CONSTANT_TRUE,
+    OP_TYPE_ACCELERATION_STRUCTURE,
     OP_TYPE_ARRAY,
     OP_TYPE_BOOL,
     OP_TYPE_FLOAT,
@@ -288,7 +291,7 @@ def _parse(data: bytes) -> tuple[_Module, tuple[int, int]]:
         elif op == OP_EXECUTION_MODE_ID:
             if ops[1] == 38 and len(ops) >= 5:  # LocalSizeId
                 m.local_size_id[ops[0]] = (ops[2], ops[3], ops[4])
-        elif 19 <= op <= 39:
+        elif OP_FIRST_TYPE <= op <= OP_LAST_TYPE or op == OP_TYPE_ACCELERATION_STRUCTURE:
             m.types[ops[0]] = (op, tuple(ops[1:]))
         elif op == OP_CONSTANT:
             m.constants[ops[1]] = ops[2] if len(ops) > 2 else 0
@@ -452,6 +455,7 @@ def _resource(m: _Module, lay: _Layouts, vid: int, storage: str) -> EmittedResou
         OP_TYPE_SAMPLER: "OpTypeSampler",
         OP_TYPE_SAMPLED_IMAGE: "OpTypeSampledImage",
         OP_TYPE_STRUCT: "OpTypeStruct",
+        OP_TYPE_ACCELERATION_STRUCTURE: "OpTypeAccelerationStructureKHR",
     }.get(op, f"opcode {op}")
     return EmittedResource(
         name=name,

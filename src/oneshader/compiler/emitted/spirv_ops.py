@@ -35,6 +35,7 @@ OP_EXECUTION_MODE_ID = 331
 OP_DECORATE_ID = 332
 OP_DECORATE_STRING = 5632
 OP_MEMBER_DECORATE_STRING = 5633
+OP_TYPE_ACCELERATION_STRUCTURE = 5341  # SPV_KHR_ray_query / ray_tracing
 # The first and last type declarations (OpTypeVoid .. OpTypeForwardPointer)
 OP_FIRST_TYPE = 19
 OP_LAST_TYPE = 39

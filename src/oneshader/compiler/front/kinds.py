@@ -14,6 +14,10 @@ RTYPES: dict[str, tuple[ResourceTypeKind, ResourceKind]] = {
     "SamplerComparisonState": (ResourceTypeKind.SamplerComparisonState, ResourceKind.Sampler),
     "SubpassInput": (ResourceTypeKind.SubpassInput, ResourceKind.ShaderResource),
     "SubpassInputMS": (ResourceTypeKind.SubpassInputMS, ResourceKind.ShaderResource),
+    "RaytracingAccelerationStructure": (
+        ResourceTypeKind.RaytracingAccelerationStructure,
+        ResourceKind.ShaderResource,
+    ),
 }
 for _t in ResourceTypeKind:
     if _t.name not in RTYPES:

@@ -12,6 +12,7 @@ from pathlib import Path
 from oneshader.compiler.api import TARGET_NAMES, CompileOptions
 from oneshader.compiler.front import rewrite
 from oneshader.compiler.front.precheck import spirv_texture_buffers, wgsl_interlocked
+from oneshader.compiler.front.kinds import RTYPES
 from oneshader.compiler.front.scanner import Declaration, line_col, strip_comments
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.slang import capi as S
@@ -20,7 +21,7 @@ from oneshader.compiler.slang.messages import explain, unavailable_at_uses
 from oneshader.compiler.slang.messages import parse as parse_diagnostics
 from oneshader.compiler.slang.padding import Padding, offset_padding, without_padding
 from oneshader.diagnostics import Code, Diagnostic, Severity, source_excerpt
-from oneshader.reflection.model import Target
+from oneshader.reflection.model import ResourceTypeKind, Target
 
 _SLANG_TARGET = {Target.SpirV: "spirv", Target.Msl: "metal", Target.Wgsl: "wgsl"}
 
@@ -61,6 +62,10 @@ UNAVAILABLE_HINTS: dict[Target, dict[str, str]] = {
         "NonUniformResourceIndex": (
             "WGSL has no arrays of textures or samplers to index (binding_array is a "
             "native-only extension); use a texture array (Texture2DArray) and a layer index"
+        ),
+        "TraceRayInline": (
+            "WebGPU has no ray tracing (no ray queries, no acceleration structures); build "
+            "this shader for spirv and msl only"
         ),
     },
     Target.Msl: {
@@ -269,6 +274,17 @@ def _point_sizes_dropped(src: SourceSet) -> list[Diagnostic]:
 _PADDING_ROUNDS = 8
 
 
+def _capabilities(src: SourceSet, target: Target) -> list[str]:
+    """Ray queries on SPIR-V: asked for, so that Slang does not warn (E41012) that it added
+    the capability to SPIR-V 1.5's profile, as it does for any shader tracing rays inline."""
+    if target is Target.SpirV and any(
+        RTYPES.get(d.base, (None,))[0] is ResourceTypeKind.RaytracingAccelerationStructure
+        for d in src.declarations().values()
+    ):
+        return ["-capability", "spvRayQueryKHR"]
+    return []
+
+
 def _compile_once(
     lib: S.Library,
     src: SourceSet,
@@ -277,7 +293,7 @@ def _compile_once(
     pads: Collection[Padding],
 ) -> tuple[CompiledTarget | None, list[Diagnostic]]:
     entries = [(e.name, SLANG_STAGE_ID[e.stage]) for e in options.entry_points]
-    args = slang_args(target, options)
+    args = slang_args(target, options) + _capabilities(src, target)
     req = S.Request(lib, args, (str(src.path), slang_source(src, target, pads)), entries)
     try:
         result = req.compile()

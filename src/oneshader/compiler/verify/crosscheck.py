@@ -75,7 +75,7 @@ def _expected_space(target: Target, rtype: ResourceTypeKind) -> frozenset[str]:
         if rtype in BUFFER_TYPES:
             return frozenset({"storage"})
         return frozenset({"handle"})
-    if rtype in BUFFER_TYPES:
+    if rtype in BUFFER_TYPES or rtype is ResourceTypeKind.RaytracingAccelerationStructure:
         return frozenset({"buffer"})
     if rtype in SAMPLER_TYPES:
         return frozenset({"sampler"})
