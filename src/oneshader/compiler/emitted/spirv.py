@@ -155,6 +155,7 @@ CAPABILITY_NAMES: dict[int, str] = {
     4448: "StorageBuffer8BitAccess",
     4449: "UniformAndStorageBuffer8BitAccess",
     4450: "StoragePushConstant8",
+    4472: "RayQueryKHR",
 }
 
 # The device features a capability asks for; the one table both the producer and the check use.
