@@ -233,6 +233,7 @@ def test_a_resource_type_without_a_record_is_named_as_such(tmp_path: Path) -> No
 RWStructuredBuffer<float4> o : register(u1);
 [numthreads(1, 1, 1)] void main(uint3 id : SV_DispatchThreadID) { o[0] = ms.Load(int2(0, 0), 0); }
 """
-    errors = [d for d in _build(tmp_path, source).diagnostics if d.is_error]
+    compute = (EntryPointSpec("main", Stage.Compute),)
+    errors = [d for d in _build(tmp_path, source, entries=compute).diagnostics if d.is_error]
     assert [(d.code, d.line, d.column) for d in errors] == [("OS1007", 1, 23)]
     assert "RWTexture2DMS<float4>" in errors[0].message
