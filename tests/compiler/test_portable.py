@@ -511,3 +511,76 @@ def test_an_array_of_constant_buffers_is_refused_for_wgsl(tmp_path: Path) -> Non
         "one buffer holding an array); use separate declarations (or a texture array type such as "
         "Texture2DArray), or build for spirv only"
     ]
+
+
+# -- global structs of resources -----------------------------------------------------------------
+
+
+def test_a_global_struct_of_resources_runs_on_wgsl_and_reads_right_on_metal(
+    tmp_path: Path,
+) -> None:
+    """DXC flattens ``Tables tables;`` into one resource per field (``tables.scale``); WGSL and
+    MSL have no dots in names, so their globals are ``tables_scale``: the reflection keeps
+    DXC's names, its slots are the ones the code declares, and the buffers bound there by the
+    reflection's names are the ones the shader reads."""
+    import wgpu
+
+    path = tmp_path / "s.hlsl"
+    path.write_text(
+        "struct Tables { StructuredBuffer<float> scale; StructuredBuffer<float> bias; };\n"
+        "Tables tables;\n"
+        "RWStructuredBuffer<float> Out;\n"
+        "[numthreads(4, 1, 1)]\n"
+        "void main(uint3 id : SV_DispatchThreadID)\n"
+        "{ Out[id.x] = tables.scale[id.x] * 2.0 + tables.bias[id.x]; }\n"
+    )
+    result = _ok(path)
+    r = result.reflection
+    assert r is not None
+    assert [x.name for x in r.resources] == ["tables.scale", "tables.bias", "Out"]
+    assert r.entry_points[0].uses == ("tables.scale", "tables.bias", "Out")
+    msl = read_msl(_code(result, Target.Msl).encode())
+    metal = {
+        x.name: next(s.binding for s in x.slots if s.target is Target.Msl) for x in r.resources
+    }
+    assert {n: msl.resources[n.replace(".", "_")][0].binding for n in metal} == metal
+    dev = device()
+    usage = wgpu.BufferUsage
+    data = {
+        "tables.scale": np.array([1, 2, 3, 4], np.float32),
+        "tables.bias": np.array([10, 20, 30, 40], np.float32),
+    }
+    buffers = {
+        n: dev.create_buffer_with_data(data=v.tobytes(), usage=usage.STORAGE)
+        for n, v in data.items()
+    }
+    buffers["Out"] = dev.create_buffer(size=16, usage=usage.STORAGE | usage.COPY_SRC)
+    module = dev.create_shader_module(code=_code(result, Target.Wgsl))
+    pipeline = dev.create_compute_pipeline(
+        layout="auto", compute={"module": module, "entry_point": "main"}
+    )
+    groups: dict[int, list[dict[str, Any]]] = {}
+    for x in r.resources:
+        slot = next(s for s in x.slots if s.target is Target.Wgsl)
+        buf = buffers[x.name]
+        groups.setdefault(slot.set, []).append(
+            {"binding": slot.binding, "resource": {"buffer": buf, "offset": 0, "size": buf.size}}
+        )
+    dispatch(pipeline, groups, 1)
+    got = np.frombuffer(dev.queue.read_buffer(buffers["Out"]), np.float32)
+    np.testing.assert_array_equal(got, data["tables.scale"] * 2 + data["tables.bias"])
+
+
+def test_a_field_spelled_like_another_global_is_refused_for_wgsl_and_metal(
+    tmp_path: Path,
+) -> None:
+    errors = _errors(
+        tmp_path,
+        "struct M { Texture2D albedo; SamplerState smp; };\nM mat;\nTexture2D mat_albedo;\n"
+        '[shader("pixel")] float4 main(float2 uv : TEXCOORD0) : SV_Target\n'
+        "{ return mat.albedo.Sample(mat.smp, uv) + mat_albedo.Sample(mat.smp, uv); }\n",
+    )
+    assert len(errors) == 2
+    for error, target in zip(errors, ("Metal", "WGSL"), strict=True):
+        assert "s.hlsl:2:3: error OS1030" in error and f"{target}: 'mat.albedo'" in error
+        assert "'mat_albedo'" in error

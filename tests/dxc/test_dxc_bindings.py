@@ -33,6 +33,7 @@ from dxc_readers import (
 )
 
 from module_validation import spirv_errors, wgsl_errors
+from oneshader.compiler.emitted.common import emitted_name
 from oneshader.reflection.model import BuiltIn, ResourceTypeKind, StageVariable, Target
 
 ALL = (Target.SpirV, Target.Msl, Target.Wgsl)
@@ -176,8 +177,9 @@ def test_wgsl_slots_distinct_and_declared(case: Case) -> None:
                 f"WGSL declares {g} unknown to reflection"
             )
     for name in case.used():
-        assert name in code_slots, f"{name} is used but not declared in the WGSL"
-        assert code_slots[name] == slots[name], f"{name}: WGSL has {code_slots[name]}"
+        spelled = emitted_name(name)  # a struct's field x.f is the global x_f in WGSL
+        assert spelled in code_slots, f"{name} is used but not declared in the WGSL"
+        assert code_slots[spelled] == slots[name], f"{name}: WGSL has {code_slots[spelled]}"
 
 
 @building

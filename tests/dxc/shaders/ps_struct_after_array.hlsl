@@ -1,6 +1,6 @@
 // With a global struct of resources in the shader, DXC gives an unannotated array of N
 // resources N bindings (it flattens resources then): layers takes 0-2, the struct's fields 3
-// and 4, detail 5. SPIR-V only, as every struct of resources.
+// and 4, detail 5. Not WGSL, which has no arrays of resources.
 Texture2D layers[3];
 
 struct Pair

@@ -96,8 +96,10 @@ def resource_name(emitted: str) -> str:
 
 
 def emitted_name(name: str) -> str:
-    """The inverse of :func:`resource_name`, without Slang's ``_<n>`` suffix."""
-    return SLANG_GLOBALS if name == GLOBALS else name
+    """The inverse of :func:`resource_name`, without Slang's ``_<n>`` suffix. A field of a
+    global struct of resources, ``x.field`` in the reflection (SPIR-V's name, as DXC's), is a
+    global ``x_field`` of its own in WGSL and MSL, which have no dots in names."""
+    return SLANG_GLOBALS if name == GLOBALS else name.replace(".", "_")
 
 
 def round_up(value: int, align: int) -> int:

@@ -103,20 +103,19 @@ def precheck(src: SourceSet, options: CompileOptions, problems: Collector) -> fr
     per: dict[Target, list[Diagnostic]] = {t: [] for t in Target if t in options.targets}
     decls = src.declarations()
     targets = options.targets
-    flattened: set[tuple[str, int]] = set()
+    names = {d.name for d in decls.values()}
     for d in decls.values():
         rtype = RTYPES.get(d.base, (None, None))[0]
-        owner, dot, _ = d.name.partition(".")
-        if dot and (owner, d.line) not in flattened:
-            flattened.add((owner, d.line))
+        spelled = d.name.replace(".", "_")  # the field's global in WGSL and MSL
+        if spelled != d.name and spelled in names:
             for t in (Target.Msl, Target.Wgsl):
                 if t in targets:
                     per[t].append(
                         src.at_decl(
                             d,
-                            f"{TARGET_NAMES[t]}: '{owner}' is a global struct of resources, "
-                            "which oneshader builds for SPIR-V only; declare its resources as "
-                            "separate globals, or build for spirv only",
+                            f"{TARGET_NAMES[t]}: '{d.name}', a field of a global struct of "
+                            f"resources, becomes the global '{spelled}' there, which is also "
+                            "the name of another declaration; rename one of them",
                             Code.STRUCT_OF_RESOURCES,
                         )
                     )

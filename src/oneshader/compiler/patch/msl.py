@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from oneshader.compiler.emitted.common import demangle, emitted_pattern, resource_name
+from oneshader.compiler.emitted.common import demangle, emitted_name, emitted_pattern
 from oneshader.compiler.emitted.msl import msl_semantic
 from oneshader.compiler.front.rewrite import postfix_start
 from oneshader.compiler.patch.common import patch_struct, struct_body
@@ -85,9 +85,10 @@ def unposition_msl(text: str, entry: str, output: StageVariable) -> str:
 
 def renumber_msl(text: str, indices: dict[str, tuple[str, int]]) -> str:
     """Every ``name_N [[buffer|texture|sampler(n)]]`` argument given oneshader's index for it."""
+    indices = {emitted_name(name): index for name, index in indices.items()}
 
     def number(m: re.Match[str]) -> str:
-        want = indices.get(resource_name(m.group(1)))
+        want = indices.get(demangle(m.group(1)))
         if want is None or want[0] != m.group(3):
             return m.group(0)
         return f"{m.group(1)}{m.group(2)}[[{m.group(3)}({want[1]})]]"
@@ -95,7 +96,7 @@ def renumber_msl(text: str, indices: dict[str, tuple[str, int]]) -> str:
     text = re.sub(r"(\w+)(\s*)\[\[(buffer|texture|sampler)\((\d+)\)\]\]", number, text)
 
     def array_index(m: re.Match[str]) -> str:
-        want = indices.get(resource_name(m.group(2)))
+        want = indices.get(demangle(m.group(2)))
         if want is None:
             return m.group(0)
         return f"{m.group(1)} [[{want[0]}({want[1]})]]"

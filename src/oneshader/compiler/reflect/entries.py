@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable
 from dataclasses import replace
 
-from oneshader.compiler.emitted.common import emitted_pattern
+from oneshader.compiler.emitted.common import emitted_name, emitted_pattern
 from oneshader.compiler.emitted.wgsl import reached_identifiers, read_wgsl_shared
 from oneshader.compiler.front.scanner import Field, StructDef
 from oneshader.compiler.front.sourceset import SourceSet
@@ -158,6 +158,8 @@ def entry_points(
         used, features = usage.get(e.name, (None, DeviceFeatures(0)))
         if used is None:
             used = set(resource_names) | set(push_names)
+        # WGSL and MSL spell a field of a global struct of resources x_field (emitted_name)
+        used |= {n for n in resource_names if emitted_name(n) in used}
         inputs = _locate(
             e,
             [_stage_var(src, e, v, stage, True, vk_location) for v in e.inputs],

@@ -23,6 +23,7 @@ from oneshader.compiler.emitted.common import (
     EmittedVariable,
     counter_name,
     demangle,
+    emitted_name,
     round_up,
 )
 from oneshader.compiler.emitted.msl import msl_semantic, read_msl
@@ -141,6 +142,7 @@ def check(reflection: ShaderReflection, outputs: Sequence[OutputFile]) -> CheckR
     for target, modules in per_target.items():
         for module in modules:
             _fold_companion_counters(module, reflection)
+            _fold_flattened_structs(module, reflection)
         _Checker(reflection, target, modules, report).run()
     produced = {o.target for o in outputs}
     for target in reflection.targets:
@@ -207,6 +209,24 @@ def _fold_companion_counters(module: EmittedModule, reflection: ShaderReflection
             if entry.uses is not None and companion in entry.uses:
                 uses = (entry.uses - {companion}) | {owner}
                 module.entries[key] = replace(entry, uses=frozenset(uses))
+
+
+def _fold_flattened_structs(module: EmittedModule, reflection: ShaderReflection) -> None:
+    """WGSL and MSL declare the field ``x.field`` of a global struct of resources as the global
+    ``x_field``: read it under the reflection's name (precheck refuses a shader where that
+    spelling is also another declaration's name, so the reading is unambiguous)."""
+    if module.target is Target.SpirV:
+        return
+    fields = {emitted_name(r.name): r.name for r in reflection.resources if "." in r.name}
+    for spelled, name in fields.items():
+        found = module.resources.pop(spelled, None)
+        if found is None:
+            continue
+        for em in found:
+            module.add_resource(replace(em, name=name))
+        for key, entry in module.entries.items():
+            if entry.uses is not None and spelled in entry.uses:
+                module.entries[key] = replace(entry, uses=(entry.uses - {spelled}) | {name})
 
 
 class _Checker:
