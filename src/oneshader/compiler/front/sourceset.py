@@ -11,7 +11,7 @@ import hashlib
 import os
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -66,12 +66,17 @@ class SourceSet:
         self._shown: dict[str, str] = {}
         # what is derived from the texts, computed once: every stage asks again (the texts are
         # read once, by ``read``, which empties it)
-        self._derived: dict[str, Any] = {}
+        self._derived: dict[Hashable, Any] = {}
 
-    def _once(self, key: str, compute: Callable[[], Any]) -> Any:
+    def _once(self, key: Hashable, compute: Callable[[], Any]) -> Any:
         if key not in self._derived:
             self._derived[key] = compute()
         return self._derived[key]
+
+    def derived(self, key: Hashable, compute: Callable[[], Any]) -> Any:
+        """What a later stage derives from the texts alone (``key`` names it, with whatever
+        else it depends on), computed once per read."""
+        return self._once(key, compute)
 
     # -- names and positions -------------------------------------------------------------------
 
