@@ -105,8 +105,8 @@ def slang_args(target: Target, o: CompileOptions) -> list[str]:
     return args
 
 
-def _declared_in(decls: dict[str, Declaration], path: Path) -> set[str]:
-    return {n for n, d in decls.items() if Path(d.file).resolve() == path}
+def _declared_in(src: SourceSet, decls: dict[str, Declaration], path: Path) -> set[str]:
+    return {n for n, d in decls.items() if src.resolved(d.file) == path}
 
 
 @dataclass(frozen=True)
@@ -155,17 +155,17 @@ def _rewritten(src: SourceSet, path: Path, how: _Rewrites) -> str:
     renamed = [
         (decls[old].line, decls[old].column, old, new)
         for old, new in src.renamed_blocks().items()
-        if Path(decls[old].file).resolve() == path
+        if src.resolved(decls[old].file) == path
     ]
     if renamed:
         text = rewrite.rename_at(text, renamed)
     counted = src.counted_rw()
     if counted:
-        text = rewrite.with_counter_buffers(text, counted, _declared_in(counted, path))
+        text = rewrite.with_counter_buffers(text, counted, _declared_in(src, counted, path))
     if how.append_as_rw:
         # SPIR-V has hidden counters; WGSL and Metal get the same companion as RW counters.
         appended = src.append_consume()
-        text = rewrite.with_append_consume_as_rw(text, appended, _declared_in(appended, path))
+        text = rewrite.with_append_consume_as_rw(text, appended, _declared_in(src, appended, path))
     if how.drop_point_sizes:
         for name in src.unit_point_sizes():
             text = rewrite.without_point_size(text, name)
@@ -177,7 +177,7 @@ def _rewritten(src: SourceSet, path: Path, how: _Rewrites) -> str:
     text = rewrite.block_resources_as_globals(text, src.sources[path])
     if how.subpass_as_vectors:
         subpass = src.subpass_inputs()
-        text = rewrite.subpass_inputs_as_vectors(text, subpass, _declared_in(subpass, path))
+        text = rewrite.subpass_inputs_as_vectors(text, subpass, _declared_in(src, subpass, path))
     if how.blank_linear:
         # HLSL's 'linear' is the default (perspective-correct) interpolation; Slang emits it
         # as WGSL @interpolate(linear) and Metal sample_no_perspective, which are not.
