@@ -206,3 +206,19 @@ def test_an_append_buffer_passed_as_a_parameter_is_positioned_on_wgsl_and_metal(
     assert all("use the global buffer" in e[4] for e in errors)
     spirv = compile_file(str(tmp_path / "a.hlsl"), replace(options, targets=(Target.SpirV,)))
     assert spirv.ok, [d.format() for d in spirv.diagnostics]
+
+
+def test_the_crosscheck_leaves_the_shared_module_reads_as_read(tmp_path: Path) -> None:
+    # The cross-check shares the compiler's reads of the same code (one read per content) and
+    # folds the companions into their owners on a copy: checking twice finds the same, and the
+    # shared module still declares the companions as the code does.
+    from oneshader.compiler.emitted.msl import read_msl_shared
+    from oneshader.compiler.emitted.wgsl import read_wgsl_shared
+
+    result = _build(tmp_path, _APPEND, (Target.SpirV, Target.Msl, Target.Wgsl))
+    code = {o.target: o.data for o in result.outputs}
+    assert verify(result.reflection, result.outputs) == []
+    assert verify(result.reflection, result.outputs) == []
+    for module in (read_wgsl_shared(code[Target.Wgsl]), read_msl_shared(code[Target.Msl])):
+        assert {"Out_counter", "In_counter"} <= module.resources.keys(), module.target
+        assert all(em.role != "counter" for em in module.resources["Out"]), module.target

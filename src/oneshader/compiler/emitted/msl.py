@@ -15,6 +15,7 @@ names gain ``_<n>``, and a function constant ``X`` is ``fc_X_<n>``.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -43,7 +44,7 @@ from oneshader.reflection.model import (
     TypeLayout,
 )
 
-__all__ = ["msl_semantic", "read_msl"]
+__all__ = ["msl_semantic", "read_msl", "read_msl_shared"]
 
 _TOKEN = re.compile(
     r"\s+|//[^\n]*|/\*.*?\*/|^[ \t]*#[^\n]*"
@@ -537,3 +538,10 @@ def msl_semantic(var: StageVariable) -> str:
     appended unless 0."""
     sem = var.semantic.upper()
     return f"{sem}_{var.index}" if var.index else sem
+
+
+@functools.lru_cache(maxsize=4)
+def read_msl_shared(data: bytes) -> EmittedModule:
+    """:func:`read_msl` of ``data``, read once for the reflection's steps and the cross-check,
+    which only look at the module; they must not change it."""
+    return read_msl(data)

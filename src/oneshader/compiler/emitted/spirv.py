@@ -588,7 +588,7 @@ def read_spirv(data: bytes, source: str = ".spv") -> EmittedModule:
 
 @functools.lru_cache(maxsize=4)
 def read_spirv_shared(data: bytes) -> EmittedModule:
-    """:func:`read_spirv` of ``data``, read once for the reflection's steps, which only look at
-    the module (they read the same code up to three times); they must not change it. The
-    cross-check, which does, reads its own."""
+    """:func:`read_spirv` of ``data``, read once for the reflection's steps and the cross-check,
+    which only look at the module (they read the same code up to four times); they must not
+    change it."""
     return read_spirv(data)

@@ -758,7 +758,7 @@ def _wg_dim(text: str, consts: dict[str, int]) -> int | None:
 
 @functools.lru_cache(maxsize=4)
 def read_wgsl_shared(data: bytes) -> EmittedModule:
-    """:func:`read_wgsl` of ``data``, read once for the reflection's steps, which only look at
-    the module (they read the same code up to three times); they must not change it. The
-    cross-check, which does, reads its own."""
+    """:func:`read_wgsl` of ``data``, read once for the reflection's steps and the cross-check,
+    which only look at the module (they read the same code up to four times); they must not
+    change it."""
     return read_wgsl(data)

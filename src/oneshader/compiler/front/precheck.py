@@ -5,7 +5,6 @@ or token that asks for it."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from oneshader.compiler.api import TARGET_NAMES, CompileOptions
 from oneshader.compiler.front import rewrite
@@ -270,7 +269,7 @@ def _counted_parameters(src: SourceSet, target: Target) -> list[Diagnostic]:
     parameter, say): on WGSL and Metal such buffers are rewritten as RW buffers with a companion
     counter (rewrite.py), which only a global declaration gets; Slang would report a type
     mismatch at the call instead."""
-    globals_at = {(Path(d.file).resolve(), d.line) for d in src.append_consume().values()}
+    globals_at = {(src.resolved(d.file), d.line) for d in src.append_consume().values()}
     out = []
     for p, text in src.texts.items():
         clean = strip_comments(text)

@@ -11,7 +11,7 @@ import hashlib
 import os
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -64,14 +64,20 @@ class SourceSet:
         self.sources: dict[Path, SourceFile] = {}
         self.inputs: list[InputFile] = []
         self._shown: dict[str, str] = {}
+        self._resolved: dict[str, Path] = {}
         # what is derived from the texts, computed once: every stage asks again (the texts are
         # read once, by ``read``, which empties it)
-        self._derived: dict[str, Any] = {}
+        self._derived: dict[Hashable, Any] = {}
 
-    def _once(self, key: str, compute: Callable[[], Any]) -> Any:
+    def _once(self, key: Hashable, compute: Callable[[], Any]) -> Any:
         if key not in self._derived:
             self._derived[key] = compute()
         return self._derived[key]
+
+    def derived(self, key: Hashable, compute: Callable[[], Any]) -> Any:
+        """What a later stage derives from the texts alone (``key`` names it, with whatever
+        else it depends on), computed once per read."""
+        return self._once(key, compute)
 
     # -- names and positions -------------------------------------------------------------------
 
@@ -83,14 +89,21 @@ class SourceSet:
             shown = self._shown[slang_path] = self._display(slang_path)
         return shown
 
+    def resolved(self, file: str) -> Path:
+        """``Path(file).resolve()``, remembered: every step asks it of the files declarations
+        name, and resolving a path costs system calls (OSError as ``resolve`` raises it)."""
+        found = self._resolved.get(file)
+        if found is None:
+            found = self._resolved[file] = Path(file).resolve()
+        return found
+
     def _display(self, slang_path: str) -> str:
         if not slang_path:
             return self.name
-        p = Path(slang_path)
         try:
-            resolved = p.resolve()
+            resolved = self.resolved(slang_path)
         except OSError:
-            return p.name
+            return Path(slang_path).name
         if resolved == self.path:
             return self.name
         try:
@@ -107,7 +120,7 @@ class SourceSet:
 
     def text_of(self, slang_path: str) -> str | None:
         try:
-            return self.texts.get(Path(slang_path).resolve())
+            return self.texts.get(self.resolved(slang_path))
         except OSError:
             return None
 
@@ -252,7 +265,7 @@ class SourceSet:
         }
 
         def key(decl: Declaration) -> tuple[int, int]:
-            path = Path(decl.file).resolve()
+            path = self.resolved(decl.file)
             return files.get(path, 0), places.get((path, decl.line, decl.column), 0)
 
         return key

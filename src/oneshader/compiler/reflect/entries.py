@@ -477,7 +477,7 @@ def _usage(outputs: dict[Target, bytes]) -> dict[str, tuple[set[str] | None, Dev
         return out
     for target, module_name, func in (
         (Target.Wgsl, "wgsl", "read_wgsl_shared"),
-        (Target.Msl, "msl", "read_msl"),
+        (Target.Msl, "msl", "read_msl_shared"),
     ):
         if target not in outputs:
             continue

@@ -110,34 +110,68 @@ def slang_args(target: Target, o: CompileOptions) -> list[str]:
     return args
 
 
-def _declared_in(decls: dict[str, Declaration], path: Path) -> set[str]:
-    return {n for n, d in decls.items() if Path(d.file).resolve() == path}
+def _declared_in(src: SourceSet, decls: dict[str, Declaration], path: Path) -> set[str]:
+    return {n for n, d in decls.items() if src.resolved(d.file) == path}
 
 
-def _rewritten(
-    src: SourceSet,
-    path: Path,
-    target: Target,
-    counted: dict[str, Declaration],
-    appended: dict[str, Declaration],
-    pads: Collection[Padding],
-    helpers: Collection[str],
-) -> str:
+@dataclass(frozen=True)
+class _Rewrites:
+    """What of the rewriting depends on the target. Targets with equal rewrites get the same
+    text, which is then made once (Metal's and WGSL's mostly are)."""
+
+    append_as_rw: bool  # append/consume buffers as RW buffers with a counter (not SPIR-V)
+    drop_point_sizes: bool  # WGSL has no PointSize
+    subpass_as_vectors: bool  # SPIR-V's subpass inputs
+    blank_linear: bool  # HLSL's 'linear' is the default interpolation (not SPIR-V)
+    helpers: tuple[str, ...]
+    pads: tuple[Padding, ...]
+
+    @staticmethod
+    def of(src: SourceSet, target: Target, pads: Collection[Padding]) -> _Rewrites:
+        return _Rewrites(
+            append_as_rw=bool(src.append_consume()) and target is not Target.SpirV,
+            drop_point_sizes=bool(src.unit_point_sizes()) and target is Target.Wgsl,
+            subpass_as_vectors=bool(src.subpass_inputs()) and target is Target.SpirV,
+            blank_linear=target is not Target.SpirV,
+            helpers=tuple(n for n in _helpers_called(src) if target in rewrite.HELPERS[n][0]),
+            pads=tuple(pads),
+        )
+
+
+def _helpers_called(src: SourceSet) -> list[str]:
+    """The helper functions (``rewrite.HELPERS``) the source calls without defining them."""
+
+    def called() -> list[str]:
+        texts = [strip_comments(t) for t in src.texts.values()]
+        return [
+            name
+            for name in rewrite.HELPERS
+            if src.function(name) is None
+            and any(rewrite.helper_calls(name).search(t) for t in texts)
+        ]
+
+    result: list[str] = src.derived("helpers called", called)
+    return result
+
+
+def _rewritten(src: SourceSet, path: Path, how: _Rewrites) -> str:
     text = src.texts[path]
     decls = src.declarations()
     renamed = [
         (decls[old].line, decls[old].column, old, new)
         for old, new in src.renamed_blocks().items()
-        if Path(decls[old].file).resolve() == path
+        if src.resolved(decls[old].file) == path
     ]
     if renamed:
         text = rewrite.rename_at(text, renamed)
+    counted = src.counted_rw()
     if counted:
-        text = rewrite.with_counter_buffers(text, counted, _declared_in(counted, path))
-    if appended and target is not Target.SpirV:
+        text = rewrite.with_counter_buffers(text, counted, _declared_in(src, counted, path))
+    if how.append_as_rw:
         # SPIR-V has hidden counters; WGSL and Metal get the same companion as RW counters.
-        text = rewrite.with_append_consume_as_rw(text, appended, _declared_in(appended, path))
-    if target is Target.Wgsl:
+        appended = src.append_consume()
+        text = rewrite.with_append_consume_as_rw(text, appended, _declared_in(src, appended, path))
+    if how.drop_point_sizes:
         for name in src.unit_point_sizes():
             text = rewrite.without_point_size(text, name)
     text = rewrite.vk_builtins(text)
@@ -146,35 +180,32 @@ def _rewritten(
     text = rewrite.without_space_only_registers(text)
     text = rewrite.bitfield_words(text, src.sources[path])
     text = rewrite.block_resources_as_globals(text, src.sources[path])
-    subpass = src.subpass_inputs()
-    if subpass and target is Target.SpirV:
-        text = rewrite.subpass_inputs_as_vectors(text, subpass, _declared_in(subpass, path))
-    if target is not Target.SpirV:
+    if how.subpass_as_vectors:
+        subpass = src.subpass_inputs()
+        text = rewrite.subpass_inputs_as_vectors(text, subpass, _declared_in(src, subpass, path))
+    if how.blank_linear:
         # HLSL's 'linear' is the default (perspective-correct) interpolation; Slang emits it
         # as WGSL @interpolate(linear) and Metal sample_no_perspective, which are not.
         text = rewrite.blank_words(text, "linear")
-    if helpers:
-        text = rewrite.with_helpers(text, helpers)
-    here = [(p.line, p.column, p.declarations()) for p in pads if p.file == path]
+    if how.helpers:
+        text = rewrite.with_helpers(text, how.helpers)
+    here = [(p.line, p.column, p.declarations()) for p in how.pads if p.file == path]
     return rewrite.with_inserted(text, here) if here else text
 
 
 def slang_source(src: SourceSet, target: Target, pads: Collection[Padding] = ()) -> str:
     """The main file's text for Slang, every file rewritten (includes inlined where a rewrite
     changed them); ``pads`` are vk::offset's padding members (WGSL and Metal)."""
-    counted = src.counted_rw()
-    appended = src.append_consume()
-    helpers = [
-        name
-        for name, (targets, _) in rewrite.HELPERS.items()
-        if target in targets
-        and src.function(name) is None
-        and any(rewrite.helper_calls(name).search(strip_comments(t)) for t in src.texts.values())
-    ]
-    texts = {p: _rewritten(src, p, target, counted, appended, pads, helpers) for p in src.texts}
+    how = _Rewrites.of(src, target, pads)
+    text: str = src.derived(("slang source", how), lambda: _slang_source(src, how))
+    return text
+
+
+def _slang_source(src: SourceSet, how: _Rewrites) -> str:
+    texts = {p: _rewritten(src, p, how) for p in src.texts}
     main = rewrite.inline_includes(src.path, src.texts, texts, src.include_dirs)
-    if helpers:  # the helpers first, then the file from its own line 1
-        code = " ".join(rewrite.HELPERS[name][1] for name in helpers)
+    if how.helpers:  # the helpers first, then the file from its own line 1
+        code = " ".join(rewrite.HELPERS[name][1] for name in how.helpers)
         main = f'{code}\n#line 1 "{src.path.as_posix()}"\n{main}'
     return main
 

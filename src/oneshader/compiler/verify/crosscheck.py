@@ -26,9 +26,9 @@ from oneshader.compiler.emitted.common import (
     emitted_name,
     round_up,
 )
-from oneshader.compiler.emitted.msl import msl_semantic, read_msl
-from oneshader.compiler.emitted.spirv import features_of, read_spirv
-from oneshader.compiler.emitted.wgsl import read_wgsl
+from oneshader.compiler.emitted.msl import msl_semantic, read_msl, read_msl_shared
+from oneshader.compiler.emitted.spirv import features_of, read_spirv, read_spirv_shared
+from oneshader.compiler.emitted.wgsl import read_wgsl, read_wgsl_shared
 from oneshader.diagnostics import Code, Collector, Diagnostic, Severity
 from oneshader.reflection.model import (
     BLOCK_TYPES,
@@ -104,6 +104,15 @@ def read_output(output: OutputFile) -> EmittedModule:
     return _READERS[output.target](output.data, output.suffix)
 
 
+# The same readers, sharing what the compiler's steps read of the same bytes (the last code
+# often is what the entry points were derived from): the check only changes its own copies.
+_SHARED_READERS: dict[Target, Callable[[bytes], EmittedModule]] = {
+    Target.SpirV: read_spirv_shared,
+    Target.Wgsl: read_wgsl_shared,
+    Target.Msl: read_msl_shared,
+}
+
+
 def verify(reflection: ShaderReflection, outputs: Sequence[OutputFile]) -> list[str]:
     """One message per disagreement between ``reflection`` and the emitted ``outputs``."""
     return check(reflection, outputs).mismatches
@@ -126,7 +135,7 @@ def check(reflection: ShaderReflection, outputs: Sequence[OutputFile]) -> CheckR
     per_target: dict[Target, list[EmittedModule]] = {}
     for output in outputs:
         try:
-            module = read_output(output)
+            module = _SHARED_READERS[output.target](output.data)
         except (EmittedCodeError, UnicodeDecodeError) as exc:
             report.mismatches.append(
                 f"{TARGET_NAMES[output.target]} ({output.suffix}): unreadable output: {exc}"
@@ -140,10 +149,11 @@ def check(reflection: ShaderReflection, outputs: Sequence[OutputFile]) -> CheckR
             continue
         per_target.setdefault(output.target, []).append(module)
     for target, modules in per_target.items():
-        for module in modules:
-            _fold_companion_counters(module, reflection)
-            _fold_flattened_structs(module, reflection)
-        _Checker(reflection, target, modules, report).run()
+        folded = [
+            _with_flattened_structs(_with_companion_counters(module, reflection), reflection)
+            for module in modules
+        ]
+        _Checker(reflection, target, folded, report).run()
     produced = {o.target for o in outputs}
     for target in reflection.targets:
         if target not in produced:
@@ -188,17 +198,22 @@ def _location_invariants(reflection: ShaderReflection) -> list[str]:
     return out
 
 
-def _fold_companion_counters(module: EmittedModule, reflection: ShaderReflection) -> None:
+def _with_companion_counters(module: EmittedModule, reflection: ShaderReflection) -> EmittedModule:
     """WGSL and MSL hold a counter as the companion buffer ``X_counter`` (rewrite.py); read it
     as ``X``'s counter, as SPIR-V's ``X.counter`` is, where the reflection gives X a counter on
-    this target (a user's own ``X_counter`` stays a resource of its own)."""
+    this target (a user's own ``X_counter`` stays a resource of its own). A copy where it
+    changes anything: the module read is shared."""
     if module.target is Target.SpirV:
-        return
+        return module
     owners = {
         counter_name(r.name): r.name
         for r in reflection.resources
         if any(s.target is module.target for s in r.counters)
     }
+    if not owners.keys() & module.resources.keys():
+        return module
+    resources = {name: list(found) for name, found in module.resources.items()}
+    module = replace(module, resources=resources, entries=dict(module.entries))
     for companion, owner in owners.items():
         found = module.resources.pop(companion, None)
         if found is None:
@@ -209,15 +224,21 @@ def _fold_companion_counters(module: EmittedModule, reflection: ShaderReflection
             if entry.uses is not None and companion in entry.uses:
                 uses = (entry.uses - {companion}) | {owner}
                 module.entries[key] = replace(entry, uses=frozenset(uses))
+    return module
 
 
-def _fold_flattened_structs(module: EmittedModule, reflection: ShaderReflection) -> None:
+def _with_flattened_structs(module: EmittedModule, reflection: ShaderReflection) -> EmittedModule:
     """WGSL and MSL declare the field ``x.field`` of a global struct of resources as the global
     ``x_field``: read it under the reflection's name (precheck refuses a shader where that
-    spelling is also another declaration's name, so the reading is unambiguous)."""
+    spelling is also another declaration's name, so the reading is unambiguous). A copy where
+    it changes anything: the module read is shared."""
     if module.target is Target.SpirV:
-        return
+        return module
     fields = {emitted_name(r.name): r.name for r in reflection.resources if "." in r.name}
+    if not fields.keys() & module.resources.keys():
+        return module
+    resources = {name: list(found) for name, found in module.resources.items()}
+    module = replace(module, resources=resources, entries=dict(module.entries))
     for spelled, name in fields.items():
         found = module.resources.pop(spelled, None)
         if found is None:
@@ -227,6 +248,7 @@ def _fold_flattened_structs(module: EmittedModule, reflection: ShaderReflection)
         for key, entry in module.entries.items():
             if entry.uses is not None and spelled in entry.uses:
                 module.entries[key] = replace(entry, uses=(entry.uses - {spelled}) | {name})
+    return module
 
 
 class _Checker:
