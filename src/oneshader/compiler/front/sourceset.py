@@ -32,7 +32,12 @@ from oneshader.compiler.front.scanner import (
 )
 from oneshader.diagnostics import Code, Diagnostic, Severity, UserError, source_excerpt
 from oneshader.fsutil import read_regular
-from oneshader.reflection.model import COUNTED_TYPES, SUBPASS_INPUT_TYPES
+from oneshader.reflection.model import (
+    COUNTED_TYPES,
+    STRUCTURED_TYPES,
+    SUBPASS_INPUT_TYPES,
+    ResourceTypeKind,
+)
 
 UNREADABLE = Code.UNREADABLE_SOURCE  # not UTF-8 text of a regular file
 ABSOLUTE_INCLUDE = Code.ABSOLUTE_INCLUDE
@@ -53,6 +58,12 @@ _INTERLOCKED = re.compile(
     r"(?:\b(?P<obj>\w+)\s*\.\s*)?\b(?P<fn>Interlocked(?:CompareExchange|CompareStore|Exchange|"
     r"Add|And|Or|Xor|Min|Max))\s*\(\s*(?P<arg>\w*)"
 )
+
+
+_MEASURED = STRUCTURED_TYPES | {
+    ResourceTypeKind.ByteAddressBuffer,
+    ResourceTypeKind.RWByteAddressBuffer,
+}
 
 
 class SourceSet:
@@ -347,6 +358,18 @@ class SourceSet:
             for n, d in self.declarations().items()
             if RTYPES.get(d.base, (None,))[0] in COUNTED_TYPES
         }
+
+    def measured_buffers(self) -> list[str]:
+        """The global buffers (structured, byte-address; not arrays) whose ``GetDimensions`` the
+        code calls, in declaration order: Metal's companion holds their lengths."""
+        found = [
+            d
+            for d in self.declarations().values()
+            if RTYPES.get(d.base, (None,))[0] in _MEASURED and d.array is None
+        ]
+        names = [d.name for d in found]
+        called = {m.group(1) for t in self.texts.values() for m in rewrite.length_queries(t, names)}
+        return [d.name for d in sorted(found, key=self.declaration_order()) if d.name in called]
 
     def subpass_inputs(self) -> dict[str, Declaration]:
         """Vulkan input attachments (``SubpassInput``/``SubpassInputMS``) declared in any file."""

@@ -117,6 +117,7 @@ def _rewritten(
     appended: dict[str, Declaration],
     pads: Collection[Padding],
     helpers: Collection[str],
+    measured: Collection[str],
 ) -> str:
     text = src.texts[path]
     decls = src.declarations()
@@ -150,6 +151,8 @@ def _rewritten(
         text = rewrite.blank_words(text, "linear")
     if helpers:
         text = rewrite.with_helpers(text, helpers)
+    if measured:
+        text = rewrite.with_buffer_lengths(text, measured)
     here = [(p.line, p.column, p.declarations()) for p in pads if p.file == path]
     return rewrite.with_inserted(text, here) if here else text
 
@@ -166,11 +169,17 @@ def slang_source(src: SourceSet, target: Target, pads: Collection[Padding] = ())
         and src.function(name) is None
         and any(rewrite.helper_calls(name).search(strip_comments(t)) for t in src.texts.values())
     ]
-    texts = {p: _rewritten(src, p, target, counted, appended, pads, helpers) for p in src.texts}
+    measured = src.measured_buffers() if target is Target.Msl else []
+    texts = {
+        p: _rewritten(src, p, target, counted, appended, pads, helpers, measured)
+        for p in src.texts
+    }
     main = rewrite.inline_includes(src.path, src.texts, texts, src.include_dirs)
-    if helpers:  # the helpers first, then the file from its own line 1
-        code = " ".join(rewrite.HELPERS[name][1] for name in helpers)
-        main = f'{code}\n#line 1 "{src.path.as_posix()}"\n{main}'
+    prelude = [rewrite.HELPERS[name][1] for name in helpers]
+    if measured:  # Metal asks the companion for buffer lengths
+        prelude.append(rewrite.buffer_lengths_prelude(measured))
+    if prelude:  # the helpers first, then the file from its own line 1
+        main = f'{" ".join(prelude)}\n#line 1 "{src.path.as_posix()}"\n{main}'
     return main
 
 

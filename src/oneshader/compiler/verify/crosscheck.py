@@ -21,6 +21,7 @@ from oneshader.compiler.emitted.common import (
     EmittedModule,
     EmittedResource,
     EmittedVariable,
+    LENGTHS,
     counter_name,
     demangle,
     round_up,
@@ -56,6 +57,8 @@ from oneshader.reflection.model import (
 __all__ = ["CheckReport", "check", "read_output", "verify"]
 
 _UNIFORM_BLOCKS = frozenset({ResourceTypeKind.ConstantBuffer})
+# Buffers whose length Metal's companion (LENGTHS) may hold.
+_MEASURED = STRUCTURED_TYPES | {ResourceTypeKind.ByteAddressBuffer, ResourceTypeKind.RWByteAddressBuffer}
 
 
 def _expected_space(target: Target, rtype: ResourceTypeKind) -> frozenset[str]:
@@ -294,7 +297,24 @@ class _Checker:
     def _slot(self, slots: tuple[Slot, ...]) -> Slot | None:
         return next((s for s in slots if s.target is self.target), None)
 
+    def lengths(self, res: Resource) -> None:
+        """Metal's companion of buffer lengths: on Metal only, one ``uint`` per buffer, each
+        named as a buffer of the reflection (the layout and slot are checked as any block's)."""
+        self.report.checked += 1
+        others = [s.target.name for s in res.slots if s.target is not Target.Msl]
+        if others or res.counters:
+            self.bad(self.modules[0], f"resource '{LENGTHS}' has slots on {others}: Metal only")
+        buffers = {r.name for r in self.r.resources if r.rtype in _MEASURED}
+        for m in res.layout.members if res.layout is not None else ():
+            if m.name not in buffers or m.type.scalar is not ScalarKind.UInt:
+                self.bad(
+                    self.modules[0],
+                    f"resource '{LENGTHS}' member '{m.name}' is not a uint named for a buffer",
+                )
+
     def resource(self, res: Resource) -> None:
+        if res.name == LENGTHS:
+            self.lengths(res)
         slot = self._slot(res.slots)
         counter = self._slot(res.counters)
         seen = False
@@ -541,10 +561,11 @@ class _Checker:
             self.distinct_locations(module, f"{path} input", em.inputs)
             self.distinct_locations(module, f"{path} output", em.outputs)
             if em.uses is not None:
+                here = {r.name for r in self.r.resources if self._slot(r.slots) is not None}
                 self.differ(
                     module,
                     f"{path} uses",
-                    sorted(entry.uses),
+                    sorted(n for n in entry.uses if n in here),
                     sorted(em.uses - push_names),
                 )
                 self.differ(
