@@ -50,6 +50,10 @@ _EVERYWHERE_BUT_SPIRV = {
         "only), call Load without it"
     ),
 }
+_SAMPLE_POSITION = (
+    "the shader cannot query a sample's position on this target (the host sets them); pass "
+    "the positions in a constant buffer"
+)
 UNAVAILABLE_HINTS: dict[Target, dict[str, str]] = {
     Target.SpirV: {},
     Target.Wgsl: {
@@ -57,6 +61,11 @@ UNAVAILABLE_HINTS: dict[Target, dict[str, str]] = {
         "Sample": (
             "WGSL samples without a minimum-LOD clamp (Sample's 4th argument in HLSL, not a "
             "bias) or a status; drop them, or for a bias write SampleBias(s, uv, bias, offset)"
+        ),
+        "GetSamplePosition": _SAMPLE_POSITION,
+        "__ShapeBuffer": (
+            "WGSL has no typed buffers (texel buffers); declare a StructuredBuffer<T> "
+            "(RWStructuredBuffer<T>) of the same element type"
         ),
         "NonUniformResourceIndex": (
             "WGSL has no arrays of textures or samplers to index (binding_array is a "
@@ -66,9 +75,11 @@ UNAVAILABLE_HINTS: dict[Target, dict[str, str]] = {
     Target.Msl: {
         **_EVERYWHERE_BUT_SPIRV,
         "GetDimensions": (
-            "a Metal shader cannot ask a buffer for its length; pass the element count in a "
-            "constant buffer"
+            "a Metal shader cannot ask a buffer for its length: oneshader gives a global "
+            "buffer's GetDimensions the length the host writes into the $BufferLengths constant "
+            "buffer, which a function parameter cannot name; call it on the global buffer"
         ),
+        "GetSamplePosition": _SAMPLE_POSITION,
         "NonUniformResourceIndex": (
             "Slang emits Metal resource arrays without argument indices; use a texture array "
             "(Texture2DArray) and a layer index"
@@ -171,8 +182,7 @@ def slang_source(src: SourceSet, target: Target, pads: Collection[Padding] = ())
     ]
     measured = src.measured_buffers() if target is Target.Msl else []
     texts = {
-        p: _rewritten(src, p, target, counted, appended, pads, helpers, measured)
-        for p in src.texts
+        p: _rewritten(src, p, target, counted, appended, pads, helpers, measured) for p in src.texts
     }
     main = rewrite.inline_includes(src.path, src.texts, texts, src.include_dirs)
     prelude = [rewrite.HELPERS[name][1] for name in helpers]

@@ -58,7 +58,10 @@ __all__ = ["CheckReport", "check", "read_output", "verify"]
 
 _UNIFORM_BLOCKS = frozenset({ResourceTypeKind.ConstantBuffer})
 # Buffers whose length Metal's companion (LENGTHS) may hold.
-_MEASURED = STRUCTURED_TYPES | {ResourceTypeKind.ByteAddressBuffer, ResourceTypeKind.RWByteAddressBuffer}
+_MEASURED = STRUCTURED_TYPES | {
+    ResourceTypeKind.ByteAddressBuffer,
+    ResourceTypeKind.RWByteAddressBuffer,
+}
 
 
 def _expected_space(target: Target, rtype: ResourceTypeKind) -> frozenset[str]:
