@@ -166,7 +166,8 @@ def test_what_no_target_construct_gives_is_a_positioned_error(
 ) -> None:
     text = (
         f"RWStructuredBuffer<uint> O;\n{decl}\n"
-        f'[shader("compute")][numthreads(1,1,1)] void M(uint3 id : SV_DispatchThreadID) {{ {body} }}\n'
+        '[shader("compute")][numthreads(1,1,1)] void M(uint3 id : SV_DispatchThreadID)'
+        f" {{ {body} }}\n"
     )
     errs = _errors(tmp_path, text, targets)
     assert len(errs) == len(targets), errs

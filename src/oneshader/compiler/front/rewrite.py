@@ -23,8 +23,8 @@ from oneshader.reflection.model import Target
 __all__ = [
     "bitfield_words",
     "blank_words",
-    "buffer_lengths_prelude",
     "block_resources_as_globals",
+    "buffer_lengths_prelude",
     "counter_calls",
     "inline_includes",
     "matrix_array_majorness",

@@ -148,8 +148,9 @@ def unavailable_at_uses(
             continue
         for note, name in uses:
             hint = hints.get(name, "rewrite it without this construct")
+            construct = AS_WRITTEN.get(name, name)
             message = (
-                f"'{AS_WRITTEN.get(name, name)}' (used by {stage}) cannot be expressed for this target (Slang: "
+                f"'{construct}' (used by {stage}) cannot be expressed for this target (Slang: "
                 f"unavailable feature); {hint}, or build without this target"
             )
             out.append(replace(note, severity=Severity.ERROR, code="E36107", message=message))

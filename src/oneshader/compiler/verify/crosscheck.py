@@ -16,12 +16,12 @@ from dataclasses import dataclass, field, replace
 from oneshader.compiler.api import PADDING, TARGET_NAMES, OutputFile
 from oneshader.compiler.emitted.common import (
     FLOATS,
+    LENGTHS,
     EmittedCodeError,
     EmittedEntry,
     EmittedModule,
     EmittedResource,
     EmittedVariable,
-    LENGTHS,
     counter_name,
     demangle,
     round_up,
