@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
 from oneshader.reflection.model import (
+    BUFFER_LENGTHS,
     BuiltIn,
     Interpolation,
     MatrixPacking,
@@ -79,7 +80,7 @@ FLOATS = frozenset({ScalarKind.Float, ScalarKind.Float16, ScalarKind.Float64})
 SLANG_GLOBALS = "globalParams"  # Slang's name for the same buffer in WGSL and MSL
 # Metal's companion constant buffer of buffer lengths (GetDimensions), declared by
 # ``front.rewrite`` as SLANG_LENGTHS and reflected as LENGTHS (no HLSL name can clash with it).
-LENGTHS = "$BufferLengths"
+LENGTHS = BUFFER_LENGTHS
 SLANG_LENGTHS = "oneshader_lengths"
 
 

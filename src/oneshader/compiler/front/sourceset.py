@@ -32,12 +32,7 @@ from oneshader.compiler.front.scanner import (
 )
 from oneshader.diagnostics import Code, Diagnostic, Severity, UserError, source_excerpt
 from oneshader.fsutil import read_regular
-from oneshader.reflection.model import (
-    COUNTED_TYPES,
-    STRUCTURED_TYPES,
-    SUBPASS_INPUT_TYPES,
-    ResourceTypeKind,
-)
+from oneshader.reflection.model import COUNTED_TYPES, MEASURED_TYPES, SUBPASS_INPUT_TYPES
 
 UNREADABLE = Code.UNREADABLE_SOURCE  # not UTF-8 text of a regular file
 ABSOLUTE_INCLUDE = Code.ABSOLUTE_INCLUDE
@@ -58,12 +53,6 @@ _INTERLOCKED = re.compile(
     r"(?:\b(?P<obj>\w+)\s*\.\s*)?\b(?P<fn>Interlocked(?:CompareExchange|CompareStore|Exchange|"
     r"Add|And|Or|Xor|Min|Max))\s*\(\s*(?P<arg>\w*)"
 )
-
-
-_MEASURED = STRUCTURED_TYPES | {
-    ResourceTypeKind.ByteAddressBuffer,
-    ResourceTypeKind.RWByteAddressBuffer,
-}
 
 
 class SourceSet:
@@ -365,7 +354,7 @@ class SourceSet:
         found = [
             d
             for d in self.declarations().values()
-            if RTYPES.get(d.base, (None,))[0] in _MEASURED and d.array is None
+            if RTYPES.get(d.base, (None,))[0] in MEASURED_TYPES and d.array is None
         ]
         names = [d.name for d in found]
         called = {m.group(1) for t in self.texts.values() for m in rewrite.length_queries(t, names)}

@@ -33,6 +33,7 @@ from oneshader.diagnostics import Code, Collector, Diagnostic, Severity
 from oneshader.reflection.model import (
     BLOCK_TYPES,
     BUFFER_TYPES,
+    MEASURED_TYPES,
     SAMPLER_TYPES,
     STRUCTURED_TYPES,
     BuiltIn,
@@ -57,11 +58,6 @@ from oneshader.reflection.model import (
 __all__ = ["CheckReport", "check", "read_output", "verify"]
 
 _UNIFORM_BLOCKS = frozenset({ResourceTypeKind.ConstantBuffer})
-# Buffers whose length Metal's companion (LENGTHS) may hold.
-_MEASURED = STRUCTURED_TYPES | {
-    ResourceTypeKind.ByteAddressBuffer,
-    ResourceTypeKind.RWByteAddressBuffer,
-}
 
 
 def _expected_space(target: Target, rtype: ResourceTypeKind) -> frozenset[str]:
@@ -307,7 +303,7 @@ class _Checker:
         others = [s.target.name for s in res.slots if s.target is not Target.Msl]
         if others or res.counters:
             self.bad(self.modules[0], f"resource '{LENGTHS}' has slots on {others}: Metal only")
-        buffers = {r.name for r in self.r.resources if r.rtype in _MEASURED}
+        buffers = {r.name for r in self.r.resources if r.rtype in MEASURED_TYPES}
         for m in res.layout.members if res.layout is not None else ():
             if m.name not in buffers or m.type.scalar is not ScalarKind.UInt:
                 self.bad(
