@@ -148,6 +148,18 @@ def test_a_parameters_length_stays_a_positioned_metal_error(tmp_path: Path) -> N
     assert "call it on the global buffer" in err
 
 
+def test_a_parameter_named_as_a_global_buffer_is_not_measured(tmp_path: Path) -> None:
+    """``b.GetDimensions`` on a parameter ``b`` must not read the global ``b``'s length."""
+    text = (
+        "StructuredBuffer<float4> b;\nStructuredBuffer<float4> c;\nRWStructuredBuffer<uint> O;\n"
+        "uint f(StructuredBuffer<float4> b) { uint n, s; b.GetDimensions(n, s); return n; }\n"
+        '[shader("compute")][numthreads(1,1,1)] void M(uint3 id : SV_DispatchThreadID)'
+        " { uint n, s; b.GetDimensions(n, s); O[0] = f(c) + n; }\n"
+    )
+    errs = _errors(tmp_path, text, (Target.Msl,))
+    assert errs and all("E36107: Metal: 'GetDimensions'" in e for e in errs), errs
+
+
 @pytest.mark.parametrize(
     ("decl", "body", "targets", "construct"),
     [

@@ -350,11 +350,18 @@ class SourceSet:
 
     def measured_buffers(self) -> list[str]:
         """The global buffers (structured, byte-address; not arrays) whose ``GetDimensions`` the
-        code calls, in declaration order: Metal's companion holds their lengths."""
+        code calls, in declaration order: Metal's companion holds their lengths. A name that is
+        also a function's parameter is left out (a call on the parameter would read the
+        global's length): Slang's error stays at the call."""
+        params = {
+            f.name for s in self.sources.values() for fn in s.functions.values() for f in fn.fields
+        }
         found = [
             d
             for d in self.declarations().values()
-            if RTYPES.get(d.base, (None,))[0] in MEASURED_TYPES and d.array is None
+            if RTYPES.get(d.base, (None,))[0] in MEASURED_TYPES
+            and d.array is None
+            and d.name not in params
         ]
         names = [d.name for d in found]
         called = {m.group(1) for t in self.texts.values() for m in rewrite.length_queries(t, names)}
