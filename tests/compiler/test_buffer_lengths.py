@@ -256,3 +256,16 @@ def test_wgsl_getdimensions_runs_on_the_gpu(tmp_path: Path) -> None:
     got = np.frombuffer(dev.queue.read_buffer(out), dtype=np.uint32)
     # 5 elements of 32 bytes; 44 bytes; a 6x3 image; 8x4 with 3 layers and 2 mip levels.
     assert got[:9].tolist() == [5, 32, 44, 6, 3, 8, 4, 3, 2]
+
+
+@pytest.mark.parametrize("decl", ["Texture1DArray<float4> T;", "RWTexture1DArray<float4> T;"])
+def test_wgsl_refuses_1d_array_textures_at_the_declaration(tmp_path: Path, decl: str) -> None:
+    """WGSL has no texture_1d_array (naga refused the module Slang wrote); a positioned error."""
+    text = (
+        f"RWStructuredBuffer<uint> O;\n{decl}\n"
+        '[shader("compute")][numthreads(1,1,1)] void M(uint3 id : SV_DispatchThreadID)'
+        " { uint w, e; T.GetDimensions(w, e); O[0] = w + e; }\n"
+    )
+    (err,) = _errors(tmp_path, text, (Target.Wgsl,))
+    assert re.match(r"a\.hlsl:2:\d+: error OS1003: WGSL: no 1D array textures \('T'", err), err
+    assert _build(tmp_path, text, (Target.SpirV, Target.Msl)).ok
