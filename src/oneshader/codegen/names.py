@@ -249,6 +249,7 @@ MODULE_RESERVED = frozenset(
         "spec_constants",
         "entries",
         "constants",
+        "buffer_lengths",
     )
 )
 

@@ -17,6 +17,7 @@ from oneshader.codegen.literal import INDENT, LINE_LENGTH, py_doc, py_str, rende
 from oneshader.codegen.names import MODULE_RESERVED, STRUCT_RESERVED, Scope, mangle_all
 from oneshader.codegen.scalars import NUMPY_SCALARS
 from oneshader.reflection.model import (
+    BUFFER_LENGTHS,
     EntryPoint,
     ResourceKind,
     ScalarKind,
@@ -378,7 +379,33 @@ def render_module(
     for name, doc, method, names, notes in namespaces:
         out += _namespace(name, doc, method, names, notes)
     out += _constants(module)
+    out += _buffer_lengths(module)
     return out
+
+
+def _buffer_lengths(module: _Module) -> str:
+    """``buffer_lengths(*, A: int, B: int)``: the contents of Metal's companion constant buffer
+    of buffer lengths (``GetDimensions`` there), every buffer's size a required keyword, so
+    that no length can be left out or put in another's place; nothing without the companion."""
+    res = next((x for x in module.r.resources if x.name == BUFFER_LENGTHS), None)
+    if res is None or res.layout is None or not res.layout.members:
+        return ""
+    cls = module.structs[res.layout]
+    (index,) = [s.binding for s in res.slots if s.target is Target.Msl] or [0]
+    doc = (
+        _line('"""Metal only: the contents of the constant buffer ``$BufferLengths``', 1)
+        + _line(f"(``[[buffer({index})]]``, {res.layout.size} bytes): each buffer's size", 1)
+        + _line('in bytes as bound, which its GetDimensions reads there."""', 1)
+    )
+    params = "".join(_line(f"{f}: int,", 1) for f in cls.fields)
+    return (
+        "\n\ndef buffer_lengths(\n"
+        + _line("*,", 1)
+        + params
+        + f") -> {cls.name}:\n"
+        + doc
+        + _call(f"return {cls.name}", [f"{f}={f}" for f in cls.fields], 1)
+    )
 
 
 def struct_classes(r: ShaderReflection) -> dict[str, tuple[str, TypeLayout]]:

@@ -12,6 +12,7 @@ import enum
 from dataclasses import dataclass, field
 
 __all__ = [
+    "BUFFER_LENGTHS",
     "MAX_TYPE_BYTES",
     "BuiltIn",
     "DeviceFeatures",
@@ -115,6 +116,12 @@ COUNTED_TYPES = frozenset(
 STRUCTURED_TYPES = frozenset(
     {ResourceTypeKind.StructuredBuffer, ResourceTypeKind.RWStructuredBuffer, *COUNTED_TYPES}
 )
+# Buffers whose GetDimensions Metal answers from the companion constant buffer BUFFER_LENGTHS:
+# a resource on Metal only, one uint per such buffer (named as it) holding its size in bytes.
+MEASURED_TYPES = frozenset(
+    {*STRUCTURED_TYPES, ResourceTypeKind.ByteAddressBuffer, ResourceTypeKind.RWByteAddressBuffer}
+)
+BUFFER_LENGTHS = "$BufferLengths"
 BUFFER_TYPES = frozenset(
     {
         *BLOCK_TYPES,

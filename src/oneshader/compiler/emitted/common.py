@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
 from oneshader.reflection.model import (
+    BUFFER_LENGTHS,
     BuiltIn,
     Interpolation,
     MatrixPacking,
@@ -26,7 +27,9 @@ from oneshader.reflection.model import (
 
 __all__ = [
     "GLOBALS",
+    "LENGTHS",
     "SLANG_GLOBALS",
+    "SLANG_LENGTHS",
     "EmittedCodeError",
     "EmittedEntry",
     "EmittedModule",
@@ -75,6 +78,10 @@ def demangle(name: str) -> str:
 GLOBALS = "$Globals"  # DXC's constant buffer of loose global uniforms
 FLOATS = frozenset({ScalarKind.Float, ScalarKind.Float16, ScalarKind.Float64})
 SLANG_GLOBALS = "globalParams"  # Slang's name for the same buffer in WGSL and MSL
+# Metal's companion constant buffer of buffer lengths (GetDimensions), declared by
+# ``front.rewrite`` as SLANG_LENGTHS and reflected as LENGTHS (no HLSL name can clash with it).
+LENGTHS = BUFFER_LENGTHS
+SLANG_LENGTHS = "oneshader_lengths"
 
 
 def emitted_pattern(name: str) -> str:
@@ -92,14 +99,14 @@ def counter_name(name: str) -> str:
 def resource_name(emitted: str) -> str:
     """The reflection's name of a resource variable Slang emitted as ``emitted``."""
     name = demangle(emitted)
-    return GLOBALS if name == SLANG_GLOBALS else name
+    return {SLANG_GLOBALS: GLOBALS, SLANG_LENGTHS: LENGTHS}.get(name, name)
 
 
 def emitted_name(name: str) -> str:
     """The inverse of :func:`resource_name`, without Slang's ``_<n>`` suffix. A field of a
     global struct of resources, ``x.field`` in the reflection (SPIR-V's name, as DXC's), is a
     global ``x_field`` of its own in WGSL and MSL, which have no dots in names."""
-    return SLANG_GLOBALS if name == GLOBALS else name.replace(".", "_")
+    return {GLOBALS: SLANG_GLOBALS, LENGTHS: SLANG_LENGTHS}.get(name, name.replace(".", "_"))
 
 
 def round_up(value: int, align: int) -> int:

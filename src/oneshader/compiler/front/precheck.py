@@ -94,6 +94,10 @@ def check_request(src: SourceSet, options: CompileOptions, problems: Collector) 
     problems.extend(_indirect_counters(src))
 
 
+# Texture types WGSL lacks (it has texture_1d and texture_storage_1d, no arrays of them).
+_NO_WGSL_TEXTURE = frozenset({ResourceTypeKind.Texture1DArray, ResourceTypeKind.RWTexture1DArray})
+
+
 def precheck(src: SourceSet, options: CompileOptions, problems: Collector) -> frozenset[Target]:
     """Errors a target would give without a position (or crash on), found in the source and
     added to ``problems`` in target order; returns the targets refused. A refused target is not
@@ -125,6 +129,16 @@ def precheck(src: SourceSet, options: CompileOptions, problems: Collector) -> fr
                     f"WGSL: no rasterizer-ordered views ('{d.name}' is a {d.base}); use the "
                     f"RW type if the order does not matter, or build without the wgsl target",
                     Code.TYPE_NOT_EMITTED,
+                )
+            )
+        if rtype in _NO_WGSL_TEXTURE and Target.Wgsl in targets:
+            per[Target.Wgsl].append(
+                src.at_decl(
+                    d,
+                    f"WGSL: no 1D array textures ('{d.name}' is a {d.base}; Slang would write "
+                    f"a type WGSL lacks); use a {d.base.replace('1D', '2D')} of height 1, or "
+                    "build without the wgsl target",
+                    Code.NOT_ON_TARGET,
                 )
             )
         for t in (Target.Msl, Target.Wgsl):

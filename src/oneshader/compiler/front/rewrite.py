@@ -10,7 +10,7 @@ import re
 from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
 
-from oneshader.compiler.emitted.common import counter_name
+from oneshader.compiler.emitted.common import SLANG_LENGTHS, counter_name
 from oneshader.compiler.front.scanner import (
     Declaration,
     SourceFile,
@@ -24,6 +24,7 @@ __all__ = [
     "bitfield_words",
     "blank_words",
     "block_resources_as_globals",
+    "buffer_lengths_prelude",
     "counter_calls",
     "inline_includes",
     "matrix_array_majorness",
@@ -34,6 +35,7 @@ __all__ = [
     "unit_point_sizes",
     "vk_builtins",
     "with_append_consume_as_rw",
+    "with_buffer_lengths",
     "with_counter_buffers",
     "with_helpers",
     "with_inserted",
@@ -414,6 +416,59 @@ def with_append_consume_as_rw(
         last = m.end()
     out.append(text[last:])
     return _with_companions("".join(out), names, declared_here)
+
+
+# Metal: what GetDimensions on a buffer becomes (docs/compiler.md "Buffer lengths on Metal"): the
+# length in bytes comes from the companion constant buffer; a structured buffer's stride is
+# Metal's own sizeof of the element (the stride the code indexes by, whatever its layout).
+_STRIDE = '{ __target_switch { case metal: __intrinsic_asm "uint(sizeof(*$0))"; } }'
+_LENGTH_HELPERS = " ".join(
+    [
+        *(
+            f"uint oneshader_stride<T>({b}<T> b) {_STRIDE} "
+            f"void oneshader_GetDimensions<T>({b}<T> b, uint bytes, out uint n, out uint s) "
+            "{ s = oneshader_stride(b); n = bytes / s; }"
+            for b in ("StructuredBuffer", "RWStructuredBuffer")
+        ),
+        *(
+            f"void oneshader_GetDimensions({b} b, uint bytes, out uint n) {{ n = bytes; }}"
+            for b in ("ByteAddressBuffer", "RWByteAddressBuffer")
+        ),
+    ]
+)
+
+
+def length_queries(text: str, names: Collection[str]) -> list[re.Match[str]]:
+    """``X.GetDimensions(`` calls on the buffers ``names`` (not in comments)."""
+    if not names:
+        return []
+    alts = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    pattern = re.compile(rf"(?<![\w.:])({alts})\s*\.\s*GetDimensions\s*\(")
+    return list(pattern.finditer(strip_comments(text)))
+
+
+def with_buffer_lengths(text: str, names: Collection[str]) -> str:
+    """Metal: ``X.GetDimensions(n, s)`` on each global buffer of ``names`` as
+    ``oneshader_GetDimensions(X, oneshader_lengths.X, n, s)`` (the helpers and the companion of
+    :func:`buffer_lengths_prelude`); the columns after the call's head on its line move."""
+    out, last = [], 0
+    for m in length_queries(text, names):
+        name = m.group(1)
+        out.append(text[last : m.start()])
+        out.append(f"oneshader_GetDimensions({name}, {SLANG_LENGTHS}.{name}, ")
+        last = m.end()
+    out.append(text[last:])
+    return "".join(out)
+
+
+def buffer_lengths_prelude(names: Collection[str]) -> str:
+    """The helpers of :func:`with_buffer_lengths` and the companion constant buffer, one
+    ``uint`` (the buffer's size in bytes) per buffer of ``names``, in that order."""
+    members = " ".join(f"uint {n};" for n in names)
+    return (
+        f"{_LENGTH_HELPERS} struct oneshader_BufferLengths {{ {members} }}; "
+        f"ConstantBuffer<oneshader_BufferLengths> {SLANG_LENGTHS};"
+    )
 
 
 def rename_at(text: str, names: Collection[tuple[int, int, str, str]]) -> str:

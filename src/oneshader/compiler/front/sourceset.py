@@ -32,7 +32,7 @@ from oneshader.compiler.front.scanner import (
 )
 from oneshader.diagnostics import Code, Diagnostic, Severity, UserError, source_excerpt
 from oneshader.fsutil import read_regular
-from oneshader.reflection.model import COUNTED_TYPES, SUBPASS_INPUT_TYPES
+from oneshader.reflection.model import COUNTED_TYPES, MEASURED_TYPES, SUBPASS_INPUT_TYPES
 
 UNREADABLE = Code.UNREADABLE_SOURCE  # not UTF-8 text of a regular file
 ABSOLUTE_INCLUDE = Code.ABSOLUTE_INCLUDE
@@ -360,6 +360,25 @@ class SourceSet:
             for n, d in self.declarations().items()
             if RTYPES.get(d.base, (None,))[0] in COUNTED_TYPES
         }
+
+    def measured_buffers(self) -> list[str]:
+        """The global buffers (structured, byte-address; not arrays) whose ``GetDimensions`` the
+        code calls, in declaration order: Metal's companion holds their lengths. A name that is
+        also a function's parameter is left out (a call on the parameter would read the
+        global's length): Slang's error stays at the call."""
+        params = {
+            f.name for s in self.sources.values() for fn in s.functions.values() for f in fn.fields
+        }
+        found = [
+            d
+            for d in self.declarations().values()
+            if RTYPES.get(d.base, (None,))[0] in MEASURED_TYPES
+            and d.array is None
+            and d.name not in params
+        ]
+        names = [d.name for d in found]
+        called = {m.group(1) for t in self.texts.values() for m in rewrite.length_queries(t, names)}
+        return [d.name for d in sorted(found, key=self.declaration_order()) if d.name in called]
 
     def subpass_inputs(self) -> dict[str, Declaration]:
         """Vulkan input attachments (``SubpassInput``/``SubpassInputMS``) declared in any file."""

@@ -8,7 +8,14 @@ import re
 from dataclasses import dataclass, replace
 
 from oneshader.compiler.api import TARGET_NAMES, CompileOptions
-from oneshader.compiler.emitted.common import GLOBALS, counter_name, emitted_pattern, literal_bits
+from oneshader.compiler.emitted.common import (
+    GLOBALS,
+    LENGTHS,
+    SLANG_LENGTHS,
+    counter_name,
+    emitted_pattern,
+    literal_bits,
+)
 from oneshader.compiler.emitted.spirv import read_spirv_shared
 from oneshader.compiler.front.kinds import RTYPES
 from oneshader.compiler.front.scanner import Declaration
@@ -33,6 +40,7 @@ from oneshader.reflection.model import (
     SpecConstant,
     SpecSlot,
     Stage,
+    StructMember,
     Target,
     TypeKind,
     TypeLayout,
@@ -84,7 +92,7 @@ def assemble(
     names = [p.name for p in primary.facts.params]
     appended = src.append_consume()
     companions = {counter_name(n) for n in (*src.counted_rw(), *appended)}
-    names = [n for n in names if n not in companions]
+    names = [n for n in names if n not in companions and n != SLANG_LENGTHS]
     resource_decls = [
         decls[n]
         for n in names
@@ -110,6 +118,7 @@ def assemble(
         msl_index = _metal_indices(by_target[Target.Msl].facts, set(names))
         in_order = [d.name for d in resource_decls if d.name in declared]
         _index_metal_counters(msl_index, [*in_order, *src.counters_by_first_use()])
+        _index_metal_lengths(msl_index, by_target[Target.Msl].facts)
     for name in names:
         decl = decls.get(name)
         if decl is None:
@@ -173,6 +182,8 @@ def assemble(
     resources = _drop_unused_on_taken_slots(src, resources, decls, outputs, problems)
     resources = _check_bindings(src, resources, decls, msl_index, problems)
     pushes = _place_pushes(pushes, params, resources, msl_index)
+    if LENGTHS in msl_index:
+        resources.append(_lengths_resource(src.measured_buffers(), msl_index[LENGTHS][1]))
     return Assembled(resources, pushes, specs, msl_index, msl_vectors)
 
 
@@ -563,6 +574,32 @@ def _index_metal_counters(msl_index: dict[str, tuple[str, int]], counted: list[s
     for name in counted:
         msl_index[counter_name(name)] = ("buffer", following)
         following += 1
+
+
+def _index_metal_lengths(msl_index: dict[str, tuple[str, int]], facts: TargetFacts) -> None:
+    """Metal's companion of buffer lengths (rewrite.py) takes the buffer index after every
+    other buffer, counters included: adding it moves no other index."""
+    if any(p.name == SLANG_LENGTHS for p in facts.params):
+        following = 1 + max((i for cls, i in msl_index.values() if cls == "buffer"), default=-1)
+        msl_index[LENGTHS] = ("buffer", following)
+
+
+def _lengths_resource(measured: list[str], index: int) -> Resource:
+    """Metal's companion of buffer lengths: a constant buffer on Metal only, one ``uint`` per
+    buffer whose ``GetDimensions`` the code calls, named as the buffer, holding its size in
+    bytes (docs/reflection-format.md)."""
+    uint = TypeLayout(TypeKind.Scalar, ScalarKind.UInt, size=4, align=4)
+    members = tuple(StructMember(n, 4 * i, uint) for i, n in enumerate(measured))
+    layout = TypeLayout(
+        TypeKind.Struct, name="BufferLengths", size=4 * len(measured), align=4, members=members
+    )
+    return Resource(
+        name=LENGTHS,
+        kind=ResourceKind.ConstantBuffer,
+        rtype=ResourceTypeKind.ConstantBuffer,
+        slots=(Slot(Target.Msl, 0, index),),
+        layout=layout,
+    )
 
 
 _MSL_CLASS = {

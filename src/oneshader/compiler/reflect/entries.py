@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable
 from dataclasses import replace
 
-from oneshader.compiler.emitted.common import emitted_name, emitted_pattern
+from oneshader.compiler.emitted.common import LENGTHS, emitted_name, emitted_pattern
 from oneshader.compiler.emitted.wgsl import reached_identifiers, read_wgsl_shared
 from oneshader.compiler.front.scanner import Field, StructDef
 from oneshader.compiler.front.sourceset import SourceSet
@@ -127,6 +127,18 @@ def check_vertex_positions(
         )
 
 
+def _with_lengths(used: set[str], resources: list[Resource]) -> set[str]:
+    """Metal's companion of buffer lengths (no SPIR-V or WGSL declares it) is used by the entry
+    points that use a buffer whose length it holds (Metal passes every resource to every entry
+    point, so its code cannot tell)."""
+    lengths = next((r for r in resources if r.name == LENGTHS), None)
+    if lengths is None or lengths.layout is None:
+        return used
+    if any(m.name in used for m in lengths.layout.members):
+        return used | {LENGTHS}
+    return used
+
+
 def entry_points(
     src: SourceSet,
     primary: CompiledTarget,
@@ -160,6 +172,7 @@ def entry_points(
             used = set(resource_names) | set(push_names)
         # WGSL and MSL spell a field of a global struct of resources x_field (emitted_name)
         used |= {n for n in resource_names if emitted_name(n) in used}
+        used = _with_lengths(used, resources)
         inputs = _locate(
             e,
             [_stage_var(src, e, v, stage, True, vk_location) for v in e.inputs],

@@ -116,6 +116,10 @@ _UNAVAILABLE = re.compile(
 _USE = re.compile(r"see using of '(?P<name>[^']+)'")
 
 
+# Slang's internal names of constructs its notes name, as HLSL writes them.
+AS_WRITTEN = {"__ShapeBuffer": "Buffer<T>/RWBuffer<T>"}
+
+
 def unavailable_at_uses(
     diags: Sequence[Diagnostic], user_files: Collection[str], hints: Mapping[str, str]
 ) -> list[Diagnostic]:
@@ -144,8 +148,9 @@ def unavailable_at_uses(
             continue
         for note, name in uses:
             hint = hints.get(name, "rewrite it without this construct")
+            construct = AS_WRITTEN.get(name, name)
             message = (
-                f"'{name}' (used by {stage}) cannot be expressed for this target (Slang: "
+                f"'{construct}' (used by {stage}) cannot be expressed for this target (Slang: "
                 f"unavailable feature); {hint}, or build without this target"
             )
             out.append(replace(note, severity=Severity.ERROR, code="E36107", message=message))

@@ -51,6 +51,10 @@ _EVERYWHERE_BUT_SPIRV = {
         "only), call Load without it"
     ),
 }
+_SAMPLE_POSITION = (
+    "the shader cannot query a sample's position on this target (the host sets them); pass "
+    "the positions in a constant buffer"
+)
 UNAVAILABLE_HINTS: dict[Target, dict[str, str]] = {
     Target.SpirV: {},
     Target.Wgsl: {
@@ -58,6 +62,11 @@ UNAVAILABLE_HINTS: dict[Target, dict[str, str]] = {
         "Sample": (
             "WGSL samples without a minimum-LOD clamp (Sample's 4th argument in HLSL, not a "
             "bias) or a status; drop them, or for a bias write SampleBias(s, uv, bias, offset)"
+        ),
+        "GetSamplePosition": _SAMPLE_POSITION,
+        "__ShapeBuffer": (
+            "WGSL has no typed buffers (texel buffers); declare a StructuredBuffer<T> "
+            "(RWStructuredBuffer<T>) of the same element type"
         ),
         "NonUniformResourceIndex": (
             "WGSL has no arrays of textures or samplers to index (binding_array is a "
@@ -71,9 +80,11 @@ UNAVAILABLE_HINTS: dict[Target, dict[str, str]] = {
     Target.Msl: {
         **_EVERYWHERE_BUT_SPIRV,
         "GetDimensions": (
-            "a Metal shader cannot ask a buffer for its length; pass the element count in a "
-            "constant buffer"
+            "a Metal shader cannot ask a buffer for its length: oneshader gives a global "
+            "buffer's GetDimensions the length the host writes into the $BufferLengths constant "
+            "buffer, which a function parameter cannot name; call it on the global buffer"
         ),
+        "GetSamplePosition": _SAMPLE_POSITION,
         "NonUniformResourceIndex": (
             "Slang emits Metal resource arrays without argument indices; use a texture array "
             "(Texture2DArray) and a layer index"
@@ -124,6 +135,7 @@ class _Rewrites:
     subpass_as_vectors: bool  # SPIR-V's subpass inputs
     blank_linear: bool  # HLSL's 'linear' is the default interpolation (not SPIR-V)
     helpers: tuple[str, ...]
+    measured: tuple[str, ...]  # buffers whose length Metal reads from the companion
     pads: tuple[Padding, ...]
 
     @staticmethod
@@ -134,6 +146,7 @@ class _Rewrites:
             subpass_as_vectors=bool(src.subpass_inputs()) and target is Target.SpirV,
             blank_linear=target is not Target.SpirV,
             helpers=tuple(n for n in _helpers_called(src) if target in rewrite.HELPERS[n][0]),
+            measured=tuple(src.measured_buffers()) if target is Target.Msl else (),
             pads=tuple(pads),
         )
 
@@ -189,6 +202,8 @@ def _rewritten(src: SourceSet, path: Path, how: _Rewrites) -> str:
         text = rewrite.blank_words(text, "linear")
     if how.helpers:
         text = rewrite.with_helpers(text, how.helpers)
+    if how.measured:
+        text = rewrite.with_buffer_lengths(text, how.measured)
     here = [(p.line, p.column, p.declarations()) for p in how.pads if p.file == path]
     return rewrite.with_inserted(text, here) if here else text
 
@@ -204,9 +219,11 @@ def slang_source(src: SourceSet, target: Target, pads: Collection[Padding] = ())
 def _slang_source(src: SourceSet, how: _Rewrites) -> str:
     texts = {p: _rewritten(src, p, how) for p in src.texts}
     main = rewrite.inline_includes(src.path, src.texts, texts, src.include_dirs)
-    if how.helpers:  # the helpers first, then the file from its own line 1
-        code = " ".join(rewrite.HELPERS[name][1] for name in how.helpers)
-        main = f'{code}\n#line 1 "{src.path.as_posix()}"\n{main}'
+    prelude = [rewrite.HELPERS[name][1] for name in how.helpers]
+    if how.measured:  # Metal asks the companion for buffer lengths
+        prelude.append(rewrite.buffer_lengths_prelude(how.measured))
+    if prelude:  # the helpers first, then the file from its own line 1
+        main = f'{" ".join(prelude)}\n#line 1 "{src.path.as_posix()}"\n{main}'
     return main
 
 

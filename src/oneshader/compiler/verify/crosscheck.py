@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from oneshader.compiler.api import PADDING, TARGET_NAMES, OutputFile
 from oneshader.compiler.emitted.common import (
     FLOATS,
+    LENGTHS,
     EmittedCodeError,
     EmittedEntry,
     EmittedModule,
@@ -33,6 +34,7 @@ from oneshader.diagnostics import Code, Collector, Diagnostic, Severity
 from oneshader.reflection.model import (
     BLOCK_TYPES,
     BUFFER_TYPES,
+    MEASURED_TYPES,
     SAMPLER_TYPES,
     STRUCTURED_TYPES,
     BuiltIn,
@@ -336,7 +338,24 @@ class _Checker:
     def _slot(self, slots: tuple[Slot, ...]) -> Slot | None:
         return next((s for s in slots if s.target is self.target), None)
 
+    def lengths(self, res: Resource) -> None:
+        """Metal's companion of buffer lengths: on Metal only, one ``uint`` per buffer, each
+        named as a buffer of the reflection (the layout and slot are checked as any block's)."""
+        self.report.checked += 1
+        others = [s.target.name for s in res.slots if s.target is not Target.Msl]
+        if others or res.counters:
+            self.bad(self.modules[0], f"resource '{LENGTHS}' has slots on {others}: Metal only")
+        buffers = {r.name for r in self.r.resources if r.rtype in MEASURED_TYPES}
+        for m in res.layout.members if res.layout is not None else ():
+            if m.name not in buffers or m.type.scalar is not ScalarKind.UInt:
+                self.bad(
+                    self.modules[0],
+                    f"resource '{LENGTHS}' member '{m.name}' is not a uint named for a buffer",
+                )
+
     def resource(self, res: Resource) -> None:
+        if res.name == LENGTHS:
+            self.lengths(res)
         slot = self._slot(res.slots)
         counter = self._slot(res.counters)
         seen = False
@@ -583,10 +602,11 @@ class _Checker:
             self.distinct_locations(module, f"{path} input", em.inputs)
             self.distinct_locations(module, f"{path} output", em.outputs)
             if em.uses is not None:
+                here = {r.name for r in self.r.resources if self._slot(r.slots) is not None}
                 self.differ(
                     module,
                     f"{path} uses",
-                    sorted(entry.uses),
+                    sorted(n for n in entry.uses if n in here),
                     sorted(em.uses - push_names),
                 )
                 self.differ(
