@@ -5,7 +5,7 @@ rewrites"), and what comes back: the target's code and facts, or its positioned 
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -200,12 +200,23 @@ def _as_written(src: SourceSet, diags: list[Diagnostic]) -> list[Diagnostic]:
     return out
 
 
+# More padding to add after a compile (the facts it gave, the padding it had).
+PaddingRule = Callable[
+    [TargetFacts, dict[tuple[Path, int, int], Padding]], dict[tuple[Path, int, int], Padding]
+]
+
+
 def compile_target(
-    lib: S.Library, src: SourceSet, options: CompileOptions, target: Target
+    lib: S.Library,
+    src: SourceSet,
+    options: CompileOptions,
+    target: Target,
+    also_pad: PaddingRule | None = None,
 ) -> tuple[CompiledTarget | None, list[Diagnostic]]:
     """The target's code and facts, or its errors. WGSL and Metal are compiled again while
     ``[[vk::offset]]`` members need padding to sit where SPIR-V puts them (a compile per
-    round; a struct's later members follow, so one round is the rule)."""
+    round; a struct's later members follow, so one round is the rule), and while
+    ``also_pad`` finds more (Metal's members placed as SPIR-V's)."""
     pads: dict[tuple[Path, int, int], Padding] = {}
     for _ in range(_PADDING_ROUNDS):
         compiled, errors = _compile_once(lib, src, options, target, pads.values())
@@ -214,6 +225,8 @@ def compile_target(
         more, refused = offset_padding(src, compiled.facts, target, pads)
         if refused:
             return None, refused
+        if more == pads and also_pad is not None:
+            more = also_pad(compiled.facts, pads)
         if more == pads:
             break
         pads = more

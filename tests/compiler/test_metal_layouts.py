@@ -1,0 +1,102 @@
+"""Metal's buffers laid out as SPIR-V's by explicit padding members (reflect.metal_padding): a
+struct or vector that std140/std430 place higher than C's rules do, in the reflection and in
+the emitted MSL as its reader sees it; what no padding can place stays OS2001."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from oneshader.compiler import CompileOptions, compile_file
+from oneshader.compiler.api import PADDING
+from oneshader.compiler.emitted.msl import read_msl
+from oneshader.reflection.model import Target, TypeLayout
+
+ALL = (Target.SpirV, Target.Msl, Target.Wgsl)
+
+SHADER = """struct Inner { float2 p; };
+struct E { float2 a; float3 c; float d; };
+struct F { float w; Inner i; };
+cbuffer Frame { float scale; Inner inner; float tail; };
+RWStructuredBuffer<E> items;
+StructuredBuffer<F> fs;
+RWStructuredBuffer<float> o;
+[shader("compute")][numthreads(1,1,1)] void main() {
+  E e = items[0];
+  items[1].c = e.c * scale + float3(inner.p, tail);
+  items[1].d = e.d + fs[0].i.p.y;
+  o[0] = items[1].c.z;
+}
+"""
+
+
+def _offsets(t: TypeLayout) -> dict[str, object]:
+    """Every member's offset, nested structs (and array elements) by path; padding left out."""
+    out: dict[str, object] = {}
+    for m in t.members:
+        if m.name.startswith(PADDING):
+            continue
+        inner = m.type.element if m.type.element is not None else m.type
+        out[m.name] = (m.offset, _offsets(inner) if inner.members else None)
+    return out
+
+
+def _build(tmp_path: Path, source: str, targets: tuple[Target, ...]):  # type: ignore[no-untyped-def]
+    path = tmp_path / "s.hlsl"
+    path.write_text(source)
+    return compile_file(str(path), CompileOptions(targets=targets, source_name="s.hlsl"))
+
+
+def test_metal_gets_spirv_offsets_from_padding_in_cbuffers_and_structured_buffers(
+    tmp_path: Path,
+) -> None:
+    result = _build(tmp_path, SHADER, (Target.SpirV, Target.Msl))
+    assert result.ok, "\n".join(d.format() for d in result.diagnostics)
+    layouts = {r.name: r.layout for r in result.reflection.resources}
+    frame, items, fs = layouts["Frame"], layouts["items"], layouts["fs"]
+    assert frame is not None and items is not None and fs is not None
+    # std140: a struct is 16-aligned; std430: a float3 is 16-aligned (C's rules: 8 and 4).
+    assert _offsets(frame) == {
+        "scale": (0, None),
+        "inner": (16, {"p": (0, None)}),
+        "tail": (32, None),
+    }
+    assert _offsets(items.element or items) == {
+        "a": (0, None),
+        "c": (16, None),
+        "d": (28, None),
+    }
+    assert (items.size, fs.size) == (32, 16)  # the elements (structured buffers)
+    assert _offsets(fs.element or fs)["i"] == (8, {"p": (0, None)})
+    msl_text = next(o.data for o in result.outputs if o.target is Target.Msl)
+    msl = read_msl(msl_text)
+    for name, layout in layouts.items():
+        (emitted,) = msl.resources[name]
+        assert emitted.layout is not None and layout is not None
+        mine = emitted.layout.element or emitted.layout
+        theirs = layout.element or layout
+        assert _offsets(mine) == _offsets(theirs), name
+    # Reads and writes of the padded members are Slang's own, through the padded structs.
+    code = msl_text.decode()
+    assert f"uint {PADDING}" in code
+    assert "(items+int(1))->c_0 = " in code and "(items+int(1))->d_0 = " in code
+
+
+def test_without_spirv_metal_keeps_its_own_layout(tmp_path: Path) -> None:
+    result = _build(tmp_path, SHADER, (Target.Msl,))
+    assert result.ok, "\n".join(d.format() for d in result.diagnostics)
+    code = next(o.data for o in result.outputs if o.target is Target.Msl).decode()
+    assert PADDING not in code
+
+
+def test_a_bool_vector_placed_differently_stays_not_portable(tmp_path: Path) -> None:
+    """Metal's bool is a byte, SPIR-V's a word: no padding gives a bool3's components the
+    same bytes, so the refusal stays, at the member."""
+    source = (
+        "struct S { float a; };\ncbuffer CB { float x; S s;\n  bool3 b; };\n"
+        "RWStructuredBuffer<float> o;\n"
+        '[shader("compute")][numthreads(1,1,1)] void main() { o[0] = x + s.a + (b.x ? 1 : 0); }\n'
+    )
+    result = _build(tmp_path, source, (Target.SpirV, Target.Msl))
+    errors = [d for d in result.diagnostics if d.is_error]
+    assert [(d.code, d.line, d.column) for d in errors] == [("OS2001", 3, 9)]
+    assert "CB.b: not portable" in errors[0].message and "on Msl" in errors[0].message
