@@ -7,8 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from oneshader.compiler import CompileOptions, compile_file
-from oneshader.compiler.api import PADDING
+from oneshader.compiler.api import PADDING, CompileResult
 from oneshader.compiler.emitted.msl import read_msl
+from oneshader.compiler.emitted.wgsl import read_wgsl
 from oneshader.reflection.model import Target, TypeLayout
 
 ALL = (Target.SpirV, Target.Msl, Target.Wgsl)
@@ -29,9 +30,9 @@ RWStructuredBuffer<float> o;
 """
 
 
-def _offsets(t: TypeLayout) -> dict[str, object]:
+def _offsets(t: TypeLayout) -> dict[str, tuple[int, object]]:
     """Every member's offset, nested structs (and array elements) by path; padding left out."""
-    out: dict[str, object] = {}
+    out: dict[str, tuple[int, object]] = {}
     for m in t.members:
         if m.name.startswith(PADDING):
             continue
@@ -40,7 +41,7 @@ def _offsets(t: TypeLayout) -> dict[str, object]:
     return out
 
 
-def _build(tmp_path: Path, source: str, targets: tuple[Target, ...]):  # type: ignore[no-untyped-def]
+def _build(tmp_path: Path, source: str, targets: tuple[Target, ...]) -> CompileResult:
     path = tmp_path / "s.hlsl"
     path.write_text(source)
     return compile_file(str(path), CompileOptions(targets=targets, source_name="s.hlsl"))
@@ -51,6 +52,7 @@ def test_metal_gets_spirv_offsets_from_padding_in_cbuffers_and_structured_buffer
 ) -> None:
     result = _build(tmp_path, SHADER, (Target.SpirV, Target.Msl))
     assert result.ok, "\n".join(d.format() for d in result.diagnostics)
+    assert result.reflection is not None
     layouts = {r.name: r.layout for r in result.reflection.resources}
     frame, items, fs = layouts["Frame"], layouts["items"], layouts["fs"]
     assert frame is not None and items is not None and fs is not None
@@ -100,3 +102,42 @@ def test_a_bool_vector_placed_differently_stays_not_portable(tmp_path: Path) -> 
     errors = [d for d in result.diagnostics if d.is_error]
     assert [(d.code, d.line, d.column) for d in errors] == [("OS2001", 3, 9)]
     assert "CB.b: not portable" in errors[0].message and "on Msl" in errors[0].message
+
+
+PACKED = """cbuffer P {
+  float4 first : packoffset(c0);
+  float  second : packoffset(c2.y);
+  float2 third : packoffset(c3);
+  float4 fourth : packoffset(c10);
+};
+RWStructuredBuffer<float> o;
+[shader("compute")][numthreads(1,1,1)] void main() { o[0] = first.x + second + third.y + fourth.w; }
+"""
+
+
+def test_packoffset_gives_its_offsets_on_every_target(tmp_path: Path) -> None:
+    """Slang's WGSL and Metal code ignored packoffset while their reflection followed it (an
+    internal OS9000): both now get padding that puts each member at 16 N + 4 c."""
+    result = _build(tmp_path, PACKED, ALL)
+    assert result.ok, "\n".join(d.format() for d in result.diagnostics)
+    assert result.reflection is not None
+    (p,) = [r for r in result.reflection.resources if r.name == "P"]
+    assert p.layout is not None
+    want = {"first": 0, "second": 36, "third": 48, "fourth": 160}
+    assert {k: v[0] for k, v in _offsets(p.layout).items()} == want
+    msl = read_msl(next(o.data for o in result.outputs if o.target is Target.Msl))
+    (emitted,) = msl.resources["P"]
+    assert emitted.layout is not None
+    assert {k: v[0] for k, v in _offsets(emitted.layout).items()} == want
+    wgsl = read_wgsl(next(o.data for o in result.outputs if o.target is Target.Wgsl))
+    (emitted,) = wgsl.resources["P"]
+    assert emitted.layout is not None
+    assert {k: v[0] for k, v in _offsets(emitted.layout).items()} == want
+
+
+def test_a_packoffset_below_the_members_before_it_is_positioned(tmp_path: Path) -> None:
+    source = PACKED.replace("packoffset(c10)", "packoffset(c1)")
+    result = _build(tmp_path, source, (Target.SpirV, Target.Msl))
+    errors = [d for d in result.diagnostics if d.is_error]
+    assert [(d.code, d.line, d.column) for d in errors] == [("OS1010", 5, 19)]
+    assert "Metal: packoffset(c1) on 'fourth' cannot be expressed" in errors[0].message

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from oneshader.compiler.front.scanner import Field, line_col, strip_comments
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.reflect.layouts import vk_offsets
 from oneshader.compiler.slang.facts import TargetFacts
-from oneshader.compiler.slang.padding import Padding
+from oneshader.compiler.slang.padding import Padding, statement_start
 from oneshader.reflection.model import ScalarKind, TypeKind, TypeLayout
 
 
@@ -56,7 +55,7 @@ def reference_padding(
             if lack % 4 or r.offset % max(m.type.align, 1) or _bool_vector(m.type):
                 continue
             file = next((p for p, s in src.sources.items() if owner in s.structs), None)
-            start = _statement_start(src, file, f) if file is not None else None
+            start = statement_start(src, file, f) if file is not None else None
             if file is None or start is None:
                 continue
             key = (file, f.line, f.column)
@@ -77,20 +76,6 @@ def reference_padding(
         ref_layout = vk_offsets(src, r.layout, owner) or r.layout
         walk(p.layout, ref_layout, owner)
     return more
-
-
-def _statement_start(src: SourceSet, file: Path, f: Field) -> tuple[int, int] | None:
-    """Where the declaration of member ``f`` begins (its attributes, modifiers and type), or
-    None where it declares more than one member (``float a, b;``: padding would move both)."""
-    text = strip_comments(src.texts[file])
-    lines = text.split("\n")
-    at = sum(len(x) + 1 for x in lines[: f.line - 1]) + f.column - 1
-    begin = max(text.rfind(c, 0, at) for c in ";{}") + 1
-    if "," in text[begin:at] or ":" in text[begin:at].replace("::", ""):
-        return None
-    while begin < at and text[begin].isspace():
-        begin += 1
-    return line_col(text, begin)
 
 
 def _bool_vector(t: TypeLayout) -> bool:

@@ -18,7 +18,12 @@ from oneshader.compiler.slang import capi as S
 from oneshader.compiler.slang.facts import SLANG_STAGE_ID, TargetFacts, read_facts
 from oneshader.compiler.slang.messages import explain, unavailable_at_uses
 from oneshader.compiler.slang.messages import parse as parse_diagnostics
-from oneshader.compiler.slang.padding import Padding, offset_padding, without_padding
+from oneshader.compiler.slang.padding import (
+    Padding,
+    offset_padding,
+    without_packoffsets,
+    without_padding,
+)
 from oneshader.diagnostics import Code, Diagnostic, Severity, source_excerpt
 from oneshader.reflection.model import Target
 
@@ -148,6 +153,7 @@ def _rewritten(
         # HLSL's 'linear' is the default (perspective-correct) interpolation; Slang emits it
         # as WGSL @interpolate(linear) and Metal sample_no_perspective, which are not.
         text = rewrite.blank_words(text, "linear")
+        text = without_packoffsets(text)
     if helpers:
         text = rewrite.with_helpers(text, helpers)
     here = [(p.line, p.column, p.declarations()) for p in pads if p.file == path]
