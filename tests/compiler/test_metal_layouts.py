@@ -141,3 +141,46 @@ def test_a_packoffset_below_the_members_before_it_is_positioned(tmp_path: Path) 
     errors = [d for d in result.diagnostics if d.is_error]
     assert [(d.code, d.line, d.column) for d in errors] == [("OS1010", 5, 19)]
     assert "Metal: packoffset(c1) on 'fourth' cannot be expressed" in errors[0].message
+
+
+ARRAYS = """cbuffer CB { float t[4]; float2 v[3]; float u; };
+RWStructuredBuffer<float> o;
+[shader("compute")][numthreads(1,1,1)] void main(uint i : SV_DispatchThreadID) {
+  float arr[4] = t;
+  o[0] = t[i] + t[2] + arr[1] + u + v[i].y;
+}
+"""
+
+
+def test_a_cbuffer_array_of_scalars_has_std140_stride_on_metal(tmp_path: Path) -> None:
+    """``float t[4]``: 16 bytes apart in std140, 4 in Slang's Metal; Metal declares it an array
+    of float4 and reads the first components of an element."""
+    result = _build(tmp_path, ARRAYS, ALL)
+    assert result.ok, "\n".join(d.format() for d in result.diagnostics)
+    assert result.reflection is not None
+    (cb,) = [r.layout for r in result.reflection.resources if r.name == "CB"]
+    assert cb is not None
+    want = {"t": (0, 16), "v": (64, 16), "u": (112, 0)}
+    assert {m.name: (m.offset, m.type.stride) for m in cb.members} == want
+    code = next(o.data for o in result.outputs if o.target is Target.Msl)
+    (emitted,) = read_msl(code).resources["CB"]
+    assert emitted.layout is not None
+    assert {m.name: (m.offset, m.type.stride) for m in emitted.layout.members} == want
+    text = code.decode()
+    assert "array<float4, int(4)> t;" in text and "array<float4, int(3)> v;" in text
+    assert "CB->t[i_1].x" in text and "CB->v[i_1].xy.y" in text
+    assert "CB->t[i_1] " not in text
+
+
+def test_a_cbuffer_array_used_whole_stays_not_portable(tmp_path: Path) -> None:
+    source = (
+        "cbuffer CB { float t[4]; float u; };\nRWStructuredBuffer<float> o;\n"
+        "float sum(float a[4], uint i) { float s = 0; for (uint k = 0; k < i; k++) s += a[k];"
+        " return s; }\n"
+        '[shader("compute")][numthreads(1,1,1)] void main(uint i : SV_DispatchThreadID)'
+        " { o[0] = sum(t, i) + u; }\n"
+    )
+    result = _build(tmp_path, source, (Target.SpirV, Target.Msl))
+    errors = [d for d in result.diagnostics if d.is_error]
+    assert [(d.code, d.line, d.column) for d in errors] == [("OS2001", 1, 20)]
+    assert "CB.t: not portable: the array stride is 16 on SpirV but 4 on Msl" in errors[0].message
