@@ -184,3 +184,16 @@ def test_a_cbuffer_array_used_whole_stays_not_portable(tmp_path: Path) -> None:
     errors = [d for d in result.diagnostics if d.is_error]
     assert [(d.code, d.line, d.column) for d in errors] == [("OS2001", 1, 20)]
     assert "CB.t: not portable: the array stride is 16 on SpirV but 4 on Msl" in errors[0].message
+
+
+def test_a_constant_buffer_of_a_struct_widens_its_array_member(tmp_path: Path) -> None:
+    """``ConstantBuffer<S>``: the struct's member is emitted ``t_0``; the same widening."""
+    source = (
+        "struct S { float4 a; float t[4]; };\nConstantBuffer<S> cb;\nRWStructuredBuffer<float> o;\n"
+        '[shader("compute")][numthreads(1,1,1)] void main(uint i : SV_DispatchThreadID)'
+        " { o[0] = cb.t[i] + cb.a.x; }\n"
+    )
+    result = _build(tmp_path, source, ALL)
+    assert result.ok, "\n".join(d.format() for d in result.diagnostics)
+    text = next(o.data for o in result.outputs if o.target is Target.Msl).decode()
+    assert "array<float4, int(4)> t_0;" in text and "cb->t_0[i_0.x].x" in text

@@ -62,24 +62,26 @@ class MetalArrays:
             return False
         if re.fullmatch(r"[xyzw]{1,4}|[rgba]{1,4}", member):
             return False  # its uses could not be told from swizzles
-        return _declared(self.code, resource, member) is not None and _only_element_reads(
-            self.code, member
-        )
+        found = _declared(self.code, resource, member)
+        return found is not None and _only_element_reads(self.code, found.group(2))
 
 
 def _declared(code: str, resource: str, member: str) -> re.Match[str] | None:
-    """``array<float, int(4)> t;`` in the struct of Metal argument ``resource``, if that is how
-    the member is declared, and no other struct of the code has a member of its name."""
+    """``array<float, int(4)> t;`` (or ``t_0``, as Slang names a struct's members) in the struct
+    of Metal argument ``resource``, if that is how the member is declared and no other struct
+    of the code has a member of its emitted name; group 1 the element type, 2 the name."""
     param = re.search(rf"(\w+)\s+constant\s*\*\s*{emitted_pattern(resource)}\s*\[\[", code)
     if param is None:
         return None
     body = re.search(rf"struct\s+{re.escape(param.group(1))}\s*\{{(.*?)\}};", code, re.DOTALL)
-    decl_pattern = rf"array<\s*(\w+)\s*,\s*int\(\d+\)\s*>\s+{re.escape(member)}\s*;"
-    if body is None or len(re.findall(decl_pattern, code)) != 1:
+    if body is None:
         return None
-    if len(re.findall(rf"[\s>]{re.escape(member)}\s*;", code)) != 1:
+    found = re.search(
+        rf"array<\s*(\w+)\s*,\s*int\(\d+\)\s*>\s+({emitted_pattern(member)})\s*;", body.group(1)
+    )
+    if found is None or len(re.findall(rf"[\s>]{re.escape(found.group(2))}\s*;", code)) != 1:
         return None  # another struct's member of the same name: its uses would be ambiguous
-    return re.search(decl_pattern, body.group(1))
+    return found
 
 
 def _uses(code: str, member: str) -> list[re.Match[str]]:
@@ -119,18 +121,18 @@ def widen_arrays(code: str, resource: str, members: list[str]) -> str:
         decl = _declared(code, resource, member)
         if decl is None:
             continue
-        element = decl.group(1)
+        element, emitted = decl.group(1), decl.group(2)
         rows = int(element[-1]) if element[-1].isdigit() else 1
         swizzle = _SWIZZLE[rows]
         wide = re.sub(r"\d$", "", element) + "4"
         code = re.sub(
-            rf"array<\s*{re.escape(element)}\s*,(\s*int\(\d+\)\s*>\s+{re.escape(member)}\s*;)",
+            rf"array<\s*{re.escape(element)}\s*,(\s*int\(\d+\)\s*>\s+{re.escape(emitted)}\s*;)",
             rf"array<{wide},\1",
             code,
             count=1,
         )
         out, last = [], 0
-        for m in _uses(code, member):
+        for m in _uses(code, emitted):
             close = _closing(code, code.index("[", m.end()))
             out.append(code[last : close + 1] + swizzle)
             last = close + 1
