@@ -1,9 +1,10 @@
-// A float array in a constant buffer: stride 16 in SPIR-V and WGSL, 4 in Metal. Not portable;
-// the portable spelling is float4 Weights[2] (or a float4 per four scalars).
+// A float2x3 in a constant buffer: its three float2 columns are 16 bytes apart in SPIR-V and
+// WGSL (std140), 8 in Metal, and no Metal matrix has that stride. Not portable; the portable
+// spelling is a matrix whose columns are 4 long (float4x3, or float4x4).
 cbuffer Params
 {
     float4 Color;
-    float Weights[8];
+    float2x3 Basis;
 };
 
 RWStructuredBuffer<float4> Out;
@@ -12,5 +13,5 @@ RWStructuredBuffer<float4> Out;
 [numthreads(1, 1, 1)]
 void Main(uint3 id : SV_DispatchThreadID)
 {
-    Out[id.x] = Color * Weights[id.x % 8];
+    Out[id.x] = Color * Basis[id.x % 2].x;
 }
