@@ -197,3 +197,15 @@ def test_a_constant_buffer_of_a_struct_widens_its_array_member(tmp_path: Path) -
     assert result.ok, "\n".join(d.format() for d in result.diagnostics)
     text = next(o.data for o in result.outputs if o.target is Target.Msl).decode()
     assert "array<float4, int(4)> t_0;" in text and "cb->t_0[i_0.x].x" in text
+
+
+def test_a_loose_global_array_is_widened_in_globals(tmp_path: Path) -> None:
+    source = (
+        "float W[4];\nfloat k;\nRWStructuredBuffer<float> o;\n"
+        '[shader("compute")][numthreads(1,1,1)] void main(uint i : SV_DispatchThreadID)'
+        " { o[0] = W[i] * k; }\n"
+    )
+    result = _build(tmp_path, source, ALL)
+    assert result.ok, "\n".join(d.format() for d in result.diagnostics)
+    text = next(o.data for o in result.outputs if o.target is Target.Msl).decode()
+    assert "->W[i_0.x].x * " in text

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from oneshader.compiler.emitted.common import emitted_pattern, round_up
+from oneshader.compiler.emitted.common import emitted_name, emitted_pattern, round_up
 from oneshader.reflection.model import ScalarKind, TypeKind, TypeLayout
 
 _SWIZZLE = {1: ".x", 2: ".xy"}
@@ -62,7 +62,7 @@ class MetalArrays:
             return False
         if re.fullmatch(r"[xyzw]{1,4}|[rgba]{1,4}", member):
             return False  # its uses could not be told from swizzles
-        found = _declared(self.code, resource, member)
+        found = _declared(self.code, emitted_name(resource), member)
         return found is not None and _only_element_reads(self.code, found.group(2))
 
 
