@@ -209,3 +209,31 @@ def test_a_loose_global_array_is_widened_in_globals(tmp_path: Path) -> None:
     assert result.ok, "\n".join(d.format() for d in result.diagnostics)
     text = next(o.data for o in result.outputs if o.target is Target.Msl).decode()
     assert "->W[i_0.x].x * " in text
+
+
+def test_a_float3_array_in_a_structured_buffer_has_std430_stride_on_metal(tmp_path: Path) -> None:
+    """Slang's Metal holds ``float3 b[4]`` of a structured buffer as packed_float3, 12 bytes
+    apart; std430 has 16: the elements are declared float3 (aligned), reads and writes alike."""
+    source = (
+        "struct S { float3 b[4]; float c; };\nRWStructuredBuffer<S> sb;\n"
+        "RWStructuredBuffer<float> o;\n"
+        '[shader("compute")][numthreads(1,1,1)] void main(uint i : SV_DispatchThreadID) {\n'
+        "  o[0] = sb[0].b[i].y + sb[0].c;\n  sb[1].b[i] = float3(1,2,3);\n"
+        "  S s = sb[2]; s.b[1] = 0; sb[3] = s;\n}\n"
+    )
+    result = _build(tmp_path, source, ALL)
+    assert result.ok, "\n".join(d.format() for d in result.diagnostics)
+    assert result.reflection is not None
+    (sb,) = [r.layout for r in result.reflection.resources if r.name == "sb"]
+    assert sb is not None
+    assert {m.name: (m.offset, m.type.stride) for m in sb.members} == {"b": (0, 16), "c": (64, 0)}
+    code = next(o.data for o in result.outputs if o.target is Target.Msl)
+    (emitted,) = read_msl(code).resources["sb"]
+    assert emitted.layout is not None
+    element = emitted.layout.element or emitted.layout
+    assert {m.name: (m.offset, m.type.stride) for m in element.members} == {
+        "b": (0, 16),
+        "c": (64, 0),
+    }
+    text = code.decode()
+    assert "array<float3, int(4)> data_" in text and "array<packed_float3" not in text

@@ -171,10 +171,31 @@ def _packed_relayout(
             elif t.kind is TypeKind.Vector and t.align < aligned <= ref.type.align:
                 t = replace(t, size=aligned, align=aligned)
                 paths.append(((*path, m.name), False))
+            elif _packed_array(t, ref.type):
+                assert t.element is not None
+                el = replace(t.element, size=16, align=16)
+                t = replace(t, element=el, stride=16, size=16 * t.length, align=16)
+                paths.append(((*path, m.name), False))
         offset = round_up(end, max(t.align, 1))
         members.append(replace(m, offset=offset, type=t))
         end, align = offset + t.size, max(align, t.align)
     return replace(metal, members=tuple(members), size=round_up(end, align), align=align)
+
+
+def _packed_array(t: TypeLayout, ref: TypeLayout) -> bool:
+    """An array of packed 3-vectors of 4-byte scalars (Slang's Metal structured buffers: 12
+    bytes apart) that ``ref`` strides by 16 (std430): its elements are declared aligned."""
+    el = t.element
+    return (
+        t.kind is TypeKind.Array
+        and el is not None
+        and el.kind is TypeKind.Vector
+        and el.rows == 3
+        and el.scalar.size == 4
+        and t.stride == 12
+        and ref.stride == 16
+        and t.length > 0
+    )
 
 
 def member_position(
