@@ -237,3 +237,26 @@ def test_a_float3_array_in_a_structured_buffer_has_std430_stride_on_metal(tmp_pa
     }
     text = code.decode()
     assert "array<float3, int(4)> data_" in text and "array<packed_float3" not in text
+
+
+def test_a_float2x3_in_a_cbuffer_has_std140_columns_on_metal(tmp_path: Path) -> None:
+    """Column-major ``float2x3``: three float2 columns, 16 apart in std140, 8 in Slang's Metal;
+    Metal's matrix storage holds float4 columns, read by component."""
+    source = (
+        "cbuffer CB { float4 a; float2x3 m; float u; };\nRWStructuredBuffer<float> o;\n"
+        '[shader("compute")][numthreads(1,1,1)] void main(uint i : SV_DispatchThreadID)'
+        " { o[0] = m[1].z + u + m[i].x + mul(float2(1, 2), m).y; }\n"
+    )
+    result = _build(tmp_path, source, ALL)
+    assert result.ok, "\n".join(d.format() for d in result.diagnostics)
+    assert result.reflection is not None
+    (cb,) = [r.layout for r in result.reflection.resources if r.name == "CB"]
+    assert cb is not None
+    want = {"a": (0, 0), "m": (16, 16), "u": (64, 0)}
+    assert {m.name: (m.offset, m.type.mstride) for m in cb.members} == want
+    code = next(o.data for o in result.outputs if o.target is Target.Msl)
+    (emitted,) = read_msl(code).resources["CB"]
+    assert emitted.layout is not None
+    assert {m.name: (m.offset, m.type.mstride) for m in emitted.layout.members} == want
+    text = code.decode()
+    assert "array<float4, int(3)> data_" in text and f"uint {PADDING}" not in text

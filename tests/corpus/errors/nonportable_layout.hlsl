@@ -1,10 +1,10 @@
-// A float2x3 in a constant buffer: its three float2 columns are 16 bytes apart in SPIR-V and
-// WGSL (std140), 8 in Metal, and no Metal matrix has that stride. Not portable; the portable
-// spelling is a matrix whose columns are 4 long (float4x3, or float4x4).
+// A float array in a constant buffer: stride 16 in SPIR-V and WGSL, 4 in Metal. Metal reads
+// single elements from float4s, but this one is copied whole into a local: not portable; the
+// portable spelling is float4 Weights[2] (or a float4 per four scalars).
 cbuffer Params
 {
     float4 Color;
-    float2x3 Basis;
+    float Weights[8];
 };
 
 RWStructuredBuffer<float4> Out;
@@ -13,5 +13,7 @@ RWStructuredBuffer<float4> Out;
 [numthreads(1, 1, 1)]
 void Main(uint3 id : SV_DispatchThreadID)
 {
-    Out[id.x] = Color * Basis[id.x % 2].x;
+    float local[8] = Weights;
+    local[id.x % 8] += 1.0;
+    Out[id.x] = Color * local[(id.x + 1) % 8];
 }

@@ -1,4 +1,5 @@
-"""Arrays of scalars and 2-vectors in a Metal constant buffer, given std140's 16-byte stride:
+"""Arrays of scalars and 2-vectors in a Metal constant buffer, given std140's 16-byte stride
+(and the columns of a column-major matrix whose columns are 2 long, ``float2x3``, alike):
 ``float t[4]`` is 4 bytes apart in Slang's Metal and 16 apart in std140 (SPIR-V, WGSL). Metal
 declares the member an array of 4-vectors instead (``array<float4, int(4)> t``: stride 16), and
 every read of an element takes its first components (``CB->t[i].x``); a constant buffer is
@@ -43,6 +44,9 @@ class MetalArrays:
                 wide = replace(wide, align=wide.size)
                 t = replace(t, element=wide, stride=16, size=16 * t.length, align=16)
                 names.append(m.name)
+            elif r is not None and self._widens_matrix(resource, r.type, t, m.name):
+                t = replace(t, mstride=16, size=16 * (t.size // t.mstride), align=16)
+                names.append(m.name)
             offset = round_up(end, max(t.align, 1))
             members.append(replace(m, offset=offset, type=t))
             end, align = offset + t.size, max(align, t.align)
@@ -65,6 +69,16 @@ class MetalArrays:
         found = _declared(self.code, emitted_name(resource), member)
         return found is not None and _only_element_reads(self.code, found.group(2))
 
+    def _widens_matrix(self, resource: str, ref: TypeLayout, t: TypeLayout, member: str) -> bool:
+        """A column-major matrix whose stored vectors std140 puts 16 apart, Metal 8 (a
+        ``float2x3``'s three float2 columns), held in Slang's ``_MatrixStorage_`` wrapper."""
+        if t.kind is not TypeKind.Matrix or ref.mstride != 16 or not 0 < t.mstride < 16:
+            return False
+        if t.scalar.size != 4 or t.scalar is ScalarKind.Bool or t.size % t.mstride:
+            return False
+        found = _declared(self.code, emitted_name(resource), member)
+        return found is not None and _only_element_reads(self.code, found.group(2))
+
 
 def _declared(code: str, resource: str, member: str) -> re.Match[str] | None:
     """``array<float, int(4)> t;`` (or ``t_0``, as Slang names a struct's members) in the struct
@@ -76,9 +90,15 @@ def _declared(code: str, resource: str, member: str) -> re.Match[str] | None:
     body = re.search(rf"struct\s+{re.escape(param.group(1))}\s*\{{(.*?)\}};", code, re.DOTALL)
     if body is None:
         return None
-    found = re.search(
-        rf"array<\s*(\w+)\s*,\s*int\(\d+\)\s*>\s+({emitted_pattern(member)})\s*;", body.group(1)
-    )
+    array = r"array<\s*(\w+)\s*,\s*int\(\d+\)\s*>\s+"
+    found = re.search(rf"{array}({emitted_pattern(member)})\s*;", body.group(1))
+    wrapper = re.search(rf"(_MatrixStorage_\w+)\s+{emitted_pattern(member)}\s*;", body.group(1))
+    if found is None and wrapper is not None:
+        # the matrix's vectors, in a wrapper no other member uses (it is widened for all)
+        inner = re.search(rf"struct\s+{wrapper.group(1)}\s*\{{\s*{array}(\w+)\s*;\s*\}};", code)
+        if inner is None or len(re.findall(rf"\b{wrapper.group(1)}\s+\w+\s*;", code)) != 1:
+            return None
+        found = inner
     if found is None or len(re.findall(rf"[\s>]{re.escape(found.group(2))}\s*;", code)) != 1:
         return None  # another struct's member of the same name: its uses would be ambiguous
     return found
@@ -134,7 +154,8 @@ def widen_arrays(code: str, resource: str, members: list[str]) -> str:
         out, last = [], 0
         for m in _uses(code, emitted):
             close = _closing(code, code.index("[", m.end()))
-            out.append(code[last : close + 1] + swizzle)
+            indexed = re.match(r"\s*\[", code[close + 1 :])  # a component: read as it is
+            out.append(code[last : close + 1] + ("" if indexed else swizzle))
             last = close + 1
         out.append(code[last:])
         code = "".join(out)

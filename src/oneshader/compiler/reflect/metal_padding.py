@@ -47,7 +47,7 @@ def reference_padding(
             if r is None:
                 continue
             walk(m.type, r.type, m.type.name)
-            if r.type.kind is TypeKind.Array and r.type.stride != m.type.stride:
+            if (r.type.stride, r.type.mstride) != (m.type.stride, m.type.mstride):
                 break  # no padding mends a stride; the members after it move with it
             f = sdef.field(m.name) if sdef is not None else None
             if placed or f is None or r.offset <= m.offset:
