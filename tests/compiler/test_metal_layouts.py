@@ -260,3 +260,28 @@ def test_a_float2x3_in_a_cbuffer_has_std140_columns_on_metal(tmp_path: Path) -> 
     assert {m.name: (m.offset, m.type.mstride) for m in emitted.layout.members} == want
     text = code.decode()
     assert "array<float4, int(3)> data_" in text and f"uint {PADDING}" not in text
+
+
+def test_padding_and_widening_together_keep_every_offset(tmp_path: Path) -> None:
+    """A struct padded to std140's 16 and, after it, an array widened to float4s and a float3
+    followed by a scalar (packed_float3): Metal's layout redone for the array and the vector
+    keeps the padding's bytes."""
+    source = (
+        "struct Inner { float2 p; };\n"
+        "cbuffer CB { float x; Inner s; float t[3]; float3 d; float e; };\n"
+        "RWStructuredBuffer<float> o;\n"
+        '[shader("compute")][numthreads(1,1,1)] void main(uint i : SV_DispatchThreadID)'
+        " { o[0] = x + s.p.y + t[i] + d.z + e; }\n"
+    )
+    result = _build(tmp_path, source, ALL)
+    assert result.ok, "\n".join(d.format() for d in result.diagnostics)
+    assert result.reflection is not None
+    (cb,) = [r.layout for r in result.reflection.resources if r.name == "CB"]
+    assert cb is not None
+    want = {"x": 0, "s": 16, "t": 32, "d": 80, "e": 92}
+    assert {m.name: m.offset for m in cb.members} == want
+    code = next(o.data for o in result.outputs if o.target is Target.Msl)
+    (emitted,) = read_msl(code).resources["CB"]
+    assert emitted.layout is not None
+    got = {m.name: m.offset for m in emitted.layout.members if not m.name.startswith(PADDING)}
+    assert got == want

@@ -10,7 +10,7 @@ from dataclasses import replace
 from oneshader.compiler.emitted.common import FLOATS, GLOBALS, round_up
 from oneshader.compiler.front.scanner import Declaration
 from oneshader.compiler.front.sourceset import SourceSet
-from oneshader.compiler.reflect.metal_arrays import MetalArrays
+from oneshader.compiler.reflect.metal_arrays import MetalArrays, relaid_offset
 from oneshader.compiler.reflect.portability import compare
 from oneshader.compiler.slang.facts import ParamFacts
 from oneshader.diagnostics import Code, Collector, Diagnostic
@@ -155,12 +155,14 @@ def _packed_relayout(
     if metal.kind is not TypeKind.Struct or reference.kind is not TypeKind.Struct:
         return metal
     members = []
-    end, align = 0, 1
+    end, align, was = 0, 1, 0
     refs = reference.members
     for i, m in enumerate(metal.members):
         ref = refs[i] if i < len(refs) and refs[i].name == m.name else None
         t = m.type
-        if ref is not None:
+        bool_vector = t.kind is TypeKind.Vector and t.scalar is ScalarKind.Bool
+        if ref is not None and not bool_vector:
+            # (a bool vector is not a float3's kind: Metal's bool is a byte, SPIR-V's a word)
             t = _packed_relayout(ref.type, t, (*path, m.name), paths)
             room = (refs[i + 1].offset if i + 1 < len(refs) else reference.size) - ref.offset
             scalar = t.scalar.size
@@ -176,9 +178,9 @@ def _packed_relayout(
                 el = replace(t.element, size=16, align=16)
                 t = replace(t, element=el, stride=16, size=16 * t.length, align=16)
                 paths.append(((*path, m.name), False))
-        offset = round_up(end, max(t.align, 1))
+        offset = relaid_offset(end, t, m, was)
         members.append(replace(m, offset=offset, type=t))
-        end, align = offset + t.size, max(align, t.align)
+        end, align, was = offset + t.size, max(align, t.align), m.offset + m.type.size
     return replace(metal, members=tuple(members), size=round_up(end, align), align=align)
 
 

@@ -12,9 +12,17 @@ import re
 from dataclasses import dataclass, field, replace
 
 from oneshader.compiler.emitted.common import emitted_name, emitted_pattern, round_up
-from oneshader.reflection.model import ScalarKind, TypeKind, TypeLayout
+from oneshader.reflection.model import ScalarKind, StructMember, TypeKind, TypeLayout
 
 _SWIZZLE = {1: ".x", 2: ".xy"}
+
+
+def relaid_offset(end: int, t: TypeLayout, m: StructMember, was: int) -> int:
+    """Where member ``m``, now of type ``t``, lands by C's rules after ``end``, keeping the
+    explicit padding the code has before it (the bytes between where the member before it
+    ended, ``was``, and where ``m`` was, beyond alignment: see ``reflect.metal_padding``)."""
+    padding = max(m.offset - round_up(was, max(m.type.align, 1)), 0)
+    return round_up(end + padding, max(t.align, 1))
 
 
 @dataclass
@@ -33,7 +41,7 @@ class MetalArrays:
             return metal
         refs = {m.name: m for m in reference.members}
         members = []
-        end, align, names = 0, max(metal.align, 1), []
+        end, align, names, was = 0, max(metal.align, 1), [], 0
         for m in metal.members:
             t = m.type
             r = refs.get(m.name)
@@ -47,9 +55,9 @@ class MetalArrays:
             elif r is not None and self._widens_matrix(resource, r.type, t, m.name):
                 t = replace(t, mstride=16, size=16 * (t.size // t.mstride), align=16)
                 names.append(m.name)
-            offset = round_up(end, max(t.align, 1))
+            offset = relaid_offset(end, t, m, was)
             members.append(replace(m, offset=offset, type=t))
-            end, align = offset + t.size, max(align, t.align)
+            end, align, was = offset + t.size, max(align, t.align), m.offset + m.type.size
         if not names:
             return metal
         self.widened[resource] = names
