@@ -4,13 +4,16 @@ the emitted MSL as its reader sees it; what no padding can place stays OS2001.""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 from oneshader.compiler import CompileOptions, compile_file
 from oneshader.compiler.api import PADDING, CompileResult
 from oneshader.compiler.emitted.msl import read_msl
 from oneshader.compiler.emitted.wgsl import read_wgsl
-from oneshader.reflection.model import Target, TypeLayout
+from oneshader.reflection.model import StructMember, Target, TypeLayout
 
 ALL = (Target.SpirV, Target.Msl, Target.Wgsl)
 
@@ -45,6 +48,32 @@ def _build(tmp_path: Path, source: str, targets: tuple[Target, ...]) -> CompileR
     path = tmp_path / "s.hlsl"
     path.write_text(source)
     return compile_file(str(path), CompileOptions(targets=targets, source_name="s.hlsl"))
+
+
+def _reflected_and_emitted(
+    result: CompileResult, name: str, key: Callable[[StructMember], object]
+) -> tuple[dict[str, object], dict[str, object]]:
+    """``key`` of each member of constant buffer ``name``: in the reflection, and in the MSL as
+    its reader sees it (padding members left out)."""
+    assert result.ok, "\n".join(d.format() for d in result.diagnostics)
+    assert result.reflection is not None
+    (layout,) = [r.layout for r in result.reflection.resources if r.name == name]
+    code = next(o.data for o in result.outputs if o.target is Target.Msl)
+    (emitted,) = read_msl(code).resources[name]
+    assert layout is not None and emitted.layout is not None
+    mine = {m.name: key(m) for m in layout.members}
+    theirs = {m.name: key(m) for m in emitted.layout.members if not m.name.startswith(PADDING)}
+    return mine, theirs
+
+
+def _errors(tmp_path: Path, source: str) -> list[tuple[str, int, int, str]]:
+    """The errors of a SPIR-V and Metal build: (code, line, column, message)."""
+    result = _build(tmp_path, source, (Target.SpirV, Target.Msl))
+    return [(d.code, d.line, d.column, d.message) for d in result.diagnostics if d.is_error]
+
+
+def _msl(result: CompileResult) -> str:
+    return next(o.data for o in result.outputs if o.target is Target.Msl).decode()
 
 
 def test_metal_gets_spirv_offsets_from_padding_in_cbuffers_and_structured_buffers(
@@ -98,10 +127,9 @@ def test_a_bool_vector_placed_differently_stays_not_portable(tmp_path: Path) -> 
         "RWStructuredBuffer<float> o;\n"
         '[shader("compute")][numthreads(1,1,1)] void main() { o[0] = x + s.a + (b.x ? 1 : 0); }\n'
     )
-    result = _build(tmp_path, source, (Target.SpirV, Target.Msl))
-    errors = [d for d in result.diagnostics if d.is_error]
-    assert [(d.code, d.line, d.column) for d in errors] == [("OS2001", 3, 9)]
-    assert "CB.b: not portable" in errors[0].message and "on Msl" in errors[0].message
+    ((code, line, column, message),) = _errors(tmp_path, source)
+    assert (code, line, column) == ("OS2001", 3, 9)
+    assert "CB.b: not portable" in message and "on Msl" in message
 
 
 PACKED = """cbuffer P {
@@ -137,10 +165,9 @@ def test_packoffset_gives_its_offsets_on_every_target(tmp_path: Path) -> None:
 
 def test_a_packoffset_below_the_members_before_it_is_positioned(tmp_path: Path) -> None:
     source = PACKED.replace("packoffset(c10)", "packoffset(c1)")
-    result = _build(tmp_path, source, (Target.SpirV, Target.Msl))
-    errors = [d for d in result.diagnostics if d.is_error]
-    assert [(d.code, d.line, d.column) for d in errors] == [("OS1010", 5, 19)]
-    assert "Metal: packoffset(c1) on 'fourth' cannot be expressed" in errors[0].message
+    ((code, line, column, message),) = _errors(tmp_path, source)
+    assert (code, line, column) == ("OS1010", 5, 19)
+    assert "Metal: packoffset(c1) on 'fourth' cannot be expressed" in message
 
 
 ARRAYS = """cbuffer CB { float t[4]; float2 v[3]; float u; };
@@ -156,17 +183,9 @@ def test_a_cbuffer_array_of_scalars_has_std140_stride_on_metal(tmp_path: Path) -
     """``float t[4]``: 16 bytes apart in std140, 4 in Slang's Metal; Metal declares it an array
     of float4 and reads the first components of an element."""
     result = _build(tmp_path, ARRAYS, ALL)
-    assert result.ok, "\n".join(d.format() for d in result.diagnostics)
-    assert result.reflection is not None
-    (cb,) = [r.layout for r in result.reflection.resources if r.name == "CB"]
-    assert cb is not None
     want = {"t": (0, 16), "v": (64, 16), "u": (112, 0)}
-    assert {m.name: (m.offset, m.type.stride) for m in cb.members} == want
-    code = next(o.data for o in result.outputs if o.target is Target.Msl)
-    (emitted,) = read_msl(code).resources["CB"]
-    assert emitted.layout is not None
-    assert {m.name: (m.offset, m.type.stride) for m in emitted.layout.members} == want
-    text = code.decode()
+    assert _reflected_and_emitted(result, "CB", lambda m: (m.offset, m.type.stride)) == (want, want)
+    text = _msl(result)
     assert "array<float4, int(4)> t;" in text and "array<float4, int(3)> v;" in text
     assert "CB->t[i_1].x" in text and "CB->v[i_1].xy.y" in text
     assert "CB->t[i_1] " not in text
@@ -180,35 +199,35 @@ def test_a_cbuffer_array_used_whole_stays_not_portable(tmp_path: Path) -> None:
         '[shader("compute")][numthreads(1,1,1)] void main(uint i : SV_DispatchThreadID)'
         " { o[0] = sum(t, i) + u; }\n"
     )
-    result = _build(tmp_path, source, (Target.SpirV, Target.Msl))
-    errors = [d for d in result.diagnostics if d.is_error]
-    assert [(d.code, d.line, d.column) for d in errors] == [("OS2001", 1, 20)]
-    assert "CB.t: not portable: the array stride is 16 on SpirV but 4 on Msl" in errors[0].message
+    ((code, line, column, message),) = _errors(tmp_path, source)
+    assert (code, line, column) == ("OS2001", 1, 20)
+    assert "CB.t: not portable: the array stride is 16 on SpirV but 4 on Msl" in message
 
 
-def test_a_constant_buffer_of_a_struct_widens_its_array_member(tmp_path: Path) -> None:
-    """``ConstantBuffer<S>``: the struct's member is emitted ``t_0``; the same widening."""
+@pytest.mark.parametrize(
+    ("declarations", "use", "emitted"),
+    [
+        # ConstantBuffer<S>: the struct's member is emitted t_0
+        (
+            "struct S { float4 a; float t[4]; };\nConstantBuffer<S> cb;",
+            "cb.t[i] + cb.a.x",
+            "cb->t_0[i_0.x].x",
+        ),
+        # a loose global: $Globals is globalParams in the MSL
+        ("float W[4];\nfloat k;", "W[i] * k", "->W[i_0.x].x * "),
+    ],
+)
+def test_constant_buffers_of_a_struct_and_globals_widen_arrays_too(
+    tmp_path: Path, declarations: str, use: str, emitted: str
+) -> None:
     source = (
-        "struct S { float4 a; float t[4]; };\nConstantBuffer<S> cb;\nRWStructuredBuffer<float> o;\n"
+        f"{declarations}\nRWStructuredBuffer<float> o;\n"
         '[shader("compute")][numthreads(1,1,1)] void main(uint i : SV_DispatchThreadID)'
-        " { o[0] = cb.t[i] + cb.a.x; }\n"
+        f" {{ o[0] = {use}; }}\n"
     )
     result = _build(tmp_path, source, ALL)
     assert result.ok, "\n".join(d.format() for d in result.diagnostics)
-    text = next(o.data for o in result.outputs if o.target is Target.Msl).decode()
-    assert "array<float4, int(4)> t_0;" in text and "cb->t_0[i_0.x].x" in text
-
-
-def test_a_loose_global_array_is_widened_in_globals(tmp_path: Path) -> None:
-    source = (
-        "float W[4];\nfloat k;\nRWStructuredBuffer<float> o;\n"
-        '[shader("compute")][numthreads(1,1,1)] void main(uint i : SV_DispatchThreadID)'
-        " { o[0] = W[i] * k; }\n"
-    )
-    result = _build(tmp_path, source, ALL)
-    assert result.ok, "\n".join(d.format() for d in result.diagnostics)
-    text = next(o.data for o in result.outputs if o.target is Target.Msl).decode()
-    assert "->W[i_0.x].x * " in text
+    assert emitted in _msl(result) and "array<float4, int(4)>" in _msl(result)
 
 
 def test_a_float3_array_in_a_structured_buffer_has_std430_stride_on_metal(tmp_path: Path) -> None:
@@ -248,17 +267,12 @@ def test_a_float2x3_in_a_cbuffer_has_std140_columns_on_metal(tmp_path: Path) -> 
         " { o[0] = m[1].z + u + m[i].x + mul(float2(1, 2), m).y; }\n"
     )
     result = _build(tmp_path, source, ALL)
-    assert result.ok, "\n".join(d.format() for d in result.diagnostics)
-    assert result.reflection is not None
-    (cb,) = [r.layout for r in result.reflection.resources if r.name == "CB"]
-    assert cb is not None
     want = {"a": (0, 0), "m": (16, 16), "u": (64, 0)}
-    assert {m.name: (m.offset, m.type.mstride) for m in cb.members} == want
-    code = next(o.data for o in result.outputs if o.target is Target.Msl)
-    (emitted,) = read_msl(code).resources["CB"]
-    assert emitted.layout is not None
-    assert {m.name: (m.offset, m.type.mstride) for m in emitted.layout.members} == want
-    text = code.decode()
+    assert _reflected_and_emitted(result, "CB", lambda m: (m.offset, m.type.mstride)) == (
+        want,
+        want,
+    )
+    text = _msl(result)
     assert "array<float4, int(3)> data_" in text and f"uint {PADDING}" not in text
 
 
@@ -274,14 +288,5 @@ def test_padding_and_widening_together_keep_every_offset(tmp_path: Path) -> None
         " { o[0] = x + s.p.y + t[i] + d.z + e; }\n"
     )
     result = _build(tmp_path, source, ALL)
-    assert result.ok, "\n".join(d.format() for d in result.diagnostics)
-    assert result.reflection is not None
-    (cb,) = [r.layout for r in result.reflection.resources if r.name == "CB"]
-    assert cb is not None
     want = {"x": 0, "s": 16, "t": 32, "d": 80, "e": 92}
-    assert {m.name: m.offset for m in cb.members} == want
-    code = next(o.data for o in result.outputs if o.target is Target.Msl)
-    (emitted,) = read_msl(code).resources["CB"]
-    assert emitted.layout is not None
-    got = {m.name: m.offset for m in emitted.layout.members if not m.name.startswith(PADDING)}
-    assert got == want
+    assert _reflected_and_emitted(result, "CB", lambda m: m.offset) == (want, want)

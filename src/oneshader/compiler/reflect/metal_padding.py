@@ -11,7 +11,7 @@ from pathlib import Path
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.reflect.layouts import vk_offsets
 from oneshader.compiler.slang.facts import TargetFacts
-from oneshader.compiler.slang.padding import Padding, statement_start
+from oneshader.compiler.slang.padding import Padding, grow, statement_start
 from oneshader.reflection.model import ScalarKind, TypeKind, TypeLayout
 
 
@@ -60,12 +60,7 @@ def reference_padding(
             start = statement_start(src, file, f) if file is not None else None
             if file is None or start is None:
                 continue
-            key = (file, f.line, f.column)
-            if key in grown:
-                continue  # the struct met again (in another buffer): padded once per round
-            grown.add(key)
-            before = more.get(key)
-            more[key] = Padding(file, start[0], start[1], lack + (before.size if before else 0))
+            grow(more, grown, file, f, start, lack)
 
     refs = {p.name: p for p in reference.params}
     for p in facts.params:

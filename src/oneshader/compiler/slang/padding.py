@@ -92,14 +92,8 @@ def offset_padding(
                     )
                 )
                 continue
-            key = (file, f.line, f.column)
-            if key in grown:
-                continue  # the struct met again (in another buffer): padded once per round
-            grown.add(key)
-            before = more.get(key)
-            size = want - m.offset + (before.size if before else 0)
             start = statement_start(src, file, f) or _before_attributes(src, file, attr)
-            more[key] = Padding(file, start[0], start[1], size)
+            grow(more, grown, file, f, start, want - m.offset)
 
     for p in facts.params:
         if p.layout is None:
@@ -108,6 +102,24 @@ def offset_padding(
         named_block = decl is not None and decl.base in ("cbuffer", "tbuffer")
         walk(p.layout, decl.name if named_block and decl else p.layout.name)
     return more, errors
+
+
+def grow(
+    more: dict[tuple[Path, int, int], Padding],
+    grown: set[tuple[Path, int, int]],
+    file: Path,
+    f: Field,
+    at: tuple[int, int],
+    size: int,
+) -> None:
+    """``size`` bytes more of padding in ``more`` before member ``f`` (written at ``at``); once
+    per round (``grown``): a struct met again in another buffer is padded once."""
+    key = (file, f.line, f.column)
+    if key in grown:
+        return
+    grown.add(key)
+    before = more.get(key)
+    more[key] = Padding(file, at[0], at[1], size + (before.size if before else 0))
 
 
 _PACKOFFSET = re.compile(
