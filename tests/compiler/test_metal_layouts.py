@@ -290,3 +290,21 @@ def test_padding_and_widening_together_keep_every_offset(tmp_path: Path) -> None
     result = _build(tmp_path, source, ALL)
     want = {"x": 0, "s": 16, "t": 32, "d": 80, "e": 92}
     assert _reflected_and_emitted(result, "CB", lambda m: m.offset) == (want, want)
+
+
+def test_a_packed_float3_std430_aligns_is_aligned_not_padded(tmp_path: Path) -> None:
+    """``float a; float3 b; float2x3 c;`` in a structured buffer: std430 puts b at 16 and makes
+    the element 64 bytes (a float3 aligns the struct to 16). Padding before Slang's
+    packed_float3 would place b but leave the element 56 bytes; an aligned float3 gives both."""
+    source = (
+        "struct S { float a; float3 b; float2x3 c; };\nRWStructuredBuffer<S> sb;\n"
+        '[shader("compute")][numthreads(1,1,1)] void main(uint i : SV_DispatchThreadID)'
+        " { sb[i].b = sb[i].c[1] * sb[i].a; }\n"
+    )
+    result = _build(tmp_path, source, (Target.SpirV, Target.Msl))
+    assert result.ok, "\n".join(d.format() for d in result.diagnostics)
+    assert result.reflection is not None
+    (sb,) = result.reflection.resources
+    assert sb.layout is not None and sb.layout.size == 64
+    assert {m.name: m.offset for m in sb.layout.members} == {"a": 0, "b": 16, "c": 32}
+    assert PADDING not in _msl(result)

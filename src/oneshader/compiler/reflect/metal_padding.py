@@ -12,7 +12,7 @@ from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.reflect.layouts import vk_offsets
 from oneshader.compiler.slang.facts import TargetFacts
 from oneshader.compiler.slang.padding import Padding, grow, statement_start
-from oneshader.reflection.model import ScalarKind, TypeKind, TypeLayout
+from oneshader.reflection.model import ScalarKind, StructMember, TypeKind, TypeLayout
 
 
 def reference_padding(
@@ -41,6 +41,8 @@ def reference_padding(
             return
         sdef = src.struct(owner) if owner else None
         refs = {m.name: m for m in ref.members}
+        ends = [m.offset for m in ref.members[1:]] + [ref.size]
+        room = {m.name: end - m.offset for m, end in zip(ref.members, ends, strict=True)}
         placed = False
         for m in metal.members:
             r = refs.get(m.name)
@@ -49,6 +51,8 @@ def reference_padding(
             walk(m.type, r.type, m.type.name)
             if (r.type.stride, r.type.mstride) != (m.type.stride, m.type.mstride):
                 break  # no padding mends a stride; the members after it move with it
+            if r.offset > m.offset and _to_align(m.type, r, room[m.name]):
+                break  # reflect.layouts aligns it, and the members after it follow
             f = sdef.field(m.name) if sdef is not None else None
             if placed or f is None or r.offset <= m.offset:
                 continue
@@ -79,3 +83,14 @@ def _bool_vector(t: TypeLayout) -> bool:
     """A vector of bool: Metal's bool is a byte, SPIR-V's a word, so no padding in front of it
     gives its components the same bytes."""
     return t.kind is TypeKind.Vector and t.rows > 1 and t.scalar is ScalarKind.Bool
+
+
+def _to_align(t: TypeLayout, r: StructMember, room: int) -> bool:
+    """A packed vector (Slang's Metal structured buffers) that SPIR-V aligns to its size and
+    gives its whole size: declared aligned (``float3`` for ``packed_float3``, by
+    ``reflect.layouts``), it lands where SPIR-V puts it and aligns its struct as std430 does,
+    which padding in front of it would not."""
+    if t.kind is not TypeKind.Vector or t.rows < 2 or _bool_vector(t):
+        return False
+    aligned = (4 if t.rows == 3 else t.rows) * t.scalar.size
+    return t.align < aligned <= r.type.align and room >= aligned and r.offset % aligned == 0
