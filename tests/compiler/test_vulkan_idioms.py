@@ -351,10 +351,14 @@ def test_truncation_advice_only_for_a_truncation(tmp_path: Path) -> None:
 
 
 def test_a_scalar_array_after_a_float_is_named_as_an_array(tmp_path: Path) -> None:
+    # (passed whole to a function: Metal cannot read it from an array of float4, see
+    # test_metal_layouts for the element reads it can)
     source = (
         "cbuffer Light { float4 Direction; float Intensity; float Weights[3]; };\n"
-        '[shader("pixel")] float4 P() : SV_Target '
-        "{ return Direction * Intensity * Weights[1]; }\n"
+        "float total(float w[3], uint n) { float s = 0; for (uint k = 0; k < n; k++) s += w[k];"
+        " return s; }\n"
+        '[shader("pixel")] float4 P(float4 p : SV_Position) : SV_Target '
+        "{ return Direction * Intensity * total(Weights, uint(p.x)); }\n"
     )
     (error,) = [d for d in _build(tmp_path, source).diagnostics if d.is_error]
     assert (error.code, error.line, error.column) == ("OS2001", 1, 58)

@@ -11,6 +11,7 @@ reflection against the emitted code (``verify.crosscheck``).
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Sequence
 from dataclasses import replace
@@ -28,6 +29,7 @@ from oneshader.compiler.reflect.entries import (
     check_vertex_positions,
     entry_points,
 )
+from oneshader.compiler.reflect.metal_padding import reference_padding
 from oneshader.compiler.slang import library
 from oneshader.compiler.slang.messages import dedupe, name_targets
 from oneshader.compiler.slang.request import CompiledTarget, compile_target
@@ -71,7 +73,13 @@ def _compile_targets(
     for target in Target:
         if target not in options.targets or target in refused:
             continue
-        t, errs = compile_target(lib, src, options, target)
+        spirv = next((c.facts for c in compiled if c.target is Target.SpirV), None)
+        also_pad = (
+            functools.partial(reference_padding, src, spirv)
+            if target is Target.Msl and spirv is not None
+            else None
+        )
+        t, errs = compile_target(lib, src, options, target, also_pad)
         per_target[target] = errs
         if t is not None:
             compiled.append(t)

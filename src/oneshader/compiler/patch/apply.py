@@ -24,6 +24,7 @@ from oneshader.compiler.patch.spirv import (
     with_sample_rate_shading,
 )
 from oneshader.compiler.reflect.assemble import Assembled
+from oneshader.compiler.reflect.metal_arrays import widen_arrays
 from oneshader.diagnostics import Code, Collector
 from oneshader.reflection.model import (
     TEXTURE_TYPES,
@@ -57,6 +58,8 @@ def patch_bindings(
         text = msl.renumber_msl(out[Target.Msl].decode(), shader.msl_index)
         for name, vectors in shader.msl_vectors.items():
             text = msl.metal_vectors(text, emitted_name(name), vectors)
+        for name, members in shader.msl_arrays.widened.items():
+            text = widen_arrays(text, emitted_name(name), members)
         out[Target.Msl] = text.encode()
     return out, depth
 

@@ -144,6 +144,8 @@ def metal_vectors(text: str, resource: str, vectors: list[tuple[tuple[str, ...],
                 packed[decl.group("name")] = vector
             elif not pack and vector.startswith("packed_"):
                 text = text[:start] + vector[len("packed_") :] + text[start + len(vector) :]
+            elif not pack:
+                text = _aligned_array(text, vector)
     for name, vector in packed.items():
         text = _unpacked_reads(text, name, vector)
     return text
@@ -166,3 +168,18 @@ def _unpacked_reads(text: str, member: str, vector: str) -> str:
         last = m.end()
     out.append(text[last:])
     return "".join(out)
+
+
+def _aligned_array(text: str, wrapper: str) -> str:
+    """Slang's wrapper of an array in a Metal structured buffer (``struct _Array_natural_..
+    { array<packed_float3, int(4)> data_0; };``) with aligned elements (``float3``: 16 bytes
+    apart, std430's stride); Slang's reads convert to ``float3`` and its writes assign a
+    ``packed_float3``, which Metal converts to the aligned type."""
+    body = struct_body(text, wrapper)
+    if body is None:
+        return text
+    m = re.fullmatch(r"\s*array<\s*packed_(\w+)\s*,\s*int\(\d+\)\s*>\s+\w+\s*;\s*", body.group(1))
+    if m is None:
+        return text
+    start = body.start(1) + m.start(1) - len("packed_")
+    return text[:start] + text[start + len("packed_") :]

@@ -21,6 +21,7 @@ from oneshader.compiler.front.kinds import RTYPES
 from oneshader.compiler.front.scanner import Declaration
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.reflect.layouts import MetalVector, one_layout
+from oneshader.compiler.reflect.metal_arrays import MetalArrays
 from oneshader.compiler.reflect.placement import Placement, place
 from oneshader.compiler.slang.facts import Category, ParamFacts, TargetFacts
 from oneshader.compiler.slang.request import CompiledTarget
@@ -68,6 +69,7 @@ class Assembled:
     specs: list[SpecConstant]
     msl_index: dict[str, tuple[str, int]]
     msl_vectors: dict[str, list[MetalVector]]
+    msl_arrays: MetalArrays
 
 
 def assemble(
@@ -87,6 +89,7 @@ def assemble(
     pushes: list[PushBlock] = []
     specs: list[SpecConstant] = []
     msl_vectors: dict[str, list[MetalVector]] = {}
+    msl_arrays = MetalArrays(outputs[Target.Msl].decode() if Target.Msl in outputs else "")
 
     params = {t.target: {p.name: p for p in t.facts.params} for t in compiled}
     names = [p.name for p in primary.facts.params]
@@ -141,7 +144,7 @@ def assemble(
             specs.append(_spec(decl, per, outputs))
             continue
         if p0.category is Category.PUSH_CONSTANT or decl.attribute("vk::push_constant"):
-            layout = one_layout(src, decl, per, problems, block=True, msl_vectors=msl_vectors)
+            layout = one_layout(src, decl, per, problems, True, msl_vectors, msl_arrays)
             pushes.append(PushBlock(name, (), layout, ()))
             continue
         if src.holds_resources(decl.base) and not src.resource_struct(decl.base):
@@ -176,15 +179,17 @@ def assemble(
                 )
             )
             continue
-        resources.append(_resource(src, decl, per, problems, placement, msl_index, msl_vectors))
+        resources.append(
+            _resource(src, decl, per, problems, placement, msl_index, msl_vectors, msl_arrays)
+        )
     if problems.failed:
-        return Assembled(resources, pushes, specs, msl_index, msl_vectors)
+        return Assembled(resources, pushes, specs, msl_index, msl_vectors, msl_arrays)
     resources = _drop_unused_on_taken_slots(src, resources, decls, outputs, problems)
     resources = _check_bindings(src, resources, decls, msl_index, problems)
     pushes = _place_pushes(pushes, params, resources, msl_index)
     if LENGTHS in msl_index:
         resources.append(_lengths_resource(src.measured_buffers(), msl_index[LENGTHS][1]))
-    return Assembled(resources, pushes, specs, msl_index, msl_vectors)
+    return Assembled(resources, pushes, specs, msl_index, msl_vectors, msl_arrays)
 
 
 # Slang's categories of a resource (one oneshader has no kind for is OS1007, not OS1004)
@@ -224,6 +229,7 @@ def _resource(
     placement: Placement,
     msl_index: dict[str, tuple[str, int]],
     msl_vectors: dict[str, list[MetalVector]],
+    msl_arrays: MetalArrays,
 ) -> Resource:
     rtype, kind = RTYPES.get(decl.base, (None, None))
     if rtype is None or kind is None:
@@ -236,7 +242,7 @@ def _resource(
         )
         return Resource(decl.name, ResourceKind.ShaderResource, ResourceTypeKind.Texture2D)
     layout = (
-        one_layout(src, decl, per, problems, rtype in BLOCK_TYPES, msl_vectors)
+        one_layout(src, decl, per, problems, rtype in BLOCK_TYPES, msl_vectors, msl_arrays)
         if rtype not in TEXTURE_TYPES | SUBPASS_INPUT_TYPES
         else next((per[t].layout for t in Target if t in per), None)
     )

@@ -10,6 +10,7 @@ from dataclasses import replace
 from oneshader.compiler.emitted.common import FLOATS, GLOBALS, round_up
 from oneshader.compiler.front.scanner import Declaration
 from oneshader.compiler.front.sourceset import SourceSet
+from oneshader.compiler.reflect.metal_arrays import MetalArrays, relaid_offset
 from oneshader.compiler.reflect.portability import compare
 from oneshader.compiler.slang.facts import ParamFacts
 from oneshader.diagnostics import Code, Collector, Diagnostic
@@ -23,6 +24,7 @@ def one_layout(
     problems: Collector,
     block: bool = False,
     msl_vectors: dict[str, list[MetalVector]] | None = None,
+    msl_arrays: MetalArrays | None = None,
 ) -> TypeLayout | None:
     """The layout every target agrees on (SPIR-V's leaves), or an error at the member (added to
     ``problems``).
@@ -31,12 +33,14 @@ def one_layout(
     padding only once every offset agrees; it gets the largest, a buffer that big being valid
     on every target (Metal's ``cbuffer A { float a; }`` is 4 bytes, std140's 16). Where Metal
     differs only by its 16-byte 3-vectors, the members that must be ``packed_float3`` (and
-    the like) to agree are recorded in ``msl_vectors`` under the declaration's name."""
+    the like) to agree are recorded in ``msl_vectors`` under the declaration's name, and the
+    arrays a Metal constant buffer declares of 4-vectors to agree in ``msl_arrays``."""
     spirv_layout = per[Target.SpirV].layout if Target.SpirV in per else None
     if spirv_layout is not None:
         named_block = decl.base in ("cbuffer", "tbuffer")  # vk::offset names it by the block
         fixed = vk_offsets(src, spirv_layout, decl.name if named_block else spirv_layout.name)
         per = {**per, Target.SpirV: replace(per[Target.SpirV], layout=fixed)}
+    per = _metal_widened(decl, per, block, msl_arrays)
     per = _metal_packed(decl, per, block, msl_vectors)
     ordered = [per[t] for t in Target if t in per]
     base = ordered[0].layout
@@ -83,6 +87,24 @@ MemberPath = tuple[str, ...]
 # A vector member of a Metal struct to declare packed (True: packed_float3, 4-aligned) or
 # aligned (False: float4 where Slang wrote packed_float4), so that Metal has the HLSL layout.
 MetalVector = tuple[MemberPath, bool]
+
+
+def _metal_widened(
+    decl: Declaration, per: dict[Target, ParamFacts], block: bool, arrays: MetalArrays | None
+) -> dict[Target, ParamFacts]:
+    """``per`` with the arrays of a Metal constant buffer that std140 strides by 16 declared
+    of 4-vectors (``reflect.metal_arrays``)."""
+    metal = per[Target.Msl].layout if Target.Msl in per else None
+    other = next((t for t in Target if t in per and t is not Target.Msl), None)
+    reference = per[other].layout if other is not None else None
+    if arrays is None or metal is None or reference is None or not block:
+        return per
+    if decl.base in ("tbuffer", "TextureBuffer"):
+        return per
+    relaid = arrays.relayout(decl.name, reference, metal)
+    if relaid is metal:
+        return per
+    return {**per, Target.Msl: replace(per[Target.Msl], layout=relaid)}
 
 
 def _metal_packed(
@@ -133,12 +155,14 @@ def _packed_relayout(
     if metal.kind is not TypeKind.Struct or reference.kind is not TypeKind.Struct:
         return metal
     members = []
-    end, align = 0, 1
+    end, align, was = 0, 1, 0
     refs = reference.members
     for i, m in enumerate(metal.members):
         ref = refs[i] if i < len(refs) and refs[i].name == m.name else None
         t = m.type
-        if ref is not None:
+        bool_vector = t.kind is TypeKind.Vector and t.scalar is ScalarKind.Bool
+        if ref is not None and not bool_vector:
+            # (a bool vector is not a float3's kind: Metal's bool is a byte, SPIR-V's a word)
             t = _packed_relayout(ref.type, t, (*path, m.name), paths)
             room = (refs[i + 1].offset if i + 1 < len(refs) else reference.size) - ref.offset
             scalar = t.scalar.size
@@ -149,10 +173,31 @@ def _packed_relayout(
             elif t.kind is TypeKind.Vector and t.align < aligned <= ref.type.align:
                 t = replace(t, size=aligned, align=aligned)
                 paths.append(((*path, m.name), False))
-        offset = round_up(end, max(t.align, 1))
+            elif _packed_array(t, ref.type):
+                assert t.element is not None
+                el = replace(t.element, size=16, align=16)
+                t = replace(t, element=el, stride=16, size=16 * t.length, align=16)
+                paths.append(((*path, m.name), False))
+        offset = relaid_offset(end, t, m, was)
         members.append(replace(m, offset=offset, type=t))
-        end, align = offset + t.size, max(align, t.align)
+        end, align, was = offset + t.size, max(align, t.align), m.offset + m.type.size
     return replace(metal, members=tuple(members), size=round_up(end, align), align=align)
+
+
+def _packed_array(t: TypeLayout, ref: TypeLayout) -> bool:
+    """An array of packed 3-vectors of 4-byte scalars (Slang's Metal structured buffers: 12
+    bytes apart) that ``ref`` strides by 16 (std430): its elements are declared aligned."""
+    el = t.element
+    return (
+        t.kind is TypeKind.Array
+        and el is not None
+        and el.kind is TypeKind.Vector
+        and el.rows == 3
+        and el.scalar.size == 4
+        and t.stride == 12
+        and ref.stride == 16
+        and t.length > 0
+    )
 
 
 def member_position(

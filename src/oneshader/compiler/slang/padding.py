@@ -6,10 +6,12 @@ targets"). The padding is found from a compile's facts and the target compiled a
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from oneshader.compiler.api import PADDING, TARGET_NAMES
+from oneshader.compiler.front.scanner import Attribute, Field, line_col, strip_comments
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.slang.facts import TargetFacts
 from oneshader.diagnostics import Code, Diagnostic
@@ -59,14 +61,14 @@ def offset_padding(
             if m.type.kind in (TypeKind.Struct, TypeKind.Array):
                 walk(m.type, m.type.name)
             f = sdef.field(m.name) if sdef is not None else None
-            attr = next((a for a in f.attributes if a.name == "vk::offset"), None) if f else None
-            if placed or f is None or attr is None or not attr.args or not attr.args[0].isdigit():
+            file = next((p for p, s in src.sources.items() if owner in s.structs), None)
+            asked = _asked_offset(src, file, f) if f is not None and file is not None else None
+            if placed or f is None or file is None or asked is None:
                 continue
-            want = int(attr.args[0])
+            want, spelled, attr = asked
             if want == m.offset:
                 continue
             placed = True
-            file = next(p for p, s in src.sources.items() if owner in s.structs)
             align = max(m.type.align, 4)
             name = TARGET_NAMES[target]
             why = ""
@@ -83,21 +85,15 @@ def offset_padding(
                         file,
                         attr.line,
                         attr.column,
-                        f"{name}: [[vk::offset({want})]] on '{m.name}' cannot be "
+                        f"{name}: {spelled} on '{m.name}' cannot be "
                         f"expressed: {why}; give it an offset at or after {m.offset} that is a "
                         f"multiple of {align}, or build for spirv only",
                         Code.VK_OFFSET,
                     )
                 )
                 continue
-            first = min((a.line, a.column) for a in f.attributes)
-            key = (file, f.line, f.column)
-            if key in grown:
-                continue  # the struct met again (in another buffer): padded once per round
-            grown.add(key)
-            before = more.get(key)
-            size = want - m.offset + (before.size if before else 0)
-            more[key] = Padding(file, first[0], _before_attributes(src, file, first), size)
+            start = statement_start(src, file, f) or _before_attributes(src, file, attr)
+            grow(more, grown, file, f, start, want - m.offset)
 
     for p in facts.params:
         if p.layout is None:
@@ -108,12 +104,77 @@ def offset_padding(
     return more, errors
 
 
-def _before_attributes(src: SourceSet, file: Path, at: tuple[int, int]) -> int:
-    """The column of the ``[[`` that opens the attribute whose name is at ``at``."""
-    line, column = at
-    text = src.texts[file].split("\n")[line - 1]
-    opening = text.rfind("[[", 0, column - 1)
-    return opening + 1 if opening >= 0 else column
+def grow(
+    more: dict[tuple[Path, int, int], Padding],
+    grown: set[tuple[Path, int, int]],
+    file: Path,
+    f: Field,
+    at: tuple[int, int],
+    size: int,
+) -> None:
+    """``size`` bytes more of padding in ``more`` before member ``f`` (written at ``at``); once
+    per round (``grown``): a struct met again in another buffer is padded once."""
+    key = (file, f.line, f.column)
+    if key in grown:
+        return
+    grown.add(key)
+    before = more.get(key)
+    more[key] = Padding(file, at[0], at[1], size + (before.size if before else 0))
+
+
+_PACKOFFSET = re.compile(
+    r"(?:\s*\[[^\]]*\])*\s*:\s*packoffset\s*\(\s*c(\d+)\s*(?:\.\s*([xyzw]))?\s*\)"
+)
+
+
+def _asked_offset(src: SourceSet, file: Path, f: Field) -> tuple[int, str, Attribute] | None:
+    """The offset the source asks for member ``f``: ``[[vk::offset(n)]]``, or HLSL's
+    ``packoffset(cN.c)`` (16 N + 4 c), which Slang's WGSL and Metal code ignores (its
+    reflection does not; so :func:`without_packoffsets` takes it out of their source, and the
+    padding puts the member there). With how the source spells it, and where."""
+    attr = next((a for a in f.attributes if a.name == "vk::offset"), None)
+    if attr is not None and attr.args and attr.args[0].isdigit():
+        return int(attr.args[0]), f"[[vk::offset({attr.args[0]})]]", attr
+    text = strip_comments(src.texts[file])
+    name_at = _offset_of(text, f.line, f.column)
+    m = _PACKOFFSET.match(text, name_at + len(f.name))
+    if m is None:
+        return None
+    component = "xyzw".index(m.group(2)) if m.group(2) else 0
+    line, column = line_col(text, text.index("packoffset", m.start()))
+    spelled = f"packoffset(c{m.group(1)}{'.' + m.group(2) if m.group(2) else ''})"
+    return 16 * int(m.group(1)) + 4 * component, spelled, Attribute("packoffset", (), line, column)
+
+
+def without_packoffsets(text: str) -> str:
+    """``: packoffset(...)`` blanked out (columns kept), for WGSL and Metal: Slang's code for
+    them ignores it while its reflection follows it; :func:`offset_padding` places the member."""
+    return re.sub(r":\s*packoffset\s*\([^)]*\)", lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+
+
+def _before_attributes(src: SourceSet, file: Path, attr: Attribute) -> tuple[int, int]:
+    """The position of the ``[[`` that opens ``attr`` (where it is one)."""
+    text = src.texts[file].split("\n")[attr.line - 1]
+    opening = text.rfind("[[", 0, attr.column - 1)
+    return attr.line, opening + 1 if opening >= 0 else attr.column
+
+
+def _offset_of(text: str, line: int, column: int) -> int:
+    lines = text.split("\n")
+    return sum(len(x) + 1 for x in lines[: line - 1]) + column - 1
+
+
+def statement_start(src: SourceSet, file: Path, f: Field) -> tuple[int, int] | None:
+    """Where the declaration of member ``f`` begins (its attributes, modifiers and type), or
+    None where it declares more than one member (``float a, b;``: padding would move both)."""
+    text = strip_comments(src.texts[file])
+    at = _offset_of(text, f.line, f.column)
+    begin = max(text.rfind(c, 0, at) for c in ";{}") + 1
+    if "," in text[begin:at]:
+        return None
+    while begin < at and text[begin].isspace():
+        begin += 1
+    return line_col(text, begin)
 
 
 def without_padding(facts: TargetFacts) -> TargetFacts:

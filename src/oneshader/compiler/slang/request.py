@@ -5,7 +5,7 @@ rewrites"), and what comes back: the target's code and facts, or its positioned 
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -19,7 +19,12 @@ from oneshader.compiler.slang import capi as S
 from oneshader.compiler.slang.facts import SLANG_STAGE_ID, TargetFacts, read_facts
 from oneshader.compiler.slang.messages import explain, unavailable_at_uses
 from oneshader.compiler.slang.messages import parse as parse_diagnostics
-from oneshader.compiler.slang.padding import Padding, offset_padding, without_padding
+from oneshader.compiler.slang.padding import (
+    Padding,
+    offset_padding,
+    without_packoffsets,
+    without_padding,
+)
 from oneshader.diagnostics import Code, Diagnostic, Severity, source_excerpt
 from oneshader.reflection.model import ResourceTypeKind, Target
 
@@ -133,7 +138,7 @@ class _Rewrites:
     append_as_rw: bool  # append/consume buffers as RW buffers with a counter (not SPIR-V)
     drop_point_sizes: bool  # WGSL has no PointSize
     subpass_as_vectors: bool  # SPIR-V's subpass inputs
-    blank_linear: bool  # HLSL's 'linear' is the default interpolation (not SPIR-V)
+    blank_linear: bool  # HLSL's 'linear' and packoffset blanked (not SPIR-V)
     helpers: tuple[str, ...]
     measured: tuple[str, ...]  # buffers whose length Metal reads from the companion
     pads: tuple[Padding, ...]
@@ -200,6 +205,8 @@ def _rewritten(src: SourceSet, path: Path, how: _Rewrites) -> str:
         # HLSL's 'linear' is the default (perspective-correct) interpolation; Slang emits it
         # as WGSL @interpolate(linear) and Metal sample_no_perspective, which are not.
         text = rewrite.blank_words(text, "linear")
+        # Slang's reflection follows packoffset there but its code does not: the padding does
+        text = without_packoffsets(text)
     if how.helpers:
         text = rewrite.with_helpers(text, how.helpers)
     if how.measured:
@@ -253,12 +260,23 @@ def _as_written(src: SourceSet, diags: list[Diagnostic]) -> list[Diagnostic]:
     return out
 
 
+# More padding to add after a compile (the facts it gave, the padding it had).
+PaddingRule = Callable[
+    [TargetFacts, dict[tuple[Path, int, int], Padding]], dict[tuple[Path, int, int], Padding]
+]
+
+
 def compile_target(
-    lib: S.Library, src: SourceSet, options: CompileOptions, target: Target
+    lib: S.Library,
+    src: SourceSet,
+    options: CompileOptions,
+    target: Target,
+    also_pad: PaddingRule | None = None,
 ) -> tuple[CompiledTarget | None, list[Diagnostic]]:
     """The target's code and facts, or its errors. WGSL and Metal are compiled again while
     ``[[vk::offset]]`` members need padding to sit where SPIR-V puts them (a compile per
-    round; a struct's later members follow, so one round is the rule)."""
+    round; a struct's later members follow, so one round is the rule), and while
+    ``also_pad`` finds more (Metal's members placed as SPIR-V's)."""
     pads: dict[tuple[Path, int, int], Padding] = {}
     for _ in range(_PADDING_ROUNDS):
         compiled, errors = _compile_once(lib, src, options, target, pads.values())
@@ -267,6 +285,8 @@ def compile_target(
         more, refused = offset_padding(src, compiled.facts, target, pads)
         if refused:
             return None, refused
+        if more == pads and also_pad is not None:
+            more = also_pad(compiled.facts, pads)
         if more == pads:
             break
         pads = more

@@ -476,6 +476,8 @@ class _Checker:
             self.differ(module, f"{path} array length", ours.length, theirs.length)
             self.differ(module, f"{path} array stride", ours.stride, theirs.stride)
             if ours.element is not None and theirs.element is not None:
+                if _widened(ours, theirs.element):
+                    return  # an element held in a 4-vector of its stride, its first components
                 self.layout(module, f"{path}[]", ours.element, theirs.element, "nested")
         elif ours.kind is TypeKind.Struct:
             if role == "element":
@@ -797,4 +799,20 @@ def _rows_of(matrix: TypeLayout) -> TypeLayout:
     row = TypeLayout(TypeKind.Vector, matrix.scalar, rows=matrix.cols)
     return replace(
         matrix, kind=TypeKind.Array, length=matrix.rows, stride=matrix.mstride, element=row
+    )
+
+
+def _widened(ours: TypeLayout, element: TypeLayout) -> bool:
+    """The code's element is a 4-vector of the scalar of the reflection's narrower scalar or
+    vector element, 16 bytes apart as the reflection says (Metal's constant-buffer arrays
+    given std140's stride: ``array<float4, int(4)> t`` for ``float t[4]``, read ``.x``)."""
+    mine = ours.element
+    if mine is None or ours.stride != 16 or element.kind is not TypeKind.Vector:
+        return False
+    rows = mine.rows if mine.kind is TypeKind.Vector else 1
+    return (
+        mine.kind in (TypeKind.Scalar, TypeKind.Vector)
+        and element.rows == 4
+        and rows < 4
+        and _same_scalar(mine.scalar, element.scalar)
     )

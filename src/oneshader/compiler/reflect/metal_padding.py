@@ -1,0 +1,96 @@
+"""Metal's buffers laid out as SPIR-V's where explicit padding members can do it: Slang lays
+out a Metal constant or structured buffer by C's rules, and std140/std430 put some members
+higher (docs/compiler.md "One layout for all targets"). The padding is found from a Metal
+compile's facts and SPIR-V's, and Metal compiled again with it (``slang.request``'s rounds,
+the mechanism of ``[[vk::offset]]``'s padding)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from oneshader.compiler.front.sourceset import SourceSet
+from oneshader.compiler.reflect.layouts import vk_offsets
+from oneshader.compiler.slang.facts import TargetFacts
+from oneshader.compiler.slang.padding import Padding, grow, statement_start
+from oneshader.reflection.model import ScalarKind, StructMember, TypeKind, TypeLayout
+
+
+def reference_padding(
+    src: SourceSet,
+    reference: TargetFacts,
+    facts: TargetFacts,
+    pads: dict[tuple[Path, int, int], Padding],
+) -> dict[tuple[Path, int, int], Padding]:
+    """Metal lays out a constant or structured buffer by C's rules, where SPIR-V (std140,
+    std430) puts some members higher: a struct after a scalar at 16 (std140 rounds a struct's
+    alignment to 16), a ``bool3`` or ``float2x3`` at 16. Each such member is given explicit
+    padding before it in the Metal source, so that it sits where ``reference`` (SPIR-V's
+    facts) puts it: one layout, the same bytes from the host. Only the first misplaced member
+    of a struct per round (the members after it follow); only where the bytes it lacks are
+    whole words and SPIR-V's offset suits the member's Metal alignment. What padding cannot
+    place stays for the layout check (OS2001)."""
+    decls = src.declarations()
+    more = dict(pads)
+    grown: set[tuple[Path, int, int]] = set()
+
+    def walk(metal: TypeLayout, ref: TypeLayout, owner: str) -> None:
+        if metal.kind is TypeKind.Array and metal.element is not None and ref.element is not None:
+            walk(metal.element, ref.element, metal.element.name)
+            return
+        if metal.kind is not TypeKind.Struct or ref.kind is not TypeKind.Struct:
+            return
+        sdef = src.struct(owner) if owner else None
+        refs = {m.name: m for m in ref.members}
+        ends = [m.offset for m in ref.members[1:]] + [ref.size]
+        room = {m.name: end - m.offset for m, end in zip(ref.members, ends, strict=True)}
+        placed = False
+        for m in metal.members:
+            r = refs.get(m.name)
+            if r is None:
+                continue
+            walk(m.type, r.type, m.type.name)
+            if (r.type.stride, r.type.mstride) != (m.type.stride, m.type.mstride):
+                break  # no padding mends a stride; the members after it move with it
+            if r.offset > m.offset and _to_align(m.type, r, room[m.name]):
+                break  # reflect.layouts aligns it, and the members after it follow
+            f = sdef.field(m.name) if sdef is not None else None
+            if placed or f is None or r.offset <= m.offset:
+                continue
+            placed = True
+            lack = r.offset - m.offset
+            if lack % 4 or r.offset % max(m.type.align, 1) or _bool_vector(m.type):
+                continue
+            file = next((p for p, s in src.sources.items() if owner in s.structs), None)
+            start = statement_start(src, file, f) if file is not None else None
+            if file is None or start is None:
+                continue
+            grow(more, grown, file, f, start, lack)
+
+    refs = {p.name: p for p in reference.params}
+    for p in facts.params:
+        r = refs.get(p.name)
+        if p.layout is None or r is None or r.layout is None:
+            continue
+        decl = decls.get(p.name)
+        named_block = decl is not None and decl.base in ("cbuffer", "tbuffer")
+        owner = decl.name if named_block and decl else p.layout.name
+        ref_layout = vk_offsets(src, r.layout, owner) or r.layout
+        walk(p.layout, ref_layout, owner)
+    return more
+
+
+def _bool_vector(t: TypeLayout) -> bool:
+    """A vector of bool: Metal's bool is a byte, SPIR-V's a word, so no padding in front of it
+    gives its components the same bytes."""
+    return t.kind is TypeKind.Vector and t.rows > 1 and t.scalar is ScalarKind.Bool
+
+
+def _to_align(t: TypeLayout, r: StructMember, room: int) -> bool:
+    """A packed vector (Slang's Metal structured buffers) that SPIR-V aligns to its size and
+    gives its whole size: declared aligned (``float3`` for ``packed_float3``, by
+    ``reflect.layouts``), it lands where SPIR-V puts it and aligns its struct as std430 does,
+    which padding in front of it would not."""
+    if t.kind is not TypeKind.Vector or t.rows < 2 or _bool_vector(t):
+        return False
+    aligned = (4 if t.rows == 3 else t.rows) * t.scalar.size
+    return t.align < aligned <= r.type.align and room >= aligned and r.offset % aligned == 0

@@ -1,0 +1,310 @@
+"""Metal's buffers laid out as SPIR-V's by explicit padding members (reflect.metal_padding): a
+struct or vector that std140/std430 place higher than C's rules do, in the reflection and in
+the emitted MSL as its reader sees it; what no padding can place stays OS2001."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from oneshader.compiler import CompileOptions, compile_file
+from oneshader.compiler.api import PADDING, CompileResult
+from oneshader.compiler.emitted.msl import read_msl
+from oneshader.compiler.emitted.wgsl import read_wgsl
+from oneshader.reflection.model import StructMember, Target, TypeLayout
+
+ALL = (Target.SpirV, Target.Msl, Target.Wgsl)
+
+SHADER = """struct Inner { float2 p; };
+struct E { float2 a; float3 c; float d; };
+struct F { float w; Inner i; };
+cbuffer Frame { float scale; Inner inner; float tail; };
+RWStructuredBuffer<E> items;
+StructuredBuffer<F> fs;
+RWStructuredBuffer<float> o;
+[shader("compute")][numthreads(1,1,1)] void main() {
+  E e = items[0];
+  items[1].c = e.c * scale + float3(inner.p, tail);
+  items[1].d = e.d + fs[0].i.p.y;
+  o[0] = items[1].c.z;
+}
+"""
+
+
+def _offsets(t: TypeLayout) -> dict[str, tuple[int, object]]:
+    """Every member's offset, nested structs (and array elements) by path; padding left out."""
+    out: dict[str, tuple[int, object]] = {}
+    for m in t.members:
+        if m.name.startswith(PADDING):
+            continue
+        inner = m.type.element if m.type.element is not None else m.type
+        out[m.name] = (m.offset, _offsets(inner) if inner.members else None)
+    return out
+
+
+def _build(tmp_path: Path, source: str, targets: tuple[Target, ...]) -> CompileResult:
+    path = tmp_path / "s.hlsl"
+    path.write_text(source)
+    return compile_file(str(path), CompileOptions(targets=targets, source_name="s.hlsl"))
+
+
+def _reflected_and_emitted(
+    result: CompileResult, name: str, key: Callable[[StructMember], object]
+) -> tuple[dict[str, object], dict[str, object]]:
+    """``key`` of each member of constant buffer ``name``: in the reflection, and in the MSL as
+    its reader sees it (padding members left out)."""
+    assert result.ok, "\n".join(d.format() for d in result.diagnostics)
+    assert result.reflection is not None
+    (layout,) = [r.layout for r in result.reflection.resources if r.name == name]
+    code = next(o.data for o in result.outputs if o.target is Target.Msl)
+    (emitted,) = read_msl(code).resources[name]
+    assert layout is not None and emitted.layout is not None
+    mine = {m.name: key(m) for m in layout.members}
+    theirs = {m.name: key(m) for m in emitted.layout.members if not m.name.startswith(PADDING)}
+    return mine, theirs
+
+
+def _errors(tmp_path: Path, source: str) -> list[tuple[str, int, int, str]]:
+    """The errors of a SPIR-V and Metal build: (code, line, column, message)."""
+    result = _build(tmp_path, source, (Target.SpirV, Target.Msl))
+    return [(d.code, d.line, d.column, d.message) for d in result.diagnostics if d.is_error]
+
+
+def _msl(result: CompileResult) -> str:
+    return next(o.data for o in result.outputs if o.target is Target.Msl).decode()
+
+
+def test_metal_gets_spirv_offsets_from_padding_in_cbuffers_and_structured_buffers(
+    tmp_path: Path,
+) -> None:
+    result = _build(tmp_path, SHADER, (Target.SpirV, Target.Msl))
+    assert result.ok, "\n".join(d.format() for d in result.diagnostics)
+    assert result.reflection is not None
+    layouts = {r.name: r.layout for r in result.reflection.resources}
+    frame, items, fs = layouts["Frame"], layouts["items"], layouts["fs"]
+    assert frame is not None and items is not None and fs is not None
+    # std140: a struct is 16-aligned; std430: a float3 is 16-aligned (C's rules: 8 and 4).
+    assert _offsets(frame) == {
+        "scale": (0, None),
+        "inner": (16, {"p": (0, None)}),
+        "tail": (32, None),
+    }
+    assert _offsets(items.element or items) == {
+        "a": (0, None),
+        "c": (16, None),
+        "d": (28, None),
+    }
+    assert (items.size, fs.size) == (32, 16)  # the elements (structured buffers)
+    assert _offsets(fs.element or fs)["i"] == (8, {"p": (0, None)})
+    msl_text = next(o.data for o in result.outputs if o.target is Target.Msl)
+    msl = read_msl(msl_text)
+    for name, layout in layouts.items():
+        (emitted,) = msl.resources[name]
+        assert emitted.layout is not None and layout is not None
+        mine = emitted.layout.element or emitted.layout
+        theirs = layout.element or layout
+        assert _offsets(mine) == _offsets(theirs), name
+    # Reads and writes of the padded members are Slang's own, through the padded structs.
+    code = msl_text.decode()
+    assert f"uint {PADDING}" in code
+    assert "(items+int(1))->c_0 = " in code and "(items+int(1))->d_0 = " in code
+
+
+def test_without_spirv_metal_keeps_its_own_layout(tmp_path: Path) -> None:
+    result = _build(tmp_path, SHADER, (Target.Msl,))
+    assert result.ok, "\n".join(d.format() for d in result.diagnostics)
+    code = next(o.data for o in result.outputs if o.target is Target.Msl).decode()
+    assert PADDING not in code
+
+
+def test_a_bool_vector_placed_differently_stays_not_portable(tmp_path: Path) -> None:
+    """Metal's bool is a byte, SPIR-V's a word: no padding gives a bool3's components the
+    same bytes, so the refusal stays, at the member."""
+    source = (
+        "struct S { float a; };\ncbuffer CB { float x; S s;\n  bool3 b; };\n"
+        "RWStructuredBuffer<float> o;\n"
+        '[shader("compute")][numthreads(1,1,1)] void main() { o[0] = x + s.a + (b.x ? 1 : 0); }\n'
+    )
+    ((code, line, column, message),) = _errors(tmp_path, source)
+    assert (code, line, column) == ("OS2001", 3, 9)
+    assert "CB.b: not portable" in message and "on Msl" in message
+
+
+PACKED = """cbuffer P {
+  float4 first : packoffset(c0);
+  float  second : packoffset(c2.y);
+  float2 third : packoffset(c3);
+  float4 fourth : packoffset(c10);
+};
+RWStructuredBuffer<float> o;
+[shader("compute")][numthreads(1,1,1)] void main() { o[0] = first.x + second + third.y + fourth.w; }
+"""
+
+
+def test_packoffset_gives_its_offsets_on_every_target(tmp_path: Path) -> None:
+    """Slang's WGSL and Metal code ignored packoffset while their reflection followed it (an
+    internal OS9000): both now get padding that puts each member at 16 N + 4 c."""
+    result = _build(tmp_path, PACKED, ALL)
+    assert result.ok, "\n".join(d.format() for d in result.diagnostics)
+    assert result.reflection is not None
+    (p,) = [r for r in result.reflection.resources if r.name == "P"]
+    assert p.layout is not None
+    want = {"first": 0, "second": 36, "third": 48, "fourth": 160}
+    assert {k: v[0] for k, v in _offsets(p.layout).items()} == want
+    msl = read_msl(next(o.data for o in result.outputs if o.target is Target.Msl))
+    (emitted,) = msl.resources["P"]
+    assert emitted.layout is not None
+    assert {k: v[0] for k, v in _offsets(emitted.layout).items()} == want
+    wgsl = read_wgsl(next(o.data for o in result.outputs if o.target is Target.Wgsl))
+    (emitted,) = wgsl.resources["P"]
+    assert emitted.layout is not None
+    assert {k: v[0] for k, v in _offsets(emitted.layout).items()} == want
+
+
+def test_a_packoffset_below_the_members_before_it_is_positioned(tmp_path: Path) -> None:
+    source = PACKED.replace("packoffset(c10)", "packoffset(c1)")
+    ((code, line, column, message),) = _errors(tmp_path, source)
+    assert (code, line, column) == ("OS1010", 5, 19)
+    assert "Metal: packoffset(c1) on 'fourth' cannot be expressed" in message
+
+
+ARRAYS = """cbuffer CB { float t[4]; float2 v[3]; float u; };
+RWStructuredBuffer<float> o;
+[shader("compute")][numthreads(1,1,1)] void main(uint i : SV_DispatchThreadID) {
+  float arr[4] = t;
+  o[0] = t[i] + t[2] + arr[1] + u + v[i].y;
+}
+"""
+
+
+def test_a_cbuffer_array_of_scalars_has_std140_stride_on_metal(tmp_path: Path) -> None:
+    """``float t[4]``: 16 bytes apart in std140, 4 in Slang's Metal; Metal declares it an array
+    of float4 and reads the first components of an element."""
+    result = _build(tmp_path, ARRAYS, ALL)
+    want = {"t": (0, 16), "v": (64, 16), "u": (112, 0)}
+    assert _reflected_and_emitted(result, "CB", lambda m: (m.offset, m.type.stride)) == (want, want)
+    text = _msl(result)
+    assert "array<float4, int(4)> t;" in text and "array<float4, int(3)> v;" in text
+    assert "CB->t[i_1].x" in text and "CB->v[i_1].xy.y" in text
+    assert "CB->t[i_1] " not in text
+
+
+def test_a_cbuffer_array_used_whole_stays_not_portable(tmp_path: Path) -> None:
+    source = (
+        "cbuffer CB { float t[4]; float u; };\nRWStructuredBuffer<float> o;\n"
+        "float sum(float a[4], uint i) { float s = 0; for (uint k = 0; k < i; k++) s += a[k];"
+        " return s; }\n"
+        '[shader("compute")][numthreads(1,1,1)] void main(uint i : SV_DispatchThreadID)'
+        " { o[0] = sum(t, i) + u; }\n"
+    )
+    ((code, line, column, message),) = _errors(tmp_path, source)
+    assert (code, line, column) == ("OS2001", 1, 20)
+    assert "CB.t: not portable: the array stride is 16 on SpirV but 4 on Msl" in message
+
+
+@pytest.mark.parametrize(
+    ("declarations", "use", "emitted"),
+    [
+        # ConstantBuffer<S>: the struct's member is emitted t_0
+        (
+            "struct S { float4 a; float t[4]; };\nConstantBuffer<S> cb;",
+            "cb.t[i] + cb.a.x",
+            "cb->t_0[i_0.x].x",
+        ),
+        # a loose global: $Globals is globalParams in the MSL
+        ("float W[4];\nfloat k;", "W[i] * k", "->W[i_0.x].x * "),
+    ],
+)
+def test_constant_buffers_of_a_struct_and_globals_widen_arrays_too(
+    tmp_path: Path, declarations: str, use: str, emitted: str
+) -> None:
+    source = (
+        f"{declarations}\nRWStructuredBuffer<float> o;\n"
+        '[shader("compute")][numthreads(1,1,1)] void main(uint i : SV_DispatchThreadID)'
+        f" {{ o[0] = {use}; }}\n"
+    )
+    result = _build(tmp_path, source, ALL)
+    assert result.ok, "\n".join(d.format() for d in result.diagnostics)
+    assert emitted in _msl(result) and "array<float4, int(4)>" in _msl(result)
+
+
+def test_a_float3_array_in_a_structured_buffer_has_std430_stride_on_metal(tmp_path: Path) -> None:
+    """Slang's Metal holds ``float3 b[4]`` of a structured buffer as packed_float3, 12 bytes
+    apart; std430 has 16: the elements are declared float3 (aligned), reads and writes alike."""
+    source = (
+        "struct S { float3 b[4]; float c; };\nRWStructuredBuffer<S> sb;\n"
+        "RWStructuredBuffer<float> o;\n"
+        '[shader("compute")][numthreads(1,1,1)] void main(uint i : SV_DispatchThreadID) {\n'
+        "  o[0] = sb[0].b[i].y + sb[0].c;\n  sb[1].b[i] = float3(1,2,3);\n"
+        "  S s = sb[2]; s.b[1] = 0; sb[3] = s;\n}\n"
+    )
+    result = _build(tmp_path, source, ALL)
+    assert result.ok, "\n".join(d.format() for d in result.diagnostics)
+    assert result.reflection is not None
+    (sb,) = [r.layout for r in result.reflection.resources if r.name == "sb"]
+    assert sb is not None
+    assert {m.name: (m.offset, m.type.stride) for m in sb.members} == {"b": (0, 16), "c": (64, 0)}
+    code = next(o.data for o in result.outputs if o.target is Target.Msl)
+    (emitted,) = read_msl(code).resources["sb"]
+    assert emitted.layout is not None
+    element = emitted.layout.element or emitted.layout
+    assert {m.name: (m.offset, m.type.stride) for m in element.members} == {
+        "b": (0, 16),
+        "c": (64, 0),
+    }
+    text = code.decode()
+    assert "array<float3, int(4)> data_" in text and "array<packed_float3" not in text
+
+
+def test_a_float2x3_in_a_cbuffer_has_std140_columns_on_metal(tmp_path: Path) -> None:
+    """Column-major ``float2x3``: three float2 columns, 16 apart in std140, 8 in Slang's Metal;
+    Metal's matrix storage holds float4 columns, read by component."""
+    source = (
+        "cbuffer CB { float4 a; float2x3 m; float u; };\nRWStructuredBuffer<float> o;\n"
+        '[shader("compute")][numthreads(1,1,1)] void main(uint i : SV_DispatchThreadID)'
+        " { o[0] = m[1].z + u + m[i].x + mul(float2(1, 2), m).y; }\n"
+    )
+    result = _build(tmp_path, source, ALL)
+    want = {"a": (0, 0), "m": (16, 16), "u": (64, 0)}
+    assert _reflected_and_emitted(result, "CB", lambda m: (m.offset, m.type.mstride)) == (
+        want,
+        want,
+    )
+    text = _msl(result)
+    assert "array<float4, int(3)> data_" in text and f"uint {PADDING}" not in text
+
+
+def test_padding_and_widening_together_keep_every_offset(tmp_path: Path) -> None:
+    """A struct padded to std140's 16 and, after it, an array widened to float4s and a float3
+    followed by a scalar (packed_float3): Metal's layout redone for the array and the vector
+    keeps the padding's bytes."""
+    source = (
+        "struct Inner { float2 p; };\n"
+        "cbuffer CB { float x; Inner s; float t[3]; float3 d; float e; };\n"
+        "RWStructuredBuffer<float> o;\n"
+        '[shader("compute")][numthreads(1,1,1)] void main(uint i : SV_DispatchThreadID)'
+        " { o[0] = x + s.p.y + t[i] + d.z + e; }\n"
+    )
+    result = _build(tmp_path, source, ALL)
+    want = {"x": 0, "s": 16, "t": 32, "d": 80, "e": 92}
+    assert _reflected_and_emitted(result, "CB", lambda m: m.offset) == (want, want)
+
+
+def test_a_packed_float3_std430_aligns_is_aligned_not_padded(tmp_path: Path) -> None:
+    """``float a; float3 b; float2x3 c;`` in a structured buffer: std430 puts b at 16 and makes
+    the element 64 bytes (a float3 aligns the struct to 16). Padding before Slang's
+    packed_float3 would place b but leave the element 56 bytes; an aligned float3 gives both."""
+    source = (
+        "struct S { float a; float3 b; float2x3 c; };\nRWStructuredBuffer<S> sb;\n"
+        '[shader("compute")][numthreads(1,1,1)] void main(uint i : SV_DispatchThreadID)'
+        " { sb[i].b = sb[i].c[1] * sb[i].a; }\n"
+    )
+    result = _build(tmp_path, source, (Target.SpirV, Target.Msl))
+    assert result.ok, "\n".join(d.format() for d in result.diagnostics)
+    assert result.reflection is not None
+    (sb,) = result.reflection.resources
+    assert sb.layout is not None and sb.layout.size == 64
+    assert {m.name: m.offset for m in sb.layout.members} == {"a": 0, "b": 16, "c": 32}
+    assert PADDING not in _msl(result)
