@@ -174,11 +174,10 @@ def entry_points(
         )
         clashes = _location_clashes(src, e, inputs, True)
         clashes += _location_clashes(src, e, outputs_, False)
-        if Target.Wgsl in outputs:
-            clashes += _wgsl_wide_varyings(src, e)
         if clashes:
             problems.extend(clashes)
             continue
+        inputs, outputs_ = _per_location(e.inputs, inputs), _per_location(e.outputs, outputs_)
         stride = 0
         if stage is Stage.Vertex:
             try:
@@ -293,20 +292,21 @@ def check_stage_link(
             )
 
 
-def _wgsl_wide_varyings(src: SourceSet, e: EntryFacts) -> list[Diagnostic]:
-    """Stage variables that take more than one location (arrays, matrices): WGSL passes
-    scalars and vectors only, and Slang's WGSL declares them anyway (naga rejects it)."""
-    return [
-        src.error(
-            *_declared_at(src, e, v),
-            f"WGSL: stage variable '{v.name}' of entry '{e.name}' takes {v.span} locations "
-            "(an array or matrix); WGSL passes scalars and vectors only between stages: "
-            "split it into vector members, or build without the wgsl target",
-            Code.NOT_ON_TARGET,
-        )
-        for v in (*e.inputs, *e.outputs)
-        if v.location is not None and v.span > 1
-    ]
+def _per_location(facts: list[VarFacts], variables: list[StageVariable]) -> list[StageVariable]:
+    """A stage variable that takes several locations (an array, a matrix: one per column) as
+    one variable per location, each with the vector it holds there (``float4x4 m : M`` is four
+    float4 at four locations, all named ``m``): what a host's vertex layout lists, and what
+    WGSL, which passes only scalars and vectors, declares."""
+    spans = {f.name: f.span for f in facts}
+    out = []
+    for v in variables:
+        if v.location is None or spans.get(v.name, 1) == 1:
+            out.append(v)
+            continue
+        out += [
+            replace(v, location=v.location + k) for k in range(spans[v.name])
+        ]
+    return out
 
 
 def _location_clashes(

@@ -360,6 +360,11 @@ class _Reader:
         elif kind == S.KIND_SCALAR:
             scalar = _SCALARS.get(lib.spReflectionType_GetScalarType(t), (ScalarKind.Float, 4))[0]
             components = 1
+        elif kind == S.KIND_MATRIX:
+            # One location per column (column-major, as Slang's SPIR-V stores it), each a
+            # vector of the matrix's rows.
+            scalar = self.scalar_of(t)
+            components = int(lib.spReflectionType_GetRowCount(t))
         else:
             scalar = self.scalar_of(t) if t else ScalarKind.Float
             if kind == S.KIND_ARRAY and t:  # an array of varyings: its element's components

@@ -1,0 +1,146 @@
+"""Arrays and matrices between stages (and as vertex inputs) on WGSL, which passes only scalars
+and vectors: the WGSL entry points carry one vector per location, at the locations SPIR-V
+gives, and rebuild the value; the reflection lists one variable per location, so a host's
+vertex layout and WGSL's linking agree with SPIR-V. Run on the software adapter."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from verify_support import render
+
+from module_validation import device
+from oneshader.compiler import CompileOptions, compile_file
+from oneshader.compiler.api import CompileResult
+from oneshader.reflection.model import Target
+
+ALL = (Target.SpirV, Target.Msl, Target.Wgsl)
+
+SHADER = """\
+struct VSIn { float2 p : POSITION; float4x4 m : MATRIX; };
+struct VSOut
+{
+    float4 pos : SV_Position;
+    float4x4 view : VIEW;
+    float3 c[2] : COLOR;
+    nointerpolation int2 k[2] : KEY;
+};
+
+[shader("vertex")]
+VSOut vs(VSIn i)
+{
+    VSOut o;
+    o.pos = float4(i.p, 0, 1);
+    o.view = i.m;
+    o.c[0] = float3(0.75, 0, 0);
+    o.c[1] = float3(0, 0, 1);
+    o.k[0] = int2(1, 2);
+    o.k[1] = int2(3, 4);
+    return o;
+}
+
+[shader("pixel")]
+float4 ps(VSOut i) : SV_Target
+{
+    float keys = (i.k[1].y == 4 && i.k[0].x == 1) ? 1.0 : 0.0;
+    return float4(i.view[0][1], i.view[1][0], i.c[0].x, i.c[1].z * keys);
+}
+"""
+
+
+def _build(tmp_path: Path, source: str, targets: tuple[Target, ...] = ALL) -> CompileResult:
+    path = tmp_path / "wide.hlsl"
+    path.write_text(source)
+    return compile_file(str(path), CompileOptions(targets=targets, source_name="wide.hlsl"))
+
+
+def _ok(tmp_path: Path, source: str, targets: tuple[Target, ...] = ALL) -> CompileResult:
+    result = _build(tmp_path, source, targets)
+    assert result.ok, "\n".join(d.format() for d in result.diagnostics)
+    return result
+
+
+def test_reflection_lists_one_variable_per_location(tmp_path: Path) -> None:
+    r = _ok(tmp_path, SHADER).reflection
+    assert r is not None
+    vs, ps = r.entry_points
+    located = [(v.name, v.semantic, v.index, v.location, v.components) for v in vs.outputs[1:]]
+    assert located == [
+        *(("view", "VIEW", 0, k, 4) for k in range(4)),
+        ("c", "COLOR", 0, 4, 3),
+        ("c", "COLOR", 0, 5, 3),
+        ("k", "KEY", 0, 6, 2),
+        ("k", "KEY", 0, 7, 2),
+    ]
+    assert [v.location for v in ps.inputs[1:]] == list(range(8))
+    # The matrix vertex input: four float32x4 attributes after the position.
+    attributes = [(v.location, v.format.value, v.offset) for v in vs.inputs]
+    assert attributes == [(0, "float32x2", 0)] + [(1 + k, "float32x4", 8 + 16 * k) for k in range(4)]
+    assert vs.stride == 72
+
+
+def test_wgsl_declares_vectors_at_spirv_locations(tmp_path: Path) -> None:
+    result = _ok(tmp_path, SHADER)
+    wgsl = next(o.data.decode() for o in result.outputs if o.target is Target.Wgsl)
+    assert "@location(3) view_0__3 : vec4<f32>" in wgsl
+    assert "@location(5) c_0__1 : vec3<f32>" in wgsl
+    assert "@location(7) @interpolate(flat) k_0__1 : vec2<i32>" in wgsl or (
+        "@interpolate(flat) @location(7) k_0__1 : vec2<i32>" in wgsl
+    )
+
+
+def _draw(result: CompileResult, target: Target) -> Any:
+    """One triangle over the whole target, every vertex with the same matrix, laid out from
+    the reflection's vertex inputs: attribute k holds the matrix's column k (SPIR-V's)."""
+    import wgpu
+
+    r = result.reflection
+    assert r is not None
+    vs = next(e for e in r.entry_points if e.name == "vs")
+    out = next(o for o in result.outputs if o.target is target)
+    dev = device()
+    module = dev.create_shader_module(
+        code=out.data if target is Target.SpirV else out.data.decode("utf-8")
+    )
+    attributes = [
+        {"format": v.format.value, "offset": v.offset, "shader_location": v.location}
+        for v in vs.inputs
+    ]
+    pipeline = dev.create_render_pipeline(
+        layout="auto",
+        vertex={
+            "module": module,
+            "entry_point": "vs",
+            "buffers": [{"array_stride": vs.stride, "attributes": attributes}],
+        },
+        fragment={"module": module, "entry_point": "ps", "targets": [{"format": "rgba8unorm"}]},
+    )
+    # HLSL m[row][column] = column[column][row]: m[0][1] = 0.25, m[1][0] = 0.5.
+    columns = [[0, 0.5, 0, 0], [0.25, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]]
+    rows = [[x, y, *(c for column in columns for c in column)] for x, y in ((-1, -1), (3, -1), (-1, 3))]
+    data = np.array(rows, np.float32).tobytes()
+    buffer = dev.create_buffer_with_data(data=data, usage=wgpu.BufferUsage.VERTEX)
+
+    def draw(rpass: Any) -> None:
+        rpass.set_pipeline(pipeline)
+        rpass.set_vertex_buffer(0, buffer)
+        rpass.draw(3)
+
+    return render(draw, 4)
+
+
+def test_runs_with_the_values_hlsl_gives(tmp_path: Path) -> None:
+    """WGSL on the software adapter (wgpu's SPIR-V reader refuses matrices and arrays as stage
+    variables, so SPIR-V is validated, not run): the pixel reads m[0][1] and m[1][0] where
+    HLSL has them, the arrays' elements and the flat integers whole."""
+    pixels = _draw(_ok(tmp_path, SHADER), Target.Wgsl).astype(int)
+    assert np.abs(pixels - np.array([64, 128, 191, 255])).max() <= 1, pixels[0, 0]
+
+
+def test_wgsl_stage_interfaces_link(tmp_path: Path) -> None:
+    """The split vertex outputs and pixel inputs of one WGSL module make one pipeline (what
+    create_render_pipeline checks: the same locations and types on both sides)."""
+    result = _ok(tmp_path, SHADER, (Target.Wgsl,))
+    assert _draw(result, Target.Wgsl)[0, 0, 3] == 255
