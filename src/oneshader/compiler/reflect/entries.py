@@ -113,7 +113,7 @@ def check_vertex_positions(
         where = next((p for p, s in src.sources.items() if e.name in s.functions), src.path)
         fn = src.function(e.name)
         if fn is not None and any(f.semantic.upper() == "SV_POSITION" for f in fn.fields):
-            continue  # an out parameter: Slang's own WGSL problem, naga names it
+            continue  # an out parameter: check_wgsl_out_parameters names it
         problems.add(
             src.error_in(
                 where,
@@ -125,6 +125,40 @@ def check_vertex_positions(
                 Code.VERTEX_WITHOUT_POSITION,
             )
         )
+
+
+def check_wgsl_out_parameters(
+    src: SourceSet, compiled: list[CompiledTarget], problems: Collector
+) -> None:
+    """Slang writes WGSL that is not WGSL for an ``out``/``inout`` parameter of a vertex or
+    pixel entry point (a pointer parameter, or a built-in written through a cast): an error at
+    each such parameter, naming it, added to ``problems``. SPIR-V and Metal build them (the
+    reflection lists them with the entry point's outputs)."""
+    wgsl = next((t for t in compiled if t.target is Target.Wgsl), None)
+    if wgsl is None:
+        return
+    for e in wgsl.facts.entries:
+        fn = src.function(e.name)
+        if fn is None or e.stage not in (Stage.Vertex, Stage.Pixel):
+            continue
+        where = next((p for p, s in src.sources.items() if e.name in s.functions), src.path)
+        for f in fn.fields:
+            direction = next((m for m in f.modifiers if m in ("out", "inout")), None)
+            if direction is None:
+                continue
+            semantic = f" : {f.semantic}" if f.semantic else ""
+            problems.add(
+                src.error_in(
+                    where,
+                    f.line,
+                    f.column,
+                    f"WGSL: '{direction}' parameter '{f.name}'{semantic} of entry point "
+                    f"'{e.name}': Slang writes no valid WGSL for an entry point's {direction} "
+                    "parameters; return the outputs (a struct of them) instead, or build "
+                    "without the wgsl target",
+                    Code.NOT_ON_TARGET,
+                )
+            )
 
 
 def entry_points(
