@@ -17,7 +17,8 @@ NATIVE = (Target.SpirV, Target.Msl)
 
 OUT_ONLY = """\
 [shader("vertex")]
-void vs(float3 p : POSITION, out float4 o : SV_Position, out float a : A) { o = float4(p, 1); a = p.x; }
+void vs(float3 p : POSITION, out float4 o : SV_Position, out float a : A)
+{ o = float4(p, 1); a = p.x; }
 [shader("pixel")]
 float4 ps(float a : A) : SV_Target { return a; }
 """

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from verify_support import CORPUS, compiled
+from verify_support import compiled
 
 from module_validation import device, spirv_errors, tool, wgsl_errors
 from oneshader.codegen import render_module

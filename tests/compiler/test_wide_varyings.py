@@ -77,7 +77,9 @@ def test_reflection_lists_one_variable_per_location(tmp_path: Path) -> None:
     assert [v.location for v in ps.inputs[1:]] == list(range(8))
     # The matrix vertex input: four float32x4 attributes after the position.
     attributes = [(v.location, v.format.value, v.offset) for v in vs.inputs]
-    assert attributes == [(0, "float32x2", 0)] + [(1 + k, "float32x4", 8 + 16 * k) for k in range(4)]
+    assert attributes == [(0, "float32x2", 0)] + [
+        (1 + k, "float32x4", 8 + 16 * k) for k in range(4)
+    ]
     assert vs.stride == 72
 
 
@@ -119,7 +121,9 @@ def _draw(result: CompileResult, target: Target) -> Any:
     )
     # HLSL m[row][column] = column[column][row]: m[0][1] = 0.25, m[1][0] = 0.5.
     columns = [[0, 0.5, 0, 0], [0.25, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]]
-    rows = [[x, y, *(c for column in columns for c in column)] for x, y in ((-1, -1), (3, -1), (-1, 3))]
+    rows = [
+        [x, y, *(c for column in columns for c in column)] for x, y in ((-1, -1), (3, -1), (-1, 3))
+    ]
     data = np.array(rows, np.float32).tobytes()
     buffer = dev.create_buffer_with_data(data=data, usage=wgpu.BufferUsage.VERTEX)
 

@@ -42,10 +42,10 @@ __all__ = [
     "round_up",
     "sequential_struct",
     "split_member",
-    "varying_name",
     "struct_name",
     "token_pieces",
     "unwrap_slang_struct",
+    "varying_name",
 ]
 
 

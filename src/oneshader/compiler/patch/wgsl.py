@@ -188,9 +188,7 @@ def split_wide_varyings(text: str) -> str:
         elif fn.result is not None:
             result = f" -> {_attributes(fn.result.attrs)}{fn.result.type}"
             body = f"    return {call};\n"
-        wrappers.append(
-            f"@{stage}\nfn {fn.name}({', '.join(params)}){result}\n{{\n{body}}}\n"
-        )
+        wrappers.append(f"@{stage}\nfn {fn.name}({', '.join(params)}){result}\n{{\n{body}}}\n")
     if not wrappers:
         return text
     return text + "\n" + "\n".join([*made.values(), *wrappers])

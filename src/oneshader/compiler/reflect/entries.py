@@ -337,9 +337,7 @@ def _per_location(facts: list[VarFacts], variables: list[StageVariable]) -> list
         if v.location is None or spans.get(v.name, 1) == 1:
             out.append(v)
             continue
-        out += [
-            replace(v, location=v.location + k) for k in range(spans[v.name])
-        ]
+        out += [replace(v, location=v.location + k) for k in range(spans[v.name])]
     return out
 
 

@@ -399,9 +399,7 @@ class _Reader:
             vl = lib.spReflectionEntryPoint_getParameterByIndex(ep, i)
             var = lib.spReflectionVariableLayout_GetVariable(vl)
             out = bool(var) and bool(lib.spReflectionVariable_FindModifier(var, S.MODIFIER_OUT))
-            inout = bool(var) and bool(
-                lib.spReflectionVariable_FindModifier(var, S.MODIFIER_INOUT)
-            )
+            inout = bool(var) and bool(lib.spReflectionVariable_FindModifier(var, S.MODIFIER_INOUT))
             if inout or not out:
                 inputs.extend(self.varyings(vl, S.CAT_VARYING_INPUT, "", 0))
             if out:
