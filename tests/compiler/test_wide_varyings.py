@@ -148,3 +148,23 @@ def test_wgsl_stage_interfaces_link(tmp_path: Path) -> None:
     create_render_pipeline checks: the same locations and types on both sides)."""
     result = _ok(tmp_path, SHADER, (Target.Wgsl,))
     assert _draw(result, Target.Wgsl)[0, 0, 3] == 255
+
+
+def test_the_bindings_hold_a_matrix_input_as_one_field(tmp_path: Path) -> None:
+    """The host fills the matrix by name, one row of the field per location (SPIR-V's column),
+    and the layout lists its four attributes."""
+    from oneshader.bindings import from_reflection
+
+    r = _ok(tmp_path, SHADER).reflection
+    assert r is not None
+    vs = from_reflection(r, "wide").entry("vs")
+    per_instance = vs.instance_buffer("m")
+    assert per_instance.names == ("m",)
+    assert [a["shader_location"] for a in per_instance.layout["attributes"]] == [1, 2, 3, 4]
+    assert per_instance.stride == 64
+    data = per_instance.zeros(1)
+    data["m"][0] = np.arange(16).reshape(4, 4)
+    assert np.frombuffer(data.tobytes(), np.float32)[4:8].tolist() == [4, 5, 6, 7]
+    whole = vs.vertex_buffer()
+    assert whole.zeros(1)["m"].shape == (1, 4, 4) and whole.dtype.fields["m"][1] == 8
+    assert vs.vertex_buffers() == [whole.layout]
