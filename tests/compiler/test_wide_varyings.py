@@ -168,3 +168,82 @@ def test_the_bindings_hold_a_matrix_input_as_one_field(tmp_path: Path) -> None:
     whole = vs.vertex_buffer()
     assert whole.zeros(1)["m"].shape == (1, 4, 4) and whole.dtype.fields["m"][1] == 8
     assert vs.vertex_buffers() == [whole.layout]
+
+
+MATRICES = """\
+struct VSOut
+{
+    float4 pos : SV_Position;
+    float2x3 ms[2] : MS;
+    float3x2 n : N;
+};
+
+[shader("vertex")]
+VSOut vs(uint id : SV_VertexID)
+{
+    VSOut o;
+    o.pos = float4(id == 1 ? 3 : -1, id == 2 ? 3 : -1, 0, 1);
+    o.ms[0] = float2x3(1, 2, 3, 4, 5, 6) / 16;
+    o.ms[1] = float2x3(7, 8, 9, 10, 11, 12) / 16;
+    o.n = float3x2(1, 2, 3, 4, 5, 6) / 8;
+    return o;
+}
+
+[shader("pixel")]
+float4 ps(VSOut i) : SV_Target
+{
+    return float4(i.ms[1][1][2], i.ms[0][0][1], i.n[2][1], 1);
+}
+"""
+
+COLOURS = """\
+struct PSOut { float4 c[2] : SV_Target0; };
+
+[shader("pixel")]
+PSOut ps(float4 pos : SV_Position)
+{
+    PSOut o;
+    o.c[0] = pos;
+    o.c[1] = 1;
+    return o;
+}
+"""
+
+
+def test_arrays_of_matrices(tmp_path: Path) -> None:
+    """Non-square matrices (one location per column, each a vector of the rows) and an array
+    of them (each element's columns in turn): WGSL runs with the values HLSL gives."""
+    result = _ok(tmp_path, MATRICES)
+    r = result.reflection
+    assert r is not None
+    vs = r.entry_points[0]
+    assert [(v.name, v.location, v.components) for v in vs.outputs[1:]] == [
+        *(("ms", k, 2) for k in range(6)),
+        *(("n", 6 + k, 3) for k in range(2)),
+    ]
+    dev = device()
+    module = dev.create_shader_module(
+        code=next(o.data.decode() for o in result.outputs if o.target is Target.Wgsl)
+    )
+    pipeline = dev.create_render_pipeline(
+        layout="auto",
+        vertex={"module": module, "entry_point": "vs"},
+        fragment={"module": module, "entry_point": "ps", "targets": [{"format": "rgba8unorm"}]},
+    )
+
+    def draw(rpass: Any) -> None:
+        rpass.set_pipeline(pipeline)
+        rpass.draw(3)
+
+    pixels = render(draw, 4).astype(int)
+    assert np.abs(pixels[0, 0] - np.array([191, 32, 191, 255])).max() <= 1, pixels[0, 0]
+
+
+def test_an_array_of_colour_outputs_writes_one_attachment_each(tmp_path: Path) -> None:
+    r = _ok(tmp_path, COLOURS).reflection
+    assert r is not None
+    outputs = r.entry_points[0].outputs
+    assert [(v.semantic, v.index, v.location) for v in outputs] == [
+        ("SV_Target", 0, 0),
+        ("SV_Target", 1, 1),
+    ]

@@ -76,6 +76,8 @@ def _pieces(value: str, t: WgslType) -> list[tuple[str, WgslType]]:
     if m is None:
         element, count = t.args[0], t.args[1]
         assert isinstance(element, WgslType) and isinstance(count, int)
+        if _wide(element):  # an array of matrices: each element's columns
+            return [p for k in range(count) for p in _pieces(f"{value}[{k}]", element)]
         return [(f"{value}[{k}]", element) for k in range(count)]
     columns, rows = int(m.group(1)), int(m.group(2))
     vector = WgslType(f"vec{columns}", t.args)
@@ -86,6 +88,11 @@ def _whole(t: WgslType, parts: list[str]) -> str:
     """The wide value of type ``t`` from its :func:`_pieces`."""
     m = _MATRIX.fullmatch(t.name)
     if m is None:
+        element = t.args[0]
+        assert isinstance(element, WgslType)
+        if _wide(element):
+            n = len(_pieces("", element))
+            parts = [_whole(element, parts[i : i + n]) for i in range(0, len(parts), n)]
         return f"{t}({', '.join(parts)})"
     return f"transpose(mat{m.group(2)}x{m.group(1)}<{t.args[0]}>({', '.join(parts)}))"
 

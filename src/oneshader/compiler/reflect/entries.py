@@ -337,7 +337,11 @@ def _per_location(facts: list[VarFacts], variables: list[StageVariable]) -> list
         if v.location is None or spans.get(v.name, 1) == 1:
             out.append(v)
             continue
-        out += [replace(v, location=v.location + k) for k in range(spans[v.name])]
+        step = 1 if v.semantic == "SV_Target" else 0  # the attachments of ``float4 c[N]``
+        out += [
+            replace(v, location=v.location + k, index=v.index + step * k)
+            for k in range(spans[v.name])
+        ]
     return out
 
 

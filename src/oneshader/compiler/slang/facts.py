@@ -369,7 +369,10 @@ class _Reader:
             scalar = self.scalar_of(t) if t else ScalarKind.Float
             if kind == S.KIND_ARRAY and t:  # an array of varyings: its element's components
                 t = lib.spReflectionType_GetElementType(t)
-            components = int(lib.spReflectionType_GetElementCount(t)) if t else 1
+            if t and lib.spReflectionType_GetKind(t) == S.KIND_MATRIX:  # a matrix's columns
+                components = int(lib.spReflectionType_GetRowCount(t))
+            else:
+                components = int(lib.spReflectionType_GetElementCount(t)) if t else 1
             components = max(components, 1)
         upper = semantic.upper()
         located = not upper.startswith("SV_") or upper.startswith("SV_TARGET")
