@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from oneshader.compiler.emitted.common import emitted_pattern
-from oneshader.compiler.emitted.wgsl import reached_identifiers, read_wgsl_shared
+from oneshader.compiler.emitted.wgsl import reached_identifiers
 from oneshader.compiler.front.scanner import Field, StructDef
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.slang.facts import EntryFacts, VarFacts
@@ -105,15 +105,17 @@ def check_vertex_positions(
     stage) would be WGSL that naga rejects. An error at the entry point's name, added to
     ``problems``."""
     wgsl = next((t for t in compiled if t.target is Target.Wgsl), None)
-    if wgsl is None or b"vertex" not in wgsl.code:  # no @vertex entry point: nothing to read
+    if wgsl is None:
         return
-    for e in read_wgsl_shared(wgsl.code).entries.values():
-        if e.stage != "vertex" or any(v.builtin is BuiltIn.Position for v in e.outputs):
+    # Read from the outputs' semantics, not the WGSL: where none is SV_Position, Slang's WGSL
+    # makes the first output the position (a float, which naga refuses).
+    for e in wgsl.facts.entries:
+        if e.stage is not Stage.Vertex or any(
+            v.semantic.upper() == "SV_POSITION" for v in e.outputs
+        ):
             continue
         where = next((p for p, s in src.sources.items() if e.name in s.functions), src.path)
         fn = src.function(e.name)
-        if fn is not None and any(f.semantic.upper() == "SV_POSITION" for f in fn.fields):
-            continue  # an out parameter: check_wgsl_out_parameters names it
         problems.add(
             src.error_in(
                 where,
