@@ -1,7 +1,8 @@
 """``out`` and ``inout`` parameters of an entry point are its outputs: the reflection lists them
 (after the returned value, as DXC counts locations) and SPIR-V and Metal build them (Metal
 crashes in Slang beside a returned value, OS9001); Slang's
-WGSL for them is not WGSL, so on WGSL each is a positioned error that names it."""
+WGSL for them is not WGSL, so on WGSL each is a positioned error that names it (as is a pixel input WGSL has in the
+vertex stage only)."""
 
 from __future__ import annotations
 
@@ -78,3 +79,13 @@ def test_out_parameters_are_named_errors_on_wgsl(tmp_path: Path) -> None:
     assert [(d.code, d.line, d.column) for d in errors] == [("OS1003", 2, 41), ("OS1003", 2, 68)]
     assert "WGSL: 'out' parameter 'o' : SV_Position of entry point 'vs'" in errors[0].message
     assert "'a' : A" in errors[1].message
+
+
+def test_a_vertex_only_builtin_read_by_a_pixel_shader_is_a_named_error_on_wgsl(
+    tmp_path: Path,
+) -> None:
+    source = '[shader("pixel")]\nfloat4 ps(uint id : SV_InstanceID) : SV_Target { return id; }\n'
+    result = _build(tmp_path, source, (Target.Wgsl,))
+    (error,) = [d for d in result.diagnostics if d.is_error]
+    assert (error.line, error.column, error.code) == (2, 16, "OS1003")
+    assert "pixel input 'id' : SV_InstanceID: WGSL has instance_index" in error.message

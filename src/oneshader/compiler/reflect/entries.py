@@ -129,13 +129,14 @@ def check_vertex_positions(
         )
 
 
-def check_wgsl_out_parameters(
+def check_wgsl_interfaces(
     src: SourceSet, compiled: list[CompiledTarget], problems: Collector
 ) -> None:
-    """Slang writes WGSL that is not WGSL for an ``out``/``inout`` parameter of a vertex or
-    pixel entry point (a pointer parameter, or a built-in written through a cast): an error at
-    each such parameter, naming it, added to ``problems``. SPIR-V and Metal build them (the
-    reflection lists them with the entry point's outputs)."""
+    """Stage interfaces Slang writes as WGSL that is not WGSL: an ``out``/``inout`` parameter
+    of a vertex or pixel entry point (a pointer parameter, or a built-in written through a
+    cast; SPIR-V and Metal build them, the reflection lists them with the outputs), and a
+    pixel input WGSL has in the vertex stage only (``SV_InstanceID``): an error at each,
+    naming it, added to ``problems``."""
     wgsl = next((t for t in compiled if t.target is Target.Wgsl), None)
     if wgsl is None:
         return
@@ -144,6 +145,8 @@ def check_wgsl_out_parameters(
         if fn is None or e.stage not in (Stage.Vertex, Stage.Pixel):
             continue
         where = next((p for p, s in src.sources.items() if e.name in s.functions), src.path)
+        if e.stage is Stage.Pixel:
+            problems.extend(_vertex_only_inputs(src, e))
         for f in fn.fields:
             direction = next((m for m in f.modifiers if m in ("out", "inout")), None)
             if direction is None:
@@ -161,6 +164,28 @@ def check_wgsl_out_parameters(
                     Code.NOT_ON_TARGET,
                 )
             )
+
+
+def _vertex_only_inputs(src: SourceSet, e: EntryFacts) -> list[Diagnostic]:
+    """Pixel inputs WGSL has only in the vertex stage (Slang declares them as the vertex
+    built-ins, which naga refuses in a fragment entry point), at each declaration."""
+    return [
+        src.error(
+            *_declared_at(src, e, v),
+            f"WGSL: pixel input '{v.name}' : {_VERTEX_ONLY[v.semantic.upper()][0]}: WGSL has "
+            f"{_VERTEX_ONLY[v.semantic.upper()][1]} in the vertex stage only; pass it from the "
+            "vertex stage as a nointerpolation varying, or build without the wgsl target",
+            Code.NOT_ON_TARGET,
+        )
+        for v in e.inputs
+        if v.semantic.upper() in _VERTEX_ONLY
+    ]
+
+
+_VERTEX_ONLY = {
+    "SV_INSTANCEID": ("SV_InstanceID", "instance_index"),
+    "SV_VERTEXID": ("SV_VertexID", "vertex_index"),
+}
 
 
 def entry_points(
