@@ -1,8 +1,8 @@
 """``out`` and ``inout`` parameters of an entry point are its outputs: the reflection lists them
 (after the returned value, as DXC counts locations) and SPIR-V and Metal build them (Metal
-crashes in Slang beside a returned value, OS9001); Slang's
-WGSL for them is not WGSL, so on WGSL each is a positioned error that names it (as is a pixel input WGSL has in the
-vertex stage only)."""
+crashes in Slang beside a returned value, OS9001); Slang's WGSL for them is not WGSL, so on
+WGSL each is a positioned error that names it (as is a pixel input WGSL has in the vertex
+stage only)."""
 
 from __future__ import annotations
 
