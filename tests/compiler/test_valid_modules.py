@@ -76,3 +76,18 @@ def test_vertex_shader_returning_a_bare_varying_keeps_it_a_varying_on_metal(
         assert output.builtin is None and output.semantic == semantic, (name, output)
     assert "[[position]]" not in code
     assert "[[flat]] uint" in code
+
+
+def test_a_vertex_shader_returning_a_bare_value_without_position_is_refused_for_wgsl(
+    tmp_path: Path,
+) -> None:
+    """Slang's WGSL makes a returned bare value the position when no output is SV_Position
+    (``@builtin(position) output_0 : f32``, which naga refuses): the same positioned error,
+    read from the outputs' semantics, not from the WGSL."""
+    (tmp_path / "v.hlsl").write_text(
+        '[shader("vertex")]\nfloat V(float4 a : AAA, float2x3 c : CC) : DDDD { return 1.0; }\n'
+    )
+    options = CompileOptions(targets=(Target.Wgsl,), source_name="v.hlsl")
+    result = compile_file(str(tmp_path / "v.hlsl"), options)
+    (error,) = [d for d in result.diagnostics if d.is_error]
+    assert (error.line, error.column, error.code) == (2, 7, "OS1017")

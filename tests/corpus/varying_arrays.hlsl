@@ -1,6 +1,6 @@
-// SPIR-V only (WGSL passes no arrays or matrices between stages: OS1003). A varying array takes
-// one location per element, so the members after it move on (LightColor: 3 and 4, ViewVec: 5),
-// as DXC counts; a matrix varying takes one location per column.
+// A varying array takes one location per element, so the members after it move on
+// (LightColor: 3 and 4, ViewVec: 5), as DXC counts; a matrix varying takes one location per
+// column (WGSL passes each location as its own vector).
 struct VSOutput
 {
     float4 Pos : SV_POSITION;

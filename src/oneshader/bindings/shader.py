@@ -141,13 +141,15 @@ class Entry:
         compute_pass.dispatch_workgroups(*self.workgroups(x, y, z))
 
     def _inputs(self, names: Iterable[str]) -> list[Any]:
-        by_name = {v.name: v for v in self.attributes}
+        """The attributes of these inputs, in the order named (an input that takes several
+        locations, a matrix or an array, is one attribute per location, in location order)."""
         out = []
         for n in names:
-            if n not in by_name:
-                have = ", ".join(by_name) or "none"
+            located = [v for v in self.attributes if v.name == n]
+            if not located:
+                have = ", ".join(dict.fromkeys(v.name for v in self.attributes)) or "none"
                 raise LookupError(f"{self.name} has no vertex input {n!r}; it has {have}")
-            out.append(by_name[n])
+            out += sorted(located, key=lambda v: v.location or 0)
         return out
 
     def vertex_buffer(self, *names: str, step_mode: str = "vertex") -> VertexBuffer:

@@ -163,7 +163,9 @@ class VertexBuffer:
 
     @property
     def names(self) -> tuple[str, ...]:
-        return tuple(v.name for v in self.attributes)
+        """The inputs held, once each (a matrix or array input has one attribute per
+        location, all of one name)."""
+        return tuple(dict.fromkeys(v.name for v in self.attributes))
 
     @property
     def layout(self) -> dict[str, Any]:
@@ -179,12 +181,20 @@ class VertexBuffer:
 
     @property
     def dtype(self) -> np.dtype[Any]:
-        """One vertex (or instance) of this buffer, fields named like the inputs."""
+        """One vertex (or instance) of this buffer, fields named like the inputs; an input of
+        several locations (a matrix: one per column; an array: one per element) is one field,
+        an array of its locations' vectors (they are packed one after the other)."""
+        formats, offsets = [], []
+        for name in self.names:
+            at = [i for i, v in enumerate(self.attributes) if v.name == name]
+            one = vertex_numpy(self.attributes[at[0]].format)
+            formats.append(one if len(at) == 1 else np.dtype((one, (len(at),))))
+            offsets.append(self.offsets[at[0]])
         return np.dtype(
             {
                 "names": mangle_all(self.names),
-                "formats": [vertex_numpy(v.format) for v in self.attributes],
-                "offsets": list(self.offsets),
+                "formats": formats,
+                "offsets": offsets,
                 "itemsize": self.stride,
             }
         )

@@ -27,6 +27,7 @@ from oneshader.compiler.reflect.entries import (
     check_entries,
     check_stage_link,
     check_vertex_positions,
+    check_wgsl_interfaces,
     entry_points,
 )
 from oneshader.compiler.reflect.metal_padding import reference_padding
@@ -125,6 +126,7 @@ def _finish(
     primary = compiled[0]
     check_entries(src, primary, problems)
     check_vertex_positions(src, compiled, problems)
+    check_wgsl_interfaces(src, compiled, problems)
     problems.check()
     outputs = {t.target: t.code for t in compiled}
     shader = assemble(src, options, compiled, outputs, problems)

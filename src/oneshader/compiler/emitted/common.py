@@ -44,9 +44,11 @@ __all__ = [
     "resource_name",
     "round_up",
     "sequential_struct",
+    "split_member",
     "struct_name",
     "token_pieces",
     "unwrap_slang_struct",
+    "varying_name",
 ]
 
 
@@ -73,6 +75,20 @@ def demangle(name: str) -> str:
     Slang's own ``$`` names (a bitfield's ``$bit_field_backing_0``) are spelled ``x24...``."""
     name = _SUFFIX.sub("", name)
     return "$" + name[3:] if name.startswith("x24bit_field_backing") else name
+
+
+def split_member(emitted: str, k: int) -> str:
+    """The WGSL member (or parameter) that carries location ``k`` of a stage variable WGSL
+    cannot pass whole (an array, a matrix): ``view_0__2``; :func:`demangle` gives ``view``."""
+    return f"{emitted}__{k}"
+
+
+def varying_name(emitted: str) -> str:
+    """The source name of a WGSL stage variable, a :func:`split_member` one's included."""
+    return demangle(_SPLIT.sub("", emitted))
+
+
+_SPLIT = re.compile(r"__\d+$")
 
 
 GLOBALS = "$Globals"  # DXC's constant buffer of loose global uniforms

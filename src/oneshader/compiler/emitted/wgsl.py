@@ -38,6 +38,7 @@ from oneshader.compiler.emitted.common import (
     round_up,
     sequential_struct,
     token_pieces,
+    varying_name,
 )
 from oneshader.reflection.model import (
     BuiltIn,
@@ -52,6 +53,7 @@ from oneshader.reflection.model import (
 __all__ = [
     "TEXEL_FORMATS",
     "WgslType",
+    "parse_wgsl",
     "reached_identifiers",
     "read_wgsl",
     "read_wgsl_shared",
@@ -427,6 +429,12 @@ class _Parser:
         return _Function(name, attrs, params, result, self.block_idents())
 
 
+def parse_wgsl(text: str) -> _Parsed:
+    """The module's declarations: structs, and functions with their attributes and parameters
+    (for the patches that wrap entry points)."""
+    return _Parser(text).parse()
+
+
 def _int_literal(tok: str) -> int:
     text = tok.rstrip("iu")
     try:
@@ -596,7 +604,7 @@ def _stage_var(name: str, attrs: dict[str, tuple[str, ...]]) -> EmittedVariable:
         )
     loc = attrs.get("location")
     return EmittedVariable(
-        name=demangle(name),
+        name=varying_name(name),
         emitted=name,
         location=_int_literal(loc[0]) if loc else None,
         interp=_interp(attrs),

@@ -68,8 +68,7 @@ def patch_locations(outputs: dict[Target, bytes], entries: list[EntryPoint]) -> 
     """Every target's code with the reflection's locations (``entries._locate``)."""
     outputs = dict(outputs)
     for e in entries:
-        ins = {v.name: v.location for v in e.inputs if v.location is not None}
-        outs = {v.name: v.location for v in e.outputs if v.location is not None}
+        ins, outs = _first_locations(e.inputs), _first_locations(e.outputs)
         if Target.SpirV in outputs:
             outputs[Target.SpirV] = relocate(outputs[Target.SpirV], e.name, ins, outs)
         if Target.Wgsl in outputs:
@@ -80,7 +79,19 @@ def patch_locations(outputs: dict[Target, bytes], entries: list[EntryPoint]) -> 
             if e.stage is Stage.Vertex and _bare_varying(e) is not None:
                 text = msl.unposition_msl(text, e.name, e.outputs[0])
             outputs[Target.Msl] = text.encode()
+    if Target.Wgsl in outputs:
+        outputs[Target.Wgsl] = wgsl.split_wide_varyings(outputs[Target.Wgsl].decode()).encode()
     return outputs
+
+
+def _first_locations(variables: tuple[StageVariable, ...]) -> dict[str, int]:
+    """Each located variable's first location (one that takes several, an array or a
+    matrix, is listed once per location: ``entries._per_location``)."""
+    out: dict[str, int] = {}
+    for v in variables:
+        if v.location is not None:
+            out.setdefault(v.name, v.location)
+    return out
 
 
 def _patch_spirv(src: SourceSet, code: bytes, resources: list[Resource]) -> bytes:

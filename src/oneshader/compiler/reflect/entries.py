@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from oneshader.compiler.emitted.common import LENGTHS, emitted_name, emitted_pattern
-from oneshader.compiler.emitted.wgsl import reached_identifiers, read_wgsl_shared
+from oneshader.compiler.emitted.wgsl import reached_identifiers
 from oneshader.compiler.front.scanner import Field, StructDef
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.slang.facts import EntryFacts, VarFacts
@@ -105,15 +105,17 @@ def check_vertex_positions(
     stage) would be WGSL that naga rejects. An error at the entry point's name, added to
     ``problems``."""
     wgsl = next((t for t in compiled if t.target is Target.Wgsl), None)
-    if wgsl is None or b"vertex" not in wgsl.code:  # no @vertex entry point: nothing to read
+    if wgsl is None:
         return
-    for e in read_wgsl_shared(wgsl.code).entries.values():
-        if e.stage != "vertex" or any(v.builtin is BuiltIn.Position for v in e.outputs):
+    # Read from the outputs' semantics, not the WGSL: where none is SV_Position, Slang's WGSL
+    # makes the first output the position (a float, which naga refuses).
+    for e in wgsl.facts.entries:
+        if e.stage is not Stage.Vertex or any(
+            v.semantic.upper() == "SV_POSITION" for v in e.outputs
+        ):
             continue
         where = next((p for p, s in src.sources.items() if e.name in s.functions), src.path)
         fn = src.function(e.name)
-        if fn is not None and any(f.semantic.upper() == "SV_POSITION" for f in fn.fields):
-            continue  # an out parameter: Slang's own WGSL problem, naga names it
         problems.add(
             src.error_in(
                 where,
@@ -137,6 +139,65 @@ def _with_lengths(used: set[str], resources: list[Resource]) -> set[str]:
     if any(m.name in used for m in lengths.layout.members):
         return used | {LENGTHS}
     return used
+
+
+def check_wgsl_interfaces(
+    src: SourceSet, compiled: list[CompiledTarget], problems: Collector
+) -> None:
+    """Stage interfaces Slang writes as WGSL that is not WGSL: an ``out``/``inout`` parameter
+    of a vertex or pixel entry point (a pointer parameter, or a built-in written through a
+    cast; SPIR-V and Metal build them, the reflection lists them with the outputs), and a
+    pixel input WGSL has in the vertex stage only (``SV_InstanceID``): an error at each,
+    naming it, added to ``problems``."""
+    wgsl = next((t for t in compiled if t.target is Target.Wgsl), None)
+    if wgsl is None:
+        return
+    for e in wgsl.facts.entries:
+        fn = src.function(e.name)
+        if fn is None or e.stage not in (Stage.Vertex, Stage.Pixel):
+            continue
+        where = next((p for p, s in src.sources.items() if e.name in s.functions), src.path)
+        if e.stage is Stage.Pixel:
+            problems.extend(_vertex_only_inputs(src, e))
+        for f in fn.fields:
+            direction = next((m for m in f.modifiers if m in ("out", "inout")), None)
+            if direction is None:
+                continue
+            semantic = f" : {f.semantic}" if f.semantic else ""
+            problems.add(
+                src.error_in(
+                    where,
+                    f.line,
+                    f.column,
+                    f"WGSL: '{direction}' parameter '{f.name}'{semantic} of entry point "
+                    f"'{e.name}': Slang writes no valid WGSL for an entry point's {direction} "
+                    "parameters; return the outputs (a struct of them) instead, or build "
+                    "without the wgsl target",
+                    Code.NOT_ON_TARGET,
+                )
+            )
+
+
+def _vertex_only_inputs(src: SourceSet, e: EntryFacts) -> list[Diagnostic]:
+    """Pixel inputs WGSL has only in the vertex stage (Slang declares them as the vertex
+    built-ins, which naga refuses in a fragment entry point), at each declaration."""
+    return [
+        src.error(
+            *_declared_at(src, e, v),
+            f"WGSL: pixel input '{v.name}' : {_VERTEX_ONLY[v.semantic.upper()][0]}: WGSL has "
+            f"{_VERTEX_ONLY[v.semantic.upper()][1]} in the vertex stage only; pass it from the "
+            "vertex stage as a nointerpolation varying, or build without the wgsl target",
+            Code.NOT_ON_TARGET,
+        )
+        for v in e.inputs
+        if v.semantic.upper() in _VERTEX_ONLY
+    ]
+
+
+_VERTEX_ONLY = {
+    "SV_INSTANCEID": ("SV_InstanceID", "instance_index"),
+    "SV_VERTEXID": ("SV_VertexID", "vertex_index"),
+}
 
 
 def entry_points(
@@ -189,11 +250,10 @@ def entry_points(
         )
         clashes = _location_clashes(src, e, inputs, True)
         clashes += _location_clashes(src, e, outputs_, False)
-        if Target.Wgsl in outputs:
-            clashes += _wgsl_wide_varyings(src, e)
         if clashes:
             problems.extend(clashes)
             continue
+        inputs, outputs_ = _per_location(e.inputs, inputs), _per_location(e.outputs, outputs_)
         stride = 0
         if stage is Stage.Vertex:
             try:
@@ -308,20 +368,23 @@ def check_stage_link(
             )
 
 
-def _wgsl_wide_varyings(src: SourceSet, e: EntryFacts) -> list[Diagnostic]:
-    """Stage variables that take more than one location (arrays, matrices): WGSL passes
-    scalars and vectors only, and Slang's WGSL declares them anyway (naga rejects it)."""
-    return [
-        src.error(
-            *_declared_at(src, e, v),
-            f"WGSL: stage variable '{v.name}' of entry '{e.name}' takes {v.span} locations "
-            "(an array or matrix); WGSL passes scalars and vectors only between stages: "
-            "split it into vector members, or build without the wgsl target",
-            Code.NOT_ON_TARGET,
-        )
-        for v in (*e.inputs, *e.outputs)
-        if v.location is not None and v.span > 1
-    ]
+def _per_location(facts: list[VarFacts], variables: list[StageVariable]) -> list[StageVariable]:
+    """A stage variable that takes several locations (an array, a matrix: one per column) as
+    one variable per location, each with the vector it holds there (``float4x4 m : M`` is four
+    float4 at four locations, all named ``m``): what a host's vertex layout lists, and what
+    WGSL, which passes only scalars and vectors, declares."""
+    spans = {f.name: f.span for f in facts}
+    out = []
+    for v in variables:
+        if v.location is None or spans.get(v.name, 1) == 1:
+            out.append(v)
+            continue
+        step = 1 if v.semantic == "SV_Target" else 0  # the attachments of ``float4 c[N]``
+        out += [
+            replace(v, location=v.location + k, index=v.index + step * k)
+            for k in range(spans[v.name])
+        ]
+    return out
 
 
 def _location_clashes(

@@ -360,11 +360,19 @@ class _Reader:
         elif kind == S.KIND_SCALAR:
             scalar = _SCALARS.get(lib.spReflectionType_GetScalarType(t), (ScalarKind.Float, 4))[0]
             components = 1
+        elif kind == S.KIND_MATRIX:
+            # One location per column (column-major, as Slang's SPIR-V stores it), each a
+            # vector of the matrix's rows.
+            scalar = self.scalar_of(t)
+            components = int(lib.spReflectionType_GetRowCount(t))
         else:
             scalar = self.scalar_of(t) if t else ScalarKind.Float
             if kind == S.KIND_ARRAY and t:  # an array of varyings: its element's components
                 t = lib.spReflectionType_GetElementType(t)
-            components = int(lib.spReflectionType_GetElementCount(t)) if t else 1
+            if t and lib.spReflectionType_GetKind(t) == S.KIND_MATRIX:  # a matrix's columns
+                components = int(lib.spReflectionType_GetRowCount(t))
+            else:
+                components = int(lib.spReflectionType_GetElementCount(t)) if t else 1
             components = max(components, 1)
         upper = semantic.upper()
         located = not upper.startswith("SV_") or upper.startswith("SV_TARGET")
@@ -382,14 +390,23 @@ class _Reader:
             (int(sizes[0]), int(sizes[1]), int(sizes[2])) if stage == S.STAGE_COMPUTE else (0, 0, 0)
         )
         inputs: list[VarFacts] = []
-        for i in range(lib.spReflectionEntryPoint_getParameterCount(ep)):
-            vl = lib.spReflectionEntryPoint_getParameterByIndex(ep, i)
-            inputs.extend(self.varyings(vl, S.CAT_VARYING_INPUT, "", 0))
         result = lib.spReflectionEntryPoint_getResultVarLayout(ep)
         outputs = self.varyings(result, S.CAT_VARYING_OUTPUT, "", 0) if result else []
         for v in outputs:
             if not v.name and not v.struct_name:
                 v.name = "result"
+        # Parameters after the result, as DXC creates its outputs (and counts locations):
+        # an ``out`` parameter is an output, an ``inout`` one both (Slang lists them all
+        # with the inputs).
+        for i in range(lib.spReflectionEntryPoint_getParameterCount(ep)):
+            vl = lib.spReflectionEntryPoint_getParameterByIndex(ep, i)
+            var = lib.spReflectionVariableLayout_GetVariable(vl)
+            out = bool(var) and bool(lib.spReflectionVariable_FindModifier(var, S.MODIFIER_OUT))
+            inout = bool(var) and bool(lib.spReflectionVariable_FindModifier(var, S.MODIFIER_INOUT))
+            if inout or not out:
+                inputs.extend(self.varyings(vl, S.CAT_VARYING_INPUT, "", 0))
+            if out:
+                outputs.extend(self.varyings(vl, S.CAT_VARYING_OUTPUT, "", 0))
         return EntryFacts(name, _STAGE_OF_SLANG.get(stage), workgroup, inputs, outputs)
 
 

@@ -420,15 +420,25 @@ unsafe unsized use using varying virtual volatile wgsl where with writeonly yiel
 """
 _WGSL_RESERVED = frozenset(_RESERVED_WORDS.split())
 _WGSL_WORD = re.compile(r"(?<![\w@])[A-Za-z_]\w*")
+# WGSL's keywords that HLSL lets a name be (the others are HLSL keywords too), which Slang's own
+# code uses: a source name that is one (a constant-buffer member ``var``, a spec constant
+# ``loop``) is renamed where WGSL's grammar never puts the keyword: after a member access's
+# ``.``, or before what follows a name (a declaration's ``:``, an operator, an index, ``;``).
+_KEYWORDS = "alias|const_assert|continuing|diagnostic|enable|fn|let|loop|override|requires|var"
+_WGSL_KEYWORD_NAME = re.compile(
+    rf"(?<=\.)(?:{_KEYWORDS})\b"
+    rf"|(?<![\w@])(?:{_KEYWORDS})(?=\s*(?:[\[\].),;*+\-/%&|^:]|[=!<>]=|=(?!=)))"
+)
 
 
 def _unreserved_wgsl(code: bytes) -> bytes:
     """Slang's WGSL with every identifier that is a WGSL reserved word (a spec constant called
-    ``type``, a resource called ``target``) given the suffix ``_0``, as Slang suffixes most
+    ``type``, a resource called ``target``) or a keyword in a name's place (a member called
+    ``var``) given the suffix ``_0``, as Slang suffixes most
     names: the readers and the patches drop one ``_<n>`` to find the source name."""
-    text = code.decode()
+    text = _WGSL_KEYWORD_NAME.sub(lambda m: f"{m.group(0)}_0", code.decode())
     if not any(w in _WGSL_RESERVED for w in _WGSL_WORD.findall(text)):
-        return code
+        return text.encode()
     renamed = _WGSL_WORD.sub(
         lambda m: f"{m.group(0)}_0" if m.group(0) in _WGSL_RESERVED else m.group(0), text
     )
