@@ -7,13 +7,13 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from oneshader.compiler.api import TARGET_NAMES, CompileOptions
+from oneshader.compiler.api import TARGET_NAMES, CompileOptions, stage_from_name
 from oneshader.compiler.front import rewrite
 from oneshader.compiler.front.kinds import RTYPES
 from oneshader.compiler.front.scanner import Attribute, SourceFile, line_col, strip_comments
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.diagnostics import Code, Collector, Diagnostic, Severity
-from oneshader.reflection.model import SUBPASS_INPUT_TYPES, ResourceTypeKind, Target
+from oneshader.reflection.model import SUBPASS_INPUT_TYPES, ResourceTypeKind, Stage, Target
 
 # Tokens a target cannot express, with what to say; checked on the source before compiling.
 _TOKEN_LIMITS: list[tuple[Target, re.Pattern[str], str]] = [
@@ -143,6 +143,8 @@ def precheck(src: SourceSet, options: CompileOptions, problems: Collector) -> fr
     for t in (Target.Msl, Target.Wgsl):
         if t in targets:
             per[t] += _counted_parameters(src, t)
+    if Target.Msl in targets:
+        per[Target.Msl] += metal_out_parameters(src, options)
     for scanned in src.sources.values():
         for sdef in (*scanned.structs.values(), *scanned.functions.values()):
             for f in sdef.fields:
@@ -170,6 +172,50 @@ def precheck(src: SourceSet, options: CompileOptions, problems: Collector) -> fr
     for t in Target:
         problems.extend(per.get(t, []))
     return frozenset(t for t, errs in per.items() if errs)
+
+
+def _entry_stages(src: SourceSet, options: CompileOptions) -> dict[str, Stage]:
+    """The entry points the build compiles: those the options name, or the [shader] ones."""
+    if options.entry_points:
+        return {e.name: e.stage for e in options.entry_points}
+    out: dict[str, Stage] = {}
+    for scanned in src.sources.values():
+        for a in scanned.entries:
+            try:
+                out.setdefault(a.name, stage_from_name(a.stage))
+            except ValueError:
+                continue  # a stage oneshader does not build: OS1009 names it
+    return out
+
+
+def metal_out_parameters(src: SourceSet, options: CompileOptions) -> list[Diagnostic]:
+    """``out``/``inout`` parameters of an entry point that Slang's Metal back end cannot take:
+    beside a returned value in a vertex entry point it crashes the compiler process (SIGSEGV),
+    and in a pixel entry point it stops with an internal error ("Unknown addressspace") that
+    names no line. At the first such parameter, naming what to write instead."""
+    out = []
+    for name, stage in _entry_stages(src, options).items():
+        fn = src.function(name)
+        if fn is None or stage is Stage.Compute:
+            continue
+        returns = fn.returns.split()
+        outs = [f for f in fn.fields if {"out", "inout"} & set(f.modifiers)]
+        if not outs or (stage is Stage.Vertex and (not returns or returns[-1] == "void")):
+            continue
+        where = next((p for p, s in src.sources.items() if name in s.functions), src.path)
+        why = "beside a returned value" if stage is Stage.Vertex else "of a pixel entry point"
+        out.append(
+            src.error_in(
+                where,
+                outs[0].line,
+                outs[0].column,
+                f"Metal: '{outs[0].name}' is an out parameter {why} ('{name}'), which Slang "
+                "cannot emit for Metal; return a struct that holds every output instead, or "
+                "build without the msl target",
+                Code.OUT_PARAMETERS,
+            )
+        )
+    return out
 
 
 def _attribute_errors(

@@ -146,7 +146,8 @@ def relocate(
     """The module with the Location of ``entry``'s stage variables set by leaf name.
 
     Slang names inputs ``param.field`` (or ``param``) and outputs ``entryPointParam_<entry>.field``
-    (or ``entryPointParam_<entry>`` for a returned value, which is ``result`` here).
+    (or ``entryPointParam_<entry>`` for a returned value, which is ``result`` here); an ``out``
+    parameter's output is named as the parameter (``param.field`` or ``param``).
     """
     words = _words(data)
     names: dict[int, str] = {}
@@ -177,7 +178,7 @@ def relocate(
         if cls == STORAGE_INPUT:
             wanted = inputs.get(name.rsplit(".", 1)[-1])
         elif cls == STORAGE_OUTPUT:
-            leaf = name.rsplit(".", 1)[-1] if name.startswith(prefix + ".") else "result"
+            leaf = "result" if name == prefix or not name else name.rsplit(".", 1)[-1]
             wanted = outputs.get(leaf)
         else:
             continue

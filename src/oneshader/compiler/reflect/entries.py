@@ -105,15 +105,19 @@ def check_vertex_positions(
     stage) would be WGSL that naga rejects. An error at the entry point's name, added to
     ``problems``."""
     wgsl = next((t for t in compiled if t.target is Target.Wgsl), None)
-    if wgsl is None or b"vertex" not in wgsl.code:  # no @vertex entry point: nothing to read
+    if wgsl is None:
         return
-    for e in read_wgsl_shared(wgsl.code).entries.values():
-        if e.stage != "vertex" or any(v.builtin is BuiltIn.Position for v in e.outputs):
+    # The semantics as Slang reflects them, not the WGSL: where the source writes no position,
+    # Slang's WGSL turns the first output into @builtin(position) (a float result included).
+    for e in wgsl.facts.entries:
+        if e.stage is not Stage.Vertex or any(
+            v.semantic.upper() == "SV_POSITION" for v in e.outputs
+        ):
             continue
         where = next((p for p, s in src.sources.items() if e.name in s.functions), src.path)
         fn = src.function(e.name)
         if fn is not None and any(f.semantic.upper() == "SV_POSITION" for f in fn.fields):
-            continue  # an out parameter: Slang's own WGSL problem, naga names it
+            continue  # an out parameter (Slang reflects no out parameters as outputs)
         problems.add(
             src.error_in(
                 where,

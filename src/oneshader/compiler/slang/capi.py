@@ -41,6 +41,10 @@ CAT_DESCRIPTOR_TABLE_SLOT = 9
 CAT_SPECIALIZATION_CONSTANT = 10
 CAT_PUSH_CONSTANT_BUFFER = 11
 CAT_REGISTER_SPACE = 12
+
+# SlangModifierID (the two that say a parameter's direction)
+MODIFIER_OUT = 9
+MODIFIER_INOUT = 10
 # SlangTypeKind
 KIND_STRUCT = 1
 KIND_ARRAY = 2
@@ -104,6 +108,7 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "spReflectionVariableLayout_GetSemanticName": (_P, [_V]),
     "spReflectionVariableLayout_GetSemanticIndex": (_S, [_V]),
     "spReflectionVariable_GetName": (_P, [_V]),
+    "spReflectionVariable_FindModifier": (_V, [_V, _U]),
     "spReflectionVariable_HasDefaultValue": (ctypes.c_bool, [_V]),
     "spReflectionVariable_GetDefaultValueInt": (_I, [_V, ctypes.POINTER(_I64)]),
     "spReflectionVariable_GetDefaultValueFloat": (_I, [_V, ctypes.POINTER(ctypes.c_float)]),

@@ -382,14 +382,23 @@ class _Reader:
             (int(sizes[0]), int(sizes[1]), int(sizes[2])) if stage == S.STAGE_COMPUTE else (0, 0, 0)
         )
         inputs: list[VarFacts] = []
+        out_params: list[VarFacts] = []
         for i in range(lib.spReflectionEntryPoint_getParameterCount(ep)):
             vl = lib.spReflectionEntryPoint_getParameterByIndex(ep, i)
-            inputs.extend(self.varyings(vl, S.CAT_VARYING_INPUT, "", 0))
+            var = lib.spReflectionVariableLayout_GetVariable(vl)
+            out = var and lib.spReflectionVariable_FindModifier(var, S.MODIFIER_OUT)
+            inout = var and lib.spReflectionVariable_FindModifier(var, S.MODIFIER_INOUT)
+            if out or inout:  # an `out`/`inout` parameter: outputs (a system value has no
+                # location, so no output category: the modifier says its direction)
+                out_params.extend(self.varyings(vl, S.CAT_VARYING_OUTPUT, "", 0))
+            if not out:
+                inputs.extend(self.varyings(vl, S.CAT_VARYING_INPUT, "", 0))
         result = lib.spReflectionEntryPoint_getResultVarLayout(ep)
         outputs = self.varyings(result, S.CAT_VARYING_OUTPUT, "", 0) if result else []
         for v in outputs:
             if not v.name and not v.struct_name:
                 v.name = "result"
+        outputs += out_params  # DXC makes the result's stage variables first, then the params'
         return EntryFacts(name, _STAGE_OF_SLANG.get(stage), workgroup, inputs, outputs)
 
 
