@@ -67,6 +67,23 @@ _TOKEN_LIMITS: list[tuple[Target, re.Pattern[str], str]] = [
 ]
 
 
+# Buffer device addresses: WGSL and Metal (as Slang emits it) have none, and the reflection
+# format has no pointer type to give the host for SPIR-V (each was an internal error, OS9002).
+_TOKEN_LIMITS += [
+    (
+        t,
+        re.compile(r"\b(vk\s*::\s*BufferPointer)\b"),
+        f"{TARGET_NAMES[t]}: {{token}} (a buffer device address) {why}; pass the buffer as a "
+        f"StructuredBuffer or ByteAddressBuffer, or build without the {t.value} target",
+    )
+    for t, why in [
+        (Target.SpirV, "has no record in the reflection format"),
+        (Target.Msl, "is not emitted for Metal"),
+        (Target.Wgsl, "does not exist in WGSL"),
+    ]
+]
+
+
 def check_targets(src: SourceSet, options: CompileOptions, problems: Collector) -> None:
     """A request for no target at all (checked before the file is read)."""
     if not options.targets:

@@ -153,6 +153,8 @@ class _Reader:
         if kind == S.KIND_VECTOR:
             scalar = self.scalar_of(t)
             rows = int(lib.spReflectionType_GetElementCount(t))
+            if rows == 1:  # float1: every target's code holds a scalar (as DXC's SPIR-V does)
+                return TypeLayout(TypeKind.Scalar, scalar, size=size, align=align)
             return TypeLayout(TypeKind.Vector, scalar, rows=rows, size=size, align=align)
         if kind == S.KIND_MATRIX:
             scalar = self.scalar_of(t)
