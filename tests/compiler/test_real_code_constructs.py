@@ -52,3 +52,28 @@ def test_buffer_pointers_are_positioned_errors_on_every_target(tmp_path: Path) -
     assert [(d.line, d.column, d.code) for d in errors] == [(2, 13, "OS1003")] * 3
     assert [d.message.split(":")[0] for d in errors] == ["SPIR-V", "Metal", "WGSL"]
     assert all("vk::BufferPointer" in d.message for d in errors)
+
+
+def test_an_unused_resource_of_an_unknown_type_is_dropped(tmp_path: Path) -> None:
+    """A ``RaytracingAccelerationStructure`` declared in a vertex shader that never uses it:
+    Slang leaves it out of every target's code and builds; oneshader refused it (OS1007).
+    Used, it is still OS1007 at its declaration."""
+    unused = (
+        "RaytracingAccelerationStructure topLevelAS : register(t0);\n"
+        "cbuffer U : register(b1) { float4x4 m; };\n"
+        '[shader("vertex")] float4 V(float3 p : POSITION) : SV_Position '
+        "{ return mul(m, float4(p, 1)); }\n"
+    )
+    result = _build(tmp_path, unused, *_ALL)
+    assert result.ok and result.reflection is not None, [d.format() for d in result.diagnostics]
+    assert [r.name for r in result.reflection.resources] == ["U"]
+    used = (
+        "RaytracingAccelerationStructure topLevelAS : register(t0);\n"
+        "RWStructuredBuffer<float> o;\n"
+        "[numthreads(1,1,1)] void main() { RayQuery<RAY_FLAG_NONE> q; RayDesc r; r.Origin = 0;"
+        " r.Direction = 1; r.TMin = 0; r.TMax = 1; q.TraceRayInline(topLevelAS, 0, 0xff, r);"
+        " q.Proceed(); o[0] = q.CommittedRayT(); }\n"
+    )
+    result = _build(tmp_path, used, Target.SpirV)
+    errors = [(d.line, d.column, d.code) for d in result.diagnostics if d.is_error]
+    assert errors == [(1, 33, "OS1007")]

@@ -157,6 +157,8 @@ def assemble(
             )
             continue
         unknown_resource = p0.category in _RESOURCE_CATEGORIES  # OS1007 in _resource
+        if unknown_resource and decl.base not in RTYPES and not _in_code(name, outputs):
+            continue  # declared, never used: Slang leaves it out of every target's code
         if p0.category is Category.UNIFORM or (decl.base not in RTYPES and not unknown_resource):
             problems.add(
                 src.at_decl(
@@ -174,6 +176,12 @@ def assemble(
     resources = _check_bindings(src, resources, decls, msl_index, problems)
     pushes = _place_pushes(pushes, params, resources, msl_index)
     return Assembled(resources, pushes, specs, msl_index, msl_vectors)
+
+
+def _in_code(name: str, outputs: dict[Target, bytes]) -> bool:
+    """Whether any target's code names ``name`` (as declared, or with Slang's ``_<n>``)."""
+    word = re.compile(rf"\b{emitted_pattern(name)}\b".encode())
+    return any(word.search(code) for code in outputs.values())
 
 
 # Slang's categories of a resource (one oneshader has no kind for is OS1007, not OS1004)
