@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from oneshader.compiler.emitted.common import emitted_pattern
-from oneshader.compiler.emitted.wgsl import reached_identifiers, read_wgsl_shared
+from oneshader.compiler.emitted.wgsl import reached_identifiers
 from oneshader.compiler.front.scanner import Field, StructDef
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.slang.facts import EntryFacts, VarFacts
