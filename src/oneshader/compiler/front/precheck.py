@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import re
 
-from oneshader.compiler.api import TARGET_NAMES, CompileOptions
+from oneshader.compiler.api import TARGET_NAMES, CompileOptions, stage_from_name
 from oneshader.compiler.front import rewrite
 from oneshader.compiler.front.kinds import RTYPES
 from oneshader.compiler.front.scanner import Attribute, SourceFile, line_col, strip_comments
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.diagnostics import Code, Collector, Diagnostic, Severity
-from oneshader.reflection.model import SUBPASS_INPUT_TYPES, ResourceTypeKind, Target
+from oneshader.reflection.model import SUBPASS_INPUT_TYPES, ResourceTypeKind, Stage, Target
 
 # Tokens a target cannot express, with what to say; checked on the source before compiling.
 _TOKEN_LIMITS: list[tuple[Target, re.Pattern[str], str]] = [
@@ -63,6 +63,23 @@ _TOKEN_LIMITS: list[tuple[Target, re.Pattern[str], str]] = [
         re.compile(r"\b(double[1-4]?(?:x[1-4])?|float64_t[1-4]?)\b"),
         "Metal: no 64-bit floats ({token}); use float or build without the msl target",
     ),
+]
+
+
+# Buffer device addresses: WGSL and Metal (as Slang emits it) have none, and the reflection
+# format has no pointer type to give the host for SPIR-V (each was an internal error, OS9002).
+_TOKEN_LIMITS += [
+    (
+        t,
+        re.compile(r"\b(vk\s*::\s*BufferPointer)\b"),
+        f"{TARGET_NAMES[t]}: {{token}} (a buffer device address) {why}; pass the buffer as a "
+        f"StructuredBuffer or ByteAddressBuffer, or build without the {t.value} target",
+    )
+    for t, why in [
+        (Target.SpirV, "has no record in the reflection format"),
+        (Target.Msl, "is not emitted for Metal"),
+        (Target.Wgsl, "does not exist in WGSL"),
+    ]
 ]
 
 
@@ -155,6 +172,8 @@ def precheck(src: SourceSet, options: CompileOptions, problems: Collector) -> fr
     for t in (Target.Msl, Target.Wgsl):
         if t in targets:
             per[t] += _counted_parameters(src, t)
+    if Target.Msl in targets:
+        per[Target.Msl] += metal_out_parameters(src, options)
     for scanned in src.sources.values():
         for sdef in (*scanned.structs.values(), *scanned.functions.values()):
             for f in sdef.fields:
@@ -182,6 +201,50 @@ def precheck(src: SourceSet, options: CompileOptions, problems: Collector) -> fr
     for t in Target:
         problems.extend(per.get(t, []))
     return frozenset(t for t, errs in per.items() if errs)
+
+
+def _entry_stages(src: SourceSet, options: CompileOptions) -> dict[str, Stage]:
+    """The entry points the build compiles: those the options name, or the [shader] ones."""
+    if options.entry_points:
+        return {e.name: e.stage for e in options.entry_points}
+    out: dict[str, Stage] = {}
+    for scanned in src.sources.values():
+        for a in scanned.entries:
+            try:
+                out.setdefault(a.name, stage_from_name(a.stage))
+            except ValueError:
+                continue  # a stage oneshader does not build: OS1009 names it
+    return out
+
+
+def metal_out_parameters(src: SourceSet, options: CompileOptions) -> list[Diagnostic]:
+    """``out``/``inout`` parameters of an entry point that Slang's Metal back end cannot take:
+    beside a returned value in a vertex entry point it crashes the compiler process (SIGSEGV),
+    and in a pixel entry point it stops with an internal error ("Unknown addressspace") that
+    names no line. At the first such parameter, naming what to write instead."""
+    out = []
+    for name, stage in _entry_stages(src, options).items():
+        fn = src.function(name)
+        if fn is None or stage is Stage.Compute:
+            continue
+        returns = fn.returns.split()
+        outs = [f for f in fn.fields if {"out", "inout"} & set(f.modifiers)]
+        if not outs or (stage is Stage.Vertex and (not returns or returns[-1] == "void")):
+            continue
+        where = next((p for p, s in src.sources.items() if name in s.functions), src.path)
+        why = "beside a returned value" if stage is Stage.Vertex else "of a pixel entry point"
+        out.append(
+            src.error_in(
+                where,
+                outs[0].line,
+                outs[0].column,
+                f"Metal: '{outs[0].name}' is an out parameter {why} ('{name}'), which Slang "
+                "cannot emit for Metal; return a struct that holds every output instead, or "
+                "build without the msl target",
+                Code.OUT_PARAMETERS,
+            )
+        )
+    return out
 
 
 def _attribute_errors(

@@ -127,6 +127,7 @@ class StructDef:
     fields: tuple[Field, ...]
     line: int
     column: int
+    returns: str = ""  # a function's result type as written (with its modifiers)
 
     def field(self, name: str) -> Field | None:
         return next((f for f in self.fields if f.name == name), None)
@@ -433,8 +434,9 @@ class _Scanner:
         line, col = self.at(name_tok)
         params_end = _match(toks, paren, "(", ")")
         params = self.fields(paren + 1, params_end - 1, separator=",")
+        returns = " ".join(t.text for t in toks[k : paren - 1])
         self.out.functions.setdefault(
-            name_tok.text, StructDef(name_tok.text, "function", params, line, col)
+            name_tok.text, StructDef(name_tok.text, "function", params, line, col, returns)
         )
         for attr in attrs:
             if attr.name == "shader" and attr.args:

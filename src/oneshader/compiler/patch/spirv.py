@@ -146,8 +146,8 @@ def relocate(
     """The module with the Location of ``entry``'s stage variables set by leaf name.
 
     Slang names inputs ``param.field`` (or ``param``) and outputs ``entryPointParam_<entry>.field``
-    (or ``entryPointParam_<entry>`` for a returned value, which is ``result`` here; an ``out``
-    parameter as an input).
+    (or ``entryPointParam_<entry>`` for a returned value, which is ``result`` here); an ``out``
+    parameter's output is named as the parameter (``param.field`` or ``param``).
     """
     words = _words(data)
     names: dict[int, str] = {}
@@ -178,8 +178,7 @@ def relocate(
         if cls == STORAGE_INPUT:
             wanted = inputs.get(name.rsplit(".", 1)[-1])
         elif cls == STORAGE_OUTPUT:
-            # an ``out`` parameter is named as an input is (``param.field`` or ``param``)
-            leaf = "result" if name == prefix else name.rsplit(".", 1)[-1]
+            leaf = "result" if name == prefix or not name else name.rsplit(".", 1)[-1]
             wanted = outputs.get(leaf)
         else:
             continue

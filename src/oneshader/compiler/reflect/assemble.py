@@ -169,6 +169,8 @@ def assemble(
             )
             continue
         unknown_resource = p0.category in _RESOURCE_CATEGORIES  # OS1007 in _resource
+        if unknown_resource and decl.base not in RTYPES and not _in_code(name, outputs):
+            continue  # declared, never used: Slang leaves it out of every target's code
         if p0.category is Category.UNIFORM or (decl.base not in RTYPES and not unknown_resource):
             problems.add(
                 src.at_decl(
@@ -190,6 +192,12 @@ def assemble(
     if LENGTHS in msl_index:
         resources.append(_lengths_resource(src.measured_buffers(), msl_index[LENGTHS][1]))
     return Assembled(resources, pushes, specs, msl_index, msl_vectors, msl_arrays)
+
+
+def _in_code(name: str, outputs: dict[Target, bytes]) -> bool:
+    """Whether any target's code names ``name`` (as declared, or with Slang's ``_<n>``)."""
+    word = re.compile(rf"\b{emitted_pattern(name)}\b".encode())
+    return any(word.search(code) for code in outputs.values())
 
 
 # Slang's categories of a resource (one oneshader has no kind for is OS1007, not OS1004)

@@ -35,15 +35,16 @@ CAT_SHADER_RESOURCE = 3
 CAT_UNORDERED_ACCESS = 4
 CAT_VARYING_INPUT = 5
 CAT_VARYING_OUTPUT = 6
-# SlangModifierID
-MODIFIER_OUT = 9
-MODIFIER_INOUT = 10
 CAT_SAMPLER_STATE = 7
 CAT_UNIFORM = 8
 CAT_DESCRIPTOR_TABLE_SLOT = 9
 CAT_SPECIALIZATION_CONSTANT = 10
 CAT_PUSH_CONSTANT_BUFFER = 11
 CAT_REGISTER_SPACE = 12
+
+# SlangModifierID (the two that say a parameter's direction)
+MODIFIER_OUT = 9
+MODIFIER_INOUT = 10
 # SlangTypeKind
 KIND_STRUCT = 1
 KIND_ARRAY = 2
@@ -107,8 +108,8 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "spReflectionVariableLayout_GetSemanticName": (_P, [_V]),
     "spReflectionVariableLayout_GetSemanticIndex": (_S, [_V]),
     "spReflectionVariable_GetName": (_P, [_V]),
+    "spReflectionVariable_FindModifier": (_V, [_V, _U]),
     "spReflectionVariable_HasDefaultValue": (ctypes.c_bool, [_V]),
-    "spReflectionVariable_FindModifier": (_V, [_V, _I]),
     "spReflectionVariable_GetDefaultValueInt": (_I, [_V, ctypes.POINTER(_I64)]),
     "spReflectionVariable_GetDefaultValueFloat": (_I, [_V, ctypes.POINTER(ctypes.c_float)]),
     "spReflectionTypeLayout_GetType": (_V, [_V]),

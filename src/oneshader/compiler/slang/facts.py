@@ -153,6 +153,8 @@ class _Reader:
         if kind == S.KIND_VECTOR:
             scalar = self.scalar_of(t)
             rows = int(lib.spReflectionType_GetElementCount(t))
+            if rows == 1:  # float1: every target's code holds a scalar (as DXC's SPIR-V does)
+                return TypeLayout(TypeKind.Scalar, scalar, size=size, align=align)
             return TypeLayout(TypeKind.Vector, scalar, rows=rows, size=size, align=align)
         if kind == S.KIND_MATRIX:
             scalar = self.scalar_of(t)
@@ -403,9 +405,9 @@ class _Reader:
             var = lib.spReflectionVariableLayout_GetVariable(vl)
             out = bool(var) and bool(lib.spReflectionVariable_FindModifier(var, S.MODIFIER_OUT))
             inout = bool(var) and bool(lib.spReflectionVariable_FindModifier(var, S.MODIFIER_INOUT))
-            if inout or not out:
+            if not out:
                 inputs.extend(self.varyings(vl, S.CAT_VARYING_INPUT, "", 0))
-            if out:
+            if out or inout:  # (a system value has no location, so no output category)
                 outputs.extend(self.varyings(vl, S.CAT_VARYING_OUTPUT, "", 0))
         return EntryFacts(name, _STAGE_OF_SLANG.get(stage), workgroup, inputs, outputs)
 

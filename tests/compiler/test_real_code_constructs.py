@@ -1,0 +1,79 @@
+"""Constructs of real HLSL that were internal errors (OS9000/OS9002) instead of a correct build
+or a positioned error naming the construct and the target."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from module_validation import module_errors
+from oneshader.compiler import CompileOptions, CompileResult, compile_file
+from oneshader.reflection.model import Target, TypeKind
+
+_ALL = (Target.SpirV, Target.Msl, Target.Wgsl)
+
+
+def _build(tmp_path: Path, source: str, *targets: Target) -> CompileResult:
+    (tmp_path / "s.hlsl").write_text(source)
+    options = CompileOptions(targets=targets, source_name="s.hlsl")
+    return compile_file(str(tmp_path / "s.hlsl"), options)
+
+
+def test_one_component_vectors_in_buffers_are_scalars(tmp_path: Path) -> None:
+    """``float1``/``int1`` members: every target's code holds a scalar (DXC's SPIR-V too), the
+    reflection said a vector of one (OS9000 on all three targets)."""
+    source = (
+        "struct S { float a; float1 b; int1 d; float1 c[4]; };\n"
+        "RWStructuredBuffer<S> sb;\n"
+        "cbuffer CB { float4 x; float1 e; };\n"
+        "[numthreads(1,1,1)] void main() { sb[0].a = sb[1].b + sb[1].c[1] + e + sb[1].d; }\n"
+    )
+    result = _build(tmp_path, source, *_ALL)
+    assert result.ok and result.reflection is not None, [d.format() for d in result.diagnostics]
+    sb = next(r for r in result.reflection.resources if r.name == "sb")
+    assert sb.layout is not None
+    kinds = {m.name: m.type.kind for m in sb.layout.members}
+    assert kinds["b"] is TypeKind.Scalar and kinds["d"] is TypeKind.Scalar
+    for out in result.outputs:
+        if out.suffix in (".spv", ".wgsl"):
+            assert module_errors(out.suffix, out.data, "s" + out.suffix) == ""
+
+
+def test_buffer_pointers_are_positioned_errors_on_every_target(tmp_path: Path) -> None:
+    """``vk::BufferPointer`` was OS9002 (the SPIR-V reader found a pointer with no buffer
+    layout; WGSL's reader a type it cannot parse): now an error per target at the type."""
+    source = (
+        "struct G { float4 a; float4 b; };\n"
+        "struct PC { vk::BufferPointer<G> p; };\n"
+        "[[vk::push_constant]] PC pc;\n"
+        '[shader("pixel")] float4 P() : SV_Target { return pc.p.Get().b; }\n'
+    )
+    result = _build(tmp_path, source, *_ALL)
+    errors = [d for d in result.diagnostics if d.is_error]
+    assert [(d.line, d.column, d.code) for d in errors] == [(2, 13, "OS1003")] * 3
+    assert [d.message.split(":")[0] for d in errors] == ["SPIR-V", "Metal", "WGSL"]
+    assert all("vk::BufferPointer" in d.message for d in errors)
+
+
+def test_an_unused_resource_of_an_unknown_type_is_dropped(tmp_path: Path) -> None:
+    """A ``RaytracingAccelerationStructure`` declared in a vertex shader that never uses it:
+    Slang leaves it out of every target's code and builds; oneshader refused it (OS1007).
+    Used, it is still OS1007 at its declaration."""
+    unused = (
+        "RaytracingAccelerationStructure topLevelAS : register(t0);\n"
+        "cbuffer U : register(b1) { float4x4 m; };\n"
+        '[shader("vertex")] float4 V(float3 p : POSITION) : SV_Position '
+        "{ return mul(m, float4(p, 1)); }\n"
+    )
+    result = _build(tmp_path, unused, *_ALL)
+    assert result.ok and result.reflection is not None, [d.format() for d in result.diagnostics]
+    assert [r.name for r in result.reflection.resources] == ["U"]
+    used = (
+        "RaytracingAccelerationStructure topLevelAS : register(t0);\n"
+        "RWStructuredBuffer<float> o;\n"
+        "[numthreads(1,1,1)] void main() { RayQuery<RAY_FLAG_NONE> q; RayDesc r; r.Origin = 0;"
+        " r.Direction = 1; r.TMin = 0; r.TMax = 1; q.TraceRayInline(topLevelAS, 0, 0xff, r);"
+        " q.Proceed(); o[0] = q.CommittedRayT(); }\n"
+    )
+    result = _build(tmp_path, used, Target.SpirV)
+    errors = [(d.line, d.column, d.code) for d in result.diagnostics if d.is_error]
+    assert errors == [(1, 33, "OS1007")]
