@@ -405,7 +405,7 @@ class _Reader:
             var = lib.spReflectionVariableLayout_GetVariable(vl)
             out = bool(var) and bool(lib.spReflectionVariable_FindModifier(var, S.MODIFIER_OUT))
             inout = bool(var) and bool(lib.spReflectionVariable_FindModifier(var, S.MODIFIER_INOUT))
-            if not out:
+            if inout or not out:
                 inputs.extend(self.varyings(vl, S.CAT_VARYING_INPUT, "", 0))
             if out or inout:  # (a system value has no location, so no output category)
                 outputs.extend(self.varyings(vl, S.CAT_VARYING_OUTPUT, "", 0))
