@@ -212,21 +212,7 @@ def _with_companion_counters(module: EmittedModule, reflection: ShaderReflection
         for r in reflection.resources
         if any(s.target is module.target for s in r.counters)
     }
-    if not owners.keys() & module.resources.keys():
-        return module
-    resources = {name: list(found) for name, found in module.resources.items()}
-    module = replace(module, resources=resources, entries=dict(module.entries))
-    for companion, owner in owners.items():
-        found = module.resources.pop(companion, None)
-        if found is None:
-            continue
-        for em in found:
-            module.add_resource(replace(em, name=owner, role="counter"))
-        for key, entry in module.entries.items():
-            if entry.uses is not None and companion in entry.uses:
-                uses = (entry.uses - {companion}) | {owner}
-                module.entries[key] = replace(entry, uses=frozenset(uses))
-    return module
+    return _renamed(module, owners, "counter")
 
 
 def _with_flattened_structs(module: EmittedModule, reflection: ShaderReflection) -> EmittedModule:
@@ -237,16 +223,23 @@ def _with_flattened_structs(module: EmittedModule, reflection: ShaderReflection)
     if module.target is Target.SpirV:
         return module
     fields = {emitted_name(r.name): r.name for r in reflection.resources if "." in r.name}
-    if not fields.keys() & module.resources.keys():
+    return _renamed(module, fields, None)
+
+
+def _renamed(module: EmittedModule, names: dict[str, str], role: str | None) -> EmittedModule:
+    """``module`` with the resources named as the keys of ``names`` read under their values
+    (and ``role``, if given), in the entry points' uses too; a copy where anything changes,
+    since the module read is shared with the compiler's steps."""
+    if not names.keys() & module.resources.keys():
         return module
     resources = {name: list(found) for name, found in module.resources.items()}
     module = replace(module, resources=resources, entries=dict(module.entries))
-    for spelled, name in fields.items():
+    for spelled, name in names.items():
         found = module.resources.pop(spelled, None)
         if found is None:
             continue
         for em in found:
-            module.add_resource(replace(em, name=name))
+            module.add_resource(replace(em, name=name, role=role if role is not None else em.role))
         for key, entry in module.entries.items():
             if entry.uses is not None and spelled in entry.uses:
                 module.entries[key] = replace(entry, uses=(entry.uses - {spelled}) | {name})
