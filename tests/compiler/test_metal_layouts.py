@@ -308,3 +308,26 @@ def test_a_packed_float3_std430_aligns_is_aligned_not_padded(tmp_path: Path) -> 
     assert sb.layout is not None and sb.layout.size == 64
     assert {m.name: m.offset for m in sb.layout.members} == {"a": 0, "b": 16, "c": 32}
     assert PADDING not in _msl(result)
+
+
+def test_padding_that_takes_more_rounds_than_allowed_is_a_positioned_refusal(
+    tmp_path: Path,
+) -> None:
+    """Each member Metal places below SPIR-V's offset moves the next: a round (a compile) per
+    member. Ten small structs in a cbuffer take more rounds than the limit; that was an
+    internal error (OS9002, DXC's vk.layout.struct.bitfield test), and is the layout check's
+    OS2001 at the first member that differs. Three settle and build."""
+
+    def source(n: int) -> str:
+        members = "".join(f"  S s{i};\n" for i in range(n))
+        return (
+            "struct S { uint a; };\ncbuffer B : register(b0) {\n" + members + "};\n"
+            "RWStructuredBuffer<uint> o : register(u1);\n"
+            f"[numthreads(1, 1, 1)] void main() {{ o[0] = s0.a + s{n - 1}.a; }}\n"
+        )
+
+    few = _build(tmp_path, source(3), (Target.SpirV, Target.Msl))
+    assert few.ok, [d.format() for d in few.diagnostics]
+    many = _build(tmp_path, source(10), (Target.SpirV, Target.Msl))
+    errors = [(d.code, d.line, d.column) for d in many.diagnostics if d.is_error]
+    assert errors == [("OS2001", 4, 5)], [d.format() for d in many.diagnostics]
