@@ -304,8 +304,32 @@ def compile_target(
     assert compiled is not None
     compiled.facts = without_padding(compiled.facts)
     if target is Target.Wgsl:
+        if b"enable subgroups" in compiled.code:
+            return None, [_subgroup_operations(src)]
         compiled.warnings += _point_sizes_dropped(src)
     return compiled, errors
+
+
+_SUBGROUP_CALL = re.compile(r"\b((?:Wave|Quad)[A-Z]\w*)\s*\(")
+
+
+def _subgroup_operations(src: SourceSet) -> Diagnostic:
+    """Wave and quad intrinsics: Slang writes them with WGSL's ``enable subgroups;``, an
+    extension the validator oneshader trusts (naga, as wgpu-py ships it) does not know yet, so
+    the module could not be proved valid, nor run by wgpu-py: an error at the first call."""
+    message = (
+        "WGSL: wave/quad operations need WebGPU's subgroups extension, which oneshader does not "
+        "build yet (its WGSL validator, naga, does not know it); build without the wgsl target"
+    )
+    for path in src.include_order():
+        text = strip_comments(src.texts[path])
+        found = _SUBGROUP_CALL.search(text)
+        if found is not None:
+            line, col = line_col(text, found.start(1))
+            return src.error_in(
+                path, line, col, f"{message} ('{found.group(1)}')", Code.NOT_ON_TARGET
+            )
+    return src.error_in(src.path, 0, 0, message, Code.NOT_ON_TARGET)
 
 
 _SEMANTIC = re.compile(r"system value semantic '(\w+)' is not supported")
