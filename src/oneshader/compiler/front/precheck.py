@@ -231,7 +231,7 @@ def metal_out_parameters(src: SourceSet, options: CompileOptions) -> list[Diagno
         outs = [f for f in fn.fields if {"out", "inout"} & set(f.modifiers)]
         if not outs or (stage is Stage.Vertex and (not returns or returns[-1] == "void")):
             continue
-        where = next((p for p, s in src.sources.items() if name in s.functions), src.path)
+        where = src.function_file(name)
         why = "beside a returned value" if stage is Stage.Vertex else "of a pixel entry point"
         out.append(
             src.error_in(

@@ -11,7 +11,7 @@ import hashlib
 import os
 import re
 import time
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Collection, Hashable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -32,7 +32,12 @@ from oneshader.compiler.front.scanner import (
 )
 from oneshader.diagnostics import Code, Diagnostic, Severity, UserError, source_excerpt
 from oneshader.fsutil import read_regular
-from oneshader.reflection.model import COUNTED_TYPES, MEASURED_TYPES, SUBPASS_INPUT_TYPES
+from oneshader.reflection.model import (
+    COUNTED_TYPES,
+    MEASURED_TYPES,
+    SUBPASS_INPUT_TYPES,
+    ResourceTypeKind,
+)
 
 UNREADABLE = Code.UNREADABLE_SOURCE  # not UTF-8 text of a regular file
 ABSOLUTE_INCLUDE = Code.ABSOLUTE_INCLUDE
@@ -305,6 +310,21 @@ class SourceSet:
                 return src.functions[name]
         return None
 
+    def function_file(self, name: str) -> Path:
+        """The file that defines function ``name`` (the main file if none does)."""
+        return next((p for p, s in self.sources.items() if name in s.functions), self.path)
+
+    def struct_file(self, name: str) -> Path | None:
+        """The file that declares struct ``name``."""
+        return next((p for p, s in self.sources.items() if name in s.structs), None)
+
+    def matches(self, pattern: re.Pattern[str]) -> Iterator[tuple[Path, re.Match[str]]]:
+        """Every match of ``pattern`` in every file, in include order (comments blanked, so
+        positions are the file's)."""
+        for p in self.include_order():
+            for m in pattern.finditer(strip_comments(self.texts[p])):
+                yield p, m
+
     def include_order(self) -> list[Path]:
         """Every file read, each after the files it includes (as the preprocessor meets their
         text when the includes come first), the main file last."""
@@ -336,11 +356,7 @@ class SourceSet:
         """Every HLSL ``Interlocked*`` call of every file, in include order (comments blanked, so
         positions are the file's): group ``obj`` is a method call's object, ``fn`` the function,
         ``arg`` the first argument's leading identifier."""
-        return [
-            (p, m)
-            for p in self.include_order()
-            for m in _INTERLOCKED.finditer(strip_comments(self.texts[p]))
-        ]
+        return list(self.matches(_INTERLOCKED))
 
     def unit_point_sizes(self) -> set[str]:
         """Members declared ``[[vk::builtin("PointSize")]]`` that the code only sets to 1.0."""
@@ -355,38 +371,37 @@ class SourceSet:
 
     def append_consume(self) -> dict[str, Declaration]:
         """Append/consume structured buffers (declared in any file): their counter is hidden."""
-        return {
-            n: d
-            for n, d in self.declarations().items()
-            if RTYPES.get(d.base, (None,))[0] in COUNTED_TYPES
-        }
+        return self.declared_as(COUNTED_TYPES)
 
     def measured_buffers(self) -> list[str]:
         """The global buffers (structured, byte-address; not arrays) whose ``GetDimensions`` the
         code calls, in declaration order: Metal's companion holds their lengths. A name that is
         also a function's parameter is left out (a call on the parameter would read the
         global's length): Slang's error stays at the call."""
+        return list(self._once("measured buffers", self._measured_buffers))
+
+    def _measured_buffers(self) -> list[str]:
         params = {
             f.name for s in self.sources.values() for fn in s.functions.values() for f in fn.fields
         }
         found = [
             d
-            for d in self.declarations().values()
-            if RTYPES.get(d.base, (None,))[0] in MEASURED_TYPES
-            and d.array is None
-            and d.name not in params
+            for d in self.declared_as(MEASURED_TYPES).values()
+            if d.array is None and d.name not in params
         ]
         names = [d.name for d in found]
         called = {m.group(1) for t in self.texts.values() for m in rewrite.length_queries(t, names)}
         return [d.name for d in sorted(found, key=self.declaration_order()) if d.name in called]
 
+    def declared_as(self, rtypes: Collection[ResourceTypeKind]) -> dict[str, Declaration]:
+        """The resources of the types ``rtypes`` declared in any file."""
+        return {
+            n: d for n, d in self.declarations().items() if RTYPES.get(d.base, (None,))[0] in rtypes
+        }
+
     def subpass_inputs(self) -> dict[str, Declaration]:
         """Vulkan input attachments (``SubpassInput``/``SubpassInputMS``) declared in any file."""
-        return {
-            n: d
-            for n, d in self.declarations().items()
-            if RTYPES.get(d.base, (None,))[0] in SUBPASS_INPUT_TYPES
-        }
+        return self.declared_as(SUBPASS_INPUT_TYPES)
 
     def counted_rw(self) -> dict[str, Declaration]:
         """RW structured buffers (declared in any file) whose counter the code uses."""

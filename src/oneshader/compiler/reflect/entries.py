@@ -114,7 +114,7 @@ def check_vertex_positions(
             v.semantic.upper() == "SV_POSITION" for v in e.outputs
         ):
             continue
-        where = next((p for p, s in src.sources.items() if e.name in s.functions), src.path)
+        where = src.function_file(e.name)
         fn = src.function(e.name)
         problems.add(
             src.error_in(
@@ -156,7 +156,7 @@ def check_wgsl_interfaces(
         fn = src.function(e.name)
         if fn is None or e.stage not in (Stage.Vertex, Stage.Pixel):
             continue
-        where = next((p for p, s in src.sources.items() if e.name in s.functions), src.path)
+        where = src.function_file(e.name)
         if e.stage is Stage.Pixel:
             problems.extend(_vertex_only_inputs(src, e))
         for f in fn.fields:

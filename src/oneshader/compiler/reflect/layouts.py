@@ -220,7 +220,7 @@ def member_position(
         f = sdef.field(member)
         if f is not None:
             line, col = f.line, f.column
-            file = next((str(p) for p, s in src.sources.items() if owner in s.structs), file)
+            file = str(src.struct_file(owner) or file)
     return src.display(file), line, col
 
 

@@ -60,7 +60,7 @@ def reference_padding(
             lack = r.offset - m.offset
             if lack % 4 or r.offset % max(m.type.align, 1) or _bool_vector(m.type):
                 continue
-            file = next((p for p, s in src.sources.items() if owner in s.structs), None)
+            file = src.struct_file(owner)
             start = statement_start(src, file, f) if file is not None else None
             if file is None or start is None:
                 continue

@@ -61,7 +61,7 @@ def offset_padding(
             if m.type.kind in (TypeKind.Struct, TypeKind.Array):
                 walk(m.type, m.type.name)
             f = sdef.field(m.name) if sdef is not None else None
-            file = next((p for p, s in src.sources.items() if owner in s.structs), None)
+            file = src.struct_file(owner)
             asked = _asked_offset(src, file, f) if f is not None and file is not None else None
             if placed or f is None or file is None or asked is None:
                 continue

@@ -11,7 +11,6 @@ from pathlib import Path
 
 from oneshader.compiler.api import TARGET_NAMES, CompileOptions
 from oneshader.compiler.front import rewrite
-from oneshader.compiler.front.kinds import RTYPES
 from oneshader.compiler.front.precheck import spirv_texture_buffers, wgsl_interlocked
 from oneshader.compiler.front.scanner import Declaration, line_col, strip_comments
 from oneshader.compiler.front.sourceset import SourceSet
@@ -321,15 +320,12 @@ def _subgroup_operations(src: SourceSet) -> Diagnostic:
         "WGSL: wave/quad operations need WebGPU's subgroups extension, which oneshader does not "
         "build yet (its WGSL validator, naga, does not know it); build without the wgsl target"
     )
-    for path in src.include_order():
-        text = strip_comments(src.texts[path])
-        found = _SUBGROUP_CALL.search(text)
-        if found is not None:
-            line, col = line_col(text, found.start(1))
-            return src.error_in(
-                path, line, col, f"{message} ('{found.group(1)}')", Code.NOT_ON_TARGET
-            )
-    return src.error_in(src.path, 0, 0, message, Code.NOT_ON_TARGET)
+    first = next(src.matches(_SUBGROUP_CALL), None)
+    if first is None:
+        return src.error_in(src.path, 0, 0, message, Code.NOT_ON_TARGET)
+    path, found = first
+    line, col = line_col(strip_comments(src.texts[path]), found.start(1))
+    return src.error_in(path, line, col, f"{message} ('{found.group(1)}')", Code.NOT_ON_TARGET)
 
 
 _SEMANTIC = re.compile(r"system value semantic '(\w+)' is not supported")
@@ -342,13 +338,12 @@ def _at_semantic(src: SourceSet, d: Diagnostic) -> Diagnostic:
     if d.line or m is None:
         return d
     pattern = re.compile(rf":\s*({re.escape(m.group(1))})\b", re.IGNORECASE)
-    for path in src.include_order():
-        text = strip_comments(src.texts[path])
-        found = pattern.search(text)
-        if found is not None:
-            line, col = line_col(text, found.start(1))
-            return src.error_in(path, line, col, d.message, d.code)
-    return d
+    first = next(src.matches(pattern), None)
+    if first is None:
+        return d
+    path, found = first
+    line, col = line_col(strip_comments(src.texts[path]), found.start(1))
+    return src.error_in(path, line, col, d.message, d.code)
 
 
 def _point_sizes_dropped(src: SourceSet) -> list[Diagnostic]:
@@ -378,9 +373,8 @@ _PADDING_ROUNDS = 8
 def _capabilities(src: SourceSet, target: Target) -> list[str]:
     """Ray queries on SPIR-V: asked for, so that Slang does not warn (E41012) that it added
     the capability to SPIR-V 1.5's profile, as it does for any shader tracing rays inline."""
-    if target is Target.SpirV and any(
-        RTYPES.get(d.base, (None,))[0] is ResourceTypeKind.RaytracingAccelerationStructure
-        for d in src.declarations().values()
+    if target is Target.SpirV and src.declared_as(
+        {ResourceTypeKind.RaytracingAccelerationStructure}
     ):
         return ["-capability", "spvRayQueryKHR"]
     return []
