@@ -98,3 +98,39 @@ def test_metal_out_parameters_are_positioned_errors(
     assert [(d.line, d.column, d.code) for d in errors] == [(*where, "OS1022")]
     assert "Metal" in errors[0].message and "out parameter" in errors[0].message
     assert _build(tmp_path, source, Target.SpirV).ok
+
+
+@pytest.mark.parametrize(
+    ("source", "builtin", "location"),
+    [
+        ('[shader("pixel")] float P(float a : A) : SV_Depth { return a; }\n', BuiltIn.Depth, None),
+        (
+            '[shader("pixel")] uint P(uint c : SV_Coverage) : SV_Coverage { return c & 1u; }\n',
+            BuiltIn.SampleMask,
+            None,
+        ),
+        ('[shader("pixel")] float4 P() : SV_Target1 { return 1.0; }\n', None, 1),
+    ],
+    ids=["depth", "coverage", "target1"],
+)
+def test_a_bare_pixel_result_keeps_its_semantic_on_wgsl_and_metal(
+    tmp_path: Path, source: str, builtin: BuiltIn | None, location: int | None
+) -> None:
+    """Slang's WGSL and Metal return a pixel shader's bare value in a struct whose one member
+    is colour/location 0, whatever the semantic: SV_Depth and SV_Coverage were written as a
+    colour, SV_Target1 as attachment 0 (OS9000: the reflection disagreed with the code)."""
+    from module_validation import wgsl_errors
+    from oneshader.compiler.emitted.msl import read_msl
+    from oneshader.compiler.emitted.wgsl import read_wgsl
+
+    result = _build(tmp_path, source, Target.SpirV, Target.Msl, Target.Wgsl)
+    assert result.ok, [d.format() for d in result.diagnostics]
+    assert result.reflection is not None
+    (output,) = result.reflection.entry_points[0].outputs
+    assert (output.builtin, output.location) == (builtin or BuiltIn.None_, location)
+    code = {o.target: o.data for o in result.outputs}
+    assert wgsl_errors(code[Target.Wgsl].decode()) == ""
+    assert spirv_errors(code[Target.SpirV]) == ""
+    for read in (read_wgsl(code[Target.Wgsl]), read_msl(code[Target.Msl])):
+        (emitted,) = read.entries["P"].outputs
+        assert (emitted.builtin, emitted.location) == (builtin, location), emitted

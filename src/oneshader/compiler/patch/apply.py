@@ -69,13 +69,18 @@ def patch_locations(outputs: dict[Target, bytes], entries: list[EntryPoint]) -> 
     outputs = dict(outputs)
     for e in entries:
         ins, outs = _first_locations(e.inputs), _first_locations(e.outputs)
+        result = _bare_result(e)
         if Target.SpirV in outputs:
             outputs[Target.SpirV] = relocate(outputs[Target.SpirV], e.name, ins, outs)
         if Target.Wgsl in outputs:
             text = wgsl.relocate_wgsl(outputs[Target.Wgsl].decode(), e.name, ins, outs)
+            if result is not None:
+                text = wgsl.bare_result_wgsl(text, e.name, result)
             outputs[Target.Wgsl] = text.encode()
         if Target.Msl in outputs:
             text = msl.relocate_msl(outputs[Target.Msl].decode(), e.name, e.stage, ins, outs)
+            if result is not None:
+                text = msl.bare_result_msl(text, e.name, result)
             if e.stage is Stage.Vertex and _bare_varying(e) is not None:
                 text = msl.unposition_msl(text, e.name, e.outputs[0])
             outputs[Target.Msl] = text.encode()
@@ -200,6 +205,15 @@ def _wgsl_depth_textures(
         text = text[: decl.start(2)] + depth + text[decl.end() :]
         depth_names.add(r.name)
     return text, frozenset(depth_names)
+
+
+def _bare_result(e: EntryPoint) -> StageVariable | None:
+    """The output of a pixel entry point that returns a bare value (``float4 main() :
+    SV_Target1``, ``float main() : SV_Depth``): Slang's WGSL and Metal give it location 0
+    whatever its semantic (``wgsl.bare_result_wgsl``, ``msl.bare_result_msl``)."""
+    if e.stage is Stage.Pixel and len(e.outputs) == 1 and e.outputs[0].name == "result":
+        return e.outputs[0]
+    return None
 
 
 def _bare_varying(e: EntryPoint) -> StageVariable | None:

@@ -11,8 +11,13 @@ import re
 from oneshader.compiler.emitted.common import demangle, emitted_name, emitted_pattern
 from oneshader.compiler.emitted.msl import msl_semantic
 from oneshader.compiler.front.rewrite import postfix_start
-from oneshader.compiler.patch.common import patch_struct, struct_body
-from oneshader.reflection.model import Interpolation, ScalarKind, Stage, StageVariable
+from oneshader.compiler.patch.common import (
+    SLANG_RESULT,
+    bare_result_attribute,
+    patch_struct,
+    struct_body,
+)
+from oneshader.reflection.model import BuiltIn, Interpolation, ScalarKind, Stage, StageVariable
 
 
 def _relocate_fields(body: str, attr: str, wanted: dict[str, int]) -> str:
@@ -56,6 +61,30 @@ def relocate_msl(
     else:
         text = patch_struct(text, m.group(1), lambda body: _relocate_fields(body, "color", outs))
     return text
+
+
+_MSL_BUILTINS = {BuiltIn.Depth: "depth(any)", BuiltIn.SampleMask: "sample_mask"}
+
+
+def bare_result_msl(text: str, entry: str, output: StageVariable) -> str:
+    """A fragment entry point that returns a bare value (``float main() : SV_Depth``) gets from
+    Slang's Metal a ``pixelOutput_0`` struct whose one member is ``[[color(0)]]`` whatever the
+    semantic; it is given the reflection's colour index, or the built-in Slang writes for the
+    same output inside a struct."""
+    m = _entry_match(text, entry, "fragment")
+    if m is None or not SLANG_RESULT.fullmatch(m.group(1)):
+        return text
+    if output.builtin is BuiltIn.None_:
+        attribute = f"[[color({output.location or 0})]]"
+    elif output.builtin in _MSL_BUILTINS:
+        attribute = f"[[{_MSL_BUILTINS[output.builtin]}]]"
+    else:
+        return text
+    return patch_struct(
+        text,
+        m.group(1),
+        lambda body: bare_result_attribute(body, r"\[\[color\(\d+\)\]\]", attribute),
+    )
 
 
 def unposition_msl(text: str, entry: str, output: StageVariable) -> str:

@@ -12,7 +12,8 @@ import re
 
 from oneshader.compiler.emitted.common import demangle, split_member
 from oneshader.compiler.emitted.wgsl import WgslType, _Parsed, parse_wgsl
-from oneshader.compiler.patch.common import patch_struct
+from oneshader.compiler.patch.common import SLANG_RESULT, bare_result_attribute, patch_struct
+from oneshader.reflection.model import BuiltIn, StageVariable
 
 DEPTH_TEXTURES = {
     "texture_2d": "texture_depth_2d",
@@ -35,11 +36,39 @@ def _relocate_fields(body: str, wanted: dict[str, int]) -> str:
     return re.sub(r"@location\((\d+)\)(\s*)(\w+)(\s*:)", wgsl, body)
 
 
-def relocate_wgsl(text: str, entry: str, ins: dict[str, int], outs: dict[str, int]) -> str:
-    """The WGSL entry point's input and output locations set to the reflection's."""
-    m = re.search(
+def _entry_head(text: str, entry: str) -> re.Match[str] | None:
+    """``fn entry(parameters) -> result {``: group 1 the parameters, group 2 the result type."""
+    return re.search(
         rf"fn\s+{re.escape(entry)}\s*\((.*?)\)\s*(?:->\s*([^{{]*?))?\s*\{{", text, re.DOTALL
     )
+
+
+_WGSL_BUILTINS = {BuiltIn.Depth: "frag_depth", BuiltIn.SampleMask: "sample_mask"}
+
+
+def bare_result_wgsl(text: str, entry: str, output: StageVariable) -> str:
+    """A pixel entry point that returns a bare value (``float main() : SV_Depth``, ``float4
+    main() : SV_Target1``) gets from Slang's WGSL a ``pixelOutput_0`` struct whose one member
+    is ``@location(0) output_0`` whatever the semantic; it is given the reflection's location,
+    or the built-in Slang writes for the same output inside a struct."""
+    m = _entry_head(text, entry)
+    result = (m.group(2) or "").strip() if m else ""
+    if not SLANG_RESULT.fullmatch(result):
+        return text
+    if output.builtin is BuiltIn.None_:
+        attribute = f"@location({output.location or 0})"
+    elif output.builtin in _WGSL_BUILTINS:
+        attribute = f"@builtin({_WGSL_BUILTINS[output.builtin]})"
+    else:
+        return text
+    return patch_struct(
+        text, result, lambda body: bare_result_attribute(body, r"@location\(\d+\)", attribute)
+    )
+
+
+def relocate_wgsl(text: str, entry: str, ins: dict[str, int], outs: dict[str, int]) -> str:
+    """The WGSL entry point's input and output locations set to the reflection's."""
+    m = _entry_head(text, entry)
     if not m:
         return text
     params, result = m.group(1), (m.group(2) or "").strip()
