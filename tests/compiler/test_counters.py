@@ -113,6 +113,22 @@ def test_a_users_own_x_counter_buffer_stays_a_resource(tmp_path: Path) -> None:
     assert all(x.counters == () for x in result.reflection.resources)
 
 
+@pytest.mark.parametrize("targets", [(Target.Wgsl,), (Target.Msl,), (Target.SpirV, Target.Wgsl)])
+def test_a_buffer_whose_counter_alone_is_used_is_used(
+    tmp_path: Path, targets: tuple[Target, ...]
+) -> None:
+    """``X.IncrementCounter()`` without a read of X: the host binds X with its counter, so the
+    entry point uses X on every target (WGSL's ``X_counter`` was not read as X: OS9000, the
+    reflection said [] and the WGSL X; Metal said [] where SPIR-V said X)."""
+    text = (
+        "RWStructuredBuffer<uint> Hits;\nRWStructuredBuffer<uint> Idle;\n"
+        '[shader("compute")][numthreads(1,1,1)] void M() { Hits.IncrementCounter(); }\n'
+    )
+    result = _build(tmp_path, text, targets)
+    (entry,) = result.reflection.entry_points
+    assert entry.uses == ("Hits",)
+
+
 _N = 203  # not a multiple of 64: the Count guard matters
 _POOL = 40
 _TAKE = 25

@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable
 from dataclasses import replace
 
-from oneshader.compiler.emitted.common import LENGTHS, emitted_name, emitted_pattern
+from oneshader.compiler.emitted.common import LENGTHS, counter_name, emitted_name, emitted_pattern
 from oneshader.compiler.emitted.wgsl import reached_identifiers
 from oneshader.compiler.front.scanner import Field, StructDef
 from oneshader.compiler.front.sourceset import SourceSet
@@ -233,6 +233,9 @@ def entry_points(
             used = set(resource_names) | set(push_names)
         # WGSL and MSL spell a field of a global struct of resources x_field (emitted_name)
         used |= {n for n in resource_names if emitted_name(n) in used}
+        # a buffer whose counter alone is used (X.IncrementCounter()) is used: the host binds
+        # the companion X_counter with it (SPIR-V's X.counter is read as X already)
+        used |= {r.name for r in resources if r.counters and counter_name(r.name) in used}
         used = _with_lengths(used, resources)
         inputs = _locate(
             e,
