@@ -603,3 +603,23 @@ def test_wave_operations_are_refused_for_wgsl_at_the_first_call(tmp_path: Path) 
     assert "subgroups" in errors[0] and "'WaveActiveSum'" in errors[0]
     path = tmp_path / "s.hlsl"
     assert _ok(path, (Target.SpirV, Target.Msl)).reflection is not None
+
+
+def test_an_empty_struct_member_of_a_cbuffer_builds_for_every_target(tmp_path: Path) -> None:
+    """A member of an empty struct has no bytes; WGSL and Metal have no empty structs and Slang
+    drops the member: the cross-check counted it missing (OS9000), and Metal's padding walk
+    failed on the struct without members (OS9002)."""
+    from module_validation import wgsl_errors
+
+    path = tmp_path / "s.hlsl"
+    path.write_text(
+        "struct Nothing { };\n"
+        "cbuffer Frame { float3 a; Nothing b; float2 c; float4 d; };\n"
+        '[shader("pixel")] float4 main() : SV_Target { return d + c.x + a.y; }\n'
+    )
+    result = _ok(path)
+    assert result.reflection is not None
+    (frame,) = result.reflection.resources
+    offsets = _offsets(frame.layout)
+    assert (offsets["a"], offsets["c"], offsets["d"]) == (0, 16, 32) and "b" in offsets
+    assert wgsl_errors(_code(result, Target.Wgsl)) == ""

@@ -37,8 +37,8 @@ def reference_padding(
         if metal.kind is TypeKind.Array and metal.element is not None and ref.element is not None:
             walk(metal.element, ref.element, metal.element.name)
             return
-        if metal.kind is not TypeKind.Struct or ref.kind is not TypeKind.Struct:
-            return
+        if metal.kind is not TypeKind.Struct or ref.kind is not TypeKind.Struct or not ref.members:
+            return  # (an empty struct has nothing to place)
         sdef = src.struct(owner) if owner else None
         refs = {m.name: m for m in ref.members}
         ends = [m.offset for m in ref.members[1:]] + [ref.size]

@@ -486,6 +486,9 @@ class _Checker:
             by_name = {m.name: m for m in theirs.members}
             for member in ours.members:
                 other = by_name.pop(member.name, None)
+                if other is None and member.type.size == 0:
+                    continue  # an empty struct: no bytes; Slang drops the member (WGSL and Metal
+                    # have no empty structs)
                 if other is None:
                     self.bad(
                         module, f"{path}.{member.name}: member missing from the emitted struct"
