@@ -623,3 +623,18 @@ def test_an_empty_struct_member_of_a_cbuffer_builds_for_every_target(tmp_path: P
     offsets = _offsets(frame.layout)
     assert (offsets["a"], offsets["c"], offsets["d"]) == (0, 16, 32) and "b" in offsets
     assert wgsl_errors(_code(result, Target.Wgsl)) == ""
+
+
+def test_an_unknown_image_format_is_refused_for_wgsl_at_the_attribute(tmp_path: Path) -> None:
+    """``[[vk::image_format("unknown")]]`` (SPIR-V's StorageImageWriteWithoutFormat): WGSL has
+    no storage texture without a format; Slang wrote rg32f and the reflection said unknown
+    (OS9000). A positioned error for WGSL; SPIR-V and Metal build it."""
+    source = (
+        '[[vk::image_format("unknown")]] RWTexture3D<float2> img;\n'
+        "[numthreads(4, 4, 4)]\n"
+        "void main(uint3 id : SV_DispatchThreadID) { img[id] = float2(4, 5); }\n"
+    )
+    (error,) = _errors(tmp_path, source)
+    assert "s.hlsl:1:3: error OS1003: WGSL:" in error and "'img'" in error and "unknown" in error
+    result = _ok(tmp_path / "s.hlsl", (Target.SpirV, Target.Msl))
+    assert result.reflection is not None and result.reflection.resources[0].format == "unknown"

@@ -326,6 +326,18 @@ def _resource(
             )
     fmt_attr = decl.attribute("vk::image_format")
     fmt = fmt_attr.args[0] if fmt_attr and fmt_attr.args else None
+    if fmt_attr is not None and fmt == "unknown" and Target.Wgsl in per:
+        problems.add(
+            src.error_in(
+                decl.file,
+                fmt_attr.line,
+                fmt_attr.column,
+                f"WGSL: [[vk::image_format(\"unknown\")]] on '{decl.name}': a WGSL storage texture "
+                "always has a texel format (Slang writes the one its texel type gives); drop "
+                "the attribute or name a format, or build without the wgsl target",
+                Code.NOT_ON_TARGET,
+            )
+        )
     if fmt is None and rtype.name.startswith("RWTexture") and layout is not None:
         # As DXC: the storage format follows the texel type (float4 -> rgba32f, uint ->
         # r32ui); Slang's WGSL does the same, its SPIR-V is patched to say it too.
