@@ -638,3 +638,30 @@ def test_an_unknown_image_format_is_refused_for_wgsl_at_the_attribute(tmp_path: 
     assert "s.hlsl:1:3: error OS1003: WGSL:" in error and "'img'" in error and "unknown" in error
     result = _ok(tmp_path / "s.hlsl", (Target.SpirV, Target.Msl))
     assert result.reflection is not None and result.reflection.resources[0].format == "unknown"
+
+
+def test_bools_stored_in_a_byte_address_buffer_are_words_0_and_1(tmp_path: Path) -> None:
+    """``RWByteAddressBuffer.Store(offset, b)`` of a bool: DXC stores the uint 0 or 1. Slang
+    wrote ``bitcast<u32>(b)`` in WGSL (naga: not WGSL; DXC's isnan/isinf/isfinite tests),
+    ``as_type<uint32_t>(b)`` of a 1-byte bool in Metal, and a bool vector into the storage
+    buffer in SPIR-V (spirv-val refuses it). Run on WGSL; SPIR-V validated."""
+    from module_validation import spirv_errors
+
+    path = tmp_path / "s.hlsl"
+    path.write_text(
+        "RWByteAddressBuffer Out : register(u0);\n"
+        "[numthreads(1, 1, 1)]\n"
+        "void main(uint3 id : SV_DispatchThreadID)\n"
+        "{\n"
+        "    bool a = id.x == 0;\n"
+        "    Out.Store(0, a); Out.Store(4, !a); // Out.Store(0, a) in a comment\n"
+        "    Out.Store(8, bool2(a, id.x != 0));\n"
+        "    Out.Store(16, isnan(float(id.x)));\n"
+        "    Out.Store(20, 7u); Out.Store<float>(24, 2.5f);\n"
+        "}\n"
+    )
+    result = _ok(path)
+    spirv = next(o.data for o in result.outputs if o.target is Target.SpirV)
+    assert spirv_errors(spirv) == ""
+    words = struct.unpack("<7I", struct.pack("<7f", *_run_wgsl(result, {}, 7)))
+    assert words == (1, 0, 1, 0, 0, 7, struct.unpack("<I", struct.pack("<f", 2.5))[0])

@@ -25,6 +25,7 @@ __all__ = [
     "blank_words",
     "block_resources_as_globals",
     "buffer_lengths_prelude",
+    "byte_stores",
     "counter_calls",
     "inline_includes",
     "matrix_array_majorness",
@@ -469,6 +470,59 @@ def buffer_lengths_prelude(names: Collection[str]) -> str:
         f"{_LENGTH_HELPERS} struct oneshader_BufferLengths {{ {members} }}; "
         f"ConstantBuffer<oneshader_BufferLengths> {SLANG_LENGTHS};"
     )
+
+
+# The value of a byte-address buffer's Store passed through this (``with_byte_stores``): Slang
+# stores a bool as ``bitcast<u32>(b)`` in WGSL (not WGSL), ``as_type<uint32_t>(b)`` in Metal (a
+# 1-byte bool), a bool vector in SPIR-V as a bool in a storage buffer (spirv-val refuses it);
+# DXC stores the uint 0 or 1, as the bool overloads do. Any other value passes as it is.
+BYTE_STORE_PRELUDE = " ".join(
+    [
+        *(
+            f"uint{n} oneshader_stored(bool{n} b) {{ return select(b, uint{n}(1), uint{n}(0)); }}"
+            for n in ("", "2", "3", "4")
+        ),
+        "T oneshader_stored<T>(T v) { return v; }",
+    ]
+)
+
+
+def byte_stores(text: str, names: Collection[str]) -> list[re.Match[str]]:
+    """``X.Store(``, ``X.Store2(`` .. ``X.Store<T>(`` calls on the buffers ``names`` (not in
+    comments)."""
+    if not names:
+        return []
+    alts = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    pattern = re.compile(rf"(?<![\w.:])(?:{alts})\s*\.\s*Store[234]?\s*(?:<[^<>()]*>\s*)?\(")
+    return list(pattern.finditer(strip_comments(text)))
+
+
+def with_byte_stores(text: str, names: Collection[str]) -> str:
+    """The value of each :func:`byte_stores` call on ``names`` as
+    ``oneshader_stored(value)`` (:data:`BYTE_STORE_PRELUDE`); the columns after the value's
+    start on its line move (and after the call's end on its line)."""
+    clean = strip_comments(text)
+    inserts: list[tuple[int, str]] = []
+    for m in byte_stores(text, names):
+        depth, comma = 0, None
+        for i in range(m.end(), len(clean)):
+            c = clean[i]
+            if c in "([{":
+                depth += 1
+            elif c in ")]}":
+                if depth == 0:
+                    if comma is not None:
+                        inserts += [(comma + 1, " oneshader_stored("), (i, ")")]
+                    break
+                depth -= 1
+            elif c == "," and depth == 0:
+                comma = i if comma is None else comma
+    out, last = [], 0
+    for at, piece in sorted(inserts):
+        out += [text[last:at], piece]
+        last = at
+    out.append(text[last:])
+    return "".join(out)
 
 
 def rename_at(text: str, names: Collection[tuple[int, int, str, str]]) -> str:

@@ -140,6 +140,7 @@ class _Rewrites:
     blank_linear: bool  # HLSL's 'linear' and packoffset blanked (not SPIR-V)
     helpers: tuple[str, ...]
     measured: tuple[str, ...]  # buffers whose length Metal reads from the companion
+    stored: tuple[str, ...]  # byte-address buffers whose Store values pass a helper (bools)
     pads: tuple[Padding, ...]
 
     @staticmethod
@@ -151,6 +152,7 @@ class _Rewrites:
             blank_linear=target is not Target.SpirV,
             helpers=tuple(n for n in _helpers_called(src) if target in rewrite.HELPERS[n][0]),
             measured=tuple(src.measured_buffers()) if target is Target.Msl else (),
+            stored=_byte_stored(src),
             pads=tuple(pads),
         )
 
@@ -168,6 +170,18 @@ def _helpers_called(src: SourceSet) -> list[str]:
         ]
 
     result: list[str] = src.derived("helpers called", called)
+    return result
+
+
+def _byte_stored(src: SourceSet) -> tuple[str, ...]:
+    """The RW byte-address buffers whose ``Store`` the code calls (``rewrite.with_byte_stores``)."""
+
+    def stored() -> tuple[str, ...]:
+        names = list(src.declared_as({ResourceTypeKind.RWByteAddressBuffer}))
+        texts = src.texts.values()
+        return tuple(n for n in names if any(rewrite.byte_stores(t, [n]) for t in texts))
+
+    result: tuple[str, ...] = src.derived("byte stores", stored)
     return result
 
 
@@ -210,6 +224,8 @@ def _rewritten(src: SourceSet, path: Path, how: _Rewrites) -> str:
         text = rewrite.with_helpers(text, how.helpers)
     if how.measured:
         text = rewrite.with_buffer_lengths(text, how.measured)
+    if how.stored:
+        text = rewrite.with_byte_stores(text, how.stored)
     here = [(p.line, p.column, p.declarations()) for p in how.pads if p.file == path]
     return rewrite.with_inserted(text, here) if here else text
 
@@ -228,6 +244,8 @@ def _slang_source(src: SourceSet, how: _Rewrites) -> str:
     prelude = [rewrite.HELPERS[name][1] for name in how.helpers]
     if how.measured:  # Metal asks the companion for buffer lengths
         prelude.append(rewrite.buffer_lengths_prelude(how.measured))
+    if how.stored:
+        prelude.append(rewrite.BYTE_STORE_PRELUDE)
     if prelude:  # the helpers first, then the file from its own line 1
         main = f'{" ".join(prelude)}\n#line 1 "{src.path.as_posix()}"\n{main}'
     return main
