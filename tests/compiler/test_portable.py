@@ -665,3 +665,34 @@ def test_bools_stored_in_a_byte_address_buffer_are_words_0_and_1(tmp_path: Path)
     assert spirv_errors(spirv) == ""
     words = struct.unpack("<7I", struct.pack("<7f", *_run_wgsl(result, {}, 7)))
     assert words == (1, 0, 1, 0, 0, 7, struct.unpack("<I", struct.pack("<f", 2.5))[0])
+
+
+_COMPUTE_SAMPLE = (
+    "Texture2D<float4> t : register(t0);\n"
+    "SamplerState s : register(s0);\n"
+    "RWStructuredBuffer<float4> o : register(u1);\n"
+    "float4 shade(float2 uv) { return t.Sample(s, uv); }\n"
+    '[shader("pixel")] float4 P(float2 uv : UV) : SV_Target { return shade(uv); }\n'
+    '[shader("compute")] [numthreads(2, 2, 1)]\n'
+    "void C(uint3 id : SV_DispatchThreadID)\n"
+    "{\n"
+    "    // t.Sample(s, uv) in a comment\n"
+    "    o[id.x] = t.SampleLevel(s, id.xy / 4.0, 0) + t.SampleBias(s, id.xy / 4.0, 1.0);\n"
+    "}\n"
+)
+
+
+def test_implicit_lod_sampling_in_compute_is_refused_for_wgsl_at_the_call(tmp_path: Path) -> None:
+    """HLSL samples with compute-shader derivatives; WGSL's textureSample/Bias/Compare are
+    fragment-only (naga refused Slang's module: DXC's texture.sample*.compute tests), and a
+    fixed level would change the result. A positioned error at the compute entry's call; the
+    pixel shader's Sample and the compute SampleLevel alone build."""
+    (error,) = _errors(tmp_path, _COMPUTE_SAMPLE)
+    assert "s.hlsl:10:52: error OS1003: WGSL: SampleBias in compute entry point 'C'" in error
+    path = tmp_path / "s.hlsl"
+    assert _ok(path, (Target.SpirV, Target.Msl)).reflection is not None
+    path.write_text(_COMPUTE_SAMPLE.replace(" + t.SampleBias(s, id.xy / 4.0, 1.0)", ""))
+    result = _ok(path)
+    from module_validation import wgsl_errors
+
+    assert wgsl_errors(_code(result, Target.Wgsl)) == ""

@@ -12,7 +12,7 @@ from pathlib import Path
 from oneshader.compiler.api import TARGET_NAMES, CompileOptions
 from oneshader.compiler.front import rewrite
 from oneshader.compiler.front.precheck import spirv_texture_buffers, wgsl_interlocked
-from oneshader.compiler.front.scanner import Declaration, line_col, strip_comments
+from oneshader.compiler.front.scanner import Declaration, line_col, line_offsets, strip_comments
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.slang import capi as S
 from oneshader.compiler.slang.facts import SLANG_STAGE_ID, TargetFacts, read_facts
@@ -25,7 +25,7 @@ from oneshader.compiler.slang.padding import (
     without_padding,
 )
 from oneshader.diagnostics import Code, Diagnostic, Severity, source_excerpt
-from oneshader.reflection.model import ResourceTypeKind, Target
+from oneshader.reflection.model import ResourceTypeKind, Stage, Target
 
 _SLANG_TARGET = {Target.SpirV: "spirv", Target.Msl: "metal", Target.Wgsl: "wgsl"}
 
@@ -323,6 +323,9 @@ def compile_target(
     if target is Target.Wgsl:
         if b"enable subgroups" in compiled.code:
             return None, [_subgroup_operations(src)]
+        sampling = _compute_sampling(src, compiled)
+        if sampling is not None:
+            return None, [sampling]
         compiled.warnings += _point_sizes_dropped(src)
     return compiled, errors
 
@@ -344,6 +347,50 @@ def _subgroup_operations(src: SourceSet) -> Diagnostic:
     path, found = first
     line, col = line_col(strip_comments(src.texts[path]), found.start(1))
     return src.error_in(path, line, col, f"{message} ('{found.group(1)}')", Code.NOT_ON_TARGET)
+
+
+# WGSL's sampling with implicit derivatives (fragment shaders only) and the HLSL methods that
+# Slang writes as them.
+_IMPLICIT_LOD = {
+    "textureSample": "Sample",
+    "textureSampleBias": "SampleBias",
+    "textureSampleCompare": "SampleCmp",
+}
+
+
+def _compute_sampling(src: SourceSet, compiled: CompiledTarget) -> Diagnostic | None:
+    """``Sample``/``SampleBias``/``SampleCmp`` reached from a compute entry point (HLSL's
+    compute-shader derivatives): WGSL samples with implicit derivatives in fragment shaders only
+    (naga: "operations forbidden at this stage"), and a fixed level would change the result. An
+    error at the first such call after the entry point's start (else the first in the files)."""
+    from oneshader.compiler.emitted.wgsl import reached_identifiers
+
+    computes = [e.name for e in compiled.facts.entries if e.stage is Stage.Compute]
+    if not computes:
+        return None
+    reached = reached_identifiers(compiled.code, computes)
+    for entry in computes:
+        used = sorted({_IMPLICIT_LOD[n] for n in reached[entry] if n in _IMPLICIT_LOD})
+        if not used:
+            continue
+        message = (
+            f"WGSL: {'/'.join(used)} in compute entry point '{entry}': WGSL samples with "
+            "implicit derivatives in fragment shaders only; use SampleLevel (SampleCmpLevelZero, "
+            "SampleGrad) or build without the wgsl target"
+        )
+        call = re.compile(rf"\.\s*({'|'.join(used)})\s*\(")
+        home = src.function_file(entry)
+        start = src.function(entry)
+        paths = [home, *(p for p in src.include_order() if p != home)]
+        for i, path in enumerate(paths):
+            text = strip_comments(src.texts[path])
+            after = line_offsets(text)[start.line - 1] if i == 0 and start else 0
+            found = call.search(text, after) or (call.search(text) if i == 0 else None)
+            if found is not None:
+                line, col = line_col(text, found.start(1))
+                return src.error_in(path, line, col, message, Code.NOT_ON_TARGET)
+        return src.error_in(src.path, 0, 0, message, Code.NOT_ON_TARGET)
+    return None
 
 
 _SEMANTIC = re.compile(r"system value semantic '(\w+)' is not supported")
