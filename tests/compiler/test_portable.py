@@ -696,3 +696,19 @@ def test_implicit_lod_sampling_in_compute_is_refused_for_wgsl_at_the_call(tmp_pa
     from module_validation import wgsl_errors
 
     assert wgsl_errors(_code(result, Target.Wgsl)) == ""
+
+
+def test_inline_spirv_builtins_are_refused_at_the_attribute(tmp_path: Path) -> None:
+    """``[[vk::ext_builtin_output(5014)]] static int s;``: Slang ignores the attribute (E31000,
+    a warning), so every target built an ordinary static (WGSL's was invalid where it was
+    passed as an out argument: DXC's spv.inline.builtin.output). An error per target, at it."""
+    source = (
+        "[[vk::ext_builtin_output(/* FragStencilRefEXT */ 5014)]]\n"
+        "static int stencilRef;\n"
+        '[shader("pixel")] float4 main() : SV_Target { stencilRef = 10; return 1; }\n'
+    )
+    errors = _errors(tmp_path, source)
+    assert [e.split(": [[")[0] for e in errors] == [
+        f"s.hlsl:1:3: error OS1003: {t}" for t in ("SPIR-V", "Metal", "WGSL")
+    ]
+    assert all("vk::ext_builtin_output" in e for e in errors)

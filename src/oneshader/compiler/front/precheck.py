@@ -83,6 +83,20 @@ _TOKEN_LIMITS += [
 ]
 
 
+# Inline SPIR-V built-ins: Slang ignores the attribute (warning E31000), so the variable would
+# be an ordinary static on every target and the built-in silently lost.
+_TOKEN_LIMITS += [
+    (
+        t,
+        re.compile(r"\b(vk\s*::\s*ext_builtin_(?:input|output))\b"),
+        f"{TARGET_NAMES[t]}: [[{{token}}]] (an inline SPIR-V built-in) is ignored by Slang: the "
+        "variable would be an ordinary static and the built-in lost; use the HLSL system-value "
+        "semantic (SV_StencilRef, ...) on an entry point's input or output instead",
+    )
+    for t in Target
+]
+
+
 def check_targets(src: SourceSet, options: CompileOptions, problems: Collector) -> None:
     """A request for no target at all (checked before the file is read)."""
     if not options.targets:
