@@ -712,3 +712,28 @@ def test_inline_spirv_builtins_are_refused_at_the_attribute(tmp_path: Path) -> N
         f"s.hlsl:1:3: error OS1003: {t}" for t in ("SPIR-V", "Metal", "WGSL")
     ]
     assert all("vk::ext_builtin_output" in e for e in errors)
+
+
+def test_groupshared_out_arguments_are_refused_for_wgsl_at_the_argument(tmp_path: Path) -> None:
+    """Slang's WGSL passes a groupshared variable to an out/inout parameter as a
+    ``ptr<workgroup, T>``, which naga refuses (DXC's cs.groupshared.function-param.out); the
+    copy through a local builds."""
+    source = (
+        "RWStructuredBuffer<int> A;\n"
+        "groupshared int Shared;\n"
+        "void twice(out int x, inout int y) { x = 1; y += 2; }\n"
+        "[numthreads(1, 1, 1)]\n"
+        "void main() {\n"
+        "  int e = 0;\n"
+        "  twice(e, Shared);\n"
+        "  A[0] = Shared + e;\n"
+        "}\n"
+    )
+    (error,) = _errors(tmp_path, source)
+    assert error.startswith("s.hlsl:7:12: error OS1003: WGSL:") and "'twice'" in error
+    assert "('Shared')" in error
+    path = tmp_path / "s.hlsl"
+    path.write_text(source.replace("twice(e, Shared);", "int t = Shared; twice(e, t); Shared = t;"))
+    from module_validation import wgsl_errors
+
+    assert wgsl_errors(_code(_ok(path), Target.Wgsl)) == ""

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from oneshader.compiler.api import TARGET_NAMES, CompileOptions
+from oneshader.compiler.emitted.common import demangle
 from oneshader.compiler.front import rewrite
 from oneshader.compiler.front.precheck import spirv_texture_buffers, wgsl_interlocked
 from oneshader.compiler.front.scanner import Declaration, line_col, line_offsets, strip_comments
@@ -323,9 +324,9 @@ def compile_target(
     if target is Target.Wgsl:
         if b"enable subgroups" in compiled.code:
             return None, [_subgroup_operations(src)]
-        sampling = _compute_sampling(src, compiled)
-        if sampling is not None:
-            return None, [sampling]
+        refused = _compute_sampling(src, compiled) or _workgroup_arguments(src, compiled)
+        if refused is not None:
+            return None, [refused]
         compiled.warnings += _point_sizes_dropped(src)
     return compiled, errors
 
@@ -391,6 +392,45 @@ def _compute_sampling(src: SourceSet, compiled: CompiledTarget) -> Diagnostic | 
                 return src.error_in(path, line, col, message, Code.NOT_ON_TARGET)
         return src.error_in(src.path, 0, 0, message, Code.NOT_ON_TARGET)
     return None
+
+
+_WORKGROUP_PARAMETER = re.compile(r"\bfn\s+(\w+)\s*\([^)]*:\s*ptr<workgroup\b")
+_GROUPSHARED = re.compile(r"\bgroupshared\b[^;]*?\b(\w+)\s*(?:\[[^\]]*\]\s*)*;")
+
+
+def _workgroup_arguments(src: SourceSet, compiled: CompiledTarget) -> Diagnostic | None:
+    """A ``groupshared`` variable passed as an ``out``/``inout`` argument: Slang's WGSL passes a
+    ``ptr<workgroup, T>``, which naga (the validator) does not let into a function. An error
+    at the first call of that function with a groupshared argument (else at the function)."""
+    found = _WORKGROUP_PARAMETER.search(compiled.code.decode("utf-8", "replace"))
+    if found is None:
+        return None
+    function = demangle(found.group(1))
+    texts = {p: strip_comments(src.texts[p]) for p in src.include_order()}
+    shared = {m.group(1) for t in texts.values() for m in _GROUPSHARED.finditer(t)}
+    message = (
+        f"WGSL: a groupshared variable passed to an out/inout parameter of '{function}': "
+        "Slang passes a workgroup pointer, which WGSL's validator (naga) does not let into a "
+        "function; copy it into a local, pass that, and copy it back, or build without the "
+        "wgsl target"
+    )
+    call = re.compile(rf"(?<![\w.:]){re.escape(function)}\s*\(([^;]*)")
+    for path, text in texts.items():
+        for m in call.finditer(text):
+            arg = next((a for a in re.finditer(r"\w+", m.group(1)) if a.group(0) in shared), None)
+            if arg is not None:
+                line, col = line_col(text, m.start(1) + arg.start())
+                return src.error_in(
+                    path, line, col, f"{message} ('{arg.group(0)}')", Code.NOT_ON_TARGET
+                )
+    where = src.function(function)
+    return src.error_in(
+        src.function_file(function),
+        where.line if where else 0,
+        where.column if where else 0,
+        message,
+        Code.NOT_ON_TARGET,
+    )
 
 
 _SEMANTIC = re.compile(r"system value semantic '(\w+)' is not supported")
