@@ -737,3 +737,23 @@ def test_groupshared_out_arguments_are_refused_for_wgsl_at_the_argument(tmp_path
     from module_validation import wgsl_errors
 
     assert wgsl_errors(_code(_ok(path), Target.Wgsl)) == ""
+
+
+def test_a_local_buffer_variable_is_refused_for_wgsl_at_its_declaration(tmp_path: Path) -> None:
+    """``StructuredBuffer<S> pick; pick = a or b;``: Slang's WGSL declares ``var<storage>`` in
+    the function, which naga refuses (DXC's legal-examples/15-loop-var-unroll-ok); SPIR-V
+    (legalized) and Metal (a pointer) build it."""
+    source = (
+        "StructuredBuffer<float4> First;\n"
+        "StructuredBuffer<float4> Second;\n"
+        "RWStructuredBuffer<float4> Out;\n"
+        "[numthreads(1, 1, 1)]\n"
+        "void main(uint3 id : SV_DispatchThreadID) {\n"
+        "  StructuredBuffer<float4> pick;\n"
+        "  if (id.x > 0) { pick = First; } else { pick = Second; }\n"
+        "  Out[id.x] = pick[id.x];\n"
+        "}\n"
+    )
+    (error,) = _errors(tmp_path, source)
+    assert error.startswith("s.hlsl:6:28: error OS1003: WGSL: 'pick' is a local variable")
+    assert _ok(tmp_path / "s.hlsl", (Target.SpirV, Target.Msl)).reflection is not None

@@ -324,7 +324,11 @@ def compile_target(
     if target is Target.Wgsl:
         if b"enable subgroups" in compiled.code:
             return None, [_subgroup_operations(src)]
-        refused = _compute_sampling(src, compiled) or _workgroup_arguments(src, compiled)
+        refused = (
+            _compute_sampling(src, compiled)
+            or _workgroup_arguments(src, compiled)
+            or _buffer_locals(src, compiled)
+        )
         if refused is not None:
             return None, [refused]
         compiled.warnings += _point_sizes_dropped(src)
@@ -431,6 +435,39 @@ def _workgroup_arguments(src: SourceSet, compiled: CompiledTarget) -> Diagnostic
         message,
         Code.NOT_ON_TARGET,
     )
+
+
+_LOCAL_BUFFER = re.compile(r"(?m)^[ \t]+var<(?:storage|uniform)\b[^>]*>\s*(\w+)")
+_BUFFER_DECLARATION = (
+    r"\b(?:RW)?(?:StructuredBuffer|ByteAddressBuffer)\b(?:\s*<[^;{{}}]*?>)?\s+{name}\b"
+)
+
+
+def _buffer_locals(src: SourceSet, compiled: CompiledTarget) -> Diagnostic | None:
+    """A local variable of a buffer type (assigned one global buffer or another): Slang's WGSL
+    declares it ``var<storage>`` in the function, which WGSL does not allow (locals are in the
+    function address space). An error at the local's declaration (else at the file)."""
+    found = _LOCAL_BUFFER.search(compiled.code.decode("utf-8", "replace"))
+    if found is None:
+        return None
+    name = demangle(found.group(1))
+    message = (
+        f"WGSL: '{name}' is a local variable of a buffer type: WGSL has buffers only as "
+        "module-scope variables (Slang declares a storage variable in the function, which is "
+        "not WGSL); index the global buffers directly, or build without the wgsl target"
+    )
+    declaration = re.compile(_BUFFER_DECLARATION.format(name=re.escape(name)))
+    for path in src.include_order():
+        text = strip_comments(src.texts[path])
+        for m in declaration.finditer(text):
+            if (
+                name in src.declarations()
+                and src.declarations()[name].line == line_col(text, m.start())[0]
+            ):
+                continue  # the global of that name
+            line, col = line_col(text, m.end() - len(name))
+            return src.error_in(path, line, col, message, Code.NOT_ON_TARGET)
+    return src.error_in(src.path, 0, 0, message, Code.NOT_ON_TARGET)
 
 
 _SEMANTIC = re.compile(r"system value semantic '(\w+)' is not supported")
