@@ -134,21 +134,3 @@ def test_a_bare_pixel_result_keeps_its_semantic_on_wgsl_and_metal(
     for read in (read_wgsl(code[Target.Wgsl]), read_msl(code[Target.Msl])):
         (emitted,) = read.entries["P"].outputs
         assert (emitted.builtin, emitted.location) == (builtin, location), emitted
-
-
-def test_an_input_only_system_value_as_a_vertex_output_is_a_varying(tmp_path: Path) -> None:
-    """``int main(int i : SV_InstanceID) : SV_InstanceID``: an instance index passed on is a
-    varying (DXC: ``out_var_SV_InstanceID`` at location 0; Slang writes it located); the
-    reflection made it the built-in, and SPIR-V and Metal disagreed with it (OS9000)."""
-    from oneshader.compiler.emitted.msl import read_msl
-
-    source = '[shader("vertex")] int V(int i : SV_InstanceID) : SV_InstanceID { return i; }\n'
-    result = _build(tmp_path, source, Target.SpirV, Target.Msl)
-    assert result.ok, [d.format() for d in result.diagnostics]
-    assert result.reflection is not None
-    (output,) = result.reflection.entry_points[0].outputs
-    assert (output.builtin, output.location) == (BuiltIn.None_, 0)
-    code = {o.target: o.data for o in result.outputs}
-    assert spirv_errors(code[Target.SpirV]) == ""
-    (emitted,) = read_msl(code[Target.Msl]).entries["V"].outputs
-    assert emitted.builtin is None and emitted.semantic.upper() == "SV_INSTANCEID", emitted

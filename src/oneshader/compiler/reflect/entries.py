@@ -467,11 +467,6 @@ def _locate(
     return out
 
 
-# System values that are inputs only: written as an output (a vertex shader passing its
-# instance on), they are ordinary varyings with that semantic.
-_INPUT_ONLY = (BuiltIn.InstanceId, BuiltIn.VertexId)
-
-
 def _stage_var(
     src: SourceSet,
     e: EntryFacts,
@@ -491,8 +486,6 @@ def _stage_var(
             vk_location[(e.name, is_input, v.name)] = int(loc.args[0])
     upper = v.semantic.upper()
     builtin = _BUILTINS.get(upper, BuiltIn.None_)
-    if not is_input and builtin in _INPUT_ONLY:
-        builtin = BuiltIn.None_  # an output SV_InstanceID is a varying (DXC, Slang: located)
     if builtin is not BuiltIn.None_:
         semantic = builtin.value
     elif upper.startswith("SV_TARGET"):
