@@ -396,6 +396,31 @@ def spirv_texture_buffers(src: SourceSet, slang_error: str) -> list[Diagnostic]:
     ]
 
 
+# A matrix type with one row or one column: float1x3, int4x1, matrix<float, 1, 3>.
+_ONE_LINE_MATRIX = re.compile(
+    r"\b(?:bool|u?int|dword|half|float|double|min1[026](?:float|u?int)|min12int"
+    r"|u?int(?:16|32|64)_t|float(?:16|32|64)_t)(?:1x[1-4]|[1-4]x1)\b"
+    r"|\bmatrix\s*<\s*\w+\s*,\s*(?:1\s*,\s*[1-4]|[1-4]\s*,\s*1)\s*>"
+)
+
+
+def one_line_matrices(src: SourceSet, target: Target) -> list[Diagnostic]:
+    """Slang has no matrices with one row or one column on any target (DXC writes them as
+    vectors): its error names no type and no position, so each such type in the source is the
+    error, where it is written. Applied only when Slang gave that error."""
+    return [
+        src.error_in(
+            where,
+            *line_col(src.texts[where], m.start()),
+            f"{TARGET_NAMES[target]}: '{m.group(0)}' is a matrix with one row or one column, "
+            "which Slang cannot emit for any target; declare a vector (or an array of vectors) "
+            "instead",
+            Code.TYPE_NOT_EMITTED,
+        )
+        for where, m in src.matches(_ONE_LINE_MATRIX)
+    ]
+
+
 def _template_argument(type_text: str) -> str:
     """``S`` of ``TextureBuffer<S>`` ("" without template arguments)."""
     m = re.search(r"<\s*(\w+)", type_text)

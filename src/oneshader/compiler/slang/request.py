@@ -11,7 +11,11 @@ from pathlib import Path
 
 from oneshader.compiler.api import TARGET_NAMES, CompileOptions
 from oneshader.compiler.front import rewrite
-from oneshader.compiler.front.precheck import spirv_texture_buffers, wgsl_interlocked
+from oneshader.compiler.front.precheck import (
+    one_line_matrices,
+    spirv_texture_buffers,
+    wgsl_interlocked,
+)
 from oneshader.compiler.front.scanner import Declaration, line_col, strip_comments
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.slang import capi as S
@@ -39,7 +43,7 @@ _MIN_PRECISION_ARGS = [
         ("min12int", "int"),
         ("min16uint", "uint"),
     )
-    for n in ("", "1", "2", "3", "4", "1x1", "2x2", "3x3", "4x4")
+    for n in ("", "1", "2", "3", "4", *(f"{r}x{c}" for r in "1234" for c in "1234"))
     for arg in ("-D", f"{name}{n}={base}{n}")
 ]
 
@@ -59,9 +63,17 @@ _SAMPLE_POSITION = (
     "the shader cannot query a sample's position on this target (the host sets them); pass "
     "the positions in a constant buffer"
 )
+# What no target has (Slang's name of the construct, as its note gives it).
+_NOWHERE = {
+    "matrix.init": (
+        "it constructs a matrix with one row or one column (float3x1(...)), which Slang cannot "
+        "emit for any target; use a vector"
+    ),
+}
 UNAVAILABLE_HINTS: dict[Target, dict[str, str]] = {
-    Target.SpirV: {},
+    Target.SpirV: {**_NOWHERE},
     Target.Wgsl: {
+        **_NOWHERE,
         **_EVERYWHERE_BUT_SPIRV,
         "Sample": (
             "WGSL samples without a minimum-LOD clamp (Sample's 4th argument in HLSL, not a "
@@ -82,6 +94,7 @@ UNAVAILABLE_HINTS: dict[Target, dict[str, str]] = {
         ),
     },
     Target.Msl: {
+        **_NOWHERE,
         **_EVERYWHERE_BUT_SPIRV,
         "GetDimensions": (
             "a Metal shader cannot ask a buffer for its length: oneshader gives a global "
@@ -417,6 +430,8 @@ def _compile_once(
             errors = [_at_semantic(src, d) for d in errors]
             if target is Target.SpirV and "= TextureBuffer(" in result.diagnostics:
                 errors = spirv_texture_buffers(src, result.diagnostics) or errors
+            if "matrices with 1 column or row" in result.diagnostics:
+                errors = one_line_matrices(src, target) or errors
             return None, [explain(d, src.displayed_text(d.file)) for d in errors]
         facts = read_facts(lib, req.reflection())
         original = {new: old for old, new in src.renamed_blocks().items()}
