@@ -96,7 +96,9 @@ def test_a_one_column_matrix_constructor_is_named_with_its_cause(tmp_path: Path)
 def test_minimum_precision_matrices_of_every_shape_are_32_bit(tmp_path: Path) -> None:
     # DXC's min16float2x3 is a float2x3 without -enable-16bit-types; only the square shapes
     # were defined (E30015 'undefined identifier' on the others).
-    source = """cbuffer Frame : register(b0) { min16float2x3 a; min10float3x4 b; row_major min16uint4x2 c; };
+    source = """cbuffer Frame : register(b0) {
+  min16float2x3 a; min10float3x4 b; row_major min16uint4x2 c;
+};
 float4 main() : SV_Target { return float4(a[1], 0) + b[2] + float4(c[3], 0, 0); }
 """
     result = _ok(_build(tmp_path, source, ALL))
