@@ -172,8 +172,6 @@ def precheck(src: SourceSet, options: CompileOptions, problems: Collector) -> fr
     for t in (Target.Msl, Target.Wgsl):
         if t in targets:
             per[t] += _counted_parameters(src, t)
-    if Target.Msl in targets:
-        per[Target.Msl] += metal_out_parameters(src, options)
     for scanned in src.sources.values():
         for sdef in (*scanned.structs.values(), *scanned.functions.values()):
             for f in sdef.fields:
@@ -203,7 +201,7 @@ def precheck(src: SourceSet, options: CompileOptions, problems: Collector) -> fr
     return frozenset(t for t, errs in per.items() if errs)
 
 
-def _entry_stages(src: SourceSet, options: CompileOptions) -> dict[str, Stage]:
+def entry_stages(src: SourceSet, options: CompileOptions) -> dict[str, Stage]:
     """The entry points the build compiles: those the options name, or the [shader] ones."""
     if options.entry_points:
         return {e.name: e.stage for e in options.entry_points}
@@ -214,36 +212,6 @@ def _entry_stages(src: SourceSet, options: CompileOptions) -> dict[str, Stage]:
                 out.setdefault(a.name, stage_from_name(a.stage))
             except ValueError:
                 continue  # a stage oneshader does not build: OS1009 names it
-    return out
-
-
-def metal_out_parameters(src: SourceSet, options: CompileOptions) -> list[Diagnostic]:
-    """``out``/``inout`` parameters of an entry point that Slang's Metal back end cannot take:
-    beside a returned value in a vertex entry point it crashes the compiler process (SIGSEGV),
-    and in a pixel entry point it stops with an internal error ("Unknown addressspace") that
-    names no line. At the first such parameter, naming what to write instead."""
-    out = []
-    for name, stage in _entry_stages(src, options).items():
-        fn = src.function(name)
-        if fn is None or stage is Stage.Compute:
-            continue
-        returns = fn.returns.split()
-        outs = [f for f in fn.fields if {"out", "inout"} & set(f.modifiers)]
-        if not outs or (stage is Stage.Vertex and (not returns or returns[-1] == "void")):
-            continue
-        where = src.function_file(name)
-        why = "beside a returned value" if stage is Stage.Vertex else "of a pixel entry point"
-        out.append(
-            src.error_in(
-                where,
-                outs[0].line,
-                outs[0].column,
-                f"Metal: '{outs[0].name}' is an out parameter {why} ('{name}'), which Slang "
-                "cannot emit for Metal; return a struct that holds every output instead, or "
-                "build without the msl target",
-                Code.OUT_PARAMETERS,
-            )
-        )
     return out
 
 

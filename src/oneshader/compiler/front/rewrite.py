@@ -26,8 +26,10 @@ __all__ = [
     "block_resources_as_globals",
     "buffer_lengths_prelude",
     "counter_calls",
+    "entry_outputs_as_results",
     "inline_includes",
     "matrix_array_majorness",
+    "outputs_struct",
     "pack_matrix",
     "postfix_start",
     "rename_at",
@@ -587,3 +589,111 @@ def inline_includes(
         return "\n".join(lines)
 
     return expand(main, (main,))
+
+
+def _closing(text: str, i: int) -> int:
+    """The offset just past the bracket that closes the one at ``i`` (comment-free text)."""
+    pairs = {"(": ")", "{": "}", "[": "]"}
+    depth = 0
+    for j in range(i, len(text)):
+        c = text[j]
+        if c in pairs:
+            depth += 1
+        elif c in ")}]":
+            depth -= 1
+            if depth == 0:
+                return j + 1
+    return len(text)
+
+
+def _parameter_spans(code: str, a: int, b: int) -> list[tuple[int, int]]:
+    """The (start, end) offsets of each parameter of the list in ``code[a:b]``, split at its
+    depth-0 commas (comment-free text)."""
+    out, depth, start = [], 0, a
+    for j in range(a, b):
+        c = code[j]
+        if c in "([{<":
+            depth += 1
+        elif c in ")]}>":
+            depth -= 1
+        elif c == "," and depth == 0:
+            out.append((start, j))
+            start = j + 1
+    out.append((start, b))
+    return [(i, j) for i, j in out if code[i:j].strip()]
+
+
+def outputs_struct(entry: str) -> str:
+    """The struct the wrapper of ``entry_outputs_as_results`` returns."""
+    return f"{entry}_oneshader_outputs"
+
+
+_DIRECTION = re.compile(r"\b(in|out|inout)\b")
+_PARAMETER_NAME = re.compile(r"(\w+)\s*(?:\[[^\]]*\]\s*)*(?::\s*\w+\s*)?$")
+_SEMANTIC = re.compile(r":\s*\w+\s*$")
+_ENTRY_ATTRIBUTE = re.compile(r"\[\s*(?:shader|earlydepthstencil)\b[^\]]*\]")
+
+
+def entry_outputs_as_results(text: str, line: int, column: int, name: str, hidden: str) -> str:
+    """The entry point ``name`` (declared at ``line``:``column``) with its ``out``/``inout``
+    parameters returned instead, for WGSL, whose entry points return their outputs (Slang
+    writes pointer parameters naga refuses). The function becomes ``hidden`` (a name of the
+    same length, so columns stay) and a wrapper named ``name``, appended after its closing
+    brace on the same line (lines stay), returns a struct of the outputs, each a member with
+    the parameter's name, type and semantic (the return value first, as member ``result``, the
+    name the reflection gives it). The entry point's attributes move to the wrapper. Unchanged when
+    the function is not found as expected."""
+    code = strip_comments(text)
+    at = line_offsets(code)[line - 1] + column - 1
+    if code[at : at + len(name)] != name:
+        return text
+    open_ = code.find("(", at + len(name))
+    close = _closing(code, open_)
+    brace = code.find("{", close)
+    if open_ < 0 or brace < 0 or code[close:brace].strip(" \t\r\n:").count(";"):
+        return text
+    end = _closing(code, brace)
+    head_start = max(code.rfind(";", 0, at), code.rfind("}", 0, at)) + 1
+    head = code[head_start:at]
+    returns = _ENTRY_ATTRIBUTE.sub("", head).strip()
+    attributes = " ".join(m.group(0) for m in _ENTRY_ATTRIBUTE.finditer(head))
+    result_semantic = code[close:brace].strip()
+    ins, members, args, copies = [], [], [], []
+    semantics = []  # Slang checks system values on every function's parameters for WGSL
+    for i, j in _parameter_spans(code, open_ + 1, close - 1):
+        p = code[i:j]
+        m = _PARAMETER_NAME.search(p.rstrip())
+        if m is None:
+            return text
+        pname = m.group(1)
+        semantic = _SEMANTIC.search(p)
+        if semantic is not None:
+            semantics.append((i + semantic.start(), i + semantic.end()))
+        direction = _DIRECTION.search(p)
+        bare = " ".join(_DIRECTION.sub(" ", p).split())
+        if direction is None or direction.group(1) == "in":
+            ins.append(bare)
+            args.append(pname)
+            continue
+        members.append(f"{bare};")
+        args.append(f"oneshader_out.{pname}")
+        if direction.group(1) == "inout":
+            ins.append(bare)
+            copies.append(f"oneshader_out.{pname} = {pname};")
+    call = f"{hidden}({', '.join(args)});"
+    if returns.split()[-1:] != ["void"]:  # first, as Slang and DXC list the result
+        result = "oneshader_result" if "oneshader_out.result" in args else "result"
+        members.insert(0, f"{returns} {result} {result_semantic};")
+        call = f"oneshader_out.{result} = {call}"
+    outputs = outputs_struct(name)
+    wrapper = (
+        f" struct {outputs} {{ {' '.join(members)} }}; {attributes} {outputs} {name}("
+        f"{', '.join(ins)}) {{ {outputs} oneshader_out; {' '.join(copies)} {call} "
+        "return oneshader_out; }"
+    )
+    blanked = _ENTRY_ATTRIBUTE.sub(lambda a: " " * len(a.group(0)), text[head_start:at])
+    params = text[at + len(name) : close]
+    for i, j in reversed(semantics):
+        i, j = i - at - len(name), j - at - len(name)
+        params = params[:i] + " " * (j - i) + params[j:]
+    return text[:head_start] + blanked + hidden + params + text[close:end] + wrapper + text[end:]

@@ -5,13 +5,14 @@ rewrites"), and what comes back: the target's code and facts, or its positioned 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from oneshader.compiler.api import TARGET_NAMES, CompileOptions
 from oneshader.compiler.front import rewrite
 from oneshader.compiler.front.precheck import (
+    entry_stages,
     one_line_matrices,
     spirv_texture_buffers,
     wgsl_interlocked,
@@ -29,7 +30,7 @@ from oneshader.compiler.slang.padding import (
     without_padding,
 )
 from oneshader.diagnostics import Code, Diagnostic, Severity, source_excerpt
-from oneshader.reflection.model import ResourceTypeKind, Target
+from oneshader.reflection.model import ResourceTypeKind, Stage, Target
 
 _SLANG_TARGET = {Target.SpirV: "spirv", Target.Msl: "metal", Target.Wgsl: "wgsl"}
 
@@ -154,9 +155,12 @@ class _Rewrites:
     helpers: tuple[str, ...]
     measured: tuple[str, ...]  # buffers whose length Metal reads from the companion
     pads: tuple[Padding, ...]
+    outputs_returned: tuple[tuple[str, str], ...]  # (entry, hidden name): out params returned
 
     @staticmethod
-    def of(src: SourceSet, target: Target, pads: Collection[Padding]) -> _Rewrites:
+    def of(
+        src: SourceSet, target: Target, pads: Collection[Padding], stages: Mapping[str, Stage]
+    ) -> _Rewrites:
         return _Rewrites(
             append_as_rw=bool(src.append_consume()) and target is not Target.SpirV,
             drop_point_sizes=bool(src.unit_point_sizes()) and target is Target.Wgsl,
@@ -165,7 +169,39 @@ class _Rewrites:
             helpers=tuple(n for n in _helpers_called(src) if target in rewrite.HELPERS[n][0]),
             measured=tuple(src.measured_buffers()) if target is Target.Msl else (),
             pads=tuple(pads),
+            outputs_returned=_outputs_returned(src, target, stages),
         )
+
+
+def _outputs_returned(
+    src: SourceSet, target: Target, stages: Mapping[str, Stage]
+) -> tuple[tuple[str, str], ...]:
+    """The entry points whose ``out``/``inout`` parameters a wrapper returns, each with a name
+    of the same length that no file uses (for the function the wrapper calls: columns stay).
+    WGSL entry points take no pointers; Slang's Metal crashes on them beside a vertex
+    result (SIGSEGV) and stops with an internal error in a pixel entry point."""
+    words = src.derived(
+        "identifiers", lambda: {w for t in src.texts.values() for w in re.findall(r"\w+", t)}
+    )
+    out = []
+    for name, stage in stages.items():
+        fn = src.function(name)
+        if fn is None or not any(m in ("out", "inout") for f in fn.fields for m in f.modifiers):
+            continue
+        void = fn.returns.split()[-1:] in ([], ["void"])
+        wgsl = target is Target.Wgsl and stage in (Stage.Vertex, Stage.Pixel)
+        vertex_result = stage is Stage.Vertex and not void
+        metal = target is Target.Msl and (stage is Stage.Pixel or vertex_result)
+        if not (wgsl or metal):
+            continue
+        hidden = next(
+            (h for i in range(len(name)) if (h := "_" * (i + 1) + name[i + 1 :]) not in words),
+            None,
+        )
+        if hidden is not None:
+            out.append((name, hidden))
+            words = words | {hidden}
+    return tuple(out)
 
 
 def _helpers_called(src: SourceSet) -> list[str]:
@@ -186,6 +222,10 @@ def _helpers_called(src: SourceSet) -> list[str]:
 
 def _rewritten(src: SourceSet, path: Path, how: _Rewrites) -> str:
     text = src.texts[path]
+    for name, hidden in how.outputs_returned:
+        fn = src.function(name)
+        if fn is not None and src.function_file(name) == path:
+            text = rewrite.entry_outputs_as_results(text, fn.line, fn.column, name, hidden)
     decls = src.declarations()
     renamed = [
         (decls[old].line, decls[old].column, old, new)
@@ -227,10 +267,16 @@ def _rewritten(src: SourceSet, path: Path, how: _Rewrites) -> str:
     return rewrite.with_inserted(text, here) if here else text
 
 
-def slang_source(src: SourceSet, target: Target, pads: Collection[Padding] = ()) -> str:
+def slang_source(
+    src: SourceSet,
+    target: Target,
+    pads: Collection[Padding] = (),
+    stages: Mapping[str, Stage] | None = None,
+) -> str:
     """The main file's text for Slang, every file rewritten (includes inlined where a rewrite
-    changed them); ``pads`` are vk::offset's padding members (WGSL and Metal)."""
-    how = _Rewrites.of(src, target, pads)
+    changed them); ``pads`` are vk::offset's padding members (WGSL and Metal); ``stages`` the
+    entry points (some return their ``out`` parameters from a wrapper)."""
+    how = _Rewrites.of(src, target, pads, stages or {})
     text: str = src.derived(("slang source", how), lambda: _slang_source(src, how))
     return text
 
@@ -402,7 +448,8 @@ def _compile_once(
 ) -> tuple[CompiledTarget | None, list[Diagnostic]]:
     entries = [(e.name, SLANG_STAGE_ID[e.stage]) for e in options.entry_points]
     args = slang_args(target, options) + _capabilities(src, target)
-    req = S.Request(lib, args, (str(src.path), slang_source(src, target, pads)), entries)
+    text = slang_source(src, target, pads, entry_stages(src, options))
+    req = S.Request(lib, args, (str(src.path), text), entries)
     try:
         result = req.compile()
         diags = _as_written(src, parse_diagnostics(result.diagnostics, src.display, src.text_of))
