@@ -152,6 +152,8 @@ class _Rewrites:
     drop_point_sizes: bool  # WGSL has no PointSize
     subpass_as_vectors: bool  # SPIR-V's subpass inputs
     blank_linear: bool  # HLSL's 'linear' and packoffset blanked (not SPIR-V)
+    drop_status: bool  # sparse-residency status arguments (not SPIR-V)
+    load_offsets: bool  # texture loads' offsets added to the location (not SPIR-V)
     helpers: tuple[str, ...]
     measured: tuple[str, ...]  # buffers whose length Metal reads from the companion
     pads: tuple[Padding, ...]
@@ -166,6 +168,8 @@ class _Rewrites:
             drop_point_sizes=bool(src.unit_point_sizes()) and target is Target.Wgsl,
             subpass_as_vectors=bool(src.subpass_inputs()) and target is Target.SpirV,
             blank_linear=target is not Target.SpirV,
+            drop_status=target is not Target.SpirV and _has_status_arguments(src),
+            load_offsets=target is not Target.SpirV and _has_load_offsets(src),
             helpers=tuple(n for n in _helpers_called(src) if target in rewrite.HELPERS[n][0]),
             measured=tuple(src.measured_buffers()) if target is Target.Msl else (),
             pads=tuple(pads),
@@ -202,6 +206,22 @@ def _outputs_returned(
             out.append((name, hidden))
             words = words | {hidden}
     return tuple(out)
+
+
+def _has_status_arguments(src: SourceSet) -> bool:
+    found: bool = src.derived(
+        "status arguments", lambda: any(map(rewrite.status_arguments, src.texts.values()))
+    )
+    return found
+
+
+def _has_load_offsets(src: SourceSet) -> bool:
+    def any_offsets() -> bool:
+        texts = list(src.texts.values())  # status arguments dropped first (_rewritten)
+        return any(rewrite.load_offsets(rewrite.without_status_arguments(t), texts) for t in texts)
+
+    found: bool = src.derived("load offsets", any_offsets)
+    return found
 
 
 def _helpers_called(src: SourceSet) -> list[str]:
@@ -259,6 +279,10 @@ def _rewritten(src: SourceSet, path: Path, how: _Rewrites) -> str:
         text = rewrite.blank_words(text, "linear")
         # Slang's reflection follows packoffset there but its code does not: the padding does
         text = without_packoffsets(text)
+    if how.drop_status:
+        text = rewrite.without_status_arguments(text)
+    if how.load_offsets:
+        text = rewrite.without_load_offsets(text, src.texts.values())
     if how.helpers:
         text = rewrite.with_helpers(text, how.helpers)
     if how.measured:
@@ -287,6 +311,8 @@ def _slang_source(src: SourceSet, how: _Rewrites) -> str:
     prelude = [rewrite.HELPERS[name][1] for name in how.helpers]
     if how.measured:  # Metal asks the companion for buffer lengths
         prelude.append(rewrite.buffer_lengths_prelude(how.measured))
+    if how.load_offsets:
+        prelude.append(rewrite.OFFSET_HELPER)
     if prelude:  # the helpers first, then the file from its own line 1
         main = f'{" ".join(prelude)}\n#line 1 "{src.path.as_posix()}"\n{main}'
     return main
