@@ -34,6 +34,7 @@ __all__ = [
     "outputs_struct",
     "pack_matrix",
     "postfix_start",
+    "printf_calls",
     "rename_at",
     "status_arguments",
     "subpass_inputs_as_vectors",
@@ -46,6 +47,7 @@ __all__ = [
     "with_inserted",
     "without_load_offsets",
     "without_point_size",
+    "without_printf",
     "without_space_only_registers",
     "without_status_arguments",
 ]
@@ -813,4 +815,27 @@ def without_load_offsets(text: str, texts: Iterable[str]) -> str:
     """The text with ``load_offsets`` made (columns after such a call on its line move)."""
     for i, j, call in reversed(load_offsets(text, texts)):
         text = text[:i] + call + text[j:]
+    return text
+
+
+_PRINTF = helper_calls("printf")
+
+
+def printf_calls(text: str) -> list[tuple[int, int]]:
+    """The (start, end) offsets of each ``printf(...);`` statement in ``text``."""
+    code = strip_comments(text)
+    out = []
+    for m in _PRINTF.finditer(code):
+        close = _closing(code, code.index("(", m.end()))
+        semicolon = re.compile(r"\s*;").match(code, close)
+        if semicolon is not None:
+            out.append((m.start(), semicolon.end()))
+    return out
+
+
+def without_printf(text: str) -> str:
+    """The text with every ``printf`` statement blanked (lines and columns stay): debug printf
+    exists on SPIR-V only, and has no effect on what a shader computes."""
+    for i, j in reversed(printf_calls(text)):
+        text = text[:i] + re.sub(r"[^\n]", " ", text[i:j]) + text[j:]
     return text

@@ -153,6 +153,7 @@ class _Rewrites:
     subpass_as_vectors: bool  # SPIR-V's subpass inputs
     blank_linear: bool  # HLSL's 'linear' and packoffset blanked (not SPIR-V)
     drop_status: bool  # sparse-residency status arguments (not SPIR-V)
+    drop_printf: bool  # debug printf (not SPIR-V)
     load_offsets: bool  # texture loads' offsets added to the location (not SPIR-V)
     helpers: tuple[str, ...]
     measured: tuple[str, ...]  # buffers whose length Metal reads from the companion
@@ -169,6 +170,7 @@ class _Rewrites:
             subpass_as_vectors=bool(src.subpass_inputs()) and target is Target.SpirV,
             blank_linear=target is not Target.SpirV,
             drop_status=target is not Target.SpirV and _has_status_arguments(src),
+            drop_printf=target is not Target.SpirV and bool(_printf_calls(src)),
             load_offsets=target is not Target.SpirV and _has_load_offsets(src),
             helpers=tuple(n for n in _helpers_called(src) if target in rewrite.HELPERS[n][0]),
             measured=tuple(src.measured_buffers()) if target is Target.Msl else (),
@@ -206,6 +208,15 @@ def _outputs_returned(
             out.append((name, hidden))
             words = words | {hidden}
     return tuple(out)
+
+
+def _printf_calls(src: SourceSet) -> list[tuple[Path, int, int]]:
+    """Every debug-printf statement: (file, start, end)."""
+    calls: list[tuple[Path, int, int]] = src.derived(
+        "printf",
+        lambda: [(p, i, j) for p, t in src.texts.items() for i, j in rewrite.printf_calls(t)],
+    )
+    return calls
 
 
 def _has_status_arguments(src: SourceSet) -> bool:
@@ -281,6 +292,8 @@ def _rewritten(src: SourceSet, path: Path, how: _Rewrites) -> str:
         text = without_packoffsets(text)
     if how.drop_status:
         text = rewrite.without_status_arguments(text)
+    if how.drop_printf:
+        text = rewrite.without_printf(text)
     if how.load_offsets:
         text = rewrite.without_load_offsets(text, src.texts.values())
     if how.helpers:
@@ -391,6 +404,20 @@ def compile_target(
         if b"enable subgroups" in compiled.code:
             return None, [_subgroup_operations(src)]
         compiled.warnings += _point_sizes_dropped(src)
+    if target is not Target.SpirV:
+        compiled.warnings += [
+            replace(
+                src.error_in(
+                    path,
+                    *line_col(src.texts[path], start),
+                    f"{TARGET_NAMES[target]}: this printf is left out: debug printf exists on "
+                    "SPIR-V (Vulkan's debug printf) only",
+                    Code.NOT_ON_TARGET,
+                ),
+                severity=Severity.WARNING,
+            )
+            for path, start, _ in _printf_calls(src)
+        ]
     return compiled, errors
 
 
