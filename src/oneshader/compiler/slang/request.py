@@ -186,9 +186,7 @@ def _outputs_returned(
     of the same length that no file uses (for the function the wrapper calls: columns stay).
     WGSL entry points take no pointers; Slang's Metal crashes on them beside a vertex
     result (SIGSEGV) and stops with an internal error in a pixel entry point."""
-    words = src.derived(
-        "identifiers", lambda: {w for t in src.texts.values() for w in re.findall(r"\w+", t)}
-    )
+    words: set[str] = set()
     out = []
     for name, stage in stages.items():
         fn = src.function(name)
@@ -200,6 +198,9 @@ def _outputs_returned(
         metal = target is Target.Msl and (stage is Stage.Pixel or vertex_result)
         if not (wgsl or metal):
             continue
+        words = words or src.derived(
+            "identifiers", lambda: {w for t in src.texts.values() for w in re.findall(r"\w+", t)}
+        )
         hidden = next(
             (h for i in range(len(name)) if (h := "_" * (i + 1) + name[i + 1 :]) not in words),
             None,
