@@ -779,3 +779,24 @@ def test_a_local_buffer_variable_is_refused_for_wgsl_at_its_declaration(tmp_path
     (error,) = _errors(tmp_path, source)
     assert error.startswith("s.hlsl:6:28: error OS1003: WGSL: 'pick' is a local variable")
     assert _ok(tmp_path / "s.hlsl", (Target.SpirV, Target.Msl)).reflection is not None
+
+
+def test_mul_with_an_integer_matrix_is_refused_for_wgsl_at_the_call(tmp_path: Path) -> None:
+    """WGSL has float matrices only: Slang writes an integer matrix as an array of vectors,
+    its casts and element-wise products row by row, but ``mul`` as ``vector * array``, which
+    naga refuses (DXC's cast.no-op.matrix.float-to-int); without ``mul`` it builds."""
+    source = (
+        "RWStructuredBuffer<int4> o;\n"
+        "[numthreads(1, 1, 1)]\n"
+        "void main() {\n"
+        "  int2x2 m = int2x2(o[0] * 1.5);\n"
+        "  o[1] = int4(m[0] * m[1], mul(m, o[2].xy));\n"
+        "}\n"
+    )
+    (error,) = _errors(tmp_path, source)
+    assert error.startswith("s.hlsl:5:28: error OS1003: WGSL: mul with an integer matrix")
+    path = tmp_path / "s.hlsl"
+    path.write_text(source.replace("mul(m, o[2].xy)", "(m * m)[1]"))
+    from module_validation import wgsl_errors
+
+    assert wgsl_errors(_code(_ok(path), Target.Wgsl)) == ""

@@ -427,6 +427,7 @@ def compile_target(
             _compute_sampling(src, compiled)
             or _workgroup_arguments(src, compiled)
             or _buffer_locals(src, compiled)
+            or _integer_matrix_products(src, compiled)
         )
         if refused is not None:
             return None, [refused]
@@ -581,6 +582,47 @@ def _buffer_locals(src: SourceSet, compiled: CompiledTarget) -> Diagnostic | Non
             line, col = line_col(text, m.end() - len(name))
             return src.error_in(path, line, col, message, Code.NOT_ON_TARGET)
     return src.error_in(src.path, 0, 0, message, Code.NOT_ON_TARGET)
+
+
+_INT_MATRIX = (
+    r"\b(?:u?int|min16u?int|u?int32_t|bool)[1-4]x[1-4]\b"
+    r"|\bmatrix\s*<\s*(?:u?int|bool|min16u?int)\w*\s*,"
+)
+_INT_MATRIX_DECLARED = re.compile(rf"(?:{_INT_MATRIX})[^;(]*?\b(\w+)\s*[;=,)\[:]")
+_INT_MATRIX_EMULATED = re.compile(r"array<vec[234]<(?:i32|u32|bool)>,\s*i32\([234]\)>")
+_MUL = re.compile(r"(?<![\w.:])mul\s*\(")
+
+
+def _integer_matrix_products(src: SourceSet, compiled: CompiledTarget) -> Diagnostic | None:
+    """``mul`` with an integer matrix: WGSL has float matrices only, Slang writes an integer
+    matrix as an array of vectors and its product as ``vector * array``, which is not WGSL.
+    An error at the first such ``mul`` (only where the WGSL holds such arrays)."""
+    if not _INT_MATRIX_EMULATED.search(compiled.code.decode("utf-8", "replace")):
+        return None
+    texts = {p: strip_comments(src.texts[p]) for p in src.include_order()}
+    names = {m.group(1) for t in texts.values() for m in _INT_MATRIX_DECLARED.finditer(t)}
+    for path, text in texts.items():
+        for m in _MUL.finditer(text):
+            depth, end = 0, len(text)
+            for i in range(m.end(), len(text)):
+                depth += {"(": 1, ")": -1}.get(text[i], 0)
+                if depth < 0:
+                    end = i
+                    break
+            args = text[m.end() : end]
+            words = set(re.findall(r"\w+", args))
+            if re.search(_INT_MATRIX, args) or words & names:
+                line, col = line_col(text, m.start())
+                return src.error_in(
+                    path,
+                    line,
+                    col,
+                    "WGSL: mul with an integer matrix: WGSL has float matrices only (Slang "
+                    "writes the product of its array of vectors, which is not WGSL); multiply "
+                    "float matrices, or build without the wgsl target",
+                    Code.NOT_ON_TARGET,
+                )
+    return None
 
 
 _SEMANTIC = re.compile(r"system value semantic '(\w+)' is not supported")
