@@ -800,3 +800,20 @@ def test_mul_with_an_integer_matrix_is_refused_for_wgsl_at_the_call(tmp_path: Pa
     from module_validation import wgsl_errors
 
     assert wgsl_errors(_code(_ok(path), Target.Wgsl)) == ""
+
+
+def test_a_function_that_never_returns_is_refused_for_wgsl_at_its_loop(tmp_path: Path) -> None:
+    """An endless loop without break or return in a function with a result: Slang's WGSL
+    drops the loop and leaves the function without a return, which naga refuses (DXC's
+    rich.debug.debuglexicalblock)."""
+    source = (
+        '[shader("pixel")]\n'
+        "float4 main(float4 color : COLOR, float4 p : SV_Position) : SV_Target {\n"
+        "  float4 c = 0;\n"
+        "  for (;;) { c += 1; }\n"
+        "  return color + c;\n"
+        "}\n"
+    )
+    (error,) = _errors(tmp_path, source)
+    assert error.startswith("s.hlsl:4:3: error OS1003: WGSL: 'main' never returns")
+    assert _ok(tmp_path / "s.hlsl", (Target.SpirV, Target.Msl)).reflection is not None

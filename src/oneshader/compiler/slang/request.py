@@ -428,6 +428,7 @@ def compile_target(
             or _workgroup_arguments(src, compiled)
             or _buffer_locals(src, compiled)
             or _integer_matrix_products(src, compiled)
+            or _endless_functions(src, compiled)
         )
         if refused is not None:
             return None, [refused]
@@ -622,6 +623,41 @@ def _integer_matrix_products(src: SourceSet, compiled: CompiledTarget) -> Diagno
                     "float matrices, or build without the wgsl target",
                     Code.NOT_ON_TARGET,
                 )
+    return None
+
+
+_RESULT_FUNCTION = re.compile(r"\bfn\s+(\w+)\s*\((?:[^()]|\([^()]*\))*\)\s*->[^{]*\{")
+_ENDLESS_LOOP = re.compile(r"\b(?:for\s*\(\s*[^;]*;\s*;|while\s*\(\s*(?:true|1)\s*\))")
+
+
+def _endless_functions(src: SourceSet, compiled: CompiledTarget) -> Diagnostic | None:
+    """A function with a result that never returns (an endless loop with no ``break`` or
+    ``return``): Slang's WGSL drops the loop and leaves the function without a ``return``,
+    which WGSL refuses. An error at the first endless loop (else at the function)."""
+    code = compiled.code.decode("utf-8", "replace")
+    for m in _RESULT_FUNCTION.finditer(code):
+        depth, i = 1, m.end()
+        while depth and i < len(code):
+            depth += {"{": 1, "}": -1}.get(code[i], 0)
+            i += 1
+        if re.search(r"\breturn\b", code[m.end() : i]):
+            continue
+        function = demangle(m.group(1))
+        message = (
+            f"WGSL: '{function}' never returns (an endless loop without break or return): "
+            "Slang writes it without a return, which WGSL refuses; give the loop an exit, or "
+            "build without the wgsl target"
+        )
+        home = src.function_file(function)
+        text = strip_comments(src.texts[home])
+        start = src.function(function)
+        after = line_offsets(text)[start.line - 1] if start else 0
+        loop = _ENDLESS_LOOP.search(text, after)
+        if loop is not None:
+            line, col = line_col(text, loop.start())
+            return src.error_in(home, line, col, message, Code.NOT_ON_TARGET)
+        line, col = (start.line, start.column) if start else (0, 0)
+        return src.error_in(home, line, col, message, Code.NOT_ON_TARGET)
     return None
 
 
