@@ -129,3 +129,18 @@ def test_a_bare_pixel_result_keeps_its_semantic_on_wgsl_and_metal(
     for read in (read_wgsl(code[Target.Wgsl]), read_msl(code[Target.Msl])):
         (emitted,) = read.entries["P"].outputs
         assert (emitted.builtin, emitted.location) == (builtin, location), emitted
+
+
+def test_uniform_entry_parameters_are_positioned_errors(tmp_path: Path) -> None:
+    """``uniform float k`` as an entry point's parameter: Slang gathers it into a block of its
+    own that the reflection lacks (OS9000 on every target: DXC's spirv.entry-function.inout);
+    an OS1004 at the parameter instead."""
+    source = (
+        '[shader("pixel")]\n'
+        "float4 main(float4 c : COLOR,\n"
+        "            uniform float k) : SV_Target { return c * k; }\n"
+    )
+    result = _build(tmp_path, source, Target.SpirV, Target.Msl, Target.Wgsl)
+    assert _errors(result) == [(3, 27, "OS1004")]
+    (error,) = [d for d in result.diagnostics if d.is_error]
+    assert "'uniform' parameter 'k'" in error.message and "global" in error.message

@@ -123,6 +123,34 @@ def check_request(src: SourceSet, options: CompileOptions, problems: Collector) 
                 )
             )
     problems.extend(_indirect_counters(src))
+    problems.extend(_uniform_parameters(src, options))
+
+
+def _uniform_parameters(src: SourceSet, options: CompileOptions) -> list[Diagnostic]:
+    """An entry point's ``uniform`` parameter: Slang gathers them into a block of its own
+    (``entryPointParams``: a push constant for SPIR-V, a buffer for WGSL and Metal), which the
+    reflection does not describe (DXC puts them in ``$Globals``): an error at each, every
+    target (they were internal errors, OS9000)."""
+    out = []
+    for name in entry_stages(src, options):
+        fn = src.function(name)
+        if fn is None:
+            continue
+        for f in fn.fields:
+            if "uniform" in f.modifiers:
+                out.append(
+                    src.error_in(
+                        src.function_file(name),
+                        f.line,
+                        f.column,
+                        f"entry point '{name}': 'uniform' parameter '{f.name}': oneshader "
+                        "does not reflect an entry point's uniform parameters (Slang gathers "
+                        "them into a block of its own, DXC into $Globals); declare it as a "
+                        "global instead",
+                        Code.LOOSE_UNIFORM_NOT_GATHERED,
+                    )
+                )
+    return out
 
 
 # Texture types WGSL lacks (it has texture_1d and texture_storage_1d, no arrays of them).
