@@ -105,8 +105,14 @@ def test_metal_out_parameters_are_returned_by_a_wrapper(tmp_path: Path, source: 
             None,
         ),
         ('[shader("pixel")] float4 P() : SV_Target1 { return 1.0; }\n', None, 1),
+        (
+            '[shader("pixel")] float4 Q() : SV_Target { return 0.0; }\n'
+            '[shader("pixel")] float4 P() : SV_Target1 { return 1.0; }\n',
+            None,
+            1,
+        ),
     ],
-    ids=["depth", "coverage", "target1"],
+    ids=["depth", "coverage", "target1", "second-entry"],
 )
 def test_a_bare_pixel_result_keeps_its_semantic_on_wgsl_and_metal(
     tmp_path: Path, source: str, builtin: BuiltIn | None, location: int | None
@@ -121,7 +127,7 @@ def test_a_bare_pixel_result_keeps_its_semantic_on_wgsl_and_metal(
     result = _build(tmp_path, source, Target.SpirV, Target.Msl, Target.Wgsl)
     assert result.ok, [d.format() for d in result.diagnostics]
     assert result.reflection is not None
-    (output,) = result.reflection.entry_points[0].outputs
+    (output,) = next(e for e in result.reflection.entry_points if e.name == "P").outputs
     assert (output.builtin, output.location) == (builtin or BuiltIn.None_, location)
     code = {o.target: o.data for o in result.outputs}
     assert wgsl_errors(code[Target.Wgsl].decode()) == ""

@@ -666,12 +666,14 @@ def test_bools_stored_in_a_byte_address_buffer_are_words_0_and_1(tmp_path: Path)
     """``RWByteAddressBuffer.Store(offset, b)`` of a bool: DXC stores the uint 0 or 1. Slang
     wrote ``bitcast<u32>(b)`` in WGSL (naga: not WGSL; DXC's isnan/isinf/isfinite tests),
     ``as_type<uint32_t>(b)`` of a 1-byte bool in Metal, and a bool vector into the storage
-    buffer in SPIR-V (spirv-val refuses it). Run on WGSL; SPIR-V validated."""
+    buffer in SPIR-V (spirv-val refuses it). Other values (a struct, a float computed from a
+    comparison) are stored as they are. Run on WGSL; SPIR-V validated."""
     from module_validation import spirv_errors
 
     path = tmp_path / "s.hlsl"
     path.write_text(
         "RWByteAddressBuffer Out : register(u0);\n"
+        "struct Pair { float a; uint b; };\n"
         "[numthreads(1, 1, 1)]\n"
         "void main(uint3 id : SV_DispatchThreadID)\n"
         "{\n"
@@ -680,13 +682,15 @@ def test_bools_stored_in_a_byte_address_buffer_are_words_0_and_1(tmp_path: Path)
         "    Out.Store(8, bool2(a, id.x != 0));\n"
         "    Out.Store(16, isnan(float(id.x)));\n"
         "    Out.Store(20, 7u); Out.Store<float>(24, 2.5f);\n"
+        "    Pair p = { 0.5f, 3u }; Out.Store(28, p); Out.Store(36, float(id.x < 1) * 4);\n"
         "}\n"
     )
     result = _ok(path)
     spirv = next(o.data for o in result.outputs if o.target is Target.SpirV)
     assert spirv_errors(spirv) == ""
-    words = struct.unpack("<7I", struct.pack("<7f", *_run_wgsl(result, {}, 7)))
-    assert words == (1, 0, 1, 0, 0, 7, struct.unpack("<I", struct.pack("<f", 2.5))[0])
+    words = struct.unpack("<10I", struct.pack("<10f", *_run_wgsl(result, {}, 10)))
+    bits = [struct.unpack("<I", struct.pack("<f", x))[0] for x in (2.5, 0.5, 4.0)]
+    assert words == (1, 0, 1, 0, 0, 7, bits[0], bits[1], 3, bits[2])
 
 
 _COMPUTE_SAMPLE = (

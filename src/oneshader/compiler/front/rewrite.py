@@ -487,38 +487,62 @@ def buffer_lengths_prelude(names: Collection[str]) -> str:
     )
 
 
-# The value of a byte-address buffer's Store passed through this (``with_byte_stores``): Slang
-# stores a bool as ``bitcast<u32>(b)`` in WGSL (not WGSL), ``as_type<uint32_t>(b)`` in Metal (a
-# 1-byte bool), a bool vector in SPIR-V as a bool in a storage buffer (spirv-val refuses it);
-# DXC stores the uint 0 or 1, as the bool overloads do. Any other value passes as it is.
+# A bool value of a byte-address buffer's Store passed through this (``with_byte_stores``):
+# Slang stores a bool as ``bitcast<u32>(b)`` in WGSL (not WGSL), ``as_type<uint32_t>(b)`` in
+# Metal (a 1-byte bool), a bool vector in SPIR-V as a bool in a storage buffer (spirv-val
+# refuses it); DXC stores the uint 0 or 1, as the bool overloads do. A value that only looks
+# boolean (a template's ``<``) meets an identity overload of its type (a generic crashes Slang).
 BYTE_STORE_PRELUDE = " ".join(
     [
         *(
             f"uint{n} oneshader_stored(bool{n} b) {{ return select(b, uint{n}(1), uint{n}(0)); }}"
             for n in ("", "2", "3", "4")
         ),
-        "T oneshader_stored<T>(T v) { return v; }",
+        *(
+            f"{t}{n} oneshader_stored({t}{n} v) {{ return v; }}"
+            for t in ("float", "int", "uint", "half")
+            for n in ("", "2", "3", "4")
+        ),
     ]
 )
 
+_BOOL_CALL = re.compile(r"(?:isnan|isinf|isfinite|any|all|and|or|bool[1-4]?)\s*\(")
+_COMPARISON = re.compile(r"==|!=|<=|>=|&&|\|\||(?<![<>])[<>](?![<>=])")
 
-def byte_stores(text: str, names: Collection[str]) -> list[re.Match[str]]:
-    """``X.Store(``, ``X.Store2(`` .. ``X.Store<T>(`` calls on the buffers ``names`` (not in
-    comments)."""
+
+def _boolean(value: str, bools: Collection[str]) -> bool:
+    """Whether a Store's value (comments stripped) is a bool as written: a comparison or
+    logical operation outside brackets, a negation, ``true``/``false``, a call of ``isnan``
+    and its kin or a ``bool`` cast, or a variable declared ``bool`` (``bools``)."""
+    v = value.strip()
+    depth, top = 0, []
+    for c in v:
+        depth += {"(": 1, "[": 1, ")": -1, "]": -1}.get(c, 0)
+        top.append(c if depth == 0 else " ")
+    outside = "".join(top)
+    if "?" in outside:
+        return False  # a ternary's value is its branches'
+    first = re.match(r"\w+", v)
+    return bool(
+        _COMPARISON.search(outside)
+        or v.startswith("!")
+        or v in ("true", "false")
+        or (_BOOL_CALL.match(v) and v.endswith(")"))
+        or (first is not None and first.group(0) in bools and re.fullmatch(r"\w+(?:\.\w+)?", v))
+    )
+
+
+def byte_stores(text: str, names: Collection[str]) -> list[tuple[int, int]]:
+    """The spans of the bool values (:func:`_boolean`) of ``X.Store(``, ``X.Store2(`` ..
+    ``X.Store<T>(`` calls on the buffers ``names`` in ``text``."""
     if not names:
         return []
+    clean = strip_comments(text)
+    bools = set(re.findall(r"\bbool[1-4]?\s+(\w+)", clean))
     alts = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
     pattern = re.compile(rf"(?<![\w.:])(?:{alts})\s*\.\s*Store[234]?\s*(?:<[^<>()]*>\s*)?\(")
-    return list(pattern.finditer(strip_comments(text)))
-
-
-def with_byte_stores(text: str, names: Collection[str]) -> str:
-    """The value of each :func:`byte_stores` call on ``names`` as
-    ``oneshader_stored(value)`` (:data:`BYTE_STORE_PRELUDE`); the columns after the value's
-    start on its line move (and after the call's end on its line)."""
-    clean = strip_comments(text)
-    inserts: list[tuple[int, str]] = []
-    for m in byte_stores(text, names):
+    spans = []
+    for m in pattern.finditer(clean):
         depth, comma = 0, None
         for i in range(m.end(), len(clean)):
             c = clean[i]
@@ -526,16 +550,23 @@ def with_byte_stores(text: str, names: Collection[str]) -> str:
                 depth += 1
             elif c in ")]}":
                 if depth == 0:
-                    if comma is not None:
-                        inserts += [(comma + 1, " oneshader_stored("), (i, ")")]
+                    if comma is not None and _boolean(clean[comma + 1 : i], bools):
+                        spans.append((comma + 1, i))
                     break
                 depth -= 1
             elif c == "," and depth == 0:
                 comma = i if comma is None else comma
+    return spans
+
+
+def with_byte_stores(text: str, names: Collection[str]) -> str:
+    """Each bool value of a Store on ``names`` (:func:`byte_stores`) as
+    ``oneshader_stored(value)`` (:data:`BYTE_STORE_PRELUDE`); the columns after the value's
+    start on its line move (and after the call's end on its line)."""
     out, last = [], 0
-    for at, piece in sorted(inserts):
-        out += [text[last:at], piece]
-        last = at
+    for start, end in byte_stores(text, names):
+        out += [text[last:start], " oneshader_stored(", text[start:end], ")"]
+        last = end
     out.append(text[last:])
     return "".join(out)
 

@@ -22,11 +22,11 @@ def patch_struct(text: str, name: str, relocate: Callable[[str], str]) -> str:
 
 
 # The struct Slang's WGSL and Metal return for an entry point's bare value (``float4 main() :
-# SV_Target1``): one member, ``output_0``, whose attribute Slang writes without the semantic.
+# SV_Target1``): one member, ``output_<n>``, whose attribute Slang writes without the semantic.
 SLANG_RESULT = re.compile(r"(?:vertex|pixel|fragment)Output_\d+")
 
 
 def bare_result_attribute(body: str, old: str, new: str) -> str:
-    """The ``output_0`` member of a :data:`SLANG_RESULT` body with attribute ``new`` for the
+    """The ``output_<n>`` member of a :data:`SLANG_RESULT` body with attribute ``new`` for the
     first match of the pattern ``old``."""
-    return re.sub(old, lambda _: new, body, count=1) if re.search(r"\boutput_0\b", body) else body
+    return re.sub(old, lambda _: new, body, count=1) if re.search(r"\boutput_\d+\b", body) else body
