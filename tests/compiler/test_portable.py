@@ -821,3 +821,25 @@ def test_a_function_that_never_returns_is_refused_for_wgsl_at_its_loop(tmp_path:
     (error,) = _errors(tmp_path, source)
     assert error.startswith("s.hlsl:4:3: error OS1003: WGSL: 'main' never returns")
     assert _ok(tmp_path / "s.hlsl", (Target.SpirV, Target.Msl)).reflection is not None
+
+
+def test_dst_is_written_out_for_every_target(tmp_path: Path) -> None:
+    """``dst(a, b)`` crashed Slang's SPIR-V and Metal back ends (OS9001 on DXC's
+    intrinsics.dst): a helper computes its definition, (1, a.y * b.y, a.z, b.w). Built in a
+    worker (a crash must not take the tests down), run on WGSL."""
+    from oneshader.compiler.process.worker import CompilerWorker
+
+    path = tmp_path / "s.hlsl"
+    path.write_text(
+        "cbuffer In : register(b0) { float4 a; float4 b; };\n"
+        "RWStructuredBuffer<float4> Out : register(u1);\n"
+        "[numthreads(1, 1, 1)] void main() { Out[0] = dst(a, b); }\n"
+    )
+    with CompilerWorker() as worker:
+        result = worker.compile(str(path), CompileOptions(targets=ALL, source_name="s.hlsl"))
+    assert result.ok and not result.crashed, [d.format() for d in result.diagnostics]
+    r = result.reflection
+    assert r is not None
+    block = next(x for x in r.resources if x.name == "In")
+    data = _packed(block.layout, {"a": (2.0, 3.0, 5.0, 7.0), "b": (11.0, 13.0, 17.0, 19.0)})
+    assert _run_wgsl(result, {"In": data}, 4) == [1.0, 39.0, 5.0, 19.0]

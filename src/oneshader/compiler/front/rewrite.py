@@ -125,6 +125,14 @@ HELPERS: dict[str, tuple[frozenset[Target], str]] = {
         frozenset({Target.Wgsl, Target.Msl}),
         "\n#define oneshader_CheckAccessFullyMapped(status) true\n",
     ),
+    # dst(a, b) is (1, a.y * b.y, a.z, b.w) by definition (Slang crashes on it: SPIR-V, Metal).
+    "dst": (
+        frozenset(Target),
+        " ".join(
+            f"{t} oneshader_dst({t} a, {t} b) {{ return {t}(1, a.y * b.y, a.z, b.w); }}"
+            for t in ("float4", "half4")
+        ),
+    ),
     # fwidth(x) is abs(ddx(x)) + abs(ddy(x)) by definition.
     "fwidth": (
         frozenset({Target.Msl}),
