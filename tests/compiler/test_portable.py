@@ -843,3 +843,26 @@ def test_dst_is_written_out_for_every_target(tmp_path: Path) -> None:
     block = next(x for x in r.resources if x.name == "In")
     data = _packed(block.layout, {"a": (2.0, 3.0, 5.0, 7.0), "b": (11.0, 13.0, 17.0, 19.0)})
     assert _run_wgsl(result, {"In": data}, 4) == [1.0, 39.0, 5.0, 19.0]
+
+
+def test_a_cast_to_void_builds_for_every_target(tmp_path: Path) -> None:
+    """``(void)x;`` (silencing an unused variable): Slang failed on every target without a
+    position (SPIR-V: an internal error; DXC's cast.to.void); a parameter list ``(void)``
+    stays one."""
+    from module_validation import spirv_errors, wgsl_errors
+
+    path = tmp_path / "s.hlsl"
+    path.write_text(
+        "RWStructuredBuffer<uint> o;\n"
+        "uint one(void) { return 1; }\n"
+        "[numthreads(1, 1, 1)]\n"
+        "void main() {\n"
+        "  bool unused = false;\n"
+        "  (void)unused; (void) one();\n"
+        "  o[0] = one();\n"
+        "}\n"
+    )
+    result = _ok(path)
+    assert wgsl_errors(_code(result, Target.Wgsl)) == ""
+    spirv = next(o.data for o in result.outputs if o.target is Target.SpirV)
+    assert spirv_errors(spirv) == ""

@@ -51,6 +51,7 @@ __all__ = [
     "without_printf",
     "without_space_only_registers",
     "without_status_arguments",
+    "without_void_casts",
 ]
 
 
@@ -575,6 +576,23 @@ def with_byte_stores(text: str, names: Collection[str]) -> str:
     for start, end in byte_stores(text, names):
         out += [text[last:start], " oneshader_stored(", text[start:end], ")"]
         last = end
+    out.append(text[last:])
+    return "".join(out)
+
+
+_VOID_CAST = re.compile(r"(^|[;{}])(\s*)(\(\s*void\s*\))", re.MULTILINE)
+
+
+def without_void_casts(text: str) -> str:
+    """A statement's cast to void (``(void)x;``, the idiom that silences an unused variable)
+    blanked to spaces: the expression is evaluated and discarded all the same. Slang fails on
+    it for every target without a word (SPIR-V: an internal error). A parameter list ``f(void)``
+    follows a name, so it is left alone."""
+    clean = strip_comments(text)
+    out, last = [], 0
+    for m in _VOID_CAST.finditer(clean):
+        out += [text[last : m.start(3)], " " * len(m.group(3))]
+        last = m.end(3)
     out.append(text[last:])
     return "".join(out)
 

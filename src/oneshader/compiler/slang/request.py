@@ -292,6 +292,7 @@ def _rewritten(src: SourceSet, path: Path, how: _Rewrites) -> str:
         for name in src.unit_point_sizes():
             text = rewrite.without_point_size(text, name)
     text = rewrite.vk_builtins(text)
+    text = rewrite.without_void_casts(text)
     text = rewrite.pack_matrix(text)
     text = rewrite.matrix_array_majorness(text)
     text = rewrite.without_space_only_registers(text)
