@@ -150,3 +150,36 @@ def test_uniform_entry_parameters_are_positioned_errors(tmp_path: Path) -> None:
     assert _errors(result) == [(3, 27, "OS1004")]
     (error,) = [d for d in result.diagnostics if d.is_error]
     assert "'uniform' parameter 'k'" in error.message and "global" in error.message
+
+
+@pytest.mark.parametrize(
+    ("source", "where"),
+    [
+        (
+            "struct Base { float4 p : SV_Position; };\n"
+            "struct VOut : Base { float2 uv : UV; };\n"
+            '[shader("vertex")] VOut V(float4 p : POSITION) { VOut o; o.p = p; o.uv = 0; '
+            "return o; }\n",
+            (3, 25),
+        ),
+        (
+            "struct Base { float2 uv : UV; };\n"
+            "struct PIn : Base { float4 c : COLOR; };\n"
+            '[shader("pixel")] float4 P(PIn i) : SV_Target { return i.c * i.uv.x; }\n',
+            (3, 32),
+        ),
+    ],
+    ids=["vertex-result", "pixel-input"],
+)
+def test_a_derived_stage_struct_is_refused_before_slang_crashes(
+    tmp_path: Path, source: str, where: tuple[int, int]
+) -> None:
+    """A stage struct with a base crashed Slang on every target (OS9001, the file only: DXC's
+    oo.inheritance.stage-io); an OS1003 per target at the parameter or the entry point."""
+    (tmp_path / "s.hlsl").write_text(source)
+    options = CompileOptions(targets=(Target.SpirV, Target.Msl, Target.Wgsl), source_name="s.hlsl")
+    with CompilerWorker() as worker:
+        result = worker.compile(str(tmp_path / "s.hlsl"), options)
+    assert not result.crashed
+    assert _errors(result) == [(*where, "OS1003")] * 3
+    assert all("derived struct" in d.message for d in result.diagnostics if d.is_error)

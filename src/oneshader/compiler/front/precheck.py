@@ -219,6 +219,8 @@ def precheck(src: SourceSet, options: CompileOptions, problems: Collector) -> fr
             for f in sdef.fields:
                 for t, diag in _attribute_errors(src, scanned, f.attributes, f.name, options):
                     per[t].append(diag)
+    for t, diag in _derived_stage_structs(src, options):
+        per[t].append(diag)
     for p, text in src.texts.items():
         scanned = src.sources[p]
         clean = strip_comments(text)
@@ -241,6 +243,49 @@ def precheck(src: SourceSet, options: CompileOptions, problems: Collector) -> fr
     for t in Target:
         problems.extend(per.get(t, []))
     return frozenset(t for t, errs in per.items() if errs)
+
+
+_DERIVED_STRUCT = re.compile(r"\b(?:struct|class)\s+(\w+)\s*:\s*(?:public\s+)?\w+\s*\{")
+
+
+def _derived_stage_structs(
+    src: SourceSet, options: CompileOptions
+) -> list[tuple[Target, Diagnostic]]:
+    """A derived struct (``struct D : Base``) as an entry point's input or output: Slang crashes
+    on it for every target (OS9001, the file only; WGSL may first miss a position in the base):
+    an error at the parameter (or the entry point, for its result) instead."""
+    derived = {
+        m.group(1) for t in src.texts.values() for m in _DERIVED_STRUCT.finditer(strip_comments(t))
+    }
+    targets = [t for t in Target if t in options.targets]
+    if not derived or not targets:
+        return []
+    out = []
+    for name in entry_stages(src, options):
+        fn = src.function(name)
+        if fn is None:
+            continue
+        places = [(f.line, f.column, f.type_text, f"'{f.name}'") for f in fn.fields]
+        places.append((fn.line, fn.column, fn.returns, "the result"))
+        for line, col, type_text, what in places:
+            words = set(re.findall(r"\w+", type_text)) & derived
+            if not words:
+                continue
+            for t in targets:
+                message = (
+                    f"{TARGET_NAMES[t]}: {what} of entry point '{name}' is a derived struct "
+                    f"('{min(words)}' has a base), which Slang crashes on as a stage input or "
+                    "output; declare the struct without a base (its members copied in)"
+                )
+                out.append(
+                    (
+                        t,
+                        src.error_in(
+                            src.function_file(name), line, col, message, Code.NOT_ON_TARGET
+                        ),
+                    )
+                )
+    return out
 
 
 def entry_stages(src: SourceSet, options: CompileOptions) -> dict[str, Stage]:
