@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from oneshader.reflection.model import BuiltIn, StageVariable
+
 
 def struct_body(text: str, name: str) -> re.Match[str] | None:
     """``struct name { ... };`` in ``text``; group 1 is its body."""
@@ -26,7 +28,25 @@ def patch_struct(text: str, name: str, relocate: Callable[[str], str]) -> str:
 SLANG_RESULT = re.compile(r"(?:vertex|pixel|fragment)Output_\d+")
 
 
-def bare_result_attribute(body: str, old: str, new: str) -> str:
-    """The ``output_<n>`` member of a :data:`SLANG_RESULT` body with attribute ``new`` for the
-    first match of the pattern ``old``."""
-    return re.sub(old, lambda _: new, body, count=1) if re.search(r"\boutput_\d+\b", body) else body
+def with_bare_result(
+    text: str, struct: str, output: StageVariable, attributes: tuple[str, str, dict[BuiltIn, str]]
+) -> str:
+    """``text`` with the ``output_<n>`` member of ``struct`` (a :data:`SLANG_RESULT`) given
+    ``output``'s attribute: ``attributes`` is the pattern of the attribute Slang wrote, the
+    located form (``{}`` for the location) and the built-ins' forms."""
+    old, located, builtins = attributes
+    if not SLANG_RESULT.fullmatch(struct):
+        return text
+    if output.builtin is BuiltIn.None_:
+        new = located.format(output.location or 0)
+    elif output.builtin in builtins:
+        new = builtins[output.builtin]
+    else:
+        return text
+
+    def attribute(body: str) -> str:
+        if not re.search(r"\boutput_\d+\b", body):
+            return body
+        return re.sub(old, lambda _: new, body, count=1)
+
+    return patch_struct(text, struct, attribute)

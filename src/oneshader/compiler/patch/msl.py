@@ -11,12 +11,7 @@ import re
 from oneshader.compiler.emitted.common import demangle, emitted_name, emitted_pattern
 from oneshader.compiler.emitted.msl import msl_semantic
 from oneshader.compiler.front.rewrite import postfix_start
-from oneshader.compiler.patch.common import (
-    SLANG_RESULT,
-    bare_result_attribute,
-    patch_struct,
-    struct_body,
-)
+from oneshader.compiler.patch.common import patch_struct, struct_body, with_bare_result
 from oneshader.reflection.model import BuiltIn, Interpolation, ScalarKind, Stage, StageVariable
 
 
@@ -63,7 +58,12 @@ def relocate_msl(
     return text
 
 
-_MSL_BUILTINS = {BuiltIn.Depth: "depth(any)", BuiltIn.SampleMask: "sample_mask"}
+# Slang's attribute of a bare result, its located form, the built-ins' (``bare_result_msl``).
+_RESULT_ATTRIBUTES = (
+    r"\[\[color\(\d+\)\]\]",
+    "[[color({})]]",
+    {BuiltIn.Depth: "[[depth(any)]]", BuiltIn.SampleMask: "[[sample_mask]]"},
+)
 
 
 def bare_result_msl(text: str, entry: str, output: StageVariable) -> str:
@@ -72,19 +72,7 @@ def bare_result_msl(text: str, entry: str, output: StageVariable) -> str:
     semantic; it is given the reflection's colour index, or the built-in Slang writes for the
     same output inside a struct."""
     m = _entry_match(text, entry, "fragment")
-    if m is None or not SLANG_RESULT.fullmatch(m.group(1)):
-        return text
-    if output.builtin is BuiltIn.None_:
-        attribute = f"[[color({output.location or 0})]]"
-    elif output.builtin in _MSL_BUILTINS:
-        attribute = f"[[{_MSL_BUILTINS[output.builtin]}]]"
-    else:
-        return text
-    return patch_struct(
-        text,
-        m.group(1),
-        lambda body: bare_result_attribute(body, r"\[\[color\(\d+\)\]\]", attribute),
-    )
+    return text if m is None else with_bare_result(text, m.group(1), output, _RESULT_ATTRIBUTES)
 
 
 def unposition_msl(text: str, entry: str, output: StageVariable) -> str:

@@ -12,7 +12,7 @@ import re
 
 from oneshader.compiler.emitted.common import demangle, split_member
 from oneshader.compiler.emitted.wgsl import WgslType, _Parsed, parse_wgsl
-from oneshader.compiler.patch.common import SLANG_RESULT, bare_result_attribute, patch_struct
+from oneshader.compiler.patch.common import patch_struct, with_bare_result
 from oneshader.reflection.model import BuiltIn, StageVariable
 
 DEPTH_TEXTURES = {
@@ -43,7 +43,12 @@ def _entry_head(text: str, entry: str) -> re.Match[str] | None:
     )
 
 
-_WGSL_BUILTINS = {BuiltIn.Depth: "frag_depth", BuiltIn.SampleMask: "sample_mask"}
+# Slang's attribute of a bare result, its located form, the built-ins' (``bare_result_wgsl``).
+_RESULT_ATTRIBUTES = (
+    r"@location\(\d+\)",
+    "@location({})",
+    {BuiltIn.Depth: "@builtin(frag_depth)", BuiltIn.SampleMask: "@builtin(sample_mask)"},
+)
 
 
 def bare_result_wgsl(text: str, entry: str, output: StageVariable) -> str:
@@ -53,17 +58,7 @@ def bare_result_wgsl(text: str, entry: str, output: StageVariable) -> str:
     or the built-in Slang writes for the same output inside a struct."""
     m = _entry_head(text, entry)
     result = (m.group(2) or "").strip() if m else ""
-    if not SLANG_RESULT.fullmatch(result):
-        return text
-    if output.builtin is BuiltIn.None_:
-        attribute = f"@location({output.location or 0})"
-    elif output.builtin in _WGSL_BUILTINS:
-        attribute = f"@builtin({_WGSL_BUILTINS[output.builtin]})"
-    else:
-        return text
-    return patch_struct(
-        text, result, lambda body: bare_result_attribute(body, r"@location\(\d+\)", attribute)
-    )
+    return with_bare_result(text, result, output, _RESULT_ATTRIBUTES)
 
 
 def relocate_wgsl(text: str, entry: str, ins: dict[str, int], outs: dict[str, int]) -> str:
