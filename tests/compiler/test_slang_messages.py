@@ -42,6 +42,20 @@ def test_an_error_with_its_span_is_one_positioned_diagnostic_with_an_excerpt() -
     assert d.excerpt.splitlines()[0].endswith("|     return x;")
 
 
+def test_an_internal_error_of_a_back_end_is_an_error_with_its_message() -> None:
+    """Slang's E99999 (kind ``internal error``, two words, no position) was not read, and the
+    shader failed with "compilation failed" and nothing else (DXC's spirv.legal.cbuffer)."""
+    (d,) = _parse(
+        _line("E99999", "internal error", 0, 0, "unexpected IR opcode during code emit", ""),
+        "For assistance, file an issue on GitHub",
+    )
+    assert (d.severity, d.code, d.message) == (
+        Severity.ERROR,
+        "E99999",
+        "unexpected IR opcode during code emit",
+    )
+
+
 def test_a_span_that_restates_the_title_replaces_it() -> None:
     (d,) = _parse(
         _line("E1", "error", 1, 1, "bad thing"),

@@ -22,6 +22,7 @@ _SEVERITIES = {
     "error": Severity.ERROR,
     "fatal": Severity.ERROR,
     "internal": Severity.ERROR,
+    "internal error": Severity.ERROR,  # E99999, an unimplemented case of a back end
     "warning": Severity.WARNING,
     "note": Severity.NOTE,
     "info": Severity.NOTE,
@@ -38,9 +39,9 @@ SUPPRESSED = frozenset({"E39001", "E39019", "E39029", "E40100"})
 # first and may hold tabs and newlines (a user's file name may): it ends where the four
 # numbers begin.
 _RECORD = re.compile(
-    r"([^\t\n]*)\t([a-z]+)\t(.*?)\t(-?\d+)\t(-?\d+)\t-?\d+\t-?\d+\t([^\n]*)", re.DOTALL
+    r"([^\t\n]*)\t([a-z]+(?: [a-z]+)?)\t(.*?)\t(-?\d+)\t(-?\d+)\t-?\d+\t-?\d+\t([^\n]*)", re.DOTALL
 )
-_RECORD_START = re.compile(r"[^\t\n]*\t[a-z]+\t")
+_RECORD_START = re.compile(r"[^\t\n]*\t[a-z]+(?: [a-z]+)?\t")
 
 
 def _records(output: str) -> Iterator[tuple[str, ...]]:
