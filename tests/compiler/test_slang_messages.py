@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from oneshader.compiler.slang.messages import dedupe, explain, name_targets, parse
 from oneshader.diagnostics import Diagnostic, Severity
 from oneshader.reflection.model import Target
@@ -42,17 +44,23 @@ def test_an_error_with_its_span_is_one_positioned_diagnostic_with_an_excerpt() -
     assert d.excerpt.splitlines()[0].endswith("|     return x;")
 
 
-def test_an_internal_error_of_a_back_end_is_an_error_with_its_message() -> None:
-    """Slang's E99999 (kind ``internal error``, two words, no position) was not read, and the
-    shader failed with "compilation failed" and nothing else (DXC's spirv.legal.cbuffer)."""
+@pytest.mark.parametrize(
+    ("code", "kind", "line"), [("E99999", "internal error", 0), ("E56003", "fatal error", 3)]
+)
+def test_errors_of_two_word_kinds_are_read(code: str, kind: str, line: int) -> None:
+    """Slang's ``internal error`` (E99999, a back end's unimplemented case, no position) and
+    ``fatal error`` (E56003, positioned) records were not read (the kind is two words), and
+    the shader failed with "compilation failed" and nothing else (DXC's spirv.legal.cbuffer,
+    oo.inheritance.base-with-byte-address-buffer)."""
     (d,) = _parse(
-        _line("E99999", "internal error", 0, 0, "unexpected IR opcode during code emit", ""),
+        _line(code, kind, line, 2 if line else 0, "what Slang says", "a.slang" if line else ""),
         "For assistance, file an issue on GitHub",
     )
-    assert (d.severity, d.code, d.message) == (
+    assert (d.severity, d.code, d.message, d.line) == (
         Severity.ERROR,
-        "E99999",
-        "unexpected IR opcode during code emit",
+        code,
+        "what Slang says",
+        line,
     )
 
 

@@ -23,6 +23,7 @@ _SEVERITIES = {
     "fatal": Severity.ERROR,
     "internal": Severity.ERROR,
     "internal error": Severity.ERROR,  # E99999, an unimplemented case of a back end
+    "fatal error": Severity.ERROR,
     "warning": Severity.WARNING,
     "note": Severity.NOTE,
     "info": Severity.NOTE,
