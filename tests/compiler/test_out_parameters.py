@@ -185,3 +185,32 @@ def _draw(result: CompileResult) -> Any:
 def test_the_wgsl_runs_with_the_outputs_hlsl_writes(tmp_path: Path) -> None:
     pixels = _draw(_ok(tmp_path, RUNS, (Target.Wgsl,))).astype(int)
     assert np.abs(pixels[1, 1] - np.array([128, 128, 255, 255])).max() <= 1, pixels[1, 1]
+
+
+def test_a_nested_struct_out_parameter_of_a_vertex_shader_is_refused_for_wgsl(
+    tmp_path: Path,
+) -> None:
+    """A vertex entry point's out parameter of a struct holding a struct crashed Slang's WGSL
+    (OS9001, the file only: DXC's semantic.arbitrary.location.*): an OS1003 at the parameter;
+    SPIR-V and Metal build it."""
+    from oneshader.compiler.process.worker import CompilerWorker
+
+    source = (
+        "struct Inner { float c : C; float a : A; };\n"
+        "struct Outer { float e : E; Inner s; float4 p : SV_Position; };\n"
+        '[shader("vertex")] void main(in float4 q : Q,\n'
+        "                             out Outer o) { o = (Outer)0; o.p = q; }\n"
+    )
+    (tmp_path / "s.hlsl").write_text(source)
+
+    def build(*targets: Target) -> CompileResult:
+        options = CompileOptions(targets=targets, source_name="s.hlsl")
+        with CompilerWorker() as worker:
+            return worker.compile(str(tmp_path / "s.hlsl"), options)
+
+    refused = build(Target.Wgsl)
+    assert not refused.crashed
+    (error,) = [d for d in refused.diagnostics if d.is_error]
+    assert (error.line, error.column, error.code) == (4, 40, "OS1003")
+    assert "WGSL" in error.message and "'o'" in error.message and "member 's'" in error.message
+    assert build(Target.SpirV, Target.Msl).ok

@@ -221,6 +221,8 @@ def precheck(src: SourceSet, options: CompileOptions, problems: Collector) -> fr
                     per[t].append(diag)
     for t, diag in _derived_stage_structs(src, options):
         per[t].append(diag)
+    if Target.Wgsl in targets:
+        per[Target.Wgsl] += _nested_out_structs(src, options)
     for p, text in src.texts.items():
         scanned = src.sources[p]
         clean = strip_comments(text)
@@ -285,6 +287,39 @@ def _derived_stage_structs(
                         ),
                     )
                 )
+    return out
+
+
+def _nested_out_structs(src: SourceSet, options: CompileOptions) -> list[Diagnostic]:
+    """WGSL: a vertex entry point's ``out``/``inout`` parameter of a struct that holds a struct:
+    Slang crashes on the entry point returning it (OS9001, the file only); an error at the
+    parameter instead (the struct returned as the result builds)."""
+    out = []
+    for name, stage in entry_stages(src, options).items():
+        fn = src.function(name)
+        if fn is None or stage is not Stage.Vertex:
+            continue
+        for f in fn.fields:
+            if not {"out", "inout"} & set(f.modifiers):
+                continue
+            sdef = src.struct(re.sub(r"\b(?:out|inout|const)\b", "", f.type_text).strip())
+            inner = (
+                next((m for m in sdef.fields if src.struct(m.type_text)), None) if sdef else None
+            )
+            if inner is None:
+                continue
+            out.append(
+                src.error_in(
+                    src.function_file(name),
+                    f.line,
+                    f.column,
+                    f"WGSL: out parameter '{f.name}' of vertex entry point '{name}' is a "
+                    f"struct that holds a struct (member '{inner.name}'), which Slang crashes "
+                    "on as an output parameter for WGSL; return the struct instead, or build "
+                    "without the wgsl target",
+                    Code.NOT_ON_TARGET,
+                )
+            )
     return out
 
 
