@@ -91,3 +91,25 @@ def test_a_vertex_shader_returning_a_bare_value_without_position_is_refused_for_
     result = compile_file(str(tmp_path / "v.hlsl"), options)
     (error,) = [d for d in result.diagnostics if d.is_error]
     assert (error.line, error.column, error.code) == (2, 7, "OS1017")
+
+
+@pytest.mark.parametrize("texel", ["float2", "half", "uint2", "int"])
+def test_an_inferred_extended_image_format_declares_its_capability(
+    texel: str, tmp_path: Path
+) -> None:
+    """``RWTexture2D<float2>``: oneshader gives the SPIR-V image DXC's format, inferred from
+    the texel (rg32f); Vulkan asks StorageImageExtendedFormats for it, which was missing, and
+    spirv-val refused the module (DXC's type.rwtexture.load.function.return). A base format
+    (r32i) needs nothing."""
+    (tmp_path / "s.hlsl").write_text(
+        f"RWTexture2D<{texel}> img : register(u0);\n"
+        "[numthreads(1, 1, 1)] void main(uint3 id : SV_DispatchThreadID)\n"
+        "{ img[id.xy] = img[id.xy] * 2; }\n"
+    )
+    options = CompileOptions(targets=(Target.SpirV,), source_name="s.hlsl")
+    result = compile_file(str(tmp_path / "s.hlsl"), options)
+    assert result.ok, [d.format() for d in result.diagnostics]
+    (spv,) = result.outputs
+    assert spirv_errors(spv.data) == ""
+    extended = "StorageImageExtendedFormats" in read_spirv(spv.data).capabilities
+    assert extended is (texel != "int")

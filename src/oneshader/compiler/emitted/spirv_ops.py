@@ -60,6 +60,11 @@ DECO_INPUT_ATTACHMENT_INDEX = 43
 
 # Capabilities
 CAP_SAMPLE_RATE_SHADING = 35
+CAP_STORAGE_IMAGE_EXTENDED_FORMATS = 49
+# The image formats Vulkan's shaders may declare without StorageImageExtendedFormats (Unknown,
+# Rgba32f, Rgba16f, R32f, Rgba8, Rgba8Snorm, Rgba32i, Rgba16i, Rgba8i, R32i, Rgba32ui, Rgba16ui,
+# Rgba8ui, R32ui); the 64-bit ones (40, 41) need another capability.
+BASE_IMAGE_FORMATS = frozenset({0, 1, 2, 3, 4, 5, 21, 22, 23, 24, 30, 31, 32, 33})
 
 # Storage classes
 STORAGE_UNIFORM_CONSTANT = 0

@@ -21,6 +21,7 @@ from oneshader.compiler.patch.spirv import (
     rebind,
     relocate,
     set_image_formats,
+    with_extended_formats,
     with_sample_rate_shading,
 )
 from oneshader.compiler.reflect.assemble import Assembled
@@ -120,7 +121,7 @@ def _patch_spirv(src: SourceSet, code: bytes, resources: list[Resource]) -> byte
     formats = {
         r.name: IMAGE_FORMATS.index(r.format) for r in resources if r.format in IMAGE_FORMATS
     }
-    return with_sample_rate_shading(set_image_formats(code, formats))
+    return with_extended_formats(with_sample_rate_shading(set_image_formats(code, formats)))
 
 
 def _patch_wgsl(

@@ -12,7 +12,9 @@ import struct
 from collections.abc import Iterator, Mapping
 
 from oneshader.compiler.emitted.spirv_ops import (
+    BASE_IMAGE_FORMATS,
     CAP_SAMPLE_RATE_SHADING,
+    CAP_STORAGE_IMAGE_EXTENDED_FORMATS,
     DECO_BINDING,
     DECO_DESCRIPTOR_SET,
     DECO_LOCATION,
@@ -233,14 +235,37 @@ def with_sample_rate_shading(data: bytes) -> bytes:
     ``Sample`` (HLSL's ``sample`` interpolation) and Slang left the capability out, which makes
     the module invalid for Vulkan (spirv-val); a module that needs nothing is returned as is."""
     words = _words(data)
-    has_sample, has_capability, last_capability = False, False, 5
+    needed = any(
+        opcode == OP_DECORATE and count >= 3 and words[i + 2] == DECO_SAMPLE
+        for i, count, opcode in _instructions(words)
+    )
+    return _with_capability(data, CAP_SAMPLE_RATE_SHADING) if needed else data
+
+
+def with_extended_formats(data: bytes) -> bytes:
+    """The module with ``OpCapability StorageImageExtendedFormats`` where an image type has a
+    format beyond Vulkan's base ones (``rg32f``, ``r16f``, ...: ``set_image_formats`` infers
+    them from the texel type, as DXC) and the module lacks it (spirv-val refuses the format)."""
+    words = _words(data)
+    needed = any(
+        opcode == OP_TYPE_IMAGE
+        and count >= 9
+        and words[i + 8] not in BASE_IMAGE_FORMATS
+        and words[i + 8] < 40
+        for i, count, opcode in _instructions(words)
+    )
+    return _with_capability(data, CAP_STORAGE_IMAGE_EXTENDED_FORMATS) if needed else data
+
+
+def _with_capability(data: bytes, capability: int) -> bytes:
+    """The module with ``OpCapability capability`` after its other capabilities (as it is if
+    it has it)."""
+    words = _words(data)
+    last_capability = 5
     for i, count, opcode in _instructions(words):
         if opcode == OP_CAPABILITY:
-            has_capability |= words[i + 1] == CAP_SAMPLE_RATE_SHADING
+            if words[i + 1] == capability:
+                return data
             last_capability = i + count
-        elif opcode == OP_DECORATE and count >= 3 and words[i + 2] == DECO_SAMPLE:
-            has_sample = True
-    if not has_sample or has_capability:
-        return data
-    words[last_capability:last_capability] = [(2 << 16) | OP_CAPABILITY, CAP_SAMPLE_RATE_SHADING]
+    words[last_capability:last_capability] = [(2 << 16) | OP_CAPABILITY, capability]
     return struct.pack(f"<{len(words)}I", *words)
