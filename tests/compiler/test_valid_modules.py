@@ -113,3 +113,28 @@ def test_an_inferred_extended_image_format_declares_its_capability(
     assert spirv_errors(spv.data) == ""
     extended = "StorageImageExtendedFormats" in read_spirv(spv.data).capabilities
     assert extended is (texel != "int")
+
+
+@pytest.mark.parametrize(
+    ("element", "refused"), [("bool", False), ("bool3", True), ("Flags", False)]
+)
+def test_a_structured_buffer_of_bool_vectors_is_refused_for_spirv(
+    element: str, refused: bool, tmp_path: Path
+) -> None:
+    """``RWStructuredBuffer<bool4>``: Slang's SPIR-V stores bool vectors in the storage buffer,
+    which spirv-val refuses (DXC's op.vector.swizzle.buffer-store): an OS1003 at the
+    declaration. A bool, or a struct holding the bool vector, is stored as uints: valid."""
+    (tmp_path / "s.hlsl").write_text(
+        "struct Flags { bool3 v; };\n"
+        f"RWStructuredBuffer<{element}> b;\n"
+        f"[numthreads(1, 1, 1)] void main() {{ {element} a = b[0]; b[1] = a; }}\n"
+    )
+    options = CompileOptions(targets=(Target.SpirV,), source_name="s.hlsl")
+    result = compile_file(str(tmp_path / "s.hlsl"), options)
+    if refused:
+        (error,) = [d for d in result.diagnostics if d.is_error]
+        assert (error.line, error.column, error.code) == (2, 27, "OS1003")
+        assert "SPIR-V" in error.message and "bool vectors" in error.message
+    else:
+        assert result.ok, [d.format() for d in result.diagnostics]
+        assert spirv_errors(result.outputs[0].data) == ""

@@ -74,9 +74,22 @@ def one_layout(
             )
         )
         return base
+    bool_vectors = (TypeKind.Vector, ScalarKind.Bool)
     if Target.Wgsl in per:
         uniform = block and decl.base not in ("tbuffer", "TextureBuffer")
         problems.extend(wgsl_buffer_errors(src, decl, base, uniform))
+    spirv = per[Target.SpirV].layout if Target.SpirV in per else None
+    if not block and spirv is not None and (spirv.kind, spirv.scalar) == bool_vectors:
+        # (a bool vector inside a struct element is stored as uints, which is valid)
+        problems.add(
+            src.at_decl(
+                decl,
+                f"SPIR-V: '{decl.name}' holds bool vectors ({decl.type_text}): Slang's "
+                "SPIR-V stores them as bools in a storage buffer, which Vulkan forbids; "
+                "use uint vectors (0 or 1), or a struct that holds the bool vector",
+                Code.NOT_ON_TARGET,
+            )
+        )
     if block and base.kind is TypeKind.Struct:
         sizes = [p.layout.size for p in per.values() if p.layout is not None]
         base = replace(base, size=max(sizes, default=base.size))
