@@ -183,3 +183,32 @@ def test_a_derived_stage_struct_is_refused_before_slang_crashes(
     assert not result.crashed
     assert _errors(result) == [(*where, "OS1003")] * 3
     assert all("derived struct" in d.message for d in result.diagnostics if d.is_error)
+
+
+@pytest.mark.parametrize("semantic", ["SV_DepthGreaterEqual", "SV_DepthLessEqual"])
+def test_conservative_depth_is_the_depth_output(tmp_path: Path, semantic: str) -> None:
+    """``SV_DepthGreaterEqual``/``SV_DepthLessEqual`` are the depth output with a promise: the
+    reflection had no built-in for them, and SPIR-V's and Metal's depth disagreed (OS9000)."""
+    source = (
+        f"struct O {{ float4 c : SV_Target; float d : {semantic}; }};\n"
+        '[shader("pixel")] O P(float4 p : SV_Position) { O o; o.c = 1; o.d = p.z; return o; }\n'
+    )
+    result = _build(tmp_path, source, Target.SpirV, Target.Msl)
+    assert result.ok, [d.format() for d in result.diagnostics]
+    assert result.reflection is not None
+    outputs = result.reflection.entry_points[0].outputs
+    assert [(v.name, v.builtin, v.location) for v in outputs] == [
+        ("c", BuiltIn.None_, 0),
+        ("d", BuiltIn.Depth, None),
+    ]
+    assert spirv_errors(next(o.data for o in result.outputs if o.target is Target.SpirV)) == ""
+
+
+def test_a_stencil_reference_output_is_refused_at_its_semantic(tmp_path: Path) -> None:
+    """``SV_StencilRef``: the reflection format has no built-in for it, so it was reflected as
+    a colour output at a location (and SPIR-V's built-in got that location: spirv-val refused
+    DXC's semantic.stencil-ref.ps; WGSL and Metal wrote stencil values as colour 0)."""
+    source = '[shader("pixel")] uint P(float4 p : SV_Position) : SV_StencilRef { return 3; }\n'
+    result = _build(tmp_path, source, Target.SpirV, Target.Msl, Target.Wgsl)
+    assert _errors(result) == [(1, 50, "OS1003")] * 3
+    assert all("SV_StencilRef" in d.message for d in result.diagnostics if d.is_error)

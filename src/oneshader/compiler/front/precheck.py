@@ -97,6 +97,20 @@ _TOKEN_LIMITS += [
 ]
 
 
+# A pixel shader's stencil reference output: the reflection format has no built-in for it, and
+# it was taken for a colour output (a located attachment that does not exist; Slang's WGSL and
+# Metal wrote a bare result as colour 0, its SPIR-V a built-in with a location).
+_TOKEN_LIMITS += [
+    (
+        t,
+        re.compile(r"(?i):\s*(SV_StencilRef)\b"),
+        f"{TARGET_NAMES[t]}: {{token}} (a stencil reference output) is not built: the reflection "
+        "format has no record for it, and a host would take it for a colour attachment",
+    )
+    for t in Target
+]
+
+
 def check_targets(src: SourceSet, options: CompileOptions, problems: Collector) -> None:
     """A request for no target at all (checked before the file is read)."""
     if not options.targets:

@@ -41,6 +41,9 @@ _BUILTINS = {
     "SV_SAMPLEINDEX": BuiltIn.SampleIndex,
     "SV_COVERAGE": BuiltIn.SampleMask,
     "SV_DEPTH": BuiltIn.Depth,
+    # conservative depth: the same output, with a promise the code's execution mode states
+    "SV_DEPTHGREATEREQUAL": BuiltIn.Depth,
+    "SV_DEPTHLESSEQUAL": BuiltIn.Depth,
     "SV_PRIMITIVEID": BuiltIn.PrimitiveId,
     "SV_CLIPDISTANCE": BuiltIn.ClipDistance,
     "SV_CULLDISTANCE": BuiltIn.CullDistance,
