@@ -651,15 +651,19 @@ _SEMANTIC = re.compile(r":\s*\w+\s*$")
 _ENTRY_ATTRIBUTE = re.compile(r"\[\s*(?:shader|earlydepthstencil)\b[^\]]*\]")
 
 
-def entry_outputs_as_results(text: str, line: int, column: int, name: str, hidden: str) -> str:
+def entry_outputs_as_results(
+    text: str, line: int, column: int, name: str, hidden: str, direct: bool = False
+) -> str:
     """The entry point ``name`` (declared at ``line``:``column``) with its ``out``/``inout``
     parameters returned instead, for WGSL, whose entry points return their outputs (Slang
     writes pointer parameters naga refuses). The function becomes ``hidden`` (a name of the
     same length, so columns stay) and a wrapper named ``name``, appended after its closing
     brace on the same line (lines stay), returns a struct of the outputs, each a member with
     the parameter's name, type and semantic (the return value first, as member ``result``, the
-    name the reflection gives it). The entry point's attributes move to the wrapper. Unchanged when
-    the function is not found as expected."""
+    name the reflection gives it); ``direct``: the one ``out`` parameter's own struct (Slang
+    loses a pixel input's built-ins of a struct it also finds inside another). The entry
+    point's attributes move to the wrapper. Unchanged when the function is not found as
+    expected."""
     code = strip_comments(text)
     at = line_offsets(code)[line - 1] + column - 1
     if code[at : at + len(name)] != name:
@@ -703,8 +707,15 @@ def entry_outputs_as_results(text: str, line: int, column: int, name: str, hidde
         members.insert(0, f"{returns} {result} {result_semantic};")
         call = f"oneshader_out.{result} = {call}"
     outputs = outputs_struct(name)
+    if direct:  # the one out parameter, a struct: "S o;" (attributes, modifiers before)
+        (only,) = [a for a in args if a.startswith("oneshader_out.")]
+        outputs = members[0][:-1].split()[-2]
+        call = call.replace(only, "oneshader_out")
+        copies = [f"oneshader_out = {only.split('.', 1)[1]};" for _ in copies]
+        members = []
+    declaration = f" struct {outputs} {{ {' '.join(members)} }};" if members else ""
     wrapper = (
-        f" struct {outputs} {{ {' '.join(members)} }}; {attributes} {outputs} {name}("
+        f"{declaration} {attributes} {outputs} {name}("
         f"{', '.join(ins)}) {{ {outputs} oneshader_out; {' '.join(copies)} {call} "
         "return oneshader_out; }"
     )

@@ -14,6 +14,7 @@ from oneshader.compiler.front import rewrite
 from oneshader.compiler.front.precheck import (
     entry_stages,
     one_line_matrices,
+    returned_outputs,
     spirv_texture_buffers,
     wgsl_interlocked,
 )
@@ -153,7 +154,8 @@ class _Rewrites:
     helpers: tuple[str, ...]
     measured: tuple[str, ...]  # buffers whose length Metal reads from the companion
     pads: tuple[Padding, ...]
-    outputs_returned: tuple[tuple[str, str], ...]  # (entry, hidden name): out params returned
+    outputs_returned: tuple[tuple[str, str, bool], ...]  # out params returned: entry, hidden
+    # name, direct (precheck.returned_outputs)
 
     @staticmethod
     def of(
@@ -177,7 +179,7 @@ class _Rewrites:
 
 def _outputs_returned(
     src: SourceSet, target: Target, stages: Mapping[str, Stage]
-) -> tuple[tuple[str, str], ...]:
+) -> tuple[tuple[str, str, bool], ...]:
     """The entry points whose ``out``/``inout`` parameters a wrapper returns, each with a name
     of the same length that no file uses (for the function the wrapper calls: columns stay).
     WGSL entry points take no pointers; Slang's Metal crashes on them beside a vertex
@@ -192,7 +194,8 @@ def _outputs_returned(
         wgsl = target is Target.Wgsl and stage in (Stage.Vertex, Stage.Pixel)
         vertex_result = stage is Stage.Vertex and not void
         metal = target is Target.Msl and (stage is Stage.Pixel or vertex_result)
-        if not (wgsl or metal):
+        form = returned_outputs(src, fn)
+        if not (wgsl or metal) or form is None:
             continue
         words = words or src.derived(
             "identifiers", lambda: {w for t in src.texts.values() for w in re.findall(r"\w+", t)}
@@ -202,7 +205,7 @@ def _outputs_returned(
             None,
         )
         if hidden is not None:
-            out.append((name, hidden))
+            out.append((name, hidden, form == "direct"))
             words = words | {hidden}
     return tuple(out)
 
@@ -257,10 +260,10 @@ def _helpers_called(src: SourceSet) -> list[str]:
 
 def _rewritten(src: SourceSet, path: Path, how: _Rewrites) -> str:
     text = src.texts[path]
-    for name, hidden in how.outputs_returned:
+    for name, hidden, direct in how.outputs_returned:
         fn = src.function(name)
         if fn is not None and src.function_file(name) == path:
-            text = rewrite.entry_outputs_as_results(text, fn.line, fn.column, name, hidden)
+            text = rewrite.entry_outputs_as_results(text, fn.line, fn.column, name, hidden, direct)
     decls = src.declarations()
     renamed = [
         (decls[old].line, decls[old].column, old, new)
