@@ -8,8 +8,8 @@ import re
 from collections.abc import Callable
 from dataclasses import replace
 
-from oneshader.compiler.emitted.common import LENGTHS, emitted_name, emitted_pattern
-from oneshader.compiler.emitted.wgsl import reached_identifiers
+from oneshader.compiler.emitted.common import LENGTHS, demangle, emitted_name, emitted_pattern
+from oneshader.compiler.emitted.wgsl import parse_wgsl, reached_identifiers
 from oneshader.compiler.front.scanner import Field, StructDef
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.slang.facts import EntryFacts, VarFacts
@@ -159,6 +159,7 @@ def check_wgsl_interfaces(
         where = src.function_file(e.name)
         if e.stage is Stage.Pixel:
             problems.extend(_vertex_only_inputs(src, e))
+        problems.extend(_distances(src, e, wgsl.code))
         for f in fn.fields:
             direction = next((m for m in f.modifiers if m in ("out", "inout")), None)
             if direction is None:
@@ -192,6 +193,62 @@ def _vertex_only_inputs(src: SourceSet, e: EntryFacts) -> list[Diagnostic]:
         for v in e.inputs
         if v.semantic.upper() in _VERTEX_ONLY
     ]
+
+
+_DISTANCES = ("SV_CLIPDISTANCE", "SV_CULLDISTANCE")
+MAX_CLIP_DISTANCES = 8  # WebGPU's clip_distances holds at most 8
+
+
+def _distances(src: SourceSet, e: EntryFacts, code: bytes) -> list[Diagnostic]:
+    """Clip and cull distances WGSL cannot express, at each declaration: a cull distance
+    written (WebGPU has none), more than 8 clip distances, a distance a pixel shader reads
+    (WGSL's fragment stage has no input for them; one it does not read is left out of the
+    WGSL) or a vertex input declared with one."""
+    ins = [v for v in e.inputs if v.semantic.upper() in _DISTANCES]
+    outs = [v for v in e.outputs if v.semantic.upper() in _DISTANCES]
+    if not ins and not outs:
+        return []
+    errors = []
+
+    def error(v: VarFacts, why: str) -> None:
+        message = (
+            f"WGSL: '{v.name}' : {v.semantic}{v.semantic_index}: {why}; or build without the "
+            "wgsl target"
+        )
+        errors.append(src.error(*_declared_at(src, e, v), message, Code.NOT_ON_TARGET))
+
+    read = _read_inputs(code, e.name) if e.stage is Stage.Pixel and ins else set()
+    for v in ins:
+        if e.stage is not Stage.Pixel:
+            error(v, "WGSL has clip distances as a vertex output only; pass the value as an "
+                  "ordinary varying")
+        elif v.name in read:
+            error(v, "WGSL's fragment stage cannot read clip or cull distances; pass the value "
+                  "from the vertex stage as an ordinary varying too")
+    floats = 0
+    for v in sorted(outs, key=lambda v: v.semantic_index):
+        if v.semantic.upper() == "SV_CULLDISTANCE":
+            error(v, "WebGPU has no cull distances; write clip distances instead (a primitive is "
+                  "clipped where one is negative), or cull in the shader")
+            continue
+        floats += v.components * v.span
+        if floats > MAX_CLIP_DISTANCES:
+            error(v, f"WebGPU has at most {MAX_CLIP_DISTANCES} clip distances, and this one "
+                  f"takes the count to {floats}")
+    return errors
+
+
+def _read_inputs(code: bytes, entry: str) -> set[str]:
+    """The source names of the stage inputs (direct parameters, members of a struct parameter)
+    that WGSL entry point ``entry`` reads: Slang's WGSL names them in the code it reaches."""
+    parsed = parse_wgsl(code.decode())
+    fn = parsed.functions.get(entry)
+    if fn is None:
+        return set()
+    reached = reached_identifiers(code, [entry])[entry]
+    names = [m.name for p in fn.params for m in parsed.structs.get(p.type.name, [])]
+    names += [p.name for p in fn.params]
+    return {demangle(n) for n in names if n in reached}
 
 
 _VERTEX_ONLY = {

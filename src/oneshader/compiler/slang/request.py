@@ -136,6 +136,7 @@ class _Rewrites:
 
     append_as_rw: bool  # append/consume buffers as RW buffers with a counter (not SPIR-V)
     drop_point_sizes: bool  # WGSL has no PointSize
+    distances_as_varyings: bool  # WGSL: clip/cull distances through the patch, not Slang
     subpass_as_vectors: bool  # SPIR-V's subpass inputs
     blank_linear: bool  # HLSL's 'linear' and packoffset blanked (not SPIR-V)
     helpers: tuple[str, ...]
@@ -147,6 +148,7 @@ class _Rewrites:
         return _Rewrites(
             append_as_rw=bool(src.append_consume()) and target is not Target.SpirV,
             drop_point_sizes=bool(src.unit_point_sizes()) and target is Target.Wgsl,
+            distances_as_varyings=target is Target.Wgsl and src.has_distances(),
             subpass_as_vectors=bool(src.subpass_inputs()) and target is Target.SpirV,
             blank_linear=target is not Target.SpirV,
             helpers=tuple(n for n in _helpers_called(src) if target in rewrite.HELPERS[n][0]),
@@ -191,6 +193,8 @@ def _rewritten(src: SourceSet, path: Path, how: _Rewrites) -> str:
     if how.drop_point_sizes:
         for name in src.unit_point_sizes():
             text = rewrite.without_point_size(text, name)
+    if how.distances_as_varyings:
+        text = rewrite.distances_as_varyings(text)
     text = rewrite.vk_builtins(text)
     text = rewrite.pack_matrix(text)
     text = rewrite.matrix_array_majorness(text)
@@ -306,7 +310,22 @@ def compile_target(
         if b"enable subgroups" in compiled.code:
             return None, [_subgroup_operations(src)]
         compiled.warnings += _point_sizes_dropped(src)
+        compiled.facts = with_distances(compiled.facts)
     return compiled, errors
+
+
+def with_distances(facts: TargetFacts) -> TargetFacts:
+    """The facts of a WGSL compile with the clip and cull distances that went to Slang as
+    marked varyings (``rewrite.distances_as_varyings``) named as the system values they are:
+    built-ins, without a location."""
+    back = {marker: name for name, marker in rewrite.DISTANCE_MARKERS.items()}
+    for e in facts.entries:
+        for v in (*e.inputs, *e.outputs):
+            name = back.get(v.semantic.upper())
+            if name is not None:
+                v.semantic = "SV_ClipDistance" if "CLIP" in name else "SV_CullDistance"
+                v.location = None
+    return facts
 
 
 _SUBGROUP_CALL = re.compile(r"\b((?:Wave|Quad)[A-Z]\w*)\s*\(")
