@@ -157,16 +157,29 @@ def distances_as_varyings(text: str) -> str:
     for n, m in enumerate(DISTANCE_SEMANTIC.finditer(clean)):
         marker = DISTANCE_MARKERS[m.group(2).upper()]
         edits.append((m.start(2), m.end(2), marker))
-        opened = max(clean.rfind("{", 0, m.start()), clean.rfind("(", 0, m.start()))
+        opened = _unclosed(clean, m.start())
         closes = [i for i in (clean.find("}", m.end()), clean.find(")", m.end())) if i >= 0]
         scope = clean[opened + 1 : min(closes, default=len(clean))]
         if "vk::location" in scope:
-            member = max(clean.rfind(c, 0, m.start()) for c in ";{(,") + 1
+            member = max(opened, *(clean.rfind(c, opened, m.start()) for c in ";,")) + 1
             at = len(clean[member:]) - len(clean[member:].lstrip()) + member
             edits.append((at, at, f"[[vk::location({_DISTANCE_LOCATION + n})]] "))
     for start, end, new in sorted(edits, reverse=True):
         text = text[:start] + new + text[end:]
     return text
+
+
+def _unclosed(text: str, i: int) -> int:
+    """Where the ``{`` or ``(`` that encloses position ``i`` opens (-1 at file scope)."""
+    depth = 0
+    for j in range(i - 1, -1, -1):
+        if text[j] in ")}]":
+            depth += 1
+        elif text[j] in "({[":
+            if depth == 0 and text[j] != "[":
+                return j
+            depth = max(depth - 1, 0)
+    return -1
 
 
 _ONE = r"\(?\s*1(?:\.0*)?[fFhH]?\s*\)?"

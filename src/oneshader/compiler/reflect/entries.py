@@ -129,6 +129,41 @@ def check_vertex_positions(
         )
 
 
+def check_spirv_distances(
+    src: SourceSet, compiled: list[CompiledTarget], problems: Collector
+) -> None:
+    """Clip (or cull) distances under several semantic indices on one side of an entry point:
+    Slang's SPIR-V declares one ClipDistance built-in per index, which Vulkan refuses
+    (spirv-val: VUID-StandaloneSpirv-OpEntryPoint-09659; DXC packs them into one array). An
+    error at the second index's declaration (once, where stages share it), added to
+    ``problems``."""
+    spirv = next((t for t in compiled if t.target is Target.SpirV), None)
+    if spirv is None:
+        return
+    seen = set()
+    for e in spirv.facts.entries:
+        for side in (e.inputs, e.outputs):
+            for upper, spelled in _DISTANCES.items():
+                found = [v for v in side if v.semantic.upper() == upper]
+                later = [v for v in found if v.semantic_index != found[0].semantic_index]
+                where = _declared_at(src, e, later[0]) if later else None
+                if where is None or where in seen:
+                    continue
+                seen.add(where)
+                first, v = found[0], later[0]
+                problems.add(
+                    src.error(
+                        *where,
+                        f"SPIR-V: '{v.name}' : {spelled}{v.semantic_index} and '{first.name}' "
+                        f": {spelled}{first.semantic_index}: Slang declares one built-in per "
+                        "semantic index, which Vulkan refuses "
+                        "(VUID-StandaloneSpirv-OpEntryPoint-09659); declare them as one array "
+                        f"(float d[N] : {spelled}0), or build without the spirv target",
+                        Code.NOT_ON_TARGET,
+                    )
+                )
+
+
 def _with_lengths(used: set[str], resources: list[Resource]) -> set[str]:
     """Metal's companion of buffer lengths (no SPIR-V or WGSL declares it) is used by the entry
     points that use a buffer whose length it holds (Metal passes every resource to every entry
@@ -195,7 +230,7 @@ def _vertex_only_inputs(src: SourceSet, e: EntryFacts) -> list[Diagnostic]:
     ]
 
 
-_DISTANCES = ("SV_CLIPDISTANCE", "SV_CULLDISTANCE")
+_DISTANCES = {"SV_CLIPDISTANCE": "SV_ClipDistance", "SV_CULLDISTANCE": "SV_CullDistance"}
 MAX_CLIP_DISTANCES = 8  # WebGPU's clip_distances holds at most 8
 
 
