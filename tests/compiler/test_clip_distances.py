@@ -46,9 +46,9 @@ float4 ps(VSOut i) : SV_Target { return float4(i.color, 1); }
 """
 
 
-PACKED = SHADER.replace(
-    "COLOR0;\n", "COLOR0;\n    float spare[2] : SV_ClipDistance1;\n"
-).replace("o.clip = p.x;", "o.clip = p.x;\n    o.spare[0] = 1.0;\n    o.spare[1] = 2.0;")
+PACKED = SHADER.replace("COLOR0;\n", "COLOR0;\n    float spare[2] : SV_ClipDistance1;\n").replace(
+    "o.clip = p.x;", "o.clip = p.x;\n    o.spare[0] = 1.0;\n    o.spare[1] = 2.0;"
+)
 
 
 def _build(
@@ -80,6 +80,8 @@ def test_vertex_output_is_the_clip_distances_builtin_on_every_target(tmp_path: P
     clips = [(v.name, v.index, v.location) for v in vs.outputs if v.builtin is BuiltIn.ClipDistance]
     assert clips == [("clip", 0, None)]
     assert [(v.name, v.location) for v in vs.outputs if v.location is not None] == [("color", 0)]
+    alone = _build(tmp_path, SHADER, (Target.Wgsl,)).reflection  # its facts are WGSL's
+    assert alone is not None and alone.entry_points == result.reflection.entry_points
 
 
 def test_several_semantic_indices_are_one_array_on_wgsl(tmp_path: Path) -> None:
@@ -147,7 +149,7 @@ def test_the_bindings_ask_for_the_feature(tmp_path: Path, gpu_device: Any) -> No
     shader = from_reflection(result.reflection, "clip", {Target.Wgsl: _wgsl(result)}).shader
     assert shader.required_features == ("clip-distances",)
     assert "clip-distances" not in gpu_device.features
-    with pytest.raises(LookupError, match="lacks the WebGPU feature.*'clip-distances'"):
+    with pytest.raises(LookupError, match=r"lacks the WebGPU feature.*'clip-distances'"):
         shader.create_shader_module(gpu_device)
 
 
@@ -176,3 +178,27 @@ def test_the_draw_is_clipped_where_the_distance_is_negative(tmp_path: Path) -> N
     pixels = render(draw, size).astype(int)
     assert (pixels[:, : size // 2 - 1] == 0).all()  # clipped: the cleared target
     assert np.abs(pixels[:, size // 2 + 1 :] - np.array([64, 128, 255, 255])).max() <= 1
+
+
+def test_the_cross_check_holds_module_and_reflection_to_each_other(tmp_path: Path) -> None:
+    """A WGSL module that drops the built-in (or its enable), or a reflection without the
+    SV_ClipDistance output beside a module that enables them, is a mismatch."""
+    from dataclasses import replace
+
+    from oneshader.compiler.api import OutputFile
+    from oneshader.compiler.verify.crosscheck import verify
+
+    result = _build(tmp_path, SHADER, (Target.Wgsl,))
+    r = result.reflection
+    assert r is not None and verify(r, result.outputs) == []
+    text = _wgsl(result)
+    unenabled = text.replace("enable clip_distances;\n", "")
+    mismatches = verify(r, [OutputFile(Target.Wgsl, unenabled.encode())])
+    assert any("does not write clip_distances" in m for m in mismatches), mismatches
+    vs = r.entry_points[0]
+    assert vs.name == "vs"
+    kept = tuple(v for v in vs.outputs if v.builtin is not BuiltIn.ClipDistance)
+    lacking = replace(r, entry_points=(replace(vs, outputs=kept), *r.entry_points[1:]))
+    mismatches = verify(lacking, result.outputs)
+    assert any("enables clip_distances but no entry writes them" in m for m in mismatches)
+    assert any("built-in clip_distances" in m for m in mismatches), mismatches

@@ -153,7 +153,9 @@ def _split(name: str, t: WgslType, attrs: dict[str, tuple[str, ...]], value: str
 
 def _wraps(members: list[_Member], distances: Distances) -> bool:
     """Whether stage variables ``members`` need the wrapper: one is wide or a distance."""
-    return any(("location" in m.attrs and _wide(m.type)) or distances.special(m.name) for m in members)
+    return any(
+        ("location" in m.attrs and _wide(m.type)) or distances.special(m.name) for m in members
+    )
 
 
 def _split_struct(t: WgslType, parsed: _Parsed, made: dict[str, str], distances: Distances) -> str:
@@ -167,7 +169,9 @@ def _split_struct(t: WgslType, parsed: _Parsed, made: dict[str, str], distances:
                 continue
             if demangle(m.name) in distances.written:
                 if m.name == _first_written(parsed.structs[t.name], distances):
-                    lines.append(_clip_member(len(_gathered(parsed.structs[t.name], distances, "v."))))
+                    lines.append(
+                        _clip_member(len(_gathered(parsed.structs[t.name], distances, "v.")))
+                    )
                 continue
             lines += _split(m.name, m.type, m.attrs, f"v.{m.name}")
         made[name] = "struct " + name + "\n{\n" + "".join(f"    {x},\n" for x in lines) + "};\n"
@@ -244,7 +248,9 @@ def split_wide_varyings(text: str, distances: Mapping[str, Distances] | None = N
                 params.append(f"{p.name} : {_split_struct(p.type, parsed, made, dist)}")
                 rebuilt = [_rebuilt(m.name, m.type, m.attrs, f"{p.name}.", dist) for m in members]
                 args.append(f"{p.type}({', '.join(rebuilt)})")
-                text = _unlocated(text, p.type.name, {m.name for m in members if dist.special(m.name)})
+                text = _unlocated(
+                    text, p.type.name, {m.name for m in members if dist.special(m.name)}
+                )
             else:
                 if demangle(p.name) not in dist.dropped:
                     params += _split(p.name, p.type, p.attrs, p.name)
@@ -265,7 +271,9 @@ def split_wide_varyings(text: str, distances: Mapping[str, Distances] | None = N
                     values += [e for e, _ in _pieces(f"v.{m.name}", m.type)]
                 else:
                     values.append(f"v.{m.name}")
-            text = _unlocated(text, fn.result.type.name, {m.name for m in members if dist.special(m.name)})
+            text = _unlocated(
+                text, fn.result.type.name, {m.name for m in members if dist.special(m.name)}
+            )
             body = f"    let v = {call};\n    return {result[4:]}({', '.join(values)});\n"
         elif fn.result is not None:
             result = f" -> {_attributes(fn.result.attrs)}{fn.result.type}"

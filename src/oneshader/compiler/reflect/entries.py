@@ -53,6 +53,10 @@ _BUILTINS = {
     "SV_DRAWINDEX": BuiltIn.DrawIndex,
 }
 
+_DISTANCES = {"SV_CLIPDISTANCE": "SV_ClipDistance", "SV_CULLDISTANCE": "SV_CullDistance"}
+MAX_CLIP_DISTANCES = 8  # WebGPU's clip_distances holds at most 8
+
+
 _INTERP = {
     "nointerpolation": Interpolation.Flat,
     "noperspective": Interpolation.NoPerspective,
@@ -230,10 +234,6 @@ def _vertex_only_inputs(src: SourceSet, e: EntryFacts) -> list[Diagnostic]:
     ]
 
 
-_DISTANCES = {"SV_CLIPDISTANCE": "SV_ClipDistance", "SV_CULLDISTANCE": "SV_CullDistance"}
-MAX_CLIP_DISTANCES = 8  # WebGPU's clip_distances holds at most 8
-
-
 def _distances(src: SourceSet, e: EntryFacts, code: bytes) -> list[Diagnostic]:
     """Clip and cull distances WGSL cannot express, at each declaration: a cull distance
     written (WebGPU has none), more than 8 clip distances, a distance a pixel shader reads
@@ -255,21 +255,33 @@ def _distances(src: SourceSet, e: EntryFacts, code: bytes) -> list[Diagnostic]:
     read = _read_inputs(code, e.name) if e.stage is Stage.Pixel and ins else set()
     for v in ins:
         if e.stage is not Stage.Pixel:
-            error(v, "WGSL has clip distances as a vertex output only; pass the value as an "
-                  "ordinary varying")
+            error(
+                v,
+                "WGSL has clip distances as a vertex output only; pass the value as an "
+                "ordinary varying",
+            )
         elif v.name in read:
-            error(v, "WGSL's fragment stage cannot read clip or cull distances; pass the value "
-                  "from the vertex stage as an ordinary varying too")
+            error(
+                v,
+                "WGSL's fragment stage cannot read clip or cull distances; pass the value "
+                "from the vertex stage as an ordinary varying too",
+            )
     floats = 0
     for v in sorted(outs, key=lambda v: v.semantic_index):
         if v.semantic.upper() == "SV_CULLDISTANCE":
-            error(v, "WebGPU has no cull distances; write clip distances instead (a primitive is "
-                  "clipped where one is negative), or cull in the shader")
+            error(
+                v,
+                "WebGPU has no cull distances; write clip distances instead (a primitive is "
+                "clipped where one is negative), or cull in the shader",
+            )
             continue
         floats += v.components * v.span
         if floats > MAX_CLIP_DISTANCES:
-            error(v, f"WebGPU has at most {MAX_CLIP_DISTANCES} clip distances, and this one "
-                  f"takes the count to {floats}")
+            error(
+                v,
+                f"WebGPU has at most {MAX_CLIP_DISTANCES} clip distances, and this one "
+                f"takes the count to {floats}",
+            )
     return errors
 
 
