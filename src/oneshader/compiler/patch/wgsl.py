@@ -209,6 +209,8 @@ def _rebuilt(
 def _unlocated(text: str, struct: str, names: set[str]) -> str:
     """Slang's struct ``struct`` without the locations of members ``names`` (its own numbers,
     which the reflection's may now share: the wrapper carries those members otherwise)."""
+    if not names:
+        return text
     pattern = rf"@location\(\d+\)\s*(?=(?:{'|'.join(map(re.escape, names))})\s*:)"
     return patch_struct(text, struct, lambda body: re.sub(pattern, "", body))
 
