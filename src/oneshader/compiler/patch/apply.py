@@ -80,7 +80,7 @@ def patch_locations(outputs: dict[Target, bytes], entries: list[EntryPoint]) -> 
                 text = msl.unposition_msl(text, e.name, e.outputs[0])
             outputs[Target.Msl] = text.encode()
     if Target.Wgsl in outputs:
-        text = wgsl.split_wide_varyings(outputs[Target.Wgsl].decode(), _distances(entries))
+        text = wgsl.wrap_stage_interfaces(outputs[Target.Wgsl].decode(), _distances(entries))
         outputs[Target.Wgsl] = text.encode()
     return outputs
 

@@ -161,7 +161,13 @@ def _wraps(members: list[_Member], distances: Distances) -> bool:
 def _split_struct(t: WgslType, parsed: _Parsed, made: dict[str, str], distances: Distances) -> str:
     """The name of ``t``'s copy whose wide members are split and whose distances are gathered
     into the built-in (or left out), declared once in ``made``."""
-    name = f"{t.name}_locations"
+    members = parsed.structs[t.name]
+    role = "locations"  # a struct may be an output with distances and an input without them
+    if any(demangle(m.name) in distances.written for m in members):
+        role = "clip_distances"
+    elif any(demangle(m.name) in distances.dropped for m in members):
+        role = "without_distances"
+    name = f"{t.name}_{role}"
     if name not in made:
         lines: list[str] = []
         for m in parsed.structs[t.name]:
@@ -215,7 +221,7 @@ def _unlocated(text: str, struct: str, names: set[str]) -> str:
     return patch_struct(text, struct, lambda body: re.sub(pattern, "", body))
 
 
-def split_wide_varyings(text: str, distances: Mapping[str, Distances] | None = None) -> str:
+def wrap_stage_interfaces(text: str, distances: Mapping[str, Distances] | None = None) -> str:
     """The module with every entry point that passes an array or matrix between stages (or
     takes one as a vertex input) wrapped: WGSL passes only scalars and vectors, so the
     wrapper declares one vector per location (at the locations SPIR-V gives, ``view_0__1``
