@@ -6,6 +6,7 @@ on the software adapter."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -126,7 +127,25 @@ def test_unread_pixel_input_is_left_out_and_a_read_one_is_an_error(tmp_path: Pat
         "read clip or cull distances; pass the value from the vertex stage as an ordinary "
         "varying too; or build without the wgsl target"
     ]
-    assert _build(tmp_path, read, (Target.SpirV, Target.Msl)).ok
+    assert _build(tmp_path, read, (Target.SpirV,)).ok
+    (metal,) = _errors(_build(tmp_path, read, (Target.Msl,)))
+    assert metal.startswith("c.hlsl:4:11: OS1003: Metal: 'clip' : SV_ClipDistance0: a fragment ")
+
+
+def test_metal_gets_clip_distance_for_one_float(tmp_path: Path) -> None:
+    """Slang's Metal writes ``float clip [[]]`` and an unattributed fragment parameter, neither
+    of which Metal takes: the member becomes ``[[clip_distance]]``, the unread parameter goes.
+    Arrays and several semantics (Slang writes no attribute for them) are OS1003."""
+    result = _build(tmp_path, SHADER)
+    assert result.ok, _errors(result)
+    (out,) = [o for o in result.outputs if o.target is Target.Msl]
+    metal = out.data.decode()
+    assert re.search(r"float clip_\d+ \[\[clip_distance\]\];", metal)
+    assert "[[]]" not in metal
+    fragment = metal[metal.index("[[fragment]]") :].split("{")[0]
+    assert "clip" not in fragment
+    (error,) = _errors(_build(tmp_path, PACKED, (Target.Msl,)))
+    assert error.startswith("c.hlsl:6:11: OS1003: Metal: 'spare' : SV_ClipDistance1: oneshader ")
 
 
 def test_cull_distances_and_more_than_eight_are_positioned_errors(tmp_path: Path) -> None:

@@ -78,6 +78,13 @@ def patch_locations(outputs: dict[Target, bytes], entries: list[EntryPoint]) -> 
             text = msl.relocate_msl(outputs[Target.Msl].decode(), e.name, e.stage, ins, outs)
             if e.stage is Stage.Vertex and _bare_varying(e) is not None:
                 text = msl.unposition_msl(text, e.name, e.outputs[0])
+            clips = {
+                v.name
+                for v in (*e.inputs, *e.outputs)
+                if v.builtin in (BuiltIn.ClipDistance, BuiltIn.CullDistance)
+            }
+            if clips:
+                text = msl.clip_distances_msl(text, e.name, e.stage, clips)
             outputs[Target.Msl] = text.encode()
     if Target.Wgsl in outputs:
         text = wgsl.wrap_stage_interfaces(outputs[Target.Wgsl].decode(), _distances(entries))

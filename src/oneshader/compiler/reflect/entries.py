@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from oneshader.compiler.emitted.common import LENGTHS, demangle, emitted_name, emitted_pattern
+from oneshader.compiler.emitted.msl import unattributed_inputs_read
 from oneshader.compiler.emitted.wgsl import parse_wgsl, reached_identifiers
 from oneshader.compiler.front.scanner import Field, StructDef
 from oneshader.compiler.front.sourceset import SourceSet
@@ -133,39 +134,76 @@ def check_vertex_positions(
         )
 
 
-def check_spirv_distances(
-    src: SourceSet, compiled: list[CompiledTarget], problems: Collector
-) -> None:
-    """Clip (or cull) distances under several semantic indices on one side of an entry point:
-    Slang's SPIR-V declares one ClipDistance built-in per index, which Vulkan refuses
-    (spirv-val: VUID-StandaloneSpirv-OpEntryPoint-09659; DXC packs them into one array). An
-    error at the second index's declaration (once, where stages share it), added to
-    ``problems``."""
-    spirv = next((t for t in compiled if t.target is Target.SpirV), None)
-    if spirv is None:
-        return
-    seen = set()
-    for e in spirv.facts.entries:
-        for side in (e.inputs, e.outputs):
-            for upper, spelled in _DISTANCES.items():
-                found = [v for v in side if v.semantic.upper() == upper]
-                later = [v for v in found if v.semantic_index != found[0].semantic_index]
-                where = _declared_at(src, e, later[0]) if later else None
-                if where is None or where in seen:
-                    continue
-                seen.add(where)
+def check_distances(src: SourceSet, compiled: list[CompiledTarget], problems: Collector) -> None:
+    """Clip and cull distances SPIR-V and Metal cannot express as Slang writes them (WGSL's are
+    ``check_wgsl_interfaces``'), each an error at its declaration (once, where stages share
+    it), added to ``problems``."""
+    seen: set[tuple[str, int, int]] = set()
+    for t in compiled:
+        if t.target is Target.Wgsl:
+            continue
+        for e in t.facts.entries:
+            for v, message in _distance_limits(src, t, e):
+                where = _declared_at(src, e, v)
+                if where not in seen:
+                    seen.add(where)
+                    problems.add(src.error(*where, message, Code.NOT_ON_TARGET))
+
+
+def _distance_limits(
+    src: SourceSet, t: CompiledTarget, e: EntryFacts
+) -> list[tuple[VarFacts, str]]:
+    """SPIR-V: distances under several semantic indices on one side of an entry point (Slang
+    declares one built-in per index, which Vulkan refuses: spirv-val's
+    VUID-StandaloneSpirv-OpEntryPoint-09659; DXC packs them into one array). Metal: Slang gives
+    a clip distance ``[[clip_distance]]`` only as one float output (``patch.msl``), and a pixel
+    input none, which is left out unless the function reads it."""
+    out = []
+    for side in (e.inputs, e.outputs):
+        for upper, spelled in _DISTANCES.items():
+            found = [v for v in side if v.semantic.upper() == upper]
+            later = [v for v in found if v.semantic_index != found[0].semantic_index]
+            if t.target is Target.SpirV and later:
                 first, v = found[0], later[0]
-                problems.add(
-                    src.error(
-                        *where,
+                out.append(
+                    (
+                        v,
                         f"SPIR-V: '{v.name}' : {spelled}{v.semantic_index} and '{first.name}' "
                         f": {spelled}{first.semantic_index}: Slang declares one built-in per "
                         "semantic index, which Vulkan refuses "
                         "(VUID-StandaloneSpirv-OpEntryPoint-09659); declare them as one array "
                         f"(float d[N] : {spelled}0), or build without the spirv target",
-                        Code.NOT_ON_TARGET,
                     )
                 )
+    if t.target is not Target.Msl:
+        return out
+    read = unattributed_inputs_read(t.code, e.name) if e.stage is Stage.Pixel else set()
+    for v in e.inputs:
+        if v.semantic.upper() in _DISTANCES and v.name in read:
+            what = f"'{v.name}' : {_DISTANCES[v.semantic.upper()]}{v.semantic_index}"
+            out.append(
+                (
+                    v,
+                    f"Metal: {what}: a fragment function cannot read clip or cull "
+                    "distances; pass the value from the vertex stage as an ordinary varying "
+                    "too, or build without the msl target",
+                )
+            )
+    written = [v for v in e.outputs if v.semantic.upper() in _DISTANCES]
+    for n, v in enumerate(written):
+        what = f"'{v.name}' : {_DISTANCES[v.semantic.upper()]}{v.semantic_index}"
+        declared = _declaration(src, e, v)[1]
+        if v.semantic.upper() == "SV_CULLDISTANCE":
+            why = "Metal has no cull distances; write clip distances instead"
+        elif declared is None or declared.array is not None or n > 0:
+            why = (
+                "oneshader gives Metal's [[clip_distance]] to one float output only (Slang "
+                "writes none); write one float : SV_ClipDistance0"
+            )
+        else:
+            continue
+        out.append((v, f"Metal: {what}: {why}, or build without the msl target"))
+    return out
 
 
 def _with_lengths(used: set[str], resources: list[Resource]) -> set[str]:
