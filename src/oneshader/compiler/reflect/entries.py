@@ -236,7 +236,8 @@ def check_wgsl_interfaces(
         where = src.function_file(e.name)
         if e.stage is Stage.Pixel:
             problems.extend(_vertex_only_inputs(src, e))
-        problems.extend(_distances(src, e, wgsl.code))
+        # a struct shared by entry points is reported once
+        problems.extend([d for d in _distances(src, e, wgsl.code) if d not in problems.diagnostics])
         for f in fn.fields:
             direction = next((m for m in f.modifiers if m in ("out", "inout")), None)
             if direction is None:
