@@ -7,6 +7,7 @@ on the software adapter."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ from module_validation import device
 from oneshader.bindings import from_reflection
 from oneshader.compiler import CompileOptions, compile_file
 from oneshader.compiler.api import CompileResult
-from oneshader.reflection.model import BuiltIn, Target
+from oneshader.reflection.model import BuiltIn, DeviceFeatures, Target
 
 ALL = (Target.SpirV, Target.Msl, Target.Wgsl)
 
@@ -170,6 +171,11 @@ def test_the_bindings_ask_for_the_feature(tmp_path: Path, gpu_device: Any) -> No
     assert "clip-distances" not in gpu_device.features
     with pytest.raises(LookupError, match=r"lacks the WebGPU feature.*'clip-distances'"):
         shader.create_shader_module(gpu_device)
+    r = result.reflection
+    half = replace(
+        r, entry_points=tuple(replace(e, features=DeviceFeatures.Float16) for e in r.entry_points)
+    )
+    assert from_reflection(half, "h").shader.required_features == ("shader-f16", "clip-distances")
 
 
 def test_the_draw_is_clipped_where_the_distance_is_negative(tmp_path: Path) -> None:
@@ -202,8 +208,6 @@ def test_the_draw_is_clipped_where_the_distance_is_negative(tmp_path: Path) -> N
 def test_the_cross_check_holds_module_and_reflection_to_each_other(tmp_path: Path) -> None:
     """A WGSL module that drops the built-in (or its enable), or a reflection without the
     SV_ClipDistance output beside a module that enables them, is a mismatch."""
-    from dataclasses import replace
-
     from oneshader.compiler.api import OutputFile
     from oneshader.compiler.verify.crosscheck import verify
 
