@@ -143,7 +143,7 @@ def with_helpers(text: str, names: Collection[str]) -> str:
 # SV_ClipDistanceN/SV_CullDistanceN, which Slang's WGSL refuses (E55202), handed to it as
 # ordinary varyings under a marker semantic of the same length (columns stay): the WGSL patch
 # makes the vertex outputs WebGPU's clip_distances built-in and drops unread pixel inputs.
-DISTANCE_MARKERS = {"SV_CLIPDISTANCE": "OS_CLIPDISTANCE", "SV_CULLDISTANCE": "OS_CULLDISTANCE"}
+DISTANCE_MARKERS = {"SV_ClipDistance": "OS_CLIPDISTANCE", "SV_CullDistance": "OS_CULLDISTANCE"}
 DISTANCE_SEMANTIC = re.compile(r"(:\s*)(SV_(?:Clip|Cull)Distance)(\d*)\b", re.IGNORECASE)
 _DISTANCE_LOCATION = 64  # Slang's WGSL numbers varyings itself; this only has to be explicit
 
@@ -155,7 +155,7 @@ def distances_as_varyings(text: str) -> str:
     clean = strip_comments(text)
     edits: list[tuple[int, int, str]] = []
     for n, m in enumerate(DISTANCE_SEMANTIC.finditer(clean)):
-        marker = DISTANCE_MARKERS[m.group(2).upper()]
+        marker = DISTANCE_MARKERS["SV_" + m.group(2)[3:7].capitalize() + "Distance"]
         edits.append((m.start(2), m.end(2), marker))
         opened = _unclosed(clean, m.start())
         closes = [i for i in (clean.find("}", m.end()), clean.find(")", m.end())) if i >= 0]

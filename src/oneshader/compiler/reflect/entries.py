@@ -11,6 +11,7 @@ from dataclasses import replace
 from oneshader.compiler.emitted.common import LENGTHS, demangle, emitted_name, emitted_pattern
 from oneshader.compiler.emitted.msl import unattributed_inputs_read
 from oneshader.compiler.emitted.wgsl import parse_wgsl, reached_identifiers
+from oneshader.compiler.front.rewrite import DISTANCE_MARKERS
 from oneshader.compiler.front.scanner import Field, StructDef
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.slang.facts import EntryFacts, VarFacts
@@ -54,7 +55,7 @@ _BUILTINS = {
     "SV_DRAWINDEX": BuiltIn.DrawIndex,
 }
 
-_DISTANCES = {"SV_CLIPDISTANCE": "SV_ClipDistance", "SV_CULLDISTANCE": "SV_CullDistance"}
+_DISTANCES = {name.upper(): name for name in DISTANCE_MARKERS}  # SV_CLIPDISTANCE: its spelling
 MAX_CLIP_DISTANCES = 8  # WebGPU's clip_distances holds at most 8
 
 

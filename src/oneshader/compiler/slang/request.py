@@ -321,10 +321,8 @@ def with_distances(facts: TargetFacts) -> TargetFacts:
     back = {marker: name for name, marker in rewrite.DISTANCE_MARKERS.items()}
     for e in facts.entries:
         for v in (*e.inputs, *e.outputs):
-            name = back.get(v.semantic.upper())
-            if name is not None:
-                v.semantic = "SV_ClipDistance" if "CLIP" in name else "SV_CullDistance"
-                v.location = None
+            if v.semantic.upper() in back:
+                v.semantic, v.location = back[v.semantic.upper()], None
     return facts
 
 
