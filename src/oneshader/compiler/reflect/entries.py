@@ -11,7 +11,7 @@ from dataclasses import replace
 from oneshader.compiler.emitted.common import LENGTHS, demangle, emitted_name, emitted_pattern
 from oneshader.compiler.emitted.msl import unattributed_inputs_read
 from oneshader.compiler.emitted.wgsl import parse_wgsl, reached_identifiers
-from oneshader.compiler.front.rewrite import DISTANCE_MARKERS
+from oneshader.compiler.front import rewrite
 from oneshader.compiler.front.scanner import Field, StructDef
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.slang.facts import EntryFacts, VarFacts
@@ -55,7 +55,9 @@ _BUILTINS = {
     "SV_DRAWINDEX": BuiltIn.DrawIndex,
 }
 
-_DISTANCES = {name.upper(): name for name in DISTANCE_MARKERS}  # SV_CLIPDISTANCE: its spelling
+_DISTANCES = {
+    name.upper(): name for name in rewrite.DISTANCE_MARKERS
+}  # SV_CLIPDISTANCE: its spelling
 MAX_CLIP_DISTANCES = 8  # WebGPU's clip_distances holds at most 8
 
 
@@ -239,6 +241,8 @@ def check_wgsl_interfaces(
             problems.extend(_vertex_only_inputs(src, e))
         # a struct shared by entry points is reported once
         problems.extend([d for d in _distances(src, e, wgsl.code) if d not in problems.diagnostics])
+        if rewrite.outputs_struct(e.name).encode() in wgsl.code:
+            continue  # returned by a wrapper (rewrite.entry_outputs_as_results)
         for f in fn.fields:
             direction = next((m for m in f.modifiers if m in ("out", "inout")), None)
             if direction is None:
@@ -428,7 +432,10 @@ def _declaration(
 ) -> tuple[StructDef | None, Field | None]:
     """The struct (or entry point's parameter list) that declares a stage variable, and its
     member (or parameter); None where the scanner cannot find them."""
-    owner = src.struct(v.struct_name) if v.struct_name else src.function(e.name)
+    # The wrapper's struct of out parameters (rewrite.entry_outputs_as_results) holds the
+    # entry point's parameters.
+    member = v.struct_name and v.struct_name != rewrite.outputs_struct(e.name)
+    owner = src.struct(v.struct_name) if member else src.function(e.name)
     return owner, owner.field(v.name) if owner else None
 
 
