@@ -225,3 +225,18 @@ def test_the_cross_check_holds_module_and_reflection_to_each_other(tmp_path: Pat
     mismatches = verify(lacking, result.outputs)
     assert any("enables clip_distances but no entry writes them" in m for m in mismatches)
     assert any("built-in clip_distances" in m for m in mismatches), mismatches
+
+
+def test_an_out_parameter_clip_distance_is_the_builtin_too(tmp_path: Path) -> None:
+    """The same output spelled as an entry point's ``out`` parameter (returned by the wrapper
+    of out parameters) is the built-in on every target."""
+    text = (
+        "struct VSOut { float4 Pos : SV_Position; float3 N : NORMAL0; };\n"
+        '[shader("vertex")] VSOut V(float3 p : POSITION, out float clip : SV_ClipDistance0)\n'
+        "{ VSOut o; o.Pos = float4(p, 1); o.N = p; clip = p.x; return o; }\n"
+    )
+    result = _build(tmp_path, text)
+    assert result.ok, _errors(result)
+    assert "@builtin(clip_distances) oneshader_clip_distances : array<f32, 1>" in _wgsl(result)
+    (metal,) = [o.data.decode() for o in result.outputs if o.target is Target.Msl]
+    assert re.search(r"float clip_\d+ \[\[clip_distance\]\];", metal)
