@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from verify_support import dispatch
 
 from module_validation import device
 from oneshader.compiler import CompileOptions, compile_file
@@ -116,20 +117,11 @@ def _run(result: CompileResult, texture: Any) -> Any:
         layout=dev.create_pipeline_layout(bind_group_layouts=[layout]),
         compute={"module": module, "entry_point": "main"},
     )
-    group = dev.create_bind_group(
-        layout=layout,
-        entries=[
-            {"binding": 0, "resource": texture.create_view()},
-            {"binding": 1, "resource": {"buffer": out, "offset": 0, "size": 32}},
-        ],
-    )
-    encoder = dev.create_command_encoder()
-    cpass = encoder.begin_compute_pass()
-    cpass.set_pipeline(pipeline)
-    cpass.set_bind_group(0, group)
-    cpass.dispatch_workgroups(1)
-    cpass.end()
-    dev.queue.submit([encoder.finish()])
+    entries = [
+        {"binding": 0, "resource": texture.create_view()},
+        {"binding": 1, "resource": {"buffer": out, "offset": 0, "size": 32}},
+    ]
+    dispatch(pipeline, {0: entries}, 1)
     return np.frombuffer(dev.queue.read_buffer(out), np.float32).reshape(2, 4)
 
 

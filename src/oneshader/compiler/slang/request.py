@@ -508,13 +508,17 @@ _PADDING_ROUNDS = 8
 
 
 def _capabilities(src: SourceSet, target: Target) -> list[str]:
-    """Ray queries on SPIR-V: asked for, so that Slang does not warn (E41012) that it added
-    the capability to SPIR-V 1.5's profile, as it does for any shader tracing rays inline."""
-    if target is Target.SpirV and src.declared_as(
-        {ResourceTypeKind.RaytracingAccelerationStructure}
-    ):
-        return ["-capability", "spvRayQueryKHR"]
-    return []
+    """Ray queries and debug printf on SPIR-V: asked for, so that Slang does not warn (E41012)
+    that it added the capability to SPIR-V 1.5's profile, as it does for any shader tracing
+    rays inline or printing."""
+    if target is not Target.SpirV:
+        return []
+    asked = []
+    if src.declared_as({ResourceTypeKind.RaytracingAccelerationStructure}):
+        asked += ["-capability", "spvRayQueryKHR"]
+    if _printf_calls(src):
+        asked += ["-capability", "SPV_KHR_non_semantic_info"]
+    return asked
 
 
 def _compile_once(
