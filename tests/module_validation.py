@@ -64,6 +64,7 @@ def spirv_errors(module: bytes, env: str = SPIRV_ENV) -> str:
 
 
 _DEVICE: list[Any] = []
+OPTIONAL_FEATURES = ("clip-distances",)  # WebGPU features oneshader's WGSL may enable
 
 
 def device() -> Any:
@@ -73,7 +74,9 @@ def device() -> Any:
 
         adapter = wgpu.gpu.request_adapter_sync(power_preference="high-performance")
         assert adapter is not None, "wgpu found no adapter (llvmpipe expected here)"
-        _DEVICE.append(adapter.request_device_sync())
+        # naga accepts 'enable clip_distances;' only on a device granted the feature.
+        optional = [f for f in OPTIONAL_FEATURES if f in adapter.features]
+        _DEVICE.append(adapter.request_device_sync(required_features=optional))
     return _DEVICE[0]
 
 

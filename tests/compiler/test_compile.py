@@ -672,8 +672,8 @@ def test_unreadable_file_is_an_error(tmp_path: Path) -> None:
 
 def test_slang_errors_of_one_target_name_it(tmp_path: Path) -> None:
     (tmp_path / "c.hlsl").write_text(
-        "struct O { float4 p : SV_Position; float clip : SV_ClipDistance0; };\n"
-        '[shader("vertex")] O V(float4 p : POSITION) { O o; o.p = p; o.clip = p.x; return o; }\n'
+        "struct O { float4 p : SV_Position; uint layer : SV_RenderTargetArrayIndex; };\n"
+        '[shader("vertex")] O V(float4 p : POSITION) { O o; o.p = p; o.layer = 1; return o; }\n'
     )
     result = compile_file(str(tmp_path / "c.hlsl"), CompileOptions(source_name="c.hlsl"))
     errors = [d for d in result.diagnostics if d.is_error]
@@ -683,7 +683,17 @@ def test_slang_errors_of_one_target_name_it(tmp_path: Path) -> None:
         str(tmp_path / "c.hlsl"), CompileOptions(targets=(Target.SpirV, Target.Msl))
     )
     assert spirv.ok
-    clip = spirv.reflection.entry_points[0].outputs[1]  # type: ignore[union-attr]
+
+
+def test_clip_distance_is_a_builtin_output(tmp_path: Path) -> None:
+    """On every target (WGSL's clip_distances: tests/compiler/test_clip_distances.py)."""
+    (tmp_path / "c.hlsl").write_text(
+        "struct O { float4 p : SV_Position; float clip : SV_ClipDistance0; };\n"
+        '[shader("vertex")] O V(float4 p : POSITION) { O o; o.p = p; o.clip = p.x; return o; }\n'
+    )
+    result = compile_file(str(tmp_path / "c.hlsl"), CompileOptions(source_name="c.hlsl"))
+    assert result.ok
+    clip = result.reflection.entry_points[0].outputs[1]  # type: ignore[union-attr]
     assert (clip.builtin, clip.semantic, clip.location) == (
         BuiltIn.ClipDistance,
         "SV_ClipDistance",

@@ -24,6 +24,7 @@ from oneshader.compiler.patch.apply import patch_bindings, patch_locations
 from oneshader.compiler.reflect.assemble import assemble, with_stages
 from oneshader.compiler.reflect.docs import with_member_docs
 from oneshader.compiler.reflect.entries import (
+    check_distances,
     check_entries,
     check_stage_link,
     check_vertex_positions,
@@ -127,6 +128,7 @@ def _finish(
     check_entries(src, primary, problems)
     check_vertex_positions(src, compiled, problems)
     check_wgsl_interfaces(src, compiled, problems)
+    check_distances(src, compiled, problems)
     problems.check()
     outputs = {t.target: t.code for t in compiled}
     shader = assemble(src, options, compiled, outputs, problems)

@@ -29,6 +29,7 @@ __all__ = [
     "block_resources_as_globals",
     "buffer_lengths_prelude",
     "counter_calls",
+    "distances_as_varyings",
     "entry_outputs_as_results",
     "inline_includes",
     "load_offsets",
@@ -156,6 +157,48 @@ def with_helpers(text: str, names: Collection[str]) -> str:
         out.append(text[last:])
         text = "".join(out)
     return text
+
+
+# SV_ClipDistanceN/SV_CullDistanceN, which Slang's WGSL refuses (E55202), handed to it as
+# ordinary varyings under a marker semantic of the same length (columns stay): the WGSL patch
+# makes the vertex outputs WebGPU's clip_distances built-in and drops unread pixel inputs.
+DISTANCE_MARKERS = {"SV_ClipDistance": "OS_CLIPDISTANCE", "SV_CullDistance": "OS_CULLDISTANCE"}
+DISTANCE_SEMANTIC = re.compile(r"(:\s*)(SV_(?:Clip|Cull)Distance)(\d*)\b", re.IGNORECASE)
+_DISTANCE_LOCATION = 64  # Slang's WGSL numbers varyings itself; this only has to be explicit
+
+
+def distances_as_varyings(text: str) -> str:
+    """Each ``: SV_ClipDistanceN`` (``SV_CullDistanceN``) as ``: OS_CLIPDISTANCEN``
+    (:data:`DISTANCE_MARKERS`), given a ``[[vk::location]]`` of its own where a sibling in its
+    struct or parameter list has one (Slang refuses explicit and implicit locations mixed)."""
+    clean = strip_comments(text)
+    edits: list[tuple[int, int, str]] = []
+    for n, m in enumerate(DISTANCE_SEMANTIC.finditer(clean)):
+        marker = DISTANCE_MARKERS["SV_" + m.group(2)[3:7].capitalize() + "Distance"]
+        edits.append((m.start(2), m.end(2), marker))
+        opened = _unclosed(clean, m.start())
+        closes = [i for i in (clean.find("}", m.end()), clean.find(")", m.end())) if i >= 0]
+        scope = clean[opened + 1 : min(closes, default=len(clean))]
+        if "vk::location" in scope:
+            member = max(opened, *(clean.rfind(c, opened, m.start()) for c in ";,")) + 1
+            at = len(clean[member:]) - len(clean[member:].lstrip()) + member
+            edits.append((at, at, f"[[vk::location({_DISTANCE_LOCATION + n})]] "))
+    for start, end, new in sorted(edits, reverse=True):
+        text = text[:start] + new + text[end:]
+    return text
+
+
+def _unclosed(text: str, i: int) -> int:
+    """Where the ``{`` or ``(`` that encloses position ``i`` opens (-1 at file scope)."""
+    depth = 0
+    for j in range(i - 1, -1, -1):
+        if text[j] in ")}]":
+            depth += 1
+        elif text[j] in "({[":
+            if depth == 0 and text[j] != "[":
+                return j
+            depth = max(depth - 1, 0)
+    return -1
 
 
 _ONE = r"\(?\s*1(?:\.0*)?[fFhH]?\s*\)?"

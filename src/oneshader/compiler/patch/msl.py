@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from oneshader.compiler.emitted.common import demangle, emitted_name, emitted_pattern
-from oneshader.compiler.emitted.msl import msl_semantic
+from oneshader.compiler.emitted.msl import msl_semantic, unattributed_inputs_read
 from oneshader.compiler.front.rewrite import postfix_start
 from oneshader.compiler.patch.common import patch_struct, struct_body
 from oneshader.reflection.model import Interpolation, ScalarKind, Stage, StageVariable
@@ -183,3 +183,47 @@ def _aligned_array(text: str, wrapper: str) -> str:
         return text
     start = body.start(1) + m.start(1) - len("packed_")
     return text[:start] + text[start + len("packed_") :]
+
+
+def clip_distances_msl(text: str, entry: str, stage: Stage, names: set[str]) -> str:
+    """Slang's Metal for SV_ClipDistance (``names``, by source name): a vertex output member
+    ``float x [[]];``, given Metal's ``[[clip_distance]]``; a pixel input, an unattributed
+    fragment parameter (which Metal refuses), left out where the body never names it (the
+    checks before refused one it reads)."""
+    kind = {Stage.Vertex: "vertex", Stage.Pixel: "fragment"}.get(stage)
+    m = _entry_match(text, entry, kind) if kind else None
+    if m is None:
+        return text
+    if stage is Stage.Vertex:
+
+        def attribute(body: str) -> str:
+            def one(fm: re.Match[str]) -> str:
+                if demangle(fm.group(2)) not in names:
+                    return fm.group(0)
+                return f"{fm.group(1)}{fm.group(2)} [[clip_distance]];"
+
+            return re.sub(r"(\bfloat\s+)(\w+)\s*\[\[\]\]\s*;", one, body)
+
+        return patch_struct(text, m.group(1), attribute)
+    read = unattributed_inputs_read(text.encode(), entry)
+    params = _split_params(m.group(2))
+    kept = [p for p in params if "[[" in p or _last_name(p) not in names - read]
+    if len(kept) == len(params):
+        return text
+    return text[: m.start(2)] + ", ".join(kept) + text[m.end(2) :]
+
+
+def _split_params(text: str) -> list[str]:
+    """A parameter list split at its top-level commas (``array<float, 2> x`` stays whole)."""
+    out, depth, last = [], 0, 0
+    for i, c in enumerate(text):
+        depth += (c in "<([") - (c in ">)]")
+        if c == "," and depth == 0:
+            out.append(text[last:i].strip())
+            last = i + 1
+    return [*out, text[last:].strip()]
+
+
+def _last_name(param: str) -> str:
+    names = re.findall(r"\w+", param)
+    return demangle(names[-1]) if names else ""

@@ -145,6 +145,7 @@ class _Rewrites:
 
     append_as_rw: bool  # append/consume buffers as RW buffers with a counter (not SPIR-V)
     drop_point_sizes: bool  # WGSL has no PointSize
+    distances_as_varyings: bool  # WGSL: clip/cull distances through the patch, not Slang
     subpass_as_vectors: bool  # SPIR-V's subpass inputs
     blank_linear: bool  # HLSL's 'linear' and packoffset blanked (not SPIR-V)
     drop_status: bool  # sparse-residency status arguments (not SPIR-V)
@@ -164,6 +165,7 @@ class _Rewrites:
         return _Rewrites(
             append_as_rw=bool(src.append_consume()) and target is not Target.SpirV,
             drop_point_sizes=bool(src.unit_point_sizes()) and target is Target.Wgsl,
+            distances_as_varyings=target is Target.Wgsl and src.has_distances(),
             subpass_as_vectors=bool(src.subpass_inputs()) and target is Target.SpirV,
             blank_linear=target is not Target.SpirV,
             drop_status=target is not Target.SpirV and _has_status_arguments(src),
@@ -282,6 +284,8 @@ def _rewritten(src: SourceSet, path: Path, how: _Rewrites) -> str:
     if how.drop_point_sizes:
         for name in src.unit_point_sizes():
             text = rewrite.without_point_size(text, name)
+    if how.distances_as_varyings:
+        text = rewrite.distances_as_varyings(text)
     text = rewrite.vk_builtins(text)
     text = rewrite.pack_matrix(text)
     text = rewrite.matrix_array_majorness(text)
@@ -415,6 +419,7 @@ def compile_target(
         if b"enable subgroups" in compiled.code:
             return None, [_subgroup_operations(src)]
         compiled.warnings += _point_sizes_dropped(src)
+        compiled.facts = with_distances(compiled.facts)
     if target is not Target.SpirV:
         compiled.warnings += [
             replace(
@@ -430,6 +435,18 @@ def compile_target(
             for path, start, _ in _printf_calls(src)
         ]
     return compiled, errors
+
+
+def with_distances(facts: TargetFacts) -> TargetFacts:
+    """The facts of a WGSL compile with the clip and cull distances that went to Slang as
+    marked varyings (``rewrite.distances_as_varyings``) named as the system values they are:
+    built-ins, without a location."""
+    back = {marker: name for name, marker in rewrite.DISTANCE_MARKERS.items()}
+    for e in facts.entries:
+        for v in (*e.inputs, *e.outputs):
+            if v.semantic.upper() in back:
+                v.semantic, v.location = back[v.semantic.upper()], None
+    return facts
 
 
 _SUBGROUP_CALL = re.compile(r"\b((?:Wave|Quad)[A-Z]\w*)\s*\(")
