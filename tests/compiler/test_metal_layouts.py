@@ -4,6 +4,7 @@ the emitted MSL as its reader sees it; what no padding can place stays OS2001.""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -331,3 +332,110 @@ def test_padding_that_takes_more_rounds_than_allowed_is_a_positioned_refusal(
     many = _build(tmp_path, source(10), (Target.SpirV, Target.Msl))
     errors = [(d.code, d.line, d.column) for d in many.diagnostics if d.is_error]
     assert errors == [("OS2001", 4, 5)], [d.format() for d in many.diagnostics]
+
+
+def _element_layouts(result: CompileResult, name: str) -> tuple[TypeLayout, TypeLayout]:
+    """Structured buffer ``name``'s element: in the reflection, and in the MSL as its reader
+    sees it."""
+    assert result.ok, "\n".join(d.format() for d in result.diagnostics)
+    assert result.reflection is not None
+    (layout,) = [r.layout for r in result.reflection.resources if r.name == name]
+    (emitted,) = read_msl(_msl(result).encode()).resources[name]
+    assert layout is not None and emitted.layout is not None
+    return layout.element or layout, emitted.layout.element or emitted.layout
+
+
+def _strides(t: TypeLayout) -> dict[str, tuple[int, int, int]]:
+    """Each member's (offset, array stride, matrix stride: an array's element's), padding left
+    out."""
+    out = {}
+    for m in t.members:
+        if not m.name.startswith(PADDING):
+            inner = m.type.element if m.type.element is not None else m.type
+            out[m.name] = (m.offset, m.type.stride, inner.mstride)
+    return out
+
+
+def test_matrices_of_3_vectors_in_a_structured_buffer_have_std430_strides_on_metal(
+    tmp_path: Path,
+) -> None:
+    """Slang's Metal stores a structured buffer's ``float3x2`` (two float3 columns), ``row_major
+    float2x3`` (two float3 rows) and ``int`` alike as packed 3-vectors, 12 bytes apart; std430
+    has 16. The matrix storage gets aligned vectors, in arrays of matrices too, and a matrix
+    written whole assigns a local of that type."""
+    source = (
+        "struct T { float3x2 d[2]; float3x2 e; row_major float2x3 r; row_major int2x3 n;"
+        " float x; };\nRWStructuredBuffer<T> sb;\n"
+        '[shader("compute")][numthreads(1,1,1)] void main(uint i : SV_DispatchThreadID) {\n'
+        "  sb[1].e = sb[0].d[1]; sb[1].d[i] = sb[0].e; sb[1].r = sb[0].r;\n"
+        "  sb[2].x = sb[0].d[1][2].y + sb[0].r[1].z + sb[0].n[i].x;\n"
+        "  float3x2 ds[2] = sb[0].d; sb[3].d = ds; T t = sb[4]; sb[5] = t;\n}\n"
+    )
+    result = _build(tmp_path, source, ALL)
+    mine, theirs = _element_layouts(result, "sb")
+    want = {
+        "d": (0, 32, 16),
+        "e": (64, 0, 16),
+        "r": (96, 0, 16),
+        "n": (128, 0, 16),
+        "x": (160, 0, 0),
+    }
+    assert _strides(mine) == want
+    # (Metal has no int matrices: its reader sees Slang's row_major int2x3 as rows, int3[2])
+    assert _strides(theirs) == {**want, "n": (128, 16, 0)}
+    assert mine.size == theirs.size == 176
+    text = _msl(result)
+    assert "packed_int3, int(" not in text and "array<packed_float3, int(" not in text
+    assert re.search(r"array<float3, int\(2\)> (_S\d+) = \{.*\n.*->data_\d+ = \1;", text)
+
+
+def test_a_matrix_of_2_vectors_in_a_structured_buffer_is_aligned_to_8_on_metal(
+    tmp_path: Path,
+) -> None:
+    """``float2x3`` (three float2 columns) is 8-aligned in std430, 4-aligned as Slang's Metal
+    stores it (packed_float2): ``float2x3 m[4]; int k;`` is 104 bytes an element in std430 and
+    was 100 on Metal. Aligned float2 columns give std430's size."""
+    source = (
+        "struct R { float2x3 m[4]; int k; };\nRWStructuredBuffer<R> sb;\n"
+        '[shader("compute")][numthreads(1,1,1)] void main(uint i : SV_DispatchThreadID)'
+        " { sb[i].k = int(sb[i].m[1][0].y); sb[i + 1] = sb[i]; }\n"
+    )
+    result = _build(tmp_path, source, ALL)
+    mine, theirs = _element_layouts(result, "sb")
+    assert _strides(mine) == _strides(theirs) == {"m": (0, 24, 8), "k": (96, 0, 0)}
+    assert mine.size == theirs.size == 104
+    assert "packed_float2" not in _msl(result)
+
+
+def test_a_struct_after_an_aligned_matrix_is_padded_and_the_members_after_it_follow(
+    tmp_path: Path,
+) -> None:
+    """Padding is found on Metal's layout as the aligned vectors and matrices make it: a
+    struct that std430 aligns to 16 after a matrix, and a member after the struct's array
+    (which grows with the padding inside it, so the outer member is placed a round later)."""
+    source = (
+        "struct R { float2 rf; };\n"
+        "struct S { R a; float b; float3 c; float d; };\n"
+        "struct T { int i; R r[3]; float3x2 m; row_major int3x2 n; S s; float f; };\n"
+        "struct B { uint a; uint b; float3 c; T t[2]; float z; };\n"
+        "RWStructuredBuffer<B> sb;\n"
+        '[shader("compute")][numthreads(1,1,1)] void main(uint i : SV_DispatchThreadID)'
+        " { sb[i].z = sb[i].t[1].s.c.y + sb[i].t[0].m[2].x + sb[i].c.x; sb[i + 1] = sb[i]; }\n"
+    )
+    result = _build(tmp_path, source, ALL)
+    mine, theirs = _element_layouts(result, "sb")
+    assert _offsets(mine) == _offsets(theirs)
+    inner = {"a": (0, {"rf": (0, None)}), "b": (8, None), "c": (16, None), "d": (28, None)}
+    assert _offsets(mine)["t"] == (
+        32,
+        {
+            "i": (0, None),
+            "r": (8, {"rf": (0, None)}),
+            "m": (32, None),
+            "n": (64, None),
+            "s": (96, inner),
+            "f": (128, None),
+        },
+    )
+    assert _offsets(mine)["z"] == (320, None)
+    assert mine.size == theirs.size == 336

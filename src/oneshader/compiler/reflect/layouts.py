@@ -130,14 +130,14 @@ def _metal_packed(
     if compare(reference, metal, decl.name, sized=not block) is None:
         return per
     paths: list[MetalVector] = []
-    relaid = _packed_relayout(reference, metal, (), paths)
-    if not paths or compare(reference, relaid, decl.name, sized=not block) is not None:
-        return per
-    msl_vectors[decl.name] = paths
+    relaid = packed_relayout(reference, metal, (), paths)
+    if paths and compare(reference, relaid, decl.name, sized=not block) is None:
+        msl_vectors[decl.name] = paths
+    # (where they still differ, the layout check names what the declarations cannot mend)
     return {**per, Target.Msl: replace(per[Target.Msl], layout=relaid)}
 
 
-def _packed_relayout(
+def packed_relayout(
     reference: TypeLayout, metal: TypeLayout, path: MemberPath, paths: list[MetalVector]
 ) -> TypeLayout:
     """Metal's layout redone by its C rules with each vector whose last bytes ``reference``
@@ -146,24 +146,32 @@ def _packed_relayout(
     (Slang's Metal structured buffers hold packed_float4); the changes are added to
     ``paths``."""
     if metal.kind is TypeKind.Array and metal.element is not None and reference.element:
-        element = _packed_relayout(reference.element, metal.element, path, paths)
+        element = packed_relayout(reference.element, metal.element, path, paths)
         if element == metal.element:
             return metal
         stride = round_up(element.size, max(element.align, 1))
         size = stride * metal.length if metal.length else metal.size
-        return replace(metal, element=element, stride=stride, size=size)
+        align = max(metal.align, element.align)
+        return replace(metal, element=element, stride=stride, size=size, align=align)
+    aligned = _packed_matrix(metal, reference)
+    if aligned:
+        paths.append((path, False))
+        vectors = metal.size // metal.mstride
+        return replace(metal, mstride=aligned, size=aligned * vectors, align=aligned)
     if metal.kind is not TypeKind.Struct or reference.kind is not TypeKind.Struct:
         return metal
     members = []
     end, align, was = 0, 1, 0
     refs = reference.members
-    for i, m in enumerate(metal.members):
-        ref = refs[i] if i < len(refs) and refs[i].name == m.name else None
+    index = {r.name: i for i, r in enumerate(refs)}
+    for m in metal.members:
+        i = index.get(m.name, -1)  # by name: Metal's padding members have no reference
+        ref = refs[i] if i >= 0 else None
         t = m.type
         bool_vector = t.kind is TypeKind.Vector and t.scalar is ScalarKind.Bool
         if ref is not None and not bool_vector:
             # (a bool vector is not a float3's kind: Metal's bool is a byte, SPIR-V's a word)
-            t = _packed_relayout(ref.type, t, (*path, m.name), paths)
+            t = packed_relayout(ref.type, t, (*path, m.name), paths)
             room = (refs[i + 1].offset if i + 1 < len(refs) else reference.size) - ref.offset
             scalar = t.scalar.size
             aligned = (4 if t.rows == 3 else t.rows) * scalar
@@ -182,6 +190,22 @@ def _packed_relayout(
         members.append(replace(m, offset=offset, type=t))
         end, align, was = offset + t.size, max(align, t.align), m.offset + m.type.size
     return replace(metal, members=tuple(members), size=round_up(end, align), align=align)
+
+
+def _packed_matrix(t: TypeLayout, ref: TypeLayout) -> int:
+    """The size of the aligned vector (8 or 16) in which a matrix stored as packed vectors of
+    4-byte scalars (Slang's Metal structured buffers: a ``float3x2``'s columns, a ``row_major
+    float2x3``'s rows, 12 bytes apart and 4-aligned) has ``ref``'s (std430's) vector stride
+    and alignment, where it does; else 0."""
+    if t.kind is not TypeKind.Matrix or ref.kind is not TypeKind.Matrix or not t.mstride:
+        return 0
+    if t.scalar.size != 4 or t.scalar is ScalarKind.Bool or t.size % t.mstride:
+        return 0
+    n = t.mstride // 4
+    aligned = (4 if n == 3 else n) * 4
+    if t.align >= aligned or n < 2 or ref.mstride != aligned or ref.align < aligned:
+        return 0
+    return aligned
 
 
 def _packed_array(t: TypeLayout, ref: TypeLayout) -> bool:

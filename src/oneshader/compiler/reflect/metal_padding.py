@@ -9,10 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from oneshader.compiler.front.sourceset import SourceSet
-from oneshader.compiler.reflect.layouts import vk_offsets
+from oneshader.compiler.reflect.layouts import packed_relayout, vk_offsets
 from oneshader.compiler.slang.facts import TargetFacts
 from oneshader.compiler.slang.padding import Padding, grow, statement_start
-from oneshader.reflection.model import ScalarKind, StructMember, TypeKind, TypeLayout
+from oneshader.reflection.model import ScalarKind, TypeKind, TypeLayout
 
 
 def reference_padding(
@@ -33,38 +33,35 @@ def reference_padding(
     more = dict(pads)
     grown: set[tuple[Path, int, int]] = set()
 
-    def walk(metal: TypeLayout, ref: TypeLayout, owner: str) -> None:
+    def walk(metal: TypeLayout, ref: TypeLayout, owner: str) -> bool:
+        """Pads the first misplaced member of each struct inside ``metal``; True if any."""
         if metal.kind is TypeKind.Array and metal.element is not None and ref.element is not None:
-            walk(metal.element, ref.element, metal.element.name)
-            return
+            return walk(metal.element, ref.element, metal.element.name)
         if metal.kind is not TypeKind.Struct or ref.kind is not TypeKind.Struct:
-            return
+            return False
         sdef = src.struct(owner) if owner else None
         refs = {m.name: m for m in ref.members}
-        ends = [m.offset for m in ref.members[1:]] + [ref.size]
-        room = {m.name: end - m.offset for m, end in zip(ref.members, ends, strict=True)}
-        placed = False
         for m in metal.members:
             r = refs.get(m.name)
             if r is None:
                 continue
-            walk(m.type, r.type, m.type.name)
+            if walk(m.type, r.type, m.type.name):
+                return True  # it grows: the members after it move, seen in the next round
             if (r.type.stride, r.type.mstride) != (m.type.stride, m.type.mstride):
-                break  # no padding mends a stride; the members after it move with it
-            if r.offset > m.offset and _to_align(m.type, r, room[m.name]):
-                break  # reflect.layouts aligns it, and the members after it follow
+                return False  # no padding mends a stride; the members after it move with it
             f = sdef.field(m.name) if sdef is not None else None
-            if placed or f is None or r.offset <= m.offset:
+            if f is None or r.offset <= m.offset:
                 continue
-            placed = True
             lack = r.offset - m.offset
             if lack % 4 or r.offset % max(m.type.align, 1) or _bool_vector(m.type):
-                continue
+                return False  # the layout check names it (OS2001)
             file = src.struct_file(owner)
             start = statement_start(src, file, f) if file is not None else None
             if file is None or start is None:
-                continue
+                return False
             grow(more, grown, file, f, start, lack)
+            return True
+        return False
 
     refs = {p.name: p for p in reference.params}
     for p in facts.params:
@@ -75,7 +72,9 @@ def reference_padding(
         named_block = decl is not None and decl.base in ("cbuffer", "tbuffer")
         owner = decl.name if named_block and decl else p.layout.name
         ref_layout = vk_offsets(src, r.layout, owner) or r.layout
-        walk(p.layout, ref_layout, owner)
+        # as reflect.layouts declares Metal's vectors (packed, aligned): their alignment and
+        # strides change the offsets that padding has to mend
+        walk(packed_relayout(ref_layout, p.layout, (), []), ref_layout, owner)
     return more
 
 
@@ -83,14 +82,3 @@ def _bool_vector(t: TypeLayout) -> bool:
     """A vector of bool: Metal's bool is a byte, SPIR-V's a word, so no padding in front of it
     gives its components the same bytes."""
     return t.kind is TypeKind.Vector and t.rows > 1 and t.scalar is ScalarKind.Bool
-
-
-def _to_align(t: TypeLayout, r: StructMember, room: int) -> bool:
-    """A packed vector (Slang's Metal structured buffers) that SPIR-V aligns to its size and
-    gives its whole size: declared aligned (``float3`` for ``packed_float3``, by
-    ``reflect.layouts``), it lands where SPIR-V puts it and aligns its struct as std430 does,
-    which padding in front of it would not."""
-    if t.kind is not TypeKind.Vector or t.rows < 2 or _bool_vector(t):
-        return False
-    aligned = (4 if t.rows == 3 else t.rows) * t.scalar.size
-    return t.align < aligned <= r.type.align and room >= aligned and r.offset % aligned == 0
