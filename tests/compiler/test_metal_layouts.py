@@ -12,6 +12,7 @@ import pytest
 
 from oneshader.compiler import CompileOptions, compile_file
 from oneshader.compiler.api import PADDING, CompileResult
+from oneshader.compiler.emitted.common import round_up
 from oneshader.compiler.emitted.msl import read_msl
 from oneshader.compiler.emitted.wgsl import read_wgsl
 from oneshader.reflection.model import StructMember, Target, TypeLayout
@@ -439,3 +440,55 @@ def test_a_struct_after_an_aligned_matrix_is_padded_and_the_members_after_it_fol
     )
     assert _offsets(mine)["z"] == (320, None)
     assert mine.size == theirs.size == 336
+
+
+def test_structured_buffers_of_3_vectors_and_matrices_have_std430_strides_on_metal(
+    tmp_path: Path,
+) -> None:
+    """``RWStructuredBuffer<float3>`` (and ``int3``, ``float3x2``): Slang's Metal indexes a
+    ``packed_float3 device*``, 12 bytes apart, where std430 has 16 (that was an internal error:
+    the layout check compared no element size). Every pointer to the buffer is declared
+    aligned, the helper of GetDimensions too; the matrix storage gets aligned vectors."""
+    source = (
+        "RWStructuredBuffer<float3> C;\nStructuredBuffer<int3> D;\n"
+        "RWStructuredBuffer<float3x2> M;\n"
+        "float3 get(uint i) { return C[i]; }\n"
+        '[shader("compute")][numthreads(1,1,1)] void main(uint i : SV_DispatchThreadID) {\n'
+        "  uint n, s; C.GetDimensions(n, s);\n"
+        "  C[i] = get(i + 1) * 2 + float(n) + D[i]; C[i].x += 1; M[i + 1] = M[i];\n}\n"
+    )
+    result = _build(tmp_path, source, ALL)
+    assert result.ok, "\n".join(d.format() for d in result.diagnostics)
+    assert result.reflection is not None
+    code = _msl(result)
+    emitted = read_msl(code.encode()).resources
+    for r in result.reflection.resources:
+        if r.name in ("C", "D", "M"):
+            assert r.layout is not None
+            (theirs,) = emitted[r.name]
+            assert theirs.layout is not None
+            stride = round_up(r.layout.size, r.layout.align)  # the elements' spacing
+            assert stride == round_up(theirs.layout.size, theirs.layout.align), r.name
+            assert stride == (32 if r.name == "M" else 16), r.name
+    assert "packed_float3" not in code.replace("packed_float3(", "")
+    assert "float3 device* C" in code and "int3 device* D" in code
+
+
+def test_a_buffer_no_metal_code_reads_is_not_refused(tmp_path: Path) -> None:
+    """Slang leaves a resource that no entry point uses out of the MSL: its Metal layout is
+    nobody's, so its differences (an array of scalars used whole elsewhere, a struct array
+    std140 pads) refuse nothing; a used one still is."""
+    unused = (
+        "struct T { float f[4]; float3 g; };\nConstantBuffer<T> Unused;\n"
+        "RWStructuredBuffer<float> o;\n"
+        '[shader("compute")][numthreads(1,1,1)] void main() { o[0] = 1; }\n'
+    )
+    result = _build(tmp_path, unused, (Target.SpirV, Target.Msl))
+    assert result.ok, "\n".join(d.format() for d in result.diagnostics)
+    used = unused.replace("{ o[0] = 1; }", "{ T t = Unused; o[0] = sum4(t.f); }").replace(
+        "RWStructuredBuffer<float> o;\n",
+        "RWStructuredBuffer<float> o;\nfloat sum4(float a[4]) { return a[0] + a[3]; }\n"
+        "[noinline] float pass(float a[4]) { return sum4(a); }\n",
+    )
+    errors = _errors(tmp_path, used.replace("sum4(t.f)", "pass(t.f)"))
+    assert [(c, line) for c, line, _, _ in errors] == [("OS2001", 1)]

@@ -123,6 +123,9 @@ def metal_vectors(text: str, resource: str, vectors: list[tuple[tuple[str, ...],
     packed: dict[str, str] = {}  # emitted member name -> its unpacked type
     for path, pack in vectors:
         struct_name = param.group(1)
+        if not path and not pack:  # the element itself (StructuredBuffer<float3x2>)
+            text = _aligned_array(text, struct_name)
+            text = _aligned_pointers(text, struct_name)
         for i, member in enumerate(path):
             body = struct_body(text, struct_name)
             if body is None:
@@ -149,6 +152,21 @@ def metal_vectors(text: str, resource: str, vectors: list[tuple[tuple[str, ...],
     for name, vector in packed.items():
         text = _unpacked_reads(text, name, vector)
     return text
+
+
+def _aligned_pointers(text: str, vector: str) -> str:
+    """Every pointer to Slang's ``packed_float3`` (``vector``) declared aligned (``float3
+    device*``): a buffer of such elements (the entry point's argument, the copy Slang keeps in
+    its context struct, a helper that takes the buffer), its elements then 16 bytes apart,
+    std430's stride. Slang reads them through ``float3(...)`` and writes ``packed_float3``
+    values, which Metal converts; it takes no pointer to a packed struct member."""
+    if not vector.startswith("packed_"):
+        return text
+    return re.sub(
+        rf"\b{vector}(\s+(?:const\s+)?(?:device|constant)\s*\*)",
+        rf"{vector[len('packed_') :]}\1",
+        text,
+    )
 
 
 def _array_element(text: str, name: str) -> str:
@@ -195,9 +213,7 @@ def _aligned_array(text: str, wrapper: str) -> str:
     body = struct_body(text, _array_element(text, wrapper))
     if body is None:
         return text
-    m = re.fullmatch(
-        r"\s*array<\s*packed_(\w+)\s*,\s*int\(\d+\)\s*>\s+(\w+)\s*;\s*", body.group(1)
-    )
+    m = re.fullmatch(r"\s*array<\s*packed_(\w+)\s*,\s*int\(\d+\)\s*>\s+(\w+)\s*;\s*", body.group(1))
     if m is None:
         return text
     start = body.start(1) + m.start(1) - len("packed_")

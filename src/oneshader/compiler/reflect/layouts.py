@@ -62,6 +62,8 @@ def one_layout(
         diff = compare(base, other, decl.name, sized=not block)
         if diff is None:
             continue
+        if t is Target.Msl and msl_arrays is not None and not msl_arrays.declares(decl.name):
+            continue  # no Metal code reads it: the host's bytes (the reflection's) do
         file, line, col = member_position(src, decl, diff.struct, diff.member)
         problems.add(
             src.error(
@@ -153,6 +155,9 @@ def packed_relayout(
         size = stride * metal.length if metal.length else metal.size
         align = max(metal.align, element.align)
         return replace(metal, element=element, stride=stride, size=size, align=align)
+    if not path and _packed_vector(metal, reference):  # a structured buffer's element
+        paths.append((path, False))
+        return replace(metal, align=16)
     aligned = _packed_matrix(metal, reference)
     if aligned:
         paths.append((path, False))
@@ -206,6 +211,19 @@ def _packed_matrix(t: TypeLayout, ref: TypeLayout) -> int:
     if t.align >= aligned or n < 2 or ref.mstride != aligned or ref.align < aligned:
         return 0
     return aligned
+
+
+def _packed_vector(t: TypeLayout, ref: TypeLayout) -> bool:
+    """A packed 3-vector of 4-byte scalars (12 bytes apart) that ``ref`` aligns to 16
+    (std430's stride of a structured buffer of ``float3``): declared aligned."""
+    return (
+        t.kind is TypeKind.Vector
+        and t.rows == 3
+        and t.scalar.size == 4
+        and t.scalar is not ScalarKind.Bool
+        and t.align < 16
+        and ref.align == 16
+    )
 
 
 def _packed_array(t: TypeLayout, ref: TypeLayout) -> bool:
