@@ -492,3 +492,21 @@ def test_a_buffer_no_metal_code_reads_is_not_refused(tmp_path: Path) -> None:
     )
     errors = _errors(tmp_path, used.replace("sum4(t.f)", "pass(t.f)"))
     assert [(c, line) for c, line, _, _ in errors] == [("OS2001", 1)]
+
+
+def test_half_matrices_vectors_and_arrays_in_structured_buffers_have_std430_strides(
+    tmp_path: Path,
+) -> None:
+    """The 16-bit siblings: ``half3x2`` columns, ``half3`` arrays and a buffer of ``half3`` are
+    6 bytes apart in Slang's Metal (packed_half3), 8 in std430: declared aligned alike."""
+    source = (
+        "struct S { half3x2 m; half3 a[2]; half b; };\nRWStructuredBuffer<S> sb;\n"
+        "RWStructuredBuffer<half3> h;\n"
+        '[shader("compute")][numthreads(1,1,1)] void main(uint i : SV_DispatchThreadID) {\n'
+        "  h[i] = h[i + 1] + sb[i].m[1].x; sb[i].a[1].y = sb[i].b; sb[i + 1] = sb[i];\n}\n"
+    )
+    result = _build(tmp_path, source, (Target.SpirV, Target.Msl))
+    mine, theirs = _element_layouts(result, "sb")
+    want = {"m": (0, 0, 8), "a": (16, 8, 0), "b": (32, 0, 0)}
+    assert _strides(mine) == _strides(theirs) == want
+    assert "packed_half3 " not in _msl(result) and "half3 device* h" in _msl(result)

@@ -157,7 +157,7 @@ def packed_relayout(
         return replace(metal, element=element, stride=stride, size=size, align=align)
     if not path and _packed_vector(metal, reference):  # a structured buffer's element
         paths.append((path, False))
-        return replace(metal, align=16)
+        return replace(metal, align=_aligned_vector(3, metal.scalar))
     aligned = _packed_matrix(metal, reference)
     if aligned:
         paths.append((path, False))
@@ -186,10 +186,10 @@ def packed_relayout(
             elif t.kind is TypeKind.Vector and t.align < aligned <= ref.type.align:
                 t = replace(t, size=aligned, align=aligned)
                 paths.append(((*path, m.name), False))
-            elif _packed_array(t, ref.type):
+            elif wide := _packed_array(t, ref.type):
                 assert t.element is not None
-                el = replace(t.element, size=16, align=16)
-                t = replace(t, element=el, stride=16, size=16 * t.length, align=16)
+                el = replace(t.element, size=wide, align=wide)
+                t = replace(t, element=el, stride=wide, size=wide * t.length, align=wide)
                 paths.append(((*path, m.name), False))
         offset = relaid_offset(end, t, m, was)
         members.append(replace(m, offset=offset, type=t))
@@ -197,49 +197,53 @@ def packed_relayout(
     return replace(metal, members=tuple(members), size=round_up(end, align), align=align)
 
 
+def _aligned_vector(rows: int, scalar: ScalarKind) -> int:
+    """The size and alignment of an aligned Metal (and std430) vector: a 3-vector takes 4."""
+    return (4 if rows == 3 else rows) * scalar.size
+
+
+def _packable(scalar: ScalarKind) -> bool:
+    """Scalars of which Slang's Metal stores packed vectors (``packed_float3``,
+    ``packed_half3``) that have aligned counterparts."""
+    return scalar.size in (2, 4) and scalar is not ScalarKind.Bool
+
+
 def _packed_matrix(t: TypeLayout, ref: TypeLayout) -> int:
-    """The size of the aligned vector (8 or 16) in which a matrix stored as packed vectors of
-    4-byte scalars (Slang's Metal structured buffers: a ``float3x2``'s columns, a ``row_major
-    float2x3``'s rows, 12 bytes apart and 4-aligned) has ``ref``'s (std430's) vector stride
-    and alignment, where it does; else 0."""
+    """The size of the aligned vector in which a matrix stored as packed vectors (Slang's Metal
+    structured buffers: a ``float3x2``'s columns, a ``row_major float2x3``'s rows, 12 bytes
+    apart and 4-aligned; ``half`` ones 6 apart) has ``ref``'s (std430's) vector stride and
+    alignment, where it does; else 0."""
     if t.kind is not TypeKind.Matrix or ref.kind is not TypeKind.Matrix or not t.mstride:
         return 0
-    if t.scalar.size != 4 or t.scalar is ScalarKind.Bool or t.size % t.mstride:
+    if not _packable(t.scalar) or t.size % t.mstride or t.mstride % t.scalar.size:
         return 0
-    n = t.mstride // 4
-    aligned = (4 if n == 3 else n) * 4
+    n = t.mstride // t.scalar.size
+    aligned = _aligned_vector(n, t.scalar)
     if t.align >= aligned or n < 2 or ref.mstride != aligned or ref.align < aligned:
         return 0
     return aligned
 
 
 def _packed_vector(t: TypeLayout, ref: TypeLayout) -> bool:
-    """A packed 3-vector of 4-byte scalars (12 bytes apart) that ``ref`` aligns to 16
+    """A packed 3-vector (12 bytes apart, 6 for ``half3``) that ``ref`` aligns to 4 scalars
     (std430's stride of a structured buffer of ``float3``): declared aligned."""
-    return (
-        t.kind is TypeKind.Vector
-        and t.rows == 3
-        and t.scalar.size == 4
-        and t.scalar is not ScalarKind.Bool
-        and t.align < 16
-        and ref.align == 16
-    )
+    if t.kind is not TypeKind.Vector or t.rows != 3 or not _packable(t.scalar):
+        return False
+    aligned = _aligned_vector(3, t.scalar)
+    return t.align < aligned and ref.align == aligned
 
 
-def _packed_array(t: TypeLayout, ref: TypeLayout) -> bool:
-    """An array of packed 3-vectors of 4-byte scalars (Slang's Metal structured buffers: 12
-    bytes apart) that ``ref`` strides by 16 (std430): its elements are declared aligned."""
+def _packed_array(t: TypeLayout, ref: TypeLayout) -> int:
+    """The aligned element size where ``t`` is an array of packed 3-vectors (Slang's Metal
+    structured buffers: ``float3`` 12 bytes apart) that ``ref`` strides by 4 scalars (std430:
+    16): its elements are declared aligned. Else 0."""
     el = t.element
-    return (
-        t.kind is TypeKind.Array
-        and el is not None
-        and el.kind is TypeKind.Vector
-        and el.rows == 3
-        and el.scalar.size == 4
-        and t.stride == 12
-        and ref.stride == 16
-        and t.length > 0
-    )
+    if t.kind is not TypeKind.Array or el is None or el.kind is not TypeKind.Vector:
+        return 0
+    if el.rows != 3 or not _packable(el.scalar) or t.length <= 0:
+        return 0
+    aligned = _aligned_vector(3, el.scalar)
+    return aligned if t.stride == 3 * el.scalar.size and ref.stride == aligned else 0
 
 
 def member_position(
