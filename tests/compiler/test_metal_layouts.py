@@ -510,3 +510,23 @@ def test_half_matrices_vectors_and_arrays_in_structured_buffers_have_std430_stri
     want = {"m": (0, 0, 8), "a": (16, 8, 0), "b": (32, 0, 0)}
     assert _strides(mine) == _strides(theirs) == want
     assert "packed_half3 " not in _msl(result) and "half3 device* h" in _msl(result)
+
+
+def test_offsets_after_a_widened_array_or_matrix_are_placed_on_metal(tmp_path: Path) -> None:
+    """``[[vk::offset]]`` and ``packoffset`` after a member Metal widens (an array of scalars,
+    a float2x3's columns: 16 bytes apart as in std140): the padding is found on the widened
+    layout; it was found on Slang's (4 and 8 apart) and put the member 32 and 16 bytes too far."""
+    source = (
+        "struct S { float4 f; };\n"
+        "cbuffer A { float4 d1 : packoffset(c0); float2x3 d7 : packoffset(c1);"
+        " S d8 : packoffset(c8); }\n"
+        "cbuffer B { float weights[3]; [[vk::offset(80)]] float4 after; float4 m;"
+        " [[vk::offset(160)]] float tail; };\nRWStructuredBuffer<float> o;\n"
+        '[shader("compute")][numthreads(1,1,1)] void main(uint i : SV_DispatchThreadID)'
+        " { o[0] = d1.x + d7[1].z + d8.f.y + weights[i] + after.y + m.x + tail; }\n"
+    )
+    result = _build(tmp_path, source, ALL)
+    a = {"d1": 0, "d7": 16, "d8": 128}
+    assert _reflected_and_emitted(result, "A", lambda m: m.offset) == (a, a)
+    b = {"weights": 0, "after": 80, "m": 96, "tail": 160}
+    assert _reflected_and_emitted(result, "B", lambda m: m.offset) == (b, b)

@@ -6,10 +6,13 @@ the mechanism of ``[[vk::offset]]``'s padding)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from oneshader.compiler.front.sourceset import SourceSet
+from oneshader.compiler.front.scanner import Declaration
 from oneshader.compiler.reflect.layouts import packed_relayout, vk_offsets
+from oneshader.compiler.reflect.metal_arrays import MetalArrays
 from oneshader.compiler.slang.facts import TargetFacts
 from oneshader.compiler.slang.padding import Padding, grow, statement_start
 from oneshader.reflection.model import ScalarKind, TypeKind, TypeLayout
@@ -68,14 +71,42 @@ def reference_padding(
         r = refs.get(p.name)
         if p.layout is None or r is None or r.layout is None:
             continue
-        decl = decls.get(p.name)
-        named_block = decl is not None and decl.base in ("cbuffer", "tbuffer")
-        owner = decl.name if named_block and decl else p.layout.name
-        ref_layout = vk_offsets(src, r.layout, owner) or r.layout
-        # as reflect.layouts declares Metal's vectors (packed, aligned): their alignment and
-        # strides change the offsets that padding has to mend
-        walk(packed_relayout(ref_layout, p.layout, (), []), ref_layout, owner)
+        owner = _owner(decls.get(p.name), p.layout)
+        walk(p.layout, vk_offsets(src, r.layout, owner) or r.layout, owner)
     return more
+
+
+def as_declared(
+    src: SourceSet, reference: TargetFacts, facts: TargetFacts, code: bytes
+) -> TargetFacts:
+    """Metal's facts with each buffer laid out as ``reflect.layouts`` declares it in the code
+    (arrays of a constant buffer widened to 4-vectors, vectors and matrices packed or aligned):
+    their strides and alignments move the members after them, so the padding that places a
+    member (``[[vk::offset]]``, ``packoffset``, SPIR-V's offsets) is found on this layout."""
+    decls = src.declarations()
+    arrays = MetalArrays(code.decode())
+    refs = {p.name: p for p in reference.params}
+    params = []
+    for p in facts.params:
+        r = refs.get(p.name)
+        if p.layout is None or r is None or r.layout is None:
+            params.append(p)
+            continue
+        decl = decls.get(p.name)
+        owner = _owner(decl, p.layout)
+        ref_layout = vk_offsets(src, r.layout, owner) or r.layout
+        layout = p.layout
+        if decl is None or decl.base not in ("tbuffer", "TextureBuffer"):
+            layout = arrays.relayout(decl.name if decl else p.name, ref_layout, layout)
+        params.append(replace(p, layout=packed_relayout(ref_layout, layout, (), [])))
+    return replace(facts, params=params)
+
+
+def _owner(decl: Declaration | None, layout: TypeLayout) -> str:
+    """The struct whose declaration holds a buffer's members: a cbuffer's or tbuffer's own
+    name, else its struct's."""
+    named_block = decl is not None and decl.base in ("cbuffer", "tbuffer")
+    return decl.name if named_block and decl is not None else layout.name
 
 
 def _bool_vector(t: TypeLayout) -> bool:
