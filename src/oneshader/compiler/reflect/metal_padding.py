@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.front.scanner import Declaration
+from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.reflect.layouts import packed_relayout, vk_offsets
 from oneshader.compiler.reflect.metal_arrays import MetalArrays
 from oneshader.compiler.slang.facts import TargetFacts
