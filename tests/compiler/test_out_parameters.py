@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from verify_support import render
+from verify_support import render, vertex_pipeline
 
 from module_validation import device
 from oneshader.compiler import CompileOptions, compile_file
@@ -159,19 +159,7 @@ def _draw(result: CompileResult) -> Any:
     vs = r.entry_points[0]
     dev = device()
     module = dev.create_shader_module(code=next(o.data.decode() for o in result.outputs))
-    attributes = [
-        {"format": v.format.value, "offset": v.offset, "shader_location": v.location}
-        for v in vs.inputs
-    ]
-    pipeline = dev.create_render_pipeline(
-        layout="auto",
-        vertex={
-            "module": module,
-            "entry_point": "vs",
-            "buffers": [{"array_stride": vs.stride, "attributes": attributes}],
-        },
-        fragment={"module": module, "entry_point": "ps", "targets": [{"format": "rgba8unorm"}]},
-    )
+    pipeline = vertex_pipeline(module, vs)
     # uv is 1 at every vertex (0.5 after the vertex stage): the pixel's red and green are half.
     rows = [[x, y, 1, 1] for x, y in ((-1, -1), (3, -1), (-1, 3))]
     vertices = dev.create_buffer_with_data(

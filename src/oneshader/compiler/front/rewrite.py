@@ -22,6 +22,8 @@ from oneshader.reflection.model import Target
 
 __all__ = [
     "OFFSET_HELPER",
+    "SAMPLE_POSITION_HELPER",
+    "STANDARD_SAMPLE_POSITIONS",
     "bitfield_words",
     "blank_words",
     "block_resources_as_globals",
@@ -36,6 +38,7 @@ __all__ = [
     "postfix_start",
     "printf_calls",
     "rename_at",
+    "sample_position_queries",
     "status_arguments",
     "subpass_inputs_as_vectors",
     "unit_point_sizes",
@@ -45,6 +48,7 @@ __all__ = [
     "with_counter_buffers",
     "with_helpers",
     "with_inserted",
+    "with_sample_positions",
     "without_load_offsets",
     "without_point_size",
     "without_printf",
@@ -838,4 +842,49 @@ def without_printf(text: str) -> str:
     exists on SPIR-V only, and has no effect on what a shader computes."""
     for i, j in reversed(printf_calls(text)):
         text = text[:i] + re.sub(r"[^\n]", " ", text[i:j]) + text[j:]
+    return text
+
+
+# D3D's and Vulkan's standard sample positions (1, 2, 4, 8, 16 samples; the n positions of n
+# samples from index n - 1), in 1/16 pixel from the pixel's centre: also WebGPU's (4 samples,
+# the only count it has beside 1) and Metal's default positions.
+STANDARD_SAMPLE_POSITIONS = (
+    (0, 0),
+    *((4, 4), (-4, -4)),
+    *((-2, -6), (6, -2), (-6, 2), (2, 6)),
+    *((1, -3), (-1, 3), (5, 1), (-3, -5), (-5, 5), (-7, -1), (3, 7), (7, -7)),
+    *((1, 1), (-1, -3), (-3, 2), (4, -1), (-5, -2), (2, 5), (5, 3), (3, -5)),
+    *((-2, 6), (0, -7), (-4, -6), (-6, 4), (-8, 0), (7, -4), (6, 7), (-7, -8)),
+)
+# Before the file, for every target (``with_sample_positions``): WGSL and Metal cannot ask for
+# a sample's position, Slang's SPIR-V crashes on it (DXC's SPIR-V holds this table too); the
+# texture tells its sample count.
+SAMPLE_POSITION_HELPER = (
+    "static const int2 oneshader_sample_positions[31] = { "
+    + ", ".join(f"int2({x}, {y})" for x, y in STANDARD_SAMPLE_POSITIONS)
+    + " }; float2 oneshader_sample_position(uint n, int i) { return (n & (n - 1)) == 0 "
+    "&& n <= 16 && uint(i) < n ? float2(oneshader_sample_positions[n - 1 + i]) / 16.0 "
+    ": float2(0, 0); } "
+    "__generic<T : ITexelElement> float2 oneshader_GetSamplePosition(Texture2DMS<T> t, int i) "
+    "{ uint w, h, n; t.GetDimensions(w, h, n); return oneshader_sample_position(n, i); } "
+    "__generic<T : ITexelElement> float2 oneshader_GetSamplePosition(Texture2DMSArray<T> t, "
+    "int i) { uint w, h, e, n; t.GetDimensions(w, h, e, n); "
+    "return oneshader_sample_position(n, i); }"
+)
+_SAMPLE_POSITION = re.compile(r"\.\s*GetSamplePosition\s*\(")
+
+
+def sample_position_queries(text: str) -> list[re.Match[str]]:
+    """``.GetSamplePosition(`` calls (not in comments)."""
+    return list(_SAMPLE_POSITION.finditer(strip_comments(text)))
+
+
+def with_sample_positions(text: str) -> str:
+    """``t.GetSamplePosition(i)`` as ``oneshader_GetSamplePosition(t, i)`` (the helpers of
+    :data:`SAMPLE_POSITION_HELPER`); the columns after the call's head on its line move."""
+    code = strip_comments(text)
+    for m in reversed(sample_position_queries(text)):
+        start = postfix_start(code, m.start())
+        head = f"oneshader_GetSamplePosition({text[start : m.start()].strip()}, "
+        text = text[:start] + head + text[m.end() :]
     return text

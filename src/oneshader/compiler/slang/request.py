@@ -60,10 +60,6 @@ _EVERYWHERE_BUT_SPIRV = {
         "only), call Load without it"
     ),
 }
-_SAMPLE_POSITION = (
-    "the shader cannot query a sample's position on this target (the host sets them); pass "
-    "the positions in a constant buffer"
-)
 # What no target has (Slang's name of the construct, as its note gives it).
 _NOWHERE = {
     "matrix.init": (
@@ -80,7 +76,6 @@ UNAVAILABLE_HINTS: dict[Target, dict[str, str]] = {
             "WGSL samples without a minimum-LOD clamp (Sample's 4th argument in HLSL, not a "
             "bias) or a status; drop them, or for a bias write SampleBias(s, uv, bias, offset)"
         ),
-        "GetSamplePosition": _SAMPLE_POSITION,
         "__ShapeBuffer": (
             "WGSL has no typed buffers (texel buffers); declare a StructuredBuffer<T> "
             "(RWStructuredBuffer<T>) of the same element type"
@@ -102,7 +97,6 @@ UNAVAILABLE_HINTS: dict[Target, dict[str, str]] = {
             "buffer's GetDimensions the length the host writes into the $BufferLengths constant "
             "buffer, which a function parameter cannot name; call it on the global buffer"
         ),
-        "GetSamplePosition": _SAMPLE_POSITION,
         "NonUniformResourceIndex": (
             "Slang emits Metal resource arrays without argument indices; use a texture array "
             "(Texture2DArray) and a layer index"
@@ -154,6 +148,7 @@ class _Rewrites:
     blank_linear: bool  # HLSL's 'linear' and packoffset blanked (not SPIR-V)
     drop_status: bool  # sparse-residency status arguments (not SPIR-V)
     drop_printf: bool  # debug printf (not SPIR-V)
+    sample_positions: bool  # GetSamplePosition from the standard positions (Slang crashes)
     load_offsets: bool  # texture loads' offsets added to the location (not SPIR-V)
     helpers: tuple[str, ...]
     measured: tuple[str, ...]  # buffers whose length Metal reads from the companion
@@ -171,6 +166,7 @@ class _Rewrites:
             blank_linear=target is not Target.SpirV,
             drop_status=target is not Target.SpirV and _has_status_arguments(src),
             drop_printf=target is not Target.SpirV and bool(_printf_calls(src)),
+            sample_positions=_has_sample_positions(src),
             load_offsets=target is not Target.SpirV and _has_load_offsets(src),
             helpers=tuple(n for n in _helpers_called(src) if target in rewrite.HELPERS[n][0]),
             measured=tuple(src.measured_buffers()) if target is Target.Msl else (),
@@ -218,6 +214,13 @@ def _printf_calls(src: SourceSet) -> list[tuple[Path, int, int]]:
         lambda: [(p, i, j) for p, t in src.texts.items() for i, j in rewrite.printf_calls(t)],
     )
     return calls
+
+
+def _has_sample_positions(src: SourceSet) -> bool:
+    found: bool = src.derived(
+        "sample positions", lambda: any(map(rewrite.sample_position_queries, src.texts.values()))
+    )
+    return found
 
 
 def _has_status_arguments(src: SourceSet) -> bool:
@@ -295,6 +298,8 @@ def _rewritten(src: SourceSet, path: Path, how: _Rewrites) -> str:
         text = rewrite.without_status_arguments(text)
     if how.drop_printf:
         text = rewrite.without_printf(text)
+    if how.sample_positions:
+        text = rewrite.with_sample_positions(text)
     if how.load_offsets:
         text = rewrite.without_load_offsets(text, src.texts.values())
     if how.helpers:
@@ -327,6 +332,8 @@ def _slang_source(src: SourceSet, how: _Rewrites) -> str:
         prelude.append(rewrite.buffer_lengths_prelude(how.measured))
     if how.load_offsets:
         prelude.append(rewrite.OFFSET_HELPER)
+    if how.sample_positions:
+        prelude.append(rewrite.SAMPLE_POSITION_HELPER)
     if prelude:  # the helpers first, then the file from its own line 1
         main = f'{" ".join(prelude)}\n#line 1 "{src.path.as_posix()}"\n{main}'
     return main
@@ -488,13 +495,17 @@ _PADDING_ROUNDS = 8
 
 
 def _capabilities(src: SourceSet, target: Target) -> list[str]:
-    """Ray queries on SPIR-V: asked for, so that Slang does not warn (E41012) that it added
-    the capability to SPIR-V 1.5's profile, as it does for any shader tracing rays inline."""
-    if target is Target.SpirV and src.declared_as(
-        {ResourceTypeKind.RaytracingAccelerationStructure}
-    ):
-        return ["-capability", "spvRayQueryKHR"]
-    return []
+    """Ray queries and debug printf on SPIR-V: asked for, so that Slang does not warn (E41012)
+    that it added the capability to SPIR-V 1.5's profile, as it does for any shader tracing
+    rays inline or printing."""
+    if target is not Target.SpirV:
+        return []
+    asked = []
+    if src.declared_as({ResourceTypeKind.RaytracingAccelerationStructure}):
+        asked += ["-capability", "spvRayQueryKHR"]
+    if _printf_calls(src):
+        asked += ["-capability", "SPV_KHR_non_semantic_info"]
+    return asked
 
 
 def _compile_once(
