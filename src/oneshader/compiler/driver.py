@@ -31,7 +31,7 @@ from oneshader.compiler.reflect.entries import (
     check_wgsl_interfaces,
     entry_points,
 )
-from oneshader.compiler.reflect.metal_padding import reference_padding
+from oneshader.compiler.reflect.metal_padding import as_declared, reference_padding
 from oneshader.compiler.slang import library
 from oneshader.compiler.slang.messages import dedupe, name_targets
 from oneshader.compiler.slang.request import CompiledTarget, compile_target
@@ -81,7 +81,12 @@ def _compile_targets(
             if target is Target.Msl and spirv is not None
             else None
         )
-        t, errs = compile_target(lib, src, options, target, also_pad)
+        declared = (
+            functools.partial(as_declared, src, spirv)
+            if target is Target.Msl and spirv is not None
+            else None
+        )
+        t, errs = compile_target(lib, src, options, target, also_pad, declared)
         per_target[target] = errs
         if t is not None:
             compiled.append(t)

@@ -123,6 +123,9 @@ def metal_vectors(text: str, resource: str, vectors: list[tuple[tuple[str, ...],
     packed: dict[str, str] = {}  # emitted member name -> its unpacked type
     for path, pack in vectors:
         struct_name = param.group(1)
+        if not path and not pack:  # the element itself (StructuredBuffer<float3x2>)
+            text = _aligned_array(text, struct_name)
+            text = _aligned_pointers(text, struct_name)
         for i, member in enumerate(path):
             body = struct_body(text, struct_name)
             if body is None:
@@ -135,7 +138,7 @@ def metal_vectors(text: str, resource: str, vectors: list[tuple[tuple[str, ...],
             if decl is None:
                 break
             if i + 1 < len(path):
-                struct_name = decl.group("type")
+                struct_name = _array_element(text, decl.group("type"))
                 continue
             vector = decl.group("type")
             start = body.start(1) + decl.start("type")
@@ -149,6 +152,35 @@ def metal_vectors(text: str, resource: str, vectors: list[tuple[tuple[str, ...],
     for name, vector in packed.items():
         text = _unpacked_reads(text, name, vector)
     return text
+
+
+def _aligned_pointers(text: str, vector: str) -> str:
+    """Every pointer to Slang's ``packed_float3`` (``vector``) declared aligned (``float3
+    device*``): a buffer of such elements (the entry point's argument, the copy Slang keeps in
+    its context struct, a helper that takes the buffer), its elements then 16 bytes apart,
+    std430's stride. Slang reads them through ``float3(...)`` and writes ``packed_float3``
+    values, which Metal converts; it takes no pointer to a packed struct member."""
+    if not vector.startswith("packed_"):
+        return text
+    return re.sub(
+        rf"\b{vector}(\s+(?:const\s+)?(?:device|constant)\s*\*)",
+        rf"{vector[len('packed_') :]}\1",
+        text,
+    )
+
+
+def _array_element(text: str, name: str) -> str:
+    """The element struct of Slang's wrapper of an array of structs (``struct _Array_natural_T2_0
+    { array<T_natural_0, int(2)> data_3; };``), at any depth; else ``name`` itself."""
+    while name.startswith("_Array_"):
+        body = struct_body(text, name)
+        inner = body and re.fullmatch(
+            r"\s*array<\s*(\w+)\s*,\s*int\(\d+\)\s*>\s+\w+\s*;\s*", body.group(1)
+        )
+        if not inner or struct_body(text, inner.group(1)) is None:
+            break
+        name = inner.group(1)
+    return name
 
 
 def _unpacked_reads(text: str, member: str, vector: str) -> str:
@@ -172,17 +204,27 @@ def _unpacked_reads(text: str, member: str, vector: str) -> str:
 
 def _aligned_array(text: str, wrapper: str) -> str:
     """Slang's wrapper of an array in a Metal structured buffer (``struct _Array_natural_..
-    { array<packed_float3, int(4)> data_0; };``) with aligned elements (``float3``: 16 bytes
-    apart, std430's stride); Slang's reads convert to ``float3`` and its writes assign a
-    ``packed_float3``, which Metal converts to the aligned type."""
-    body = struct_body(text, wrapper)
+    { array<packed_float3, int(4)> data_0; };``), or of a matrix's vectors (``struct
+    _MatrixStorage_float3x2_ColMajornatural_0 { array<packed_float3, int(2)> data_0; };``), with
+    aligned elements (``float3``: 16 bytes apart, std430's stride); through wrappers of arrays
+    of such wrappers too. Slang's reads convert to ``float3`` or take components, and its
+    writes assign a ``packed_float3``, which Metal converts to the aligned type; a whole array
+    it assigns from a local (``->data_0 = _S2;``, a matrix written whole) is given that type."""
+    body = struct_body(text, _array_element(text, wrapper))
     if body is None:
         return text
-    m = re.fullmatch(r"\s*array<\s*packed_(\w+)\s*,\s*int\(\d+\)\s*>\s+\w+\s*;\s*", body.group(1))
+    m = re.fullmatch(r"\s*array<\s*packed_(\w+)\s*,\s*int\(\d+\)\s*>\s+(\w+)\s*;\s*", body.group(1))
     if m is None:
         return text
     start = body.start(1) + m.start(1) - len("packed_")
-    return text[:start] + text[start + len("packed_") :]
+    text = text[:start] + text[start + len("packed_") :]
+    for local in set(re.findall(rf"(?:->|\.)\s*{m.group(2)}\s*=\s*(\w+)\s*;", text)):
+        text = re.sub(
+            rf"\barray<\s*packed_{m.group(1)}(\s*,\s*int\(\d+\)\s*>\s+{local}\s*=)",
+            rf"array<{m.group(1)}\1",
+            text,
+        )
+    return text
 
 
 def clip_distances_msl(text: str, entry: str, stage: Stage, names: set[str]) -> str:

@@ -384,24 +384,28 @@ def compile_target(
     options: CompileOptions,
     target: Target,
     also_pad: PaddingRule | None = None,
+    as_declared: Callable[[TargetFacts, bytes], TargetFacts] | None = None,
 ) -> tuple[CompiledTarget | None, list[Diagnostic]]:
     """The target's code and facts, or its errors. WGSL and Metal are compiled again while
     ``[[vk::offset]]`` members need padding to sit where SPIR-V puts them (a compile per
     round; a struct's later members follow, so one round is the rule), and while
-    ``also_pad`` finds more (Metal's members placed as SPIR-V's)."""
+    ``also_pad`` finds more (Metal's members placed as SPIR-V's); both on the layouts
+    ``as_declared`` gives a compile's facts, where the emitted code is declared otherwise
+    (Metal's widened arrays, packed and aligned vectors)."""
     pads: dict[tuple[Path, int, int], Padding] = {}
     offset_only: dict[tuple[Path, int, int], Padding] | None = None  # before also_pad's
     for _ in range(_PADDING_ROUNDS):
         compiled, errors = _compile_once(lib, src, options, target, pads.values())
         if compiled is None or target is Target.SpirV:
             return compiled, errors
-        more, refused = offset_padding(src, compiled.facts, target, pads)
+        seen = as_declared(compiled.facts, compiled.code) if as_declared else compiled.facts
+        more, refused = offset_padding(src, seen, target, pads)
         if refused:
             return None, refused
         if more == pads and also_pad is not None:
             if offset_only is None:
                 offset_only = dict(pads)
-            more = also_pad(compiled.facts, pads)
+            more = also_pad(seen, pads)
         if more == pads:
             break
         pads = more
