@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import re
 
-from oneshader.compiler.api import TARGET_NAMES, CompileOptions, stage_from_name
+from oneshader.compiler.api import TARGET_NAMES, CompileOptions
 from oneshader.compiler.front import rewrite
 from oneshader.compiler.front.kinds import RTYPES
+from oneshader.compiler.front.pixel_inputs import PixelPointSize, pixel_point_sizes
 from oneshader.compiler.front.scanner import Attribute, SourceFile, line_col, strip_comments
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.diagnostics import Code, Collector, Diagnostic, Severity
@@ -174,9 +175,18 @@ def precheck(src: SourceSet, options: CompileOptions, problems: Collector) -> fr
             per[t] += _counted_parameters(src, t)
     if Target.Msl in targets:
         per[Target.Msl] += metal_out_parameters(src, options)
-    for scanned in src.sources.values():
+    pixel_only = {
+        (p.path, p.field.line, p.field.column): p
+        for p in pixel_point_sizes(src, src.entry_stages(options))
+    }
+    every_target = [
+        _pixel_point_size_error(src, p) for p in pixel_only.values() if p.vertex_entry or p.read_at
+    ]
+    for path, scanned in src.sources.items():
         for sdef in (*scanned.structs.values(), *scanned.functions.values()):
             for f in sdef.fields:
+                if (path, f.line, f.column) in pixel_only:
+                    continue  # not an input: left out (slang.request), or every_target's error
                 for t, diag in _attribute_errors(src, scanned, f.attributes, f.name, options):
                     per[t].append(diag)
     for p, text in src.texts.items():
@@ -198,23 +208,42 @@ def precheck(src: SourceSet, options: CompileOptions, problems: Collector) -> fr
                     Code.NOT_ON_TARGET,
                 )
             )
+    problems.extend(every_target)
     for t in Target:
         problems.extend(per.get(t, []))
+    if every_target:
+        return frozenset(per)
     return frozenset(t for t, errs in per.items() if errs)
 
 
-def _entry_stages(src: SourceSet, options: CompileOptions) -> dict[str, Stage]:
-    """The entry points the build compiles: those the options name, or the [shader] ones."""
-    if options.entry_points:
-        return {e.name: e.stage for e in options.entry_points}
-    out: dict[str, Stage] = {}
-    for scanned in src.sources.values():
-        for a in scanned.entries:
-            try:
-                out.setdefault(a.name, stage_from_name(a.stage))
-            except ValueError:
-                continue  # a stage oneshader does not build: OS1009 names it
-    return out
+def _pixel_point_size_error(src: SourceSet, p: PixelPointSize) -> Diagnostic:
+    """A pixel input's PointSize that cannot be left out as DXC leaves it out: the code reads
+    it, or another stage's entry point shares its struct (one source for both)."""
+    builtin = f"[[vk::builtin(\"PointSize\")]] '{p.field.name}'"
+    if p.vertex_entry:
+        a = p.field.attributes[0]
+        return src.error_in(
+            p.path,
+            a.line,
+            a.column,
+            f"{builtin} of '{p.owner}' is an input of a pixel entry point and in the signature of "
+            f"'{p.vertex_entry}' too: Vulkan has no point size in the fragment stage, so DXC "
+            "leaves it out of the pixel input, which oneshader does only for a struct no other "
+            "entry point of the file uses; give the pixel entry point its own input struct "
+            "without it",
+            Code.VK_BUILTIN,
+        )
+    assert p.read_at is not None
+    path, line, col = p.read_at
+    return src.error_in(
+        path,
+        line,
+        col,
+        f"{builtin} is read by the pixel shader: Vulkan has no point size in the fragment "
+        "stage (DXC makes no input of it, and its module is invalid where the code reads it); "
+        "pass the size at a location (a member without vk::builtin) and read that instead",
+        Code.VK_BUILTIN,
+    )
 
 
 def metal_out_parameters(src: SourceSet, options: CompileOptions) -> list[Diagnostic]:
@@ -223,7 +252,7 @@ def metal_out_parameters(src: SourceSet, options: CompileOptions) -> list[Diagno
     and in a pixel entry point it stops with an internal error ("Unknown addressspace") that
     names no line. At the first such parameter, naming what to write instead."""
     out = []
-    for name, stage in _entry_stages(src, options).items():
+    for name, stage in src.entry_stages(options).items():
         fn = src.function(name)
         if fn is None or stage is Stage.Compute:
             continue

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from oneshader.compiler.api import TARGET_NAMES, CompileOptions
 from oneshader.compiler.front import rewrite
+from oneshader.compiler.front.pixel_inputs import pixel_point_sizes
 from oneshader.compiler.front.precheck import spirv_texture_buffers, wgsl_interlocked
 from oneshader.compiler.front.scanner import Declaration, line_col, strip_comments
 from oneshader.compiler.front.sourceset import SourceSet
@@ -139,17 +140,22 @@ class _Rewrites:
     subpass_as_vectors: bool  # SPIR-V's subpass inputs
     blank_linear: bool  # HLSL's 'linear' and packoffset blanked (not SPIR-V)
     helpers: tuple[str, ...]
+    not_inputs: tuple[tuple[Path, int, int], ...]  # PointSize in a pixel input (DXC drops it)
     measured: tuple[str, ...]  # buffers whose length Metal reads from the companion
     pads: tuple[Padding, ...]
 
     @staticmethod
-    def of(src: SourceSet, target: Target, pads: Collection[Padding]) -> _Rewrites:
+    def of(
+        src: SourceSet, target: Target, options: CompileOptions, pads: Collection[Padding]
+    ) -> _Rewrites:
+        dropped = pixel_point_sizes(src, src.entry_stages(options))
         return _Rewrites(
             append_as_rw=bool(src.append_consume()) and target is not Target.SpirV,
             drop_point_sizes=bool(src.unit_point_sizes()) and target is Target.Wgsl,
             subpass_as_vectors=bool(src.subpass_inputs()) and target is Target.SpirV,
             blank_linear=target is not Target.SpirV,
             helpers=tuple(n for n in _helpers_called(src) if target in rewrite.HELPERS[n][0]),
+            not_inputs=tuple((p.path, *p.span) for p in dropped),
             measured=tuple(src.measured_buffers()) if target is Target.Msl else (),
             pads=tuple(pads),
         )
@@ -172,7 +178,8 @@ def _helpers_called(src: SourceSet) -> list[str]:
 
 
 def _rewritten(src: SourceSet, path: Path, how: _Rewrites) -> str:
-    text = src.texts[path]
+    text = rewrite.register_letters(src.texts[path], src.sources[path])
+    text = rewrite.blanked(text, [(a, b) for p, a, b in how.not_inputs if p == path])
     decls = src.declarations()
     renamed = [
         (decls[old].line, decls[old].column, old, new)
@@ -192,6 +199,7 @@ def _rewritten(src: SourceSet, path: Path, how: _Rewrites) -> str:
         for name in src.unit_point_sizes():
             text = rewrite.without_point_size(text, name)
     text = rewrite.vk_builtins(text)
+    text = rewrite.classes_as_structs(text)
     text = rewrite.pack_matrix(text)
     text = rewrite.matrix_array_majorness(text)
     text = rewrite.without_space_only_registers(text)
@@ -214,10 +222,12 @@ def _rewritten(src: SourceSet, path: Path, how: _Rewrites) -> str:
     return rewrite.with_inserted(text, here) if here else text
 
 
-def slang_source(src: SourceSet, target: Target, pads: Collection[Padding] = ()) -> str:
+def slang_source(
+    src: SourceSet, target: Target, options: CompileOptions, pads: Collection[Padding] = ()
+) -> str:
     """The main file's text for Slang, every file rewritten (includes inlined where a rewrite
     changed them); ``pads`` are vk::offset's padding members (WGSL and Metal)."""
-    how = _Rewrites.of(src, target, pads)
+    how = _Rewrites.of(src, target, options, pads)
     text: str = src.derived(("slang source", how), lambda: _slang_source(src, how))
     return text
 
@@ -389,7 +399,7 @@ def _compile_once(
 ) -> tuple[CompiledTarget | None, list[Diagnostic]]:
     entries = [(e.name, SLANG_STAGE_ID[e.stage]) for e in options.entry_points]
     args = slang_args(target, options) + _capabilities(src, target)
-    req = S.Request(lib, args, (str(src.path), slang_source(src, target, pads)), entries)
+    req = S.Request(lib, args, (str(src.path), slang_source(src, target, options, pads)), entries)
     try:
         result = req.compile()
         diags = _as_written(src, parse_diagnostics(result.diagnostics, src.display, src.text_of))

@@ -1,0 +1,159 @@
+"""``[[vk::builtin("PointSize")]]`` in a pixel shader's input: DXC accepts it (the vertex and
+pixel stages often share one struct) and makes no input of it, since Vulkan has no point size
+in the fragment stage; Slang refuses it (E30702). Found here, with what the source handed to
+Slang leaves out (docs/compiler.md "Source rewrites")."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from oneshader.compiler.front.scanner import (
+    Field,
+    StructDef,
+    line_col,
+    line_offsets,
+    strip_comments,
+)
+from oneshader.compiler.front.sourceset import SourceSet
+from oneshader.reflection.model import Stage
+
+__all__ = ["PixelPointSize", "pixel_point_sizes"]
+
+
+@dataclass(frozen=True)
+class PixelPointSize:
+    """A PointSize member of a struct a pixel entry point takes as input, or a PointSize
+    parameter of one. ``span`` is its declaration in the file's text (offsets), blanked for
+    Slang; ``vertex_entry`` names an entry point of another stage whose signature holds the
+    same struct (then it cannot be left out); ``read_at`` is where the code reads it (None
+    where it does not, or where another struct's field of that name makes it unknowable)."""
+
+    path: Path
+    field: Field
+    owner: str  # the struct, or the entry point of a parameter
+    span: tuple[int, int]
+    vertex_entry: str
+    read_at: tuple[Path, int, int] | None
+
+
+def _is_point_size(f: Field) -> bool:
+    return any(a.name == "vk::builtin" and a.args[:1] == ("PointSize",) for a in f.attributes)
+
+
+def _type_name(type_text: str) -> str:
+    words = [w for w in type_text.split() if w not in ("in", "out", "inout", "const")]
+    return words[-1] if words else ""
+
+
+def _structs_in(src: SourceSet, type_names: list[str]) -> set[str]:
+    """The structs named, and every struct their fields hold, at any depth."""
+    out: set[str] = set()
+    todo = list(type_names)
+    while todo:
+        name = todo.pop()
+        sdef = src.struct(name)
+        if name in out or sdef is None or sdef.kind != "struct":
+            continue
+        out.add(name)
+        todo += [_type_name(f.type_text) for f in sdef.fields]
+    return out
+
+
+def _signature_types(fn: StructDef, inputs_only: bool) -> list[str]:
+    params = [f for f in fn.fields if not (inputs_only and "out" in f.modifiers)]
+    types = [_type_name(f.type_text) for f in params]
+    return types if inputs_only else [*types, _type_name(fn.returns)]
+
+
+def _span(text: str, f: Field, starts: list[int], openers: str, closers: str) -> tuple[int, int]:
+    """The declaration of ``f``: from after the delimiter before it (one of ``openers``) to the
+    delimiter that ends it (one of ``closers``, at bracket depth 0)."""
+    at = starts[f.line - 1] + f.column - 1
+    first = min([at, *(starts[a.line - 1] + a.column - 1 for a in f.attributes)])
+    start = max(text.rfind(c, 0, first) for c in openers) + 1
+    end, depth = at, 0
+    while end < len(text) and not (depth == 0 and text[end] in closers):
+        depth += {"(": 1, "[": 1, ")": -1, "]": -1}.get(text[end], 0)
+        end += 1
+    return start, end
+
+
+def _parameter_span(text: str, f: Field, starts: list[int]) -> tuple[int, int]:
+    """A parameter's declaration with one comma beside it (the one before it, else the one
+    after it), so that what is left is still a parameter list."""
+    start, end = _span(text, f, starts, ",(", ",)")
+    if text[start - 1] == ",":
+        return start - 1, end
+    return start, end + 1 if text[end] == "," else end
+
+
+def _reads(src: SourceSet, name: str) -> tuple[Path, int, int] | None:
+    """The first ``.name`` in the code, unless another struct has a field of that name."""
+    other = any(
+        f.name == name and not _is_point_size(f)
+        for scanned in src.sources.values()
+        for sdef in scanned.structs.values()
+        for f in sdef.fields
+    )
+    if other:
+        return None
+    for path, m in src.matches(re.compile(rf"\.\s*({re.escape(name)})\b")):
+        return (path, *line_col(strip_comments(src.texts[path]), m.start(1)))
+    return None
+
+
+def _body(text: str, after: int) -> tuple[int, int]:
+    """The function body (offsets of its braces) that starts after ``after``."""
+    start = text.find("{", after)
+    if start < 0:
+        return after, after
+    end, depth = start, 0
+    while end < len(text):
+        depth += {"{": 1, "}": -1}.get(text[end], 0)
+        if depth == 0:
+            break
+        end += 1
+    return start, end
+
+
+def pixel_point_sizes(src: SourceSet, stages: Mapping[str, Stage]) -> list[PixelPointSize]:
+    """Every PointSize a pixel entry point of ``stages`` takes as input (computed once per
+    read and set of entry points)."""
+    key = ("pixel point sizes", tuple(sorted((n, s.value) for n, s in stages.items())))
+    found: list[PixelPointSize] = src.derived(key, lambda: list(_pixel_point_sizes(src, stages)))
+    return found
+
+
+def _pixel_point_sizes(src: SourceSet, stages: Mapping[str, Stage]) -> Iterator[PixelPointSize]:
+    pixel = {n: fn for n, s in stages.items() if s is Stage.Pixel and (fn := src.function(n))}
+    if not pixel:
+        return
+    others = {n: fn for n, s in stages.items() if s is not Stage.Pixel and (fn := src.function(n))}
+    elsewhere = {
+        s: n for n, fn in others.items() for s in _structs_in(src, _signature_types(fn, False))
+    }
+    inputs = _structs_in(src, [t for fn in pixel.values() for t in _signature_types(fn, True)])
+    for path, scanned in src.sources.items():
+        text = strip_comments(src.texts[path])
+        starts = line_offsets(text)
+        for name in sorted(inputs & scanned.structs.keys()):
+            for f in scanned.structs[name].fields:
+                if _is_point_size(f):
+                    span = _span(text, f, starts, ";{}", ";")
+                    span = (span[0], span[1] + 1)  # with its ';'
+                    yield PixelPointSize(
+                        path, f, name, span, elsewhere.get(name, ""), _reads(src, f.name)
+                    )
+        for entry, fn in pixel.items():
+            if entry not in scanned.functions:
+                continue
+            for f in fn.fields:
+                if _is_point_size(f) and "out" not in f.modifiers:
+                    span = _parameter_span(text, f, starts)
+                    used = re.compile(rf"(?<![\w.]){re.escape(f.name)}\b")
+                    read = used.search(text, *_body(text, span[1]))
+                    at = None if read is None else (path, *line_col(text, read.start()))
+                    yield PixelPointSize(path, f, entry, span, "", at)
