@@ -275,3 +275,43 @@ def test_enum_class_and_template_parameters_are_left_alone(tmp_path: Path) -> No
     )
     result = _ok(_build(tmp_path, source, stage=Stage.Compute, targets=(Target.SpirV,)))
     assert _reflection(result).entry_points[0].name == "main"
+
+
+# -- SV_InstanceID between the stages -----------------------------------------------------------
+
+_INSTANCE = """\
+struct VSOut
+{
+    float4 Pos : SV_POSITION;
+    float4 Color : COLOR0;
+    uint Inst : SV_InstanceID;
+};
+"""
+
+
+_WRITES_INSTANCE = (
+    "VSOut main(uint i : SV_InstanceID)\n"
+    "{ VSOut o; o.Pos = 0; o.Color = 1; o.Inst = i; return o; }\n"
+)
+_READS_INSTANCE = "float4 main(VSOut input) : SV_TARGET { return input.Color * input.Inst; }\n"
+
+
+@pytest.mark.parametrize(
+    ("stage", "entry"), [(Stage.Vertex, _WRITES_INSTANCE), (Stage.Pixel, _READS_INSTANCE)]
+)
+def test_an_instance_id_between_the_stages_is_an_error_at_its_declaration(
+    tmp_path: Path, stage: Stage, entry: str
+) -> None:
+    """DXC passes it as an ordinary varying; Slang wrote a built-in no target has there (SPIR-V:
+    a location its reflection lacked, OS9000; Metal ``[[instance_id]]`` as an output)."""
+    (err,) = _errors(_build(tmp_path, _INSTANCE + entry, stage=stage))
+    assert (err.code, err.line, err.column) == ("OS1003", 5, 10)
+    assert "nointerpolation uint Inst : INSTANCE" in err.message
+
+
+def test_the_instance_id_passed_as_the_error_says_builds(tmp_path: Path) -> None:
+    source = _INSTANCE.replace("uint Inst : SV_InstanceID", "nointerpolation uint Inst : INSTANCE")
+    vertex = _ok(_build(tmp_path, source + _WRITES_INSTANCE, stage=Stage.Vertex))
+    (entry,) = _reflection(vertex).entry_points
+    assert {v.name: (v.location, v.builtin) for v in entry.outputs}["Inst"] == (1, BuiltIn.None_)
+    _ok(_build(tmp_path, source + _READS_INSTANCE))

@@ -9,9 +9,13 @@ import re
 from oneshader.compiler.api import TARGET_NAMES, CompileOptions
 from oneshader.compiler.front import rewrite
 from oneshader.compiler.front.kinds import RTYPES
-from oneshader.compiler.front.pixel_inputs import PixelPointSize, pixel_point_sizes
 from oneshader.compiler.front.scanner import Attribute, SourceFile, line_col, strip_comments
 from oneshader.compiler.front.sourceset import SourceSet
+from oneshader.compiler.front.varyings import (
+    PixelPointSize,
+    instance_id_varyings,
+    pixel_point_sizes,
+)
 from oneshader.diagnostics import Code, Collector, Diagnostic, Severity
 from oneshader.reflection.model import SUBPASS_INPUT_TYPES, ResourceTypeKind, Stage, Target
 
@@ -175,13 +179,12 @@ def precheck(src: SourceSet, options: CompileOptions, problems: Collector) -> fr
             per[t] += _counted_parameters(src, t)
     if Target.Msl in targets:
         per[Target.Msl] += metal_out_parameters(src, options)
-    pixel_only = {
-        (p.path, p.field.line, p.field.column): p
-        for p in pixel_point_sizes(src, src.entry_stages(options))
-    }
+    stages = src.entry_stages(options)
+    pixel_only = {(p.path, p.field.line, p.field.column): p for p in pixel_point_sizes(src, stages)}
     every_target = [
         _pixel_point_size_error(src, p) for p in pixel_only.values() if p.vertex_entry or p.read_at
     ]
+    every_target += _instance_id_varyings(src, stages)
     for path, scanned in src.sources.items():
         for sdef in (*scanned.structs.values(), *scanned.functions.values()):
             for f in sdef.fields:
@@ -214,6 +217,24 @@ def precheck(src: SourceSet, options: CompileOptions, problems: Collector) -> fr
     if every_target:
         return frozenset(per)
     return frozenset(t for t, errs in per.items() if errs)
+
+
+def _instance_id_varyings(src: SourceSet, stages: dict[str, Stage]) -> list[Diagnostic]:
+    """``SV_InstanceID`` written by the vertex stage or read by the pixel stage, at each."""
+    return [
+        src.error_in(
+            path,
+            f.line,
+            f.column,
+            f"'{f.name}' : {f.semantic} between the vertex and pixel stages: DXC passes it as "
+            "an ordinary varying, which oneshader does not yet (Slang writes an instance-index "
+            "built-in there, which no target has outside the vertex stage's inputs); declare "
+            f"it 'nointerpolation uint {f.name} : INSTANCE' (a semantic of your own) and "
+            "write the vertex shader's SV_InstanceID into it",
+            Code.NOT_ON_TARGET,
+        )
+        for path, f in instance_id_varyings(src, stages)
+    ]
 
 
 def _pixel_point_size_error(src: SourceSet, p: PixelPointSize) -> Diagnostic:

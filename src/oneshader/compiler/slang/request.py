@@ -11,10 +11,10 @@ from pathlib import Path
 
 from oneshader.compiler.api import TARGET_NAMES, CompileOptions
 from oneshader.compiler.front import rewrite
-from oneshader.compiler.front.pixel_inputs import pixel_point_sizes
 from oneshader.compiler.front.precheck import spirv_texture_buffers, wgsl_interlocked
 from oneshader.compiler.front.scanner import Declaration, line_col, strip_comments
 from oneshader.compiler.front.sourceset import SourceSet
+from oneshader.compiler.front.varyings import pixel_point_sizes
 from oneshader.compiler.slang import capi as S
 from oneshader.compiler.slang.facts import SLANG_STAGE_ID, TargetFacts, read_facts
 from oneshader.compiler.slang.messages import explain, unavailable_at_uses

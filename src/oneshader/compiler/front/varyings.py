@@ -1,7 +1,14 @@
-"""``[[vk::builtin("PointSize")]]`` in a pixel shader's input: DXC accepts it (the vertex and
-pixel stages often share one struct) and makes no input of it, since Vulkan has no point size
-in the fragment stage; Slang refuses it (E30702). Found here, with what the source handed to
-Slang leaves out (docs/compiler.md "Source rewrites")."""
+"""Built-ins in the varyings between the vertex and pixel stages that DXC takes and Slang does
+not, found in the source.
+
+``[[vk::builtin("PointSize")]]`` in a pixel shader's input: DXC accepts it (the vertex and pixel
+stages often share one struct) and makes no input of it, since Vulkan has no point size in the
+fragment stage; Slang refuses it (E30702). Found here, with what the source handed to Slang
+leaves out (docs/compiler.md "Source rewrites").
+
+``SV_InstanceID`` as a vertex output or pixel input: DXC passes it as an ordinary varying at a
+location; Slang writes a built-in no target has there (found here for the positioned error).
+"""
 
 from __future__ import annotations
 
@@ -20,7 +27,7 @@ from oneshader.compiler.front.scanner import (
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.reflection.model import Stage
 
-__all__ = ["PixelPointSize", "pixel_point_sizes"]
+__all__ = ["PixelPointSize", "instance_id_varyings", "pixel_point_sizes"]
 
 
 @dataclass(frozen=True)
@@ -157,3 +164,28 @@ def _pixel_point_sizes(src: SourceSet, stages: Mapping[str, Stage]) -> Iterator[
                     read = used.search(text, *_body(text, span[1]))
                     at = None if read is None else (path, *line_col(text, read.start()))
                     yield PixelPointSize(path, f, entry, span, "", at)
+
+
+def instance_id_varyings(src: SourceSet, stages: Mapping[str, Stage]) -> list[tuple[Path, Field]]:
+    """``SV_InstanceID`` members of what a vertex entry point writes (its result, its ``out``
+    parameters) or a pixel entry point takes, and such parameters of a pixel entry point."""
+    entries = {n: (s, fn) for n, s in stages.items() if (fn := src.function(n))}
+    types: list[str] = []
+    params: list[Field] = []
+    for stage, fn in entries.values():
+        if stage is Stage.Vertex:
+            written = [f for f in fn.fields if {"out", "inout"} & set(f.modifiers)]
+            types += [_type_name(fn.returns), *(_type_name(f.type_text) for f in written)]
+            params += written
+        elif stage is Stage.Pixel:
+            types += _signature_types(fn, True)
+            params += [f for f in fn.fields if "out" not in f.modifiers]
+    structs = _structs_in(src, types)
+    out = []
+    for path, scanned in src.sources.items():
+        fields = [
+            f for n in sorted(structs & scanned.structs.keys()) for f in scanned.structs[n].fields
+        ]
+        fields += [f for fn in scanned.functions.values() for f in fn.fields if f in params]
+        out += [(path, f) for f in fields if f.semantic.upper() == "SV_INSTANCEID"]
+    return out
