@@ -5,14 +5,13 @@ positioned error where DXC's module would be invalid."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
 from test_execution import _dispatch
 
-from module_validation import device, tool
+from module_validation import device, disassembled
 from oneshader.compiler import CompileOptions, CompileResult, EntryPointSpec, compile_file
 from oneshader.compiler.api import BindRegister, RegisterShift
 from oneshader.diagnostics import Diagnostic
@@ -50,14 +49,6 @@ def _errors(result: CompileResult) -> list[Diagnostic]:
 
 def _code(result: CompileResult, target: Target) -> bytes:
     return next(o.data for o in result.outputs if o.target is target)
-
-
-def _spirv_text(module: bytes, tmp_path: Path) -> str:
-    path = tmp_path / "d.spv"
-    path.write_bytes(module)
-    run = subprocess.run([tool("spirv-dis"), str(path)], capture_output=True, text=True)
-    assert run.returncode == 0, run.stderr
-    return run.stdout
 
 
 # -- PointSize in a pixel shader's input --------------------------------------------------------
@@ -116,7 +107,7 @@ def test_a_pixel_input_point_size_is_no_input_as_in_dxc(tmp_path: Path, spelling
         "Color": (0, BuiltIn.None_),
         "Fade": (1, BuiltIn.None_),
     }
-    spirv = _spirv_text(_code(result, Target.SpirV), tmp_path)
+    spirv = disassembled(_code(result, Target.SpirV))
     assert "BuiltIn PointSize" not in spirv and "Location 2" not in spirv
     assert b"point_size" not in _code(result, Target.Msl)
     assert not result.diagnostics  # DXC says nothing either
