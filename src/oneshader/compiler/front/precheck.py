@@ -181,9 +181,7 @@ def precheck(src: SourceSet, options: CompileOptions, problems: Collector) -> fr
         per[Target.Msl] += metal_out_parameters(src, options)
     stages = src.entry_stages(options)
     pixel_only = {(p.path, p.field.line, p.field.column): p for p in pixel_point_sizes(src, stages)}
-    every_target = [
-        _pixel_point_size_error(src, p) for p in pixel_only.values() if p.vertex_entry or p.read_at
-    ]
+    every_target = [_pixel_point_size_error(src, p) for p in pixel_only.values() if not p.left_out]
     every_target += _instance_id_varyings(src, stages)
     for path, scanned in src.sources.items():
         for sdef in (*scanned.structs.values(), *scanned.functions.values()):

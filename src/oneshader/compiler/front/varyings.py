@@ -45,6 +45,11 @@ class PixelPointSize:
     vertex_entry: str
     read_at: tuple[Path, int, int] | None
 
+    @property
+    def left_out(self) -> bool:
+        """Whether it is left out of the source handed to Slang (else it is an error)."""
+        return not self.vertex_entry and self.read_at is None
+
 
 def _is_point_size(f: Field) -> bool:
     return any(a.name == "vk::builtin" and a.args[:1] == ("PointSize",) for a in f.attributes)

@@ -155,7 +155,7 @@ class _Rewrites:
             subpass_as_vectors=bool(src.subpass_inputs()) and target is Target.SpirV,
             blank_linear=target is not Target.SpirV,
             helpers=tuple(n for n in _helpers_called(src) if target in rewrite.HELPERS[n][0]),
-            not_inputs=tuple((p.path, *p.span) for p in dropped),
+            not_inputs=tuple((p.path, *p.span) for p in dropped if p.left_out),
             measured=tuple(src.measured_buffers()) if target is Target.Msl else (),
             pads=tuple(pads),
         )
