@@ -153,6 +153,36 @@ def test_the_vertex_shader_still_writes_the_point_size(tmp_path: Path) -> None:
     assert BuiltIn.PointSize in {v.builtin for v in entry.outputs}
 
 
+_MISPLACED = {
+    "BaseInstance as a pixel input": (
+        Stage.Pixel,
+        "struct PSIn { float4 Pos : SV_POSITION; [[vk::location(0)]] float4 Color : COLOR0;\n"
+        '  [[vk::builtin("BaseInstance")]] uint Base : BASE; };\n'
+        "float4 main(PSIn input) : SV_TARGET { return input.Color; }\n",
+        "a pixel shader's input: DXC takes BaseInstance only as a vertex shader's input",
+    ),
+    "PointSize as a vertex input": (
+        Stage.Vertex,
+        "float4 main(float4 p : POSITION0,\n"
+        '  [[vk::builtin("PointSize")]] float s : PSIZE) : SV_Position { return p * s; }\n',
+        "a vertex shader's input: DXC takes PointSize only as a vertex shader's output or a "
+        "pixel shader's input",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_MISPLACED))
+def test_a_builtin_where_dxc_refuses_it_is_one_error_at_the_attribute(
+    tmp_path: Path, case: str
+) -> None:
+    """DXC's own rule, said once for every target (Slang named the semantic oneshader rewrote
+    the attribute to, and WGSL's lack of the built-in came first)."""
+    stage, source, said = _MISPLACED[case]
+    (err,) = _errors(_build(tmp_path, source, stage=stage))
+    assert (err.code, err.line, err.column) == ("OS1011", 2, 5)
+    assert said in err.message
+
+
 # -- t and s register letters -------------------------------------------------------------------
 
 _LETTERS = """\

@@ -5,15 +5,24 @@ or token that asks for it."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from oneshader.compiler.api import TARGET_NAMES, CompileOptions
 from oneshader.compiler.front import rewrite
 from oneshader.compiler.front.kinds import RTYPES
-from oneshader.compiler.front.scanner import Attribute, SourceFile, line_col, strip_comments
+from oneshader.compiler.front.scanner import (
+    Attribute,
+    Field,
+    SourceFile,
+    line_col,
+    strip_comments,
+)
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.front.varyings import (
     PixelPointSize,
+    builtin_sides,
     instance_id_varyings,
+    misplaced_builtins,
     pixel_point_sizes,
 )
 from oneshader.diagnostics import Code, Collector, Diagnostic, Severity
@@ -183,11 +192,14 @@ def precheck(src: SourceSet, options: CompileOptions, problems: Collector) -> fr
     pixel_only = {(p.path, p.field.line, p.field.column): p for p in pixel_point_sizes(src, stages)}
     every_target = [_pixel_point_size_error(src, p) for p in pixel_only.values() if not p.left_out]
     every_target += _instance_id_varyings(src, stages)
+    misplaced = misplaced_builtins(src, stages)
+    every_target += [_misplaced_builtin(src, *m) for m in misplaced]
+    decided = {*pixel_only, *((path, f.line, f.column) for path, f, _, _ in misplaced)}
     for path, scanned in src.sources.items():
         for sdef in (*scanned.structs.values(), *scanned.functions.values()):
             for f in sdef.fields:
-                if (path, f.line, f.column) in pixel_only:
-                    continue  # not an input: left out (slang.request), or every_target's error
+                if (path, f.line, f.column) in decided:
+                    continue  # left out (slang.request), or every_target's error
                 for t, diag in _attribute_errors(src, scanned, f.attributes, f.name, options):
                     per[t].append(diag)
     for p, text in src.texts.items():
@@ -233,6 +245,20 @@ def _instance_id_varyings(src: SourceSet, stages: dict[str, Stage]) -> list[Diag
         )
         for path, f in instance_id_varyings(src, stages)
     ]
+
+
+def _misplaced_builtin(src: SourceSet, path: Path, f: Field, builtin: str, side: str) -> Diagnostic:
+    """A ``[[vk::builtin]]`` where DXC refuses it (Slang's error would name the semantic
+    oneshader rewrote it to, or a target)."""
+    a = next(a for a in f.attributes if a.name == "vk::builtin")
+    return src.error_in(
+        path,
+        a.line,
+        a.column,
+        f"[[vk::builtin(\"{builtin}\")]] on '{f.name}' in {side}: DXC takes {builtin} only "
+        f"as {builtin_sides(builtin)}; remove it there",
+        Code.VK_BUILTIN,
+    )
 
 
 def _pixel_point_size_error(src: SourceSet, p: PixelPointSize) -> Diagnostic:

@@ -27,7 +27,13 @@ from oneshader.compiler.front.scanner import (
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.reflection.model import Stage
 
-__all__ = ["PixelPointSize", "instance_id_varyings", "pixel_point_sizes"]
+__all__ = [
+    "PixelPointSize",
+    "builtin_sides",
+    "instance_id_varyings",
+    "misplaced_builtins",
+    "pixel_point_sizes",
+]
 
 
 @dataclass(frozen=True)
@@ -171,26 +177,82 @@ def _pixel_point_sizes(src: SourceSet, stages: Mapping[str, Stage]) -> Iterator[
                     yield PixelPointSize(path, f, entry, span, "", at)
 
 
-def instance_id_varyings(src: SourceSet, stages: Mapping[str, Stage]) -> list[tuple[Path, Field]]:
-    """``SV_InstanceID`` members of what a vertex entry point writes (its result, its ``out``
-    parameters) or a pixel entry point takes, and such parameters of a pixel entry point."""
-    entries = {n: (s, fn) for n, s in stages.items() if (fn := src.function(n))}
+def _interface(
+    src: SourceSet, stages: Mapping[str, Stage], stage: Stage, inputs: bool
+) -> tuple[set[str], list[Field]]:
+    """The structs (at any depth) and the parameters of ``stage``'s entry points on one side:
+    what they take (``inputs``: parameters but ``out`` ones), or what they write (the result
+    and the ``out``/``inout`` parameters)."""
     types: list[str] = []
     params: list[Field] = []
-    for stage, fn in entries.values():
-        if stage is Stage.Vertex:
-            written = [f for f in fn.fields if {"out", "inout"} & set(f.modifiers)]
-            types += [_type_name(fn.returns), *(_type_name(f.type_text) for f in written)]
-            params += written
-        elif stage is Stage.Pixel:
-            types += _signature_types(fn, True)
-            params += [f for f in fn.fields if "out" not in f.modifiers]
-    structs = _structs_in(src, types)
+    for name, s in stages.items():
+        fn = src.function(name)
+        if s is not stage or fn is None:
+            continue
+        if inputs:
+            side = [f for f in fn.fields if "out" not in f.modifiers]
+        else:
+            side = [f for f in fn.fields if {"out", "inout"} & set(f.modifiers)]
+            types.append(_type_name(fn.returns))
+        types += [_type_name(f.type_text) for f in side]
+        params += side
+    return _structs_in(src, types), params
+
+
+def _fields(src: SourceSet, structs: set[str], params: list[Field]) -> list[tuple[Path, Field]]:
+    """The members of ``structs`` and the ``params``, with their files."""
     out = []
     for path, scanned in src.sources.items():
-        fields = [
-            f for n in sorted(structs & scanned.structs.keys()) for f in scanned.structs[n].fields
+        out += [
+            (path, f)
+            for n in sorted(structs & scanned.structs.keys())
+            for f in scanned.structs[n].fields
         ]
-        fields += [f for fn in scanned.functions.values() for f in fn.fields if f in params]
-        out += [(path, f) for f in fields if f.semantic.upper() == "SV_INSTANCEID"]
+        out += [(path, f) for fn in scanned.functions.values() for f in fn.fields if f in params]
     return out
+
+
+def instance_id_varyings(src: SourceSet, stages: Mapping[str, Stage]) -> list[tuple[Path, Field]]:
+    """``SV_InstanceID`` members of what a vertex entry point writes (its result, its ``out``
+    parameters) or a pixel entry point takes, and such parameters."""
+    written, written_params = _interface(src, stages, Stage.Vertex, False)
+    taken, taken_params = _interface(src, stages, Stage.Pixel, True)
+    fields = _fields(src, written | taken, written_params + taken_params)
+    return [(p, f) for p, f in fields if f.semantic.upper() == "SV_INSTANCEID"]
+
+
+# Where DXC takes each [[vk::builtin]] oneshader builds (DeclResultIdMapper's
+# validateVKBuiltins, for the stages oneshader builds), by (stage, taken as input).
+_SIDES = {
+    (Stage.Vertex, True): "a vertex shader's input",
+    (Stage.Vertex, False): "a vertex shader's output",
+    (Stage.Pixel, True): "a pixel shader's input",
+    (Stage.Pixel, False): "a pixel shader's output",
+}
+_BUILTIN_SIDES = {
+    "PointSize": {(Stage.Vertex, False), (Stage.Pixel, True)},
+    "BaseVertex": {(Stage.Vertex, True)},
+    "BaseInstance": {(Stage.Vertex, True)},
+    "DrawIndex": {(Stage.Vertex, True)},
+}
+
+
+def misplaced_builtins(
+    src: SourceSet, stages: Mapping[str, Stage]
+) -> list[tuple[Path, Field, str, str]]:
+    """``[[vk::builtin]]`` members and parameters where DXC refuses them ("PointSize builtin
+    cannot be used as VSIn"): (file, field, the built-in, where it is)."""
+    out = []
+    for side in _SIDES:
+        structs, params = _interface(src, stages, side[0], side[1])
+        for path, f in _fields(src, structs, params):
+            a = next((a for a in f.attributes if a.name == "vk::builtin"), None)
+            builtin = a.args[0] if a is not None and a.args else ""
+            if builtin in _BUILTIN_SIDES and side not in _BUILTIN_SIDES[builtin]:
+                out.append((path, f, builtin, _SIDES[side]))
+    return out
+
+
+def builtin_sides(builtin: str) -> str:
+    """Where DXC takes ``builtin``, in words."""
+    return " or ".join(_SIDES[s] for s in sorted(_BUILTIN_SIDES[builtin], key=list(_SIDES).index))
