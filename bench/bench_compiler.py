@@ -54,8 +54,9 @@ def _direct(lib: _slang.Library, path: Path, options: CompileOptions) -> dict[Ta
     for target in options.targets:
         start = time.perf_counter()
         entries = [(e.name, SLANG_STAGE_ID[e.stage]) for e in options.entry_points]
-        text = slang_source(plan, target, options)
-        req = _slang.Request(lib, slang_args(target, options), (str(plan.path), text), entries)
+        req = _slang.Request(
+            lib, slang_args(target, options), (str(plan.path), slang_source(plan, target)), entries
+        )
         result = req.compile()
         assert result.ok, result.diagnostics
         req.reflection()

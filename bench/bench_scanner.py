@@ -51,7 +51,7 @@ def measure(main: Path) -> tuple[float, float]:
     check_request(src, OPTIONS, problems)
     precheck(src, OPTIONS, problems)
     problems.check()
-    slang_source(src, Target.SpirV, OPTIONS)
+    slang_source(src, Target.SpirV)
     front = time.perf_counter() - t0
     t0 = time.perf_counter()
     result = compile_file(str(main), OPTIONS)

@@ -16,7 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from oneshader.compiler.api import CompileOptions, InputFile, stage_from_name
+from oneshader.compiler.api import InputFile
 from oneshader.compiler.front import rewrite
 from oneshader.compiler.front.kinds import RTYPES
 from oneshader.compiler.front.scanner import (
@@ -37,7 +37,6 @@ from oneshader.reflection.model import (
     MEASURED_TYPES,
     SUBPASS_INPUT_TYPES,
     ResourceTypeKind,
-    Stage,
 )
 
 UNREADABLE = Code.UNREADABLE_SOURCE  # not UTF-8 text of a regular file
@@ -310,19 +309,6 @@ class SourceSet:
             if name in src.functions:
                 return src.functions[name]
         return None
-
-    def entry_stages(self, options: CompileOptions) -> dict[str, Stage]:
-        """The entry points the build compiles: those the options name, or the [shader] ones."""
-        if options.entry_points:
-            return {e.name: e.stage for e in options.entry_points}
-        out: dict[str, Stage] = {}
-        for scanned in self.sources.values():
-            for a in scanned.entries:
-                try:
-                    out.setdefault(a.name, stage_from_name(a.stage))
-                except ValueError:
-                    continue  # a stage oneshader does not build: OS1009 names it
-        return out
 
     def function_file(self, name: str) -> Path:
         """The file that defines function ``name`` (the main file if none does)."""

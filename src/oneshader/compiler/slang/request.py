@@ -5,13 +5,18 @@ rewrites"), and what comes back: the target's code and facts, or its positioned 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from oneshader.compiler.api import TARGET_NAMES, CompileOptions
 from oneshader.compiler.front import rewrite
-from oneshader.compiler.front.precheck import spirv_texture_buffers, wgsl_interlocked
+from oneshader.compiler.front.precheck import (
+    entry_stages,
+    one_line_matrices,
+    spirv_texture_buffers,
+    wgsl_interlocked,
+)
 from oneshader.compiler.front.scanner import Declaration, line_col, strip_comments
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.front.varyings import pixel_point_sizes
@@ -26,7 +31,7 @@ from oneshader.compiler.slang.padding import (
     without_padding,
 )
 from oneshader.diagnostics import Code, Diagnostic, Severity, source_excerpt
-from oneshader.reflection.model import ResourceTypeKind, Target
+from oneshader.reflection.model import ResourceTypeKind, Stage, Target
 
 _SLANG_TARGET = {Target.SpirV: "spirv", Target.Msl: "metal", Target.Wgsl: "wgsl"}
 
@@ -40,7 +45,7 @@ _MIN_PRECISION_ARGS = [
         ("min12int", "int"),
         ("min16uint", "uint"),
     )
-    for n in ("", "1", "2", "3", "4", "1x1", "2x2", "3x3", "4x4")
+    for n in ("", "1", "2", "3", "4", *(f"{r}x{c}" for r in "1234" for c in "1234"))
     for arg in ("-D", f"{name}{n}={base}{n}")
 ]
 
@@ -56,19 +61,22 @@ _EVERYWHERE_BUT_SPIRV = {
         "only), call Load without it"
     ),
 }
-_SAMPLE_POSITION = (
-    "the shader cannot query a sample's position on this target (the host sets them); pass "
-    "the positions in a constant buffer"
-)
+# What no target has (Slang's name of the construct, as its note gives it).
+_NOWHERE = {
+    "matrix.init": (
+        "it constructs a matrix with one row or one column (float3x1(...)), which Slang cannot "
+        "emit for any target; use a vector"
+    ),
+}
 UNAVAILABLE_HINTS: dict[Target, dict[str, str]] = {
-    Target.SpirV: {},
+    Target.SpirV: {**_NOWHERE},
     Target.Wgsl: {
+        **_NOWHERE,
         **_EVERYWHERE_BUT_SPIRV,
         "Sample": (
             "WGSL samples without a minimum-LOD clamp (Sample's 4th argument in HLSL, not a "
             "bias) or a status; drop them, or for a bias write SampleBias(s, uv, bias, offset)"
         ),
-        "GetSamplePosition": _SAMPLE_POSITION,
         "__ShapeBuffer": (
             "WGSL has no typed buffers (texel buffers); declare a StructuredBuffer<T> "
             "(RWStructuredBuffer<T>) of the same element type"
@@ -83,13 +91,13 @@ UNAVAILABLE_HINTS: dict[Target, dict[str, str]] = {
         ),
     },
     Target.Msl: {
+        **_NOWHERE,
         **_EVERYWHERE_BUT_SPIRV,
         "GetDimensions": (
             "a Metal shader cannot ask a buffer for its length: oneshader gives a global "
             "buffer's GetDimensions the length the host writes into the $BufferLengths constant "
             "buffer, which a function parameter cannot name; call it on the global buffer"
         ),
-        "GetSamplePosition": _SAMPLE_POSITION,
         "NonUniformResourceIndex": (
             "Slang emits Metal resource arrays without argument indices; use a texture array "
             "(Texture2DArray) and a layer index"
@@ -139,26 +147,100 @@ class _Rewrites:
     drop_point_sizes: bool  # WGSL has no PointSize
     subpass_as_vectors: bool  # SPIR-V's subpass inputs
     blank_linear: bool  # HLSL's 'linear' and packoffset blanked (not SPIR-V)
+    drop_status: bool  # sparse-residency status arguments (not SPIR-V)
+    drop_printf: bool  # debug printf (not SPIR-V)
+    sample_positions: bool  # GetSamplePosition from the standard positions (Slang crashes)
+    load_offsets: bool  # texture loads' offsets added to the location (not SPIR-V)
     helpers: tuple[str, ...]
     not_inputs: tuple[tuple[Path, int, int], ...]  # PointSize in a pixel input (DXC drops it)
     measured: tuple[str, ...]  # buffers whose length Metal reads from the companion
     pads: tuple[Padding, ...]
+    outputs_returned: tuple[tuple[str, str], ...]  # (entry, hidden name): out params returned
 
     @staticmethod
     def of(
-        src: SourceSet, target: Target, options: CompileOptions, pads: Collection[Padding]
+        src: SourceSet, target: Target, pads: Collection[Padding], stages: Mapping[str, Stage]
     ) -> _Rewrites:
-        dropped = pixel_point_sizes(src, src.entry_stages(options))
+        dropped = pixel_point_sizes(src, stages)
         return _Rewrites(
             append_as_rw=bool(src.append_consume()) and target is not Target.SpirV,
             drop_point_sizes=bool(src.unit_point_sizes()) and target is Target.Wgsl,
             subpass_as_vectors=bool(src.subpass_inputs()) and target is Target.SpirV,
             blank_linear=target is not Target.SpirV,
+            drop_status=target is not Target.SpirV and _has_status_arguments(src),
+            drop_printf=target is not Target.SpirV and bool(_printf_calls(src)),
+            sample_positions=_has_sample_positions(src),
+            load_offsets=target is not Target.SpirV and _has_load_offsets(src),
             helpers=tuple(n for n in _helpers_called(src) if target in rewrite.HELPERS[n][0]),
             not_inputs=tuple((p.path, *p.span) for p in dropped if p.left_out),
             measured=tuple(src.measured_buffers()) if target is Target.Msl else (),
             pads=tuple(pads),
+            outputs_returned=_outputs_returned(src, target, stages),
         )
+
+
+def _outputs_returned(
+    src: SourceSet, target: Target, stages: Mapping[str, Stage]
+) -> tuple[tuple[str, str], ...]:
+    """The entry points whose ``out``/``inout`` parameters a wrapper returns, each with a name
+    of the same length that no file uses (for the function the wrapper calls: columns stay).
+    WGSL entry points take no pointers; Slang's Metal crashes on them beside a vertex
+    result (SIGSEGV) and stops with an internal error in a pixel entry point."""
+    words: set[str] = set()
+    out = []
+    for name, stage in stages.items():
+        fn = src.function(name)
+        if fn is None or not any(m in ("out", "inout") for f in fn.fields for m in f.modifiers):
+            continue
+        void = fn.returns.split()[-1:] in ([], ["void"])
+        wgsl = target is Target.Wgsl and stage in (Stage.Vertex, Stage.Pixel)
+        vertex_result = stage is Stage.Vertex and not void
+        metal = target is Target.Msl and (stage is Stage.Pixel or vertex_result)
+        if not (wgsl or metal):
+            continue
+        words = words or src.derived(
+            "identifiers", lambda: {w for t in src.texts.values() for w in re.findall(r"\w+", t)}
+        )
+        hidden = next(
+            (h for i in range(len(name)) if (h := "_" * (i + 1) + name[i + 1 :]) not in words),
+            None,
+        )
+        if hidden is not None:
+            out.append((name, hidden))
+            words = words | {hidden}
+    return tuple(out)
+
+
+def _printf_calls(src: SourceSet) -> list[tuple[Path, int, int]]:
+    """Every debug-printf statement: (file, start, end)."""
+    calls: list[tuple[Path, int, int]] = src.derived(
+        "printf",
+        lambda: [(p, i, j) for p, t in src.texts.items() for i, j in rewrite.printf_calls(t)],
+    )
+    return calls
+
+
+def _has_sample_positions(src: SourceSet) -> bool:
+    found: bool = src.derived(
+        "sample positions", lambda: any(map(rewrite.sample_position_queries, src.texts.values()))
+    )
+    return found
+
+
+def _has_status_arguments(src: SourceSet) -> bool:
+    found: bool = src.derived(
+        "status arguments", lambda: any(map(rewrite.status_arguments, src.texts.values()))
+    )
+    return found
+
+
+def _has_load_offsets(src: SourceSet) -> bool:
+    def any_offsets() -> bool:
+        texts = list(src.texts.values())  # status arguments dropped first (_rewritten)
+        return any(rewrite.load_offsets(rewrite.without_status_arguments(t), texts) for t in texts)
+
+    found: bool = src.derived("load offsets", any_offsets)
+    return found
 
 
 def _helpers_called(src: SourceSet) -> list[str]:
@@ -180,6 +262,10 @@ def _helpers_called(src: SourceSet) -> list[str]:
 def _rewritten(src: SourceSet, path: Path, how: _Rewrites) -> str:
     text = rewrite.register_letters(src.texts[path], src.sources[path])
     text = rewrite.blanked(text, [(a, b) for p, a, b in how.not_inputs if p == path])
+    for name, hidden in how.outputs_returned:
+        fn = src.function(name)
+        if fn is not None and src.function_file(name) == path:
+            text = rewrite.entry_outputs_as_results(text, fn.line, fn.column, name, hidden)
     decls = src.declarations()
     renamed = [
         (decls[old].line, decls[old].column, old, new)
@@ -214,6 +300,14 @@ def _rewritten(src: SourceSet, path: Path, how: _Rewrites) -> str:
         text = rewrite.blank_words(text, "linear")
         # Slang's reflection follows packoffset there but its code does not: the padding does
         text = without_packoffsets(text)
+    if how.drop_status:
+        text = rewrite.without_status_arguments(text)
+    if how.drop_printf:
+        text = rewrite.without_printf(text)
+    if how.sample_positions:
+        text = rewrite.with_sample_positions(text)
+    if how.load_offsets:
+        text = rewrite.without_load_offsets(text, src.texts.values())
     if how.helpers:
         text = rewrite.with_helpers(text, how.helpers)
     if how.measured:
@@ -223,11 +317,15 @@ def _rewritten(src: SourceSet, path: Path, how: _Rewrites) -> str:
 
 
 def slang_source(
-    src: SourceSet, target: Target, options: CompileOptions, pads: Collection[Padding] = ()
+    src: SourceSet,
+    target: Target,
+    pads: Collection[Padding] = (),
+    stages: Mapping[str, Stage] | None = None,
 ) -> str:
     """The main file's text for Slang, every file rewritten (includes inlined where a rewrite
-    changed them); ``pads`` are vk::offset's padding members (WGSL and Metal)."""
-    how = _Rewrites.of(src, target, options, pads)
+    changed them); ``pads`` are vk::offset's padding members (WGSL and Metal); ``stages`` the
+    entry points (some return their ``out`` parameters from a wrapper)."""
+    how = _Rewrites.of(src, target, pads, stages or {})
     text: str = src.derived(("slang source", how), lambda: _slang_source(src, how))
     return text
 
@@ -238,6 +336,10 @@ def _slang_source(src: SourceSet, how: _Rewrites) -> str:
     prelude = [rewrite.HELPERS[name][1] for name in how.helpers]
     if how.measured:  # Metal asks the companion for buffer lengths
         prelude.append(rewrite.buffer_lengths_prelude(how.measured))
+    if how.load_offsets:
+        prelude.append(rewrite.OFFSET_HELPER)
+    if how.sample_positions:
+        prelude.append(rewrite.SAMPLE_POSITION_HELPER)
     if prelude:  # the helpers first, then the file from its own line 1
         main = f'{" ".join(prelude)}\n#line 1 "{src.path.as_posix()}"\n{main}'
     return main
@@ -316,6 +418,20 @@ def compile_target(
         if b"enable subgroups" in compiled.code:
             return None, [_subgroup_operations(src)]
         compiled.warnings += _point_sizes_dropped(src)
+    if target is not Target.SpirV:
+        compiled.warnings += [
+            replace(
+                src.error_in(
+                    path,
+                    *line_col(src.texts[path], start),
+                    f"{TARGET_NAMES[target]}: this printf is left out: debug printf exists on "
+                    "SPIR-V (Vulkan's debug printf) only",
+                    Code.NOT_ON_TARGET,
+                ),
+                severity=Severity.WARNING,
+            )
+            for path, start, _ in _printf_calls(src)
+        ]
     return compiled, errors
 
 
@@ -381,13 +497,17 @@ _PADDING_ROUNDS = 8
 
 
 def _capabilities(src: SourceSet, target: Target) -> list[str]:
-    """Ray queries on SPIR-V: asked for, so that Slang does not warn (E41012) that it added
-    the capability to SPIR-V 1.5's profile, as it does for any shader tracing rays inline."""
-    if target is Target.SpirV and src.declared_as(
-        {ResourceTypeKind.RaytracingAccelerationStructure}
-    ):
-        return ["-capability", "spvRayQueryKHR"]
-    return []
+    """Ray queries and debug printf on SPIR-V: asked for, so that Slang does not warn (E41012)
+    that it added the capability to SPIR-V 1.5's profile, as it does for any shader tracing
+    rays inline or printing."""
+    if target is not Target.SpirV:
+        return []
+    asked = []
+    if src.declared_as({ResourceTypeKind.RaytracingAccelerationStructure}):
+        asked += ["-capability", "spvRayQueryKHR"]
+    if _printf_calls(src):
+        asked += ["-capability", "SPV_KHR_non_semantic_info"]
+    return asked
 
 
 def _compile_once(
@@ -399,7 +519,8 @@ def _compile_once(
 ) -> tuple[CompiledTarget | None, list[Diagnostic]]:
     entries = [(e.name, SLANG_STAGE_ID[e.stage]) for e in options.entry_points]
     args = slang_args(target, options) + _capabilities(src, target)
-    req = S.Request(lib, args, (str(src.path), slang_source(src, target, options, pads)), entries)
+    text = slang_source(src, target, pads, entry_stages(src, options))
+    req = S.Request(lib, args, (str(src.path), text), entries)
     try:
         result = req.compile()
         diags = _as_written(src, parse_diagnostics(result.diagnostics, src.display, src.text_of))
@@ -427,6 +548,8 @@ def _compile_once(
             errors = [_at_semantic(src, d) for d in errors]
             if target is Target.SpirV and "= TextureBuffer(" in result.diagnostics:
                 errors = spirv_texture_buffers(src, result.diagnostics) or errors
+            if "matrices with 1 column or row" in result.diagnostics:
+                errors = one_line_matrices(src, target) or errors
             return None, [explain(d, src.displayed_text(d.file)) for d in errors]
         facts = read_facts(lib, req.reflection())
         original = {new: old for old, new in src.renamed_blocks().items()}
