@@ -80,10 +80,8 @@ def _structs_in(src: SourceSet, type_names: list[str]) -> set[str]:
     return out
 
 
-def _signature_types(fn: StructDef, inputs_only: bool) -> list[str]:
-    params = [f for f in fn.fields if not (inputs_only and "out" in f.modifiers)]
-    types = [_type_name(f.type_text) for f in params]
-    return types if inputs_only else [*types, _type_name(fn.returns)]
+def _signature_types(fn: StructDef) -> list[str]:
+    return [*(_type_name(f.type_text) for f in fn.fields), _type_name(fn.returns)]
 
 
 def _span(text: str, f: Field, starts: list[int], openers: str, closers: str) -> tuple[int, int]:
@@ -150,10 +148,8 @@ def _pixel_point_sizes(src: SourceSet, stages: Mapping[str, Stage]) -> Iterator[
     if not pixel:
         return
     others = {n: fn for n, s in stages.items() if s is not Stage.Pixel and (fn := src.function(n))}
-    elsewhere = {
-        s: n for n, fn in others.items() for s in _structs_in(src, _signature_types(fn, False))
-    }
-    inputs = _structs_in(src, [t for fn in pixel.values() for t in _signature_types(fn, True)])
+    elsewhere = {s: n for n, fn in others.items() for s in _structs_in(src, _signature_types(fn))}
+    inputs, _ = _interface(src, stages, Stage.Pixel, True)
     for path, scanned in src.sources.items():
         text = strip_comments(src.texts[path])
         starts = line_offsets(text)
