@@ -63,6 +63,16 @@ def spirv_errors(module: bytes, env: str = SPIRV_ENV) -> str:
     return (run.stdout + run.stderr).replace(f.name, "<module>").strip() or "spirv-val failed"
 
 
+def disassembled(module: bytes, *options: str) -> str:
+    """spirv-dis's text of ``module`` (``options`` such as ``--raw-id``)."""
+    with tempfile.NamedTemporaryFile(suffix=".spv") as f:
+        f.write(module)
+        f.flush()
+        run = subprocess.run([tool("spirv-dis"), *options, f.name], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    return run.stdout
+
+
 _DEVICE: list[Any] = []
 OPTIONAL_FEATURES = ("clip-distances",)  # WebGPU features oneshader's WGSL may enable
 

@@ -20,6 +20,7 @@ from oneshader.compiler.front.precheck import (
 )
 from oneshader.compiler.front.scanner import Declaration, line_col, strip_comments
 from oneshader.compiler.front.sourceset import SourceSet
+from oneshader.compiler.front.varyings import pixel_point_sizes
 from oneshader.compiler.slang import capi as S
 from oneshader.compiler.slang.facts import SLANG_STAGE_ID, TargetFacts, read_facts
 from oneshader.compiler.slang.messages import explain, unavailable_at_uses
@@ -153,6 +154,7 @@ class _Rewrites:
     sample_positions: bool  # GetSamplePosition from the standard positions (Slang crashes)
     load_offsets: bool  # texture loads' offsets added to the location (not SPIR-V)
     helpers: tuple[str, ...]
+    not_inputs: tuple[tuple[Path, int, int], ...]  # PointSize in a pixel input (DXC drops it)
     measured: tuple[str, ...]  # buffers whose length Metal reads from the companion
     pads: tuple[Padding, ...]
     outputs_returned: tuple[tuple[str, str, bool], ...]  # out params returned: entry, hidden
@@ -162,6 +164,7 @@ class _Rewrites:
     def of(
         src: SourceSet, target: Target, pads: Collection[Padding], stages: Mapping[str, Stage]
     ) -> _Rewrites:
+        dropped = pixel_point_sizes(src, stages)
         return _Rewrites(
             append_as_rw=bool(src.append_consume()) and target is not Target.SpirV,
             drop_point_sizes=bool(src.unit_point_sizes()) and target is Target.Wgsl,
@@ -173,6 +176,7 @@ class _Rewrites:
             sample_positions=_has_sample_positions(src),
             load_offsets=target is not Target.SpirV and _has_load_offsets(src),
             helpers=tuple(n for n in _helpers_called(src) if target in rewrite.HELPERS[n][0]),
+            not_inputs=tuple((p.path, *p.span) for p in dropped if p.left_out),
             measured=tuple(src.measured_buffers()) if target is Target.Msl else (),
             pads=tuple(pads),
             outputs_returned=_outputs_returned(src, target, stages),
@@ -261,7 +265,8 @@ def _helpers_called(src: SourceSet) -> list[str]:
 
 
 def _rewritten(src: SourceSet, path: Path, how: _Rewrites) -> str:
-    text = src.texts[path]
+    text = rewrite.register_letters(src.texts[path], src.sources[path])
+    text = rewrite.blanked(text, [(a, b) for p, a, b in how.not_inputs if p == path])
     for name, hidden, direct in how.outputs_returned:
         fn = src.function(name)
         if fn is not None and src.function_file(name) == path:
@@ -287,6 +292,7 @@ def _rewritten(src: SourceSet, path: Path, how: _Rewrites) -> str:
     if how.distances_as_varyings:
         text = rewrite.distances_as_varyings(text)
     text = rewrite.vk_builtins(text)
+    text = rewrite.classes_as_structs(text)
     text = rewrite.pack_matrix(text)
     text = rewrite.matrix_array_majorness(text)
     text = rewrite.without_space_only_registers(text)
