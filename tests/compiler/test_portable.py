@@ -475,18 +475,19 @@ def test_metal_takes_arrays_of_textures_and_samplers(tmp_path: Path) -> None:
 
 
 def test_a_system_value_a_target_lacks_is_positioned_at_its_semantic(tmp_path: Path) -> None:
-    """Slang reports SV_ClipDistance on a WGSL fragment input without a position; the error is
-    put on the semantic."""
+    """Slang reports SV_RenderTargetArrayIndex on a WGSL fragment input without a position; the
+    error is put on the semantic (SV_ClipDistance, read there, is OS1003:
+    tests/compiler/test_clip_distances.py)."""
     errors = _errors(
         tmp_path,
-        "struct VSOut { float4 Pos : SV_Position; float Clip : SV_ClipDistance0; };\n"
-        '[shader("pixel")] float4 P(VSOut i) : SV_Target { return i.Clip; }\n',
+        "struct VSOut { float4 Pos : SV_Position; uint Layer : SV_RenderTargetArrayIndex; };\n"
+        '[shader("pixel")] float4 P(VSOut i) : SV_Target { return i.Layer; }\n',
         (Target.Wgsl,),
     )
     assert errors == [
         "s.hlsl:1:55: error E55202: WGSL: system value semantic not supported: system value "
-        "semantic 'sv_clipdistance0' is not supported for the current target. (the target has "
-        "no such built-in value; build without this target)"
+        "semantic 'sv_rendertargetarrayindex' is not supported for the current target. (the "
+        "target has no such built-in value; build without this target)"
     ]
 
 

@@ -5,12 +5,27 @@ or token that asks for it."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from oneshader.compiler.api import TARGET_NAMES, CompileOptions, stage_from_name
 from oneshader.compiler.front import rewrite
 from oneshader.compiler.front.kinds import RTYPES
-from oneshader.compiler.front.scanner import Attribute, SourceFile, line_col, strip_comments
+from oneshader.compiler.front.scanner import (
+    Attribute,
+    Field,
+    SourceFile,
+    StructDef,
+    line_col,
+    strip_comments,
+)
 from oneshader.compiler.front.sourceset import SourceSet
+from oneshader.compiler.front.varyings import (
+    PixelPointSize,
+    builtin_sides,
+    instance_id_varyings,
+    misplaced_builtins,
+    pixel_point_sizes,
+)
 from oneshader.diagnostics import Code, Collector, Diagnostic, Severity
 from oneshader.reflection.model import SUBPASS_INPUT_TYPES, ResourceTypeKind, Stage, Target
 
@@ -228,15 +243,24 @@ def precheck(src: SourceSet, options: CompileOptions, problems: Collector) -> fr
     for t in (Target.Msl, Target.Wgsl):
         if t in targets:
             per[t] += _counted_parameters(src, t)
-    for scanned in src.sources.values():
+    if Target.Msl in targets:
+        per[Target.Msl] += _metal_out_parameters(src, options)
+    stages = entry_stages(src, options)
+    pixel_only = {(p.path, p.field.line, p.field.column): p for p in pixel_point_sizes(src, stages)}
+    every_target = [_pixel_point_size_error(src, p) for p in pixel_only.values() if not p.left_out]
+    every_target += _instance_id_varyings(src, stages)
+    misplaced = misplaced_builtins(src, stages)
+    every_target += [_misplaced_builtin(src, *m) for m in misplaced]
+    decided = {*pixel_only, *((path, f.line, f.column) for path, f, _, _ in misplaced)}
+    for path, scanned in src.sources.items():
         for sdef in (*scanned.structs.values(), *scanned.functions.values()):
             for f in sdef.fields:
+                if (path, f.line, f.column) in decided:
+                    continue  # left out (slang.request), or every_target's error
                 for t, diag in _attribute_errors(src, scanned, f.attributes, f.name, options):
                     per[t].append(diag)
     for t, diag in _derived_stage_structs(src, options):
         per[t].append(diag)
-    if Target.Wgsl in targets:
-        per[Target.Wgsl] += _nested_out_structs(src, options)
     for p, text in src.texts.items():
         scanned = src.sources[p]
         clean = strip_comments(text)
@@ -256,8 +280,11 @@ def precheck(src: SourceSet, options: CompileOptions, problems: Collector) -> fr
                     Code.NOT_ON_TARGET,
                 )
             )
+    problems.extend(every_target)
     for t in Target:
         problems.extend(per.get(t, []))
+    if every_target:
+        return frozenset(per)
     return frozenset(t for t, errs in per.items() if errs)
 
 
@@ -304,37 +331,66 @@ def _derived_stage_structs(
     return out
 
 
-def _nested_out_structs(src: SourceSet, options: CompileOptions) -> list[Diagnostic]:
-    """WGSL: a vertex entry point's ``out``/``inout`` parameter of a struct that holds a struct:
-    Slang crashes on the entry point returning it (OS9001, the file only); an error at the
-    parameter instead (the struct returned as the result builds)."""
-    out = []
-    for name, stage in entry_stages(src, options).items():
-        fn = src.function(name)
-        if fn is None or stage is not Stage.Vertex:
-            continue
-        for f in fn.fields:
-            if not {"out", "inout"} & set(f.modifiers):
-                continue
-            sdef = src.struct(re.sub(r"\b(?:out|inout|const)\b", "", f.type_text).strip())
-            inner = (
-                next((m for m in sdef.fields if src.struct(m.type_text)), None) if sdef else None
-            )
-            if inner is None:
-                continue
-            out.append(
-                src.error_in(
-                    src.function_file(name),
-                    f.line,
-                    f.column,
-                    f"WGSL: out parameter '{f.name}' of vertex entry point '{name}' is a "
-                    f"struct that holds a struct (member '{inner.name}'), which Slang crashes "
-                    "on as an output parameter for WGSL; return the struct instead, or build "
-                    "without the wgsl target",
-                    Code.NOT_ON_TARGET,
-                )
-            )
-    return out
+def _instance_id_varyings(src: SourceSet, stages: dict[str, Stage]) -> list[Diagnostic]:
+    """``SV_InstanceID`` written by the vertex stage or read by the pixel stage, at each."""
+    return [
+        src.error_in(
+            path,
+            f.line,
+            f.column,
+            f"'{f.name}' : {f.semantic} between the vertex and pixel stages: DXC passes it as "
+            "an ordinary varying, which oneshader does not yet (Slang writes an instance-index "
+            "built-in there, which no target has outside the vertex stage's inputs); declare "
+            f"it 'nointerpolation uint {f.name} : INSTANCE' (a semantic of your own) and "
+            "write the vertex shader's SV_InstanceID into it",
+            Code.NOT_ON_TARGET,
+        )
+        for path, f in instance_id_varyings(src, stages)
+    ]
+
+
+def _misplaced_builtin(src: SourceSet, path: Path, f: Field, builtin: str, side: str) -> Diagnostic:
+    """A ``[[vk::builtin]]`` where DXC refuses it (Slang's error would name the semantic
+    oneshader rewrote it to, or a target)."""
+    a = next(a for a in f.attributes if a.name == "vk::builtin")
+    return src.error_in(
+        path,
+        a.line,
+        a.column,
+        f"[[vk::builtin(\"{builtin}\")]] on '{f.name}' in {side}: DXC takes {builtin} only "
+        f"as {builtin_sides(builtin)}; remove it there",
+        Code.VK_BUILTIN,
+    )
+
+
+def _pixel_point_size_error(src: SourceSet, p: PixelPointSize) -> Diagnostic:
+    """A pixel input's PointSize that cannot be left out as DXC leaves it out: the code reads
+    it, or another stage's entry point shares its struct (one source for both)."""
+    builtin = f"[[vk::builtin(\"PointSize\")]] '{p.field.name}'"
+    if p.vertex_entry:
+        a = p.field.attributes[0]
+        return src.error_in(
+            p.path,
+            a.line,
+            a.column,
+            f"{builtin} of '{p.owner}' is an input of a pixel entry point and in the signature of "
+            f"'{p.vertex_entry}' too: Vulkan has no point size in the fragment stage, so DXC "
+            "leaves it out of the pixel input, which oneshader does only for a struct no other "
+            "entry point of the file uses; give the pixel entry point its own input struct "
+            "without it",
+            Code.VK_BUILTIN,
+        )
+    assert p.read_at is not None
+    path, line, col = p.read_at
+    return src.error_in(
+        path,
+        line,
+        col,
+        f"{builtin} is read by the pixel shader: Vulkan has no point size in the fragment "
+        "stage (DXC makes no input of it, and its module is invalid where the code reads it); "
+        "pass the size at a location (a member without vk::builtin) and read that instead",
+        Code.VK_BUILTIN,
+    )
 
 
 def entry_stages(src: SourceSet, options: CompileOptions) -> dict[str, Stage]:
@@ -349,6 +405,50 @@ def entry_stages(src: SourceSet, options: CompileOptions) -> dict[str, Stage]:
             except ValueError:
                 continue  # a stage oneshader does not build: OS1009 names it
     return out
+
+
+def _metal_out_parameters(src: SourceSet, options: CompileOptions) -> list[Diagnostic]:
+    """``out`` parameters that Slang's Metal crashes on (beside a vertex result) or stops on (a
+    pixel entry point, an internal error naming no line) and that no wrapper returns
+    (``returned_outputs``): at the first struct one."""
+    out = []
+    for name, stage in entry_stages(src, options).items():
+        fn = src.function(name)
+        if fn is None or stage is Stage.Compute or returned_outputs(src, fn) is not None:
+            continue
+        void = fn.returns.split()[-1:] in ([], ["void"])
+        if stage is Stage.Vertex and void:
+            continue  # Slang's Metal builds these
+        first = next(
+            f
+            for f in fn.fields
+            if {"out", "inout"} & set(f.modifiers) and src.struct(f.type_text.split()[-1])
+        )
+        out.append(
+            src.error_in(
+                src.function_file(name),
+                first.line,
+                first.column,
+                f"Metal: '{first.name}' is a struct out parameter of entry point '{name}' beside "
+                "other outputs, which Slang cannot emit for Metal; return a struct that holds "
+                "every output instead, or build without the msl target",
+                Code.OUT_PARAMETERS,
+            )
+        )
+    return out
+
+
+def returned_outputs(src: SourceSet, fn: StructDef) -> str | None:
+    """How a wrapper returns an entry point's ``out``/``inout`` parameters
+    (``rewrite.entry_outputs_as_results``): "members" of a struct of them, "direct" (its one
+    parameter, a struct, returned as it is), or None: a struct parameter beside other outputs
+    (Slang loses a pixel input's built-ins of a struct it also finds inside another)."""
+    outs = [f for f in fn.fields if {"out", "inout"} & set(f.modifiers)]
+    structs = [f for f in outs if src.struct(f.type_text.split()[-1]) is not None]
+    if not structs:
+        return "members"
+    void = fn.returns.split()[-1:] in ([], ["void"])
+    return "direct" if len(outs) == 1 and void and outs[0].array is None else None
 
 
 def _attribute_errors(

@@ -14,11 +14,13 @@ from oneshader.compiler.front import rewrite
 from oneshader.compiler.front.precheck import (
     entry_stages,
     one_line_matrices,
+    returned_outputs,
     spirv_texture_buffers,
     wgsl_interlocked,
 )
 from oneshader.compiler.front.scanner import Declaration, line_col, strip_comments
 from oneshader.compiler.front.sourceset import SourceSet
+from oneshader.compiler.front.varyings import pixel_point_sizes
 from oneshader.compiler.slang import capi as S
 from oneshader.compiler.slang.facts import SLANG_STAGE_ID, TargetFacts, read_facts
 from oneshader.compiler.slang.messages import explain, unavailable_at_uses
@@ -145,6 +147,7 @@ class _Rewrites:
 
     append_as_rw: bool  # append/consume buffers as RW buffers with a counter (not SPIR-V)
     drop_point_sizes: bool  # WGSL has no PointSize
+    distances_as_varyings: bool  # WGSL: clip/cull distances through the patch, not Slang
     subpass_as_vectors: bool  # SPIR-V's subpass inputs
     blank_linear: bool  # HLSL's 'linear' and packoffset blanked (not SPIR-V)
     drop_status: bool  # sparse-residency status arguments (not SPIR-V)
@@ -152,18 +155,22 @@ class _Rewrites:
     sample_positions: bool  # GetSamplePosition from the standard positions (Slang crashes)
     load_offsets: bool  # texture loads' offsets added to the location (not SPIR-V)
     helpers: tuple[str, ...]
+    not_inputs: tuple[tuple[Path, int, int], ...]  # PointSize in a pixel input (DXC drops it)
     measured: tuple[str, ...]  # buffers whose length Metal reads from the companion
     stored: tuple[str, ...]  # byte-address buffers whose Store values pass a helper (bools)
     pads: tuple[Padding, ...]
-    outputs_returned: tuple[tuple[str, str], ...]  # (entry, hidden name): out params returned
+    outputs_returned: tuple[tuple[str, str, bool], ...]  # out params returned: entry, hidden
+    # name, direct (precheck.returned_outputs)
 
     @staticmethod
     def of(
         src: SourceSet, target: Target, pads: Collection[Padding], stages: Mapping[str, Stage]
     ) -> _Rewrites:
+        dropped = pixel_point_sizes(src, stages)
         return _Rewrites(
             append_as_rw=bool(src.append_consume()) and target is not Target.SpirV,
             drop_point_sizes=bool(src.unit_point_sizes()) and target is Target.Wgsl,
+            distances_as_varyings=target is Target.Wgsl and src.has_distances(),
             subpass_as_vectors=bool(src.subpass_inputs()) and target is Target.SpirV,
             blank_linear=target is not Target.SpirV,
             drop_status=target is not Target.SpirV and _has_status_arguments(src),
@@ -171,6 +178,7 @@ class _Rewrites:
             sample_positions=_has_sample_positions(src),
             load_offsets=target is not Target.SpirV and _has_load_offsets(src),
             helpers=tuple(n for n in _helpers_called(src) if target in rewrite.HELPERS[n][0]),
+            not_inputs=tuple((p.path, *p.span) for p in dropped if p.left_out),
             measured=tuple(src.measured_buffers()) if target is Target.Msl else (),
             stored=_byte_stored(src),
             pads=tuple(pads),
@@ -180,7 +188,7 @@ class _Rewrites:
 
 def _outputs_returned(
     src: SourceSet, target: Target, stages: Mapping[str, Stage]
-) -> tuple[tuple[str, str], ...]:
+) -> tuple[tuple[str, str, bool], ...]:
     """The entry points whose ``out``/``inout`` parameters a wrapper returns, each with a name
     of the same length that no file uses (for the function the wrapper calls: columns stay).
     WGSL entry points take no pointers; Slang's Metal crashes on them beside a vertex
@@ -195,7 +203,8 @@ def _outputs_returned(
         wgsl = target is Target.Wgsl and stage in (Stage.Vertex, Stage.Pixel)
         vertex_result = stage is Stage.Vertex and not void
         metal = target is Target.Msl and (stage is Stage.Pixel or vertex_result)
-        if not (wgsl or metal):
+        form = returned_outputs(src, fn)
+        if not (wgsl or metal) or form is None:
             continue
         words = words or src.derived(
             "identifiers", lambda: {w for t in src.texts.values() for w in re.findall(r"\w+", t)}
@@ -205,7 +214,7 @@ def _outputs_returned(
             None,
         )
         if hidden is not None:
-            out.append((name, hidden))
+            out.append((name, hidden, form == "direct"))
             words = words | {hidden}
     return tuple(out)
 
@@ -271,11 +280,12 @@ def _byte_stored(src: SourceSet) -> tuple[str, ...]:
 
 
 def _rewritten(src: SourceSet, path: Path, how: _Rewrites) -> str:
-    text = src.texts[path]
-    for name, hidden in how.outputs_returned:
+    text = rewrite.register_letters(src.texts[path], src.sources[path])
+    text = rewrite.blanked(text, [(a, b) for p, a, b in how.not_inputs if p == path])
+    for name, hidden, direct in how.outputs_returned:
         fn = src.function(name)
         if fn is not None and src.function_file(name) == path:
-            text = rewrite.entry_outputs_as_results(text, fn.line, fn.column, name, hidden)
+            text = rewrite.entry_outputs_as_results(text, fn.line, fn.column, name, hidden, direct)
     decls = src.declarations()
     renamed = [
         (decls[old].line, decls[old].column, old, new)
@@ -294,8 +304,11 @@ def _rewritten(src: SourceSet, path: Path, how: _Rewrites) -> str:
     if how.drop_point_sizes:
         for name in src.unit_point_sizes():
             text = rewrite.without_point_size(text, name)
+    if how.distances_as_varyings:
+        text = rewrite.distances_as_varyings(text)
     text = rewrite.vk_builtins(text)
     text = rewrite.without_void_casts(text)
+    text = rewrite.classes_as_structs(text)
     text = rewrite.pack_matrix(text)
     text = rewrite.matrix_array_majorness(text)
     text = rewrite.without_space_only_registers(text)
@@ -397,24 +410,28 @@ def compile_target(
     options: CompileOptions,
     target: Target,
     also_pad: PaddingRule | None = None,
+    as_declared: Callable[[TargetFacts, bytes], TargetFacts] | None = None,
 ) -> tuple[CompiledTarget | None, list[Diagnostic]]:
     """The target's code and facts, or its errors. WGSL and Metal are compiled again while
     ``[[vk::offset]]`` members need padding to sit where SPIR-V puts them (a compile per
     round; a struct's later members follow, so one round is the rule), and while
-    ``also_pad`` finds more (Metal's members placed as SPIR-V's)."""
+    ``also_pad`` finds more (Metal's members placed as SPIR-V's); both on the layouts
+    ``as_declared`` gives a compile's facts, where the emitted code is declared otherwise
+    (Metal's widened arrays, packed and aligned vectors)."""
     pads: dict[tuple[Path, int, int], Padding] = {}
     offset_only: dict[tuple[Path, int, int], Padding] | None = None  # before also_pad's
     for _ in range(_PADDING_ROUNDS):
         compiled, errors = _compile_once(lib, src, options, target, pads.values())
         if compiled is None or target is Target.SpirV:
             return compiled, errors
-        more, refused = offset_padding(src, compiled.facts, target, pads)
+        seen = as_declared(compiled.facts, compiled.code) if as_declared else compiled.facts
+        more, refused = offset_padding(src, seen, target, pads)
         if refused:
             return None, refused
         if more == pads and also_pad is not None:
             if offset_only is None:
                 offset_only = dict(pads)
-            more = also_pad(compiled.facts, pads)
+            more = also_pad(seen, pads)
         if more == pads:
             break
         pads = more
@@ -433,6 +450,7 @@ def compile_target(
         if not_wgsl is not None:
             return None, [not_wgsl]
         compiled.warnings += _point_sizes_dropped(src)
+        compiled.facts = with_distances(compiled.facts)
     if target is not Target.SpirV:
         compiled.warnings += [
             replace(
@@ -448,6 +466,18 @@ def compile_target(
             for path, start, _ in _printf_calls(src)
         ]
     return compiled, errors
+
+
+def with_distances(facts: TargetFacts) -> TargetFacts:
+    """The facts of a WGSL compile with the clip and cull distances that went to Slang as
+    marked varyings (``rewrite.distances_as_varyings``) named as the system values they are:
+    built-ins, without a location."""
+    back = {marker: name for name, marker in rewrite.DISTANCE_MARKERS.items()}
+    for e in facts.entries:
+        for v in (*e.inputs, *e.outputs):
+            if v.semantic.upper() in back:
+                v.semantic, v.location = back[v.semantic.upper()], None
+    return facts
 
 
 _SEMANTIC = re.compile(r"system value semantic '(\w+)' is not supported")

@@ -715,9 +715,13 @@ class _Checker:
             )
 
     def wgsl_features(self, module: EmittedModule, entry: EntryPoint) -> None:
-        """f16 in WGSL needs ``enable f16``, which the device must grant as shader-f16."""
+        """f16 in WGSL needs ``enable f16``, which the device must grant as shader-f16; a
+        vertex entry's clip distances need ``enable clip_distances`` and the built-in, which
+        the device must grant as clip-distances (the bindings derive both from the
+        reflection)."""
         if module.target is not Target.Wgsl:
             return
+        self.wgsl_clip_distances(module, entry)
         enabled = "f16" in module.enables
         needs = DeviceFeatures.Float16 in entry.features
         if enabled and not needs and len(module.entries) == 1:
@@ -732,6 +736,24 @@ class _Checker:
                 f"entry '{entry.name}': the reflection's features hold Float16 but "
                 "the module does not enable f16",
             )
+
+    def wgsl_clip_distances(self, module: EmittedModule, entry: EntryPoint) -> None:
+        em = module.entries.get(entry.name)
+        if em is None or entry.stage is not Stage.Vertex:
+            return
+        ours = any(v.builtin is BuiltIn.ClipDistance for v in entry.outputs)
+        theirs = any(v.builtin is BuiltIn.ClipDistance for v in em.outputs)
+        enabled = "clip_distances" in module.enables
+        if ours and not (theirs and enabled):
+            self.bad(
+                module,
+                f"entry '{entry.name}': the reflection's outputs hold SV_ClipDistance but the "
+                "module does not write clip_distances (or does not enable them)",
+            )
+        if enabled and not any(
+            v.builtin is BuiltIn.ClipDistance for e in self.r.entry_points for v in e.outputs
+        ):
+            self.bad(module, "the module enables clip_distances but no entry writes them")
 
     def features(self) -> None:
         for module in self.modules:
