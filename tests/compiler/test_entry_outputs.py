@@ -225,3 +225,16 @@ def test_a_stencil_reference_output_is_refused_at_its_semantic(tmp_path: Path) -
     result = _build(tmp_path, source, Target.SpirV, Target.Msl, Target.Wgsl)
     assert _errors(result) == [(1, 50, "OS1003")] * 3
     assert all("SV_StencilRef" in d.message for d in result.diagnostics if d.is_error)
+
+
+def test_an_instance_id_result_of_a_vertex_shader_is_refused_at_its_semantic(
+    tmp_path: Path,
+) -> None:
+    """``int main(int i : SV_InstanceID) : SV_InstanceID``: the bare-result form of an instance
+    index passed on (a struct member or out parameter is refused already); Slang's Metal made it
+    the position (OS9000 on DXC's semantic.instance-id.vs) and its SPIR-V a located output."""
+    source = '[shader("vertex")] int V(int i : SV_InstanceID) : SV_InstanceID { return i; }\n'
+    result = _build(tmp_path, source, Target.SpirV, Target.Msl, Target.Wgsl)
+    assert _errors(result) == [(1, 51, "OS1003")]
+    (error,) = [d for d in result.diagnostics if d.is_error]
+    assert "'V'" in error.message and "SV_InstanceID" in error.message

@@ -248,7 +248,7 @@ def precheck(src: SourceSet, options: CompileOptions, problems: Collector) -> fr
     stages = entry_stages(src, options)
     pixel_only = {(p.path, p.field.line, p.field.column): p for p in pixel_point_sizes(src, stages)}
     every_target = [_pixel_point_size_error(src, p) for p in pixel_only.values() if not p.left_out]
-    every_target += _instance_id_varyings(src, stages)
+    every_target += _instance_id_varyings(src, stages) + _instance_id_results(src, stages)
     misplaced = misplaced_builtins(src, stages)
     every_target += [_misplaced_builtin(src, *m) for m in misplaced]
     decided = {*pixel_only, *((path, f.line, f.column) for path, f, _, _ in misplaced)}
@@ -347,6 +347,34 @@ def _instance_id_varyings(src: SourceSet, stages: dict[str, Stage]) -> list[Diag
         )
         for path, f in instance_id_varyings(src, stages)
     ]
+
+
+def _instance_id_results(src: SourceSet, stages: dict[str, Stage]) -> list[Diagnostic]:
+    """A vertex entry point whose bare result is ``SV_InstanceID`` (``int main(int i :
+    SV_InstanceID) : SV_InstanceID``): the same varying as :func:`_instance_id_varyings`, at
+    the result's semantic (Slang's Metal made it the position: OS9000)."""
+    out = []
+    for name, stage in stages.items():
+        if stage is not Stage.Vertex:
+            continue
+        result = re.compile(
+            rf"(?<![\w.:]){re.escape(name)}\s*\((?:[^()]|\([^()]*\))*\)\s*:\s*(SV_InstanceID)\b",
+            re.IGNORECASE,
+        )
+        for path, m in src.matches(result):
+            line, col = line_col(strip_comments(src.texts[path]), m.start(1))
+            out.append(
+                src.error_in(
+                    path,
+                    line,
+                    col,
+                    f"the result of '{name}' : {m.group(1)} between the vertex and pixel "
+                    "stages: DXC passes it as an ordinary varying, which oneshader does not yet; "
+                    "return it under a semantic of your own (nointerpolation)",
+                    Code.NOT_ON_TARGET,
+                )
+            )
+    return out
 
 
 def _misplaced_builtin(src: SourceSet, path: Path, f: Field, builtin: str, side: str) -> Diagnostic:
