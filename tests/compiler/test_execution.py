@@ -473,3 +473,48 @@ def test_atomics_count_what_numpy_counts(target: Target) -> None:
     # compareExchange(0xFFFFFFFF, i) stores only the first claim: a thread whose value is in bin b.
     for b, i in enumerate(first):
         assert i < _ATOMIC_N and values[i] % _ATOMIC_BINS == b, (b, i)
+
+
+@pytest.mark.parametrize("target", _TARGETS, ids=lambda t: t.value)
+def test_bools_in_buffers_read_and_write_what_the_host_packs(target: Target) -> None:
+    """A bool in a buffer is 4 bytes holding 0 or 1 on every target (WGSL's code holds a
+    uint: it has no bool in buffers); the reflection says Bool."""
+    import wgpu
+
+    result = compile_exec("bools_compute.hlsl")
+    r: ShaderReflection = result.reflection
+    layouts = {res.name: res.layout for res in r.resources}
+    flags, item = layouts["Flags"], layouts["Items"]
+    assert flags is not None and item is not None
+    assert [(m.name, m.offset, m.type.scalar.name) for m in flags.members] == [
+        ("enabled", 0, "Bool"), ("mask", 16, "Bool")
+    ]  # fmt: skip
+    assert [(m.name, m.offset, m.type.scalar.name) for m in item.members] == [
+        ("value", 0, "Float"), ("on", 4, "Bool")
+    ]  # fmt: skip
+    cbuf = bytearray(flags.size)
+    pack(flags, {"enabled": 1, "mask": [0, 1, 0]}, cbuf)
+    stride = element_stride(item)
+    items = bytearray(2 * stride)
+    for i, value in enumerate([{"value": 5.0, "on": 0}, {"value": 3.0, "on": 1}]):
+        pack(item, value, items, i * stride)
+    dev = device()
+    usage = wgpu.BufferUsage
+    buffers = {
+        "Flags": dev.create_buffer_with_data(data=bytes(cbuf), usage=usage.UNIFORM),
+        "Items": dev.create_buffer_with_data(data=bytes(items), usage=usage.STORAGE),
+        "Written": dev.create_buffer_with_data(
+            data=b"\x07" * (2 * stride), usage=usage.STORAGE | usage.COPY_SRC
+        ),
+        "Results": dev.create_buffer_with_data(
+            data=bytes(16), usage=usage.STORAGE | usage.COPY_SRC
+        ),
+    }
+    _dispatch(result, target, buffers, 1)
+    results = np.frombuffer(bytes(dev.queue.read_buffer(buffers["Results"])), np.float32)
+    assert results.tolist() == [1.0, 1.0, 3.0, -1.0]
+    written = bytes(dev.queue.read_buffer(buffers["Written"]))
+    assert [unpack(item, written, i * stride) for i in range(2)] == [
+        {"value": 3.0, "on": 0},
+        {"value": struct.unpack_from("<f", written, stride)[0], "on": 1},
+    ]

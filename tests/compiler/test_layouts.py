@@ -71,12 +71,3 @@ def test_vk_offset_moves_the_spirv_members(tmp_path: Path) -> None:
     assert layout is not None
     assert [(m.name, m.offset) for m in layout.members] == [("a", 0), ("b", 16)]
     assert layout.size == 32
-
-
-def test_wgsl_refuses_bool_in_a_buffer_at_the_member(tmp_path: Path) -> None:
-    text = "cbuffer P\n{\n    bool on;\n};\n"
-    wgsl = _struct("P", 16, ("on", 0, _BOOL))
-    _, errors = _layout(tmp_path, text, {Target.Wgsl: wgsl})
-    (error,) = errors
-    assert (error.line, error.column, error.code) == (3, 10, "OS1003")
-    assert error.message.startswith("WGSL: P.on: WGSL has no bool in buffers")

@@ -28,6 +28,7 @@ __all__ = [
     "blank_words",
     "blanked",
     "block_resources_as_globals",
+    "bools_as_uints",
     "buffer_lengths_prelude",
     "byte_stores",
     "classes_as_structs",
@@ -1108,3 +1109,21 @@ def with_sample_positions(text: str) -> str:
         head = f"oneshader_GetSamplePosition({text[start : m.start()].strip()}, "
         text = text[:start] + head + text[m.end() :]
     return text
+
+
+_BOOL_TYPE = re.compile(r"\bbool(?=[1-4]?\b)")
+
+
+def bools_as_uints(text: str, names: Iterable[tuple[int, int]]) -> str:
+    """WGSL: the ``bool`` type of each member or global named at (line, column) written
+    ``uint`` (same length: columns stay). WGSL has no bool in buffers; a 4-byte uint holding 0
+    or 1 is how SPIR-V stores HLSL's bool there too, and HLSL converts between them wherever
+    the code uses one as the other."""
+    lines = text.split("\n")
+    for line, col in names:
+        row = lines[line - 1]
+        found = list(_BOOL_TYPE.finditer(row, 0, col - 1))
+        if found:
+            at = found[-1].start()
+            lines[line - 1] = row[:at] + "uint" + row[at + 4 :]
+    return "\n".join(lines)

@@ -60,6 +60,9 @@ _INTERLOCKED = re.compile(
 )
 
 
+_BOOL = re.compile(r"bool[1-4]?")
+
+
 class SourceSet:
     def __init__(self, path: str, name: str, include_dirs: tuple[str, ...]) -> None:
         self.path = Path(path).resolve()
@@ -248,6 +251,44 @@ class SourceSet:
         if any(b not in RTYPES for b in bases):
             return []
         return list(zip(sdef.fields, bases, strict=True))
+
+    def buffer_bools(self) -> dict[tuple[str, str], tuple[Path, int, int]]:
+        """The bool members of what buffers hold, by (owner, member) as layouts name them (a
+        cbuffer's members: the block; a buffer's struct at any depth: the struct; a loose
+        global uniform: ``$Globals``), each with where its name is written (file, line,
+        column)."""
+        found: dict[tuple[str, str], tuple[Path, int, int]] = self._once(
+            "buffer bools", self._buffer_bools
+        )
+        return found
+
+    def _buffer_bools(self) -> dict[tuple[str, str], tuple[Path, int, int]]:
+        out: dict[tuple[str, str], tuple[Path, int, int]] = {}
+
+        def visit(owner: str, seen: frozenset[str]) -> None:
+            sdef = None if owner in seen else self.struct(owner)
+            if sdef is None or sdef.kind not in ("struct", "cbuffer", "tbuffer"):
+                return
+            where = self.struct_file(owner) or self.path
+            for f in sdef.fields:
+                base = f.type_text.split("<")[0].split()[-1]
+                if _BOOL.fullmatch(base):
+                    out[(owner, f.name)] = (where, f.line, f.column)
+                else:
+                    visit(base, seen | {owner})
+
+        for d in self.declarations().values():
+            if d.base in ("cbuffer", "tbuffer"):
+                visit(d.name, frozenset())
+            elif d.base in RTYPES:
+                held = re.search(r"<\s*(\w+)", d.type_text)
+                if held is not None:
+                    visit(held.group(1), frozenset())
+            elif _BOOL.fullmatch(d.base) and not {"static", "groupshared"} & set(d.modifiers):
+                out[("$Globals", d.name)] = (self.resolved(d.file), d.line, d.column)
+            else:
+                visit(d.base, frozenset())
+        return out
 
     def holds_resources(self, type_name: str, seen: frozenset[str] = frozenset()) -> bool:
         """Whether struct ``type_name`` holds a resource at any depth (in a nested struct too)."""

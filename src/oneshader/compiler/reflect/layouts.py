@@ -326,14 +326,12 @@ def _member_errors(
 def wgsl_buffer_errors(
     src: SourceSet, decl: Declaration, layout: TypeLayout | None, uniform: bool
 ) -> list[Diagnostic]:
-    """What Slang's WGSL cannot hold in a buffer, at the member: bool (WGSL has no
-    host-shareable bool; Slang emits it anyway and naga rejects the module) and, in a
-    uniform buffer, arrays of half (Slang emits an invalid ``vec8<f16>`` slot)."""
+    """What Slang's WGSL cannot hold in a buffer, at the member: in a uniform buffer, arrays
+    of half (Slang emits an invalid ``vec8<f16>`` slot). (WGSL has no host-shareable bool
+    either: bools in buffers are written uint for it, ``rewrite.bools_as_uints``.)"""
 
     def why(t: TypeLayout, in_array: bool) -> str | None:
-        if t.scalar is ScalarKind.Bool:
-            reason = "WGSL has no bool in buffers (not host-shareable); use uint (0 or 1)"
-        elif uniform and in_array and t.scalar is ScalarKind.Float16:
+        if uniform and in_array and t.scalar is ScalarKind.Float16:
             reason = (
                 "Slang emits an array of half in a WGSL uniform buffer as an invalid "
                 "vec8<f16>; use float, or half4 members instead of an array"

@@ -10,7 +10,8 @@ from __future__ import annotations
 import ctypes
 import enum
 import struct
-from dataclasses import dataclass, field
+from collections.abc import Collection
+from dataclasses import dataclass, field, replace
 
 from oneshader.compiler.emitted.common import GLOBALS
 from oneshader.compiler.slang import capi as S
@@ -455,3 +456,22 @@ def _gather_globals(
         elif not any(q is block for q in out):
             out.append(block)
     return out
+
+
+def with_bools(facts: TargetFacts, members: Collection[tuple[str, str]]) -> TargetFacts:
+    """``facts`` with the members ``members`` (owner, member) bool again, as the source
+    declares them (WGSL's code holds them as uint: ``rewrite.bools_as_uints``)."""
+
+    def fix(t: TypeLayout, owner: str, member: str) -> TypeLayout:
+        if t.kind is TypeKind.Struct:  # a cbuffer's layout is nameless: the block's name
+            here = t.name or owner
+            members_ = tuple(replace(m, type=fix(m.type, here, m.name)) for m in t.members)
+            return replace(t, members=members_)
+        if t.kind is TypeKind.Array and t.element is not None:
+            return replace(t, element=fix(t.element, owner, member))
+        if (owner, member) in members and t.scalar is ScalarKind.UInt:
+            return replace(t, scalar=ScalarKind.Bool)
+        return t
+
+    params = [replace(p, layout=fix(p.layout, p.name, "")) if p.layout else p for p in facts.params]
+    return replace(facts, params=params)

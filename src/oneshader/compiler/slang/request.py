@@ -22,7 +22,7 @@ from oneshader.compiler.front.scanner import Declaration, line_col, strip_commen
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.front.varyings import pixel_point_sizes
 from oneshader.compiler.slang import capi as S
-from oneshader.compiler.slang.facts import SLANG_STAGE_ID, TargetFacts, read_facts
+from oneshader.compiler.slang.facts import SLANG_STAGE_ID, TargetFacts, read_facts, with_bools
 from oneshader.compiler.slang.messages import explain, unavailable_at_uses
 from oneshader.compiler.slang.messages import parse as parse_diagnostics
 from oneshader.compiler.slang.not_wgsl import wgsl_refusal
@@ -152,6 +152,7 @@ class _Rewrites:
     blank_linear: bool  # HLSL's 'linear' and packoffset blanked (not SPIR-V)
     drop_status: bool  # sparse-residency status arguments (not SPIR-V)
     drop_printf: bool  # debug printf (not SPIR-V)
+    bools_as_uints: bool  # WGSL: bools in buffers
     sample_positions: bool  # GetSamplePosition from the standard positions (Slang crashes)
     load_offsets: bool  # texture loads' offsets added to the location (not SPIR-V)
     helpers: tuple[str, ...]
@@ -175,6 +176,7 @@ class _Rewrites:
             blank_linear=target is not Target.SpirV,
             drop_status=target is not Target.SpirV and _has_status_arguments(src),
             drop_printf=target is not Target.SpirV and bool(_printf_calls(src)),
+            bools_as_uints=target is Target.Wgsl and bool(src.buffer_bools()),
             sample_positions=_has_sample_positions(src),
             load_offsets=target is not Target.SpirV and _has_load_offsets(src),
             helpers=tuple(n for n in _helpers_called(src) if target in rewrite.HELPERS[n][0]),
@@ -281,6 +283,9 @@ def _byte_stored(src: SourceSet) -> tuple[str, ...]:
 
 def _rewritten(src: SourceSet, path: Path, how: _Rewrites) -> str:
     text = rewrite.register_letters(src.texts[path], src.sources[path])
+    if how.bools_as_uints:  # at the file's own positions, as the two above
+        bools = [(line, col) for p, line, col in src.buffer_bools().values() if p == path]
+        text = rewrite.bools_as_uints(text, bools)
     text = rewrite.blanked(text, [(a, b) for p, a, b in how.not_inputs if p == path])
     for name, hidden, direct in how.outputs_returned:
         fn = src.function(name)
@@ -445,6 +450,14 @@ def compile_target(
             return compiled, errors
     assert compiled is not None
     compiled.facts = without_padding(compiled.facts)
+    if target is Target.Wgsl and src.buffer_bools():
+        compiled.facts = with_bools(compiled.facts, src.buffer_bools().keys())
+        # Slang's warnings about the conversions bools_as_uints made are not the user's
+        compiled.warnings = [
+            w
+            for w in compiled.warnings
+            if not (w.code == "E30081" and "'uint'" in w.message and "'bool'" in w.message)
+        ]
     if target is Target.Wgsl:
         not_wgsl = wgsl_refusal(src, compiled.code, compiled.facts)
         if not_wgsl is not None:
