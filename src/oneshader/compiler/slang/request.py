@@ -1,6 +1,7 @@
-"""One Slang request per target (Slang reflects the first target of a request only): the
-arguments, the source text handed to Slang (every file rewritten, docs/compiler.md "Source
-rewrites"), and what comes back: the target's code and facts, or its positioned errors."""
+"""Slang's requests: one for the targets given the same source text, each target's facts read
+from its own reflection (else one per target, and one per padding round); the arguments, the
+source text handed to Slang (every file rewritten, docs/compiler.md "Source rewrites"), and what
+comes back: each target's code and facts, or its positioned errors."""
 
 from __future__ import annotations
 
