@@ -1,15 +1,20 @@
 """``out`` and ``inout`` parameters of an entry point are its outputs: the reflection lists them
-(after the returned value, as DXC counts locations) and SPIR-V and Metal build them (Metal
-crashes in Slang beside a returned value, OS9001); Slang's WGSL for them is not WGSL, so on
-WGSL each is a positioned error that names it (as is a pixel input WGSL has in the vertex
-stage only)."""
+(after the returned value, as DXC counts locations). Slang builds them for SPIR-V; its WGSL for
+them is not WGSL (pointer parameters) and its Metal crashes beside a returned value, so there a
+wrapper returns them (rewrite ``entry_outputs_as_results``): the reflection is SPIR-V's and the
+WGSL runs. A pixel input WGSL has in the vertex stage only is a positioned error."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pytest
+from verify_support import render
 
+from module_validation import device
 from oneshader.compiler import CompileOptions, compile_file
 from oneshader.compiler.api import CompileResult
 from oneshader.reflection.model import BuiltIn, Target
@@ -59,10 +64,9 @@ def test_out_parameters_are_outputs(tmp_path: Path, targets: tuple[Target, ...])
     ]
 
 
-def test_out_parameters_follow_the_result_and_inout_is_both(tmp_path: Path) -> None:
-    # SPIR-V only: Slang's Metal back end crashes on this entry point (in spCompile; the
-    # worker reports it as OS9001).
-    r = _ok(tmp_path, BESIDE_RESULT, (Target.SpirV,)).reflection
+@pytest.mark.parametrize("target", [Target.SpirV, Target.Msl], ids=str)
+def test_out_parameters_follow_the_result_and_inout_is_both(tmp_path: Path, target: Target) -> None:
+    r = _ok(tmp_path, BESIDE_RESULT, (target,)).reflection
     assert r is not None
     vs = r.entry_points[0]
     assert [(v.name, v.location) for v in vs.inputs] == [("p", 0), ("c", 1)]
@@ -73,12 +77,15 @@ def test_out_parameters_follow_the_result_and_inout_is_both(tmp_path: Path) -> N
     ]
 
 
-def test_out_parameters_are_named_errors_on_wgsl(tmp_path: Path) -> None:
-    result = _build(tmp_path, OUT_ONLY, (*NATIVE, Target.Wgsl))
-    errors = [d for d in result.diagnostics if d.is_error]
-    assert [(d.code, d.line, d.column) for d in errors] == [("OS1003", 2, 41), ("OS1003", 2, 68)]
-    assert "WGSL: 'out' parameter 'o' : SV_Position of entry point 'vs'" in errors[0].message
-    assert "'a' : A" in errors[1].message
+def test_wgsl_returns_the_out_parameters_as_spirv_reflects_them(tmp_path: Path) -> None:
+    # They were positioned OS1003 errors: Slang wrote pointer parameters naga refuses.
+    wgsl = _ok(tmp_path, OUT_ONLY, (Target.Wgsl,))
+    spirv = _ok(tmp_path, OUT_ONLY, (Target.SpirV,))
+    assert wgsl.reflection is not None and spirv.reflection is not None
+    assert wgsl.reflection.entry_points == spirv.reflection.entry_points
+    code = wgsl.outputs[0].data.decode()
+    entries = re.findall(r"@(?:vertex|fragment)\s+fn \w+\(([^)]*)\)", code)
+    assert len(entries) == 2 and not any("ptr<" in params for params in entries), entries
 
 
 def test_a_vertex_only_builtin_read_by_a_pixel_shader_is_a_named_error_on_wgsl(
@@ -89,3 +96,104 @@ def test_a_vertex_only_builtin_read_by_a_pixel_shader_is_a_named_error_on_wgsl(
     (error,) = [d for d in result.diagnostics if d.is_error]
     assert (error.line, error.column, error.code) == (2, 16, "OS1003")
     assert "pixel input 'id' : SV_InstanceID: WGSL has instance_index" in error.message
+
+
+RUNS = """\
+cbuffer Frame : register(b0) { float4 tint; };
+
+[shader("vertex")]
+void vs(float2 p : POSITION, inout float2 uv : TEXCOORD0, out float4 pos : SV_Position,
+        out nointerpolation uint key : KEY)
+{
+    pos = float4(p, 0, 1);
+    uv = uv * 0.5;
+    key = 7;
+    if (p.x > 100) return;  // an early return, as in the original
+    key = 9;
+}
+
+[shader("pixel")]
+void ps(float2 uv : TEXCOORD0, nointerpolation uint key : KEY,
+        out float4 colour : SV_Target0)
+{
+    colour = float4(uv, key == 9 ? 1.0 : 0.0, 1) * tint;
+}
+"""
+
+# A result and an out parameter together.
+TWO_TARGETS = """[shader("pixel")]
+float4 ps(float2 uv : TEXCOORD0, out float4 second : SV_Target1) : SV_Target0
+{
+    second = float4(uv, 0, 1);
+    return float4(uv, 1, 1);
+}
+"""
+
+
+def test_a_result_beside_out_parameters_on_wgsl(tmp_path: Path) -> None:
+    wgsl = _ok(tmp_path, TWO_TARGETS, (Target.Wgsl,))
+    spirv = _ok(tmp_path, TWO_TARGETS, (Target.SpirV,))
+    assert wgsl.reflection is not None and spirv.reflection is not None
+    assert wgsl.reflection.entry_points == spirv.reflection.entry_points
+    assert [(v.name, v.location) for v in spirv.reflection.entry_points[0].outputs] == [
+        ("result", 0),
+        ("second", 1),
+    ]
+
+
+def test_inout_and_out_parameters_on_wgsl_as_on_spirv(tmp_path: Path) -> None:
+    wgsl = _ok(tmp_path, RUNS, (Target.Wgsl,))
+    spirv = _ok(tmp_path, RUNS, (Target.SpirV,))
+    assert wgsl.reflection is not None and spirv.reflection is not None
+    assert wgsl.reflection.entry_points == spirv.reflection.entry_points
+    vs = wgsl.reflection.entry_points[0]
+    assert [(v.name, v.location) for v in vs.inputs] == [("p", 0), ("uv", 1)]
+    assert [(v.name, v.location) for v in vs.outputs] == [("uv", 0), ("pos", None), ("key", 1)]
+
+
+def _draw(result: CompileResult) -> Any:
+    import wgpu
+
+    r = result.reflection
+    assert r is not None
+    vs = r.entry_points[0]
+    dev = device()
+    module = dev.create_shader_module(code=next(o.data.decode() for o in result.outputs))
+    attributes = [
+        {"format": v.format.value, "offset": v.offset, "shader_location": v.location}
+        for v in vs.inputs
+    ]
+    pipeline = dev.create_render_pipeline(
+        layout="auto",
+        vertex={
+            "module": module,
+            "entry_point": "vs",
+            "buffers": [{"array_stride": vs.stride, "attributes": attributes}],
+        },
+        fragment={"module": module, "entry_point": "ps", "targets": [{"format": "rgba8unorm"}]},
+    )
+    # uv is 1 at every vertex (0.5 after the vertex stage): the pixel's red and green are half.
+    rows = [[x, y, 1, 1] for x, y in ((-1, -1), (3, -1), (-1, 3))]
+    vertices = dev.create_buffer_with_data(
+        data=np.array(rows, np.float32).tobytes(), usage=wgpu.BufferUsage.VERTEX
+    )
+    tint = dev.create_buffer_with_data(
+        data=np.array([1, 1, 1, 1], np.float32).tobytes(), usage=wgpu.BufferUsage.UNIFORM
+    )
+    group = dev.create_bind_group(
+        layout=pipeline.get_bind_group_layout(0),
+        entries=[{"binding": 0, "resource": {"buffer": tint, "offset": 0, "size": 16}}],
+    )
+
+    def draw(rpass: Any) -> None:
+        rpass.set_pipeline(pipeline)
+        rpass.set_bind_group(0, group)
+        rpass.set_vertex_buffer(0, vertices)
+        rpass.draw(3)
+
+    return render(draw, 4)
+
+
+def test_the_wgsl_runs_with_the_outputs_hlsl_writes(tmp_path: Path) -> None:
+    pixels = _draw(_ok(tmp_path, RUNS, (Target.Wgsl,))).astype(int)
+    assert np.abs(pixels[1, 1] - np.array([128, 128, 255, 255])).max() <= 1, pixels[1, 1]

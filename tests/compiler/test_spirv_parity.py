@@ -63,6 +63,52 @@ def test_a_tbuffer_the_code_reads_is_a_positioned_error(tmp_path: Path) -> None:
         assert f"'{name}'" in errors[0].message and "SPIR-V" in errors[0].message
 
 
+_ONE_LINE_MATRICES = """cbuffer Frame : register(b0) {
+  float4 colour;
+  DECL
+};
+float4 main() : SV_Target { return colour; }
+"""
+
+
+def test_a_matrix_with_one_row_or_column_is_a_positioned_error(tmp_path: Path) -> None:
+    # Slang's error (E39999) has neither a position nor the type; DXC writes them as vectors.
+    for decl, token in [
+        ("float1x3 m;", "float1x3"),
+        ("min16float4x1 m;", "min16float4x1"),
+        ("matrix<float, 2, 1> m;", "matrix<float, 2, 1>"),
+    ]:
+        result = _build(tmp_path, _ONE_LINE_MATRICES.replace("DECL", decl), ALL)
+        errors = [d for d in result.diagnostics if d.is_error]
+        assert [(d.code, d.line, d.column) for d in errors] == [("OS1001", 3, 3)] * 3
+        assert all(f"'{token}'" in d.message for d in errors)
+        assert [d.message.split(":")[0] for d in errors] == ["SPIR-V", "Metal", "WGSL"]
+
+
+def test_a_one_column_matrix_constructor_is_named_with_its_cause(tmp_path: Path) -> None:
+    source = "float4 main() : SV_Target { float3x1 k = float3x1(1, 2, 3); return k[1][0]; }\n"
+    result = _build(tmp_path, source)
+    errors = [d for d in result.diagnostics if d.is_error]
+    assert [(d.line, d.column) for d in errors] == [(1, 42)]
+    assert "one row or one column" in errors[0].message
+
+
+def test_minimum_precision_matrices_of_every_shape_are_32_bit(tmp_path: Path) -> None:
+    # DXC's min16float2x3 is a float2x3 without -enable-16bit-types; only the square shapes
+    # were defined (E30015 'undefined identifier' on the others).
+    source = """cbuffer Frame : register(b0) {
+  min16float2x3 a; min10float3x4 b; row_major min16uint4x2 c;
+};
+float4 main() : SV_Target { return float4(a[1], 0) + b[2] + float4(c[3], 0, 0); }
+"""
+    result = _ok(_build(tmp_path, source, ALL))
+    assert result.reflection is not None
+    (frame,) = [r for r in result.reflection.resources if r.name == "Frame"]
+    assert frame.layout is not None
+    shapes = {m.name: (m.type.rows, m.type.cols) for m in frame.layout.members}
+    assert shapes == {"a": (2, 3), "b": (3, 4), "c": (4, 2)}
+
+
 # -- WGSL's reserved words and keywords as names ------------------------------------------------
 
 _RESERVED_NAMES = """struct Light { float4 colour; uint type; };

@@ -172,8 +172,6 @@ def precheck(src: SourceSet, options: CompileOptions, problems: Collector) -> fr
     for t in (Target.Msl, Target.Wgsl):
         if t in targets:
             per[t] += _counted_parameters(src, t)
-    if Target.Msl in targets:
-        per[Target.Msl] += metal_out_parameters(src, options)
     for scanned in src.sources.values():
         for sdef in (*scanned.structs.values(), *scanned.functions.values()):
             for f in sdef.fields:
@@ -203,7 +201,7 @@ def precheck(src: SourceSet, options: CompileOptions, problems: Collector) -> fr
     return frozenset(t for t, errs in per.items() if errs)
 
 
-def _entry_stages(src: SourceSet, options: CompileOptions) -> dict[str, Stage]:
+def entry_stages(src: SourceSet, options: CompileOptions) -> dict[str, Stage]:
     """The entry points the build compiles: those the options name, or the [shader] ones."""
     if options.entry_points:
         return {e.name: e.stage for e in options.entry_points}
@@ -214,36 +212,6 @@ def _entry_stages(src: SourceSet, options: CompileOptions) -> dict[str, Stage]:
                 out.setdefault(a.name, stage_from_name(a.stage))
             except ValueError:
                 continue  # a stage oneshader does not build: OS1009 names it
-    return out
-
-
-def metal_out_parameters(src: SourceSet, options: CompileOptions) -> list[Diagnostic]:
-    """``out``/``inout`` parameters of an entry point that Slang's Metal back end cannot take:
-    beside a returned value in a vertex entry point it crashes the compiler process (SIGSEGV),
-    and in a pixel entry point it stops with an internal error ("Unknown addressspace") that
-    names no line. At the first such parameter, naming what to write instead."""
-    out = []
-    for name, stage in _entry_stages(src, options).items():
-        fn = src.function(name)
-        if fn is None or stage is Stage.Compute:
-            continue
-        returns = fn.returns.split()
-        outs = [f for f in fn.fields if {"out", "inout"} & set(f.modifiers)]
-        if not outs or (stage is Stage.Vertex and (not returns or returns[-1] == "void")):
-            continue
-        where = src.function_file(name)
-        why = "beside a returned value" if stage is Stage.Vertex else "of a pixel entry point"
-        out.append(
-            src.error_in(
-                where,
-                outs[0].line,
-                outs[0].column,
-                f"Metal: '{outs[0].name}' is an out parameter {why} ('{name}'), which Slang "
-                "cannot emit for Metal; return a struct that holds every output instead, or "
-                "build without the msl target",
-                Code.OUT_PARAMETERS,
-            )
-        )
     return out
 
 
@@ -393,6 +361,31 @@ def spirv_texture_buffers(src: SourceSet, slang_error: str) -> list[Diagnostic]:
             Code.TYPE_NOT_EMITTED,
         )
         for d in named or buffers
+    ]
+
+
+# A matrix type with one row or one column: float1x3, int4x1, matrix<float, 1, 3>.
+_ONE_LINE_MATRIX = re.compile(
+    r"\b(?:bool|u?int|dword|half|float|double|min1[026](?:float|u?int)|min12int"
+    r"|u?int(?:16|32|64)_t|float(?:16|32|64)_t)(?:1x[1-4]|[1-4]x1)\b"
+    r"|\bmatrix\s*<\s*\w+\s*,\s*(?:1\s*,\s*[1-4]|[1-4]\s*,\s*1)\s*>"
+)
+
+
+def one_line_matrices(src: SourceSet, target: Target) -> list[Diagnostic]:
+    """Slang has no matrices with one row or one column on any target (DXC writes them as
+    vectors): its error names no type and no position, so each such type in the source is the
+    error, where it is written. Applied only when Slang gave that error."""
+    return [
+        src.error_in(
+            where,
+            *line_col(src.texts[where], m.start()),
+            f"{TARGET_NAMES[target]}: '{m.group(0)}' is a matrix with one row or one column, "
+            "which Slang cannot emit for any target; declare a vector (or an array of vectors) "
+            "instead",
+            Code.TYPE_NOT_EMITTED,
+        )
+        for where, m in src.matches(_ONE_LINE_MATRIX)
     ]
 
 

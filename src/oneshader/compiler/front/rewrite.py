@@ -21,16 +21,21 @@ from oneshader.compiler.front.scanner import (
 from oneshader.reflection.model import Target
 
 __all__ = [
+    "OFFSET_HELPER",
     "bitfield_words",
     "blank_words",
     "block_resources_as_globals",
     "buffer_lengths_prelude",
     "counter_calls",
+    "entry_outputs_as_results",
     "inline_includes",
+    "load_offsets",
     "matrix_array_majorness",
+    "outputs_struct",
     "pack_matrix",
     "postfix_start",
     "rename_at",
+    "status_arguments",
     "subpass_inputs_as_vectors",
     "unit_point_sizes",
     "vk_builtins",
@@ -39,8 +44,10 @@ __all__ = [
     "with_counter_buffers",
     "with_helpers",
     "with_inserted",
+    "without_load_offsets",
     "without_point_size",
     "without_space_only_registers",
+    "without_status_arguments",
 ]
 
 
@@ -108,6 +115,12 @@ HELPERS: dict[str, tuple[frozenset[Target], str]] = {
         frozenset({Target.Msl}),
         "uint oneshader_NonUniformResourceIndex(uint i) { return i; } "
         "int oneshader_NonUniformResourceIndex(int i) { return i; }",
+    ),
+    # Without sparse residency every texel is resident (the status arguments are dropped:
+    # without_status_arguments).
+    "CheckAccessFullyMapped": (
+        frozenset({Target.Wgsl, Target.Msl}),
+        "\n#define oneshader_CheckAccessFullyMapped(status) true\n",
     ),
     # fwidth(x) is abs(ddx(x)) + abs(ddy(x)) by definition.
     "fwidth": (
@@ -587,3 +600,217 @@ def inline_includes(
         return "\n".join(lines)
 
     return expand(main, (main,))
+
+
+def _closing(text: str, i: int) -> int:
+    """The offset just past the bracket that closes the one at ``i`` (comment-free text)."""
+    pairs = {"(": ")", "{": "}", "[": "]"}
+    depth = 0
+    for j in range(i, len(text)):
+        c = text[j]
+        if c in pairs:
+            depth += 1
+        elif c in ")}]":
+            depth -= 1
+            if depth == 0:
+                return j + 1
+    return len(text)
+
+
+def _parameter_spans(code: str, a: int, b: int) -> list[tuple[int, int]]:
+    """The (start, end) offsets of each parameter of the list in ``code[a:b]``, split at its
+    depth-0 commas (comment-free text)."""
+    out, depth, start = [], 0, a
+    for j in range(a, b):
+        c = code[j]
+        if c in "([{<":
+            depth += 1
+        elif c in ")]}>":
+            depth -= 1
+        elif c == "," and depth == 0:
+            out.append((start, j))
+            start = j + 1
+    out.append((start, b))
+    return [(i, j) for i, j in out if code[i:j].strip()]
+
+
+def outputs_struct(entry: str) -> str:
+    """The struct the wrapper of ``entry_outputs_as_results`` returns."""
+    return f"{entry}_oneshader_outputs"
+
+
+_DIRECTION = re.compile(r"\b(in|out|inout)\b")
+_PARAMETER_NAME = re.compile(r"(\w+)\s*(?:\[[^\]]*\]\s*)*(?::\s*\w+\s*)?$")
+_SEMANTIC = re.compile(r":\s*\w+\s*$")
+_ENTRY_ATTRIBUTE = re.compile(r"\[\s*(?:shader|earlydepthstencil)\b[^\]]*\]")
+
+
+def entry_outputs_as_results(text: str, line: int, column: int, name: str, hidden: str) -> str:
+    """The entry point ``name`` (declared at ``line``:``column``) with its ``out``/``inout``
+    parameters returned instead, for WGSL, whose entry points return their outputs (Slang
+    writes pointer parameters naga refuses). The function becomes ``hidden`` (a name of the
+    same length, so columns stay) and a wrapper named ``name``, appended after its closing
+    brace on the same line (lines stay), returns a struct of the outputs, each a member with
+    the parameter's name, type and semantic (the return value first, as member ``result``, the
+    name the reflection gives it). The entry point's attributes move to the wrapper. Unchanged when
+    the function is not found as expected."""
+    code = strip_comments(text)
+    at = line_offsets(code)[line - 1] + column - 1
+    if code[at : at + len(name)] != name:
+        return text
+    open_ = code.find("(", at + len(name))
+    close = _closing(code, open_)
+    brace = code.find("{", close)
+    if open_ < 0 or brace < 0 or code[close:brace].strip(" \t\r\n:").count(";"):
+        return text
+    end = _closing(code, brace)
+    head_start = max(code.rfind(";", 0, at), code.rfind("}", 0, at)) + 1
+    head = code[head_start:at]
+    returns = _ENTRY_ATTRIBUTE.sub("", head).strip()
+    attributes = " ".join(m.group(0) for m in _ENTRY_ATTRIBUTE.finditer(head))
+    result_semantic = code[close:brace].strip()
+    ins, members, args, copies = [], [], [], []
+    semantics = []  # Slang checks system values on every function's parameters for WGSL
+    for i, j in _parameter_spans(code, open_ + 1, close - 1):
+        p = code[i:j]
+        m = _PARAMETER_NAME.search(p.rstrip())
+        if m is None:
+            return text
+        pname = m.group(1)
+        semantic = _SEMANTIC.search(p)
+        if semantic is not None:
+            semantics.append((i + semantic.start(), i + semantic.end()))
+        direction = _DIRECTION.search(p)
+        bare = " ".join(_DIRECTION.sub(" ", p).split())
+        if direction is None or direction.group(1) == "in":
+            ins.append(bare)
+            args.append(pname)
+            continue
+        members.append(f"{bare};")
+        args.append(f"oneshader_out.{pname}")
+        if direction.group(1) == "inout":
+            ins.append(bare)
+            copies.append(f"oneshader_out.{pname} = {pname};")
+    call = f"{hidden}({', '.join(args)});"
+    if returns.split()[-1:] != ["void"]:  # first, as Slang and DXC list the result
+        result = "oneshader_result" if "oneshader_out.result" in args else "result"
+        members.insert(0, f"{returns} {result} {result_semantic};")
+        call = f"oneshader_out.{result} = {call}"
+    outputs = outputs_struct(name)
+    wrapper = (
+        f" struct {outputs} {{ {' '.join(members)} }}; {attributes} {outputs} {name}("
+        f"{', '.join(ins)}) {{ {outputs} oneshader_out; {' '.join(copies)} {call} "
+        "return oneshader_out; }"
+    )
+    blanked = _ENTRY_ATTRIBUTE.sub(lambda a: " " * len(a.group(0)), text[head_start:at])
+    params = text[at + len(name) : close]
+    for i, j in reversed(semantics):
+        i, j = i - at - len(name), j - at - len(name)
+        params = params[:i] + " " * (j - i) + params[j:]
+    return text[:head_start] + blanked + hidden + params + text[close:end] + wrapper + text[end:]
+
+
+# The argument counts at which a texture method's last argument is the sparse-residency status
+# (``out uint``), whatever the texture type: Load(loc, offset, status) and a multisampled
+# Load(coord, sample, offset, status) (three arguments: a status only if it is a uint);
+# Sample(s, uv, offset, clamp, status); Gather(s, uv, offset, status) or with four offsets.
+_STATUS_ARITY: dict[str, frozenset[int]] = {
+    "Load": frozenset({3, 4}),
+    "Sample": frozenset({5}),
+    "SampleLevel": frozenset({5}),
+    "SampleCmpLevelZero": frozenset({5}),
+    "SampleBias": frozenset({6}),
+    "SampleCmp": frozenset({6}),
+    "SampleCmpLevel": frozenset({6}),
+    "SampleGrad": frozenset({7}),
+    **{
+        f"Gather{c}{k}": frozenset({4, 7})
+        for c in ("", "Cmp")
+        for k in ("", "Red", "Green", "Blue", "Alpha")
+    },
+}
+_STATUS_CALL = re.compile(r"\.\s*(" + "|".join(_STATUS_ARITY) + r")\s*\(")
+
+
+def status_arguments(text: str) -> list[tuple[int, int]]:
+    """The (start, end) offsets of each sparse-residency status argument (with its comma) of
+    a texture method call in ``text``: a last argument at a count only the status form has,
+    that is a name the text declares ``uint``."""
+    code = strip_comments(text)
+    out = []
+    for m in _STATUS_CALL.finditer(code):
+        close = _closing(code, m.end() - 1)
+        spans = _parameter_spans(code, m.end(), close - 1)
+        if len(spans) not in _STATUS_ARITY[m.group(1)] or len(spans) < 2:
+            continue
+        name = code[spans[-1][0] : spans[-1][1]].strip()
+        if not re.fullmatch(r"[A-Za-z_]\w*", name) or not re.search(
+            rf"\b(?:uint|uint32_t|dword)\s+{name}\b", code
+        ):
+            continue
+        out.append((spans[-2][1], spans[-1][1]))
+    return out
+
+
+def without_status_arguments(text: str) -> str:
+    """The text with every sparse-residency status argument blanked (columns stay): WGSL and
+    Metal have no residency feedback, and every texel is resident there, which the
+    ``CheckAccessFullyMapped`` helper says."""
+    for i, j in reversed(status_arguments(text)):
+        text = text[:i] + re.sub(r"[^\n]", " ", text[i:j]) + text[j:]
+    return text
+
+
+_LOAD = re.compile(r"\b(\w+)\s*\.\s*Load\s*\(")
+# For WGSL and Metal, before the file (``without_load_offsets``): the coordinate plus the offset
+# widened with zeros (a mip level, an array layer), per (coordinate, offset) shape.
+OFFSET_HELPER = " ".join(
+    f"{t}{n} oneshader_offset({t}{n} c, {o} o) {{ return c + {t}{n}({pad}); }}"
+    for t in ("int", "uint")
+    for n, o, pad in (
+        (2, "int", "o, 0"),
+        (2, "int2", "o"),
+        (3, "int", "o, 0, 0"),
+        (3, "int2", "o, 0"),
+        (4, "int2", "o, 0, 0"),
+        (4, "int3", "o, 0"),
+    )
+)
+# A Load's argument count with an offset: Texture2D.Load(location, offset), a multisampled
+# Load(coordinate, sample, offset).
+_LOAD_WITH_OFFSET = {
+    **dict.fromkeys(("Texture1D", "Texture1DArray", "Texture2D", "Texture2DArray", "Texture3D"), 2),
+    **dict.fromkeys(("Texture2DMS", "Texture2DMSArray"), 3),
+}
+_TEXTURE_DECLARATION = re.compile(
+    r"\b(" + "|".join(_LOAD_WITH_OFFSET) + r")\b\s*(?:<[^<>]*(?:<[^<>]*>[^<>]*)?>)?\s+(\w+)"
+)
+
+
+def load_offsets(text: str, texts: Iterable[str]) -> list[tuple[int, int, str]]:
+    """Each texture ``Load`` with an offset (the texture declared in one of ``texts``) as
+    (start, end, new arguments): ``oneshader_offset(location, offset)`` and the sample index
+    of a multisampled one. Slang does not add the offset for WGSL and Metal (E36107)."""
+    code = strip_comments(text)
+    textures = {
+        m.group(2): m.group(1)
+        for t in texts
+        for m in _TEXTURE_DECLARATION.finditer(strip_comments(t))
+    }
+    edits = []
+    for m in _LOAD.finditer(code):
+        close = _closing(code, m.end() - 1)
+        spans = _parameter_spans(code, m.end(), close - 1)
+        if len(spans) != _LOAD_WITH_OFFSET.get(textures.get(m.group(1), ""), 0):
+            continue
+        args = [text[a:b].strip() for a, b in spans]
+        call = ", ".join([f"oneshader_offset({args[0]}, {args[-1]})", *args[1:-1]])
+        edits.append((m.end(), close - 1, call))
+    return edits
+
+
+def without_load_offsets(text: str, texts: Iterable[str]) -> str:
+    """The text with ``load_offsets`` made (columns after such a call on its line move)."""
+    for i, j, call in reversed(load_offsets(text, texts)):
+        text = text[:i] + call + text[j:]
+    return text

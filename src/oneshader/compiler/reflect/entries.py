@@ -10,6 +10,7 @@ from dataclasses import replace
 
 from oneshader.compiler.emitted.common import LENGTHS, emitted_name, emitted_pattern
 from oneshader.compiler.emitted.wgsl import reached_identifiers
+from oneshader.compiler.front import rewrite
 from oneshader.compiler.front.scanner import Field, StructDef
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.slang.facts import EntryFacts, VarFacts
@@ -159,6 +160,8 @@ def check_wgsl_interfaces(
         where = src.function_file(e.name)
         if e.stage is Stage.Pixel:
             problems.extend(_vertex_only_inputs(src, e))
+        if rewrite.outputs_struct(e.name).encode() in wgsl.code:
+            continue  # returned by a wrapper (rewrite.entry_outputs_as_results)
         for f in fn.fields:
             direction = next((m for m in f.modifiers if m in ("out", "inout")), None)
             if direction is None:
@@ -284,7 +287,10 @@ def _declaration(
 ) -> tuple[StructDef | None, Field | None]:
     """The struct (or entry point's parameter list) that declares a stage variable, and its
     member (or parameter); None where the scanner cannot find them."""
-    owner = src.struct(v.struct_name) if v.struct_name else src.function(e.name)
+    # The wrapper's struct of out parameters (rewrite.entry_outputs_as_results) holds the
+    # entry point's parameters.
+    member = v.struct_name and v.struct_name != rewrite.outputs_struct(e.name)
+    owner = src.struct(v.struct_name) if member else src.function(e.name)
     return owner, owner.field(v.name) if owner else None
 
 

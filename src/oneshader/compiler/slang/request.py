@@ -6,13 +6,18 @@ comes back: each target's code and facts, or its positioned errors."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from oneshader.compiler.api import TARGET_NAMES, CompileOptions
 from oneshader.compiler.front import rewrite
-from oneshader.compiler.front.precheck import spirv_texture_buffers, wgsl_interlocked
+from oneshader.compiler.front.precheck import (
+    entry_stages,
+    one_line_matrices,
+    spirv_texture_buffers,
+    wgsl_interlocked,
+)
 from oneshader.compiler.front.scanner import Declaration, line_col, strip_comments
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.slang import capi as S
@@ -26,7 +31,7 @@ from oneshader.compiler.slang.padding import (
     without_padding,
 )
 from oneshader.diagnostics import Code, Diagnostic, Severity, source_excerpt
-from oneshader.reflection.model import ResourceTypeKind, Target
+from oneshader.reflection.model import ResourceTypeKind, Stage, Target
 
 _SLANG_TARGET = {Target.SpirV: "spirv", Target.Msl: "metal", Target.Wgsl: "wgsl"}
 
@@ -40,7 +45,7 @@ _MIN_PRECISION_ARGS = [
         ("min12int", "int"),
         ("min16uint", "uint"),
     )
-    for n in ("", "1", "2", "3", "4", "1x1", "2x2", "3x3", "4x4")
+    for n in ("", "1", "2", "3", "4", *(f"{r}x{c}" for r in "1234" for c in "1234"))
     for arg in ("-D", f"{name}{n}={base}{n}")
 ]
 
@@ -60,9 +65,17 @@ _SAMPLE_POSITION = (
     "the shader cannot query a sample's position on this target (the host sets them); pass "
     "the positions in a constant buffer"
 )
+# What no target has (Slang's name of the construct, as its note gives it).
+_NOWHERE = {
+    "matrix.init": (
+        "it constructs a matrix with one row or one column (float3x1(...)), which Slang cannot "
+        "emit for any target; use a vector"
+    ),
+}
 UNAVAILABLE_HINTS: dict[Target, dict[str, str]] = {
-    Target.SpirV: {},
+    Target.SpirV: {**_NOWHERE},
     Target.Wgsl: {
+        **_NOWHERE,
         **_EVERYWHERE_BUT_SPIRV,
         "Sample": (
             "WGSL samples without a minimum-LOD clamp (Sample's 4th argument in HLSL, not a "
@@ -83,6 +96,7 @@ UNAVAILABLE_HINTS: dict[Target, dict[str, str]] = {
         ),
     },
     Target.Msl: {
+        **_NOWHERE,
         **_EVERYWHERE_BUT_SPIRV,
         "GetDimensions": (
             "a Metal shader cannot ask a buffer for its length: oneshader gives a global "
@@ -154,21 +168,76 @@ class _Rewrites:
     drop_point_sizes: bool  # WGSL has no PointSize
     subpass_as_vectors: bool  # SPIR-V's subpass inputs
     blank_linear: bool  # HLSL's 'linear' and packoffset blanked (not SPIR-V)
+    drop_status: bool  # sparse-residency status arguments (not SPIR-V)
+    load_offsets: bool  # texture loads' offsets added to the location (not SPIR-V)
     helpers: tuple[str, ...]
     measured: tuple[str, ...]  # buffers whose length Metal reads from the companion
     pads: tuple[Padding, ...]
+    outputs_returned: tuple[tuple[str, str], ...]  # (entry, hidden name): out params returned
 
     @staticmethod
-    def of(src: SourceSet, target: Target, pads: Collection[Padding]) -> _Rewrites:
+    def of(
+        src: SourceSet, target: Target, pads: Collection[Padding], stages: Mapping[str, Stage]
+    ) -> _Rewrites:
         return _Rewrites(
             append_as_rw=bool(src.append_consume()) and target is not Target.SpirV,
             drop_point_sizes=bool(src.unit_point_sizes()) and target is Target.Wgsl,
             subpass_as_vectors=bool(src.subpass_inputs()) and target is Target.SpirV,
             blank_linear=target is not Target.SpirV,
+            drop_status=target is not Target.SpirV and _has_status_arguments(src),
+            load_offsets=target is not Target.SpirV and _has_load_offsets(src),
             helpers=tuple(n for n in _helpers_called(src) if target in rewrite.HELPERS[n][0]),
             measured=tuple(src.measured_buffers()) if target is Target.Msl else (),
             pads=tuple(pads),
+            outputs_returned=_outputs_returned(src, target, stages),
         )
+
+
+def _outputs_returned(
+    src: SourceSet, target: Target, stages: Mapping[str, Stage]
+) -> tuple[tuple[str, str], ...]:
+    """The entry points whose ``out``/``inout`` parameters a wrapper returns, each with a name
+    of the same length that no file uses (for the function the wrapper calls: columns stay).
+    WGSL entry points take no pointers; Slang's Metal crashes on them beside a vertex
+    result (SIGSEGV) and stops with an internal error in a pixel entry point."""
+    words = src.derived(
+        "identifiers", lambda: {w for t in src.texts.values() for w in re.findall(r"\w+", t)}
+    )
+    out = []
+    for name, stage in stages.items():
+        fn = src.function(name)
+        if fn is None or not any(m in ("out", "inout") for f in fn.fields for m in f.modifiers):
+            continue
+        void = fn.returns.split()[-1:] in ([], ["void"])
+        wgsl = target is Target.Wgsl and stage in (Stage.Vertex, Stage.Pixel)
+        vertex_result = stage is Stage.Vertex and not void
+        metal = target is Target.Msl and (stage is Stage.Pixel or vertex_result)
+        if not (wgsl or metal):
+            continue
+        hidden = next(
+            (h for i in range(len(name)) if (h := "_" * (i + 1) + name[i + 1 :]) not in words),
+            None,
+        )
+        if hidden is not None:
+            out.append((name, hidden))
+            words = words | {hidden}
+    return tuple(out)
+
+
+def _has_status_arguments(src: SourceSet) -> bool:
+    found: bool = src.derived(
+        "status arguments", lambda: any(map(rewrite.status_arguments, src.texts.values()))
+    )
+    return found
+
+
+def _has_load_offsets(src: SourceSet) -> bool:
+    def any_offsets() -> bool:
+        texts = list(src.texts.values())  # status arguments dropped first (_rewritten)
+        return any(rewrite.load_offsets(rewrite.without_status_arguments(t), texts) for t in texts)
+
+    found: bool = src.derived("load offsets", any_offsets)
+    return found
 
 
 def _helpers_called(src: SourceSet) -> list[str]:
@@ -189,6 +258,10 @@ def _helpers_called(src: SourceSet) -> list[str]:
 
 def _rewritten(src: SourceSet, path: Path, how: _Rewrites) -> str:
     text = src.texts[path]
+    for name, hidden in how.outputs_returned:
+        fn = src.function(name)
+        if fn is not None and src.function_file(name) == path:
+            text = rewrite.entry_outputs_as_results(text, fn.line, fn.column, name, hidden)
     decls = src.declarations()
     renamed = [
         (decls[old].line, decls[old].column, old, new)
@@ -222,6 +295,10 @@ def _rewritten(src: SourceSet, path: Path, how: _Rewrites) -> str:
         text = rewrite.blank_words(text, "linear")
         # Slang's reflection follows packoffset there but its code does not: the padding does
         text = without_packoffsets(text)
+    if how.drop_status:
+        text = rewrite.without_status_arguments(text)
+    if how.load_offsets:
+        text = rewrite.without_load_offsets(text, src.texts.values())
     if how.helpers:
         text = rewrite.with_helpers(text, how.helpers)
     if how.measured:
@@ -230,10 +307,16 @@ def _rewritten(src: SourceSet, path: Path, how: _Rewrites) -> str:
     return rewrite.with_inserted(text, here) if here else text
 
 
-def slang_source(src: SourceSet, target: Target, pads: Collection[Padding] = ()) -> str:
+def slang_source(
+    src: SourceSet,
+    target: Target,
+    pads: Collection[Padding] = (),
+    stages: Mapping[str, Stage] | None = None,
+) -> str:
     """The main file's text for Slang, every file rewritten (includes inlined where a rewrite
-    changed them); ``pads`` are vk::offset's padding members (WGSL and Metal)."""
-    how = _Rewrites.of(src, target, pads)
+    changed them); ``pads`` are vk::offset's padding members (WGSL and Metal); ``stages`` the
+    entry points (some return their ``out`` parameters from a wrapper)."""
+    how = _Rewrites.of(src, target, pads, stages or {})
     text: str = src.derived(("slang source", how), lambda: _slang_source(src, how))
     return text
 
@@ -244,6 +327,8 @@ def _slang_source(src: SourceSet, how: _Rewrites) -> str:
     prelude = [rewrite.HELPERS[name][1] for name in how.helpers]
     if how.measured:  # Metal asks the companion for buffer lengths
         prelude.append(rewrite.buffer_lengths_prelude(how.measured))
+    if how.load_offsets:
+        prelude.append(rewrite.OFFSET_HELPER)
     if prelude:  # the helpers first, then the file from its own line 1
         main = f'{" ".join(prelude)}\n#line 1 "{src.path.as_posix()}"\n{main}'
     return main
@@ -291,8 +376,9 @@ def compile_together(
     diagnostic counts; else its targets are left to :func:`compile_target`'s own requests,
     which give each target its own errors and warnings."""
     groups: dict[str, list[Target]] = {}
+    stages = entry_stages(src, options)
     for target in targets:
-        groups.setdefault(slang_source(src, target), []).append(target)
+        groups.setdefault(slang_source(src, target, (), stages), []).append(target)
     together: dict[Target, CompiledTarget] = {}
     for text, group in groups.items():
         if len(group) > 1:
@@ -451,7 +537,8 @@ def _compile_once(
     pads: Collection[Padding],
 ) -> tuple[CompiledTarget | None, list[Diagnostic]]:
     args = _request_args(src, options, [target])
-    req = S.Request(lib, args, (str(src.path), slang_source(src, target, pads)), _entries(options))
+    text = slang_source(src, target, pads, entry_stages(src, options))
+    req = S.Request(lib, args, (str(src.path), text), _entries(options))
     try:
         result = req.compile()
         diags = _as_written(src, parse_diagnostics(result.diagnostics, src.display, src.text_of))
@@ -479,6 +566,8 @@ def _compile_once(
             errors = [_at_semantic(src, d) for d in errors]
             if target is Target.SpirV and "= TextureBuffer(" in result.diagnostics:
                 errors = spirv_texture_buffers(src, result.diagnostics) or errors
+            if "matrices with 1 column or row" in result.diagnostics:
+                errors = one_line_matrices(src, target) or errors
             return None, [explain(d, src.displayed_text(d.file)) for d in errors]
         warnings = [d for d in diags if not d.is_error]
         return _compiled(lib, src, target, req.reflection(), result.code, warnings), []
