@@ -40,7 +40,7 @@ class Code:
     VERTEX_WITHOUT_POSITION: Final = "OS1017"
     LOCATION_CLASH: Final = "OS1020"
     SUBPASS_INPUT: Final = "OS1021"
-    # OS1022 (out parameters on Metal) is no longer given: a wrapper returns them.
+    OUT_PARAMETERS: Final = "OS1022"
     STRUCT_OF_RESOURCES: Final = "OS1030"
     NON_FLOAT_COLUMN_MAJOR: Final = "OS1031"
     UNREADABLE_SOURCE: Final = "OS1040"

@@ -93,3 +93,16 @@ def test_metal_out_parameters_are_returned_by_a_wrapper(tmp_path: Path, source: 
     spirv = _build(tmp_path, source, Target.SpirV)
     assert result.reflection is not None and spirv.reflection is not None
     assert result.reflection.entry_points == spirv.reflection.entry_points
+
+
+def test_a_metal_struct_out_parameter_beside_others_is_a_positioned_error(
+    tmp_path: Path,
+) -> None:
+    """No wrapper returns it (precheck.returned_outputs), and Slang's Metal stops on it."""
+    source = (
+        "struct O { float4 c : SV_Target0; };\n"
+        '[shader("pixel")] void P(float2 a : A, out O o, out float4 d : SV_Target1) '
+        "{ o.c = a.x; d = 1; }\n"
+    )
+    result = _build(tmp_path, source, Target.Msl)
+    assert _errors(result) == [(2, 46, "OS1022")]

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from verify_support import render
+from verify_support import render, vertex_pipeline
 
 from module_validation import device
 from oneshader.compiler import CompileOptions, compile_file
@@ -159,19 +159,7 @@ def _draw(result: CompileResult) -> Any:
     vs = r.entry_points[0]
     dev = device()
     module = dev.create_shader_module(code=next(o.data.decode() for o in result.outputs))
-    attributes = [
-        {"format": v.format.value, "offset": v.offset, "shader_location": v.location}
-        for v in vs.inputs
-    ]
-    pipeline = dev.create_render_pipeline(
-        layout="auto",
-        vertex={
-            "module": module,
-            "entry_point": "vs",
-            "buffers": [{"array_stride": vs.stride, "attributes": attributes}],
-        },
-        fragment={"module": module, "entry_point": "ps", "targets": [{"format": "rgba8unorm"}]},
-    )
+    pipeline = vertex_pipeline(module, vs)
     # uv is 1 at every vertex (0.5 after the vertex stage): the pixel's red and green are half.
     rows = [[x, y, 1, 1] for x, y in ((-1, -1), (3, -1), (-1, 3))]
     vertices = dev.create_buffer_with_data(
@@ -197,3 +185,30 @@ def _draw(result: CompileResult) -> Any:
 def test_the_wgsl_runs_with_the_outputs_hlsl_writes(tmp_path: Path) -> None:
     pixels = _draw(_ok(tmp_path, RUNS, (Target.Wgsl,))).astype(int)
     assert np.abs(pixels[1, 1] - np.array([128, 128, 255, 255])).max() <= 1, pixels[1, 1]
+
+
+SHARED_STRUCT = """\
+struct VSOut { float4 pos : SV_Position; float2 uv : TEXCOORD0; };
+[shader("vertex")]
+void vs(float2 p : POSITION, out VSOut o OTHER) { o.pos = float4(p, 0, 1); o.uv = p; }
+[shader("pixel")]
+float4 ps(VSOut i) : SV_Target { return float4(i.uv, i.pos.x, 1); }
+"""
+
+
+def test_a_struct_out_parameter_is_returned_as_it_is(tmp_path: Path) -> None:
+    """Returned inside another struct, Slang's WGSL lost the pixel input's @builtin(position)
+    of the same struct (naga: "Entry point arguments ... must all have bindings")."""
+    source = SHARED_STRUCT.replace(" OTHER", "")
+    wgsl = _ok(tmp_path, source, (Target.Wgsl,))
+    spirv = _ok(tmp_path, source, (Target.SpirV,))
+    assert wgsl.reflection is not None and spirv.reflection is not None
+    assert wgsl.reflection.entry_points == spirv.reflection.entry_points
+    assert "-> VSOut" in wgsl.outputs[0].data.decode()
+
+
+def test_a_struct_out_parameter_beside_others_is_a_positioned_error(tmp_path: Path) -> None:
+    source = SHARED_STRUCT.replace(" OTHER", ", out float k : KAY").replace("o.uv = p;", "k = 1;")
+    result = _build(tmp_path, source, (Target.Wgsl,))
+    errors = [(d.code, d.line, d.column) for d in result.diagnostics if d.is_error]
+    assert errors == [("OS1003", 3, 40), ("OS1003", 3, 53)]

@@ -206,13 +206,37 @@ def test_an_unavailable_construct_is_named_at_its_use_for_each_target(tmp_path: 
     at the call. The error is there, per target that lacks it."""
     errors = _errors(
         tmp_path,
+        "RWStructuredBuffer<float> O; RWTexture2D<float4> T;\n"
+        '[shader("compute")][numthreads(1,1,1)] void M() {\n'
+        "    uint status; O[0] = T.Load(int2(0, 0), status).x;\n}\n",
+    )
+    assert [e.split(": error ")[0] for e in errors] == ["s.hlsl:3:27", "s.hlsl:3:27"]
+    for target, error in zip(("Metal", "WGSL"), errors, strict=True):
+        assert f"E36107: {target}: 'Load' (used by compute entry point 'M') cannot be " in error
+
+
+def test_debug_printf_is_left_out_where_it_does_not_exist(tmp_path: Path) -> None:
+    """Debug printf exists on SPIR-V only and changes nothing a shader computes: WGSL and
+    Metal build without it (it was E36107), with a warning at each call."""
+    source = (
         "RWStructuredBuffer<float> O;\n"
         '[shader("compute")][numthreads(1,1,1)] void M() {\n'
-        '    printf("%f", O[0]);\n    O[0] = 1;\n}\n',
+        '    printf("%f, %d\\n", O[0],\n           1);  O[0] = 1;\n}\n'
     )
-    assert [e.split(": error ")[0] for e in errors] == ["s.hlsl:3:5", "s.hlsl:3:5"]
-    for target, error in zip(("Metal", "WGSL"), errors, strict=True):
-        assert f"E36107: {target}: 'printf' (used by compute entry point 'M') cannot be " in error
+    (tmp_path / "s.hlsl").write_text(source)
+    options = CompileOptions(targets=(Target.SpirV, Target.Msl, Target.Wgsl), source_name="s.hlsl")
+    result = compile_file(str(tmp_path / "s.hlsl"), options)
+    assert result.ok, [d.format() for d in result.diagnostics]
+    # SPIR-V asks for the extension printf needs (Slang warned E41012 that it added it).
+    assert [d.code for d in result.diagnostics if d.code != "OS1003"] == []
+    warnings = [d.format().split("\n")[0] for d in result.diagnostics if d.code == "OS1003"]
+    assert warnings == [
+        f"s.hlsl:3:5: warning OS1003: {t}: this printf is left out: debug printf exists on "
+        "SPIR-V (Vulkan's debug printf) only"
+        for t in ("Metal", "WGSL")
+    ]
+    code = {o.target: o.data for o in result.outputs}
+    assert b"O[i32(0)] = 1.0f;" in code[Target.Wgsl] and b"printf" not in code[Target.Msl]
 
 
 # -- clip -----------------------------------------------------------------------------------------

@@ -12,11 +12,16 @@ from typing import Any
 
 import numpy as np
 import pytest
+from verify_support import dispatch
 
 from module_validation import device
 from oneshader.compiler import CompileOptions, compile_file
 from oneshader.compiler.api import CompileResult
-from oneshader.compiler.front.rewrite import load_offsets, status_arguments
+from oneshader.compiler.front.rewrite import (
+    STANDARD_SAMPLE_POSITIONS,
+    load_offsets,
+    status_arguments,
+)
 from oneshader.reflection.model import Target
 
 ALL = (Target.SpirV, Target.Msl, Target.Wgsl)
@@ -112,20 +117,11 @@ def _run(result: CompileResult, texture: Any) -> Any:
         layout=dev.create_pipeline_layout(bind_group_layouts=[layout]),
         compute={"module": module, "entry_point": "main"},
     )
-    group = dev.create_bind_group(
-        layout=layout,
-        entries=[
-            {"binding": 0, "resource": texture.create_view()},
-            {"binding": 1, "resource": {"buffer": out, "offset": 0, "size": 32}},
-        ],
-    )
-    encoder = dev.create_command_encoder()
-    cpass = encoder.begin_compute_pass()
-    cpass.set_pipeline(pipeline)
-    cpass.set_bind_group(0, group)
-    cpass.dispatch_workgroups(1)
-    cpass.end()
-    dev.queue.submit([encoder.finish()])
+    entries = [
+        {"binding": 0, "resource": texture.create_view()},
+        {"binding": 1, "resource": {"buffer": out, "offset": 0, "size": 32}},
+    ]
+    dispatch(pipeline, {0: entries}, 1)
     return np.frombuffer(dev.queue.read_buffer(out), np.float32).reshape(2, 4)
 
 
@@ -144,3 +140,42 @@ def test_a_load_with_a_status_runs_as_fully_mapped_on_wgsl(tmp_path: Path) -> No
     )
     values = _run(_build(tmp_path, STATUS), texture)
     assert values[0].tolist() == [5, 6, 7, 8]  # texel (0 + 1, 0), and fully mapped
+
+
+SAMPLE_POSITIONS = """\
+Texture2DMS<float4> tex : register(t0);
+RWStructuredBuffer<float2> result : register(u1);
+
+[numthreads(1, 1, 1)]
+void main()
+{
+    for (int i = 0; i < 4; i++)
+        result[i] = tex.GetSamplePosition(i);
+}
+"""
+
+
+def test_sample_positions_build_on_every_target(tmp_path: Path) -> None:
+    """Slang's SPIR-V crashed on GetSamplePosition (a SIGSEGV in the compiler) and WGSL and
+    Metal have no such query: every target reads the standard positions for the texture's
+    sample count, as DXC's SPIR-V does. (Not run: the software adapter of this machine kind
+    reports no samples of a multisampled texture.)"""
+    result = _build(tmp_path, SAMPLE_POSITIONS)
+    wgsl = next(o.data.decode() for o in result.outputs if o.target is Target.Wgsl)
+    assert "textureNumSamples(" in wgsl and "oneshader_GetSamplePosition_0(tex, i" in wgsl
+
+
+def test_the_standard_sample_positions_are_vulkans() -> None:
+    """Vulkan's standard sample locations (its specification's table, as fractions of the
+    pixel from its top-left corner), which are D3D's, WebGPU's (4 samples) and Metal's."""
+    vulkan = {
+        2: [(0.75, 0.75), (0.25, 0.25)],
+        4: [(0.375, 0.125), (0.875, 0.375), (0.125, 0.625), (0.625, 0.875)],
+        8: [
+            (0.5625, 0.3125), (0.4375, 0.6875), (0.8125, 0.5625), (0.3125, 0.1875),
+            (0.1875, 0.8125), (0.0625, 0.4375), (0.6875, 0.9375), (0.9375, 0.0625),
+        ],
+    }  # fmt: skip
+    for n, fractions in vulkan.items():
+        ours = STANDARD_SAMPLE_POSITIONS[n - 1 : 2 * n - 1]
+        assert [((x + 8) / 16, (y + 8) / 16) for x, y in ours] == fractions

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from verify_support import render
+from verify_support import render, vertex_pipeline
 
 from module_validation import device
 from oneshader.compiler import CompileOptions, compile_file
@@ -106,19 +106,7 @@ def _draw(result: CompileResult, target: Target) -> Any:
     module = dev.create_shader_module(
         code=out.data if target is Target.SpirV else out.data.decode("utf-8")
     )
-    attributes = [
-        {"format": v.format.value, "offset": v.offset, "shader_location": v.location}
-        for v in vs.inputs
-    ]
-    pipeline = dev.create_render_pipeline(
-        layout="auto",
-        vertex={
-            "module": module,
-            "entry_point": "vs",
-            "buffers": [{"array_stride": vs.stride, "attributes": attributes}],
-        },
-        fragment={"module": module, "entry_point": "ps", "targets": [{"format": "rgba8unorm"}]},
-    )
+    pipeline = vertex_pipeline(module, vs)
     # HLSL m[row][column] = column[column][row]: m[0][1] = 0.25, m[1][0] = 0.5.
     columns = [[0, 0.5, 0, 0], [0.25, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]]
     rows = [

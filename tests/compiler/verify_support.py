@@ -9,7 +9,7 @@ from typing import Any
 
 from module_validation import device
 from oneshader.compiler.emitted.common import round_up
-from oneshader.reflection.model import ScalarKind, TypeKind, TypeLayout
+from oneshader.reflection.model import EntryPoint, ScalarKind, TypeKind, TypeLayout
 
 _FORMATS = {
     ScalarKind.Float: "f",
@@ -153,6 +153,24 @@ def dispatch(pipeline: Any, groups: dict[int, list[dict[str, Any]]], workgroups:
     cpass.dispatch_workgroups(workgroups, 1, 1)
     cpass.end()
     dev.queue.submit([encoder.finish()])
+
+
+def vertex_pipeline(module: Any, vs: EntryPoint, ps: str = "ps") -> Any:
+    """A render pipeline of ``module``'s vertex entry point ``vs`` (one vertex buffer laid out
+    from the reflection's inputs) and pixel entry point ``ps`` into one rgba8unorm target."""
+    attributes = [
+        {"format": v.format.value, "offset": v.offset, "shader_location": v.location}
+        for v in vs.inputs
+    ]
+    return device().create_render_pipeline(
+        layout="auto",
+        vertex={
+            "module": module,
+            "entry_point": vs.name,
+            "buffers": [{"array_stride": vs.stride, "attributes": attributes}],
+        },
+        fragment={"module": module, "entry_point": ps, "targets": [{"format": "rgba8unorm"}]},
+    )
 
 
 def render(draw: Any, size: int) -> Any:

@@ -9,7 +9,13 @@ import re
 from oneshader.compiler.api import TARGET_NAMES, CompileOptions, stage_from_name
 from oneshader.compiler.front import rewrite
 from oneshader.compiler.front.kinds import RTYPES
-from oneshader.compiler.front.scanner import Attribute, SourceFile, line_col, strip_comments
+from oneshader.compiler.front.scanner import (
+    Attribute,
+    SourceFile,
+    StructDef,
+    line_col,
+    strip_comments,
+)
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.diagnostics import Code, Collector, Diagnostic, Severity
 from oneshader.reflection.model import SUBPASS_INPUT_TYPES, ResourceTypeKind, Stage, Target
@@ -172,6 +178,8 @@ def precheck(src: SourceSet, options: CompileOptions, problems: Collector) -> fr
     for t in (Target.Msl, Target.Wgsl):
         if t in targets:
             per[t] += _counted_parameters(src, t)
+    if Target.Msl in targets:
+        per[Target.Msl] += _metal_out_parameters(src, options)
     for scanned in src.sources.values():
         for sdef in (*scanned.structs.values(), *scanned.functions.values()):
             for f in sdef.fields:
@@ -213,6 +221,50 @@ def entry_stages(src: SourceSet, options: CompileOptions) -> dict[str, Stage]:
             except ValueError:
                 continue  # a stage oneshader does not build: OS1009 names it
     return out
+
+
+def _metal_out_parameters(src: SourceSet, options: CompileOptions) -> list[Diagnostic]:
+    """``out`` parameters that Slang's Metal crashes on (beside a vertex result) or stops on (a
+    pixel entry point, an internal error naming no line) and that no wrapper returns
+    (``returned_outputs``): at the first struct one."""
+    out = []
+    for name, stage in entry_stages(src, options).items():
+        fn = src.function(name)
+        if fn is None or stage is Stage.Compute or returned_outputs(src, fn) is not None:
+            continue
+        void = fn.returns.split()[-1:] in ([], ["void"])
+        if stage is Stage.Vertex and void:
+            continue  # Slang's Metal builds these
+        first = next(
+            f
+            for f in fn.fields
+            if {"out", "inout"} & set(f.modifiers) and src.struct(f.type_text.split()[-1])
+        )
+        out.append(
+            src.error_in(
+                src.function_file(name),
+                first.line,
+                first.column,
+                f"Metal: '{first.name}' is a struct out parameter of entry point '{name}' beside "
+                "other outputs, which Slang cannot emit for Metal; return a struct that holds "
+                "every output instead, or build without the msl target",
+                Code.OUT_PARAMETERS,
+            )
+        )
+    return out
+
+
+def returned_outputs(src: SourceSet, fn: StructDef) -> str | None:
+    """How a wrapper returns an entry point's ``out``/``inout`` parameters
+    (``rewrite.entry_outputs_as_results``): "members" of a struct of them, "direct" (its one
+    parameter, a struct, returned as it is), or None: a struct parameter beside other outputs
+    (Slang loses a pixel input's built-ins of a struct it also finds inside another)."""
+    outs = [f for f in fn.fields if {"out", "inout"} & set(f.modifiers)]
+    structs = [f for f in outs if src.struct(f.type_text.split()[-1]) is not None]
+    if not structs:
+        return "members"
+    void = fn.returns.split()[-1:] in ([], ["void"])
+    return "direct" if len(outs) == 1 and void and outs[0].array is None else None
 
 
 def _attribute_errors(

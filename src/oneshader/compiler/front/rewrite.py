@@ -22,6 +22,8 @@ from oneshader.reflection.model import Target
 
 __all__ = [
     "OFFSET_HELPER",
+    "SAMPLE_POSITION_HELPER",
+    "STANDARD_SAMPLE_POSITIONS",
     "bitfield_words",
     "blank_words",
     "block_resources_as_globals",
@@ -34,7 +36,9 @@ __all__ = [
     "outputs_struct",
     "pack_matrix",
     "postfix_start",
+    "printf_calls",
     "rename_at",
+    "sample_position_queries",
     "status_arguments",
     "subpass_inputs_as_vectors",
     "unit_point_sizes",
@@ -44,8 +48,10 @@ __all__ = [
     "with_counter_buffers",
     "with_helpers",
     "with_inserted",
+    "with_sample_positions",
     "without_load_offsets",
     "without_point_size",
+    "without_printf",
     "without_space_only_registers",
     "without_status_arguments",
 ]
@@ -645,15 +651,19 @@ _SEMANTIC = re.compile(r":\s*\w+\s*$")
 _ENTRY_ATTRIBUTE = re.compile(r"\[\s*(?:shader|earlydepthstencil)\b[^\]]*\]")
 
 
-def entry_outputs_as_results(text: str, line: int, column: int, name: str, hidden: str) -> str:
+def entry_outputs_as_results(
+    text: str, line: int, column: int, name: str, hidden: str, direct: bool = False
+) -> str:
     """The entry point ``name`` (declared at ``line``:``column``) with its ``out``/``inout``
     parameters returned instead, for WGSL, whose entry points return their outputs (Slang
     writes pointer parameters naga refuses). The function becomes ``hidden`` (a name of the
     same length, so columns stay) and a wrapper named ``name``, appended after its closing
     brace on the same line (lines stay), returns a struct of the outputs, each a member with
     the parameter's name, type and semantic (the return value first, as member ``result``, the
-    name the reflection gives it). The entry point's attributes move to the wrapper. Unchanged when
-    the function is not found as expected."""
+    name the reflection gives it); ``direct``: the one ``out`` parameter's own struct (Slang
+    loses a pixel input's built-ins of a struct it also finds inside another). The entry
+    point's attributes move to the wrapper. Unchanged when the function is not found as
+    expected."""
     code = strip_comments(text)
     at = line_offsets(code)[line - 1] + column - 1
     if code[at : at + len(name)] != name:
@@ -697,8 +707,15 @@ def entry_outputs_as_results(text: str, line: int, column: int, name: str, hidde
         members.insert(0, f"{returns} {result} {result_semantic};")
         call = f"oneshader_out.{result} = {call}"
     outputs = outputs_struct(name)
+    if direct:  # the one out parameter, a struct: "S o;" (attributes, modifiers before)
+        (only,) = [a for a in args if a.startswith("oneshader_out.")]
+        outputs = members[0][:-1].split()[-2]
+        call = call.replace(only, "oneshader_out")
+        copies = [f"oneshader_out = {only.split('.', 1)[1]};" for _ in copies]
+        members = []
+    declaration = f" struct {outputs} {{ {' '.join(members)} }};" if members else ""
     wrapper = (
-        f" struct {outputs} {{ {' '.join(members)} }}; {attributes} {outputs} {name}("
+        f"{declaration} {attributes} {outputs} {name}("
         f"{', '.join(ins)}) {{ {outputs} oneshader_out; {' '.join(copies)} {call} "
         "return oneshader_out; }"
     )
@@ -813,4 +830,72 @@ def without_load_offsets(text: str, texts: Iterable[str]) -> str:
     """The text with ``load_offsets`` made (columns after such a call on its line move)."""
     for i, j, call in reversed(load_offsets(text, texts)):
         text = text[:i] + call + text[j:]
+    return text
+
+
+_PRINTF = helper_calls("printf")
+
+
+def printf_calls(text: str) -> list[tuple[int, int]]:
+    """The (start, end) offsets of each ``printf(...);`` statement in ``text``."""
+    code = strip_comments(text)
+    out = []
+    for m in _PRINTF.finditer(code):
+        close = _closing(code, code.index("(", m.end()))
+        semicolon = re.compile(r"\s*;").match(code, close)
+        if semicolon is not None:
+            out.append((m.start(), semicolon.end()))
+    return out
+
+
+def without_printf(text: str) -> str:
+    """The text with every ``printf`` statement blanked (lines and columns stay): debug printf
+    exists on SPIR-V only, and has no effect on what a shader computes."""
+    for i, j in reversed(printf_calls(text)):
+        text = text[:i] + re.sub(r"[^\n]", " ", text[i:j]) + text[j:]
+    return text
+
+
+# D3D's and Vulkan's standard sample positions (1, 2, 4, 8, 16 samples; the n positions of n
+# samples from index n - 1), in 1/16 pixel from the pixel's centre: also WebGPU's (4 samples,
+# the only count it has beside 1) and Metal's default positions.
+STANDARD_SAMPLE_POSITIONS = (
+    (0, 0),
+    *((4, 4), (-4, -4)),
+    *((-2, -6), (6, -2), (-6, 2), (2, 6)),
+    *((1, -3), (-1, 3), (5, 1), (-3, -5), (-5, 5), (-7, -1), (3, 7), (7, -7)),
+    *((1, 1), (-1, -3), (-3, 2), (4, -1), (-5, -2), (2, 5), (5, 3), (3, -5)),
+    *((-2, 6), (0, -7), (-4, -6), (-6, 4), (-8, 0), (7, -4), (6, 7), (-7, -8)),
+)
+# Before the file, for every target (``with_sample_positions``): WGSL and Metal cannot ask for
+# a sample's position, Slang's SPIR-V crashes on it (DXC's SPIR-V holds this table too); the
+# texture tells its sample count.
+SAMPLE_POSITION_HELPER = (
+    "static const int2 oneshader_sample_positions[31] = { "
+    + ", ".join(f"int2({x}, {y})" for x, y in STANDARD_SAMPLE_POSITIONS)
+    + " }; float2 oneshader_sample_position(uint n, int i) { return (n & (n - 1)) == 0 "
+    "&& n <= 16 && uint(i) < n ? float2(oneshader_sample_positions[n - 1 + i]) / 16.0 "
+    ": float2(0, 0); } "
+    "__generic<T : ITexelElement> float2 oneshader_GetSamplePosition(Texture2DMS<T> t, int i) "
+    "{ uint w, h, n; t.GetDimensions(w, h, n); return oneshader_sample_position(n, i); } "
+    "__generic<T : ITexelElement> float2 oneshader_GetSamplePosition(Texture2DMSArray<T> t, "
+    "int i) { uint w, h, e, n; t.GetDimensions(w, h, e, n); "
+    "return oneshader_sample_position(n, i); }"
+)
+_SAMPLE_POSITION = re.compile(r"\.\s*GetSamplePosition\s*\(")
+
+
+def sample_position_queries(text: str) -> list[re.Match[str]]:
+    """``.GetSamplePosition(`` calls (not in comments)."""
+    return list(_SAMPLE_POSITION.finditer(strip_comments(text)))
+
+
+def with_sample_positions(text: str) -> str:
+    """``t.GetSamplePosition(i)`` as ``oneshader_GetSamplePosition(t, i)`` (the helpers of
+    :data:`SAMPLE_POSITION_HELPER`); the columns after the call's head on its line move."""
+    code = strip_comments(text)
+    for m in reversed(sample_position_queries(text)):
+        start = postfix_start(code, m.start())
+        head = f"oneshader_GetSamplePosition({text[start : m.start()].strip()}, "
+        text = text[:start] + head + text[m.end() :]
     return text

@@ -11,6 +11,7 @@ from dataclasses import replace
 from oneshader.compiler.emitted.common import LENGTHS, emitted_name, emitted_pattern
 from oneshader.compiler.emitted.wgsl import reached_identifiers
 from oneshader.compiler.front import rewrite
+from oneshader.compiler.front.precheck import returned_outputs
 from oneshader.compiler.front.scanner import Field, StructDef
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.slang.facts import EntryFacts, VarFacts
@@ -160,7 +161,7 @@ def check_wgsl_interfaces(
         where = src.function_file(e.name)
         if e.stage is Stage.Pixel:
             problems.extend(_vertex_only_inputs(src, e))
-        if rewrite.outputs_struct(e.name).encode() in wgsl.code:
+        if returned_outputs(src, fn) is not None:
             continue  # returned by a wrapper (rewrite.entry_outputs_as_results)
         for f in fn.fields:
             direction = next((m for m in f.modifiers if m in ("out", "inout")), None)

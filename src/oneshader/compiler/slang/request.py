@@ -15,6 +15,7 @@ from oneshader.compiler.front import rewrite
 from oneshader.compiler.front.precheck import (
     entry_stages,
     one_line_matrices,
+    returned_outputs,
     spirv_texture_buffers,
     wgsl_interlocked,
 )
@@ -61,10 +62,6 @@ _EVERYWHERE_BUT_SPIRV = {
         "only), call Load without it"
     ),
 }
-_SAMPLE_POSITION = (
-    "the shader cannot query a sample's position on this target (the host sets them); pass "
-    "the positions in a constant buffer"
-)
 # What no target has (Slang's name of the construct, as its note gives it).
 _NOWHERE = {
     "matrix.init": (
@@ -81,7 +78,6 @@ UNAVAILABLE_HINTS: dict[Target, dict[str, str]] = {
             "WGSL samples without a minimum-LOD clamp (Sample's 4th argument in HLSL, not a "
             "bias) or a status; drop them, or for a bias write SampleBias(s, uv, bias, offset)"
         ),
-        "GetSamplePosition": _SAMPLE_POSITION,
         "__ShapeBuffer": (
             "WGSL has no typed buffers (texel buffers); declare a StructuredBuffer<T> "
             "(RWStructuredBuffer<T>) of the same element type"
@@ -103,7 +99,6 @@ UNAVAILABLE_HINTS: dict[Target, dict[str, str]] = {
             "buffer's GetDimensions the length the host writes into the $BufferLengths constant "
             "buffer, which a function parameter cannot name; call it on the global buffer"
         ),
-        "GetSamplePosition": _SAMPLE_POSITION,
         "NonUniformResourceIndex": (
             "Slang emits Metal resource arrays without argument indices; use a texture array "
             "(Texture2DArray) and a layer index"
@@ -169,11 +164,14 @@ class _Rewrites:
     subpass_as_vectors: bool  # SPIR-V's subpass inputs
     blank_linear: bool  # HLSL's 'linear' and packoffset blanked (not SPIR-V)
     drop_status: bool  # sparse-residency status arguments (not SPIR-V)
+    drop_printf: bool  # debug printf (not SPIR-V)
+    sample_positions: bool  # GetSamplePosition from the standard positions (Slang crashes)
     load_offsets: bool  # texture loads' offsets added to the location (not SPIR-V)
     helpers: tuple[str, ...]
     measured: tuple[str, ...]  # buffers whose length Metal reads from the companion
     pads: tuple[Padding, ...]
-    outputs_returned: tuple[tuple[str, str], ...]  # (entry, hidden name): out params returned
+    outputs_returned: tuple[tuple[str, str, bool], ...]  # out params returned: entry, hidden
+    # name, direct (precheck.returned_outputs)
 
     @staticmethod
     def of(
@@ -185,6 +183,8 @@ class _Rewrites:
             subpass_as_vectors=bool(src.subpass_inputs()) and target is Target.SpirV,
             blank_linear=target is not Target.SpirV,
             drop_status=target is not Target.SpirV and _has_status_arguments(src),
+            drop_printf=target is not Target.SpirV and bool(_printf_calls(src)),
+            sample_positions=_has_sample_positions(src),
             load_offsets=target is not Target.SpirV and _has_load_offsets(src),
             helpers=tuple(n for n in _helpers_called(src) if target in rewrite.HELPERS[n][0]),
             measured=tuple(src.measured_buffers()) if target is Target.Msl else (),
@@ -195,14 +195,12 @@ class _Rewrites:
 
 def _outputs_returned(
     src: SourceSet, target: Target, stages: Mapping[str, Stage]
-) -> tuple[tuple[str, str], ...]:
+) -> tuple[tuple[str, str, bool], ...]:
     """The entry points whose ``out``/``inout`` parameters a wrapper returns, each with a name
     of the same length that no file uses (for the function the wrapper calls: columns stay).
     WGSL entry points take no pointers; Slang's Metal crashes on them beside a vertex
     result (SIGSEGV) and stops with an internal error in a pixel entry point."""
-    words = src.derived(
-        "identifiers", lambda: {w for t in src.texts.values() for w in re.findall(r"\w+", t)}
-    )
+    words: set[str] = set()
     out = []
     for name, stage in stages.items():
         fn = src.function(name)
@@ -212,16 +210,36 @@ def _outputs_returned(
         wgsl = target is Target.Wgsl and stage in (Stage.Vertex, Stage.Pixel)
         vertex_result = stage is Stage.Vertex and not void
         metal = target is Target.Msl and (stage is Stage.Pixel or vertex_result)
-        if not (wgsl or metal):
+        form = returned_outputs(src, fn)
+        if not (wgsl or metal) or form is None:
             continue
+        words = words or src.derived(
+            "identifiers", lambda: {w for t in src.texts.values() for w in re.findall(r"\w+", t)}
+        )
         hidden = next(
             (h for i in range(len(name)) if (h := "_" * (i + 1) + name[i + 1 :]) not in words),
             None,
         )
         if hidden is not None:
-            out.append((name, hidden))
+            out.append((name, hidden, form == "direct"))
             words = words | {hidden}
     return tuple(out)
+
+
+def _printf_calls(src: SourceSet) -> list[tuple[Path, int, int]]:
+    """Every debug-printf statement: (file, start, end)."""
+    calls: list[tuple[Path, int, int]] = src.derived(
+        "printf",
+        lambda: [(p, i, j) for p, t in src.texts.items() for i, j in rewrite.printf_calls(t)],
+    )
+    return calls
+
+
+def _has_sample_positions(src: SourceSet) -> bool:
+    found: bool = src.derived(
+        "sample positions", lambda: any(map(rewrite.sample_position_queries, src.texts.values()))
+    )
+    return found
 
 
 def _has_status_arguments(src: SourceSet) -> bool:
@@ -258,10 +276,10 @@ def _helpers_called(src: SourceSet) -> list[str]:
 
 def _rewritten(src: SourceSet, path: Path, how: _Rewrites) -> str:
     text = src.texts[path]
-    for name, hidden in how.outputs_returned:
+    for name, hidden, direct in how.outputs_returned:
         fn = src.function(name)
         if fn is not None and src.function_file(name) == path:
-            text = rewrite.entry_outputs_as_results(text, fn.line, fn.column, name, hidden)
+            text = rewrite.entry_outputs_as_results(text, fn.line, fn.column, name, hidden, direct)
     decls = src.declarations()
     renamed = [
         (decls[old].line, decls[old].column, old, new)
@@ -297,6 +315,10 @@ def _rewritten(src: SourceSet, path: Path, how: _Rewrites) -> str:
         text = without_packoffsets(text)
     if how.drop_status:
         text = rewrite.without_status_arguments(text)
+    if how.drop_printf:
+        text = rewrite.without_printf(text)
+    if how.sample_positions:
+        text = rewrite.with_sample_positions(text)
     if how.load_offsets:
         text = rewrite.without_load_offsets(text, src.texts.values())
     if how.helpers:
@@ -329,6 +351,8 @@ def _slang_source(src: SourceSet, how: _Rewrites) -> str:
         prelude.append(rewrite.buffer_lengths_prelude(how.measured))
     if how.load_offsets:
         prelude.append(rewrite.OFFSET_HELPER)
+    if how.sample_positions:
+        prelude.append(rewrite.SAMPLE_POSITION_HELPER)
     if prelude:  # the helpers first, then the file from its own line 1
         main = f'{" ".join(prelude)}\n#line 1 "{src.path.as_posix()}"\n{main}'
     return main
@@ -455,6 +479,20 @@ def compile_target(
         if b"enable subgroups" in compiled.code:
             return None, [_subgroup_operations(src)]
         compiled.warnings += _point_sizes_dropped(src)
+    if target is not Target.SpirV:
+        compiled.warnings += [
+            replace(
+                src.error_in(
+                    path,
+                    *line_col(src.texts[path], start),
+                    f"{TARGET_NAMES[target]}: this printf is left out: debug printf exists on "
+                    "SPIR-V (Vulkan's debug printf) only",
+                    Code.NOT_ON_TARGET,
+                ),
+                severity=Severity.WARNING,
+            )
+            for path, start, _ in _printf_calls(src)
+        ]
     return compiled, errors
 
 
@@ -520,13 +558,17 @@ _PADDING_ROUNDS = 8
 
 
 def _capabilities(src: SourceSet, target: Target) -> list[str]:
-    """Ray queries on SPIR-V: asked for, so that Slang does not warn (E41012) that it added
-    the capability to SPIR-V 1.5's profile, as it does for any shader tracing rays inline."""
-    if target is Target.SpirV and src.declared_as(
-        {ResourceTypeKind.RaytracingAccelerationStructure}
-    ):
-        return ["-capability", "spvRayQueryKHR"]
-    return []
+    """Ray queries and debug printf on SPIR-V: asked for, so that Slang does not warn (E41012)
+    that it added the capability to SPIR-V 1.5's profile, as it does for any shader tracing
+    rays inline or printing."""
+    if target is not Target.SpirV:
+        return []
+    asked = []
+    if src.declared_as({ResourceTypeKind.RaytracingAccelerationStructure}):
+        asked += ["-capability", "spvRayQueryKHR"]
+    if _printf_calls(src):
+        asked += ["-capability", "SPV_KHR_non_semantic_info"]
+    return asked
 
 
 def _compile_once(
