@@ -63,7 +63,18 @@ def spirv_errors(module: bytes, env: str = SPIRV_ENV) -> str:
     return (run.stdout + run.stderr).replace(f.name, "<module>").strip() or "spirv-val failed"
 
 
+def disassembled(module: bytes, *options: str) -> str:
+    """spirv-dis's text of ``module`` (``options`` such as ``--raw-id``)."""
+    with tempfile.NamedTemporaryFile(suffix=".spv") as f:
+        f.write(module)
+        f.flush()
+        run = subprocess.run([tool("spirv-dis"), *options, f.name], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    return run.stdout
+
+
 _DEVICE: list[Any] = []
+OPTIONAL_FEATURES = ("clip-distances",)  # WebGPU features oneshader's WGSL may enable
 
 
 def device() -> Any:
@@ -73,7 +84,9 @@ def device() -> Any:
 
         adapter = wgpu.gpu.request_adapter_sync(power_preference="high-performance")
         assert adapter is not None, "wgpu found no adapter (llvmpipe expected here)"
-        _DEVICE.append(adapter.request_device_sync())
+        # naga accepts 'enable clip_distances;' only on a device granted the feature.
+        optional = [f for f in OPTIONAL_FEATURES if f in adapter.features]
+        _DEVICE.append(adapter.request_device_sync(required_features=optional))
     return _DEVICE[0]
 
 

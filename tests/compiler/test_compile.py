@@ -632,25 +632,30 @@ def test_more_positioned_errors(
 
 
 @pytest.mark.parametrize(
-    ("body", "member", "hint"),
+    ("body", "use", "member", "hint"),
     [
-        ("float4 A; float B; float2x4 M;", "C.M", "aligned differently per target"),
-        ("float W[8];", "C.W", "float4 W[2] instead of float[8]"),
+        # Metal's bool is a byte: no padding gives a bool3's components SPIR-V's bytes
+        ("float4 A; float B; bool3 V;", "B + V.y", "C.V", "aligned differently per target"),
+        ("float W[8];", "sum8(W)", "C.W", "float4 W[2] instead of float[8]"),
     ],
 )
 def test_non_portable_layouts_say_how_to_fix_them(
-    tmp_path: Path, body: str, member: str, hint: str
+    tmp_path: Path, body: str, use: str, member: str, hint: str
 ) -> None:
+    line = f"cbuffer C {{ {body} }};"
     (tmp_path / "s.hlsl").write_text(
-        f"cbuffer C {{ {body} }};\nRWStructuredBuffer<float> O;\n"
-        '[shader("compute")][numthreads(1,1,1)] void M() { O[0] = 1; }\n'
+        f"{line}\nRWStructuredBuffer<float> O;\n"
+        "float sum8(float a[8]) { a[uint(O[2]) % 8] += 1; float s = 0;"
+        " for (uint k = 0; k < 8; k++) s += a[k]; return s; }\n"
+        f'[shader("compute")][numthreads(1,1,1)] void M() {{ O[0] = {use}; }}\n'
     )
-    result = compile_file(str(tmp_path / "s.hlsl"), CompileOptions(source_name="s.hlsl"))
+    options = CompileOptions(targets=(Target.SpirV, Target.Msl), source_name="s.hlsl")
+    result = compile_file(str(tmp_path / "s.hlsl"), options)
     (err,) = [d for d in result.diagnostics if d.is_error]
     assert err.code == "OS2001" and err.message.startswith(f"{member}: not portable")
     assert "SpirV" in err.message and "Msl" in err.message and hint in err.message
     name = member.split(".")[1]
-    match = re.search(rf"\b{name}\b(?=[\[;])", f"cbuffer C {{ {body} }};")
+    match = re.search(rf"\b{name}\b(?=[\[;,])", line)
     assert match is not None
     column = 1 + match.start()
     assert (err.line, err.column) == (1, column)
@@ -672,8 +677,8 @@ def test_unreadable_file_is_an_error(tmp_path: Path) -> None:
 
 def test_slang_errors_of_one_target_name_it(tmp_path: Path) -> None:
     (tmp_path / "c.hlsl").write_text(
-        "struct O { float4 p : SV_Position; float clip : SV_ClipDistance0; };\n"
-        '[shader("vertex")] O V(float4 p : POSITION) { O o; o.p = p; o.clip = p.x; return o; }\n'
+        "struct O { float4 p : SV_Position; uint layer : SV_RenderTargetArrayIndex; };\n"
+        '[shader("vertex")] O V(float4 p : POSITION) { O o; o.p = p; o.layer = 1; return o; }\n'
     )
     result = compile_file(str(tmp_path / "c.hlsl"), CompileOptions(source_name="c.hlsl"))
     errors = [d for d in result.diagnostics if d.is_error]
@@ -683,7 +688,17 @@ def test_slang_errors_of_one_target_name_it(tmp_path: Path) -> None:
         str(tmp_path / "c.hlsl"), CompileOptions(targets=(Target.SpirV, Target.Msl))
     )
     assert spirv.ok
-    clip = spirv.reflection.entry_points[0].outputs[1]  # type: ignore[union-attr]
+
+
+def test_clip_distance_is_a_builtin_output(tmp_path: Path) -> None:
+    """On every target (WGSL's clip_distances: tests/compiler/test_clip_distances.py)."""
+    (tmp_path / "c.hlsl").write_text(
+        "struct O { float4 p : SV_Position; float clip : SV_ClipDistance0; };\n"
+        '[shader("vertex")] O V(float4 p : POSITION) { O o; o.p = p; o.clip = p.x; return o; }\n'
+    )
+    result = compile_file(str(tmp_path / "c.hlsl"), CompileOptions(source_name="c.hlsl"))
+    assert result.ok
+    clip = result.reflection.entry_points[0].outputs[1]  # type: ignore[union-attr]
     assert (clip.builtin, clip.semantic, clip.location) == (
         BuiltIn.ClipDistance,
         "SV_ClipDistance",

@@ -4,34 +4,23 @@ spirv-dis's text of the same module (capabilities, decorations, execution modes,
 from __future__ import annotations
 
 import re
-import subprocess
-from pathlib import Path
 
 import pytest
 from verify_support import compiled, manifest_shaders
 
-from module_validation import tool
+from module_validation import disassembled
 from oneshader.compiler.verify.crosscheck import read_output
 from oneshader.reflection.model import Target
 
 _SPIRV_SHADERS = [s["file"] for s in manifest_shaders() if "spirv" in s["targets"]]
 
 
-def _disassemble(data: bytes, folder: Path) -> str:
-    path = folder / "m.spv"
-    path.write_bytes(data)
-    run = subprocess.run(
-        [tool("spirv-dis"), "--raw-id", str(path)], capture_output=True, text=True, check=True
-    )
-    return run.stdout
-
-
 @pytest.mark.parametrize("file", _SPIRV_SHADERS)
-def test_spirv_reader_agrees_with_spirv_dis(file: str, tmp_path: Path) -> None:
+def test_spirv_reader_agrees_with_spirv_dis(file: str) -> None:
     result = compiled(file)
     assert result.ok, "\n".join(d.format() for d in result.diagnostics)
     (out,) = [o for o in result.outputs if o.target is Target.SpirV]
-    text = _disassemble(out.data, tmp_path)
+    text = disassembled(out.data, "--raw-id")
     module = read_output(out)
     assert module is not None
 

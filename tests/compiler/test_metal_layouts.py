@@ -4,6 +4,7 @@ the emitted MSL as its reader sees it; what no padding can place stays OS2001.""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import pytest
 
 from oneshader.compiler import CompileOptions, compile_file
 from oneshader.compiler.api import PADDING, CompileResult
+from oneshader.compiler.emitted.common import round_up
 from oneshader.compiler.emitted.msl import read_msl
 from oneshader.compiler.emitted.wgsl import read_wgsl
 from oneshader.reflection.model import StructMember, Target, TypeLayout
@@ -241,20 +243,9 @@ def test_a_float3_array_in_a_structured_buffer_has_std430_stride_on_metal(tmp_pa
         "  S s = sb[2]; s.b[1] = 0; sb[3] = s;\n}\n"
     )
     result = _build(tmp_path, source, ALL)
-    assert result.ok, "\n".join(d.format() for d in result.diagnostics)
-    assert result.reflection is not None
-    (sb,) = [r.layout for r in result.reflection.resources if r.name == "sb"]
-    assert sb is not None
-    assert {m.name: (m.offset, m.type.stride) for m in sb.members} == {"b": (0, 16), "c": (64, 0)}
-    code = next(o.data for o in result.outputs if o.target is Target.Msl)
-    (emitted,) = read_msl(code).resources["sb"]
-    assert emitted.layout is not None
-    element = emitted.layout.element or emitted.layout
-    assert {m.name: (m.offset, m.type.stride) for m in element.members} == {
-        "b": (0, 16),
-        "c": (64, 0),
-    }
-    text = code.decode()
+    mine, theirs = _element_layouts(result, "sb")
+    assert _strides(mine) == _strides(theirs) == {"b": (0, 16, 0), "c": (64, 0, 0)}
+    text = _msl(result)
     assert "array<float3, int(4)> data_" in text and "array<packed_float3" not in text
 
 
@@ -331,3 +322,200 @@ def test_padding_that_takes_more_rounds_than_allowed_is_a_positioned_refusal(
     many = _build(tmp_path, source(10), (Target.SpirV, Target.Msl))
     errors = [(d.code, d.line, d.column) for d in many.diagnostics if d.is_error]
     assert errors == [("OS2001", 4, 5)], [d.format() for d in many.diagnostics]
+
+
+def _element_layouts(result: CompileResult, name: str) -> tuple[TypeLayout, TypeLayout]:
+    """Structured buffer ``name``'s element: in the reflection, and in the MSL as its reader
+    sees it."""
+    assert result.ok, "\n".join(d.format() for d in result.diagnostics)
+    assert result.reflection is not None
+    (layout,) = [r.layout for r in result.reflection.resources if r.name == name]
+    (emitted,) = read_msl(_msl(result).encode()).resources[name]
+    assert layout is not None and emitted.layout is not None
+    return layout.element or layout, emitted.layout.element or emitted.layout
+
+
+def _strides(t: TypeLayout) -> dict[str, tuple[int, int, int]]:
+    """Each member's (offset, array stride, matrix stride: an array's element's), padding left
+    out."""
+    out = {}
+    for m in t.members:
+        if not m.name.startswith(PADDING):
+            inner = m.type.element if m.type.element is not None else m.type
+            out[m.name] = (m.offset, m.type.stride, inner.mstride)
+    return out
+
+
+def test_matrices_of_3_vectors_in_a_structured_buffer_have_std430_strides_on_metal(
+    tmp_path: Path,
+) -> None:
+    """Slang's Metal stores a structured buffer's ``float3x2`` (two float3 columns), ``row_major
+    float2x3`` (two float3 rows) and ``int`` alike as packed 3-vectors, 12 bytes apart; std430
+    has 16. The matrix storage gets aligned vectors, in arrays of matrices too, and a matrix
+    written whole assigns a local of that type."""
+    source = (
+        "struct T { float3x2 d[2]; float3x2 e; row_major float2x3 r; row_major int2x3 n;"
+        " float x; };\nRWStructuredBuffer<T> sb;\n"
+        '[shader("compute")][numthreads(1,1,1)] void main(uint i : SV_DispatchThreadID) {\n'
+        "  sb[1].e = sb[0].d[1]; sb[1].d[i] = sb[0].e; sb[1].r = sb[0].r;\n"
+        "  sb[2].x = sb[0].d[1][2].y + sb[0].r[1].z + sb[0].n[i].x;\n"
+        "  float3x2 ds[2] = sb[0].d; sb[3].d = ds; T t = sb[4]; sb[5] = t;\n}\n"
+    )
+    result = _build(tmp_path, source, ALL)
+    mine, theirs = _element_layouts(result, "sb")
+    want = {
+        "d": (0, 32, 16),
+        "e": (64, 0, 16),
+        "r": (96, 0, 16),
+        "n": (128, 0, 16),
+        "x": (160, 0, 0),
+    }
+    assert _strides(mine) == want
+    # (Metal has no int matrices: its reader sees Slang's row_major int2x3 as rows, int3[2])
+    assert _strides(theirs) == {**want, "n": (128, 16, 0)}
+    assert mine.size == theirs.size == 176
+    text = _msl(result)
+    assert "packed_int3, int(" not in text and "array<packed_float3, int(" not in text
+    assert re.search(r"array<float3, int\(2\)> (_S\d+) = \{.*\n.*->data_\d+ = \1;", text)
+
+
+def test_a_matrix_of_2_vectors_in_a_structured_buffer_is_aligned_to_8_on_metal(
+    tmp_path: Path,
+) -> None:
+    """``float2x3`` (three float2 columns) is 8-aligned in std430, 4-aligned as Slang's Metal
+    stores it (packed_float2): ``float2x3 m[4]; int k;`` is 104 bytes an element in std430 and
+    was 100 on Metal. Aligned float2 columns give std430's size."""
+    source = (
+        "struct R { float2x3 m[4]; int k; };\nRWStructuredBuffer<R> sb;\n"
+        '[shader("compute")][numthreads(1,1,1)] void main(uint i : SV_DispatchThreadID)'
+        " { sb[i].k = int(sb[i].m[1][0].y); sb[i + 1] = sb[i]; }\n"
+    )
+    result = _build(tmp_path, source, ALL)
+    mine, theirs = _element_layouts(result, "sb")
+    assert _strides(mine) == _strides(theirs) == {"m": (0, 24, 8), "k": (96, 0, 0)}
+    assert mine.size == theirs.size == 104
+    assert "packed_float2" not in _msl(result)
+
+
+def test_a_struct_after_an_aligned_matrix_is_padded_and_the_members_after_it_follow(
+    tmp_path: Path,
+) -> None:
+    """Padding is found on Metal's layout as the aligned vectors and matrices make it: a
+    struct that std430 aligns to 16 after a matrix, and a member after the struct's array
+    (which grows with the padding inside it, so the outer member is placed a round later)."""
+    source = (
+        "struct R { float2 rf; };\n"
+        "struct S { R a; float b; float3 c; float d; };\n"
+        "struct T { int i; R r[3]; float3x2 m; row_major int3x2 n; S s; float f; };\n"
+        "struct B { uint a; uint b; float3 c; T t[2]; float z; };\n"
+        "RWStructuredBuffer<B> sb;\n"
+        '[shader("compute")][numthreads(1,1,1)] void main(uint i : SV_DispatchThreadID)'
+        " { sb[i].z = sb[i].t[1].s.c.y + sb[i].t[0].m[2].x + sb[i].c.x; sb[i + 1] = sb[i]; }\n"
+    )
+    result = _build(tmp_path, source, ALL)
+    mine, theirs = _element_layouts(result, "sb")
+    assert _offsets(mine) == _offsets(theirs)
+    inner = {"a": (0, {"rf": (0, None)}), "b": (8, None), "c": (16, None), "d": (28, None)}
+    assert _offsets(mine)["t"] == (
+        32,
+        {
+            "i": (0, None),
+            "r": (8, {"rf": (0, None)}),
+            "m": (32, None),
+            "n": (64, None),
+            "s": (96, inner),
+            "f": (128, None),
+        },
+    )
+    assert _offsets(mine)["z"] == (320, None)
+    assert mine.size == theirs.size == 336
+
+
+def test_structured_buffers_of_3_vectors_and_matrices_have_std430_strides_on_metal(
+    tmp_path: Path,
+) -> None:
+    """``RWStructuredBuffer<float3>`` (and ``int3``, ``float3x2``): Slang's Metal indexes a
+    ``packed_float3 device*``, 12 bytes apart, where std430 has 16 (that was an internal error:
+    the layout check compared no element size). Every pointer to the buffer is declared
+    aligned, the helper of GetDimensions too; the matrix storage gets aligned vectors."""
+    source = (
+        "RWStructuredBuffer<float3> C;\nStructuredBuffer<int3> D;\n"
+        "RWStructuredBuffer<float3x2> M;\n"
+        "float3 get(uint i) { return C[i]; }\n"
+        '[shader("compute")][numthreads(1,1,1)] void main(uint i : SV_DispatchThreadID) {\n'
+        "  uint n, s; C.GetDimensions(n, s);\n"
+        "  C[i] = get(i + 1) * 2 + float(n) + D[i]; C[i].x += 1; M[i + 1] = M[i];\n}\n"
+    )
+    result = _build(tmp_path, source, ALL)
+    assert result.ok, "\n".join(d.format() for d in result.diagnostics)
+    assert result.reflection is not None
+    code = _msl(result)
+    emitted = read_msl(code.encode()).resources
+    for r in result.reflection.resources:
+        if r.name in ("C", "D", "M"):
+            assert r.layout is not None
+            (theirs,) = emitted[r.name]
+            assert theirs.layout is not None
+            stride = round_up(r.layout.size, r.layout.align)  # the elements' spacing
+            assert stride == round_up(theirs.layout.size, theirs.layout.align), r.name
+            assert stride == (32 if r.name == "M" else 16), r.name
+    assert "packed_float3" not in code.replace("packed_float3(", "")
+    assert "float3 device* C" in code and "int3 device* D" in code
+
+
+def test_a_buffer_no_metal_code_reads_is_not_refused(tmp_path: Path) -> None:
+    """Slang leaves a resource that no entry point uses out of the MSL: its Metal layout is
+    nobody's, so its differences (an array of scalars used whole elsewhere, a struct array
+    std140 pads) refuse nothing; a used one still is."""
+    unused = (
+        "struct T { float f[4]; float3 g; };\nConstantBuffer<T> Unused;\n"
+        "RWStructuredBuffer<float> o;\n"
+        '[shader("compute")][numthreads(1,1,1)] void main() { o[0] = 1; }\n'
+    )
+    result = _build(tmp_path, unused, (Target.SpirV, Target.Msl))
+    assert result.ok, "\n".join(d.format() for d in result.diagnostics)
+    used = unused.replace("{ o[0] = 1; }", "{ T t = Unused; o[0] = sum4(t.f); }").replace(
+        "RWStructuredBuffer<float> o;\n",
+        "RWStructuredBuffer<float> o;\nfloat sum4(float a[4]) { return a[0] + a[3]; }\n"
+        "[noinline] float pass(float a[4]) { return sum4(a); }\n",
+    )
+    errors = _errors(tmp_path, used.replace("sum4(t.f)", "pass(t.f)"))
+    assert [(c, line) for c, line, _, _ in errors] == [("OS2001", 1)]
+
+
+def test_half_matrices_vectors_and_arrays_in_structured_buffers_have_std430_strides(
+    tmp_path: Path,
+) -> None:
+    """The 16-bit siblings: ``half3x2`` columns, ``half3`` arrays and a buffer of ``half3`` are
+    6 bytes apart in Slang's Metal (packed_half3), 8 in std430: declared aligned alike."""
+    source = (
+        "struct S { half3x2 m; half3 a[2]; half b; };\nRWStructuredBuffer<S> sb;\n"
+        "RWStructuredBuffer<half3> h;\n"
+        '[shader("compute")][numthreads(1,1,1)] void main(uint i : SV_DispatchThreadID) {\n'
+        "  h[i] = h[i + 1] + sb[i].m[1].x; sb[i].a[1].y = sb[i].b; sb[i + 1] = sb[i];\n}\n"
+    )
+    result = _build(tmp_path, source, (Target.SpirV, Target.Msl))
+    mine, theirs = _element_layouts(result, "sb")
+    want = {"m": (0, 0, 8), "a": (16, 8, 0), "b": (32, 0, 0)}
+    assert _strides(mine) == _strides(theirs) == want
+    assert "packed_half3 " not in _msl(result) and "half3 device* h" in _msl(result)
+
+
+def test_offsets_after_a_widened_array_or_matrix_are_placed_on_metal(tmp_path: Path) -> None:
+    """``[[vk::offset]]`` and ``packoffset`` after a member Metal widens (an array of scalars,
+    a float2x3's columns: 16 bytes apart as in std140): the padding is found on the widened
+    layout; it was found on Slang's (4 and 8 apart) and put the member 32 and 16 bytes too far."""
+    source = (
+        "struct S { float4 f; };\n"
+        "cbuffer A { float4 d1 : packoffset(c0); float2x3 d7 : packoffset(c1);"
+        " S d8 : packoffset(c8); }\n"
+        "cbuffer B { float weights[3]; [[vk::offset(80)]] float4 after; float4 m;"
+        " [[vk::offset(160)]] float tail; };\nRWStructuredBuffer<float> o;\n"
+        '[shader("compute")][numthreads(1,1,1)] void main(uint i : SV_DispatchThreadID)'
+        " { o[0] = d1.x + d7[1].z + d8.f.y + weights[i] + after.y + m.x + tail; }\n"
+    )
+    result = _build(tmp_path, source, ALL)
+    a = {"d1": 0, "d7": 16, "d8": 128}
+    assert _reflected_and_emitted(result, "A", lambda m: m.offset) == (a, a)
+    b = {"weights": 0, "after": 80, "m": 96, "tail": 160}
+    assert _reflected_and_emitted(result, "B", lambda m: m.offset) == (b, b)

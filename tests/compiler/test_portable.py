@@ -239,6 +239,25 @@ def test_debug_printf_is_left_out_where_it_does_not_exist(tmp_path: Path) -> Non
     assert b"O[i32(0)] = 1.0f;" in code[Target.Wgsl] and b"printf" not in code[Target.Msl]
 
 
+def test_what_only_printf_reads_is_used_on_spirv_alone(tmp_path: Path) -> None:
+    """A constant buffer only printf reads: SPIR-V touches it, WGSL and Metal (printf left
+    out) do not; the reflection lists it (the host binds it), and the cross-check accepts a
+    target whose code touches fewer of the listed resources (it was OS9000)."""
+    source = (
+        "struct P { float scale; }; [[vk::push_constant]] P pc;\n"
+        "cbuffer Debug { float4 marker; };\nRWStructuredBuffer<float> O;\n"
+        '[shader("compute")][numthreads(1,1,1)] void M() {\n'
+        '    printf("%f %f", pc.scale, marker.x);  O[0] = 1;\n}\n'
+    )
+    (tmp_path / "s.hlsl").write_text(source)
+    options = CompileOptions(targets=(Target.SpirV, Target.Msl, Target.Wgsl), source_name="s.hlsl")
+    result = compile_file(str(tmp_path / "s.hlsl"), options)
+    assert result.ok, [d.format() for d in result.diagnostics]
+    assert result.reflection is not None
+    (entry,) = result.reflection.entry_points
+    assert (entry.uses, entry.pushuse) == (("Debug", "O"), ("pc",))
+
+
 # -- clip -----------------------------------------------------------------------------------------
 
 _SIZE = 16
@@ -475,18 +494,19 @@ def test_metal_takes_arrays_of_textures_and_samplers(tmp_path: Path) -> None:
 
 
 def test_a_system_value_a_target_lacks_is_positioned_at_its_semantic(tmp_path: Path) -> None:
-    """Slang reports SV_ClipDistance on a WGSL fragment input without a position; the error is
-    put on the semantic."""
+    """Slang reports SV_RenderTargetArrayIndex on a WGSL fragment input without a position; the
+    error is put on the semantic (SV_ClipDistance, read there, is OS1003:
+    tests/compiler/test_clip_distances.py)."""
     errors = _errors(
         tmp_path,
-        "struct VSOut { float4 Pos : SV_Position; float Clip : SV_ClipDistance0; };\n"
-        '[shader("pixel")] float4 P(VSOut i) : SV_Target { return i.Clip; }\n',
+        "struct VSOut { float4 Pos : SV_Position; uint Layer : SV_RenderTargetArrayIndex; };\n"
+        '[shader("pixel")] float4 P(VSOut i) : SV_Target { return i.Layer; }\n',
         (Target.Wgsl,),
     )
     assert errors == [
         "s.hlsl:1:55: error E55202: WGSL: system value semantic not supported: system value "
-        "semantic 'sv_clipdistance0' is not supported for the current target. (the target has "
-        "no such built-in value; build without this target)"
+        "semantic 'sv_rendertargetarrayindex' is not supported for the current target. (the "
+        "target has no such built-in value; build without this target)"
     ]
 
 

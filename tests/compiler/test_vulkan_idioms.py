@@ -4,7 +4,6 @@ named here; these tests state what each idiom must give."""
 
 from __future__ import annotations
 
-import subprocess
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -12,7 +11,7 @@ from typing import Any
 import pytest
 from verify_support import compiled
 
-from module_validation import device, spirv_errors, tool, wgsl_errors
+from module_validation import device, disassembled, spirv_errors, wgsl_errors
 from oneshader.codegen import render_module
 from oneshader.compiler import (
     CompileOptions,
@@ -54,18 +53,10 @@ def _valid(module: bytes) -> None:
     assert spirv_errors(module) == ""
 
 
-def _spirv_text(module: bytes, tmp_path: Path) -> str:
-    path = tmp_path / "d.spv"
-    path.write_bytes(module)
-    run = subprocess.run([tool("spirv-dis"), str(path)], capture_output=True, text=True)
-    assert run.returncode == 0, run.stderr
-    return run.stdout
-
-
 # -- a. `cbuffer ubo { UBO ubo; }` ------------------------------------------------------------
 
 
-def test_block_named_like_its_member_is_reflected_under_its_own_name(tmp_path: Path) -> None:
+def test_block_named_like_its_member_is_reflected_under_its_own_name() -> None:
     result = _ok(compiled("dxc_blocks.hlsl"))
     refl = result.reflection
     assert [r.name for r in refl.resources] == ["ubo", "fog", "material"]
@@ -80,7 +71,7 @@ def test_block_named_like_its_member_is_reflected_under_its_own_name(tmp_path: P
     for out in result.outputs:
         module = read_output(out)
         assert {"ubo", "fog", "material"} <= set(module.resources), out.target
-    spirv = _spirv_text(_code(result, Target.SpirV), tmp_path)
+    spirv = disassembled(_code(result, Target.SpirV))
     assert 'OpName %ubo "ubo"' in spirv
     assert '"pushConsts"' in spirv
     assert "ubo_0" not in spirv and "pushConsts_0" not in spirv
@@ -195,7 +186,7 @@ def test_crosscheck_refuses_a_location_twice_even_where_code_agrees() -> None:
     assert any("SPIR-V (.spv): entry 'PSMain' outputs" in m and "location 0" in m for m in found)
 
 
-def test_an_array_varying_takes_a_location_per_element(tmp_path: Path) -> None:
+def test_an_array_varying_takes_a_location_per_element() -> None:
     result = _ok(compiled("varying_arrays.hlsl"))
     vs, ps = result.reflection.entry_points
     # one variable per location: an array's elements, a matrix's columns
@@ -447,7 +438,7 @@ def test_zpr_matrices_written_by_the_reflection_compute_right(
 # -- c. input attachments --------------------------------------------------------------------
 
 
-def test_subpass_inputs_are_resources_with_their_attachment(tmp_path: Path) -> None:
+def test_subpass_inputs_are_resources_with_their_attachment() -> None:
     result = _ok(compiled("subpass.hlsl"))
     refl = result.reflection
     inputs = [r for r in refl.resources if r.rtype.name.startswith("SubpassInput")]
@@ -464,7 +455,7 @@ def test_subpass_inputs_are_resources_with_their_attachment(tmp_path: Path) -> N
     assert next(r for r in refl.resources if r.name == "ubo").attachment is None
     module = _code(result, Target.SpirV)
     _valid(module)
-    text = _spirv_text(module, tmp_path)
+    text = disassembled(module)
     for r in inputs:
         assert f"OpDecorate %{r.name} InputAttachmentIndex {r.attachment}" in text
     # The format carries the attachment; the cross-check compares it with the code.
@@ -554,7 +545,7 @@ def test_attributes_in_one_pair_of_brackets_all_apply(tmp_path: Path) -> None:
 # -- f. ray queries ----------------------------------------------------------------------------
 
 
-def test_acceleration_structures_are_resources_on_spirv_and_metal(tmp_path: Path) -> None:
+def test_acceleration_structures_are_resources_on_spirv_and_metal() -> None:
     result = _ok(compiled("ray_query.hlsl"))
     refl = result.reflection
     got = {
@@ -585,7 +576,7 @@ def test_acceleration_structures_are_resources_on_spirv_and_metal(tmp_path: Path
     assert not any(d.code == "E41012" for d in result.diagnostics)  # no profile-upgrade warning
     module = _code(result, Target.SpirV)
     _valid(module)
-    text = _spirv_text(module, tmp_path)
+    text = disassembled(module)
     assert "OpCapability RayQueryKHR" in text and "OpTypeAccelerationStructureKHR" in text
     assert "OpDecorate %shadowScene DescriptorSet 1" in text
     # Metal passes a scene in a buffer slot, beside the buffers, each at its own index.

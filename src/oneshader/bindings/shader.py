@@ -27,6 +27,8 @@ from oneshader.bindings.stages import (
 )
 from oneshader.fsutil import read_beside
 from oneshader.reflection.model import (
+    BuiltIn,
+    DeviceFeatures,
     EntryPoint,
     ScalarKind,
     ShaderReflection,
@@ -417,6 +419,37 @@ class Shader:
             )
         return code
 
+    @property
+    def required_features(self) -> tuple[str, ...]:
+        """The WebGPU features a device must have been granted to run this shader's code
+        (``adapter.request_device_sync(required_features=SHADER.required_features)``):
+        ``shader-f16`` for 16-bit floats, ``clip-distances`` where a vertex entry writes
+        SV_ClipDistance (the WGSL enables them)."""
+        entries = self.reflection.entry_points
+        out = []
+        if any(DeviceFeatures.Float16 in e.features for e in entries):
+            out.append("shader-f16")
+        if any(
+            e.stage is Stage.Vertex and any(v.builtin is BuiltIn.ClipDistance for v in e.outputs)
+            for e in entries
+        ):
+            out.append("clip-distances")
+        return tuple(out)
+
+    def check_features(self, device: Any) -> None:
+        """A clear error, before wgpu's, when ``device`` lacks a feature the code needs."""
+        granted = getattr(device, "features", None)
+        if granted is None:  # not a GPUDevice (a stand-in): wgpu will say
+            return
+        missing = [f for f in self.required_features if f not in granted]
+        if missing:
+            names = ", ".join(repr(f) for f in missing)
+            raise LookupError(
+                f"{self.stem}: the device lacks the WebGPU feature(s) {names} that this shader "
+                "needs; request the device with adapter.request_device_sync(required_features="
+                "SHADER.required_features) (the adapter must list them)"
+            )
+
     def create_shader_module(
         self,
         device: Any,
@@ -425,7 +458,9 @@ class Shader:
         target: Target = Target.Wgsl,
     ) -> Any:
         """A GPUShaderModule from the embedded code (one per device), or, with ``directory``,
-        from the built WGSL (or SPIR-V) file in it, checked by :meth:`read_code`."""
+        from the built WGSL (or SPIR-V) file in it, checked by :meth:`read_code`; the device
+        must have the :attr:`required_features`."""
+        self.check_features(device)
         label = f"{self.stem}{target.suffix}"
         if directory is None:
             return self._cached(

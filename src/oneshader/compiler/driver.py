@@ -25,13 +25,14 @@ from oneshader.compiler.patch.apply import patch_bindings, patch_locations
 from oneshader.compiler.reflect.assemble import assemble, with_stages
 from oneshader.compiler.reflect.docs import with_member_docs
 from oneshader.compiler.reflect.entries import (
+    check_distances,
     check_entries,
     check_stage_link,
     check_vertex_positions,
     check_wgsl_interfaces,
     entry_points,
 )
-from oneshader.compiler.reflect.metal_padding import reference_padding
+from oneshader.compiler.reflect.metal_padding import as_declared, reference_padding
 from oneshader.compiler.slang import library
 from oneshader.compiler.slang.messages import dedupe, name_targets
 from oneshader.compiler.slang.request import CompiledTarget, compile_target, compile_together
@@ -81,7 +82,13 @@ def _compile_targets(
             if target is Target.Msl and spirv is not None
             else None
         )
-        t, errs = compile_target(lib, src, options, target, also_pad, together.get(target))
+        declared = (
+            functools.partial(as_declared, src, spirv)
+            if target is Target.Msl and spirv is not None
+            else None
+        )
+        first = together.get(target)
+        t, errs = compile_target(lib, src, options, target, also_pad, declared, first)
         per_target[target] = errs
         if t is not None:
             compiled.append(t)
@@ -128,6 +135,7 @@ def _finish(
     check_entries(src, primary, problems)
     check_vertex_positions(src, compiled, problems)
     check_wgsl_interfaces(src, compiled, problems)
+    check_distances(src, compiled, problems)
     problems.check()
     outputs = {t.target: t.code for t in compiled}
     shader = assemble(src, options, compiled, outputs, problems)

@@ -1,24 +1,22 @@
-// An array of structs holding float3 members in a structured buffer: the element stride differs
-// between SPIR-V/WGSL (std430) and Metal.
-struct Segment
+// An array of small structs in a constant buffer: std140 strides it by 16 (a struct is rounded
+// up to 16 bytes), Metal by the struct's own 4; no Metal declaration of the struct gives both
+// its own size and the array's stride. The portable spelling pads the struct to 16 bytes
+// (float a; float3 pad;) or uses float4 elements.
+struct Light
 {
-    float3 A;
-    float3 B;
+    float Intensity;
 };
 
-struct Path
+cbuffer Lights
 {
-    Segment Segments[3];
-    float Length;
+    Light All[4];
 };
 
-StructuredBuffer<Path> Paths;
-RWStructuredBuffer<float> Lengths;
+RWStructuredBuffer<float> Out;
 
 [shader("compute")]
 [numthreads(1, 1, 1)]
 void Main(uint3 id : SV_DispatchThreadID)
 {
-    Path p = Paths[id.x];
-    Lengths[id.x] = p.Length + p.Segments[1].A.x + p.Segments[2].B.y;
+    Out[id.x] = All[id.x % 4].Intensity;
 }

@@ -44,7 +44,7 @@ from oneshader.reflection.model import (
     TypeLayout,
 )
 
-__all__ = ["msl_semantic", "read_msl", "read_msl_shared"]
+__all__ = ["msl_semantic", "read_msl", "read_msl_shared", "unattributed_inputs_read"]
 
 _TOKEN = re.compile(
     r"\s+|//[^\n]*|/\*.*?\*/|^[ \t]*#[^\n]*"
@@ -142,6 +142,7 @@ class _Function:
     attrs: list[Attr]
     result: list[str]
     params: list[_Decl]
+    idents: frozenset[str] = frozenset()  # the body's
 
 
 @dataclass
@@ -288,7 +289,9 @@ def _parse(text: str) -> _Parsed:
             if i < n and toks[i] == ";":
                 i += 1
         elif "(" in head:
-            out.functions.append(_function(head))
+            fn = _function(head)
+            fn.idents = frozenset(t for t in body if t[:1].isalpha() or t[:1] == "_")
+            out.functions.append(fn)
     return out
 
 
@@ -458,6 +461,17 @@ def read_msl(data: bytes, source: str = ".metal") -> EmittedModule:
             continue
         out.entries[fn.name] = _entry(fn, _STAGES[stage], parsed, lay, out)
     return out
+
+
+def unattributed_inputs_read(data: bytes, entry: str) -> set[str]:
+    """The source names of the parameters without an attribute (stage inputs Slang gives none,
+    such as a clip distance: Metal refuses them) that fragment or vertex function ``entry``
+    (Slang's ``main_0`` for ``main``) names in its body."""
+    names = (entry, f"{entry}_0") if entry == "main" else (entry,)
+    for fn in _parse(data.decode("utf-8")).functions:
+        if fn.name in names and any(s in _STAGES for s, _ in fn.attrs):
+            return {demangle(p.name) for p in fn.params if not p.attrs and p.name in fn.idents}
+    return set()
 
 
 def _entry(

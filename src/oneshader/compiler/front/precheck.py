@@ -5,18 +5,27 @@ or token that asks for it."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from oneshader.compiler.api import TARGET_NAMES, CompileOptions, stage_from_name
 from oneshader.compiler.front import rewrite
 from oneshader.compiler.front.kinds import RTYPES
 from oneshader.compiler.front.scanner import (
     Attribute,
+    Field,
     SourceFile,
     StructDef,
     line_col,
     strip_comments,
 )
 from oneshader.compiler.front.sourceset import SourceSet
+from oneshader.compiler.front.varyings import (
+    PixelPointSize,
+    builtin_sides,
+    instance_id_varyings,
+    misplaced_builtins,
+    pixel_point_sizes,
+)
 from oneshader.diagnostics import Code, Collector, Diagnostic, Severity
 from oneshader.reflection.model import SUBPASS_INPUT_TYPES, ResourceTypeKind, Stage, Target
 
@@ -180,9 +189,18 @@ def precheck(src: SourceSet, options: CompileOptions, problems: Collector) -> fr
             per[t] += _counted_parameters(src, t)
     if Target.Msl in targets:
         per[Target.Msl] += _metal_out_parameters(src, options)
-    for scanned in src.sources.values():
+    stages = entry_stages(src, options)
+    pixel_only = {(p.path, p.field.line, p.field.column): p for p in pixel_point_sizes(src, stages)}
+    every_target = [_pixel_point_size_error(src, p) for p in pixel_only.values() if not p.left_out]
+    every_target += _instance_id_varyings(src, stages)
+    misplaced = misplaced_builtins(src, stages)
+    every_target += [_misplaced_builtin(src, *m) for m in misplaced]
+    decided = {*pixel_only, *((path, f.line, f.column) for path, f, _, _ in misplaced)}
+    for path, scanned in src.sources.items():
         for sdef in (*scanned.structs.values(), *scanned.functions.values()):
             for f in sdef.fields:
+                if (path, f.line, f.column) in decided:
+                    continue  # left out (slang.request), or every_target's error
                 for t, diag in _attribute_errors(src, scanned, f.attributes, f.name, options):
                     per[t].append(diag)
     for p, text in src.texts.items():
@@ -204,9 +222,74 @@ def precheck(src: SourceSet, options: CompileOptions, problems: Collector) -> fr
                     Code.NOT_ON_TARGET,
                 )
             )
+    problems.extend(every_target)
     for t in Target:
         problems.extend(per.get(t, []))
+    if every_target:
+        return frozenset(per)
     return frozenset(t for t, errs in per.items() if errs)
+
+
+def _instance_id_varyings(src: SourceSet, stages: dict[str, Stage]) -> list[Diagnostic]:
+    """``SV_InstanceID`` written by the vertex stage or read by the pixel stage, at each."""
+    return [
+        src.error_in(
+            path,
+            f.line,
+            f.column,
+            f"'{f.name}' : {f.semantic} between the vertex and pixel stages: DXC passes it as "
+            "an ordinary varying, which oneshader does not yet (Slang writes an instance-index "
+            "built-in there, which no target has outside the vertex stage's inputs); declare "
+            f"it 'nointerpolation uint {f.name} : INSTANCE' (a semantic of your own) and "
+            "write the vertex shader's SV_InstanceID into it",
+            Code.NOT_ON_TARGET,
+        )
+        for path, f in instance_id_varyings(src, stages)
+    ]
+
+
+def _misplaced_builtin(src: SourceSet, path: Path, f: Field, builtin: str, side: str) -> Diagnostic:
+    """A ``[[vk::builtin]]`` where DXC refuses it (Slang's error would name the semantic
+    oneshader rewrote it to, or a target)."""
+    a = next(a for a in f.attributes if a.name == "vk::builtin")
+    return src.error_in(
+        path,
+        a.line,
+        a.column,
+        f"[[vk::builtin(\"{builtin}\")]] on '{f.name}' in {side}: DXC takes {builtin} only "
+        f"as {builtin_sides(builtin)}; remove it there",
+        Code.VK_BUILTIN,
+    )
+
+
+def _pixel_point_size_error(src: SourceSet, p: PixelPointSize) -> Diagnostic:
+    """A pixel input's PointSize that cannot be left out as DXC leaves it out: the code reads
+    it, or another stage's entry point shares its struct (one source for both)."""
+    builtin = f"[[vk::builtin(\"PointSize\")]] '{p.field.name}'"
+    if p.vertex_entry:
+        a = p.field.attributes[0]
+        return src.error_in(
+            p.path,
+            a.line,
+            a.column,
+            f"{builtin} of '{p.owner}' is an input of a pixel entry point and in the signature of "
+            f"'{p.vertex_entry}' too: Vulkan has no point size in the fragment stage, so DXC "
+            "leaves it out of the pixel input, which oneshader does only for a struct no other "
+            "entry point of the file uses; give the pixel entry point its own input struct "
+            "without it",
+            Code.VK_BUILTIN,
+        )
+    assert p.read_at is not None
+    path, line, col = p.read_at
+    return src.error_in(
+        path,
+        line,
+        col,
+        f"{builtin} is read by the pixel shader: Vulkan has no point size in the fragment "
+        "stage (DXC makes no input of it, and its module is invalid where the code reads it); "
+        "pass the size at a location (a member without vk::builtin) and read that instead",
+        Code.VK_BUILTIN,
+    )
 
 
 def entry_stages(src: SourceSet, options: CompileOptions) -> dict[str, Stage]:

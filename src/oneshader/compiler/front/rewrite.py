@@ -18,7 +18,7 @@ from oneshader.compiler.front.scanner import (
     line_offsets,
     strip_comments,
 )
-from oneshader.reflection.model import Target
+from oneshader.reflection.model import SAMPLER_TYPES, TEXTURE_TYPES, Target
 
 __all__ = [
     "OFFSET_HELPER",
@@ -26,9 +26,12 @@ __all__ = [
     "STANDARD_SAMPLE_POSITIONS",
     "bitfield_words",
     "blank_words",
+    "blanked",
     "block_resources_as_globals",
     "buffer_lengths_prelude",
+    "classes_as_structs",
     "counter_calls",
+    "distances_as_varyings",
     "entry_outputs_as_results",
     "inline_includes",
     "load_offsets",
@@ -37,6 +40,7 @@ __all__ = [
     "pack_matrix",
     "postfix_start",
     "printf_calls",
+    "register_letters",
     "rename_at",
     "sample_position_queries",
     "status_arguments",
@@ -55,6 +59,17 @@ __all__ = [
     "without_space_only_registers",
     "without_status_arguments",
 ]
+
+
+def blanked(text: str, spans: Iterable[tuple[int, int]]) -> str:
+    """The text with each ``(start, end)`` span blanked but its line breaks (lines and the
+    columns of everything else stay)."""
+    chars = list(text)
+    for start, end in spans:
+        for i in range(start, end):
+            if chars[i] != "\n":
+                chars[i] = " "
+    return "".join(chars)
 
 
 def blank_words(text: str, word: str) -> str:
@@ -91,6 +106,25 @@ def vk_builtins(text: str) -> str:
         out.append(" " * (m.start(2) - m.start()))
         out.append(text[m.start(2) : m.end(2)].rstrip())
         out.append(f" : {semantic}")
+        last = m.end()
+    out.append(text[last:])
+    return "".join(out)
+
+
+# ``class Name {`` or ``class Name : Base {`` (not ``enum class``, not ``template<class T>``)
+_CLASS = re.compile(r"(?<![\w:])(?<!enum )class(?=\s+[A-Za-z_]\w*\s*(?::[^{};]*)?\{)")
+
+
+def classes_as_structs(text: str) -> str:
+    """HLSL's ``class`` as ``struct``: in HLSL (DXC) a class is a struct, a value type whose
+    members are public; Slang takes ``class`` for its own reference type, whose methods its
+    SPIR-V emitter cannot write ("Unhandled global inst in spirv-emit", an internal error
+    without a position). The columns after it on its line move by one."""
+    clean = strip_comments(text)
+    out, last = [], 0
+    for m in _CLASS.finditer(clean):
+        out.append(text[last : m.start()])
+        out.append("struct")
         last = m.end()
     out.append(text[last:])
     return "".join(out)
@@ -158,6 +192,48 @@ def with_helpers(text: str, names: Collection[str]) -> str:
     return text
 
 
+# SV_ClipDistanceN/SV_CullDistanceN, which Slang's WGSL refuses (E55202), handed to it as
+# ordinary varyings under a marker semantic of the same length (columns stay): the WGSL patch
+# makes the vertex outputs WebGPU's clip_distances built-in and drops unread pixel inputs.
+DISTANCE_MARKERS = {"SV_ClipDistance": "OS_CLIPDISTANCE", "SV_CullDistance": "OS_CULLDISTANCE"}
+DISTANCE_SEMANTIC = re.compile(r"(:\s*)(SV_(?:Clip|Cull)Distance)(\d*)\b", re.IGNORECASE)
+_DISTANCE_LOCATION = 64  # Slang's WGSL numbers varyings itself; this only has to be explicit
+
+
+def distances_as_varyings(text: str) -> str:
+    """Each ``: SV_ClipDistanceN`` (``SV_CullDistanceN``) as ``: OS_CLIPDISTANCEN``
+    (:data:`DISTANCE_MARKERS`), given a ``[[vk::location]]`` of its own where a sibling in its
+    struct or parameter list has one (Slang refuses explicit and implicit locations mixed)."""
+    clean = strip_comments(text)
+    edits: list[tuple[int, int, str]] = []
+    for n, m in enumerate(DISTANCE_SEMANTIC.finditer(clean)):
+        marker = DISTANCE_MARKERS["SV_" + m.group(2)[3:7].capitalize() + "Distance"]
+        edits.append((m.start(2), m.end(2), marker))
+        opened = _unclosed(clean, m.start())
+        closes = [i for i in (clean.find("}", m.end()), clean.find(")", m.end())) if i >= 0]
+        scope = clean[opened + 1 : min(closes, default=len(clean))]
+        if "vk::location" in scope:
+            member = max(opened, *(clean.rfind(c, opened, m.start()) for c in ";,")) + 1
+            at = len(clean[member:]) - len(clean[member:].lstrip()) + member
+            edits.append((at, at, f"[[vk::location({_DISTANCE_LOCATION + n})]] "))
+    for start, end, new in sorted(edits, reverse=True):
+        text = text[:start] + new + text[end:]
+    return text
+
+
+def _unclosed(text: str, i: int) -> int:
+    """Where the ``{`` or ``(`` that encloses position ``i`` opens (-1 at file scope)."""
+    depth = 0
+    for j in range(i - 1, -1, -1):
+        if text[j] in ")}]":
+            depth += 1
+        elif text[j] in "({[":
+            if depth == 0 and text[j] != "[":
+                return j
+            depth = max(depth - 1, 0)
+    return -1
+
+
 _ONE = r"\(?\s*1(?:\.0*)?[fFhH]?\s*\)?"
 
 
@@ -179,7 +255,6 @@ def without_point_size(text: str, name: str) -> str:
     """The ``[[vk::builtin("PointSize")]]`` member ``name`` and its ``<object>.name = 1.0;``
     statements blanked out (lines and columns kept): WGSL draws 1-pixel points anyway."""
     clean = strip_comments(text)
-    chars = list(text)
     spans = [
         (m.start(), m.end())
         for m in re.finditer(
@@ -188,11 +263,7 @@ def without_point_size(text: str, name: str) -> str:
     ]
     for m in re.finditer(rf"\.\s*{name}\s*=\s*{_ONE}\s*;", clean):
         spans.append((postfix_start(clean, m.start()), m.end()))
-    for start, end in spans:
-        for i in range(start, end):
-            if chars[i] != "\n":
-                chars[i] = " "
-    return "".join(chars)
+    return blanked(text, spans)
 
 
 def postfix_start(text: str, i: int) -> int:
@@ -349,6 +420,33 @@ def without_space_only_registers(text: str) -> str:
     chars = list(text)
     for m in SPACE_ONLY.finditer(clean):
         chars[m.start() : m.end()] = " " * (m.end() - m.start())
+    return "".join(chars)
+
+
+# The register letter Slang asks of a resource type whose letter DXC lets be either t or s
+# (Sema's DiagnoseRegisterType: read-only textures and samplers).
+_T_OR_S = {
+    **{t.name: "t" for t in TEXTURE_TYPES if not t.name.startswith("RW")},
+    **{t.name: "s" for t in SAMPLER_TYPES},
+}
+_REGISTER_LETTER = re.compile(r"register\s*\(\s*([A-Za-z])")
+
+
+def register_letters(text: str, scanned: SourceFile) -> str:
+    """``Texture2D t : register(s1)`` and ``SamplerState s : register(t1)`` with the letter
+    Slang takes for the type (E31222 otherwise); DXC takes either letter for both, and its
+    binding (the number, the space, the shift of the letter as written) is oneshader's
+    placement, which reads the declaration, not this text. Same length: columns stay."""
+    starts = line_offsets(text)
+    chars = list(text)
+    for d in scanned.declarations:
+        wanted = _T_OR_S.get(d.base)
+        if wanted is None or d.register is None or d.register[0] == wanted:
+            continue
+        line, col = d.register_pos
+        m = _REGISTER_LETTER.match(text, starts[line - 1] + col - 1)
+        if m is not None and m.group(1).lower() in "ts":
+            chars[m.start(1)] = wanted
     return "".join(chars)
 
 

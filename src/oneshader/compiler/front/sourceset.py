@@ -369,6 +369,13 @@ class SourceSet:
         }
         return rewrite.unit_point_sizes(self.texts.values(), names) if names else set()
 
+    def has_distances(self) -> bool:
+        """Whether any file writes an SV_ClipDistance or SV_CullDistance semantic."""
+        found: bool = self._once(
+            "distances", lambda: next(self.matches(rewrite.DISTANCE_SEMANTIC), None) is not None
+        )
+        return found
+
     def append_consume(self) -> dict[str, Declaration]:
         """Append/consume structured buffers (declared in any file): their counter is hidden."""
         return self.declared_as(COUNTED_TYPES)

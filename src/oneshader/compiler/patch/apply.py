@@ -78,10 +78,35 @@ def patch_locations(outputs: dict[Target, bytes], entries: list[EntryPoint]) -> 
             text = msl.relocate_msl(outputs[Target.Msl].decode(), e.name, e.stage, ins, outs)
             if e.stage is Stage.Vertex and _bare_varying(e) is not None:
                 text = msl.unposition_msl(text, e.name, e.outputs[0])
+            clips = {
+                v.name
+                for v in (*e.inputs, *e.outputs)
+                if v.builtin in (BuiltIn.ClipDistance, BuiltIn.CullDistance)
+            }
+            if clips:
+                text = msl.clip_distances_msl(text, e.name, e.stage, clips)
             outputs[Target.Msl] = text.encode()
     if Target.Wgsl in outputs:
-        outputs[Target.Wgsl] = wgsl.split_wide_varyings(outputs[Target.Wgsl].decode()).encode()
+        text = wgsl.wrap_stage_interfaces(outputs[Target.Wgsl].decode(), _distances(entries))
+        outputs[Target.Wgsl] = text.encode()
     return outputs
+
+
+def _distances(entries: list[EntryPoint]) -> dict[str, wgsl.Distances]:
+    """Per entry point with clip or cull distances: what the WGSL wrapper does with them (the
+    checks before refused what it cannot do: a cull distance written, a distance read)."""
+    out = {}
+    for e in entries:
+        written = [v for v in e.outputs if v.builtin is BuiltIn.ClipDistance]
+        dropped = {
+            v.name for v in e.inputs if v.builtin in (BuiltIn.ClipDistance, BuiltIn.CullDistance)
+        }
+        if e.stage is Stage.Vertex and written:
+            ordered = sorted(written, key=lambda v: v.index)  # DXC's order in the array
+            out[e.name] = wgsl.Distances(written=tuple(v.name for v in ordered))
+        elif e.stage is Stage.Pixel and dropped:
+            out[e.name] = wgsl.Distances(dropped=frozenset(dropped))
+    return out
 
 
 def _first_locations(variables: tuple[StageVariable, ...]) -> dict[str, int]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from oneshader.compiler.emitted.common import demangle, emitted_name, emitted_pattern
-from oneshader.compiler.emitted.msl import msl_semantic
+from oneshader.compiler.emitted.msl import msl_semantic, unattributed_inputs_read
 from oneshader.compiler.front.rewrite import postfix_start
 from oneshader.compiler.patch.common import patch_struct, struct_body
 from oneshader.reflection.model import Interpolation, ScalarKind, Stage, StageVariable
@@ -123,6 +123,9 @@ def metal_vectors(text: str, resource: str, vectors: list[tuple[tuple[str, ...],
     packed: dict[str, str] = {}  # emitted member name -> its unpacked type
     for path, pack in vectors:
         struct_name = param.group(1)
+        if not path and not pack:  # the element itself (StructuredBuffer<float3x2>)
+            text = _aligned_array(text, struct_name)
+            text = _aligned_pointers(text, struct_name)
         for i, member in enumerate(path):
             body = struct_body(text, struct_name)
             if body is None:
@@ -135,7 +138,7 @@ def metal_vectors(text: str, resource: str, vectors: list[tuple[tuple[str, ...],
             if decl is None:
                 break
             if i + 1 < len(path):
-                struct_name = decl.group("type")
+                struct_name = _array_element(text, decl.group("type"))
                 continue
             vector = decl.group("type")
             start = body.start(1) + decl.start("type")
@@ -149,6 +152,35 @@ def metal_vectors(text: str, resource: str, vectors: list[tuple[tuple[str, ...],
     for name, vector in packed.items():
         text = _unpacked_reads(text, name, vector)
     return text
+
+
+def _aligned_pointers(text: str, vector: str) -> str:
+    """Every pointer to Slang's ``packed_float3`` (``vector``) declared aligned (``float3
+    device*``): a buffer of such elements (the entry point's argument, the copy Slang keeps in
+    its context struct, a helper that takes the buffer), its elements then 16 bytes apart,
+    std430's stride. Slang reads them through ``float3(...)`` and writes ``packed_float3``
+    values, which Metal converts; it takes no pointer to a packed struct member."""
+    if not vector.startswith("packed_"):
+        return text
+    return re.sub(
+        rf"\b{vector}(\s+(?:const\s+)?(?:device|constant)\s*\*)",
+        rf"{vector[len('packed_') :]}\1",
+        text,
+    )
+
+
+def _array_element(text: str, name: str) -> str:
+    """The element struct of Slang's wrapper of an array of structs (``struct _Array_natural_T2_0
+    { array<T_natural_0, int(2)> data_3; };``), at any depth; else ``name`` itself."""
+    while name.startswith("_Array_"):
+        body = struct_body(text, name)
+        inner = body and re.fullmatch(
+            r"\s*array<\s*(\w+)\s*,\s*int\(\d+\)\s*>\s+\w+\s*;\s*", body.group(1)
+        )
+        if not inner or struct_body(text, inner.group(1)) is None:
+            break
+        name = inner.group(1)
+    return name
 
 
 def _unpacked_reads(text: str, member: str, vector: str) -> str:
@@ -172,14 +204,68 @@ def _unpacked_reads(text: str, member: str, vector: str) -> str:
 
 def _aligned_array(text: str, wrapper: str) -> str:
     """Slang's wrapper of an array in a Metal structured buffer (``struct _Array_natural_..
-    { array<packed_float3, int(4)> data_0; };``) with aligned elements (``float3``: 16 bytes
-    apart, std430's stride); Slang's reads convert to ``float3`` and its writes assign a
-    ``packed_float3``, which Metal converts to the aligned type."""
-    body = struct_body(text, wrapper)
+    { array<packed_float3, int(4)> data_0; };``), or of a matrix's vectors (``struct
+    _MatrixStorage_float3x2_ColMajornatural_0 { array<packed_float3, int(2)> data_0; };``), with
+    aligned elements (``float3``: 16 bytes apart, std430's stride); through wrappers of arrays
+    of such wrappers too. Slang's reads convert to ``float3`` or take components, and its
+    writes assign a ``packed_float3``, which Metal converts to the aligned type; a whole array
+    it assigns from a local (``->data_0 = _S2;``, a matrix written whole) is given that type."""
+    body = struct_body(text, _array_element(text, wrapper))
     if body is None:
         return text
-    m = re.fullmatch(r"\s*array<\s*packed_(\w+)\s*,\s*int\(\d+\)\s*>\s+\w+\s*;\s*", body.group(1))
+    m = re.fullmatch(r"\s*array<\s*packed_(\w+)\s*,\s*int\(\d+\)\s*>\s+(\w+)\s*;\s*", body.group(1))
     if m is None:
         return text
     start = body.start(1) + m.start(1) - len("packed_")
-    return text[:start] + text[start + len("packed_") :]
+    text = text[:start] + text[start + len("packed_") :]
+    for local in set(re.findall(rf"(?:->|\.)\s*{m.group(2)}\s*=\s*(\w+)\s*;", text)):
+        text = re.sub(
+            rf"\barray<\s*packed_{m.group(1)}(\s*,\s*int\(\d+\)\s*>\s+{local}\s*=)",
+            rf"array<{m.group(1)}\1",
+            text,
+        )
+    return text
+
+
+def clip_distances_msl(text: str, entry: str, stage: Stage, names: set[str]) -> str:
+    """Slang's Metal for SV_ClipDistance (``names``, by source name): a vertex output member
+    ``float x [[]];``, given Metal's ``[[clip_distance]]``; a pixel input, an unattributed
+    fragment parameter (which Metal refuses), left out where the body never names it (the
+    checks before refused one it reads)."""
+    kind = {Stage.Vertex: "vertex", Stage.Pixel: "fragment"}.get(stage)
+    m = _entry_match(text, entry, kind) if kind else None
+    if m is None:
+        return text
+    if stage is Stage.Vertex:
+
+        def attribute(body: str) -> str:
+            def one(fm: re.Match[str]) -> str:
+                if demangle(fm.group(2)) not in names:
+                    return fm.group(0)
+                return f"{fm.group(1)}{fm.group(2)} [[clip_distance]];"
+
+            return re.sub(r"(\bfloat\s+)(\w+)\s*\[\[\]\]\s*;", one, body)
+
+        return patch_struct(text, m.group(1), attribute)
+    read = unattributed_inputs_read(text.encode(), entry)
+    params = _split_params(m.group(2))
+    kept = [p for p in params if "[[" in p or _last_name(p) not in names - read]
+    if len(kept) == len(params):
+        return text
+    return text[: m.start(2)] + ", ".join(kept) + text[m.end(2) :]
+
+
+def _split_params(text: str) -> list[str]:
+    """A parameter list split at its top-level commas (``array<float, 2> x`` stays whole)."""
+    out, depth, last = [], 0, 0
+    for i, c in enumerate(text):
+        depth += (c in "<([") - (c in ">)]")
+        if c == "," and depth == 0:
+            out.append(text[last:i].strip())
+            last = i + 1
+    return [*out, text[last:].strip()]
+
+
+def _last_name(param: str) -> str:
+    names = re.findall(r"\w+", param)
+    return demangle(names[-1]) if names else ""

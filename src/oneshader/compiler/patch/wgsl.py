@@ -9,9 +9,11 @@ the names Slang gives declarations (the source name, or the source name plus ``_
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from dataclasses import dataclass
 
 from oneshader.compiler.emitted.common import demangle, split_member
-from oneshader.compiler.emitted.wgsl import WgslType, _Parsed, parse_wgsl
+from oneshader.compiler.emitted.wgsl import WgslType, _Member, _Parsed, parse_wgsl
 from oneshader.compiler.patch.common import patch_struct
 
 DEPTH_TEXTURES = {
@@ -106,6 +108,37 @@ def _attributes(attrs: dict[str, tuple[str, ...]], location: int | None = None) 
     return "".join(out)
 
 
+@dataclass(frozen=True)
+class Distances:
+    """One entry point's clip distances, by source name: the vertex outputs WGSL writes as the
+    ``clip_distances`` built-in (in semantic-index order: the array's order, as DXC packs
+    them), and the pixel inputs it leaves out (WGSL cannot read clip distances)."""
+
+    written: tuple[str, ...] = ()
+    dropped: frozenset[str] = frozenset()
+
+    def special(self, name: str) -> bool:
+        return demangle(name) in self.written or demangle(name) in self.dropped
+
+
+CLIP_DISTANCES = "oneshader_clip_distances"  # the built-in's member in the wrapper's struct
+
+
+def _scalars(value: str, t: WgslType) -> list[str]:
+    """The f32 values of a clip distance (a scalar, vector or array of them), in order."""
+    if t.name == "array":
+        element, count = t.args[0], t.args[1]
+        assert isinstance(element, WgslType) and isinstance(count, int)
+        return [x for k in range(count) for x in _scalars(f"{value}[{k}]", element)]
+    if t.name.startswith("vec"):
+        return [f"{value}[{k}]" for k in range(int(t.name[3]))]
+    return [value]
+
+
+def _clip_member(count: int) -> str:
+    return f"@builtin(clip_distances) {CLIP_DISTANCES} : array<f32, {count}>"
+
+
 def _split(name: str, t: WgslType, attrs: dict[str, tuple[str, ...]], value: str) -> list[str]:
     """The declarations (members or parameters) that carry ``value``, a stage variable
     declared ``attrs name : t``, one location each when it is wide."""
@@ -118,49 +151,97 @@ def _split(name: str, t: WgslType, attrs: dict[str, tuple[str, ...]], value: str
     ]
 
 
-def _wide_struct(t: WgslType, parsed: _Parsed) -> bool:
-    members = parsed.structs.get(t.name, [])
-    return any("location" in m.attrs and _wide(m.type) for m in members)
+def _wraps(members: list[_Member], distances: Distances) -> bool:
+    """Whether stage variables ``members`` need the wrapper: one is wide or a distance."""
+    return any(
+        ("location" in m.attrs and _wide(m.type)) or distances.special(m.name) for m in members
+    )
 
 
-def _split_struct(t: WgslType, parsed: _Parsed, made: dict[str, str]) -> str:
-    """The name of ``t``'s copy whose wide members are split (declared once, in ``made``)."""
-    name = f"{t.name}_locations"
+def _split_struct(t: WgslType, parsed: _Parsed, made: dict[str, str], distances: Distances) -> str:
+    """The name of ``t``'s copy whose wide members are split and whose distances are gathered
+    into the built-in (or left out), declared once in ``made``."""
+    members = parsed.structs[t.name]
+    role = "locations"  # a struct may be an output with distances and an input without them
+    if any(demangle(m.name) in distances.written for m in members):
+        role = "clip_distances"
+    elif any(demangle(m.name) in distances.dropped for m in members):
+        role = "without_distances"
+    name = f"{t.name}_{role}"
     if name not in made:
-        lines = [
-            line
-            for m in parsed.structs[t.name]
-            for line in _split(m.name, m.type, m.attrs, f"v.{m.name}")
-        ]
+        lines: list[str] = []
+        for m in parsed.structs[t.name]:
+            if demangle(m.name) in distances.dropped:
+                continue
+            if demangle(m.name) in distances.written:
+                if m.name == _first_written(parsed.structs[t.name], distances):
+                    lines.append(
+                        _clip_member(len(_gathered(parsed.structs[t.name], distances, "v.")))
+                    )
+                continue
+            lines += _split(m.name, m.type, m.attrs, f"v.{m.name}")
         made[name] = "struct " + name + "\n{\n" + "".join(f"    {x},\n" for x in lines) + "};\n"
     return name
 
 
-def _rebuilt(name: str, t: WgslType, attrs: dict[str, tuple[str, ...]], value: str) -> str:
+def _first_written(members: list[_Member], distances: Distances) -> str:
+    return next(m.name for m in members if demangle(m.name) in distances.written)
+
+
+def _gathered(members: list[_Member], distances: Distances, value: str) -> list[str]:
+    """The clip distances' f32 values, from the members of ``value``, in the built-in's order."""
+    by_name = {demangle(m.name): m for m in members}
+    return [
+        x
+        for n in distances.written
+        if n in by_name
+        for x in _scalars(value + by_name[n].name, by_name[n].type)
+    ]
+
+
+def _rebuilt(
+    name: str, t: WgslType, attrs: dict[str, tuple[str, ...]], value: str, distances: Distances
+) -> str:
     """The wide value a split declaration ``name`` carries, rebuilt from ``value``'s members
-    (a parameter: ``value`` is empty, its pieces are parameters)."""
+    (a parameter: ``value`` is empty, its pieces are parameters); a dropped distance is zero."""
+    if demangle(name) in distances.dropped:
+        return f"{t}()"  # the shader does not read it (else an error before)
     if "location" not in attrs or not _wide(t):
         return value + name
     count = len(_pieces("", t))
     return _whole(t, [value + split_member(name, k) for k in range(count)])
 
 
-def split_wide_varyings(text: str) -> str:
+def _unlocated(text: str, struct: str, names: set[str]) -> str:
+    """Slang's struct ``struct`` without the locations of members ``names`` (its own numbers,
+    which the reflection's may now share: the wrapper carries those members otherwise)."""
+    if not names:
+        return text
+    pattern = rf"@location\(\d+\)\s*(?=(?:{'|'.join(map(re.escape, names))})\s*:)"
+    return patch_struct(text, struct, lambda body: re.sub(pattern, "", body))
+
+
+def wrap_stage_interfaces(text: str, distances: Mapping[str, Distances] | None = None) -> str:
     """The module with every entry point that passes an array or matrix between stages (or
     takes one as a vertex input) wrapped: WGSL passes only scalars and vectors, so the
     wrapper declares one vector per location (at the locations SPIR-V gives, ``view_0__1``
     at the location after ``view_0__0``) and rebuilds the value for the function Slang wrote,
-    which is renamed ``<entry>_unsplit`` and loses its stage and interface attributes."""
-    if "@location" not in text:
+    which is renamed ``<entry>_unsplit`` and loses its stage and interface attributes. An entry
+    point with clip distances (``distances``) is wrapped too: the wrapper writes them as the
+    ``clip_distances`` built-in (``enable clip_distances;``), or leaves pixel inputs out."""
+    distances = distances or {}
+    if "@location" not in text and not distances:
         return text
     parsed = parse_wgsl(text)
     made: dict[str, str] = {}
     wrappers: list[str] = []
+    clipped = False
     for fn in parsed.functions.values():
         stage = next((s for s in ("vertex", "fragment") if s in fn.attrs), None)
         io = [*fn.params, *([fn.result] if fn.result else [])]
+        dist = distances.get(fn.name, Distances())
         if stage is None or not any(
-            ("location" in p.attrs and _wide(p.type)) or _wide_struct(p.type, parsed) for p in io
+            _wraps([p], dist) or _wraps(parsed.structs.get(p.type.name, []), dist) for p in io
         ):
             continue
         inner = f"{fn.name}_unsplit"
@@ -170,27 +251,37 @@ def split_wide_varyings(text: str) -> str:
         text = text[: head.start()] + _IO_ATTRIBUTES.sub("", unstaged) + text[head.end() :]
         params, args = [], []
         for p in fn.params:
-            if _wide_struct(p.type, parsed) and not p.attrs:
-                params.append(f"{p.name} : {_split_struct(p.type, parsed, made)}")
-                members = parsed.structs[p.type.name]
-                rebuilt = [_rebuilt(m.name, m.type, m.attrs, f"{p.name}.") for m in members]
+            members = parsed.structs.get(p.type.name, [])
+            if _wraps(members, dist) and not p.attrs:
+                params.append(f"{p.name} : {_split_struct(p.type, parsed, made, dist)}")
+                rebuilt = [_rebuilt(m.name, m.type, m.attrs, f"{p.name}.", dist) for m in members]
                 args.append(f"{p.type}({', '.join(rebuilt)})")
+                text = _unlocated(
+                    text, p.type.name, {m.name for m in members if dist.special(m.name)}
+                )
             else:
-                params += _split(p.name, p.type, p.attrs, p.name)
-                args.append(_rebuilt(p.name, p.type, p.attrs, ""))
+                if demangle(p.name) not in dist.dropped:
+                    params += _split(p.name, p.type, p.attrs, p.name)
+                args.append(_rebuilt(p.name, p.type, p.attrs, "", dist))
         call = f"{inner}({', '.join(args)})"
         result, body = "", f"    {call};\n"
-        if fn.result is not None and _wide_struct(fn.result.type, parsed):
-            result = f" -> {_split_struct(fn.result.type, parsed, made)}"
-            values = [
-                expr
-                for m in parsed.structs[fn.result.type.name]
-                for expr in (
-                    [e for e, _ in _pieces(f"v.{m.name}", m.type)]
-                    if "location" in m.attrs and _wide(m.type)
-                    else [f"v.{m.name}"]
-                )
-            ]
+        members = parsed.structs.get(fn.result.type.name, []) if fn.result else []
+        if fn.result is not None and _wraps(members, dist):
+            result = f" -> {_split_struct(fn.result.type, parsed, made, dist)}"
+            values = []
+            for m in members:
+                if demangle(m.name) in dist.written:
+                    if m.name == _first_written(members, dist):
+                        gathered = _gathered(members, dist, "v.")
+                        values.append(f"array<f32, {len(gathered)}>({', '.join(gathered)})")
+                        clipped = True
+                elif "location" in m.attrs and _wide(m.type):
+                    values += [e for e, _ in _pieces(f"v.{m.name}", m.type)]
+                else:
+                    values.append(f"v.{m.name}")
+            text = _unlocated(
+                text, fn.result.type.name, {m.name for m in members if dist.special(m.name)}
+            )
             body = f"    let v = {call};\n    return {result[4:]}({', '.join(values)});\n"
         elif fn.result is not None:
             result = f" -> {_attributes(fn.result.attrs)}{fn.result.type}"
@@ -198,4 +289,6 @@ def split_wide_varyings(text: str) -> str:
         wrappers.append(f"@{stage}\nfn {fn.name}({', '.join(params)}){result}\n{{\n{body}}}\n")
     if not wrappers:
         return text
+    if clipped:
+        text = "enable clip_distances;\n" + text
     return text + "\n" + "\n".join([*made.values(), *wrappers])

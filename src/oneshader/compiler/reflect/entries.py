@@ -8,8 +8,9 @@ import re
 from collections.abc import Callable
 from dataclasses import replace
 
-from oneshader.compiler.emitted.common import LENGTHS, emitted_name, emitted_pattern
-from oneshader.compiler.emitted.wgsl import reached_identifiers
+from oneshader.compiler.emitted.common import LENGTHS, demangle, emitted_name, emitted_pattern
+from oneshader.compiler.emitted.msl import unattributed_inputs_read
+from oneshader.compiler.emitted.wgsl import parse_wgsl, reached_identifiers
 from oneshader.compiler.front import rewrite
 from oneshader.compiler.front.precheck import returned_outputs
 from oneshader.compiler.front.scanner import Field, StructDef
@@ -54,6 +55,12 @@ _BUILTINS = {
     "SV_STARTINSTANCELOCATION": BuiltIn.BaseInstance,
     "SV_DRAWINDEX": BuiltIn.DrawIndex,
 }
+
+_DISTANCES = {
+    name.upper(): name for name in rewrite.DISTANCE_MARKERS
+}  # SV_CLIPDISTANCE: its spelling
+MAX_CLIP_DISTANCES = 8  # WebGPU's clip_distances holds at most 8
+
 
 _INTERP = {
     "nointerpolation": Interpolation.Flat,
@@ -131,6 +138,78 @@ def check_vertex_positions(
         )
 
 
+def check_distances(src: SourceSet, compiled: list[CompiledTarget], problems: Collector) -> None:
+    """Clip and cull distances SPIR-V and Metal cannot express as Slang writes them (WGSL's are
+    ``check_wgsl_interfaces``'), each an error at its declaration (once, where stages share
+    it), added to ``problems``."""
+    seen: set[tuple[str, int, int]] = set()
+    for t in compiled:
+        if t.target is Target.Wgsl:
+            continue
+        for e in t.facts.entries:
+            for v, message in _distance_limits(src, t, e):
+                where = _declared_at(src, e, v)
+                if where not in seen:
+                    seen.add(where)
+                    problems.add(src.error(*where, message, Code.NOT_ON_TARGET))
+
+
+def _distance_limits(
+    src: SourceSet, t: CompiledTarget, e: EntryFacts
+) -> list[tuple[VarFacts, str]]:
+    """SPIR-V: distances under several semantic indices on one side of an entry point (Slang
+    declares one built-in per index, which Vulkan refuses: spirv-val's
+    VUID-StandaloneSpirv-OpEntryPoint-09659; DXC packs them into one array). Metal: Slang gives
+    a clip distance ``[[clip_distance]]`` only as one float output (``patch.msl``), and a pixel
+    input none, which is left out unless the function reads it."""
+    out = []
+    for side in (e.inputs, e.outputs):
+        for upper, spelled in _DISTANCES.items():
+            found = [v for v in side if v.semantic.upper() == upper]
+            later = [v for v in found if v.semantic_index != found[0].semantic_index]
+            if t.target is Target.SpirV and later:
+                first, v = found[0], later[0]
+                out.append(
+                    (
+                        v,
+                        f"SPIR-V: '{v.name}' : {spelled}{v.semantic_index} and '{first.name}' "
+                        f": {spelled}{first.semantic_index}: Slang declares one built-in per "
+                        "semantic index, which Vulkan refuses "
+                        "(VUID-StandaloneSpirv-OpEntryPoint-09659); declare them as one array "
+                        f"(float d[N] : {spelled}0), or build without the spirv target",
+                    )
+                )
+    if t.target is not Target.Msl:
+        return out
+    read = unattributed_inputs_read(t.code, e.name) if e.stage is Stage.Pixel else set()
+    for v in e.inputs:
+        if v.semantic.upper() in _DISTANCES and v.name in read:
+            what = f"'{v.name}' : {_DISTANCES[v.semantic.upper()]}{v.semantic_index}"
+            out.append(
+                (
+                    v,
+                    f"Metal: {what}: a fragment function cannot read clip or cull "
+                    "distances; pass the value from the vertex stage as an ordinary varying "
+                    "too, or build without the msl target",
+                )
+            )
+    written = [v for v in e.outputs if v.semantic.upper() in _DISTANCES]
+    for n, v in enumerate(written):
+        what = f"'{v.name}' : {_DISTANCES[v.semantic.upper()]}{v.semantic_index}"
+        declared = _declaration(src, e, v)[1]
+        if v.semantic.upper() == "SV_CULLDISTANCE":
+            why = "Metal has no cull distances; write clip distances instead"
+        elif declared is None or declared.array is not None or n > 0:
+            why = (
+                "oneshader gives Metal's [[clip_distance]] to one float output only (Slang "
+                "writes none); write one float : SV_ClipDistance0"
+            )
+        else:
+            continue
+        out.append((v, f"Metal: {what}: {why}, or build without the msl target"))
+    return out
+
+
 def _with_lengths(used: set[str], resources: list[Resource]) -> set[str]:
     """Metal's companion of buffer lengths (no SPIR-V or WGSL declares it) is used by the entry
     points that use a buffer whose length it holds (Metal passes every resource to every entry
@@ -161,6 +240,8 @@ def check_wgsl_interfaces(
         where = src.function_file(e.name)
         if e.stage is Stage.Pixel:
             problems.extend(_vertex_only_inputs(src, e))
+        # a struct shared by entry points is reported once
+        problems.extend([d for d in _distances(src, e, wgsl.code) if d not in problems.diagnostics])
         if returned_outputs(src, fn) is not None:
             continue  # returned by a wrapper (rewrite.entry_outputs_as_results)
         for f in fn.fields:
@@ -196,6 +277,70 @@ def _vertex_only_inputs(src: SourceSet, e: EntryFacts) -> list[Diagnostic]:
         for v in e.inputs
         if v.semantic.upper() in _VERTEX_ONLY
     ]
+
+
+def _distances(src: SourceSet, e: EntryFacts, code: bytes) -> list[Diagnostic]:
+    """Clip and cull distances WGSL cannot express, at each declaration: a cull distance
+    written (WebGPU has none), more than 8 clip distances, a distance a pixel shader reads
+    (WGSL's fragment stage has no input for them; one it does not read is left out of the
+    WGSL) or a vertex input declared with one."""
+    ins = [v for v in e.inputs if v.semantic.upper() in _DISTANCES]
+    outs = [v for v in e.outputs if v.semantic.upper() in _DISTANCES]
+    if not ins and not outs:
+        return []
+    errors = []
+
+    def error(v: VarFacts, why: str) -> None:
+        message = (
+            f"WGSL: '{v.name}' : {v.semantic}{v.semantic_index}: {why}; or build without the "
+            "wgsl target"
+        )
+        errors.append(src.error(*_declared_at(src, e, v), message, Code.NOT_ON_TARGET))
+
+    read = _read_inputs(code, e.name) if e.stage is Stage.Pixel and ins else set()
+    for v in ins:
+        if e.stage is not Stage.Pixel:
+            error(
+                v,
+                "WGSL has clip distances as a vertex output only; pass the value as an "
+                "ordinary varying",
+            )
+        elif v.name in read:
+            error(
+                v,
+                "WGSL's fragment stage cannot read clip or cull distances; pass the value "
+                "from the vertex stage as an ordinary varying too",
+            )
+    floats = 0
+    for v in sorted(outs, key=lambda v: v.semantic_index):
+        if v.semantic.upper() == "SV_CULLDISTANCE":
+            error(
+                v,
+                "WebGPU has no cull distances; write clip distances instead (a primitive is "
+                "clipped where one is negative), or cull in the shader",
+            )
+            continue
+        floats += v.components * v.span
+        if floats > MAX_CLIP_DISTANCES:
+            error(
+                v,
+                f"WebGPU has at most {MAX_CLIP_DISTANCES} clip distances, and this one "
+                f"takes the count to {floats}",
+            )
+    return errors
+
+
+def _read_inputs(code: bytes, entry: str) -> set[str]:
+    """The source names of the stage inputs (direct parameters, members of a struct parameter)
+    that WGSL entry point ``entry`` reads: Slang's WGSL names them in the code it reaches."""
+    parsed = parse_wgsl(code.decode())
+    fn = parsed.functions.get(entry)
+    if fn is None:
+        return set()
+    reached = reached_identifiers(code, [entry])[entry]
+    names = [m.name for p in fn.params for m in parsed.structs.get(p.type.name, [])]
+    names += [p.name for p in fn.params]
+    return {demangle(n) for n in names if n in reached}
 
 
 _VERTEX_ONLY = {

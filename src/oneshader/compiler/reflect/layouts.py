@@ -62,6 +62,8 @@ def one_layout(
         diff = compare(base, other, decl.name, sized=not block)
         if diff is None:
             continue
+        if t is Target.Msl and msl_arrays is not None and not msl_arrays.declares(decl.name):
+            continue  # no Metal code reads it: the host's bytes (the reflection's) do
         file, line, col = member_position(src, decl, diff.struct, diff.member)
         problems.add(
             src.error(
@@ -130,14 +132,14 @@ def _metal_packed(
     if compare(reference, metal, decl.name, sized=not block) is None:
         return per
     paths: list[MetalVector] = []
-    relaid = _packed_relayout(reference, metal, (), paths)
-    if not paths or compare(reference, relaid, decl.name, sized=not block) is not None:
-        return per
-    msl_vectors[decl.name] = paths
+    relaid = packed_relayout(reference, metal, (), paths)
+    if paths and compare(reference, relaid, decl.name, sized=not block) is None:
+        msl_vectors[decl.name] = paths
+    # (where they still differ, the layout check names what the declarations cannot mend)
     return {**per, Target.Msl: replace(per[Target.Msl], layout=relaid)}
 
 
-def _packed_relayout(
+def packed_relayout(
     reference: TypeLayout, metal: TypeLayout, path: MemberPath, paths: list[MetalVector]
 ) -> TypeLayout:
     """Metal's layout redone by its C rules with each vector whose last bytes ``reference``
@@ -146,24 +148,35 @@ def _packed_relayout(
     (Slang's Metal structured buffers hold packed_float4); the changes are added to
     ``paths``."""
     if metal.kind is TypeKind.Array and metal.element is not None and reference.element:
-        element = _packed_relayout(reference.element, metal.element, path, paths)
+        element = packed_relayout(reference.element, metal.element, path, paths)
         if element == metal.element:
             return metal
         stride = round_up(element.size, max(element.align, 1))
         size = stride * metal.length if metal.length else metal.size
-        return replace(metal, element=element, stride=stride, size=size)
+        align = max(metal.align, element.align)
+        return replace(metal, element=element, stride=stride, size=size, align=align)
+    if not path and _packed_vector(metal, reference):  # a structured buffer's element
+        paths.append((path, False))
+        return replace(metal, align=_aligned_vector(3, metal.scalar))
+    aligned = _packed_matrix(metal, reference)
+    if aligned:
+        paths.append((path, False))
+        vectors = metal.size // metal.mstride
+        return replace(metal, mstride=aligned, size=aligned * vectors, align=aligned)
     if metal.kind is not TypeKind.Struct or reference.kind is not TypeKind.Struct:
         return metal
     members = []
     end, align, was = 0, 1, 0
     refs = reference.members
-    for i, m in enumerate(metal.members):
-        ref = refs[i] if i < len(refs) and refs[i].name == m.name else None
+    index = {r.name: i for i, r in enumerate(refs)}
+    for m in metal.members:
+        i = index.get(m.name, -1)  # by name: Metal's padding members have no reference
+        ref = refs[i] if i >= 0 else None
         t = m.type
         bool_vector = t.kind is TypeKind.Vector and t.scalar is ScalarKind.Bool
         if ref is not None and not bool_vector:
             # (a bool vector is not a float3's kind: Metal's bool is a byte, SPIR-V's a word)
-            t = _packed_relayout(ref.type, t, (*path, m.name), paths)
+            t = packed_relayout(ref.type, t, (*path, m.name), paths)
             room = (refs[i + 1].offset if i + 1 < len(refs) else reference.size) - ref.offset
             scalar = t.scalar.size
             aligned = (4 if t.rows == 3 else t.rows) * scalar
@@ -173,10 +186,10 @@ def _packed_relayout(
             elif t.kind is TypeKind.Vector and t.align < aligned <= ref.type.align:
                 t = replace(t, size=aligned, align=aligned)
                 paths.append(((*path, m.name), False))
-            elif _packed_array(t, ref.type):
+            elif wide := _packed_array(t, ref.type):
                 assert t.element is not None
-                el = replace(t.element, size=16, align=16)
-                t = replace(t, element=el, stride=16, size=16 * t.length, align=16)
+                el = replace(t.element, size=wide, align=wide)
+                t = replace(t, element=el, stride=wide, size=wide * t.length, align=wide)
                 paths.append(((*path, m.name), False))
         offset = relaid_offset(end, t, m, was)
         members.append(replace(m, offset=offset, type=t))
@@ -184,20 +197,53 @@ def _packed_relayout(
     return replace(metal, members=tuple(members), size=round_up(end, align), align=align)
 
 
-def _packed_array(t: TypeLayout, ref: TypeLayout) -> bool:
-    """An array of packed 3-vectors of 4-byte scalars (Slang's Metal structured buffers: 12
-    bytes apart) that ``ref`` strides by 16 (std430): its elements are declared aligned."""
+def _aligned_vector(rows: int, scalar: ScalarKind) -> int:
+    """The size and alignment of an aligned Metal (and std430) vector: a 3-vector takes 4."""
+    return (4 if rows == 3 else rows) * scalar.size
+
+
+def _packable(scalar: ScalarKind) -> bool:
+    """Scalars of which Slang's Metal stores packed vectors (``packed_float3``,
+    ``packed_half3``) that have aligned counterparts."""
+    return scalar.size in (2, 4) and scalar is not ScalarKind.Bool
+
+
+def _packed_matrix(t: TypeLayout, ref: TypeLayout) -> int:
+    """The size of the aligned vector in which a matrix stored as packed vectors (Slang's Metal
+    structured buffers: a ``float3x2``'s columns, a ``row_major float2x3``'s rows, 12 bytes
+    apart and 4-aligned; ``half`` ones 6 apart) has ``ref``'s (std430's) vector stride and
+    alignment, where it does; else 0."""
+    if t.kind is not TypeKind.Matrix or ref.kind is not TypeKind.Matrix or not t.mstride:
+        return 0
+    if not _packable(t.scalar) or t.size % t.mstride or t.mstride % t.scalar.size:
+        return 0
+    n = t.mstride // t.scalar.size
+    aligned = _aligned_vector(n, t.scalar)
+    if t.align >= aligned or n < 2 or ref.mstride != aligned or ref.align < aligned:
+        return 0
+    return aligned
+
+
+def _packed_vector(t: TypeLayout, ref: TypeLayout) -> bool:
+    """A packed 3-vector (12 bytes apart, 6 for ``half3``) that ``ref`` aligns to 4 scalars
+    (std430's stride of a structured buffer of ``float3``): declared aligned."""
+    if t.kind is not TypeKind.Vector or t.rows != 3 or not _packable(t.scalar):
+        return False
+    aligned = _aligned_vector(3, t.scalar)
+    return t.align < aligned and ref.align == aligned
+
+
+def _packed_array(t: TypeLayout, ref: TypeLayout) -> int:
+    """The aligned element size where ``t`` is an array of packed 3-vectors (Slang's Metal
+    structured buffers: ``float3`` 12 bytes apart) that ``ref`` strides by 4 scalars (std430:
+    16): its elements are declared aligned. Else 0."""
     el = t.element
-    return (
-        t.kind is TypeKind.Array
-        and el is not None
-        and el.kind is TypeKind.Vector
-        and el.rows == 3
-        and el.scalar.size == 4
-        and t.stride == 12
-        and ref.stride == 16
-        and t.length > 0
-    )
+    if t.kind is not TypeKind.Array or el is None or el.kind is not TypeKind.Vector:
+        return 0
+    if el.rows != 3 or not _packable(el.scalar) or t.length <= 0:
+        return 0
+    aligned = _aligned_vector(3, el.scalar)
+    return aligned if t.stride == 3 * el.scalar.size and ref.stride == aligned else 0
 
 
 def member_position(

@@ -33,6 +33,15 @@ class MetalArrays:
     code: str
     widened: dict[str, list[str]] = field(default_factory=dict)
 
+    def declares(self, resource: str) -> bool:
+        """Whether Slang's MSL names ``resource`` at all: one that no Metal entry point uses is
+        left out (Metal passes every resource it declares to every entry point), so its
+        layout there is nobody's."""
+        return (
+            not self.code
+            or re.search(rf"\b{emitted_pattern(emitted_name(resource))}\b", self.code) is not None
+        )
+
     def relayout(self, resource: str, reference: TypeLayout, metal: TypeLayout) -> TypeLayout:
         """``metal`` (a constant buffer's struct) with each array member that ``reference``
         strides by 16 and Metal by its element's size made an array of 4-vectors, laid out

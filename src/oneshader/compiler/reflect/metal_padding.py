@@ -6,13 +6,16 @@ the mechanism of ``[[vk::offset]]``'s padding)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
+from oneshader.compiler.front.scanner import Declaration
 from oneshader.compiler.front.sourceset import SourceSet
-from oneshader.compiler.reflect.layouts import vk_offsets
+from oneshader.compiler.reflect.layouts import packed_relayout, vk_offsets
+from oneshader.compiler.reflect.metal_arrays import MetalArrays
 from oneshader.compiler.slang.facts import TargetFacts
 from oneshader.compiler.slang.padding import Padding, grow, statement_start
-from oneshader.reflection.model import ScalarKind, StructMember, TypeKind, TypeLayout
+from oneshader.reflection.model import ScalarKind, TypeKind, TypeLayout
 
 
 def reference_padding(
@@ -33,64 +36,80 @@ def reference_padding(
     more = dict(pads)
     grown: set[tuple[Path, int, int]] = set()
 
-    def walk(metal: TypeLayout, ref: TypeLayout, owner: str) -> None:
+    def walk(metal: TypeLayout, ref: TypeLayout, owner: str) -> bool:
+        """Pads the first misplaced member of each struct inside ``metal``; True if any."""
         if metal.kind is TypeKind.Array and metal.element is not None and ref.element is not None:
-            walk(metal.element, ref.element, metal.element.name)
-            return
+            return walk(metal.element, ref.element, metal.element.name)
         if metal.kind is not TypeKind.Struct or ref.kind is not TypeKind.Struct:
-            return
+            return False
         sdef = src.struct(owner) if owner else None
         refs = {m.name: m for m in ref.members}
-        ends = [m.offset for m in ref.members[1:]] + [ref.size]
-        room = {m.name: end - m.offset for m, end in zip(ref.members, ends, strict=True)}
-        placed = False
         for m in metal.members:
             r = refs.get(m.name)
             if r is None:
                 continue
-            walk(m.type, r.type, m.type.name)
+            if walk(m.type, r.type, m.type.name):
+                return True  # it grows: the members after it move, seen in the next round
             if (r.type.stride, r.type.mstride) != (m.type.stride, m.type.mstride):
-                break  # no padding mends a stride; the members after it move with it
-            if r.offset > m.offset and _to_align(m.type, r, room[m.name]):
-                break  # reflect.layouts aligns it, and the members after it follow
+                return False  # no padding mends a stride; the members after it move with it
             f = sdef.field(m.name) if sdef is not None else None
-            if placed or f is None or r.offset <= m.offset:
+            if f is None or r.offset <= m.offset:
                 continue
-            placed = True
             lack = r.offset - m.offset
             if lack % 4 or r.offset % max(m.type.align, 1) or _bool_vector(m.type):
-                continue
+                return False  # the layout check names it (OS2001)
             file = src.struct_file(owner)
             start = statement_start(src, file, f) if file is not None else None
             if file is None or start is None:
-                continue
+                return False
             grow(more, grown, file, f, start, lack)
+            return True
+        return False
 
     refs = {p.name: p for p in reference.params}
     for p in facts.params:
         r = refs.get(p.name)
         if p.layout is None or r is None or r.layout is None:
             continue
-        decl = decls.get(p.name)
-        named_block = decl is not None and decl.base in ("cbuffer", "tbuffer")
-        owner = decl.name if named_block and decl else p.layout.name
-        ref_layout = vk_offsets(src, r.layout, owner) or r.layout
-        walk(p.layout, ref_layout, owner)
+        owner = _owner(decls.get(p.name), p.layout)
+        walk(p.layout, vk_offsets(src, r.layout, owner) or r.layout, owner)
     return more
+
+
+def as_declared(
+    src: SourceSet, reference: TargetFacts, facts: TargetFacts, code: bytes
+) -> TargetFacts:
+    """Metal's facts with each buffer laid out as ``reflect.layouts`` declares it in the code
+    (arrays of a constant buffer widened to 4-vectors, vectors and matrices packed or aligned):
+    their strides and alignments move the members after them, so the padding that places a
+    member (``[[vk::offset]]``, ``packoffset``, SPIR-V's offsets) is found on this layout."""
+    decls = src.declarations()
+    arrays = MetalArrays(code.decode())
+    refs = {p.name: p for p in reference.params}
+    params = []
+    for p in facts.params:
+        r = refs.get(p.name)
+        if p.layout is None or r is None or r.layout is None:
+            params.append(p)
+            continue
+        decl = decls.get(p.name)
+        owner = _owner(decl, p.layout)
+        ref_layout = vk_offsets(src, r.layout, owner) or r.layout
+        layout = p.layout
+        if decl is None or decl.base not in ("tbuffer", "TextureBuffer"):
+            layout = arrays.relayout(decl.name if decl else p.name, ref_layout, layout)
+        params.append(replace(p, layout=packed_relayout(ref_layout, layout, (), [])))
+    return replace(facts, params=params)
+
+
+def _owner(decl: Declaration | None, layout: TypeLayout) -> str:
+    """The struct whose declaration holds a buffer's members: a cbuffer's or tbuffer's own
+    name, else its struct's."""
+    named_block = decl is not None and decl.base in ("cbuffer", "tbuffer")
+    return decl.name if named_block and decl is not None else layout.name
 
 
 def _bool_vector(t: TypeLayout) -> bool:
     """A vector of bool: Metal's bool is a byte, SPIR-V's a word, so no padding in front of it
     gives its components the same bytes."""
     return t.kind is TypeKind.Vector and t.rows > 1 and t.scalar is ScalarKind.Bool
-
-
-def _to_align(t: TypeLayout, r: StructMember, room: int) -> bool:
-    """A packed vector (Slang's Metal structured buffers) that SPIR-V aligns to its size and
-    gives its whole size: declared aligned (``float3`` for ``packed_float3``, by
-    ``reflect.layouts``), it lands where SPIR-V puts it and aligns its struct as std430 does,
-    which padding in front of it would not."""
-    if t.kind is not TypeKind.Vector or t.rows < 2 or _bool_vector(t):
-        return False
-    aligned = (4 if t.rows == 3 else t.rows) * t.scalar.size
-    return t.align < aligned <= r.type.align and room >= aligned and r.offset % aligned == 0

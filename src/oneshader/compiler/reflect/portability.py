@@ -75,7 +75,14 @@ def compare(a: TypeLayout, b: TypeLayout, path: str, sized: bool = True) -> Mism
         return None
     if a.kind is TypeKind.Matrix and a.mstride != b.mstride:
         return Mismatch(path, "the matrix stride", a.mstride, b.mstride, node=a)
+    if sized and _stride(a) != _stride(b):  # a structured buffer of vectors, matrices
+        return Mismatch(path, "the element stride", _stride(a), _stride(b), node=a)
     return None
+
+
+def _stride(t: TypeLayout) -> int:
+    """How far apart elements of ``t`` lie in a buffer (C's ``sizeof``, std430's stride)."""
+    return -(-t.size // max(t.align, 1)) * max(t.align, 1)
 
 
 def _spelling(t: TypeLayout) -> str:

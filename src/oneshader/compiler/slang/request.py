@@ -21,6 +21,7 @@ from oneshader.compiler.front.precheck import (
 )
 from oneshader.compiler.front.scanner import Declaration, line_col, strip_comments
 from oneshader.compiler.front.sourceset import SourceSet
+from oneshader.compiler.front.varyings import pixel_point_sizes
 from oneshader.compiler.slang import capi as S
 from oneshader.compiler.slang.facts import SLANG_STAGE_ID, TargetFacts, read_facts
 from oneshader.compiler.slang.messages import explain, unavailable_at_uses
@@ -161,6 +162,7 @@ class _Rewrites:
 
     append_as_rw: bool  # append/consume buffers as RW buffers with a counter (not SPIR-V)
     drop_point_sizes: bool  # WGSL has no PointSize
+    distances_as_varyings: bool  # WGSL: clip/cull distances through the patch, not Slang
     subpass_as_vectors: bool  # SPIR-V's subpass inputs
     blank_linear: bool  # HLSL's 'linear' and packoffset blanked (not SPIR-V)
     drop_status: bool  # sparse-residency status arguments (not SPIR-V)
@@ -168,6 +170,7 @@ class _Rewrites:
     sample_positions: bool  # GetSamplePosition from the standard positions (Slang crashes)
     load_offsets: bool  # texture loads' offsets added to the location (not SPIR-V)
     helpers: tuple[str, ...]
+    not_inputs: tuple[tuple[Path, int, int], ...]  # PointSize in a pixel input (DXC drops it)
     measured: tuple[str, ...]  # buffers whose length Metal reads from the companion
     pads: tuple[Padding, ...]
     outputs_returned: tuple[tuple[str, str, bool], ...]  # out params returned: entry, hidden
@@ -177,9 +180,11 @@ class _Rewrites:
     def of(
         src: SourceSet, target: Target, pads: Collection[Padding], stages: Mapping[str, Stage]
     ) -> _Rewrites:
+        dropped = pixel_point_sizes(src, stages)
         return _Rewrites(
             append_as_rw=bool(src.append_consume()) and target is not Target.SpirV,
             drop_point_sizes=bool(src.unit_point_sizes()) and target is Target.Wgsl,
+            distances_as_varyings=target is Target.Wgsl and src.has_distances(),
             subpass_as_vectors=bool(src.subpass_inputs()) and target is Target.SpirV,
             blank_linear=target is not Target.SpirV,
             drop_status=target is not Target.SpirV and _has_status_arguments(src),
@@ -187,6 +192,7 @@ class _Rewrites:
             sample_positions=_has_sample_positions(src),
             load_offsets=target is not Target.SpirV and _has_load_offsets(src),
             helpers=tuple(n for n in _helpers_called(src) if target in rewrite.HELPERS[n][0]),
+            not_inputs=tuple((p.path, *p.span) for p in dropped if p.left_out),
             measured=tuple(src.measured_buffers()) if target is Target.Msl else (),
             pads=tuple(pads),
             outputs_returned=_outputs_returned(src, target, stages),
@@ -275,7 +281,8 @@ def _helpers_called(src: SourceSet) -> list[str]:
 
 
 def _rewritten(src: SourceSet, path: Path, how: _Rewrites) -> str:
-    text = src.texts[path]
+    text = rewrite.register_letters(src.texts[path], src.sources[path])
+    text = rewrite.blanked(text, [(a, b) for p, a, b in how.not_inputs if p == path])
     for name, hidden, direct in how.outputs_returned:
         fn = src.function(name)
         if fn is not None and src.function_file(name) == path:
@@ -298,7 +305,10 @@ def _rewritten(src: SourceSet, path: Path, how: _Rewrites) -> str:
     if how.drop_point_sizes:
         for name in src.unit_point_sizes():
             text = rewrite.without_point_size(text, name)
+    if how.distances_as_varyings:
+        text = rewrite.distances_as_varyings(text)
     text = rewrite.vk_builtins(text)
+    text = rewrite.classes_as_structs(text)
     text = rewrite.pack_matrix(text)
     text = rewrite.matrix_array_majorness(text)
     text = rewrite.without_space_only_registers(text)
@@ -437,13 +447,16 @@ def compile_target(
     options: CompileOptions,
     target: Target,
     also_pad: PaddingRule | None = None,
+    as_declared: Callable[[TargetFacts, bytes], TargetFacts] | None = None,
     first: CompiledTarget | None = None,
 ) -> tuple[CompiledTarget | None, list[Diagnostic]]:
     """The target's code and facts, or its errors. WGSL and Metal are compiled again while
     ``[[vk::offset]]`` members need padding to sit where SPIR-V puts them (a compile per
     round; a struct's later members follow, so one round is the rule), and while
-    ``also_pad`` finds more (Metal's members placed as SPIR-V's). ``first``: the first
-    round's compile, made already (:func:`compile_together`)."""
+    ``also_pad`` finds more (Metal's members placed as SPIR-V's); both on the layouts
+    ``as_declared`` gives a compile's facts, where the emitted code is declared otherwise
+    (Metal's widened arrays, packed and aligned vectors). ``first``: the first round's
+    compile, made already (:func:`compile_together`)."""
     pads: dict[tuple[Path, int, int], Padding] = {}
     offset_only: dict[tuple[Path, int, int], Padding] | None = None  # before also_pad's
     compiled: CompiledTarget | None
@@ -455,13 +468,14 @@ def compile_target(
             compiled, errors = _compile_once(lib, src, options, target, pads.values())
         if compiled is None or target is Target.SpirV:
             return compiled, errors
-        more, refused = offset_padding(src, compiled.facts, target, pads)
+        seen = as_declared(compiled.facts, compiled.code) if as_declared else compiled.facts
+        more, refused = offset_padding(src, seen, target, pads)
         if refused:
             return None, refused
         if more == pads and also_pad is not None:
             if offset_only is None:
                 offset_only = dict(pads)
-            more = also_pad(compiled.facts, pads)
+            more = also_pad(seen, pads)
         if more == pads:
             break
         pads = more
@@ -479,6 +493,7 @@ def compile_target(
         if b"enable subgroups" in compiled.code:
             return None, [_subgroup_operations(src)]
         compiled.warnings += _point_sizes_dropped(src)
+        compiled.facts = with_distances(compiled.facts)
     if target is not Target.SpirV:
         compiled.warnings += [
             replace(
@@ -494,6 +509,18 @@ def compile_target(
             for path, start, _ in _printf_calls(src)
         ]
     return compiled, errors
+
+
+def with_distances(facts: TargetFacts) -> TargetFacts:
+    """The facts of a WGSL compile with the clip and cull distances that went to Slang as
+    marked varyings (``rewrite.distances_as_varyings``) named as the system values they are:
+    built-ins, without a location."""
+    back = {marker: name for name, marker in rewrite.DISTANCE_MARKERS.items()}
+    for e in facts.entries:
+        for v in (*e.inputs, *e.outputs):
+            if v.semantic.upper() in back:
+                v.semantic, v.location = back[v.semantic.upper()], None
+    return facts
 
 
 _SUBGROUP_CALL = re.compile(r"\b((?:Wave|Quad)[A-Z]\w*)\s*\(")

@@ -155,7 +155,10 @@ def check(reflection: ShaderReflection, outputs: Sequence[OutputFile]) -> CheckR
             _with_flattened_structs(_with_companion_counters(module, reflection), reflection)
             for module in modules
         ]
-        _Checker(reflection, target, folded, report).run()
+        # The reflection's uses are SPIR-V's where it is built: another target's code may
+        # touch fewer (a source rewrite left debug printf out), never more.
+        exact_uses = target is Target.SpirV or Target.SpirV not in per_target
+        _Checker(reflection, target, folded, report, exact_uses).run()
     produced = {o.target for o in outputs}
     for target in reflection.targets:
         if target not in produced:
@@ -253,11 +256,13 @@ class _Checker:
         target: Target,
         modules: list[EmittedModule],
         report: CheckReport,
+        exact_uses: bool = True,
     ) -> None:
         self.r = reflection
         self.target = target
         self.modules = modules
         self.report = report
+        self.exact_uses = exact_uses
         self.prefix = TARGET_NAMES[target]
 
     # -- reporting ---------------------------------------------------------------------------
@@ -598,15 +603,13 @@ class _Checker:
             self.distinct_locations(module, f"{path} output", em.outputs)
             if em.uses is not None:
                 here = {r.name for r in self.r.resources if self._slot(r.slots) is not None}
-                self.differ(
-                    module,
-                    f"{path} uses",
-                    sorted(n for n in entry.uses if n in here),
-                    sorted(em.uses - push_names),
-                )
-                self.differ(
-                    module, f"{path} pushuse", sorted(entry.pushuse), sorted(em.uses & push_names)
-                )
+                for what, ours, theirs in (
+                    ("uses", {n for n in entry.uses if n in here}, em.uses - push_names),
+                    ("pushuse", set(entry.pushuse), em.uses & push_names),
+                ):
+                    if not self.exact_uses:
+                        theirs = theirs | ours if theirs <= ours else theirs
+                    self.differ(module, f"{path} {what}", sorted(ours), sorted(theirs))
             if em.spec_uses is not None:
                 by_slot = {
                     s.name: spec.name
@@ -712,9 +715,13 @@ class _Checker:
             )
 
     def wgsl_features(self, module: EmittedModule, entry: EntryPoint) -> None:
-        """f16 in WGSL needs ``enable f16``, which the device must grant as shader-f16."""
+        """f16 in WGSL needs ``enable f16``, which the device must grant as shader-f16; a
+        vertex entry's clip distances need ``enable clip_distances`` and the built-in, which
+        the device must grant as clip-distances (the bindings derive both from the
+        reflection)."""
         if module.target is not Target.Wgsl:
             return
+        self.wgsl_clip_distances(module, entry)
         enabled = "f16" in module.enables
         needs = DeviceFeatures.Float16 in entry.features
         if enabled and not needs and len(module.entries) == 1:
@@ -729,6 +736,24 @@ class _Checker:
                 f"entry '{entry.name}': the reflection's features hold Float16 but "
                 "the module does not enable f16",
             )
+
+    def wgsl_clip_distances(self, module: EmittedModule, entry: EntryPoint) -> None:
+        em = module.entries.get(entry.name)
+        if em is None or entry.stage is not Stage.Vertex:
+            return
+        ours = any(v.builtin is BuiltIn.ClipDistance for v in entry.outputs)
+        theirs = any(v.builtin is BuiltIn.ClipDistance for v in em.outputs)
+        enabled = "clip_distances" in module.enables
+        if ours and not (theirs and enabled):
+            self.bad(
+                module,
+                f"entry '{entry.name}': the reflection's outputs hold SV_ClipDistance but the "
+                "module does not write clip_distances (or does not enable them)",
+            )
+        if enabled and not any(
+            v.builtin is BuiltIn.ClipDistance for e in self.r.entry_points for v in e.outputs
+        ):
+            self.bad(module, "the module enables clip_distances but no entry writes them")
 
     def features(self) -> None:
         for module in self.modules:
