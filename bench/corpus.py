@@ -460,12 +460,21 @@ def _project(root: Path, shaders: Sequence[Shader], targets: tuple[Target, ...])
 
 
 def _plain_batch(
-    root: Path, shaders: Sequence[Shader], targets: tuple[Target, ...], strict: bool = True
+    root: Path,
+    shaders: Sequence[Shader],
+    targets: tuple[Target, ...],
+    strict: bool = True,
+    together: bool = False,
 ) -> set[str]:
-    """One cold process making the plain requests (``plain_slang.py --batch``); the paths of
-    the shaders it failed (``strict``: none may fail)."""
+    """One cold process making the plain requests (``plain_slang.py --batch``): one per file
+    and target, or (``together``) one per file for all ``targets``; the paths of the shaders
+    it failed (``strict``: none may fail)."""
     requests = root / "requests.json"
-    requests.write_text(json.dumps([_request(s, t) for s in shaders for t in targets]))
+    if together:
+        batch = [_request(s, targets[0]) | {"targets": [t.value for t in targets]} for s in shaders]
+    else:
+        batch = [_request(s, t) for s in shaders for t in targets]
+    requests.write_text(json.dumps(batch))
     run = subprocess.run(
         [sys.executable, str(HERE / "plain_slang.py"), "--batch", str(requests)],
         capture_output=True,
@@ -492,11 +501,13 @@ def _measured(run: Callable[[], object]) -> tuple[float, float]:
 
 @dataclass
 class Cost:
-    """Best wall and CPU seconds of each side over the repetitions."""
+    """Best wall and CPU seconds of each side over the repetitions (``together``: plain Slang
+    with one request per file for all the targets)."""
 
     shaders: int
     build: tuple[float, float]
     plain: tuple[float, float]
+    together: tuple[float, float]
 
 
 def cost(shaders: Sequence[Shader], targets: tuple[Target, ...], reps: int) -> Cost:
@@ -510,12 +521,13 @@ def cost(shaders: Sequence[Shader], targets: tuple[Target, ...], reps: int) -> C
         _project(root, simple, targets)
         run_build(root, "-j", "1")  # fills the bytecode cache
         _plain_batch(root, simple, targets)
-        builds, plains = [], []
+        builds, plains, together = [], [], []
         for _ in range(reps):
             shutil.rmtree(root / "out")
             builds.append(_measured(lambda: run_build(root, "-j", "1")))
             plains.append(_measured(lambda: _plain_batch(root, simple, targets)))
-    return Cost(len(simple), _best(builds), _best(plains))
+            together.append(_measured(lambda: _plain_batch(root, simple, targets, together=True)))
+    return Cost(len(simple), _best(builds), _best(plains), _best(together))
 
 
 def _best(runs: list[tuple[float, float]]) -> tuple[float, float]:
@@ -629,12 +641,15 @@ def report(args: argparse.Namespace) -> None:
 
     if args.cost:
         c = cost([s for s in shaders if everything.results[s.name].ok], targets, args.cost)
-        (bw, bc), (pw, pc) = c.build, c.plain
+        (bw, bc), (pw, pc), (tw, tc) = c.build, c.plain, c.together
         print(
             f"\ncost: a cold `oneshader build -j 1` against a cold process of plain Slang requests"
             f"\n  {c.shaders} shaders built for {names}, best of {args.cost} runs each, in turns"
             f"\n  wall  oneshader {bw:7.2f} s   plain Slang {pw:7.2f} s   ratio {bw / pw:5.2f}x"
             f"\n  CPU   oneshader {bc:7.2f} s   plain Slang {pc:7.2f} s   ratio {bc / pc:5.2f}x"
+            f"\n  plain Slang with one request per file for all its targets (as oneshader makes"
+            f"\n  them where the targets' sources agree): wall {tw:.2f} s, CPU {tc:.2f} s;"
+            f"\n  oneshader against it {bw / tw:.2f}x / {bc / tc:.2f}x"
         )
 
 

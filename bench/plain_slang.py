@@ -9,8 +9,10 @@ plain side of the cost comparison in ``corpus.py``.
 
 A request: ``{"path": ..., "target": "spirv"|"msl"|"wgsl", "entries": [[name, stage], ...],
 "defines": [[name, value], ...], "shifts": [[class, shift, space], ...], "row_major": bool}``
-(stages as oneshader names them; no entries: the file's ``[shader]`` attributes). An answer:
-``{"ok": bool, "error": first error line or ""}``.
+(stages as oneshader names them; no entries: the file's ``[shader]`` attributes), or with
+``"targets": [...]`` instead of ``"target"``: one request for all of them (Slang's front end
+once; ok when every target compiled). An answer: ``{"ok": bool, "error": first error line or
+""}``.
 """
 
 from __future__ import annotations
@@ -35,11 +37,13 @@ def plain_args(request: dict[str, Any]) -> list[str]:
     """What any Slang user passes for HLSL written for DXC: the target (SPIR-V 1.5, as oneshader
     emits it), HLSL's column-major default (row-major for DXC's -Zpr), the defines and DXC's
     register shifts."""
-    target = request["target"]
     layout = "row" if request.get("row_major") else "column"
-    args = ["-target", _SLANG_TARGET[target], f"-matrix-layout-{layout}-major"]
-    if target == "spirv":
-        args += ["-profile", "spirv_1_5", "-emit-spirv-directly"]
+    args = []
+    for target in _targets(request):
+        args += ["-target", _SLANG_TARGET[target]]
+        if target == "spirv":
+            args += ["-profile", "spirv_1_5", "-emit-spirv-directly"]
+    args.append(f"-matrix-layout-{layout}-major")
     for name, value in request.get("defines", ()):
         args += ["-D", f"{name}={value}" if value else name]
     for cls, shift, space in request.get("shifts", ()):
@@ -47,20 +51,26 @@ def plain_args(request: dict[str, Any]) -> list[str]:
     return args
 
 
+def _targets(request: dict[str, Any]) -> list[str]:
+    return list(request["targets"]) if "targets" in request else [request["target"]]
+
+
 def compile_request(lib: S.Library, request: dict[str, Any]) -> dict[str, Any]:
     path = request["path"]
     text = Path(path).read_text(encoding="utf-8", errors="replace")
     entries = [(n, _SLANG_STAGE[stage_from_name(s).value]) for n, s in request.get("entries", ())]
-    req = S.Request(lib, plain_args(request), (path, text), entries)
+    count = len(_targets(request))
+    req = S.Request(lib, plain_args(request), (path, text), entries, targets=count)
     try:
         result = req.compile()
+        ok = result.ok and all(req.code(i) for i in range(count))
     finally:
         req.close()
     error = ""
-    if not result.ok:
+    if not ok:
         lines = [ln for ln in result.diagnostics.splitlines() if "error" in ln.lower()]
         error = (lines or result.diagnostics.splitlines() or ["compilation failed"])[0]
-    return {"ok": result.ok and bool(result.code), "error": error}
+    return {"ok": ok, "error": error}
 
 
 def serve() -> None:

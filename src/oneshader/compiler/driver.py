@@ -2,8 +2,9 @@
 
 The pipeline, one room per stage (docs/architecture.md): read the file and its includes
 (``front.sourceset``); find in the source what a target cannot express (``front.precheck``);
-compile each target in its own Slang request (``slang.request``); build the resources, push
-blocks and spec constants from every target's facts (``reflect.assemble``, ``reflect.layouts``);
+compile the targets in Slang (one request for the targets given the same source text, each
+target's facts read from it: ``slang.request``); build the resources, push blocks and spec
+constants from every target's facts (``reflect.assemble``, ``reflect.layouts``);
 write the reflection's bindings into the code (``patch.apply``); derive the entry points from the
 patched code (``reflect.entries``) and write their locations into it; finally check the
 reflection against the emitted code (``verify.crosscheck``).
@@ -34,7 +35,7 @@ from oneshader.compiler.reflect.entries import (
 from oneshader.compiler.reflect.metal_padding import as_declared, reference_padding
 from oneshader.compiler.slang import library
 from oneshader.compiler.slang.messages import dedupe, name_targets
-from oneshader.compiler.slang.request import CompiledTarget, compile_target
+from oneshader.compiler.slang.request import CompiledTarget, compile_target, compile_together
 from oneshader.diagnostics import Code, Collector, Diagnostic, Severity, UserError
 from oneshader.reflection.model import ShaderReflection, Target
 
@@ -72,9 +73,9 @@ def _compile_targets(
     lib = library()
     compiled: list[CompiledTarget] = []
     per_target: dict[Target, list[Diagnostic]] = {}
-    for target in Target:
-        if target not in options.targets or target in refused:
-            continue
+    wanted = [t for t in Target if t in options.targets and t not in refused]
+    together = compile_together(lib, src, options, wanted)
+    for target in wanted:
         spirv = next((c.facts for c in compiled if c.target is Target.SpirV), None)
         also_pad = (
             functools.partial(reference_padding, src, spirv)
@@ -86,7 +87,8 @@ def _compile_targets(
             if target is Target.Msl and spirv is not None
             else None
         )
-        t, errs = compile_target(lib, src, options, target, also_pad, declared)
+        first = together.get(target)
+        t, errs = compile_target(lib, src, options, target, also_pad, declared, first)
         per_target[target] = errs
         if t is not None:
             compiled.append(t)

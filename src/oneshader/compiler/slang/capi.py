@@ -89,6 +89,7 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "spGetDiagnosticOutput": (_P, [_V]),
     "spGetTargetCodeBlob": (_I, [_V, _I, ctypes.POINTER(_V)]),
     "spGetReflection": (_V, [_V]),
+    "spCompileRequest_getProgramWithEntryPoints": (_I, [_V, ctypes.POINTER(_V)]),
     "spReflection_GetParameterCount": (_U, [_V]),
     "spReflection_GetParameterByIndex": (_V, [_V, _U]),
     "spReflection_getEntryPointCount": (_U64, [_V]),
@@ -225,19 +226,25 @@ def library() -> Library:
     return _LIBRARY
 
 
+def _com_call(obj: int, slot: int, restype: Any, *args: tuple[Any, object]) -> Any:
+    """Method ``slot`` of a COM object's vtable, called with ``args`` (ctypes type, value)."""
+    vtable = ctypes.cast(obj, ctypes.POINTER(ctypes.POINTER(_V)))[0]
+    fn = ctypes.CFUNCTYPE(restype, _V, *(t for t, _ in args))(vtable[slot])
+    return fn(obj, *(v for _, v in args))
+
+
 def _blob_bytes(blob: int) -> bytes:
     """The contents of an ISlangBlob (COM: slot 3 getBufferPointer, 4 getBufferSize, 2 release)."""
-    vtable = ctypes.cast(blob, ctypes.POINTER(ctypes.POINTER(_V)))[0]
-    pointer = ctypes.CFUNCTYPE(_V, _V)(vtable[3])(blob)
-    size = ctypes.CFUNCTYPE(_S, _V)(vtable[4])(blob)
+    pointer = _com_call(blob, 3, _V)
+    size = _com_call(blob, 4, _S)
     data = ctypes.string_at(pointer, size) if pointer and size else b""
-    ctypes.CFUNCTYPE(ctypes.c_uint32, _V)(vtable[2])(blob)
+    _com_call(blob, 2, ctypes.c_uint32)
     return data
 
 
 @dataclass
 class Compiled:
-    """The outcome of one compile request for one target."""
+    """The outcome of one compile request (the code of its first target)."""
 
     ok: bool
     diagnostics: str
@@ -246,7 +253,8 @@ class Compiled:
 
 
 class Request:
-    """One compile request for one target; destroyed explicitly (its reflection dies with it)."""
+    """One compile request for ``targets`` targets (as many ``-target`` arguments; one as a
+    rule); destroyed explicitly (its reflection dies with it)."""
 
     def __init__(
         self,
@@ -254,9 +262,11 @@ class Request:
         args: list[str],
         source: tuple[str, str] | None,
         entries: list[tuple[str, int]] = (),  # type: ignore[assignment]
+        targets: int = 1,
     ) -> None:
         self.lib = lib
         self.handle: int = lib.spCreateCompileRequest(lib.session)
+        self._program: int = 0  # the linked program (IComponentType), once asked for
         argv = [a.encode() for a in args]
         array = (_P * len(argv))(*argv)
         rc = lib.spProcessCommandLineArguments(self.handle, array, len(argv))
@@ -271,7 +281,8 @@ class Request:
             lib.spAddTranslationUnitSourceString(self.handle, unit, name.encode(), text.encode())
             for entry, stage in entries:
                 lib.spAddEntryPoint(self.handle, unit, entry.encode(), stage)
-        lib.spSetTargetFlags(self.handle, 0, _WHOLE_PROGRAM | _SPIRV_DIRECTLY)
+        for index in range(targets):
+            lib.spSetTargetFlags(self.handle, index, _WHOLE_PROGRAM | _SPIRV_DIRECTLY)
 
     def diagnostic_output(self) -> str:
         out = self.lib.spGetDiagnosticOutput(self.handle)
@@ -284,16 +295,35 @@ class Request:
         diagnostics = self.diagnostic_output()
         if rc < 0:
             return Compiled(False, diagnostics, b"", self)
-        blob = _V()
-        rc = self.lib.spGetTargetCodeBlob(self.handle, 0, ctypes.byref(blob))
-        if rc < 0 or not blob.value:
-            return Compiled(False, diagnostics, b"", self)
-        return Compiled(True, diagnostics, _blob_bytes(blob.value), self)
+        code = self.code(0)
+        return Compiled(code is not None, diagnostics, code or b"", self)
 
-    def reflection(self) -> int:
-        return int(self.lib.spGetReflection(self.handle) or 0)
+    def code(self, target: int) -> bytes | None:
+        """The code of the request's ``target``-th target (after a compile that succeeded)."""
+        blob = _V()
+        rc = self.lib.spGetTargetCodeBlob(self.handle, target, ctypes.byref(blob))
+        return _blob_bytes(blob.value) if rc >= 0 and blob.value else None
+
+    def reflection(self, target: int = 0) -> int:
+        """The reflection of the ``target``-th target: ``spGetReflection`` has the first only,
+        the others are the linked program's layouts for them (IComponentType::getLayout)."""
+        if target == 0:
+            return int(self.lib.spGetReflection(self.handle) or 0)
+        if not self._program:
+            program = _V()
+            rc = self.lib.spCompileRequest_getProgramWithEntryPoints(
+                self.handle, ctypes.byref(program)
+            )
+            if rc < 0 or not program.value:
+                return 0
+            self._program = program.value
+        layout = _com_call(self._program, 4, _V, (ctypes.c_int64, target), (_V, None))
+        return int(layout or 0)
 
     def close(self) -> None:
+        if self._program:
+            _com_call(self._program, 2, ctypes.c_uint32)  # release
+            self._program = 0
         if self.handle:
             self.lib.spDestroyCompileRequest(self.handle)
             self.handle = 0

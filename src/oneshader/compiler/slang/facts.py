@@ -1,8 +1,9 @@
 """One target's facts, read out of Slang's reflection while its compile request is alive.
 
-Slang's reflection describes the first target of a request only, so every target gets its own
-request and its own :class:`TargetFacts`. Everything here is plain Python data: the request (and
-every reflection pointer) can be destroyed as soon as :func:`read_facts` returns.
+Every target gets its own :class:`TargetFacts`, read from its own reflection (a request of
+several targets has one per target: ``capi.Request.reflection``). Everything here is plain
+Python data: the request (and every reflection pointer) can be destroyed as soon as
+:func:`read_facts` returns.
 """
 
 from __future__ import annotations

@@ -1,11 +1,12 @@
-"""One Slang request per target (Slang reflects the first target of a request only): the
-arguments, the source text handed to Slang (every file rewritten, docs/compiler.md "Source
-rewrites"), and what comes back: the target's code and facts, or its positioned errors."""
+"""Slang's requests: one for the targets given the same source text, each target's facts read
+from its own reflection (else one per target, and one per padding round); the arguments, the
+source text handed to Slang (every file rewritten, docs/compiler.md "Source rewrites"), and what
+comes back: each target's code and facts, or its positioned errors."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -117,23 +118,38 @@ class CompiledTarget:
 
 
 def slang_args(target: Target, o: CompileOptions) -> list[str]:
+    return _target_args(target) + _common_args(o)
+
+
+def _target_args(target: Target) -> list[str]:
+    """A ``-target`` and the options that are that target's (they follow it)."""
+    args = ["-target", _SLANG_TARGET[target]]
+    if target is Target.SpirV:
+        args += ["-profile", "spirv_1_5", "-emit-spirv-directly", "-fvk-use-entrypoint-name"]
+    return args
+
+
+def _common_args(o: CompileOptions) -> list[str]:
     args = [
-        "-target",
-        _SLANG_TARGET[target],
         "-matrix-layout-row-major" if o.row_major else "-matrix-layout-column-major",
         "-enable-machine-readable-diagnostics",
         "-no-mangle",
         "-line-directive-mode",
         "none",
     ]
-    if target is Target.SpirV:
-        args += ["-profile", "spirv_1_5", "-emit-spirv-directly", "-fvk-use-entrypoint-name"]
     for d in o.include_dirs:
         args += ["-I", d]
     args += _MIN_PRECISION_ARGS
     for name, value in o.defines:
         args += ["-D", f"{name}={value}" if value else name]
     return args
+
+
+def _request_args(src: SourceSet, o: CompileOptions, targets: Sequence[Target]) -> list[str]:
+    """The arguments of a request for ``targets`` (in that order: the request's target
+    indices)."""
+    per_target = [arg for t in targets for arg in _target_args(t) + _capabilities(src, t)]
+    return per_target + _common_args(o)
 
 
 def _declared_in(src: SourceSet, decls: dict[str, Declaration], path: Path) -> set[str]:
@@ -409,6 +425,47 @@ PaddingRule = Callable[
 ]
 
 
+def compile_together(
+    lib: S.Library, src: SourceSet, options: CompileOptions, targets: Sequence[Target]
+) -> dict[Target, CompiledTarget]:
+    """The first compile of the targets whose Slang source is the same text, made in one
+    request: Slang parses, checks and lowers the source once for all of them (a third less
+    of Slang's time for three targets), and its code and reflection for each target are those
+    of a request of its own. Only a request that compiles every target of it without a
+    diagnostic counts; else its targets are left to :func:`compile_target`'s own requests,
+    which give each target its own errors and warnings."""
+    groups: dict[str, list[Target]] = {}
+    stages = entry_stages(src, options)
+    for target in targets:
+        groups.setdefault(slang_source(src, target, (), stages), []).append(target)
+    together: dict[Target, CompiledTarget] = {}
+    for text, group in groups.items():
+        if len(group) > 1:
+            together.update(_compile_group(lib, src, options, group, text))
+    return together
+
+
+def _compile_group(
+    lib: S.Library, src: SourceSet, options: CompileOptions, group: list[Target], text: str
+) -> dict[Target, CompiledTarget]:
+    args = _request_args(src, options, group)
+    req = S.Request(lib, args, (str(src.path), text), _entries(options), len(group))
+    try:
+        result = req.compile()
+        if not result.ok or parse_diagnostics(result.diagnostics, src.display, src.text_of):
+            return {}
+        codes = [req.code(i) for i in range(len(group))]
+        reflections = [req.reflection(i) for i in range(len(group))]
+        if any(c is None for c in codes) or not all(reflections):
+            return {}
+        return {
+            target: _compiled(lib, src, target, reflection, code or b"", [])
+            for target, code, reflection in zip(group, codes, reflections, strict=True)
+        }
+    finally:
+        req.close()
+
+
 def compile_target(
     lib: S.Library,
     src: SourceSet,
@@ -416,17 +473,24 @@ def compile_target(
     target: Target,
     also_pad: PaddingRule | None = None,
     as_declared: Callable[[TargetFacts, bytes], TargetFacts] | None = None,
+    first: CompiledTarget | None = None,
 ) -> tuple[CompiledTarget | None, list[Diagnostic]]:
     """The target's code and facts, or its errors. WGSL and Metal are compiled again while
     ``[[vk::offset]]`` members need padding to sit where SPIR-V puts them (a compile per
     round; a struct's later members follow, so one round is the rule), and while
     ``also_pad`` finds more (Metal's members placed as SPIR-V's); both on the layouts
     ``as_declared`` gives a compile's facts, where the emitted code is declared otherwise
-    (Metal's widened arrays, packed and aligned vectors)."""
+    (Metal's widened arrays, packed and aligned vectors). ``first``: the first round's
+    compile, made already (:func:`compile_together`)."""
     pads: dict[tuple[Path, int, int], Padding] = {}
     offset_only: dict[tuple[Path, int, int], Padding] | None = None  # before also_pad's
+    compiled: CompiledTarget | None
+    errors: list[Diagnostic]
     for _ in range(_PADDING_ROUNDS):
-        compiled, errors = _compile_once(lib, src, options, target, pads.values())
+        if first is not None:
+            compiled, errors, first = first, [], None
+        else:
+            compiled, errors = _compile_once(lib, src, options, target, pads.values())
         if compiled is None or target is Target.SpirV:
             return compiled, errors
         seen = as_declared(compiled.facts, compiled.code) if as_declared else compiled.facts
@@ -556,10 +620,9 @@ def _compile_once(
     target: Target,
     pads: Collection[Padding],
 ) -> tuple[CompiledTarget | None, list[Diagnostic]]:
-    entries = [(e.name, SLANG_STAGE_ID[e.stage]) for e in options.entry_points]
-    args = slang_args(target, options) + _capabilities(src, target)
+    args = _request_args(src, options, [target])
     text = slang_source(src, target, pads, entry_stages(src, options))
-    req = S.Request(lib, args, (str(src.path), text), entries)
+    req = S.Request(lib, args, (str(src.path), text), _entries(options))
     try:
         result = req.compile()
         diags = _as_written(src, parse_diagnostics(result.diagnostics, src.display, src.text_of))
@@ -590,14 +653,32 @@ def _compile_once(
             if "matrices with 1 column or row" in result.diagnostics:
                 errors = one_line_matrices(src, target) or errors
             return None, [explain(d, src.displayed_text(d.file)) for d in errors]
-        facts = read_facts(lib, req.reflection())
-        original = {new: old for old, new in src.renamed_blocks().items()}
-        for p in facts.params:
-            p.name = original.get(p.name, p.name)
+        warnings = [d for d in diags if not d.is_error]
+        return _compiled(lib, src, target, req.reflection(), result.code, warnings), []
     finally:
         req.close()
-    code = _unreserved_wgsl(result.code) if target is Target.Wgsl else result.code
-    return CompiledTarget(target, facts, code, [d for d in diags if not d.is_error]), []
+
+
+def _entries(options: CompileOptions) -> list[tuple[str, int]]:
+    return [(e.name, SLANG_STAGE_ID[e.stage]) for e in options.entry_points]
+
+
+def _compiled(
+    lib: S.Library,
+    src: SourceSet,
+    target: Target,
+    reflection: int,
+    code: bytes,
+    warnings: list[Diagnostic],
+) -> CompiledTarget:
+    """A target's compile, read while its request is alive: the facts (blocks renamed for
+    Slang under their own names again) and the code (WGSL's reserved words renamed)."""
+    facts = read_facts(lib, reflection)
+    original = {new: old for old, new in src.renamed_blocks().items()}
+    for p in facts.params:
+        p.name = original.get(p.name, p.name)
+    code = _unreserved_wgsl(code) if target is Target.Wgsl else code
+    return CompiledTarget(target, facts, code, warnings)
 
 
 # WGSL's reserved words (not its keywords, which Slang's own syntax uses): Slang keeps some source

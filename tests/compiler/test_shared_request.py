@@ -1,0 +1,138 @@
+"""One Slang request for the targets given the same source text (``compile_together``): each
+target's code and facts are those of a request of its own, and a request that does not compile
+every target cleanly leaves each target to its own request (its own errors and warnings)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from oneshader.compiler.api import CompileOptions, EntryPointSpec
+from oneshader.compiler.driver import compile_file
+from oneshader.compiler.front.sourceset import SourceSet
+from oneshader.compiler.slang import capi as S
+from oneshader.compiler.slang import library
+from oneshader.compiler.slang.request import compile_target, compile_together
+from oneshader.diagnostics import Severity
+from oneshader.reflection.model import Stage, Target
+
+ALL = [Target.SpirV, Target.Msl, Target.Wgsl]
+
+# Resources of several kinds, a struct in a constant buffer, a spec constant, vertex inputs and
+# outputs: the facts each target reads from its reflection differ (Metal's argument indices
+# and C layout, WGSL's bindings).
+_VERTEX = """struct Light { float3 dir; float power; };
+cbuffer Frame : register(b0) { float4x4 mvp; Light light; float2 scale; };
+StructuredBuffer<float4> Offsets : register(t1);
+Texture2D<float4> Albedo : register(t2);
+SamplerState Linear : register(s3);
+[[vk::constant_id(3)]] const uint Mode = 2;
+struct VSIn { float3 pos : POSITION; float2 uv : TEXCOORD0; uint id : SV_VertexID; };
+struct VSOut { float4 pos : SV_Position; float4 color : COLOR0; };
+VSOut main(VSIn i) {
+    VSOut o;
+    float4 tex = Albedo.SampleLevel(Linear, i.uv * scale, 0);
+    o.pos = mul(mvp, float4(i.pos, 1) + Offsets[i.id]);
+    o.color = tex * light.power * (Mode == 2 ? 1.0 : 0.5);
+    return o;
+}
+"""
+
+
+@pytest.fixture
+def compiles(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+    """Counts Slang's compiles (one per request)."""
+    lib = library()
+    calls: list[int] = []
+    real = lib.__dict__["spCompile"]
+
+    def counted(handle: int) -> int:
+        calls.append(handle)
+        return int(real(handle))
+
+    monkeypatch.setitem(lib.__dict__, "spCompile", counted)
+    yield calls
+
+
+def _source(tmp_path: Path, text: str) -> tuple[SourceSet, CompileOptions]:
+    path = tmp_path / "a.vert.hlsl"
+    path.write_text(text)
+    src = SourceSet(str(path), "a.vert.hlsl", ())
+    src.read()
+    return src, CompileOptions(entry_points=(EntryPointSpec("main", Stage.Vertex),))
+
+
+def test_one_request_gives_each_target_what_its_own_request_gives(
+    tmp_path: Path, compiles: list[int]
+) -> None:
+    src, options = _source(tmp_path, _VERTEX)
+    together = compile_together(library(), src, options, ALL)
+    assert list(together) == ALL and len(compiles) == 1
+    for target in ALL:
+        alone, errors = compile_target(library(), src, options, target)
+        assert alone is not None and not errors
+        assert together[target].code == alone.code
+        assert together[target].facts == alone.facts
+        assert together[target].warnings == alone.warnings == []
+    assert len(compiles) == 4
+    # the facts differ by target, so each came from its own target's reflection
+    assert together[Target.Msl].facts != together[Target.Wgsl].facts
+
+
+def test_reflection_of_a_later_target_is_that_targets(tmp_path: Path) -> None:
+    """``Request.reflection(i)``: the program layout of target i; 0 is ``spGetReflection``."""
+    lib = library()
+    path = str(tmp_path / "a.vert.hlsl")
+    args = ["-target", "spirv", "-target", "metal", "-matrix-layout-column-major"]
+    req = S.Request(lib, args, (path, _VERTEX), [("main", S.STAGE_VERTEX)], targets=2)
+    try:
+        assert req.compile().ok
+        spirv, metal = req.reflection(0), req.reflection(1)
+        assert spirv and metal and spirv != metal
+        assert req.reflection(1) == metal  # the same layout when asked again
+        spirv_code, metal_code = req.code(0), req.code(1)
+        assert spirv_code is not None and spirv_code[:4] == b"\x03\x02\x23\x07"
+        assert metal_code is not None and b"#include <metal_stdlib>" in metal_code
+    finally:
+        req.close()
+
+
+def test_targets_given_other_source_text_get_their_own_request(
+    tmp_path: Path, compiles: list[int]
+) -> None:
+    # 'linear' is blanked for Metal and WGSL only: SPIR-V's text differs, theirs are equal
+    text = _VERTEX.replace("float4 color : COLOR0", "linear float4 color : COLOR0")
+    src, options = _source(tmp_path, text)
+    together = compile_together(library(), src, options, ALL)
+    assert list(together) == [Target.Msl, Target.Wgsl] and len(compiles) == 1
+    for target in (Target.Msl, Target.Wgsl):
+        alone, _ = compile_target(library(), src, options, target)
+        assert alone is not None and together[target].code == alone.code
+
+
+def test_a_request_with_a_warning_leaves_each_target_its_own(tmp_path: Path) -> None:
+    text = _VERTEX.replace("o.pos = mul(", "int cut = scale.x;\n    o.pos = cut * mul(")
+    src, options = _source(tmp_path, text)
+    assert compile_together(library(), src, options, ALL) == {}
+    path = str(tmp_path / "a.vert.hlsl")
+    result = compile_file(path, CompileOptions(entry_points=options.entry_points))
+    warnings = [d for d in result.diagnostics if d.severity is Severity.WARNING]
+    assert result.ok and [(d.code, d.line) for d in warnings] == [("E30081", 12)]
+
+
+def test_a_target_that_fails_leaves_each_target_its_own_errors(tmp_path: Path) -> None:
+    # a buffer parameter's length: Metal cannot ask for it (E36107), SPIR-V and WGSL can
+    text = _VERTEX.replace(
+        "VSOut main(",
+        "uint count(StructuredBuffer<float4> b) { uint n, s; b.GetDimensions(n, s); return n; }"
+        "\nVSOut main(",
+    ).replace("o.pos = mul(", "o.pos = count(Offsets) * mul(")
+    src, options = _source(tmp_path, text)
+    assert compile_together(library(), src, options, ALL) == {}
+    spirv, _ = compile_target(library(), src, options, Target.SpirV)
+    wgsl, _ = compile_target(library(), src, options, Target.Wgsl)
+    msl, errors = compile_target(library(), src, options, Target.Msl)
+    assert spirv is not None and wgsl is not None and msl is None
+    assert [(d.code, d.line) for d in errors] == [("E36107", 9)]
