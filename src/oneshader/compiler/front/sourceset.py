@@ -284,8 +284,10 @@ class SourceSet:
                 held = re.search(r"<\s*(\w+)", d.type_text)
                 if held is not None:
                     visit(held.group(1), frozenset())
-            elif _BOOL.fullmatch(d.base) and not {"static", "groupshared"} & set(d.modifiers):
-                out[("$Globals", d.name)] = (self.resolved(d.file), d.line, d.column)
+            elif _BOOL.fullmatch(d.base):
+                constant = d.attribute("vk::constant_id") or {"const", "static"} & set(d.modifiers)
+                if not constant and "groupshared" not in d.modifiers:  # a loose global uniform
+                    out[("$Globals", d.name)] = (self.resolved(d.file), d.line, d.column)
             else:
                 visit(d.base, frozenset())
         return out
