@@ -283,3 +283,13 @@ RWStructuredBuffer<float4> o : register(u1);
     errors = [d for d in _build(tmp_path, source, entries=compute).diagnostics if d.is_error]
     assert [(d.code, d.line, d.column) for d in errors] == [("OS1007", 1, 23)]
     assert "RWTexture2DMS<float4>" in errors[0].message
+
+
+def test_wave_lane_built_ins_in_a_pixel_shader_are_flat(tmp_path: Path) -> None:
+    # Slang declares SubgroupSize/SubgroupLocalInvocationId as fragment inputs without Flat,
+    # which Vulkan requires of every integer fragment input (spirv-val: Flat-04744).
+    source = (
+        '[shader("pixel")] float4 main() : SV_Target '
+        "{ return float4(WaveGetLaneCount(), WaveGetLaneIndex(), 0, 1); }\n"
+    )
+    _ok(_build(tmp_path, source, entries=()))

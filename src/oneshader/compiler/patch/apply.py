@@ -22,6 +22,7 @@ from oneshader.compiler.patch.spirv import (
     relocate,
     set_image_formats,
     with_extended_formats,
+    with_flat_integer_inputs,
     with_sample_rate_shading,
 )
 from oneshader.compiler.reflect.assemble import Assembled
@@ -146,7 +147,8 @@ def _patch_spirv(src: SourceSet, code: bytes, resources: list[Resource]) -> byte
     formats = {
         r.name: IMAGE_FORMATS.index(r.format) for r in resources if r.format in IMAGE_FORMATS
     }
-    return with_extended_formats(with_sample_rate_shading(set_image_formats(code, formats)))
+    code = with_sample_rate_shading(set_image_formats(code, formats))
+    return with_flat_integer_inputs(with_extended_formats(code))
 
 
 def _patch_wgsl(

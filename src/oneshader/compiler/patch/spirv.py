@@ -13,13 +13,18 @@ from collections.abc import Iterator, Mapping
 
 from oneshader.compiler.emitted.spirv_ops import (
     BASE_IMAGE_FORMATS,
+    BUILTIN_SUBGROUP_LOCAL_INVOCATION_ID,
+    BUILTIN_SUBGROUP_SIZE,
     CAP_SAMPLE_RATE_SHADING,
     CAP_STORAGE_IMAGE_EXTENDED_FORMATS,
     DECO_BINDING,
+    DECO_BUILTIN,
     DECO_DESCRIPTOR_SET,
+    DECO_FLAT,
     DECO_LOCATION,
     DECO_SAMPLE,
     MAGIC,
+    MODEL_FRAGMENT,
     OP_CAPABILITY,
     OP_DECORATE,
     OP_DECORATE_ID,
@@ -255,6 +260,41 @@ def with_extended_formats(data: bytes) -> bytes:
         for i, count, opcode in _instructions(words)
     )
     return _with_capability(data, CAP_STORAGE_IMAGE_EXTENDED_FORMATS) if needed else data
+
+
+# Integer built-ins a pixel shader reads that Slang declares without Flat (wave intrinsics).
+_INTEGER_INPUT_BUILTINS = frozenset({BUILTIN_SUBGROUP_SIZE, BUILTIN_SUBGROUP_LOCAL_INVOCATION_ID})
+
+
+def with_flat_integer_inputs(data: bytes) -> bytes:
+    """The module with ``Flat`` on the integer built-ins a fragment entry point reads where
+    Slang left it out (``WaveGetLaneCount``/``WaveGetLaneIndex`` in a pixel shader: Vulkan
+    requires Flat on every integer fragment input, VUID-StandaloneSpirv-Flat-04744)."""
+    words = _words(data)
+    fragment: set[int] = set()
+    flat: set[int] = set()
+    builtins: dict[int, int] = {}  # variable id -> the index after its BuiltIn decoration
+    for i, count, opcode in _instructions(words):
+        if opcode == OP_ENTRY_POINT and words[i + 1] == MODEL_FRAGMENT:
+            name_end = next(k for k in range(i + 3, i + count) if words[k] >> 24 == 0)
+            fragment.update(words[name_end + 1 : i + count])
+        elif opcode == OP_DECORATE and count >= 3 and words[i + 2] == DECO_FLAT:
+            flat.add(words[i + 1])
+        elif (
+            opcode == OP_DECORATE
+            and count >= 4
+            and words[i + 2] == DECO_BUILTIN
+            and words[i + 3] in _INTEGER_INPUT_BUILTINS
+        ):
+            builtins[words[i + 1]] = i + count
+    missing = sorted(
+        ((at, v) for v, at in builtins.items() if v in fragment and v not in flat), reverse=True
+    )
+    if not missing:
+        return data
+    for at, v in missing:
+        words[at:at] = [(3 << 16) | OP_DECORATE, v, DECO_FLAT]
+    return struct.pack(f"<{len(words)}I", *words)
 
 
 def _with_capability(data: bytes, capability: int) -> bytes:
