@@ -14,6 +14,8 @@ from oneshader.compiler.emitted.common import SLANG_LENGTHS, counter_name
 from oneshader.compiler.front.scanner import (
     Declaration,
     SourceFile,
+    closing,
+    comma_spans,
     include_directives,
     line_offsets,
     strip_comments,
@@ -78,11 +80,7 @@ def blanked(text: str, spans: Iterable[tuple[int, int]]) -> str:
 def blank_words(text: str, word: str) -> str:
     """The text with the keyword ``word`` blanked where it is a modifier (not in comments)."""
     clean = strip_comments(text)
-    chars = list(text)
-    for m in re.finditer(rf"\b{word}\b(?=\s+[A-Za-z_])", clean):
-        for i in range(m.start(), m.end()):
-            chars[i] = " "
-    return "".join(chars)
+    return blanked(text, (m.span() for m in re.finditer(rf"\b{word}\b(?=\s+[A-Za-z_])", clean)))
 
 
 # DXC's [[vk::builtin("X")]] names Slang knows as system-value semantics.
@@ -691,13 +689,7 @@ def without_void_casts(text: str) -> str:
     blanked to spaces: the expression is evaluated and discarded all the same. Slang fails on
     it for every target without a word (SPIR-V: an internal error). A parameter list ``f(void)``
     follows a name, so it is left alone."""
-    clean = strip_comments(text)
-    out, last = [], 0
-    for m in _VOID_CAST.finditer(clean):
-        out += [text[last : m.start(3)], " " * len(m.group(3))]
-        last = m.end(3)
-    out.append(text[last:])
-    return "".join(out)
+    return blanked(text, (m.span(3) for m in _VOID_CAST.finditer(strip_comments(text))))
 
 
 def rename_at(text: str, names: Collection[tuple[int, int, str, str]]) -> str:
@@ -745,10 +737,8 @@ def subpass_inputs_as_vectors(
     alts = "|".join(re.escape(n) for n in sorted(width, key=len, reverse=True))
     out, last = [], 0
     for m in re.finditer(rf"\b({alts})\s*\.\s*SubpassLoad\s*\(", clean):
-        end, depth = m.end(), 1
-        while end < len(clean) and depth:
-            depth += {"(": 1, ")": -1}.get(clean[end], 0)
-            end += 1
+        end = closing(clean, m.end() - 1)
+        end = len(clean) if end < 0 else end
         out.append(text[last:end])
         out.append("." + "xyz"[: width[m.group(1)]])
         last = end
@@ -818,38 +808,6 @@ def inline_includes(
     return expand(main, (main,))
 
 
-def _closing(text: str, i: int) -> int:
-    """The offset just past the bracket that closes the one at ``i`` (comment-free text)."""
-    pairs = {"(": ")", "{": "}", "[": "]"}
-    depth = 0
-    for j in range(i, len(text)):
-        c = text[j]
-        if c in pairs:
-            depth += 1
-        elif c in ")}]":
-            depth -= 1
-            if depth == 0:
-                return j + 1
-    return len(text)
-
-
-def _parameter_spans(code: str, a: int, b: int) -> list[tuple[int, int]]:
-    """The (start, end) offsets of each parameter of the list in ``code[a:b]``, split at its
-    depth-0 commas (comment-free text)."""
-    out, depth, start = [], 0, a
-    for j in range(a, b):
-        c = code[j]
-        if c in "([{<":
-            depth += 1
-        elif c in ")]}>":
-            depth -= 1
-        elif c == "," and depth == 0:
-            out.append((start, j))
-            start = j + 1
-    out.append((start, b))
-    return [(i, j) for i, j in out if code[i:j].strip()]
-
-
 def outputs_struct(entry: str) -> str:
     """The struct the wrapper of ``entry_outputs_as_results`` returns."""
     return f"{entry}_oneshader_outputs"
@@ -879,19 +837,22 @@ def entry_outputs_as_results(
     if code[at : at + len(name)] != name:
         return text
     open_ = code.find("(", at + len(name))
-    close = _closing(code, open_)
-    brace = code.find("{", close)
-    if open_ < 0 or brace < 0 or code[close:brace].strip(" \t\r\n:").count(";"):
+    close = closing(code, open_) if open_ >= 0 else -1
+    brace = code.find("{", close) if close >= 0 else -1
+    if brace < 0 or code[close:brace].strip(" \t\r\n:").count(";"):
         return text
-    end = _closing(code, brace)
+    end = closing(code, brace)
+    if end < 0:
+        return text
     head_start = max(code.rfind(";", 0, at), code.rfind("}", 0, at)) + 1
     head = code[head_start:at]
     returns = _ENTRY_ATTRIBUTE.sub("", head).strip()
-    attributes = " ".join(m.group(0) for m in _ENTRY_ATTRIBUTE.finditer(head))
+    entry_attributes = list(_ENTRY_ATTRIBUTE.finditer(code, head_start, at))  # to the wrapper
+    attributes = " ".join(m.group(0) for m in entry_attributes)
     result_semantic = code[close:brace].strip()
     ins, members, args, copies = [], [], [], []
     semantics = []  # Slang checks system values on every function's parameters for WGSL
-    for i, j in _parameter_spans(code, open_ + 1, close - 1):
+    for i, j in comma_spans(code, open_ + 1, close - 1):
         p = code[i:j]
         m = _PARAMETER_NAME.search(p.rstrip())
         if m is None:
@@ -929,12 +890,8 @@ def entry_outputs_as_results(
         f"{', '.join(ins)}) {{ {outputs} oneshader_out; {' '.join(copies)} {call} "
         "return oneshader_out; }"
     )
-    blanked = _ENTRY_ATTRIBUTE.sub(lambda a: " " * len(a.group(0)), text[head_start:at])
-    params = text[at + len(name) : close]
-    for i, j in reversed(semantics):
-        i, j = i - at - len(name), j - at - len(name)
-        params = params[:i] + " " * (j - i) + params[j:]
-    return text[:head_start] + blanked + hidden + params + text[close:end] + wrapper + text[end:]
+    text = blanked(text, [*(a.span() for a in entry_attributes), *semantics])
+    return text[:at] + hidden + text[at + len(name) : end] + wrapper + text[end:]
 
 
 # The argument counts at which a texture method's last argument is the sparse-residency status
@@ -966,8 +923,8 @@ def status_arguments(text: str) -> list[tuple[int, int]]:
     code = strip_comments(text)
     out = []
     for m in _STATUS_CALL.finditer(code):
-        close = _closing(code, m.end() - 1)
-        spans = _parameter_spans(code, m.end(), close - 1)
+        close = closing(code, m.end() - 1)
+        spans = comma_spans(code, m.end(), close - 1) if close > 0 else []
         if len(spans) not in _STATUS_ARITY[m.group(1)] or len(spans) < 2:
             continue
         name = code[spans[-1][0] : spans[-1][1]].strip()
@@ -983,9 +940,7 @@ def without_status_arguments(text: str) -> str:
     """The text with every sparse-residency status argument blanked (columns stay): WGSL and
     Metal have no residency feedback, and every texel is resident there, which the
     ``CheckAccessFullyMapped`` helper says."""
-    for i, j in reversed(status_arguments(text)):
-        text = text[:i] + re.sub(r"[^\n]", " ", text[i:j]) + text[j:]
-    return text
+    return blanked(text, status_arguments(text))
 
 
 _LOAD = re.compile(r"\b(\w+)\s*\.\s*Load\s*\(")
@@ -1026,8 +981,8 @@ def load_offsets(text: str, texts: Iterable[str]) -> list[tuple[int, int, str]]:
     }
     edits = []
     for m in _LOAD.finditer(code):
-        close = _closing(code, m.end() - 1)
-        spans = _parameter_spans(code, m.end(), close - 1)
+        close = closing(code, m.end() - 1)
+        spans = comma_spans(code, m.end(), close - 1) if close > 0 else []
         if len(spans) != _LOAD_WITH_OFFSET.get(textures.get(m.group(1), ""), 0):
             continue
         args = [text[a:b].strip() for a, b in spans]
@@ -1044,6 +999,7 @@ def without_load_offsets(text: str, texts: Iterable[str]) -> str:
 
 
 _PRINTF = helper_calls("printf")
+_STATEMENT_END = re.compile(r"\s*;")
 
 
 def printf_calls(text: str) -> list[tuple[int, int]]:
@@ -1051,8 +1007,8 @@ def printf_calls(text: str) -> list[tuple[int, int]]:
     code = strip_comments(text)
     out = []
     for m in _PRINTF.finditer(code):
-        close = _closing(code, code.index("(", m.end()))
-        semicolon = re.compile(r"\s*;").match(code, close)
+        close = closing(code, code.index("(", m.end()))
+        semicolon = _STATEMENT_END.match(code, close) if close > 0 else None
         if semicolon is not None:
             out.append((m.start(), semicolon.end()))
     return out
@@ -1061,9 +1017,7 @@ def printf_calls(text: str) -> list[tuple[int, int]]:
 def without_printf(text: str) -> str:
     """The text with every ``printf`` statement blanked (lines and columns stay): debug printf
     exists on SPIR-V only, and has no effect on what a shader computes."""
-    for i, j in reversed(printf_calls(text)):
-        text = text[:i] + re.sub(r"[^\n]", " ", text[i:j]) + text[j:]
-    return text
+    return blanked(text, printf_calls(text))
 
 
 # D3D's and Vulkan's standard sample positions (1, 2, 4, 8, 16 samples; the n positions of n

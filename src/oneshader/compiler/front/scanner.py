@@ -88,6 +88,38 @@ def line_col(text: str, offset: int) -> tuple[int, int]:
     return text.count("\n", 0, offset) + 1, offset - (text.rfind("\n", 0, offset) + 1) + 1
 
 
+def closing(text: str, i: int) -> int:
+    """The offset just past the bracket that closes the one at ``i`` (any of ``([{``, counting
+    every kind), or -1 when it is not closed. For comment-free text."""
+    depth = 0
+    for j in range(i, len(text)):
+        c = text[j]
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+            if depth == 0:
+                return j + 1
+    return -1
+
+
+def comma_spans(text: str, a: int, b: int) -> list[tuple[int, int]]:
+    """The (start, end) offsets of each non-empty item of the list in ``text[a:b]``, split at
+    its commas outside brackets (``<...>`` too: ``array<float, 2> x`` is one item)."""
+    out, depth, start = [], 0, a
+    for j in range(a, b):
+        c = text[j]
+        if c in "([{<":
+            depth += 1
+        elif c in ")]}>":
+            depth -= 1
+        elif c == "," and depth == 0:
+            out.append((start, j))
+            start = j + 1
+    out.append((start, b))
+    return [(i, j) for i, j in out if text[i:j].strip()]
+
+
 @functools.lru_cache(maxsize=256)
 def strip_comments(text: str) -> str:
     """The text with comments blanked out (newlines kept), so offsets and positions survive;

@@ -20,6 +20,7 @@ from pathlib import Path
 from oneshader.compiler.front.scanner import (
     Field,
     StructDef,
+    closing,
     line_col,
     line_offsets,
     strip_comments,
@@ -126,13 +127,8 @@ def _body(text: str, after: int) -> tuple[int, int]:
     start = text.find("{", after)
     if start < 0:
         return after, after
-    end, depth = start, 0
-    while end < len(text):
-        depth += {"{": 1, "}": -1}.get(text[end], 0)
-        if depth == 0:
-            break
-        end += 1
-    return start, end
+    close = closing(text, start)
+    return start, close - 1 if close > 0 else len(text)
 
 
 def pixel_point_sizes(src: SourceSet, stages: Mapping[str, Stage]) -> list[PixelPointSize]:

@@ -11,6 +11,7 @@ import re
 from oneshader.compiler.emitted.common import demangle, emitted_name, emitted_pattern
 from oneshader.compiler.emitted.msl import msl_semantic, unattributed_inputs_read
 from oneshader.compiler.front.rewrite import postfix_start
+from oneshader.compiler.front.scanner import comma_spans
 from oneshader.compiler.patch.common import patch_struct, struct_body, with_bare_result
 from oneshader.reflection.model import BuiltIn, Interpolation, ScalarKind, Stage, StageVariable
 
@@ -265,22 +266,11 @@ def clip_distances_msl(text: str, entry: str, stage: Stage, names: set[str]) -> 
 
         return patch_struct(text, m.group(1), attribute)
     read = unattributed_inputs_read(text.encode(), entry)
-    params = _split_params(m.group(2))
+    params = [text[a:b].strip() for a, b in comma_spans(text, m.start(2), m.end(2))]
     kept = [p for p in params if "[[" in p or _last_name(p) not in names - read]
     if len(kept) == len(params):
         return text
     return text[: m.start(2)] + ", ".join(kept) + text[m.end(2) :]
-
-
-def _split_params(text: str) -> list[str]:
-    """A parameter list split at its top-level commas (``array<float, 2> x`` stays whole)."""
-    out, depth, last = [], 0, 0
-    for i, c in enumerate(text):
-        depth += (c in "<([") - (c in ">)]")
-        if c == "," and depth == 0:
-            out.append(text[last:i].strip())
-            last = i + 1
-    return [*out, text[last:].strip()]
 
 
 def _last_name(param: str) -> str:

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from oneshader.compiler.emitted.common import emitted_name, emitted_pattern, round_up
+from oneshader.compiler.front.scanner import closing
 from oneshader.reflection.model import ScalarKind, StructMember, TypeKind, TypeLayout
 
 _SWIZZLE = {1: ".x", 2: ".xy"}
@@ -130,25 +131,12 @@ def _only_element_reads(code: str, member: str) -> bool:
     for m in _uses(code, member):
         if not re.match(r"\s*\[", code[m.end() :]):
             return False
-        close = _closing(code, code.index("[", m.end()))
+        close = closing(code, code.index("[", m.end())) - 1  # at the "]" (-2: not closed)
         if close < 0 or re.match(
             r"\s*(?:\.\s*\w+\s*)?(?:[-+*/%&|^]|<<|>>)?=(?!=)", code[close + 1 :]
         ):
             return False
     return True
-
-
-def _closing(code: str, opening: int) -> int:
-    """The index of the ``]`` that closes the ``[`` at ``opening``, or -1."""
-    depth = 0
-    for i in range(opening, len(code)):
-        if code[i] == "[":
-            depth += 1
-        elif code[i] == "]":
-            depth -= 1
-            if depth == 0:
-                return i
-    return -1
 
 
 def widen_arrays(code: str, resource: str, members: list[str]) -> str:
@@ -170,7 +158,7 @@ def widen_arrays(code: str, resource: str, members: list[str]) -> str:
         )
         out, last = [], 0
         for m in _uses(code, emitted):
-            close = _closing(code, code.index("[", m.end()))
+            close = closing(code, code.index("[", m.end())) - 1
             indexed = re.match(r"\s*\[", code[close + 1 :])  # a component: read as it is
             out.append(code[last : close + 1] + ("" if indexed else swizzle))
             last = close + 1

@@ -9,7 +9,7 @@ import re
 
 from oneshader.compiler.emitted.common import demangle
 from oneshader.compiler.emitted.wgsl import reached_identifiers
-from oneshader.compiler.front.scanner import line_col, line_offsets, strip_comments
+from oneshader.compiler.front.scanner import closing, line_col, line_offsets, strip_comments
 from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.slang.facts import TargetFacts
 from oneshader.diagnostics import Code, Diagnostic
@@ -182,13 +182,8 @@ def _integer_matrix_products(src: SourceSet, code: bytes) -> Diagnostic | None:
     names = {m.group(1) for t in texts.values() for m in _INT_MATRIX_DECLARED.finditer(t)}
     for path, text in texts.items():
         for m in _MUL.finditer(text):
-            depth, end = 0, len(text)
-            for i in range(m.end(), len(text)):
-                depth += {"(": 1, ")": -1}.get(text[i], 0)
-                if depth < 0:
-                    end = i
-                    break
-            args = text[m.end() : end]
+            close = closing(text, m.end() - 1)
+            args = text[m.end() : close - 1 if close > 0 else len(text)]
             words = set(re.findall(r"\w+", args))
             if re.search(_INT_MATRIX, args) or words & names:
                 line, col = line_col(text, m.start())
@@ -214,11 +209,8 @@ def _endless_functions(src: SourceSet, code: bytes) -> Diagnostic | None:
     which WGSL refuses. An error at the first endless loop (else at the function)."""
     wgsl = code.decode("utf-8", "replace")
     for m in _RESULT_FUNCTION.finditer(wgsl):
-        depth, i = 1, m.end()
-        while depth and i < len(wgsl):
-            depth += {"{": 1, "}": -1}.get(wgsl[i], 0)
-            i += 1
-        if re.search(r"\breturn\b", wgsl[m.end() : i]):
+        i = closing(wgsl, m.end() - 1)
+        if re.search(r"\breturn\b", wgsl[m.end() : i if i > 0 else len(wgsl)]):
             continue
         function = demangle(m.group(1))
         message = (

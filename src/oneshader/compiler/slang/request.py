@@ -6,7 +6,7 @@ comes back: each target's code and facts, or its positioned errors."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence, Sized
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -190,10 +190,10 @@ class _Rewrites:
             distances_as_varyings=target is Target.Wgsl and src.has_distances(),
             subpass_as_vectors=bool(src.subpass_inputs()) and target is Target.SpirV,
             blank_linear=target is not Target.SpirV,
-            drop_status=target is not Target.SpirV and _has_status_arguments(src),
+            drop_status=target is not Target.SpirV and _in_any_file(src, rewrite.status_arguments),
             drop_printf=target is not Target.SpirV and bool(_printf_calls(src)),
             bools_as_uints=target is Target.Wgsl and bool(src.buffer_bools()),
-            sample_positions=_has_sample_positions(src),
+            sample_positions=_in_any_file(src, rewrite.sample_position_queries),
             load_offsets=target is not Target.SpirV and _has_load_offsets(src),
             helpers=tuple(n for n in _helpers_called(src) if target in rewrite.HELPERS[n][0]),
             not_inputs=tuple((p.path, *p.span) for p in dropped if p.left_out),
@@ -246,17 +246,9 @@ def _printf_calls(src: SourceSet) -> list[tuple[Path, int, int]]:
     return calls
 
 
-def _has_sample_positions(src: SourceSet) -> bool:
-    found: bool = src.derived(
-        "sample positions", lambda: any(map(rewrite.sample_position_queries, src.texts.values()))
-    )
-    return found
-
-
-def _has_status_arguments(src: SourceSet) -> bool:
-    found: bool = src.derived(
-        "status arguments", lambda: any(map(rewrite.status_arguments, src.texts.values()))
-    )
+def _in_any_file(src: SourceSet, finder: Callable[[str], Sized]) -> bool:
+    """Whether ``finder`` finds anything in a file of ``src`` (once a read)."""
+    found: bool = src.derived(("in any file", finder), lambda: any(map(finder, src.texts.values())))
     return found
 
 
