@@ -141,10 +141,10 @@ def speed_up(times: list[float], jobs: int, label: str) -> str:
 
 
 def noop_in_process(root: Path, args: list[str]) -> float:
-    from oneshader.build.builder import Build
-    from oneshader.build.config import load_config
-    from oneshader.build.progress import Progress
-    from oneshader.build.scheduler import WorkerPool
+    from oneshader.buildtask.builder import Build
+    from oneshader.buildtask.config import load_config
+    from oneshader.buildtask.progress import Progress
+    from oneshader.buildtask.scheduler import WorkerPool
     from oneshader.cli import make_parser
 
     config = load_config(make_parser().parse_args(["build", "-q", *args]), root)
@@ -160,7 +160,7 @@ def noop_in_process(root: Path, args: list[str]) -> float:
 
 def direct_compile_sum(shaders: Path, targets: str) -> float:
     """Sum of in-process ``compile_file`` times (after one warm-up compile)."""
-    from oneshader.build.config import parse_targets
+    from oneshader.buildtask.config import parse_targets
     from oneshader.compiler import compile_file
     from oneshader.compiler.api import CompileOptions
 

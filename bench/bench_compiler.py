@@ -25,9 +25,9 @@ import tomllib
 from pathlib import Path
 
 from oneshader.compiler import CompileOptions, EntryPointSpec, compile_file, stage_from_name
-from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.slang import capi as _slang
 from oneshader.compiler.slang.request import SLANG_STAGE_ID, slang_args, slang_source
+from oneshader.compiler.source.sourceset import SourceSet
 from oneshader.reflection.model import Target
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "corpus"

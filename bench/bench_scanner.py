@@ -16,9 +16,9 @@ import time
 from pathlib import Path
 
 from oneshader.compiler import CompileOptions, compile_file
-from oneshader.compiler.front.precheck import check_request, precheck
-from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.slang.request import slang_source
+from oneshader.compiler.source.precheck import check_request, precheck
+from oneshader.compiler.source.sourceset import SourceSet
 from oneshader.diagnostics import Collector
 from oneshader.reflection.model import Target
 

@@ -23,7 +23,7 @@ from bench_build import SHADER, run_build, stop_servers
 from bench_build import SHARED as SHARED_TEMPLATE
 from timing import interleaved
 
-from oneshader.build.config import available_cpus
+from oneshader.buildtask.config import available_cpus
 
 # The shader of bench_build.py, its number a define: one source for all variants.
 SHARED = SHARED_TEMPLATE.format(which="")

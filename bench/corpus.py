@@ -50,9 +50,9 @@ from pathlib import Path
 
 from bench_build import build_env, run_build
 
-from oneshader.build.config import parse_targets
-from oneshader.build.scheduler import WorkerPool
-from oneshader.build.sources import ShaderJob
+from oneshader.buildtask.config import parse_targets
+from oneshader.buildtask.scheduler import WorkerPool
+from oneshader.buildtask.sources import ShaderJob
 from oneshader.compiler.api import (
     BindRegister,
     CompileOptions,

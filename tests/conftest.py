@@ -21,7 +21,7 @@ CORPUS = Path(__file__).parent / "corpus"
 os.environ.setdefault("XDG_RUNTIME_DIR", tempfile.mkdtemp(prefix="oneshader-xdg-"))
 os.environ.setdefault("MESA_SHADER_CACHE_DIR", tempfile.mkdtemp(prefix="oneshader-mesa-"))
 # Builds under test use a zygote of their own: a compile server would outlive the run. The
-# server's own tests (tests/compiler/test_server.py, tests/build/test_build_server.py) turn it
+# server's own tests (tests/compiler/test_server.py, tests/buildtask/test_build_server.py) turn it
 # on in runtime folders of their own and end what they started.
 os.environ["ONESHADER_SERVER"] = "0"
 

@@ -16,8 +16,8 @@ COMPILER = "oneshader.compiler"
 # The compiler's rooms in pipeline order: each imports only rooms before it ("package" is
 # oneshader/compiler/__init__.py, the public entry points the build calls). emitted/ comes first
 # after api: besides its readers it holds the vocabulary of Slang's emitted names, which the
-# rewrites that make those names (front/) and every later room share.
-ROOMS = ["api", "emitted", "front", "slang", "reflect", "patch", "verify", "driver", "package"]
+# rewrites that make those names (source/) and every later room share.
+ROOMS = ["api", "emitted", "source", "slang", "unify", "patch", "verify", "driver", "package"]
 ROOMS.append("process")
 # Rooms held to less than "everything before": emitted/ reads code on its own, and verify/
 # shares no code with the steps whose output it checks.
@@ -106,7 +106,7 @@ def _cycles(graph: dict[str, list[str]]) -> list[list[str]]:
 def test_the_parser_sees_the_imports_it_must() -> None:
     """The rule below is only as good as the graph: known edges, lazy and relative ones too."""
     assert f"{COMPILER}.driver" in GRAPH[COMPILER]  # a lazy import inside compile_file
-    assert f"{COMPILER}.front.rewrite" in GRAPH[f"{COMPILER}.front.sourceset"]  # from P import m
+    assert f"{COMPILER}.source.rewrite" in GRAPH[f"{COMPILER}.source.sourceset"]  # from P import m
     assert f"{COMPILER}.process.worker_child" in GRAPH[f"{COMPILER}.process.zygote_child"]
     assert "oneshader.codegen.names" in GRAPH["oneshader.bindings.stages"]
     assert _cycles({"a": ["b"], "b": ["c"], "c": ["a"], "d": ["a"]}) == [["a", "b", "c"]]
@@ -117,7 +117,7 @@ def test_no_import_cycles_between_modules() -> None:
 
 
 def test_the_parts_depend_one_way() -> None:
-    """reflection, compiler, build, codegen, bindings, cli: no two depend on each other (the
+    """reflection, compiler, buildtask, codegen, bindings, cli: no two depend on each other (the
     runtime bindings may use the generator's shared tables; the generator never the runtime)."""
     parts: dict[str, set[str]] = {}
     for module, deps in GRAPH.items():
@@ -127,7 +127,7 @@ def test_the_parts_depend_one_way() -> None:
     assert _cycles(graph) == []
     assert "codegen" in graph["bindings"] and "bindings" not in graph["codegen"]
     for part in ("reflection", "codegen", "bindings"):
-        assert "compiler" not in graph[part] and "build" not in graph[part], part
+        assert "compiler" not in graph[part] and "buildtask" not in graph[part], part
 
 
 def test_every_compiler_module_has_a_room() -> None:

@@ -21,7 +21,7 @@ def test_module_does_not_load_compiler(module: str) -> None:
     code = (
         f"import importlib, sys; importlib.import_module({module!r}); "
         "bad = sorted(m for m in sys.modules if m.startswith(('slangpy', 'oneshader.compiler', "
-        "'oneshader.build'))); print(','.join(bad))"
+        "'oneshader.buildtask'))); print(','.join(bad))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "", f"{module} loaded {out.stdout.strip()}"

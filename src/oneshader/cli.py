@@ -34,7 +34,7 @@ def _reflection_show(args: argparse.Namespace) -> int:
 
 
 def _build(args: argparse.Namespace) -> int:
-    from oneshader.build.command import build_command
+    from oneshader.buildtask.command import build_command
 
     return build_command(args)
 

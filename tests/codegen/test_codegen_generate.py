@@ -209,7 +209,7 @@ import gen.sprite, gen.particles
 gen.sprite.Frame(Tint=[1, 2, 3, 4]).to_bytes()
 from oneshader.bindings import load
 load(sys.argv[1]).Frame()
-prefixes = ("slangpy", "oneshader.compiler", "oneshader.build", "wgpu")
+prefixes = ("slangpy", "oneshader.compiler", "oneshader.buildtask", "wgpu")
 bad = sorted(m for m in sys.modules if m.startswith(prefixes))
 print(",".join(bad))
 """
@@ -318,7 +318,7 @@ def test_an_output_folder_that_cannot_be_written_is_a_positioned_error(
 
 def _build_beside(folder: Path, version: str) -> None:
     """What a build writes for one shader: the reflection removed, the code, the reflection."""
-    from oneshader.build.outputs import write_files
+    from oneshader.buildtask.outputs import write_files
     from oneshader.reflection.model import Target
 
     model = ShaderReflection(source=f"{version}.hlsl", targets=(Target.Wgsl,))

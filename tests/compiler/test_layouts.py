@@ -1,4 +1,4 @@
-"""One layout for all targets (``reflect.layouts``) on hand-made per-target facts, without
+"""One layout for all targets (``unify.layouts``) on hand-made per-target facts, without
 Slang: agreement, an OS2001 at the member where targets disagree, a block's tail padding,
 ``[[vk::offset]]`` on SPIR-V, and what WGSL cannot hold in a buffer."""
 
@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from oneshader.compiler.front.sourceset import SourceSet
-from oneshader.compiler.reflect.layouts import one_layout
 from oneshader.compiler.slang.facts import Category, ParamFacts
+from oneshader.compiler.source.sourceset import SourceSet
+from oneshader.compiler.unify.layouts import one_layout
 from oneshader.diagnostics import Collector, Diagnostic
 from oneshader.reflection.model import ScalarKind, StructMember, Target, TypeKind, TypeLayout
 

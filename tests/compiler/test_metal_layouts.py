@@ -1,4 +1,4 @@
-"""Metal's buffers laid out as SPIR-V's by explicit padding members (reflect.metal_padding): a
+"""Metal's buffers laid out as SPIR-V's by explicit padding members (unify.metal_padding): a
 struct or vector that std140/std430 place higher than C's rules do, in the reflection and in
 the emitted MSL as its reader sees it; what no padding can place stays OS2001."""
 

@@ -1,4 +1,4 @@
-"""DXC's binding policy (``reflect.placement``) on declarations scanned from source, without
+"""DXC's binding policy (``unify.placement``) on declarations scanned from source, without
 Slang: precedence of vk::binding, -fvk-bind-register, register()+shift and declaration order,
 and the hidden counters' bindings."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from oneshader.compiler.api import BindRegister, RegisterShift
-from oneshader.compiler.front.sourceset import SourceSet
-from oneshader.compiler.reflect.placement import Placement, place
+from oneshader.compiler.source.sourceset import SourceSet
+from oneshader.compiler.unify.placement import Placement, place
 from oneshader.diagnostics import Collector
 
 

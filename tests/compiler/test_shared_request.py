@@ -11,10 +11,10 @@ import pytest
 
 from oneshader.compiler.api import CompileOptions, EntryPointSpec
 from oneshader.compiler.driver import compile_file
-from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.slang import capi as S
 from oneshader.compiler.slang import library
 from oneshader.compiler.slang.request import compile_target, compile_together
+from oneshader.compiler.source.sourceset import SourceSet
 from oneshader.diagnostics import Severity
 from oneshader.reflection.model import Stage, Target
 

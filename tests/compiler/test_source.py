@@ -7,7 +7,7 @@ from pathlib import Path
 import hypothesis
 import hypothesis.strategies as st
 
-from oneshader.compiler.front.scanner import find_includes, scan, strip_comments
+from oneshader.compiler.source.scanner import find_includes, scan, strip_comments
 
 SOURCE = """// comment with Texture2D Fake;
 #include "a.hlsli"
@@ -149,7 +149,7 @@ def test_strip_comments_keeps_positions_as_the_character_loop_did(text: str) -> 
 def test_the_insides_of_function_bodies_and_initializers_are_never_tokenized() -> None:
     """The scanner reads declarations: a body of 20,000 statements (or a constant table of
     as many numbers) costs it two braces, so that megabytes of code scan in Slang's shadow."""
-    from oneshader.compiler.front.scanner import _tokens
+    from oneshader.compiler.source.scanner import _tokens
 
     body = "    x = x * 3 + 1; { y = 2; }\n" * 20_000
     table = ", ".join(str(i) for i in range(20_000))

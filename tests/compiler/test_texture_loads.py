@@ -17,7 +17,7 @@ from verify_support import dispatch
 from module_validation import device
 from oneshader.compiler import CompileOptions, compile_file
 from oneshader.compiler.api import CompileResult
-from oneshader.compiler.front.rewrite import (
+from oneshader.compiler.source.rewrite import (
     STANDARD_SAMPLE_POSITIONS,
     load_offsets,
     status_arguments,

@@ -1,6 +1,6 @@
 """The compiler back end: the only package that knows Slang.
 
-Nothing outside ``oneshader.compiler`` (and ``oneshader.build``, which drives it) may import it;
+Nothing outside ``oneshader.compiler`` (and ``oneshader.buildtask``, which drives it) may import it;
 ``tests/test_seam.py`` holds that line. Importing this package does not load Slang: the library is
 loaded on the first compile.
 """

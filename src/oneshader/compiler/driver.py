@@ -1,12 +1,12 @@
 """compile_file: one HLSL file to every requested target, and the one reflection true for all.
 
 The pipeline, one room per stage (docs/architecture.md): read the file and its includes
-(``front.sourceset``); find in the source what a target cannot express (``front.precheck``);
+(``source.sourceset``); find in the source what a target cannot express (``source.precheck``);
 compile the targets in Slang (one request for the targets given the same source text, each
 target's facts read from it: ``slang.request``); build the resources, push blocks and spec
-constants from every target's facts (``reflect.assemble``, ``reflect.layouts``);
+constants from every target's facts (``unify.assemble``, ``unify.layouts``);
 write the reflection's bindings into the code (``patch.apply``); derive the entry points from the
-patched code (``reflect.entries``) and write their locations into it; finally check the
+patched code (``unify.entries``) and write their locations into it; finally check the
 reflection against the emitted code (``verify.crosscheck``).
 """
 
@@ -19,12 +19,15 @@ from dataclasses import replace
 from pathlib import Path
 
 from oneshader.compiler.api import CompileOptions, CompileResult, OutputFile
-from oneshader.compiler.front.precheck import check_request, check_targets, precheck
-from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.patch.apply import patch_bindings, patch_locations
-from oneshader.compiler.reflect.assemble import assemble, with_stages
-from oneshader.compiler.reflect.docs import with_member_docs
-from oneshader.compiler.reflect.entries import (
+from oneshader.compiler.slang import library
+from oneshader.compiler.slang.messages import dedupe, name_targets
+from oneshader.compiler.slang.request import CompiledTarget, compile_target, compile_together
+from oneshader.compiler.source.precheck import check_request, check_targets, precheck
+from oneshader.compiler.source.sourceset import SourceSet
+from oneshader.compiler.unify.assemble import assemble, with_stages
+from oneshader.compiler.unify.docs import with_member_docs
+from oneshader.compiler.unify.entries import (
     check_distances,
     check_entries,
     check_stage_link,
@@ -32,10 +35,7 @@ from oneshader.compiler.reflect.entries import (
     check_wgsl_interfaces,
     entry_points,
 )
-from oneshader.compiler.reflect.metal_padding import as_declared, reference_padding
-from oneshader.compiler.slang import library
-from oneshader.compiler.slang.messages import dedupe, name_targets
-from oneshader.compiler.slang.request import CompiledTarget, compile_target, compile_together
+from oneshader.compiler.unify.metal_padding import as_declared, reference_padding
 from oneshader.diagnostics import Code, Collector, Diagnostic, Severity, UserError
 from oneshader.reflection.model import ShaderReflection, Target
 

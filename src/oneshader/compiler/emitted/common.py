@@ -95,7 +95,7 @@ GLOBALS = "$Globals"  # DXC's constant buffer of loose global uniforms
 FLOATS = frozenset({ScalarKind.Float, ScalarKind.Float16, ScalarKind.Float64})
 SLANG_GLOBALS = "globalParams"  # Slang's name for the same buffer in WGSL and MSL
 # Metal's companion constant buffer of buffer lengths (GetDimensions), declared by
-# ``front.rewrite`` as SLANG_LENGTHS and reflected as LENGTHS (no HLSL name can clash with it).
+# ``source.rewrite`` as SLANG_LENGTHS and reflected as LENGTHS (no HLSL name can clash with it).
 LENGTHS = BUFFER_LENGTHS
 SLANG_LENGTHS = "oneshader_lengths"
 
@@ -108,7 +108,7 @@ def emitted_pattern(name: str) -> str:
 
 def counter_name(name: str) -> str:
     """The companion buffer that holds buffer ``name``'s counter where a target has no hidden
-    counter (``X_counter``, declared by ``front.rewrite``; SPIR-V's is renamed ``X.counter``)."""
+    counter (``X_counter``, declared by ``source.rewrite``; SPIR-V's is renamed ``X.counter``)."""
     return f"{name}_counter"
 
 

@@ -15,7 +15,6 @@ from oneshader.compiler.emitted.common import (
     emitted_pattern,
 )
 from oneshader.compiler.emitted.spirv import IMAGE_FORMATS
-from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.patch import msl, wgsl
 from oneshader.compiler.patch.spirv import (
     rebind,
@@ -25,8 +24,9 @@ from oneshader.compiler.patch.spirv import (
     with_flat_integer_inputs,
     with_sample_rate_shading,
 )
-from oneshader.compiler.reflect.assemble import Assembled
-from oneshader.compiler.reflect.metal_arrays import widen_arrays
+from oneshader.compiler.source.sourceset import SourceSet
+from oneshader.compiler.unify.assemble import Assembled
+from oneshader.compiler.unify.metal_arrays import widen_arrays
 from oneshader.diagnostics import Code, Collector
 from oneshader.reflection.model import (
     TEXTURE_TYPES,

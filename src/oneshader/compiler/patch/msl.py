@@ -10,9 +10,9 @@ import re
 
 from oneshader.compiler.emitted.common import demangle, emitted_name, emitted_pattern
 from oneshader.compiler.emitted.msl import msl_semantic, unattributed_inputs_read
-from oneshader.compiler.front.rewrite import postfix_start
-from oneshader.compiler.front.scanner import comma_spans
 from oneshader.compiler.patch.common import patch_struct, struct_body, with_bare_result
+from oneshader.compiler.source.rewrite import postfix_start
+from oneshader.compiler.source.scanner import comma_spans
 from oneshader.reflection.model import BuiltIn, Interpolation, ScalarKind, Stage, StageVariable
 
 

@@ -14,7 +14,7 @@ from dataclasses import replace
 from itertools import takewhile
 
 from oneshader.compiler.api import TARGET_NAMES
-from oneshader.compiler.front.scanner import line_col, strip_comments
+from oneshader.compiler.source.scanner import line_col, strip_comments
 from oneshader.diagnostics import Diagnostic, Severity, source_excerpt
 from oneshader.reflection.model import Target
 

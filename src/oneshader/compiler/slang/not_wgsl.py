@@ -9,9 +9,9 @@ import re
 
 from oneshader.compiler.emitted.common import demangle
 from oneshader.compiler.emitted.wgsl import reached_identifiers
-from oneshader.compiler.front.scanner import closing, line_col, line_offsets, strip_comments
-from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.slang.facts import TargetFacts
+from oneshader.compiler.source.scanner import closing, line_col, line_offsets, strip_comments
+from oneshader.compiler.source.sourceset import SourceSet
 from oneshader.diagnostics import Code, Diagnostic
 from oneshader.reflection.model import Stage
 

@@ -11,9 +11,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from oneshader.compiler.api import PADDING, TARGET_NAMES
-from oneshader.compiler.front.scanner import Attribute, Field, line_col, strip_comments
-from oneshader.compiler.front.sourceset import SourceSet
 from oneshader.compiler.slang.facts import TargetFacts
+from oneshader.compiler.source.scanner import Attribute, Field, line_col, strip_comments
+from oneshader.compiler.source.sourceset import SourceSet
 from oneshader.diagnostics import Code, Diagnostic
 from oneshader.reflection.model import Target, TypeKind, TypeLayout
 

@@ -11,17 +11,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from oneshader.compiler.api import TARGET_NAMES, CompileOptions
-from oneshader.compiler.front import rewrite
-from oneshader.compiler.front.precheck import (
-    entry_stages,
-    one_line_matrices,
-    returned_outputs,
-    spirv_texture_buffers,
-    wgsl_interlocked,
-)
-from oneshader.compiler.front.scanner import Declaration, line_col, strip_comments
-from oneshader.compiler.front.sourceset import SourceSet
-from oneshader.compiler.front.varyings import pixel_point_sizes
 from oneshader.compiler.slang import capi as S
 from oneshader.compiler.slang.facts import SLANG_STAGE_ID, TargetFacts, read_facts, with_bools
 from oneshader.compiler.slang.messages import explain, unavailable_at_uses
@@ -33,6 +22,17 @@ from oneshader.compiler.slang.padding import (
     without_packoffsets,
     without_padding,
 )
+from oneshader.compiler.source import rewrite
+from oneshader.compiler.source.precheck import (
+    entry_stages,
+    one_line_matrices,
+    returned_outputs,
+    spirv_texture_buffers,
+    wgsl_interlocked,
+)
+from oneshader.compiler.source.scanner import Declaration, line_col, strip_comments
+from oneshader.compiler.source.sourceset import SourceSet
+from oneshader.compiler.source.varyings import pixel_point_sizes
 from oneshader.diagnostics import Code, Diagnostic, Severity, source_excerpt
 from oneshader.reflection.model import ResourceTypeKind, Stage, Target
 

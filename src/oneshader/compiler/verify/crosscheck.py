@@ -814,7 +814,7 @@ def _same_scalar(a: ScalarKind, b: ScalarKind) -> bool:
 def _rows_of(matrix: TypeLayout) -> TypeLayout:
     """A row-major matrix as every target emits it when its scalar is not a float (no such
     matrix type exists there): an array of its rows, ``mstride`` apart. (A column-major one is
-    refused before: ``reflect.layouts.matrix_errors``.)"""
+    refused before: ``unify.layouts.matrix_errors``.)"""
     if matrix.packing is not MatrixPacking.RowMajor or matrix.scalar in FLOATS:
         return matrix
     row = TypeLayout(TypeKind.Vector, matrix.scalar, rows=matrix.cols)

@@ -1,0 +1,132 @@
+"""``oneshader build``: exit 0 when every shader built (or was up to date), 1 when one failed,
+2 on bad usage or configuration (a :class:`UserError`, printed by the CLI)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from oneshader.buildtask.builder import Build, BuildReport
+from oneshader.buildtask.config import BuildConfig, load_config
+from oneshader.buildtask.progress import Progress
+from oneshader.buildtask.scheduler import WorkerPool
+from oneshader.buildtask.sources import walk_shaders
+from oneshader.diagnostics import UserError
+
+WATCH_POLL_SECONDS = 0.3
+
+
+def run_once(
+    config: BuildConfig, pool: WorkerPool, progress: Progress, inputs: set[Path] | None = None
+) -> BuildReport:
+    """One build and its summary; ``inputs``, if given, receives the files it depends on."""
+    build = Build(config, pool, progress)
+    report = build.run()
+    progress.summary(report.summary())
+    if inputs is not None:
+        inputs.update(build.inputs())
+    return report
+
+
+def _progress(args: argparse.Namespace, quiet: bool) -> Progress:
+    return Progress(quiet=quiet, reporter=getattr(args, "reporter", None))
+
+
+def build_command(args: argparse.Namespace, cwd: Path | None = None) -> int:
+    if getattr(args, "watch", False):
+        return watch(args, cwd)
+    config = load_config(args, cwd)
+    progress = _progress(args, config.quiet)
+    with WorkerPool(
+        config.jobs, server_idle_seconds=config.server_idle_seconds, limits=config.limits
+    ) as pool:
+        report = run_once(config, pool, progress)
+    refused = pool.refusal()
+    if refused:
+        progress.message(f"note: no compile server used: {refused}")
+    elif pool.server is not None and pool.server.started and not config.quiet:
+        minutes = pool.server.idle_seconds / 60
+        progress.message(
+            f"note: started a compile server for the next builds (it ends after {minutes:g} "
+            "idle minutes; --no-server or ONESHADER_SERVER=0 for none)"
+        )
+    return 0 if report.ok else 1
+
+
+# --- watch -----------------------------------------------------------------------------------
+
+
+def _snapshot(config: BuildConfig | None, inputs: set[Path], cwd: Path) -> frozenset[object]:
+    """Stamps of everything whose change should trigger a rebuild: the pyproject, every shader
+    under the sources (new ones too), and every file the outputs were built from."""
+    files = set(inputs)
+    roots = list(config.sources) if config else [cwd]
+    if config and config.pyproject:
+        files.add(config.pyproject)
+    else:
+        files.add(cwd / "pyproject.toml")
+    for root in roots:
+        if root.is_dir():
+            files.update(walk_shaders(root))
+        else:
+            files.add(root)
+    stamps: set[object] = set()
+    for f in files:
+        try:
+            st = os.stat(f)
+            stamps.add((f, st.st_mtime_ns, st.st_size))
+        except OSError:
+            stamps.add((f, None))
+    return frozenset(stamps)
+
+
+def watch(
+    args: argparse.Namespace,
+    cwd: Path | None = None,
+    *,
+    rounds: int | None = None,
+    on_round: Callable[[int, int], None] | None = None,
+) -> int:
+    """Rebuild what changed on every save until interrupted; errors (in shaders or in the
+    configuration) are reported and the watch goes on. ``rounds`` bounds it (for tests);
+    ``on_round(n, status)`` is told the status of each build."""
+    cwd = (cwd or Path.cwd()).resolve()
+    pool: WorkerPool | None = None
+    progress = _progress(args, bool(getattr(args, "quiet", False)))
+    status = 0
+    n = 0
+    try:
+        while rounds is None or n < rounds:
+            config: BuildConfig | None = None
+            inputs: set[Path] = set()
+            try:
+                config = load_config(args, cwd)
+                if pool is None or (pool.size, pool.limits) != (config.jobs, config.limits):
+                    if pool is not None:
+                        pool.close()
+                    pool = WorkerPool(config.jobs, limits=config.limits)
+                report = run_once(config, pool, progress, inputs)
+                status = 0 if report.ok else 1
+            except UserError as err:
+                for d in err.diagnostics:
+                    progress.diagnostic(d)
+                status = 2
+            n += 1
+            before = _snapshot(config, inputs, cwd)
+            if on_round is not None:
+                on_round(n, status)
+            if rounds is not None and n >= rounds:
+                break
+            progress.summary("watching for changes (Ctrl-C to stop)")
+            while _snapshot(config, inputs, cwd) == before:
+                time.sleep(WATCH_POLL_SECONDS)
+            time.sleep(0.05)  # let an editor finish its save
+    except KeyboardInterrupt:
+        progress.summary("stopped watching")
+    finally:
+        if pool is not None:
+            pool.close()
+    return status

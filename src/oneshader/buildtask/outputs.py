@@ -1,0 +1,94 @@
+"""Where a shader's outputs go in OUT, writing them whole, and removing the ones gone stale.
+
+OUT mirrors the sources: ``shaders/ui/Sprite.hlsl`` built from ``shaders`` lands as
+``OUT/ui/Sprite.spv``, ``.metal``, ``.wgsl`` and ``.reflection``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+from oneshader.buildtask.sources import ShaderJob
+from oneshader.buildtask.state import Stamp, is_inside, stamp
+from oneshader.compiler.api import CompileResult
+from oneshader.fsutil import atomic_write, is_temporary
+from oneshader.reflection.format import ReflectionFormat
+
+REFLECTION_SUFFIX = ".reflection"
+
+
+def planned_files(job: ShaderJob, result: CompileResult) -> list[tuple[str, bytes]]:
+    """(OUT-relative path, content) of every output of a successful compile, reflection last;
+    ValueError if the reflection cannot be written (a bug, reported as that shader failing)."""
+    assert result.reflection is not None
+    files = [(job.stem + o.suffix, o.data) for o in result.outputs]
+    files.append((job.stem + REFLECTION_SUFFIX, ReflectionFormat.write(result.reflection)))
+    return files
+
+
+def write_files(out: Path, files: Iterable[tuple[str, bytes]]) -> list[Stamp]:
+    """Write each file atomically (old or new, never torn) and stamp what was written.
+
+    A shader's files change as one unit for readers: its reflection (the last file) is removed
+    before any code file changes and written after all of them, so a reflection present always
+    sits beside the code of its own build, whenever the build is killed (docs/build.md).
+
+    Not fsynced: a kill (even SIGKILL) cannot tear a renamed file, and outputs can be built
+    again. After a power loss the state (which is fsynced, and on ext4 commits the renames
+    before it) and the stamps decide: an output that lost its content has another size."""
+    files = list(files)
+    if files:
+        with contextlib.suppress(FileNotFoundError):
+            (out / files[-1][0]).unlink()
+    stamps = []
+    for rel, data in files:
+        path = out / rel
+        atomic_write(path, data, durable=False)
+        stamps.append(stamp(path, rel, data))
+    return stamps
+
+
+def remove_files(out: Path, rels: Iterable[str]) -> int:
+    """Delete these OUT-relative files and the folders they leave empty; the count deleted.
+    Only normalized relative paths that stay in OUT, links followed, are touched: the names
+    come from a state file, which anyone who can write OUT can forge."""
+    removed = 0
+    folders: set[Path] = set()
+    top = os.path.realpath(out)
+    for rel in sorted(rels, key=lambda r: not r.endswith(REFLECTION_SUFFIX)):  # the mark first
+        path = out / rel
+        parent = os.path.realpath(path.parent)
+        if not is_inside(rel) or not (parent == top or parent.startswith(top + os.sep)):
+            continue
+        try:
+            path.unlink()
+            removed += 1
+        except FileNotFoundError:
+            pass
+        folders.add(path.parent)
+    for folder in sorted(folders, key=lambda p: len(p.parts), reverse=True):
+        while folder != out and out in folder.parents:
+            try:
+                folder.rmdir()
+            except OSError:
+                break
+            folder = folder.parent
+    return removed
+
+
+def sweep_temporaries(out: Path) -> int:
+    """Remove the temporaries of writes a killed build left half done (the caller holds the
+    lock, so no other build is writing); the count removed."""
+    removed = 0
+    for dirpath, _dirnames, filenames in os.walk(out):
+        for name in filenames:
+            if is_temporary(name):
+                try:
+                    os.unlink(os.path.join(dirpath, name))
+                    removed += 1
+                except FileNotFoundError:
+                    pass
+    return removed

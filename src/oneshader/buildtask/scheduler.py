@@ -1,0 +1,210 @@
+"""Persistent compiler workers (what the user watches meanwhile is :mod:`.progress`).
+
+Each worker is a process with its own compiler session (``CompilerWorker``), driven by one thread
+of this process; the main thread receives results in completion order, so writing outputs and the
+state stays single-threaded. Workers are started only when there is something to compile and
+are kept across rebuilds (``--watch``) until the pool is closed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import queue
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Protocol
+
+from oneshader.buildtask.sources import ShaderJob
+from oneshader.compiler.api import CompileLimits, CompileOptions, CompileResult
+from oneshader.compiler.process.server import CompileServer
+from oneshader.compiler.process.worker import CompilerWorker
+from oneshader.compiler.process.zygote import Zygote
+from oneshader.diagnostics import Code, Diagnostic, Severity, UserError
+
+PIP_INSTALL_HINT = "install it with: pip install 'oneshader[compiler]'"
+
+
+class CompilerUnavailable(Exception):
+    """The compiler cannot run here at all (not installed): the build stops, no shader fails."""
+
+
+class Worker(Protocol):
+    def compile(self, path: str, options: CompileOptions) -> CompileResult: ...
+
+    def close(self) -> None: ...
+
+
+def _internal_failure(job: ShaderJob, err: BaseException) -> CompileResult:
+    message = f"the compiler worker failed: {type(err).__name__}: {err}"
+    if isinstance(err, CompilerUnavailable):
+        message = str(err)
+    diag = Diagnostic(job.source_name, 0, 0, Severity.ERROR, message, Code.WORKER_FAILED)
+    return CompileResult(diagnostics=(diag,), crashed=True)
+
+
+class WorkerPool:
+    """Up to ``size`` workers; :meth:`run` compiles jobs on as many as there are jobs."""
+
+    def __init__(
+        self,
+        size: int,
+        factory: Callable[[], Worker] | None = None,
+        *,
+        server_idle_seconds: float | None = None,
+        install_hint: str = PIP_INSTALL_HINT,
+        limits: CompileLimits | None = None,
+    ) -> None:
+        """``server_idle_seconds``: fork workers from the compile server (started if needed,
+        ending after that long without callers) instead of a zygote of this pool's own.
+        ``install_hint`` tells how to install the compiler when it is missing (the packaging
+        hook names its ``[build-system]`` table instead of pip). ``limits``: each compile's time
+        and memory (the defaults when None)."""
+        self.size = max(1, size)
+        self.install_hint = install_hint
+        self.factory = factory or self._compiler_worker
+        self.server_idle_seconds = server_idle_seconds
+        self.limits = limits or CompileLimits()
+        self.server: CompileServer | None = None
+        self.server_refused = ""  # why no compile server was used, when one was wanted
+        self._workers: list[Worker | None] = [None] * self.size
+        self._zygote: Zygote | None = None
+        self._zygote_lock = threading.Lock()
+
+    def _compiler_worker(self) -> Worker:
+        """A real worker, forked from the pool's one zygote (Slang's start-up paid once)."""
+        with self._zygote_lock:
+            if self._zygote is None:
+                from oneshader.compiler import missing_compiler
+
+                reason = missing_compiler()
+                if reason is not None:
+                    raise CompilerUnavailable(reason)
+                if self.server_idle_seconds is not None:
+                    found = CompileServer.find(self.server_idle_seconds)
+                    if isinstance(found, str):
+                        self.server_refused = found
+                    else:
+                        self.server = found
+                connect = self.server.connect if self.server else None
+                self._zygote = Zygote(connect, self.limits.memory_bytes)
+            zygote = self._zygote
+        return CompilerWorker(self.limits.seconds, zygote)
+
+    def run(
+        self,
+        jobs: Sequence[ShaderJob],
+        on_start: Callable[[ShaderJob], None],
+        on_result: Callable[[ShaderJob, CompileResult, float], None],
+        on_tick: Callable[[], None],
+        tick_seconds: float = 0.1,
+    ) -> None:
+        """Compile every job; callbacks run on the calling thread, ``on_tick`` while waiting."""
+        todo: queue.SimpleQueue[ShaderJob | None] = queue.SimpleQueue()
+        events: queue.SimpleQueue[tuple[str, ShaderJob, CompileResult | None, float]]
+        events = queue.SimpleQueue()
+        for job in jobs:
+            todo.put(job)
+        threads = min(self.size, len(jobs))
+        for _ in range(threads):
+            todo.put(None)
+
+        def drive(slot: int) -> None:
+            while (job := todo.get()) is not None:
+                events.put(("start", job, None, 0.0))
+                t0 = time.perf_counter()
+                try:
+                    worker = self._workers[slot]
+                    if worker is None:
+                        worker = self._workers[slot] = self.factory()
+                except (ImportError, CompilerUnavailable) as err:  # no point going on
+                    events.put(("fatal", job, _internal_failure(job, err), 0.0))
+                    return
+                except Exception as err:  # could not start this one; the next job tries again
+                    events.put(("done", job, _internal_failure(job, err), 0.0))
+                    continue
+                try:
+                    result = worker.compile(str(job.source), job.options)
+                except Exception as err:  # a broken worker fails one shader, not the build
+                    result = _internal_failure(job, err)
+                    self._discard(slot)
+                events.put(("done", job, result, time.perf_counter() - t0))
+
+        pool = [
+            threading.Thread(target=drive, args=(i,), daemon=True, name=f"oneshader-worker-{i}")
+            for i in range(threads)
+        ]
+        for t in pool:
+            t.start()
+        try:
+            self._collect(len(jobs), events, on_start, on_result, on_tick, tick_seconds)
+        except BaseException:  # ^C or a failure writing outputs: start nothing new
+            while True:
+                try:
+                    todo.get_nowait()
+                except queue.Empty:
+                    break
+            for _ in range(threads):
+                todo.put(None)  # each driver stops after its current compile
+            raise
+        for t in pool:
+            t.join()
+
+    def _collect(
+        self,
+        total: int,
+        events: queue.SimpleQueue[tuple[str, ShaderJob, CompileResult | None, float]],
+        on_start: Callable[[ShaderJob], None],
+        on_result: Callable[[ShaderJob, CompileResult, float], None],
+        on_tick: Callable[[], None],
+        tick_seconds: float,
+    ) -> None:
+        done = 0
+        while done < total:
+            try:
+                kind, job, result, seconds = events.get(timeout=tick_seconds)
+            except queue.Empty:
+                on_tick()
+                continue
+            if kind == "fatal":
+                reason = result.diagnostics[0].message if result else ""
+                raise UserError.at(
+                    "oneshader build",
+                    0,
+                    0,
+                    f"cannot start the compiler: {reason}; {self.install_hint}",
+                    Code.NO_COMPILER,
+                )
+            if kind == "start":
+                on_start(job)
+            else:
+                done += 1
+                assert result is not None
+                on_result(job, result, seconds)
+
+    def _discard(self, slot: int) -> None:
+        worker, self._workers[slot] = self._workers[slot], None
+        if worker is not None:
+            with contextlib.suppress(Exception):
+                worker.close()
+
+    def refusal(self) -> str:
+        """Why the compile server was not used though one was wanted ("" if it was, or none
+        was wanted): a folder or a socket that is not this user's alone."""
+        if self.server is not None and self.server.refused:
+            return self.server.refused
+        return self.server_refused
+
+    def close(self) -> None:
+        for slot in range(self.size):
+            self._discard(slot)
+        with self._zygote_lock:
+            zygote, self._zygote = self._zygote, None
+        if zygote is not None:
+            zygote.close()
+
+    def __enter__(self) -> WorkerPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,150 @@
+"""What to build: the shader files under the configured sources, each with its compile options,
+its place in OUT and the key of everything that affects its outputs."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from oneshader.buildtask.config import BuildConfig
+from oneshader.buildtask.filerules import FileRule, Variant, rule_for
+from oneshader.compiler.api import CompileOptions
+from oneshader.diagnostics import Code, UserError
+from oneshader.fsutil import display_path, file_kind
+
+SHADER_SUFFIX = ".hlsl"
+
+
+@dataclass(frozen=True)
+class ShaderJob:
+    """One shader to build: a file, or one variant of it. ``stem`` is its place in OUT without
+    suffix (``ui/Sprite``, ``ui/Fog.hq`` for the variant ``hq``), forward slashes; ``key``
+    digests its options, so a changed option makes it stale."""
+
+    source: Path
+    source_name: str
+    stem: str
+    options: CompileOptions
+    key: str
+    variant: str = ""
+
+    @property
+    def label(self) -> str:
+        """How progress lines and the summary name it: ``shaders/Fog.hlsl [hq]``."""
+        return f"{self.source_name} [{self.variant}]" if self.variant else self.source_name
+
+
+def project_name(path: Path, root: Path) -> str:
+    """The name a file has in reflections, diagnostics and the state: relative to the project."""
+    return display_path(path, root)
+
+
+def walk_shaders(folder: Path, skip: Path | None = None) -> list[Path]:
+    """The shader files under ``folder`` in a stable order, past hidden folders and ``skip``."""
+    found: list[Path] = []
+    for dirpath, dirnames, filenames in os.walk(folder):
+        here = Path(dirpath)
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and here / d != skip)
+        found.extend(here / f for f in sorted(filenames) if f.endswith(SHADER_SUFFIX))
+    return found
+
+
+def options_key(options: CompileOptions, root: Path) -> str:
+    """A digest of the options, with paths relative to the project so that moving it is free."""
+    doc: dict[str, object] = {
+        "targets": [t.value for t in options.targets],
+        "source": options.source_name,
+        "include": [project_name(Path(p), root) for p in options.include_dirs],
+        "defines": [list(d) for d in options.defines],
+        "entry": [[e.name, e.stage.value] for e in options.entry_points],
+        "shifts": [[s.register_class, s.shift, s.space] for s in options.shifts],
+        "binds": [[b.register, b.space, b.binding, b.set] for b in options.bind_registers],
+    }
+    if options.row_major:  # (absent when off: the keys of earlier builds stay valid)
+        doc["row_major"] = True
+    return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()[:32]
+
+
+def _refuse_special(path: Path) -> None:
+    """Only regular files are sources: reading a FIFO blocks, a link to /dev/zero never ends."""
+    try:
+        mode = path.stat().st_mode
+    except OSError as err:
+        raise UserError.at(
+            display_path(path), 0, 0, f"cannot read: {err.strerror}", Code.BAD_USAGE
+        ) from None
+    if not stat.S_ISREG(mode):
+        message = f"{file_kind(mode)}, not a regular file: only regular files are shader sources"
+        raise UserError.at(display_path(path), 0, 0, message, Code.BAD_USAGE)
+
+
+def discover(config: BuildConfig) -> list[ShaderJob]:
+    """Every shader of the configured sources (each variant of a file with variants, no plain
+    build of it), in a stable order; a missing source or two shaders landing on the same output
+    is a usage error."""
+    where = display_path(config.pyproject) if config.pyproject else "oneshader build"
+    jobs: list[ShaderJob] = []
+    by_stem: dict[str, tuple[Path, str]] = {}  # stem -> the file and variant that write it
+    seen: set[Path] = set()
+    for src in config.sources:
+        if src.is_dir():  # walked from a resolved folder, without following links
+            files = [(f, f.relative_to(src).as_posix()) for f in walk_shaders(src, config.out)]
+        elif src.exists():
+            files = [(src.resolve(), src.name)]
+        else:
+            raise UserError.at(
+                where, 0, 0, f"no such file or folder: {display_path(src)}", Code.BAD_USAGE
+            )
+        for path, rel in files:
+            if path in seen:
+                continue
+            seen.add(path)
+            _refuse_special(path)
+            base = rel[: -len(path.suffix)] if path.suffix else rel
+            targets = _rule(path, config.target_rules, where)
+            variants = _rule(path, config.variant_rules, where)
+            name = project_name(path, config.root)
+            for variant in variants.variants if variants else (Variant(""),):
+                stem = f"{base}.{variant.name}" if variant.name else base
+                other = by_stem.get(stem)
+                if other is not None:
+                    raise UserError.at(
+                        where,
+                        0,
+                        0,
+                        f"{_shown(path, variant.name)} and {_shown(*other)} would both write "
+                        f"{display_path(config.out / stem)}.*: rename one or build them "
+                        "separately",
+                        Code.BAD_USAGE,
+                    )
+                by_stem[stem] = (path, variant.name)
+                options = CompileOptions(
+                    targets=targets.targets if targets and targets.targets else config.targets,
+                    source_name=name,
+                    include_dirs=tuple(str(p) for p in config.include_dirs),
+                    defines=tuple(
+                        sorted({**dict(config.defines), **dict(variant.defines)}.items())
+                    ),
+                    entry_points=config.entry_points.get(path, ()),
+                    shifts=config.shifts,
+                    bind_registers=config.bind_registers,
+                    row_major=config.row_major,
+                )
+                key = options_key(options, config.root)
+                jobs.append(ShaderJob(path, name, stem, options, key, variant.name))
+    return jobs
+
+
+def _shown(path: Path, variant: str) -> str:
+    return display_path(path) + (f" [{variant}]" if variant else "")
+
+
+def _rule(path: Path, rules: tuple[FileRule, ...], where: str) -> FileRule | None:
+    rule = rule_for(path, rules)
+    if isinstance(rule, str):
+        raise UserError.at(where, 0, 0, rule, Code.BAD_CONFIG)
+    return rule

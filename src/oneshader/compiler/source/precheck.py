@@ -1,0 +1,703 @@
+"""Errors found in the source before Slang runs: what a requested target cannot express (and
+Slang would reject without a position, drop silently, or crash on), at the declaration, attribute
+or token that asks for it."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from oneshader.compiler.api import TARGET_NAMES, CompileOptions, stage_from_name
+from oneshader.compiler.source import rewrite
+from oneshader.compiler.source.kinds import RTYPES
+from oneshader.compiler.source.scanner import (
+    Attribute,
+    Field,
+    SourceFile,
+    StructDef,
+    line_col,
+    strip_comments,
+)
+from oneshader.compiler.source.sourceset import SourceSet
+from oneshader.compiler.source.varyings import (
+    PixelPointSize,
+    builtin_sides,
+    instance_id_varyings,
+    misplaced_builtins,
+    pixel_point_sizes,
+)
+from oneshader.diagnostics import Code, Collector, Diagnostic, Severity
+from oneshader.reflection.model import SUBPASS_INPUT_TYPES, ResourceTypeKind, Stage, Target
+
+# Tokens a target cannot express, with what to say; checked on the source before compiling.
+_TOKEN_LIMITS: list[tuple[Target, re.Pattern[str], str]] = [
+    (
+        Target.Wgsl,
+        re.compile(r"\b(u?int64_t[1-4]?|uint64_t[1-4]?|int64_t[1-4]?)\b"),
+        "WGSL: no 64-bit integers ({token}); use uint2 pairs or build without the wgsl target",
+    ),
+    (
+        Target.Wgsl,
+        re.compile(r"\b(double[1-4]?(?:x[1-4])?|float64_t[1-4]?)\b"),
+        "WGSL: no 64-bit floats ({token}); use float or build without the wgsl target",
+    ),
+    (
+        Target.Wgsl,
+        re.compile(r"\b(u?int16_t[1-4]?)\b"),
+        "WGSL: no 16-bit integers ({token}); use int/uint or build without the wgsl target",
+    ),
+    (
+        Target.Wgsl,
+        re.compile(r"\b(Atomic\s*<\s*(?:float|half|float16_t|float32_t)\s*>)"),
+        "WGSL: atomics are integers only ({token}); use Atomic<uint> or Atomic<int> (fixed point "
+        "for a sum) or build without the wgsl target",
+    ),
+    (
+        Target.Wgsl,
+        re.compile(r"\b(centroid)\b"),
+        "WGSL: Slang emits '{token}' interpolation as the default for WGSL; remove it or build "
+        "without the wgsl target",
+    ),
+    (
+        Target.Wgsl,
+        re.compile(
+            r"\b(sample)\b(?=\s+(?:float|half|int|uint|min1\d|bool|vector|matrix|nointerpolation|"
+            r"noperspective|linear|centroid)\w*)"
+        ),
+        "WGSL: Slang drops '{token}' interpolation for WGSL; remove it or build without the "
+        "wgsl target",
+    ),
+    (
+        Target.Msl,
+        re.compile(r"\b(centroid)\b"),
+        "Metal: Slang emits '{token}' interpolation as center_perspective for Metal; remove it or "
+        "build without the msl target",
+    ),
+    (
+        Target.Msl,
+        re.compile(r"\b(double[1-4]?(?:x[1-4])?|float64_t[1-4]?)\b"),
+        "Metal: no 64-bit floats ({token}); use float or build without the msl target",
+    ),
+]
+
+
+# Buffer device addresses: WGSL and Metal (as Slang emits it) have none, and the reflection
+# format has no pointer type to give the host for SPIR-V (each was an internal error, OS9002).
+_TOKEN_LIMITS += [
+    (
+        t,
+        re.compile(r"\b(vk\s*::\s*BufferPointer)\b"),
+        f"{TARGET_NAMES[t]}: {{token}} (a buffer device address) {why}; pass the buffer as a "
+        f"StructuredBuffer or ByteAddressBuffer, or build without the {t.value} target",
+    )
+    for t, why in [
+        (Target.SpirV, "has no record in the reflection format"),
+        (Target.Msl, "is not emitted for Metal"),
+        (Target.Wgsl, "does not exist in WGSL"),
+    ]
+]
+
+
+# Inline SPIR-V built-ins: Slang ignores the attribute (warning E31000), so the variable would
+# be an ordinary static on every target and the built-in silently lost.
+_TOKEN_LIMITS += [
+    (
+        t,
+        re.compile(r"\b(vk\s*::\s*ext_builtin_(?:input|output))\b"),
+        f"{TARGET_NAMES[t]}: [[{{token}}]] (an inline SPIR-V built-in) is ignored by Slang: the "
+        "variable would be an ordinary static and the built-in lost; use the HLSL system-value "
+        "semantic (SV_StencilRef, ...) on an entry point's input or output instead",
+    )
+    for t in Target
+]
+
+
+# A pixel shader's stencil reference output: the reflection format has no built-in for it, and
+# it was taken for a colour output (a located attachment that does not exist; Slang's WGSL and
+# Metal wrote a bare result as colour 0, its SPIR-V a built-in with a location).
+_TOKEN_LIMITS += [
+    (
+        t,
+        re.compile(r"(?i):\s*(SV_StencilRef)\b"),
+        f"{TARGET_NAMES[t]}: {{token}} (a stencil reference output) is not built: the reflection "
+        "format has no record for it, and a host would take it for a colour attachment",
+    )
+    for t in Target
+]
+
+
+def check_targets(src: SourceSet, options: CompileOptions, problems: Collector) -> None:
+    """A request for no target at all (checked before the file is read)."""
+    if not options.targets:
+        message = "no targets requested (give one or more of spirv, msl, wgsl)"
+        problems.add(Diagnostic(src.name, 0, 0, Severity.ERROR, message, Code.NO_TARGETS))
+
+
+def check_request(src: SourceSet, options: CompileOptions, problems: Collector) -> None:
+    """Errors of no one target, added to ``problems``: an entry point named in the options that
+    the file does not define, a counter called on a parameter or local. The driver checks them
+    before any target is checked."""
+    for e in options.entry_points:
+        if src.function(e.name) is None:
+            defined = ", ".join(sorted(n for s in src.sources.values() for n in s.functions))
+            problems.add(
+                Diagnostic(
+                    src.name,
+                    0,
+                    0,
+                    Severity.ERROR,
+                    f"entry point '{e.name}' not found: the file defines no function of that "
+                    f"name (it defines: {defined or 'none'})",
+                    Code.ENTRY_POINT_NOT_FOUND,
+                )
+            )
+    problems.extend(_indirect_counters(src))
+    problems.extend(_uniform_parameters(src, options))
+
+
+def _uniform_parameters(src: SourceSet, options: CompileOptions) -> list[Diagnostic]:
+    """An entry point's ``uniform`` parameter: Slang gathers them into a block of its own
+    (``entryPointParams``: a push constant for SPIR-V, a buffer for WGSL and Metal), which the
+    reflection does not describe (DXC puts them in ``$Globals``): an error at each, every
+    target (they were internal errors, OS9000)."""
+    out = []
+    for name in entry_stages(src, options):
+        fn = src.function(name)
+        if fn is None:
+            continue
+        for f in fn.fields:
+            if "uniform" in f.modifiers:
+                out.append(
+                    src.error_in(
+                        src.function_file(name),
+                        f.line,
+                        f.column,
+                        f"entry point '{name}': 'uniform' parameter '{f.name}': oneshader "
+                        "does not reflect an entry point's uniform parameters (Slang gathers "
+                        "them into a block of its own, DXC into $Globals); declare it as a "
+                        "global instead",
+                        Code.LOOSE_UNIFORM_NOT_GATHERED,
+                    )
+                )
+    return out
+
+
+# Texture types WGSL lacks (it has texture_1d and texture_storage_1d, no arrays of them).
+_NO_WGSL_TEXTURE = frozenset({ResourceTypeKind.Texture1DArray, ResourceTypeKind.RWTexture1DArray})
+
+
+def precheck(src: SourceSet, options: CompileOptions, problems: Collector) -> frozenset[Target]:
+    """Errors a target would give without a position (or crash on), found in the source and
+    added to ``problems`` in target order; returns the targets refused. A refused target is not
+    compiled; the others are, so their errors come in the same run (the driver checks
+    ``problems`` once every target has compiled)."""
+    per: dict[Target, list[Diagnostic]] = {t: [] for t in Target if t in options.targets}
+    decls = src.declarations()
+    targets = options.targets
+    names = {d.name for d in decls.values()}
+    for d in decls.values():
+        rtype = RTYPES.get(d.base, (None, None))[0]
+        spelled = d.name.replace(".", "_")  # the field's global in WGSL and MSL
+        if spelled != d.name and spelled in names:
+            for t in (Target.Msl, Target.Wgsl):
+                if t in targets:
+                    per[t].append(
+                        src.at_decl(
+                            d,
+                            f"{TARGET_NAMES[t]}: '{d.name}', a field of a global struct of "
+                            f"resources, becomes the global '{spelled}' there, which is also "
+                            "the name of another declaration; rename one of them",
+                            Code.STRUCT_OF_RESOURCES,
+                        )
+                    )
+        if d.base.startswith("RasterizerOrdered") and Target.Wgsl in targets:
+            per[Target.Wgsl].append(
+                src.at_decl(
+                    d,
+                    f"WGSL: no rasterizer-ordered views ('{d.name}' is a {d.base}); use the "
+                    f"RW type if the order does not matter, or build without the wgsl target",
+                    Code.TYPE_NOT_EMITTED,
+                )
+            )
+        if rtype in _NO_WGSL_TEXTURE and Target.Wgsl in targets:
+            per[Target.Wgsl].append(
+                src.at_decl(
+                    d,
+                    f"WGSL: no 1D array textures ('{d.name}' is a {d.base}; Slang would write "
+                    f"a type WGSL lacks); use a {d.base.replace('1D', '2D')} of height 1, or "
+                    "build without the wgsl target",
+                    Code.NOT_ON_TARGET,
+                )
+            )
+        for t in (Target.Msl, Target.Wgsl):
+            if rtype in SUBPASS_INPUT_TYPES and t in targets:
+                per[t].append(
+                    src.at_decl(
+                        d,
+                        f"{TARGET_NAMES[t]}: '{d.name}' is a {d.base}, a Vulkan input "
+                        f"attachment, which {TARGET_NAMES[t]} cannot express; build it for "
+                        "spirv only, or read the attachment as a Texture2D with Load()",
+                        Code.SUBPASS_INPUT,
+                    )
+                )
+    for t in (Target.Msl, Target.Wgsl):
+        if t in targets:
+            per[t] += _counted_parameters(src, t)
+    if Target.Msl in targets:
+        per[Target.Msl] += _metal_out_parameters(src, options)
+    stages = entry_stages(src, options)
+    pixel_only = {(p.path, p.field.line, p.field.column): p for p in pixel_point_sizes(src, stages)}
+    every_target = [_pixel_point_size_error(src, p) for p in pixel_only.values() if not p.left_out]
+    every_target += _instance_id_varyings(src, stages) + _instance_id_results(src, stages)
+    misplaced = misplaced_builtins(src, stages)
+    every_target += [_misplaced_builtin(src, *m) for m in misplaced]
+    decided = {*pixel_only, *((path, f.line, f.column) for path, f, _, _ in misplaced)}
+    for path, scanned in src.sources.items():
+        for sdef in (*scanned.structs.values(), *scanned.functions.values()):
+            for f in sdef.fields:
+                if (path, f.line, f.column) in decided:
+                    continue  # left out (slang.request), or every_target's error
+                for t, diag in _attribute_errors(src, scanned, f.attributes, f.name, options):
+                    per[t].append(diag)
+    for t, diag in _derived_stage_structs(src, options):
+        per[t].append(diag)
+    for p, text in src.texts.items():
+        scanned = src.sources[p]
+        clean = strip_comments(text)
+        for target, pattern, message in _TOKEN_LIMITS:
+            if target not in targets:
+                continue
+            m = pattern.search(clean)
+            if m is None:
+                continue
+            line, col = line_col(clean, m.start())
+            per[target].append(
+                src.error(
+                    src.display(scanned.path),
+                    line,
+                    col,
+                    message.format(token=m.group(1)),
+                    Code.NOT_ON_TARGET,
+                )
+            )
+    problems.extend(every_target)
+    for t in Target:
+        problems.extend(per.get(t, []))
+    if every_target:
+        return frozenset(per)
+    return frozenset(t for t, errs in per.items() if errs)
+
+
+_DERIVED_STRUCT = re.compile(r"\b(?:struct|class)\s+(\w+)\s*:\s*(?:public\s+)?\w+\s*\{")
+
+
+def _derived_stage_structs(
+    src: SourceSet, options: CompileOptions
+) -> list[tuple[Target, Diagnostic]]:
+    """A derived struct (``struct D : Base``) as an entry point's input or output: Slang crashes
+    on it for every target (OS9001, the file only; WGSL may first miss a position in the base):
+    an error at the parameter (or the entry point, for its result) instead."""
+    derived = {
+        m.group(1) for t in src.texts.values() for m in _DERIVED_STRUCT.finditer(strip_comments(t))
+    }
+    targets = [t for t in Target if t in options.targets]
+    if not derived or not targets:
+        return []
+    out = []
+    for name in entry_stages(src, options):
+        fn = src.function(name)
+        if fn is None:
+            continue
+        places = [(f.line, f.column, f.type_text, f"'{f.name}'") for f in fn.fields]
+        places.append((fn.line, fn.column, fn.returns, "the result"))
+        for line, col, type_text, what in places:
+            words = set(re.findall(r"\w+", type_text)) & derived
+            if not words:
+                continue
+            for t in targets:
+                message = (
+                    f"{TARGET_NAMES[t]}: {what} of entry point '{name}' is a derived struct "
+                    f"('{min(words)}' has a base), which Slang crashes on as a stage input or "
+                    "output; declare the struct without a base (its members copied in)"
+                )
+                out.append(
+                    (
+                        t,
+                        src.error_in(
+                            src.function_file(name), line, col, message, Code.NOT_ON_TARGET
+                        ),
+                    )
+                )
+    return out
+
+
+def _instance_id_varyings(src: SourceSet, stages: dict[str, Stage]) -> list[Diagnostic]:
+    """``SV_InstanceID`` written by the vertex stage or read by the pixel stage, at each."""
+    return [
+        src.error_in(
+            path,
+            f.line,
+            f.column,
+            f"'{f.name}' : {f.semantic} between the vertex and pixel stages: DXC passes it as "
+            "an ordinary varying, which oneshader does not yet (Slang writes an instance-index "
+            "built-in there, which no target has outside the vertex stage's inputs); declare "
+            f"it 'nointerpolation uint {f.name} : INSTANCE' (a semantic of your own) and "
+            "write the vertex shader's SV_InstanceID into it",
+            Code.NOT_ON_TARGET,
+        )
+        for path, f in instance_id_varyings(src, stages)
+    ]
+
+
+def _instance_id_results(src: SourceSet, stages: dict[str, Stage]) -> list[Diagnostic]:
+    """A vertex entry point whose bare result is ``SV_InstanceID`` (``int main(int i :
+    SV_InstanceID) : SV_InstanceID``): the same varying as :func:`_instance_id_varyings`, at
+    the result's semantic (Slang's Metal made it the position: OS9000)."""
+    out = []
+    for name, stage in stages.items():
+        if stage is not Stage.Vertex:
+            continue
+        result = re.compile(
+            rf"(?<![\w.:]){re.escape(name)}\s*\((?:[^()]|\([^()]*\))*\)\s*:\s*(SV_InstanceID)\b",
+            re.IGNORECASE,
+        )
+        for path, m in src.matches(result):
+            line, col = line_col(strip_comments(src.texts[path]), m.start(1))
+            out.append(
+                src.error_in(
+                    path,
+                    line,
+                    col,
+                    f"the result of '{name}' : {m.group(1)} between the vertex and pixel "
+                    "stages: DXC passes it as an ordinary varying, which oneshader does not yet; "
+                    "return it under a semantic of your own (nointerpolation)",
+                    Code.NOT_ON_TARGET,
+                )
+            )
+    return out
+
+
+def _misplaced_builtin(src: SourceSet, path: Path, f: Field, builtin: str, side: str) -> Diagnostic:
+    """A ``[[vk::builtin]]`` where DXC refuses it (Slang's error would name the semantic
+    oneshader rewrote it to, or a target)."""
+    a = next(a for a in f.attributes if a.name == "vk::builtin")
+    return src.error_in(
+        path,
+        a.line,
+        a.column,
+        f"[[vk::builtin(\"{builtin}\")]] on '{f.name}' in {side}: DXC takes {builtin} only "
+        f"as {builtin_sides(builtin)}; remove it there",
+        Code.VK_BUILTIN,
+    )
+
+
+def _pixel_point_size_error(src: SourceSet, p: PixelPointSize) -> Diagnostic:
+    """A pixel input's PointSize that cannot be left out as DXC leaves it out: the code reads
+    it, or another stage's entry point shares its struct (one source for both)."""
+    builtin = f"[[vk::builtin(\"PointSize\")]] '{p.field.name}'"
+    if p.vertex_entry:
+        a = p.field.attributes[0]
+        return src.error_in(
+            p.path,
+            a.line,
+            a.column,
+            f"{builtin} of '{p.owner}' is an input of a pixel entry point and in the signature of "
+            f"'{p.vertex_entry}' too: Vulkan has no point size in the fragment stage, so DXC "
+            "leaves it out of the pixel input, which oneshader does only for a struct no other "
+            "entry point of the file uses; give the pixel entry point its own input struct "
+            "without it",
+            Code.VK_BUILTIN,
+        )
+    assert p.read_at is not None
+    path, line, col = p.read_at
+    return src.error_in(
+        path,
+        line,
+        col,
+        f"{builtin} is read by the pixel shader: Vulkan has no point size in the fragment "
+        "stage (DXC makes no input of it, and its module is invalid where the code reads it); "
+        "pass the size at a location (a member without vk::builtin) and read that instead",
+        Code.VK_BUILTIN,
+    )
+
+
+def entry_stages(src: SourceSet, options: CompileOptions) -> dict[str, Stage]:
+    """The entry points the build compiles: those the options name, or the [shader] ones."""
+    if options.entry_points:
+        return {e.name: e.stage for e in options.entry_points}
+    out: dict[str, Stage] = {}
+    for scanned in src.sources.values():
+        for a in scanned.entries:
+            try:
+                out.setdefault(a.name, stage_from_name(a.stage))
+            except ValueError:
+                continue  # a stage oneshader does not build: OS1009 names it
+    return out
+
+
+def _metal_out_parameters(src: SourceSet, options: CompileOptions) -> list[Diagnostic]:
+    """``out`` parameters that Slang's Metal crashes on (beside a vertex result) or stops on (a
+    pixel entry point, an internal error naming no line) and that no wrapper returns
+    (``returned_outputs``): at the first struct one."""
+    out = []
+    for name, stage in entry_stages(src, options).items():
+        fn = src.function(name)
+        if fn is None or stage is Stage.Compute or returned_outputs(src, fn) is not None:
+            continue
+        void = fn.returns.split()[-1:] in ([], ["void"])
+        if stage is Stage.Vertex and void:
+            continue  # Slang's Metal builds these
+        first = next(
+            f
+            for f in fn.fields
+            if {"out", "inout"} & set(f.modifiers) and src.struct(f.type_text.split()[-1])
+        )
+        out.append(
+            src.error_in(
+                src.function_file(name),
+                first.line,
+                first.column,
+                f"Metal: '{first.name}' is a struct out parameter of entry point '{name}' beside "
+                "other outputs, which Slang cannot emit for Metal; return a struct that holds "
+                "every output instead, or build without the msl target",
+                Code.OUT_PARAMETERS,
+            )
+        )
+    return out
+
+
+def returned_outputs(src: SourceSet, fn: StructDef) -> str | None:
+    """How a wrapper returns an entry point's ``out``/``inout`` parameters
+    (``rewrite.entry_outputs_as_results``): "members" of a struct of them, "direct" (its one
+    parameter, a struct, returned as it is), or None: a struct parameter beside other outputs
+    (Slang loses a pixel input's built-ins of a struct it also finds inside another)."""
+    outs = [f for f in fn.fields if {"out", "inout"} & set(f.modifiers)]
+    structs = [f for f in outs if src.struct(f.type_text.split()[-1]) is not None]
+    if not structs:
+        return "members"
+    void = fn.returns.split()[-1:] in ([], ["void"])
+    return "direct" if len(outs) == 1 and void and outs[0].array is None else None
+
+
+def _attribute_errors(
+    src: SourceSet,
+    file_: SourceFile,
+    attributes: tuple[Attribute, ...],
+    name: str,
+    options: CompileOptions,
+) -> list[tuple[Target, Diagnostic]]:
+    """DXC attributes on struct members that a requested target cannot honour."""
+    out: list[tuple[Target, Diagnostic]] = []
+    file = src.display(file_.path)
+    targets = [t for t in Target if t in options.targets]
+    for a in attributes:
+        if a.name == "vk::builtin":
+            builtin = a.args[0] if a.args else ""
+            known = builtin in rewrite.VK_BUILTINS
+            for t in targets:
+                draw_index = builtin == "DrawIndex" and t is not Target.SpirV
+                if known and t is not Target.Wgsl and not draw_index:
+                    continue
+                if t is Target.Wgsl and builtin == "PointSize":
+                    if name in src.unit_point_sizes():
+                        continue  # 1.0, what WGSL draws: dropped with a warning (slang.request)
+                    why = (
+                        "has no point size (WGSL draws 1-pixel points; a member only ever set "
+                        "to 1.0 would be dropped)"
+                    )
+                elif known and (t is Target.Wgsl or draw_index):
+                    why = (
+                        "has no draw-index built-in"
+                        if draw_index
+                        else "has no draw-parameter built-ins"
+                    )
+                else:
+                    why = (
+                        "cannot express this built-in (oneshader knows "
+                        + ", ".join(rewrite.VK_BUILTINS)
+                        + ")"
+                    )
+                out.append(
+                    (
+                        t,
+                        src.error(
+                            file,
+                            a.line,
+                            a.column,
+                            f"[[vk::builtin(\"{builtin}\")]] on '{name}': {TARGET_NAMES[t]} "
+                            f"{why}; remove it or build without the {t.value} target",
+                            Code.VK_BUILTIN,
+                        ),
+                    )
+                )
+    return out
+
+
+# HLSL's Interlocked* function -> the method of Slang's Atomic<T> that does the same.
+_ATOMIC_METHODS = {
+    "InterlockedAdd": "add",
+    "InterlockedAnd": "and",
+    "InterlockedOr": "or",
+    "InterlockedXor": "xor",
+    "InterlockedMin": "min",
+    "InterlockedMax": "max",
+    "InterlockedExchange": "exchange",
+    "InterlockedCompareExchange": "compareExchange",
+    "InterlockedCompareStore": "compareExchange",
+}
+
+
+def _indirect_counters(src: SourceSet) -> list[Diagnostic]:
+    """``IncrementCounter``/``DecrementCounter`` on a parameter or local (a buffer passed to a
+    function): the counter is rewritten as a companion buffer of a global declaration, which
+    cannot follow a buffer through a variable (Slang alone rejects every counter: E36107)."""
+    decls = src.declarations()
+    out = []
+    for p, m in src.counter_uses():
+        d = decls.get(m.group(1))
+        if d is not None and d.base == "RWStructuredBuffer":
+            continue
+        line, col = line_col(strip_comments(src.texts[p]), m.start())
+        out.append(
+            src.error_in(
+                p,
+                line,
+                col,
+                f"{m.group('op')}Counter on '{m.group(1)}', which is not a global "
+                "RWStructuredBuffer: a counter is only available through the buffer's global "
+                "declaration (a companion counter is made for it); call it on the global "
+                "buffer (an element of a global array is fine) instead of a parameter or local",
+                Code.APPEND_CONSUME_AS_PARAMETER,
+            )
+        )
+    return out
+
+
+def _counted_parameters(src: SourceSet, target: Target) -> list[Diagnostic]:
+    """An append/consume buffer type written anywhere but a global declaration (a function
+    parameter, say): on WGSL and Metal such buffers are rewritten as RW buffers with a companion
+    counter (rewrite.py), which only a global declaration gets; Slang would report a type
+    mismatch at the call instead."""
+    globals_at = {(src.resolved(d.file), d.line) for d in src.append_consume().values()}
+    out = []
+    for p, text in src.texts.items():
+        clean = strip_comments(text)
+        for m in rewrite.APPEND_CONSUME.finditer(clean):
+            line, col = line_col(clean, m.start())
+            if (p, line) in globals_at:
+                continue
+            out.append(
+                src.error_in(
+                    p,
+                    line,
+                    col,
+                    f"{TARGET_NAMES[target]}: an {m.group(1)}StructuredBuffer can only be used "
+                    "through its global declaration here (its counter becomes a companion "
+                    "buffer of that declaration); use the global buffer in the function instead "
+                    "of passing it, or build for spirv only",
+                    Code.APPEND_CONSUME_AS_PARAMETER,
+                )
+            )
+    return out
+
+
+def spirv_texture_buffers(src: SourceSet, slang_error: str) -> list[Diagnostic]:
+    """Slang cannot emit a tbuffer/TextureBuffer that the code reads for SPIR-V (an internal
+    error without a position; an unused one is dropped and builds): the error at the
+    declarations the message names (Slang spells '_' as 'x5F'), else at every one."""
+    buffers = [
+        d
+        for d in src.declarations().values()
+        if RTYPES.get(d.base, (None, None))[0] is ResourceTypeKind.TextureBuffer
+    ]
+    spelled = slang_error.replace("x5F", "_")
+    named = [
+        d
+        for d in buffers
+        if re.search(rf"ParameterGroup_{re.escape(d.name)}\b", spelled)
+        or re.search(rf"TextureBuffer\(%{re.escape(_template_argument(d.type_text))}\b", spelled)
+    ]
+    return [
+        src.at_decl(
+            d,
+            f"SPIR-V: Slang cannot emit a tbuffer/TextureBuffer that the code reads ('{d.name}') "
+            "for SPIR-V; use a cbuffer or a StructuredBuffer, or build without the spirv target",
+            Code.TYPE_NOT_EMITTED,
+        )
+        for d in named or buffers
+    ]
+
+
+# A matrix type with one row or one column: float1x3, int4x1, matrix<float, 1, 3>.
+_ONE_LINE_MATRIX = re.compile(
+    r"\b(?:bool|u?int|dword|half|float|double|min1[026](?:float|u?int)|min12int"
+    r"|u?int(?:16|32|64)_t|float(?:16|32|64)_t)(?:1x[1-4]|[1-4]x1)\b"
+    r"|\bmatrix\s*<\s*\w+\s*,\s*(?:1\s*,\s*[1-4]|[1-4]\s*,\s*1)\s*>"
+)
+
+
+def one_line_matrices(src: SourceSet, target: Target) -> list[Diagnostic]:
+    """Slang has no matrices with one row or one column on any target (DXC writes them as
+    vectors): its error names no type and no position, so each such type in the source is the
+    error, where it is written. Applied only when Slang gave that error."""
+    return [
+        src.error_in(
+            where,
+            *line_col(src.texts[where], m.start()),
+            f"{TARGET_NAMES[target]}: '{m.group(0)}' is a matrix with one row or one column, "
+            "which Slang cannot emit for any target; declare a vector (or an array of vectors) "
+            "instead",
+            Code.TYPE_NOT_EMITTED,
+        )
+        for where, m in src.matches(_ONE_LINE_MATRIX)
+    ]
+
+
+def _template_argument(type_text: str) -> str:
+    """``S`` of ``TextureBuffer<S>`` ("" without template arguments)."""
+    m = re.search(r"<\s*(\w+)", type_text)
+    return m.group(1) if m else "\0"
+
+
+def wgsl_interlocked(src: SourceSet) -> list[Diagnostic]:
+    """WGSL has atomics only on atomic<u32>/atomic<i32> variables, so Slang refuses every HLSL
+    Interlocked* (on groupshared, structured and byte-address buffers alike) with E36107 at the
+    entry point, naming nothing. This says which call and what to declare instead. Applied only
+    when Slang gave that error, since Slang compiles such a call in code no entry point reaches."""
+    decls = src.declarations()
+    out: list[Diagnostic] = []
+    for where, call in src.interlocked_calls():
+        text = strip_comments(src.texts[where])
+        fn, method = call.group("fn"), _ATOMIC_METHODS[call.group("fn")]
+        line, col = line_col(text, call.start("fn"))
+        obj = call.group("obj")
+        name = obj or call.group("arg")
+        d = decls.get(name)
+        element = "int" if d is not None and re.search(r"<\s*int\s*>", d.type_text) else "uint"
+        if obj is not None:
+            on = f"a {d.base} ('{obj}')" if d is not None else f"'{obj}'"
+            instead = f"declare RWStructuredBuffer<Atomic<{element}>> and use .{method}()"
+        elif d is not None and "groupshared" in d.modifiers:
+            on = f"groupshared '{name}'"
+            instead = f"declare it groupshared Atomic<{d.base}> and use .{method}()"
+        elif d is not None and re.fullmatch(r"\w+<\s*u?int\s*>", d.type_text):
+            on = f"a {d.type_text} ('{name}')"
+            instead = f"declare RWStructuredBuffer<Atomic<{element}>> and use .{method}()"
+        else:
+            on = f"'{name}'" if name else "its destination"
+            instead = (
+                f"declare the variable or struct member Atomic<uint> (or Atomic<int>) and use "
+                f".{method}()"
+            )
+        out.append(
+            src.error_in(
+                where,
+                line,
+                col,
+                f"WGSL: {fn} on {on} cannot be expressed (WGSL atomics are atomic<u32>/"
+                f"atomic<i32> variables); {instead}, which returns the original value, or "
+                "build without the wgsl target",
+                Code.WGSL_INTERLOCKED,
+            )
+        )
+    return out

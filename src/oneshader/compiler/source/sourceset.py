@@ -1,0 +1,474 @@
+"""The shader's files as read: the main file and its includes, their scans, names and positions.
+
+Every later step asks this one place for a declaration, a struct, a function or the text of a
+file, and builds its positioned errors here, so a message names a file as the user wrote it
+(``source_name`` and paths relative to it, never a path of the build machine).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import time
+from collections.abc import Callable, Collection, Hashable, Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from oneshader.compiler.api import InputFile
+from oneshader.compiler.source import rewrite
+from oneshader.compiler.source.kinds import RTYPES
+from oneshader.compiler.source.scanner import (
+    Declaration,
+    Field,
+    SourceFile,
+    StructDef,
+    find_includes,
+    include_directives,
+    line_col,
+    scan,
+    strip_comments,
+)
+from oneshader.diagnostics import Code, Diagnostic, Severity, UserError, source_excerpt
+from oneshader.fsutil import read_regular
+from oneshader.reflection.model import (
+    COUNTED_TYPES,
+    MEASURED_TYPES,
+    SUBPASS_INPUT_TYPES,
+    ResourceTypeKind,
+)
+
+UNREADABLE = Code.UNREADABLE_SOURCE  # not UTF-8 text of a regular file
+ABSOLUTE_INCLUDE = Code.ABSOLUTE_INCLUDE
+
+
+def not_utf8(name: str, data: bytes, err: UnicodeDecodeError) -> UserError:
+    """The error for a file that is not UTF-8, at the first bad byte (its line and column)."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return UserError.at(name, 1, 1, "the file is UTF-16: save it as UTF-8", UNREADABLE)
+    start = data.rfind(b"\n", 0, err.start) + 1
+    line = data.count(b"\n", 0, err.start) + 1
+    col = len(data[start : err.start].decode("utf-8", "replace")) + 1
+    message = f"not UTF-8: byte 0x{data[err.start]:02x} ({err.reason}); save the file as UTF-8"
+    return UserError.at(name, line, col, message, UNREADABLE)
+
+
+_INTERLOCKED = re.compile(
+    r"(?:\b(?P<obj>\w+)\s*\.\s*)?\b(?P<fn>Interlocked(?:CompareExchange|CompareStore|Exchange|"
+    r"Add|And|Or|Xor|Min|Max))\s*\(\s*(?P<arg>\w*)"
+)
+
+
+_BOOL = re.compile(r"bool[1-4]?")
+
+
+class SourceSet:
+    def __init__(self, path: str, name: str, include_dirs: tuple[str, ...]) -> None:
+        self.path = Path(path).resolve()
+        self.name = name
+        self.include_dirs = include_dirs
+        self.texts: dict[Path, str] = {}
+        self.sources: dict[Path, SourceFile] = {}
+        self.inputs: list[InputFile] = []
+        self._shown: dict[str, str] = {}
+        self._resolved: dict[str, Path] = {}
+        # what is derived from the texts, computed once: every stage asks again (the texts are
+        # read once, by ``read``, which empties it)
+        self._derived: dict[Hashable, Any] = {}
+
+    def _once(self, key: Hashable, compute: Callable[[], Any]) -> Any:
+        if key not in self._derived:
+            self._derived[key] = compute()
+        return self._derived[key]
+
+    def derived(self, key: Hashable, compute: Callable[[], Any]) -> Any:
+        """What a later stage derives from the texts alone (``key`` names it, with whatever
+        else it depends on), computed once per read."""
+        return self._once(key, compute)
+
+    # -- names and positions -------------------------------------------------------------------
+
+    def display(self, slang_path: str) -> str:
+        """The name users see for a path Slang or the scanner gives (asked once per declaration:
+        remembered, since resolving a path costs system calls)."""
+        shown = self._shown.get(slang_path)
+        if shown is None:
+            shown = self._shown[slang_path] = self._display(slang_path)
+        return shown
+
+    def resolved(self, file: str) -> Path:
+        """``Path(file).resolve()``, remembered: every step asks it of the files declarations
+        name, and resolving a path costs system calls (OSError as ``resolve`` raises it)."""
+        found = self._resolved.get(file)
+        if found is None:
+            found = self._resolved[file] = Path(file).resolve()
+        return found
+
+    def _display(self, slang_path: str) -> str:
+        if not slang_path:
+            return self.name
+        try:
+            resolved = self.resolved(slang_path)
+        except OSError:
+            return Path(slang_path).name
+        if resolved == self.path:
+            return self.name
+        try:
+            rel = resolved.relative_to(self.path.parent)
+        except ValueError:
+            for d in self.include_dirs:
+                try:
+                    return resolved.relative_to(Path(d).resolve()).as_posix()
+                except ValueError:
+                    continue
+            return resolved.as_posix()  # outside the project: its full name, never a look-alike
+        base = Path(self.name).parent
+        return (base / rel).as_posix() if base.as_posix() != "." else rel.as_posix()
+
+    def text_of(self, slang_path: str) -> str | None:
+        try:
+            return self.texts.get(self.resolved(slang_path))
+        except OSError:
+            return None
+
+    def displayed_text(self, file: str) -> str | None:
+        """The text of the file diagnostics name ``file`` (None for a file not read)."""
+        text = None
+        for p, t in self.texts.items():
+            if self.display(str(p)) == file:
+                text = t
+        return text
+
+    def error(self, file: str, line: int, col: int, message: str, code: str = "") -> Diagnostic:
+        text = self.displayed_text(file)
+        excerpt = source_excerpt(text, line, col) if text and line else ""
+        return Diagnostic(file, line, col, Severity.ERROR, message, code, excerpt)
+
+    def error_in(
+        self, path: str | Path, line: int, col: int, message: str, code: str = ""
+    ) -> Diagnostic:
+        """An error in a file of this set named by its path as read (shown as users see it)."""
+        return self.error(self.display(str(path)), line, col, message, code)
+
+    def at_decl(self, decl: Declaration, message: str, code: str = "") -> Diagnostic:
+        return self.error(self.display(decl.file), decl.line, decl.column, message, code)
+
+    # -- reading and looking up ----------------------------------------------------------------
+
+    def read(self) -> None:
+        """Read the main file and, transitively, the includes found; each file's status and
+        digest as read go to ``inputs``. A file that is not a regular file, not UTF-8, or an
+        absolute include outside the include folders is a positioned error."""
+        self._derived.clear()
+        self.inputs.append(self._read(self.path, self.name, 0, 0))
+        todo = [self.path]
+        while todo:
+            p = todo.pop(0)
+            t = self.texts[p]
+            self.sources[p] = scan(str(p), t)
+            for m, inc in include_directives(p, t, self.include_dirs):
+                if inc is None or inc in self.texts:
+                    continue
+                line, col = line_col(t, m.start(1) if m.group(1) else m.start(2))
+                where = self.display(str(p))
+                written = m.group(1) or m.group(2)
+                if Path(written).is_absolute() and not self._in_include_dir(inc):
+                    message = (
+                        f"'{written}' is an absolute include outside the include folders: "
+                        "name it relative to this file or to an include folder (-I)"
+                    )
+                    raise UserError.at(where, line, col, message, ABSOLUTE_INCLUDE)
+                self.inputs.append(self._read(inc, where, line, col))
+                todo.append(inc)
+
+    def _read(self, path: Path, where: str, line: int, col: int) -> InputFile:
+        """One file into ``texts``; errors at ``where:line:col`` (the main file's name, or the
+        include directive naming the file)."""
+        try:
+            data, st = read_regular(path)
+            read_ns = time.time_ns()
+        except OSError as err:
+            why = err.strerror or str(err)
+            raise UserError.at(where, line, col, f"cannot read: {why}", UNREADABLE) from None
+        name = self.display(str(path))
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise not_utf8(name, data, err) from None
+        self.texts[path] = text.replace("\r\n", "\n").replace("\r", "\n")  # as text mode reads
+        digest = hashlib.sha256(data).hexdigest()
+        return InputFile(str(path), st.st_mtime_ns, st.st_size, digest, read_ns)
+
+    def _in_include_dir(self, path: Path) -> bool:
+        return any(path.is_relative_to(Path(d).resolve()) for d in self.include_dirs)
+
+    def final_inputs(self) -> tuple[InputFile, ...]:
+        """``inputs`` after the compile: Slang reads the includes again itself (all but those
+        inlined), so one whose status moved since it was read here has an unknown digest."""
+        out = [self.inputs[0]] if self.inputs else []
+        for f in self.inputs[1:]:
+            try:
+                st = os.stat(f.path)
+                moved = (st.st_mtime_ns, st.st_size) != (f.mtime_ns, f.size)
+            except OSError:
+                moved = True
+            out.append(replace(f, sha256="") if moved else f)
+        return tuple(out)
+
+    def declarations(self) -> dict[str, Declaration]:
+        """Every global declaration by name; a global struct of nothing but resources as one
+        resource per field, ``x.field``, declared where ``x`` is (as Slang and DXC flatten it)."""
+        return dict(self._once("declarations", self._declarations))
+
+    def _declarations(self) -> dict[str, Declaration]:
+        out: dict[str, Declaration] = {}
+        for src in self.sources.values():
+            for d in src.declarations:
+                for one in self.flattened(d):
+                    out.setdefault(one.name, one)
+        return out
+
+    def flattened(self, decl: Declaration) -> list[Declaration]:
+        """``decl``, or the fields of a struct of resources it declares (see declarations)."""
+        fields = [] if decl.array is not None else self.resource_struct(decl.base)
+        if not fields:
+            return [decl]
+        return [
+            replace(
+                decl, name=f"{decl.name}.{f.name}", base=b, type_text=f.type_text, array=f.array
+            )
+            for f, b in fields
+        ]
+
+    def resource_struct(self, type_name: str) -> list[tuple[Field, str]]:
+        """The fields of struct ``type_name`` with their resource types' names, when it holds
+        nothing but resources; [] for any other type."""
+        sdef = None if type_name in RTYPES else self.struct(type_name)
+        if sdef is None or sdef.kind != "struct" or not sdef.fields:
+            return []
+        bases = [f.type_text.split("<")[0].strip() for f in sdef.fields]
+        if any(b not in RTYPES for b in bases):
+            return []
+        return list(zip(sdef.fields, bases, strict=True))
+
+    def buffer_bools(self) -> dict[tuple[str, str], tuple[Path, int, int]]:
+        """The bool members of what buffers hold, by (owner, member) as layouts name them (a
+        cbuffer's members: the block; a buffer's struct at any depth: the struct; a loose
+        global uniform: ``$Globals``), each with where its name is written (file, line,
+        column)."""
+        found: dict[tuple[str, str], tuple[Path, int, int]] = self._once(
+            "buffer bools", self._buffer_bools
+        )
+        return found
+
+    def _buffer_bools(self) -> dict[tuple[str, str], tuple[Path, int, int]]:
+        out: dict[tuple[str, str], tuple[Path, int, int]] = {}
+
+        def visit(owner: str, seen: frozenset[str]) -> None:
+            sdef = None if owner in seen else self.struct(owner)
+            if sdef is None or sdef.kind not in ("struct", "cbuffer", "tbuffer"):
+                return
+            where = self.struct_file(owner) or self.path
+            for f in sdef.fields:
+                base = f.type_text.split("<")[0].split()[-1]
+                if _BOOL.fullmatch(base):
+                    out[(owner, f.name)] = (where, f.line, f.column)
+                else:
+                    visit(base, seen | {owner})
+
+        for d in self.declarations().values():
+            if d.base in ("cbuffer", "tbuffer"):
+                visit(d.name, frozenset())
+            elif d.base in RTYPES:
+                held = re.search(r"<\s*(\w+)", d.type_text)
+                if held is not None:
+                    visit(held.group(1), frozenset())
+            elif _BOOL.fullmatch(d.base):
+                constant = d.attribute("vk::constant_id") or {"const", "static"} & set(d.modifiers)
+                if not constant and "groupshared" not in d.modifiers:  # a loose global uniform
+                    out[("$Globals", d.name)] = (self.resolved(d.file), d.line, d.column)
+            else:
+                visit(d.base, frozenset())
+        return out
+
+    def holds_resources(self, type_name: str, seen: frozenset[str] = frozenset()) -> bool:
+        """Whether struct ``type_name`` holds a resource at any depth (in a nested struct too)."""
+        sdef = None if type_name in RTYPES or type_name in seen else self.struct(type_name)
+        if sdef is None or sdef.kind != "struct":
+            return False
+        bases = [f.type_text.split("<")[0].strip() for f in sdef.fields]
+        return any(b in RTYPES or self.holds_resources(b, seen | {type_name}) for b in bases)
+
+    def declaration_order(self) -> Callable[[Declaration], tuple[int, int]]:
+        """A sort key for where DXC creates a declaration: its file's place in the include
+        order, then its place in the file's scan (a namespace's declarations in place, which
+        Slang lists last; a cbuffer's resources before the cbuffer). A declaration made up at a
+        position (DXC's ``$Globals``) sorts with the declaration scanned there."""
+        files = {p: i for i, p in enumerate(self.include_order())}
+        places = {
+            (p, d.line, d.column): i
+            for p, scanned in self.sources.items()
+            for i, d in reversed(list(enumerate(scanned.declarations)))
+        }
+
+        def key(decl: Declaration) -> tuple[int, int]:
+            path = self.resolved(decl.file)
+            return files.get(path, 0), places.get((path, decl.line, decl.column), 0)
+
+        return key
+
+    def renamed_blocks(self) -> dict[str, str]:
+        """cbuffers/tbuffers that declare a member of their own name (DXC-era code's
+        ``cbuffer ubo { UBO ubo; }``), each with the name Slang is given instead: with
+        ``-no-mangle`` Slang puts the block's name in scope too, so ``ubo.x`` is ambiguous
+        there, not in HLSL. The new name is ``<name>_<n>``, which the readers of emitted code
+        demangle back to ``<name>``; ``n`` is the first that no file of the shader spells.
+        (Asked by every step that names the block: worked out once, after ``read``.)"""
+        renamed: dict[str, str] = self._once("renamed_blocks", self._renamed_blocks)
+        return renamed
+
+    def _renamed_blocks(self) -> dict[str, str]:
+        texts = "\n".join(self.texts.values())
+        out: dict[str, str] = {}
+        for d in self.declarations().values():
+            block = self.struct(d.name) if d.base in ("cbuffer", "tbuffer") else None
+            if block is None or block.kind != d.base or block.field(d.name) is None:
+                continue
+            n = 0
+            while re.search(rf"\b{re.escape(d.name)}_{n}\b", texts):
+                n += 1
+            out[d.name] = f"{d.name}_{n}"
+        return out
+
+    def struct(self, name: str) -> StructDef | None:
+        for src in self.sources.values():
+            if name in src.structs:
+                return src.structs[name]
+        return None
+
+    def function(self, name: str) -> StructDef | None:
+        for src in self.sources.values():
+            if name in src.functions:
+                return src.functions[name]
+        return None
+
+    def function_file(self, name: str) -> Path:
+        """The file that defines function ``name`` (the main file if none does)."""
+        return next((p for p, s in self.sources.items() if name in s.functions), self.path)
+
+    def struct_file(self, name: str) -> Path | None:
+        """The file that declares struct ``name``."""
+        return next((p for p, s in self.sources.items() if name in s.structs), None)
+
+    def matches(self, pattern: re.Pattern[str]) -> Iterator[tuple[Path, re.Match[str]]]:
+        """Every match of ``pattern`` in every file, in include order (comments blanked, so
+        positions are the file's)."""
+        for p in self.include_order():
+            for m in pattern.finditer(strip_comments(self.texts[p])):
+                yield p, m
+
+    def include_order(self) -> list[Path]:
+        """Every file read, each after the files it includes (as the preprocessor meets their
+        text when the includes come first), the main file last."""
+        return list(self._once("include_order", self._include_order))
+
+    def _include_order(self) -> list[Path]:
+        order: list[Path] = []
+
+        def visit(p: Path) -> None:
+            if p in order or p not in self.texts:
+                return
+            order.append(p)  # placeholder against include cycles, moved below
+            for inc in find_includes(p, self.texts[p], self.include_dirs):
+                visit(inc)
+            order.remove(p)
+            order.append(p)
+
+        visit(self.path)
+        return order
+
+    def counter_uses(self) -> list[tuple[Path, re.Match[str]]]:
+        """Every ``X.IncrementCounter()``/``DecrementCounter()`` of every file, in include order."""
+        return list(self._once("counter_uses", self._counter_uses))
+
+    def _counter_uses(self) -> list[tuple[Path, re.Match[str]]]:
+        return [(p, m) for p in self.include_order() for m in rewrite.counter_calls(self.texts[p])]
+
+    def interlocked_calls(self) -> list[tuple[Path, re.Match[str]]]:
+        """Every HLSL ``Interlocked*`` call of every file, in include order (comments blanked, so
+        positions are the file's): group ``obj`` is a method call's object, ``fn`` the function,
+        ``arg`` the first argument's leading identifier."""
+        return list(self.matches(_INTERLOCKED))
+
+    def unit_point_sizes(self) -> set[str]:
+        """Members declared ``[[vk::builtin("PointSize")]]`` that the code only sets to 1.0."""
+        names = {
+            f.name
+            for scanned in self.sources.values()
+            for sdef in scanned.structs.values()
+            for f in sdef.fields
+            if any(a.name == "vk::builtin" and a.args[:1] == ("PointSize",) for a in f.attributes)
+        }
+        return rewrite.unit_point_sizes(self.texts.values(), names) if names else set()
+
+    def has_distances(self) -> bool:
+        """Whether any file writes an SV_ClipDistance or SV_CullDistance semantic."""
+        found: bool = self._once(
+            "distances", lambda: next(self.matches(rewrite.DISTANCE_SEMANTIC), None) is not None
+        )
+        return found
+
+    def append_consume(self) -> dict[str, Declaration]:
+        """Append/consume structured buffers (declared in any file): their counter is hidden."""
+        return self.declared_as(COUNTED_TYPES)
+
+    def measured_buffers(self) -> list[str]:
+        """The global buffers (structured, byte-address; not arrays) whose ``GetDimensions`` the
+        code calls, in declaration order: Metal's companion holds their lengths. A name that is
+        also a function's parameter is left out (a call on the parameter would read the
+        global's length): Slang's error stays at the call."""
+        return list(self._once("measured buffers", self._measured_buffers))
+
+    def _measured_buffers(self) -> list[str]:
+        params = {
+            f.name for s in self.sources.values() for fn in s.functions.values() for f in fn.fields
+        }
+        found = [
+            d
+            for d in self.declared_as(MEASURED_TYPES).values()
+            if d.array is None and d.name not in params
+        ]
+        names = [d.name for d in found]
+        called = {m.group(1) for t in self.texts.values() for m in rewrite.length_queries(t, names)}
+        return [d.name for d in sorted(found, key=self.declaration_order()) if d.name in called]
+
+    def declared_as(self, rtypes: Collection[ResourceTypeKind]) -> dict[str, Declaration]:
+        """The resources of the types ``rtypes`` declared in any file."""
+        return {
+            n: d for n, d in self.declarations().items() if RTYPES.get(d.base, (None,))[0] in rtypes
+        }
+
+    def subpass_inputs(self) -> dict[str, Declaration]:
+        """Vulkan input attachments (``SubpassInput``/``SubpassInputMS``) declared in any file."""
+        return self.declared_as(SUBPASS_INPUT_TYPES)
+
+    def counted_rw(self) -> dict[str, Declaration]:
+        """RW structured buffers (declared in any file) whose counter the code uses."""
+        decls = self.declarations()
+        out: dict[str, Declaration] = {}
+        for _, m in self.counter_uses():
+            d = decls.get(m.group(1))
+            if d is not None and d.base == "RWStructuredBuffer":
+                out[d.name] = d
+        return out
+
+    def counters_by_first_use(self) -> list[str]:
+        """RW structured buffers whose counter the code uses, in order of first use (when DXC
+        creates those counters)."""
+        counted = self.counted_rw()
+        order: list[str] = []
+        for _, call in self.counter_uses():
+            if call.group(1) in counted and call.group(1) not in order:
+                order.append(call.group(1))
+        return order

@@ -1,0 +1,76 @@
+"""The comment written beside each struct member in the source, for the generated docstrings.
+
+``float4x4 Transform; // clip-space transform`` gives member ``Transform`` the doc
+``clip-space transform``: the text of a ``//`` comment after the member's ``;`` on its line. Only
+that comment counts (a comment above may describe several members, or be code commented out);
+the layout itself, which the bytes decide, is never touched.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from oneshader.compiler.source.scanner import Field, StructDef
+from oneshader.compiler.source.sourceset import SourceSet
+from oneshader.reflection.model import PushBlock, Resource, TypeKind, TypeLayout
+
+__all__ = ["with_member_docs"]
+
+MAX_DOC = 200  # characters kept of one comment
+
+
+def _trailing_comment(text: str, f: Field) -> str:
+    lines = text.splitlines()
+    if not 0 < f.line <= len(lines):
+        return ""
+    line = lines[f.line - 1]
+    end = line.find(";", max(f.column - 1, 0))
+    if end < 0:
+        return ""
+    rest = line[end + 1 :].strip()
+    if not rest.startswith("//"):
+        return ""
+    doc = " ".join(rest.lstrip("/").split())
+    return doc if len(doc) <= MAX_DOC else doc[: MAX_DOC - 3] + "..."
+
+
+class _Docs:
+    def __init__(self, src: SourceSet) -> None:
+        self.src = src
+        self.done: dict[TypeLayout, TypeLayout] = {}  # one struct used twice: one result
+
+    def _owner(self, name: str) -> tuple[StructDef, str] | None:
+        for path, scanned in self.src.sources.items():
+            found = scanned.structs.get(name)
+            if found is not None and found.kind in ("struct", "cbuffer", "tbuffer"):
+                return found, self.src.texts.get(Path(path), "")
+        return None
+
+    def layout(self, t: TypeLayout) -> TypeLayout:
+        if t.kind is TypeKind.Array and t.element is not None:
+            return replace(t, element=self.layout(t.element))
+        if t.kind is not TypeKind.Struct:
+            return t
+        if t in self.done:
+            return self.done[t]
+        owner = self._owner(t.name) if t.name else None
+        members = []
+        for m in t.members:
+            f = owner[0].field(m.name) if owner else None
+            doc = _trailing_comment(owner[1], f) if owner and f else ""
+            members.append(replace(m, type=self.layout(m.type), doc=doc or m.doc))
+        out = replace(t, members=tuple(members))
+        self.done[t] = out
+        return out
+
+
+def with_member_docs(
+    src: SourceSet, resources: list[Resource], pushes: list[PushBlock]
+) -> tuple[list[Resource], list[PushBlock]]:
+    """The resources and push blocks with their struct members' comments as docs."""
+    docs = _Docs(src)
+    return (
+        [replace(r, layout=docs.layout(r.layout)) if r.layout else r for r in resources],
+        [replace(p, layout=docs.layout(p.layout)) if p.layout else p for p in pushes],
+    )

@@ -1,0 +1,115 @@
+"""Metal's buffers laid out as SPIR-V's where explicit padding members can do it: Slang lays
+out a Metal constant or structured buffer by C's rules, and std140/std430 put some members
+higher (docs/compiler.md "One layout for all targets"). The padding is found from a Metal
+compile's facts and SPIR-V's, and Metal compiled again with it (``slang.request``'s rounds,
+the mechanism of ``[[vk::offset]]``'s padding)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from oneshader.compiler.slang.facts import TargetFacts
+from oneshader.compiler.slang.padding import Padding, grow, statement_start
+from oneshader.compiler.source.scanner import Declaration
+from oneshader.compiler.source.sourceset import SourceSet
+from oneshader.compiler.unify.layouts import packed_relayout, vk_offsets
+from oneshader.compiler.unify.metal_arrays import MetalArrays
+from oneshader.reflection.model import ScalarKind, TypeKind, TypeLayout
+
+
+def reference_padding(
+    src: SourceSet,
+    reference: TargetFacts,
+    facts: TargetFacts,
+    pads: dict[tuple[Path, int, int], Padding],
+) -> dict[tuple[Path, int, int], Padding]:
+    """Metal lays out a constant or structured buffer by C's rules, where SPIR-V (std140,
+    std430) puts some members higher: a struct after a scalar at 16 (std140 rounds a struct's
+    alignment to 16), a ``bool3`` or ``float2x3`` at 16. Each such member is given explicit
+    padding before it in the Metal source, so that it sits where ``reference`` (SPIR-V's
+    facts) puts it: one layout, the same bytes from the host. Only the first misplaced member
+    of a struct per round (the members after it follow); only where the bytes it lacks are
+    whole words and SPIR-V's offset suits the member's Metal alignment. What padding cannot
+    place stays for the layout check (OS2001)."""
+    decls = src.declarations()
+    more = dict(pads)
+    grown: set[tuple[Path, int, int]] = set()
+
+    def walk(metal: TypeLayout, ref: TypeLayout, owner: str) -> bool:
+        """Pads the first misplaced member of each struct inside ``metal``; True if any."""
+        if metal.kind is TypeKind.Array and metal.element is not None and ref.element is not None:
+            return walk(metal.element, ref.element, metal.element.name)
+        if metal.kind is not TypeKind.Struct or ref.kind is not TypeKind.Struct or not ref.members:
+            return False  # (an empty struct has nothing to place)
+        sdef = src.struct(owner) if owner else None
+        refs = {m.name: m for m in ref.members}
+        for m in metal.members:
+            r = refs.get(m.name)
+            if r is None:
+                continue
+            if walk(m.type, r.type, m.type.name):
+                return True  # it grows: the members after it move, seen in the next round
+            if (r.type.stride, r.type.mstride) != (m.type.stride, m.type.mstride):
+                return False  # no padding mends a stride; the members after it move with it
+            f = sdef.field(m.name) if sdef is not None else None
+            if f is None or r.offset <= m.offset:
+                continue
+            lack = r.offset - m.offset
+            if lack % 4 or r.offset % max(m.type.align, 1) or _bool_vector(m.type):
+                return False  # the layout check names it (OS2001)
+            file = src.struct_file(owner)
+            start = statement_start(src, file, f) if file is not None else None
+            if file is None or start is None:
+                return False
+            grow(more, grown, file, f, start, lack)
+            return True
+        return False
+
+    refs = {p.name: p for p in reference.params}
+    for p in facts.params:
+        r = refs.get(p.name)
+        if p.layout is None or r is None or r.layout is None:
+            continue
+        owner = _owner(decls.get(p.name), p.layout)
+        walk(p.layout, vk_offsets(src, r.layout, owner) or r.layout, owner)
+    return more
+
+
+def as_declared(
+    src: SourceSet, reference: TargetFacts, facts: TargetFacts, code: bytes
+) -> TargetFacts:
+    """Metal's facts with each buffer laid out as ``unify.layouts`` declares it in the code
+    (arrays of a constant buffer widened to 4-vectors, vectors and matrices packed or aligned):
+    their strides and alignments move the members after them, so the padding that places a
+    member (``[[vk::offset]]``, ``packoffset``, SPIR-V's offsets) is found on this layout."""
+    decls = src.declarations()
+    arrays = MetalArrays(code.decode())
+    refs = {p.name: p for p in reference.params}
+    params = []
+    for p in facts.params:
+        r = refs.get(p.name)
+        if p.layout is None or r is None or r.layout is None:
+            params.append(p)
+            continue
+        decl = decls.get(p.name)
+        owner = _owner(decl, p.layout)
+        ref_layout = vk_offsets(src, r.layout, owner) or r.layout
+        layout = p.layout
+        if decl is None or decl.base not in ("tbuffer", "TextureBuffer"):
+            layout = arrays.relayout(decl.name if decl else p.name, ref_layout, layout)
+        params.append(replace(p, layout=packed_relayout(ref_layout, layout, (), [])))
+    return replace(facts, params=params)
+
+
+def _owner(decl: Declaration | None, layout: TypeLayout) -> str:
+    """The struct whose declaration holds a buffer's members: a cbuffer's or tbuffer's own
+    name, else its struct's."""
+    named_block = decl is not None and decl.base in ("cbuffer", "tbuffer")
+    return decl.name if named_block and decl is not None else layout.name
+
+
+def _bool_vector(t: TypeLayout) -> bool:
+    """A vector of bool: Metal's bool is a byte, SPIR-V's a word, so no padding in front of it
+    gives its components the same bytes."""
+    return t.kind is TypeKind.Vector and t.rows > 1 and t.scalar is ScalarKind.Bool
