@@ -87,6 +87,12 @@ def _add_build_arguments(p: argparse.ArgumentParser) -> None:
         help="read hits only, write (publish) only, or both (the default)",
     )
     p.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="compile on a Dask cluster: its scheduler's tcp:// or tls:// address (also "
+        "ONESHADER_SCHEDULER, [tool.oneshader] scheduler)",
+    )
+    p.add_argument(
         "--no-server",
         action="store_true",
         help="no compile server kept for later builds (also ONESHADER_SERVER=0; off in CI)",

@@ -31,7 +31,7 @@ from oneshader.buildtask.outputs import (
     write_files,
 )
 from oneshader.buildtask.progress import FROM_CACHE, Progress
-from oneshader.buildtask.scheduler import WorkerPool
+from oneshader.buildtask.scheduler import Compilers
 from oneshader.buildtask.sources import ShaderJob, discover, project_name
 from oneshader.buildtask.state import (
     BuildState,
@@ -99,7 +99,7 @@ def toolchain_version() -> str:
 
 
 class Build:
-    def __init__(self, config: BuildConfig, pool: WorkerPool, progress: Progress) -> None:
+    def __init__(self, config: BuildConfig, pool: Compilers, progress: Progress) -> None:
         self.config = config
         self.pool = pool
         self.progress = progress

@@ -12,7 +12,7 @@ from pathlib import Path
 from oneshader.buildtask.builder import Build, BuildReport
 from oneshader.buildtask.config import BuildConfig, load_config
 from oneshader.buildtask.progress import Progress
-from oneshader.buildtask.scheduler import WorkerPool
+from oneshader.buildtask.scheduler import Compilers, WorkerPool
 from oneshader.buildtask.sources import walk_shaders
 from oneshader.diagnostics import UserError
 
@@ -20,7 +20,7 @@ WATCH_POLL_SECONDS = 0.3
 
 
 def run_once(
-    config: BuildConfig, pool: WorkerPool, progress: Progress, inputs: set[Path] | None = None
+    config: BuildConfig, pool: Compilers, progress: Progress, inputs: set[Path] | None = None
 ) -> BuildReport:
     """One build and its summary; ``inputs``, if given, receives the files it depends on."""
     build = Build(config, pool, progress)
@@ -40,10 +40,18 @@ def build_command(args: argparse.Namespace, cwd: Path | None = None) -> int:
         return watch(args, cwd)
     config = load_config(args, cwd)
     progress = _progress(args, config.quiet)
-    with WorkerPool(
+    pool = WorkerPool(
         config.jobs, server_idle_seconds=config.server_idle_seconds, limits=config.limits
-    ) as pool:
-        report = run_once(config, pool, progress)
+    )
+    compilers: Compilers = pool
+    if config.scheduler:
+        from oneshader.buildtask.cluster import ClusterPool
+
+        compilers = ClusterPool(config.scheduler, pool, config.limits, progress.message)
+    try:
+        report = run_once(config, compilers, progress)
+    finally:
+        compilers.close()
     refused = pool.refusal()
     if refused:
         progress.message(f"note: no compile server used: {refused}")

@@ -29,6 +29,8 @@ MATRIX_LAYOUTS = ("column-major", "row-major")
 CACHE_MODES = ("read", "write", "readwrite")  # what buildtask.cache.CacheMode takes
 CACHE_VARIABLE = "ONESHADER_CACHE"
 CACHE_MODE_VARIABLE = "ONESHADER_CACHE_MODE"
+SCHEDULER_VARIABLE = "ONESHADER_SCHEDULER"
+SCHEDULER_PROTOCOLS = ("tcp://", "tls://")
 _KNOWN_KEYS = frozenset(
     {
         "sources",
@@ -47,6 +49,7 @@ _KNOWN_KEYS = frozenset(
         "matrix-layout",
         "cache",
         "cache-mode",
+        "scheduler",
         *(f"{c}-shift" for c in REGISTER_CLASSES),
     }
 )
@@ -76,6 +79,7 @@ class Settings:
     file_rules: tuple[FileRule, ...] = ()  # variants and file-targets, in the file's order
     cache: str | None = None  # a shared cache's fsspec URL (a plain path already absolute)
     cache_mode: str | None = None
+    scheduler: str | None = None  # a Dask scheduler's address (tcp:// or tls://)
 
 
 @dataclass(frozen=True)
@@ -104,6 +108,7 @@ class BuildConfig:
     depfile: Path | None = None  # where to write the make rules of the outputs (--depfile)
     cache: str | None = None  # the shared cache's URL (docs/build.md, "A shared cache")
     cache_mode: str = "readwrite"
+    scheduler: str | None = None  # compile on this Dask cluster (docs/build.md, "A cluster")
 
 
 SERVER_VARIABLE = "ONESHADER_SERVER"
@@ -265,18 +270,28 @@ def _cache_mode(value: object, error: Callable[[str], UserError]) -> str:
     return value.strip().lower()
 
 
+def _scheduler(value: object, error: Callable[[str], UserError]) -> str:
+    if not isinstance(value, str) or not value.strip().startswith(SCHEDULER_PROTOCOLS):
+        raise error(
+            f"a Dask scheduler's address is tcp://HOST:PORT or tls://HOST:PORT, not {value!r}"
+        )
+    return value.strip()
+
+
 def env_settings(cwd: Path) -> Settings:
     """The environment's layer, between pyproject.toml and the command line: the shared cache
-    (``ONESHADER_CACHE``, ``ONESHADER_CACHE_MODE``)."""
+    (``ONESHADER_CACHE``, ``ONESHADER_CACHE_MODE``) and the cluster (``ONESHADER_SCHEDULER``)."""
     url = os.environ.get(CACHE_VARIABLE, "").strip()
     mode = os.environ.get(CACHE_MODE_VARIABLE, "").strip()
+    scheduler = os.environ.get(SCHEDULER_VARIABLE, "").strip()
 
-    def error(message: str) -> UserError:
-        return UserError.at(CACHE_MODE_VARIABLE, 0, 0, message, Code.BAD_USAGE)
+    def error(variable: str) -> Callable[[str], UserError]:
+        return lambda message: UserError.at(variable, 0, 0, message, Code.BAD_USAGE)
 
     return Settings(
         cache=cache_url(url, cwd) if url else None,
-        cache_mode=_cache_mode(mode, error) if mode else None,
+        cache_mode=_cache_mode(mode, error(CACHE_MODE_VARIABLE)) if mode else None,
+        scheduler=_scheduler(scheduler, error(SCHEDULER_VARIABLE)) if scheduler else None,
     )
 
 
@@ -496,6 +511,9 @@ def settings_from_table(table: Mapping[str, Any], base: Path, where: TableLocato
     cache_mode = None
     if "cache-mode" in table:
         cache_mode = _cache_mode(table["cache-mode"], lambda m: where.error("cache-mode", m))
+    scheduler = None
+    if "scheduler" in table:
+        scheduler = _scheduler(table["scheduler"], lambda m: where.error("scheduler", m))
 
     return Settings(
         sources=paths("sources"),
@@ -514,6 +532,7 @@ def settings_from_table(table: Mapping[str, Any], base: Path, where: TableLocato
         row_major=row_major,
         cache=cache,
         cache_mode=cache_mode,
+        scheduler=scheduler,
     )
 
 
@@ -587,6 +606,7 @@ def settings_from_args(args: Any, cwd: Path) -> Settings:
         binds = tuple(b for b in made_b if isinstance(b, BindRegister))
     cache = getattr(args, "cache", None)
     cache_mode = getattr(args, "cache_mode", None)
+    scheduler = getattr(args, "scheduler", None)
     paths = getattr(args, "paths", None)
     out = getattr(args, "output", None)
     bindings = getattr(args, "bindings", None)
@@ -603,6 +623,7 @@ def settings_from_args(args: Any, cwd: Path) -> Settings:
         row_major=getattr(args, "row_major", None),
         cache=cache_url(cache, cwd) if cache else None,
         cache_mode=_cache_mode(cache_mode, _cli_error) if cache_mode else None,
+        scheduler=_scheduler(scheduler, _cli_error) if scheduler else None,
     )
 
 
@@ -631,6 +652,7 @@ def merge(
     row_major = False
     cache: str | None = None
     cache_mode = "readwrite"
+    scheduler: str | None = None
     variant_rules: dict[str, FileRule] = {}
     target_rules: dict[str, FileRule] = {}
     for layer in layers:
@@ -650,6 +672,7 @@ def merge(
         row_major = layer.row_major if layer.row_major is not None else row_major
         cache = layer.cache or cache
         cache_mode = layer.cache_mode or cache_mode
+        scheduler = layer.scheduler or scheduler
         for rule in layer.file_rules:  # a later layer's rule for a pattern replaces an earlier's
             (variant_rules if rule.variants else target_rules)[rule.pattern] = rule
     where = display_path(pyproject) if pyproject else "oneshader build"
@@ -692,6 +715,7 @@ def merge(
         depfile=depfile,
         cache=cache,
         cache_mode=cache_mode,
+        scheduler=scheduler,
     )
 
 

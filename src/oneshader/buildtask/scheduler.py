@@ -35,6 +35,22 @@ class Worker(Protocol):
     def close(self) -> None: ...
 
 
+class Compilers(Protocol):
+    """What a build compiles with: a :class:`WorkerPool` here, or a cluster
+    (:class:`~oneshader.buildtask.cluster.ClusterPool`) that falls back to one."""
+
+    def run(
+        self,
+        jobs: Sequence[ShaderJob],
+        on_start: Callable[[ShaderJob], None],
+        on_result: Callable[[ShaderJob, CompileResult, float], None],
+        on_tick: Callable[[], None],
+        tick_seconds: float = 0.1,
+    ) -> None: ...
+
+    def close(self) -> None: ...
+
+
 def _internal_failure(job: ShaderJob, err: BaseException) -> CompileResult:
     message = f"the compiler worker failed: {type(err).__name__}: {err}"
     if isinstance(err, CompilerUnavailable):
