@@ -26,6 +26,7 @@ from oneshader.compiler.emitted.common import (
     demangle,
     emitted_name,
     round_up,
+    slang_scrubbed,
 )
 from oneshader.compiler.emitted.msl import msl_semantic, read_msl, read_msl_shared
 from oneshader.compiler.emitted.spirv import features_of, read_spirv, read_spirv_shared
@@ -51,6 +52,7 @@ from oneshader.reflection.model import (
     SpecConstant,
     Stage,
     StageVariable,
+    StructMember,
     Target,
     TypeKind,
     TypeLayout,
@@ -488,9 +490,11 @@ class _Checker:
                     f"{path} struct size: reflection says {ours.size}, emitted code says "
                     f"{theirs.size} (a buffer of the reflected size would be too small)",
                 )
-            by_name = {m.name: m for m in theirs.members}
+            by_name: dict[str, list[StructMember]] = {}
+            for m in theirs.members:
+                by_name.setdefault(m.name, []).append(m)
             for member in ours.members:
-                other = by_name.pop(member.name, None)
+                other = _take_member(by_name, member.name)
                 if other is None and member.type.size == 0:
                     continue  # an empty struct: no bytes; Slang drops the member (WGSL and Metal
                     # have no empty structs)
@@ -501,7 +505,7 @@ class _Checker:
                     continue
                 self.differ(module, f"{path}.{member.name} offset", member.offset, other.offset)
                 self.layout(module, f"{path}.{member.name}", member.type, other.type, "nested")
-            for extra in by_name:
+            for extra in (name for name, left in by_name.items() for _ in left):
                 if extra.startswith(PADDING):
                     continue  # vk::offset's padding (compiler.slang.padding)
                 self.bad(module, f"{path}.{extra}: emitted struct member the reflection lacks")
@@ -837,3 +841,13 @@ def _widened(ours: TypeLayout, element: TypeLayout) -> bool:
         and rows < 4
         and _same_scalar(mine.scalar, element.scalar)
     )
+
+
+def _take_member(by_name: dict[str, list[StructMember]], name: str) -> StructMember | None:
+    """The emitted member that stands for the reflection's member ``name``, taken out of
+    ``by_name`` (emitted name -> members, in order): the one of that name, else the first of
+    Slang's scrubbed spelling of it (``__m`` and ``m__`` are ``_m_0`` and ``m_0``)."""
+    for key in dict.fromkeys((name, slang_scrubbed(name))):
+        if by_name.get(key):
+            return by_name[key].pop(0)
+    return None
