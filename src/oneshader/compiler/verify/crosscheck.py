@@ -152,15 +152,24 @@ def check(reflection: ShaderReflection, outputs: Sequence[OutputFile]) -> CheckR
             )
             continue
         per_target.setdefault(output.target, []).append(module)
+    # The reflection's uses are the union of what each target's code touches (SPIR-V and WGSL
+    # list it): one target's code may touch fewer (Slang folded a read away, a source rewrite
+    # left debug printf out), so each target's are a subset and their union is exact.
+    listing = [t for t in per_target if t is not Target.Msl]
+    union: dict[tuple[str, str], tuple[set[str], set[str]]] = {}
     for target, modules in per_target.items():
         folded = [
             _with_flattened_structs(_with_companion_counters(module, reflection), reflection)
             for module in modules
         ]
-        # The reflection's uses are SPIR-V's where it is built: another target's code may
-        # touch fewer (a source rewrite left debug printf out), never more.
-        exact_uses = target is Target.SpirV or Target.SpirV not in per_target
-        _Checker(reflection, target, folded, report, exact_uses).run()
+        checker = _Checker(reflection, target, folded, report, len(listing) < 2)
+        checker.run()
+        for key, (ours, theirs) in checker.uses_seen.items():
+            seen = union.setdefault(key, (set(), set()))
+            seen[0].update(ours)
+            seen[1].update(theirs)
+    if len(listing) > 1:
+        report.mismatches += _union_of_uses(union)
     produced = {o.target for o in outputs}
     for target in reflection.targets:
         if target not in produced:
@@ -175,6 +184,17 @@ def check(reflection: ShaderReflection, outputs: Sequence[OutputFile]) -> CheckR
     report.mismatches = list(dict.fromkeys(report.mismatches))
     report.unchecked = list(dict.fromkeys(report.unchecked))
     return report
+
+
+def _union_of_uses(union: dict[tuple[str, str], tuple[set[str], set[str]]]) -> list[str]:
+    """Where the targets that list an entry point's uses together touch other resources (or
+    push blocks) than the reflection says: (entry, what) -> (reflection's, code's)."""
+    return [
+        f"entry '{entry}' {what}: reflection says {sorted(ours)}, the targets' code together "
+        f"says {sorted(theirs)}"
+        for (entry, what), (ours, theirs) in union.items()
+        if ours != theirs
+    ]
 
 
 def _location_invariants(reflection: ShaderReflection) -> list[str]:
@@ -266,6 +286,9 @@ class _Checker:
         self.report = report
         self.exact_uses = exact_uses
         self.prefix = TARGET_NAMES[target]
+        # (entry point, "uses" or "pushuse") -> (the reflection's names this target can
+        # bind, the names its code touches)
+        self.uses_seen: dict[tuple[str, str], tuple[set[str], set[str]]] = {}
 
     # -- reporting ---------------------------------------------------------------------------
 
@@ -614,6 +637,9 @@ class _Checker:
                     ("uses", {n for n in entry.uses if n in here}, em.uses - push_names),
                     ("pushuse", set(entry.pushuse), em.uses & push_names),
                 ):
+                    seen = self.uses_seen.setdefault((entry.name, what), (set(), set()))
+                    seen[0].update(ours)
+                    seen[1].update(theirs)
                     if not self.exact_uses:
                         theirs = theirs | ours if theirs <= ours else theirs
                     self.differ(module, f"{path} {what}", sorted(ours), sorted(theirs))
