@@ -33,6 +33,12 @@ def _reflection_show(args: argparse.Namespace) -> int:
     return tools.show(args.file, as_json=args.json, report=args.reporter)
 
 
+def _reflection_diff(args: argparse.Namespace) -> int:
+    from oneshader.reflection import tools
+
+    return tools.diff(args.old, args.new, as_json=args.json, report=args.reporter)
+
+
 def _build(args: argparse.Namespace) -> int:
     from oneshader.buildtask.command import build_command
 
@@ -180,6 +186,15 @@ def make_parser() -> argparse.ArgumentParser:
         help="the model as JSON, for tools in other languages (docs/reflection-format.md)",
     )
     p.set_defaults(func=_reflection_show)
+    p = rsub.add_parser(
+        "diff",
+        help="the changes between two builds' reflections, breaking or compatible",
+        parents=common,
+    )
+    p.add_argument("old", metavar="OLD", help="a reflection file, or a folder of them")
+    p.add_argument("new", metavar="NEW", help="the same shader(s) rebuilt")
+    p.add_argument("--json", action="store_true", help="the changes as JSON, for tools")
+    p.set_defaults(func=_reflection_diff)
 
     p = sub.add_parser(
         "build", help="compile shaders, write targets and reflection files", parents=common
