@@ -18,7 +18,6 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from oneshader import __version__
 from oneshader.buildtask.cache import CacheHit, SharedCache, open_cache
 from oneshader.buildtask.config import BuildConfig
 from oneshader.buildtask.depfile import write_depfile
@@ -41,6 +40,7 @@ from oneshader.buildtask.state import (
     input_stamp,
     is_current,
 )
+from oneshader.buildtask.toolchain import toolchain_version
 from oneshader.compiler.api import CompileResult
 from oneshader.diagnostics import Code, Diagnostic, Severity, UserError
 from oneshader.fsutil import display_path
@@ -89,13 +89,6 @@ class BuildReport:
         if self.bindings_failed:
             text += "\n  bindings were not generated"
         return text
-
-
-def toolchain_version() -> str:
-    """What identifies the code that produces outputs: a change rebuilds everything."""
-    from oneshader.compiler import compiler_version
-
-    return f"oneshader {__version__}; {compiler_version()}"
 
 
 class Build:

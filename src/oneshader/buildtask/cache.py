@@ -18,7 +18,6 @@ should have write access (docs/build.md).
 from __future__ import annotations
 
 import contextlib
-import functools
 import hashlib
 import json
 import threading
@@ -33,6 +32,7 @@ from typing import Any
 from oneshader.buildtask.outputs import REFLECTION_SUFFIX
 from oneshader.buildtask.sources import ShaderJob, options_doc, project_name
 from oneshader.buildtask.state import Stamp, input_stamp
+from oneshader.buildtask.toolchain import cache_toolchain
 from oneshader.compiler.api import CompileResult, InputFile
 from oneshader.compiler.process.wire import diagnostic_from_row, diagnostic_row
 from oneshader.diagnostics import Code, Diagnostic, UserError
@@ -61,20 +61,6 @@ class CacheMode(Enum):
     @property
     def writes(self) -> bool:
         return self is not CacheMode.READ
-
-
-@functools.cache
-def cache_toolchain() -> str:
-    """What decides outputs beyond the options and the sources: Slang's and oneshader's versions
-    (the compiler's code included) and the reflection writer's code."""
-    from oneshader.buildtask.builder import toolchain_version
-
-    digest = hashlib.sha256(toolchain_version().encode())
-    package = Path(__file__).resolve().parents[1] / "reflection"
-    for source in sorted(package.rglob("*.py")):
-        digest.update(source.relative_to(package).as_posix().encode() + b"\0")
-        digest.update(source.read_bytes())
-    return digest.hexdigest()
 
 
 def _sha(data: bytes) -> str:

@@ -38,7 +38,7 @@ except ImportError:  # without Dask this module still imports (and its tests run
 
 def worker_toolchain() -> str:
     """What a worker's outputs depend on, as the client computes it for itself."""
-    from oneshader.buildtask.builder import toolchain_version
+    from oneshader.buildtask.toolchain import toolchain_version
 
     return toolchain_version()
 

@@ -16,7 +16,14 @@ from pathlib import Path
 from typing import Any
 
 from oneshader.buildtask.filerules import VARIANT_NAME, FileRule, Variant, is_glob
-from oneshader.compiler.api import BindRegister, CompileLimits, EntryPointSpec, RegisterShift
+from oneshader.buildtask.stages import DEFAULT_ENTRY, StageRule, stage_from_profile
+from oneshader.compiler.api import (
+    BindRegister,
+    CompileLimits,
+    EntryPointSpec,
+    RegisterShift,
+    stage_from_name,
+)
 from oneshader.compiler.process.server import DEFAULT_IDLE_SECONDS
 from oneshader.diagnostics import Code, Diagnostic, Severity, UserError, source_excerpt
 from oneshader.fsutil import display_path as display_path  # its home before fsutil
@@ -39,6 +46,7 @@ _KNOWN_KEYS = frozenset(
         "include-dirs",
         "defines",
         "entry-points",
+        "stages",
         "variants",
         "file-targets",
         "bindings",
@@ -80,6 +88,8 @@ class Settings:
     cache: str | None = None  # a shared cache's fsspec URL (a plain path already absolute)
     cache_mode: str | None = None
     scheduler: str | None = None  # a Dask scheduler's address (tcp:// or tls://)
+    stage_rules: tuple[StageRule, ...] = ()  # [tool.oneshader.stages], in the file's order
+    command_entry: EntryPointSpec | None = None  # -E/-T: every file of this build
 
 
 @dataclass(frozen=True)
@@ -96,6 +106,8 @@ class BuildConfig:
     shifts: tuple[RegisterShift, ...] = ()
     bind_registers: tuple[BindRegister, ...] = ()
     row_major: bool = False  # DXC's -Zpr
+    stage_rules: tuple[StageRule, ...] = ()
+    command_entry: EntryPointSpec | None = None
     variant_rules: tuple[FileRule, ...] = ()
     target_rules: tuple[FileRule, ...] = ()
     bindings: Path | None = None
@@ -412,8 +424,6 @@ def settings_from_table(table: Mapping[str, Any], base: Path, where: TableLocato
         raw = table["entry-points"]
         if not isinstance(raw, dict):
             raise where.error("entry-points", "'entry-points' must be a table: file = [{...}]")
-        from oneshader.compiler import stage_from_name
-
         # errors point at the file's line when the entry points are a [tool.oneshader.*] table
         at = TableLocator(where.file, "\n".join(where.lines), f"{where.table}.entry-points")
         for file, specs in raw.items():
@@ -491,6 +501,28 @@ def settings_from_table(table: Mapping[str, Any], base: Path, where: TableLocato
                 raise where.error("bind-register", b)
         binds = tuple(b for b in made_b if isinstance(b, BindRegister))
 
+    stage_rules: list[StageRule] = []
+    if "stages" in table:
+        raw = table["stages"]
+        if not isinstance(raw, dict):
+            raise where.error("stages", '\'stages\' must be a table: "*VS.hlsl" = "vertex"')
+        for pattern, value in raw.items():
+            spec = value if isinstance(value, dict) else {"stage": value}
+            try:
+                stage = (
+                    stage_from_name(spec["stage"]) if isinstance(spec.get("stage"), str) else None
+                )
+            except ValueError:
+                stage = None
+            entry = spec.get("entry", DEFAULT_ENTRY)
+            if stage is None or not isinstance(entry, str) or set(spec) - {"stage", "entry"}:
+                raise where.error(
+                    "stages",
+                    f'stage of {pattern!r} must be "vertex", "pixel" or "compute" (or vs, ps, '
+                    f'fs, cs), or {{ stage = "...", entry = "NAME" }}; got {value!r}',
+                )
+            stage_rules.append(StageRule(pattern, stage, entry))
+
     row_major = None
     if "matrix-layout" in table:
         layout = table["matrix-layout"]
@@ -533,6 +565,7 @@ def settings_from_table(table: Mapping[str, Any], base: Path, where: TableLocato
         cache=cache,
         cache_mode=cache_mode,
         scheduler=scheduler,
+        stage_rules=tuple(stage_rules),
     )
 
 
@@ -607,6 +640,15 @@ def settings_from_args(args: Any, cwd: Path) -> Settings:
     cache = getattr(args, "cache", None)
     cache_mode = getattr(args, "cache_mode", None)
     scheduler = getattr(args, "scheduler", None)
+    command_entry = None
+    entry, profile = getattr(args, "entry", None), getattr(args, "profile", None)
+    if profile is not None:
+        try:
+            command_entry = EntryPointSpec(entry or DEFAULT_ENTRY, stage_from_profile(profile))
+        except ValueError as err:
+            raise _cli_error(f"-T: {err}") from None
+    elif entry is not None:
+        raise _cli_error(f"-E {entry} needs -T PROFILE (vs_6_0, ps_6_0, cs_6_0), as DXC")
     paths = getattr(args, "paths", None)
     out = getattr(args, "output", None)
     bindings = getattr(args, "bindings", None)
@@ -624,6 +666,7 @@ def settings_from_args(args: Any, cwd: Path) -> Settings:
         cache=cache_url(cache, cwd) if cache else None,
         cache_mode=_cache_mode(cache_mode, _cli_error) if cache_mode else None,
         scheduler=_scheduler(scheduler, _cli_error) if scheduler else None,
+        command_entry=command_entry,
     )
 
 
@@ -653,6 +696,8 @@ def merge(
     cache: str | None = None
     cache_mode = "readwrite"
     scheduler: str | None = None
+    stage_rules: list[StageRule] = []
+    command_entry: EntryPointSpec | None = None
     variant_rules: dict[str, FileRule] = {}
     target_rules: dict[str, FileRule] = {}
     for layer in layers:
@@ -673,6 +718,8 @@ def merge(
         cache = layer.cache or cache
         cache_mode = layer.cache_mode or cache_mode
         scheduler = layer.scheduler or scheduler
+        stage_rules = [*layer.stage_rules, *stage_rules]  # a later layer's patterns first
+        command_entry = layer.command_entry or command_entry
         for rule in layer.file_rules:  # a later layer's rule for a pattern replaces an earlier's
             (variant_rules if rule.variants else target_rules)[rule.pattern] = rule
     where = display_path(pyproject) if pyproject else "oneshader build"
@@ -703,6 +750,8 @@ def merge(
         shifts=tuple(s for cls in REGISTER_CLASSES for s in shifts.get(cls, ())),
         bind_registers=binds,
         row_major=row_major,
+        stage_rules=tuple(stage_rules),
+        command_entry=command_entry,
         variant_rules=tuple(variant_rules.values()),
         target_rules=tuple(target_rules.values()),
         bindings=bindings.resolve() if bindings else None,
