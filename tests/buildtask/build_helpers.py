@@ -58,9 +58,12 @@ def make_project(root: Path, *, kernels: int = 2, extra: str = "") -> Path:
 BuildRun = Callable[..., tuple[int, str, str]]
 
 
-def run_cli(cwd: Path, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    """``oneshader build ARGS`` in a fresh process (for kills and concurrency)."""
-    env = dict(os.environ, CI="1")
+def run_cli(
+    cwd: Path, *args: str, timeout: float = 120, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``oneshader build ARGS`` in a fresh process (for kills and concurrency); ``env``, if
+    given, replaces the environment (CI=1 added)."""
+    env = dict(env if env is not None else os.environ, CI="1")
     return subprocess.run(
         [sys.executable, "-m", "oneshader.cli", "build", *args],
         cwd=cwd,

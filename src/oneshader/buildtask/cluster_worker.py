@@ -54,6 +54,7 @@ class CompilerPlugin(_Plugin):  # type: ignore[misc]
         self.toolchain = toolchain
         self.refused = ""
         self.worker_name = ""
+        self.compiled = 0  # compiles this worker ran (what an operator, or a test, asks)
         self._folder = ""
         self._zygotes: dict[int | None, Zygote] = {}
         self._idle: queue.SimpleQueue[tuple[tuple[float | None, int | None], CompilerWorker]]
@@ -151,6 +152,7 @@ class CompilerPlugin(_Plugin):  # type: ignore[misc]
                     worker.close()
                 raise
             self._idle.put(((limits.seconds, limits.memory_mib), worker))
+            self.compiled += 1
             return _dumps(
                 {"worker": self.worker_name, "root": here, "result": encode_result(result).decode()}
             )
