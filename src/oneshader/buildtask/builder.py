@@ -29,6 +29,7 @@ from oneshader.buildtask.outputs import (
     sweep_temporaries,
     write_files,
 )
+from oneshader.buildtask.permutations import shared_compiles
 from oneshader.buildtask.progress import FROM_CACHE, Progress
 from oneshader.buildtask.scheduler import Compilers
 from oneshader.buildtask.sources import ShaderJob, discover, project_name
@@ -66,6 +67,7 @@ class BuildReport:
     seconds: float = 0.0
     bindings_failed: bool = False
     from_cache: list[str] = field(default_factory=list)
+    shared: list[str] = field(default_factory=list)  # variants served by another's compile
     cache_used: bool = False  # a shared cache was configured: the summary counts its hits
 
     @property
@@ -78,6 +80,8 @@ class BuildReport:
             parts.append(f"{len(self.from_cache)} from cache")
         parts.append(f"{self.up_to_date} up to date")
         parts.append(f"{len(self.failed)} failed")
+        if self.shared:
+            parts.append(f"{len(self.shared)} of the built shared a compile")
         if self.removed:
             parts.append(f"{self.removed} stale outputs removed")
         text = f"oneshader build: {', '.join(parts)} in {self.seconds:.2f}s"
@@ -138,10 +142,14 @@ class Build:
                 self.progress.begin(len(todo))
                 try:
                     todo = self._from_cache(todo)
+                    groups = shared_compiles(todo)
+                    alike = {g[0].stem: g[1:] for g in groups if len(g) > 1}
                     self.pool.run(
-                        todo,
+                        [g[0] for g in groups],
                         lambda job: self.progress.start(job.label),
-                        self._finished,
+                        lambda job, result, seconds: self._finished_alike(
+                            job, alike.get(job.stem, []), result, seconds
+                        ),
                         self.progress.tick,
                     )
                 except KeyboardInterrupt:  # keep what was built: the state says exactly that
@@ -254,6 +262,16 @@ class Build:
         self.report.removed += remove_files(self.config.out, (p for p in old if p not in written))
         self.state.shaders[job.stem] = ShaderRecord(job.source_name, job.key, inputs, outputs)
         self.state.dirty = True
+
+    def _finished_alike(
+        self, job: ShaderJob, alike: list[ShaderJob], result: CompileResult, seconds: float
+    ) -> None:
+        """``job``'s result, and that of the variants it serves (their defines differ only in
+        macros the preprocessor never sees: the same compile, docs/build.md "Permutations")."""
+        self._finished(job, result, seconds)
+        for other in alike:
+            self._finished(other, result, 0.0)
+            self.report.shared.append(other.label)
 
     def _finished(self, job: ShaderJob, result: CompileResult, seconds: float) -> None:
         for diag in result.diagnostics:

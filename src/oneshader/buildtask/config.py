@@ -15,7 +15,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from oneshader.buildtask.filerules import VARIANT_NAME, FileRule, Variant, is_glob
+from oneshader.buildtask.filerules import (
+    VARIANT_NAME,
+    FileRule,
+    Variant,
+    is_glob,
+    permutation_variants,
+)
 from oneshader.buildtask.stages import DEFAULT_ENTRY, StageRule, stage_from_profile
 from oneshader.compiler.api import (
     BindRegister,
@@ -48,6 +54,7 @@ _KNOWN_KEYS = frozenset(
         "entry-points",
         "stages",
         "variants",
+        "permutations",
         "file-targets",
         "bindings",
         "jobs",
@@ -109,6 +116,7 @@ class BuildConfig:
     stage_rules: tuple[StageRule, ...] = ()
     command_entry: EntryPointSpec | None = None
     variant_rules: tuple[FileRule, ...] = ()
+    permutation_rules: tuple[FileRule, ...] = ()
     target_rules: tuple[FileRule, ...] = ()
     bindings: Path | None = None
     jobs: int = 1
@@ -333,7 +341,7 @@ def _file_rules(table: Mapping[str, Any], base: Path, where: TableLocator) -> tu
     """``variants`` (file = { name = { DEFINE = value } }) and ``file-targets`` (file = [...]):
     keys are paths or globs relative to ``base``, and each must name at least one file."""
     rules: list[FileRule] = []
-    for key in ("variants", "file-targets"):
+    for key in ("variants", "permutations", "file-targets"):
         if key not in table:
             continue
         raw = table[key]
@@ -358,6 +366,19 @@ def _file_rules(table: Mapping[str, Any], base: Path, where: TableLocator) -> tu
                     raise error(f"{key}: {pattern!r} matches no file")
             elif not (base / pattern).is_file():
                 raise error(f"{key} for {pattern!r}, which is not a file")
+            if key == "permutations":
+                if not isinstance(value, dict) or not value:
+                    raise error(
+                        f"permutations of {pattern!r} must be a table: DEFINE = [values...]"
+                    )
+                for axis in value:
+                    if _define(axis) is None or "=" in axis:
+                        raise error(f"permutations of {pattern!r}: bad define name {axis!r}")
+                made = permutation_variants(value)
+                if isinstance(made, str):
+                    raise error(f"permutations of {pattern!r}: {made}")
+                rules.append(FileRule(pattern, base.resolve(), variants=made, permutations=True))
+                continue
             if key == "file-targets":
                 items = _str_list(value)
                 targets = parse_targets(",".join(items)) if items else None
@@ -699,6 +720,7 @@ def merge(
     stage_rules: list[StageRule] = []
     command_entry: EntryPointSpec | None = None
     variant_rules: dict[str, FileRule] = {}
+    permutation_rules: dict[str, FileRule] = {}
     target_rules: dict[str, FileRule] = {}
     for layer in layers:
         sources = layer.sources if layer.sources is not None else sources
@@ -721,7 +743,8 @@ def merge(
         stage_rules = [*layer.stage_rules, *stage_rules]  # a later layer's patterns first
         command_entry = layer.command_entry or command_entry
         for rule in layer.file_rules:  # a later layer's rule for a pattern replaces an earlier's
-            (variant_rules if rule.variants else target_rules)[rule.pattern] = rule
+            kind = permutation_rules if rule.permutations else variant_rules
+            (kind if rule.variants else target_rules)[rule.pattern] = rule
     where = display_path(pyproject) if pyproject else "oneshader build"
     if not sources:
         raise UserError.at(
@@ -753,6 +776,7 @@ def merge(
         stage_rules=tuple(stage_rules),
         command_entry=command_entry,
         variant_rules=tuple(variant_rules.values()),
+        permutation_rules=tuple(permutation_rules.values()),
         target_rules=tuple(target_rules.values()),
         bindings=bindings.resolve() if bindings else None,
         jobs=jobs or available_cpus(),

@@ -8,17 +8,19 @@ globs with different rules for one file are an error naming both, never a silent
 
 from __future__ import annotations
 
+import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
 from oneshader.reflection.model import Target
 
-__all__ = ["FileRule", "Variant", "glob_regex", "is_glob", "rule_for"]
+__all__ = ["FileRule", "Variant", "glob_regex", "is_glob", "permutation_variants", "rule_for"]
 
 VARIANT_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_VALUE = re.compile(r"[A-Za-z0-9_]+")
 
 
 @dataclass(frozen=True)
@@ -27,6 +29,42 @@ class Variant:
 
     name: str
     defines: tuple[tuple[str, str], ...] = ()
+
+
+def permutation_variants(axes: Mapping[str, object]) -> tuple[Variant, ...] | str:
+    """``[tool.oneshader.permutations]``: the product of ``axes`` (name -> values) as named
+    variants, or why it cannot be: values are integers, booleans (1/0) or names of letters,
+    digits and ``_`` (they make file names).
+
+    A permutation's name is made from its values, axis by axis in the declared order: the axis
+    in lower case followed by the value, joined by ``_`` (``FOG = [0, 1]``, ``SHADOWS = ["off",
+    "pcf"]`` give ``fog0_shadowsoff``, ``fog0_shadowspcf``, ``fog1_shadowsoff``,
+    ``fog1_shadowspcf``)."""
+    rows: list[list[tuple[str, str]]] = []
+    for axis, values in axes.items():
+        if not isinstance(values, list) or not values:
+            return f"axis {axis!r} must be a non-empty list of values"
+        row = []
+        for v in values:
+            if isinstance(v, bool):
+                v = int(v)
+            text = str(v)
+            if isinstance(v, float) or not isinstance(v, int | str) or not _VALUE.fullmatch(text):
+                return (
+                    f"axis {axis!r}: value {v!r} must be an integer or letters, digits and _ "
+                    "(it names files and Python modules)"
+                )
+            row.append((axis, text))
+        if len({t for _, t in row}) != len(row):
+            return f"axis {axis!r} lists a value twice"
+        rows.append(row)
+    variants = []
+    for combo in itertools.product(*rows):
+        name = "_".join(f"{axis.lower()}{value}" for axis, value in combo)
+        if not VARIANT_NAME.fullmatch(name):
+            return f"permutation name {name!r} is not a name"
+        variants.append(Variant(name, tuple(combo)))
+    return tuple(variants)
 
 
 def is_glob(pattern: str) -> bool:
@@ -72,6 +110,7 @@ class FileRule:
     base: Path
     variants: tuple[Variant, ...] = ()
     targets: tuple[Target, ...] | None = None
+    permutations: bool = False  # ``variants`` are the product of [tool.oneshader.permutations]
 
     @cached_property
     def _regex(self) -> re.Pattern[str]:

@@ -118,9 +118,11 @@ def discover(config: BuildConfig) -> list[ShaderJob]:
                 else config.entry_points.get(path, ())
                 or entry_for_file(path, project_name(path, config.root), config.stage_rules)
             )
-            variants = _rule(path, config.variant_rules, where)
+            named = _rule(path, config.variant_rules, where)
+            product = _rule(path, config.permutation_rules, where)
+            variants = [*(named.variants if named else ()), *(product.variants if product else ())]
             name = project_name(path, config.root)
-            for variant in variants.variants if variants else (Variant(""),):
+            for variant in variants or (Variant(""),):
                 stem = f"{base}.{variant.name}" if variant.name else base
                 other = by_stem.get(stem)
                 if other is not None:
