@@ -506,7 +506,10 @@ def compile_target(
         if compiled is None:
             return compiled, errors
     assert compiled is not None
-    compiled.facts = without_padding(compiled.facts)
+    if target is not Target.Msl:
+        # (Metal's stay until unify.layouts has laid its vectors out again: a padding member
+        # is the only sign of bytes a member's Metal alignment would otherwise account for)
+        compiled.facts = without_padding(compiled.facts)
     if target is Target.Wgsl and src.buffer_bools():
         compiled.facts = with_bools(compiled.facts, src.buffer_bools().keys())
         # Slang's warnings about the conversions bools_as_uints made are not the user's
