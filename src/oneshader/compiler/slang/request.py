@@ -24,6 +24,7 @@ from oneshader.compiler.slang.padding import (
     without_padding,
 )
 from oneshader.compiler.source import rewrite
+from oneshader.compiler.source.dxc_syntax import dxc_declarations
 from oneshader.compiler.source.precheck import (
     entry_stages,
     one_line_matrices,
@@ -291,7 +292,8 @@ def _byte_stored(src: SourceSet) -> tuple[str, ...]:
 
 
 def _rewritten(src: SourceSet, path: Path, how: _Rewrites) -> str:
-    text = rewrite.register_letters(src.texts[path], src.sources[path])
+    text = dxc_declarations(src.texts[path])  # the text the scanner read
+    text = rewrite.register_letters(text, src.sources[path])
     if how.bools_as_uints:  # at the file's own positions, as the two above
         bools = [(line, col) for p, line, col in src.buffer_bools().values() if p == path]
         text = rewrite.bools_as_uints(text, bools)

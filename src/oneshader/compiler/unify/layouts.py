@@ -10,6 +10,7 @@ from dataclasses import replace
 from oneshader.compiler.emitted.common import FLOATS, GLOBALS, round_up
 from oneshader.compiler.slang.facts import ParamFacts
 from oneshader.compiler.slang.padding import unpadded
+from oneshader.compiler.source.dxc_syntax import ANONYMOUS_STRUCT
 from oneshader.compiler.source.scanner import Declaration
 from oneshader.compiler.source.sourceset import SourceSet
 from oneshader.compiler.unify.metal_arrays import MetalArrays, relaid_offset
@@ -19,6 +20,32 @@ from oneshader.reflection.model import MatrixPacking, ScalarKind, Target, TypeKi
 
 
 def one_layout(
+    src: SourceSet,
+    decl: Declaration,
+    per: dict[Target, ParamFacts],
+    problems: Collector,
+    block: bool = False,
+    msl_vectors: dict[str, list[MetalVector]] | None = None,
+    msl_arrays: MetalArrays | None = None,
+) -> TypeLayout | None:
+    """:func:`_one_layout`, an anonymous struct's name (``source.dxc_syntax``) left out."""
+    layout = _one_layout(src, decl, per, problems, block, msl_vectors, msl_arrays)
+    return _unnamed(layout) if layout is not None else None
+
+
+def _unnamed(t: TypeLayout) -> TypeLayout:
+    """``t`` with the name a rewrite gave an anonymous struct made "" (it has none)."""
+    if t.kind is TypeKind.Array and t.element is not None:
+        return replace(t, element=_unnamed(t.element))
+    if t.kind is not TypeKind.Struct:
+        return t
+    name = "" if t.name.startswith(ANONYMOUS_STRUCT) else t.name
+    return replace(
+        t, name=name, members=tuple(replace(m, type=_unnamed(m.type)) for m in t.members)
+    )
+
+
+def _one_layout(
     src: SourceSet,
     decl: Declaration,
     per: dict[Target, ParamFacts],
