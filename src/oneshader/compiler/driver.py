@@ -19,6 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from oneshader.compiler.api import CompileOptions, CompileResult, OutputFile
+from oneshader.compiler.patch.access import storage_access, with_access
 from oneshader.compiler.patch.apply import patch_bindings, patch_locations
 from oneshader.compiler.slang import library
 from oneshader.compiler.slang.messages import dedupe, name_targets
@@ -149,6 +150,8 @@ def _finish(
     problems.check()
     outputs, depth = patch_bindings(src, outputs, shader, problems)
     problems.check()
+    access = storage_access(outputs, shader.resources)
+    outputs = with_access(outputs, access)
     entries = entry_points(
         src,
         primary,
@@ -166,6 +169,7 @@ def _finish(
     outputs = patch_locations(outputs, entries)
     resources, pushes = with_member_docs(src, *with_stages(shader, entries))
     resources = [replace(r, depth=True) if r.name in depth else r for r in resources]
+    resources = [replace(r, access=access[r.name]) if r.name in access else r for r in resources]
     reflection = ShaderReflection(
         source=src.name,
         targets=tuple(t for t in Target if t in options.targets),
