@@ -23,6 +23,7 @@ from oneshader.compiler.source.scanner import (
 from oneshader.reflection.model import SAMPLER_TYPES, TEXTURE_TYPES, Target
 
 __all__ = [
+    "INSTANCE_MARKER",
     "OFFSET_HELPER",
     "SAMPLE_POSITION_HELPER",
     "STANDARD_SAMPLE_POSITIONS",
@@ -38,6 +39,7 @@ __all__ = [
     "distances_as_varyings",
     "entry_outputs_as_results",
     "inline_includes",
+    "instance_ids_as_varyings",
     "load_offsets",
     "matrix_array_majorness",
     "outputs_struct",
@@ -227,6 +229,20 @@ def distances_as_varyings(text: str) -> str:
             edits.append((at, at, f"[[vk::location({_DISTANCE_LOCATION + n})]] "))
     for start, end, new in sorted(edits, reverse=True):
         text = text[:start] + new + text[end:]
+    return text
+
+
+INSTANCE_MARKER = "OS_INSTANCEID"  # SV_InstanceID between the stages: an ordinary varying
+
+
+def instance_ids_as_varyings(text: str, at: Collection[tuple[int, int]]) -> str:
+    """The ``SV_InstanceID`` semantic at each (line, column) (``varyings.instance_id_semantics``:
+    a vertex output or pixel input, which DXC passes as an ordinary varying and Slang as a
+    built-in no target has there) as :data:`INSTANCE_MARKER`, of the same length."""
+    starts = line_offsets(text)
+    for line, column in at:
+        i = starts[line - 1] + column - 1
+        text = text[:i] + INSTANCE_MARKER + text[i + len(INSTANCE_MARKER) :]
     return text
 
 
