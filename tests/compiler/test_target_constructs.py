@@ -294,3 +294,39 @@ def test_sample_and_centroid_interpolation_and_an_instance_id_varying(tmp_path: 
     assert (pixels[:, :2, 0] == 0).all() and (pixels[:, 2:, 0] == 255).all()
     assert (pixels[:, :, 3] == 255).all()  # both instances drew
     assert np.abs(pixels[:, :, 1].astype(int) - 128).max() <= 1
+
+
+ONE_COMPONENT = """\
+Texture2D<float1> Src;
+RWStructuredBuffer<float> Out;
+[shader("compute")]
+[numthreads(2, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    float1 v = Src.Load(int3(id.xy, 0));
+    Out[id.x] = Src.Load(int3(id.xy, 0)).x + v.x * 10;
+}
+"""
+
+
+def test_a_texture_of_one_component_vectors(tmp_path: Path) -> None:
+    """``Texture2D<float1>`` is the scalar's texture (Slang's WGSL refused it: E41400): built on
+    every target and read on the GPU from an r32float texture."""
+    import wgpu
+
+    result = build(tmp_path, ONE_COMPONENT)
+    assert "texture_2d<f32>" in wgsl_of(result)
+    dev = device()
+    texture = dev.create_texture(
+        size=(2, 1, 1),
+        format=wgpu.TextureFormat.r32float,
+        usage=wgpu.TextureUsage.TEXTURE_BINDING | wgpu.TextureUsage.COPY_DST,
+    )
+    dev.queue.write_texture(
+        {"texture": texture},
+        struct.pack("<2f", 1.5, 2.5),
+        {"bytes_per_row": 8, "rows_per_image": 1},
+        (2, 1, 1),
+    )
+    out = run_wgsl(result, {"Out": bytes(8)}, "Out", views={"Src": texture.create_view()})
+    assert struct.unpack("<2f", out) == (16.5, 27.5)

@@ -330,6 +330,7 @@ def _rewritten(src: SourceSet, path: Path, how: _Rewrites) -> str:
     text = rewrite.vk_builtins(text)
     text = rewrite.without_void_casts(text)
     text = rewrite.classes_as_structs(text)
+    text = rewrite.one_component_texels(text)
     text = rewrite.pack_matrix(text)
     text = rewrite.matrix_array_majorness(text)
     text = rewrite.without_space_only_registers(text)

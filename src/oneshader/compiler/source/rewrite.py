@@ -42,6 +42,7 @@ __all__ = [
     "instance_ids_as_varyings",
     "load_offsets",
     "matrix_array_majorness",
+    "one_component_texels",
     "outputs_struct",
     "pack_matrix",
     "postfix_start",
@@ -131,6 +132,26 @@ def classes_as_structs(text: str) -> str:
         last = m.end()
     out.append(text[last:])
     return "".join(out)
+
+
+# A texture or typed buffer of one-component vectors (``Texture2D<float1>``), its ``1``.
+_ONE_COMPONENT_TEXEL = re.compile(
+    r"\b(?:RW|RasterizerOrdered)?(?:Texture(?:1D|2D|3D|Cube)(?:Array)?|Texture2DMS(?:Array)?"
+    r"|Buffer)\s*<\s*(?:float|half|int|uint|min16float|min16int|min16uint|float16_t"
+    r"|float32_t|int32_t|uint32_t)(1)\s*[,>]"
+)
+
+
+def one_component_texels(text: str) -> str:
+    """A texture or typed buffer of one-component vectors (``Texture2D<float1>``) as one of the
+    scalar (``Texture2D<float >``): the same texels on every target, where Slang's WGSL refuses
+    the vector (E41400 "WGSL supports only f32/i32/u32 type textures"); a read gives the scalar,
+    which converts to the one-component vector and takes its swizzles. Columns stay."""
+    clean = strip_comments(text)
+    ones = [m.start(1) for m in _ONE_COMPONENT_TEXEL.finditer(clean)]
+    for i in reversed(ones):
+        text = text[:i] + " " + text[i + 1 :]
+    return text
 
 
 def with_inserted(text: str, inserts: Collection[tuple[int, int, str]]) -> str:
