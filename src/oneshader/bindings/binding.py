@@ -227,12 +227,26 @@ class Binding:
         or ``size`` zeroed bytes (default: :attr:`min_binding_size`)."""
         flags = self.usage | usage
         if data is not None:
+            if hasattr(data, "__array_interface__"):  # numpy's arrays: raw bytes are as given
+                self.check_array(data)
             raw = data.bytes_view() if hasattr(data, "bytes_view") else memoryview(data).cast("B")
             self._check_size(raw.nbytes)
             return device.create_buffer_with_data(data=raw, usage=flags)
         nbytes = self.min_binding_size if size is None else size
         self._check_size(nbytes)
         return device.create_buffer(size=nbytes, usage=flags)
+
+    def check_array(self, data: Any) -> None:
+        """TypeError, naming the field, for a numpy array whose bytes are not this buffer's
+        layout: another dtype (a member missing, moved or of another type; float64 for
+        float) or strides that are not contiguous. Generated structs are right by making."""
+        from oneshader.bindings.checked import check_array
+
+        layout = None
+        if self.counter_of is None:
+            holder = self.resource if self.resource is not None else self.push_block
+            layout = holder.layout if holder is not None else None
+        check_array(self.name, layout, data)
 
     def _check_size(self, nbytes: int) -> None:
         if nbytes < self.min_binding_size:

@@ -28,6 +28,7 @@ from oneshader.bindings.binding import (
 from oneshader.bindings.stages import (
     UNIFORM,
     VertexBuffer,
+    VertexBuffers,
     check_link,
     check_targets,
 )
@@ -173,6 +174,20 @@ class Entry:
     def instance_buffer(self, *names: str) -> VertexBuffer:
         """A buffer of these inputs stepped once per instance."""
         return self.vertex_buffer(*names, step_mode="instance")
+
+    def buffers(self, **named: VertexBuffer) -> VertexBuffers:
+        """The vertex buffers of a pipeline by name, in the order given (their slots):
+        ``vs.buffers(geometry=vs.vertex_buffer("Position"), per_instance=vs.instance_buffer(
+        "Offset"))``; checked to hold every input once. With none, the one interleaved buffer,
+        named ``vertices``."""
+        if not named:
+            named = {"vertices": self.vertex_buffer()}
+        self.vertex_buffers(*named.values())
+        return VertexBuffers(self.name, named)
+
+    def set_vertex_buffer(self, render_pass: Any, buffer: Any) -> None:
+        """Bind the one interleaved vertex buffer of a pipeline made without ``buffers=``."""
+        self.buffers().set(render_pass, vertices=buffer)
 
     def vertex_buffers(
         self, *buffers: VertexBuffer, step_mode: str = "vertex"
@@ -518,7 +533,7 @@ class Shader:
         fragment: Entry,
         targets: Sequence[Any],
         *,
-        buffers: Sequence[VertexBuffer] = (),
+        buffers: Sequence[VertexBuffer] | VertexBuffers = (),
         layouts: Layouts | None = None,
         constants: Mapping[str, float] | None = None,
         **descriptor: Any,
