@@ -52,7 +52,24 @@ def _generate(args: argparse.Namespace) -> int:
 
 
 def _add_build_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("paths", nargs="*", metavar="PATH", help="shader files or folders (*.hlsl)")
+    p.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="shader files or folders (*.hlsl, *.vsh, *.psh, *.csh)",
+    )
+    p.add_argument(
+        "-E",
+        "--entry",
+        metavar="NAME",
+        help="the entry point of the files given, as DXC (default: main; needs -T)",
+    )
+    p.add_argument(
+        "-T",
+        "--profile",
+        metavar="PROFILE",
+        help="their stage as DXC's profile: vs_6_0, ps_6_0, cs_6_0 (any shader model)",
+    )
     p.add_argument("-o", "--output", metavar="OUT", help="output folder (mirrors the sources)")
     p.add_argument("--targets", help="comma-separated: spirv,msl,wgsl")
     p.add_argument(

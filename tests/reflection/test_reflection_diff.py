@@ -15,6 +15,7 @@ from oneshader.cli import main
 from oneshader.reflection.abi import diff_reflections
 from oneshader.reflection.format import ReflectionFormat
 from oneshader.reflection.model import (
+    Access,
     EntryPoint,
     Resource,
     ResourceKind,
@@ -150,6 +151,8 @@ CASES = [
      "input UV", True, "none -> float4 TEXCOORD at location 2"),
     ("vertex output", _entry("VSMain", outputs=(replace(COLOR, format=VertexFormat.None_),)),
      "entry", "VSMain", "output Color", True, "none -> float4 COLOR at location 1"),
+    ("storage access", _resource("Tex", access=Access.WriteOnly), "resource", "Tex", "", True,
+     "access ReadWrite -> WriteOnly"),
     ("spec id", _spec(id=3), "spec", "Drag", "", True, "id 0 -> 3"),
     ("spec type", _spec(scalar=ScalarKind.Int), "spec", "Drag", "", True, "type Float -> Int"),
     ("resource removed", lambda m: _entry("PSMain", uses=())(replace(m, resources=m.resources[:2])),

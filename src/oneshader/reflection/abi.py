@@ -209,7 +209,7 @@ def _stages(old: Sequence[Stage], new: Sequence[Stage]) -> Iterator[_Found]:
 
 
 def _resource(o: Resource, n: Resource) -> Iterator[_Found]:
-    for attr in ("kind", "rtype", "count", "format", "depth", "attachment"):
+    for attr in ("kind", "rtype", "count", "format", "depth", "attachment", "access"):
         a, b = getattr(o, attr), getattr(n, attr)
         if a != b:
             show = (lambda v: v.name) if hasattr(a, "name") else repr

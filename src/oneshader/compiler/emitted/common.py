@@ -283,6 +283,7 @@ class EmittedResource:
     role: str = ""  # "counter" for the hidden counter of an append/consume buffer
     attachment: int | None = None  # SPIR-V InputAttachmentIndex (a subpass input)
     scope: str = ""  # the entry point whose parameter it is (MSL); "" for a module-scope variable
+    access: str = ""  # a storage image's: "read", "write" or "read_write" (WGSL's words)
 
 
 @dataclass(frozen=True)

@@ -345,6 +345,26 @@ def with_extended_formats(data: bytes) -> bytes:
     return _with_capability(data, CAP_STORAGE_IMAGE_EXTENDED_FORMATS) if needed else data
 
 
+# StorageImageReadWithoutFormat, StorageImageWriteWithoutFormat
+_WITHOUT_FORMAT_CAPABILITIES = frozenset({55, 56})
+
+
+def without_format_capabilities(data: bytes) -> bytes:
+    """The module without ``StorageImage{Read,Write}WithoutFormat`` once no storage image is
+    left with format Unknown (Slang declares them for images it gave no format, which
+    ``set_image_formats`` then gives one): wgpu (naga) refuses modules that declare them."""
+    words = _words(data)
+    drop: list[int] = []
+    for i, count, opcode in _instructions(words):
+        if opcode == OP_CAPABILITY and words[i + 1] in _WITHOUT_FORMAT_CAPABILITIES:
+            drop.append(i)
+        elif opcode == OP_TYPE_IMAGE and count >= 9 and words[i + 7] == 2 and words[i + 8] == 0:
+            return data  # an image still without a format needs them
+    for i in reversed(drop):
+        del words[i : i + 2]
+    return struct.pack(f"<{len(words)}I", *words) if drop else data
+
+
 # Integer built-ins a pixel shader reads that Slang declares without Flat (wave intrinsics).
 _INTEGER_INPUT_BUILTINS = frozenset({BUILTIN_SUBGROUP_SIZE, BUILTIN_SUBGROUP_LOCAL_INVOCATION_ID})
 

@@ -24,6 +24,7 @@ from oneshader.compiler.slang.padding import (
     without_padding,
 )
 from oneshader.compiler.source import rewrite
+from oneshader.compiler.source.dxc_syntax import dxc_declarations
 from oneshader.compiler.source.precheck import (
     entry_stages,
     one_line_matrices,
@@ -291,7 +292,8 @@ def _byte_stored(src: SourceSet) -> tuple[str, ...]:
 
 
 def _rewritten(src: SourceSet, path: Path, how: _Rewrites) -> str:
-    text = rewrite.register_letters(src.texts[path], src.sources[path])
+    text = dxc_declarations(src.texts[path])  # the text the scanner read
+    text = rewrite.register_letters(text, src.sources[path])
     if how.bools_as_uints:  # at the file's own positions, as the two above
         bools = [(line, col) for p, line, col in src.buffer_bools().values() if p == path]
         text = rewrite.bools_as_uints(text, bools)
@@ -506,7 +508,10 @@ def compile_target(
         if compiled is None:
             return compiled, errors
     assert compiled is not None
-    compiled.facts = without_padding(compiled.facts)
+    if target is not Target.Msl:
+        # (Metal's stay until unify.layouts has laid its vectors out again: a padding member
+        # is the only sign of bytes a member's Metal alignment would otherwise account for)
+        compiled.facts = without_padding(compiled.facts)
     if target is Target.Wgsl and src.buffer_bools():
         compiled.facts = with_bools(compiled.facts, src.buffer_bools().keys())
         # Slang's warnings about the conversions bools_as_uints made are not the user's

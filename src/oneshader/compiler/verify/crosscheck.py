@@ -43,6 +43,7 @@ from oneshader.reflection.model import (
     MEASURED_TYPES,
     SAMPLER_TYPES,
     STRUCTURED_TYPES,
+    Access,
     BuiltIn,
     DeviceFeatures,
     EntryPoint,
@@ -50,6 +51,7 @@ from oneshader.reflection.model import (
     MatrixPacking,
     PushBlock,
     Resource,
+    ResourceKind,
     ResourceTypeKind,
     ScalarKind,
     ShaderReflection,
@@ -64,6 +66,9 @@ from oneshader.reflection.model import (
 )
 
 __all__ = ["CheckReport", "check", "read_output", "verify"]
+
+# A storage texture's access as WGSL spells it (SPIR-V's decorations are read into these words).
+_ACCESS_WORDS = {Access.ReadWrite: "read_write", Access.ReadOnly: "read", Access.WriteOnly: "write"}
 
 _UNIFORM_BLOCKS = frozenset({ResourceTypeKind.ConstantBuffer})
 
@@ -416,6 +421,10 @@ class _Checker:
                     )
                 if res.format is not None and em.format is not None:
                     self.differ(module, f"{path} image format", res.format, em.format)
+                if em.access and res.kind is ResourceKind.UnorderedAccess:
+                    wanted = _ACCESS_WORDS[res.access]
+                    if em.access != wanted:
+                        self.differ(module, f"{path} storage access", wanted, em.access)
                 if self.target is Target.Wgsl and em.space == "handle":
                     declared = em.type_text.startswith("texture_depth")
                     if declared != res.depth:
