@@ -11,12 +11,11 @@ from typing import Any
 
 import numpy as np
 import pytest
+from verify_support import render, runtime_bindings
 
 from module_validation import device
-from oneshader.bindings import load
 from oneshader.compiler import CompileOptions, compile_file
 from oneshader.compiler.api import CompileResult
-from oneshader.reflection.format import ReflectionFormat
 from oneshader.reflection.model import Target, VertexFormat
 
 SHADER = """\
@@ -61,11 +60,7 @@ def _build(tmp_path: Path, source: str) -> CompileResult:
 def _bindings(tmp_path: Path) -> Any:
     result = _build(tmp_path, SHADER)
     assert result.ok and not result.diagnostics, [d.format() for d in result.diagnostics]
-    assert result.reflection is not None
-    for o in result.outputs:
-        (tmp_path / f"packed{o.suffix}").write_bytes(o.data)
-    (tmp_path / "packed.reflection").write_bytes(ReflectionFormat.write(result.reflection))
-    return load(tmp_path / "packed.reflection")
+    return runtime_bindings(result, tmp_path, "packed")
 
 
 def test_the_reflection_and_the_bindings_carry_the_formats(tmp_path: Path) -> None:
@@ -107,8 +102,6 @@ def _vertices(buffer: Any) -> Any:
 
 @pytest.mark.parametrize("target", [Target.Wgsl, Target.SpirV])
 def test_a_draw_with_compressed_attributes(tmp_path: Path, target: Target) -> None:
-    import wgpu
-
     mod = _bindings(tmp_path)
     vs, ps = mod.entries.VSMain, mod.entries.PSMain
     dev = device()
@@ -126,26 +119,14 @@ def test_a_draw_with_compressed_attributes(tmp_path: Path, target: Target) -> No
             },
         )
     buffer = vs.vertex_buffer()
-    target_texture = dev.create_texture(
-        size=(SIZE, SIZE, 1),
-        format="rgba8unorm",
-        usage=wgpu.TextureUsage.RENDER_ATTACHMENT | wgpu.TextureUsage.COPY_SRC,
-    )
-    enc = dev.create_command_encoder()
-    rp = enc.begin_render_pass(
-        color_attachments=[
-            {"view": target_texture.create_view(), "load_op": "clear", "store_op": "store"}
-        ]
-    )
-    rp.set_pipeline(pipeline)
-    rp.set_vertex_buffer(0, buffer.create_buffer(dev, _vertices(buffer)))
-    rp.draw(3)
-    rp.end()
-    dev.queue.submit([enc.finish()])
-    data = dev.queue.read_texture(
-        {"texture": target_texture}, {"bytes_per_row": SIZE * 4}, (SIZE, SIZE, 1)
-    )
-    rgba = np.frombuffer(data, np.uint8).reshape(SIZE, SIZE, 4).astype(int)
+    vertices = buffer.create_buffer(dev, _vertices(buffer))
+
+    def draw(rp: Any) -> None:
+        rp.set_pipeline(pipeline)
+        rp.set_vertex_buffer(0, vertices)
+        rp.draw(3)
+
+    rgba = render(draw, SIZE).astype(int)
     assert (np.abs(rgba - [255, 128, 0, 255]) <= 1).all(), rgba[0, 0]
 
 
