@@ -704,6 +704,8 @@ def _stage_var(
         semantic = builtin.value
     elif upper.startswith("SV_TARGET"):
         semantic = "SV_Target"
+    elif upper == rewrite.INSTANCE_MARKER:  # SV_InstanceID between the stages: a varying
+        semantic = "SV_InstanceID"
     else:
         semantic = re.sub(r"\d+$", "", written) if written else v.semantic
     interp = Interpolation.Default
