@@ -137,6 +137,12 @@ def _add_build_arguments(p: argparse.ArgumentParser) -> None:
         metavar=("xN", "SPACE", "BINDING", "SET"),
         help="bind register xN of SPACE to BINDING in SET, as DXC",
     )
+    p.add_argument(
+        "--placement",
+        choices=("auto", "dxc"),
+        help="auto (default): register classes that would share bindings (b0, t0, u0) are "
+        "laid out one after another; dxc: DXC's bindings exactly (placement in pyproject)",
+    )
     layout = p.add_mutually_exclusive_group()
     layout.add_argument(
         "-Zpr",

@@ -76,8 +76,13 @@ def _compile_targets(
     per_target: dict[Target, list[Diagnostic]] = {}
     wanted = [t for t in Target if t in options.targets and t not in refused]
     together = compile_together(lib, src, options, wanted)
-    for target in wanted:
-        spirv = next((c.facts for c in compiled if c.target is Target.SpirV), None)
+    # Metal last: its buffers are padded to lay out as SPIR-V's, else WGSL's (the same
+    # std140/std430 offsets), whichever was compiled
+    for target in sorted(wanted, key=lambda t: t is Target.Msl):
+        spirv = next(
+            (c.facts for t in (Target.SpirV, Target.Wgsl) for c in compiled if c.target is t),
+            None,
+        )
         also_pad = (
             functools.partial(reference_padding, src, spirv)
             if target is Target.Msl and spirv is not None
@@ -93,6 +98,8 @@ def _compile_targets(
         per_target[target] = errs
         if t is not None:
             compiled.append(t)
+    compiled.sort(key=lambda c: list(Target).index(c.target))  # back in target order
+    per_target = {t: per_target[t] for t in Target if t in per_target}
     slang_failed = any(per_target.values())
     if problems.failed or slang_failed:
         if slang_failed:

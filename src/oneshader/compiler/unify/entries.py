@@ -372,6 +372,7 @@ def entry_points(
     Metal-only build, ``usage_outputs``: a SPIR-V or WGSL compile that is not written out);
     an entry point in error is left out, its errors added to ``problems``."""
     usage = _usage({**outputs, **usage_outputs})
+    features = _features(outputs)
     vk_location: dict[tuple[str, bool, str], int] = {}
     resource_names = [r.name for r in resources]
     push_names = [p.name for p in pushes]
@@ -386,7 +387,7 @@ def entry_points(
                 Diagnostic(src.name, 0, 0, Severity.ERROR, message, Code.UNSUPPORTED_STAGE)
             )
             continue
-        used, features = usage.get(e.name, (None, DeviceFeatures(0)))
+        used, _ = usage.get(e.name, (None, DeviceFeatures(0)))
         if used is None:
             used = set(resource_names) | set(push_names)
         # WGSL and MSL spell a field of a global struct of resources x_field (emitted_name)
@@ -651,6 +652,8 @@ def _stage_var(
         semantic = builtin.value
     elif upper.startswith("SV_TARGET"):
         semantic = "SV_Target"
+    elif upper == rewrite.INSTANCE_MARKER:  # SV_InstanceID between the stages: a varying
+        semantic = "SV_InstanceID"
     else:
         semantic = re.sub(r"\d+$", "", written) if written else v.semantic
     interp = Interpolation.Default
@@ -701,6 +704,22 @@ def _pack_vertex(inputs: list[StageVariable]) -> tuple[list[StageVariable], int]
             v = replace(v, offset=off, format=fmt)
         out.append(v)
     return out, stride
+
+
+def _features(outputs: dict[Target, bytes]) -> DeviceFeatures:
+    """The device features the written targets' code needs, each target's read from its own
+    code and their union (module-wide, as SPIR-V's capabilities and WGSL's enables are):
+    Slang's SPIR-V converts ``f32tof16`` through half (Float16, Int16) where its WGSL packs
+    without it, and a compile that is not written out (a Metal-only build's) needs nothing."""
+    from oneshader.compiler.emitted.spirv import module_features, read_spirv_shared
+    from oneshader.compiler.emitted.wgsl import read_wgsl_shared
+
+    readers = {Target.SpirV: read_spirv_shared, Target.Wgsl: read_wgsl_shared}
+    out = DeviceFeatures(0)
+    for target, code in outputs.items():
+        if target in readers:
+            out |= module_features(readers[target](code))
+    return out
 
 
 def _usage(outputs: dict[Target, bytes]) -> dict[str, tuple[set[str] | None, DeviceFeatures]]:
