@@ -237,8 +237,22 @@ def make_parser() -> argparse.ArgumentParser:
         parents=common,
     )
     p.add_argument("paths", nargs="+", metavar="PATH", help="shader files or folders (*.hlsl)")
-    p.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR")
-    p.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME=VALUE")
+    p.add_argument(
+        "-I",
+        dest="include_dirs",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="search DIR for #include files",
+    )
+    p.add_argument(
+        "-D",
+        dest="defines",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="define a macro (NAME alone means NAME=1)",
+    )
     p.add_argument("--targets", help="what wgpu runs: wgsl,spirv (the default; SPIR-V by naga)")
     p.set_defaults(func=_prove_layouts)
     return parser
