@@ -122,6 +122,14 @@ def _add_build_arguments(p: argparse.ArgumentParser) -> None:
         metavar=("xN", "SPACE", "BINDING", "SET"),
         help="bind register xN of SPACE to BINDING in SET, as DXC",
     )
+    p.add_argument(
+        "-enable-16bit-types",
+        dest="enable_16bit_types",
+        action="store_const",
+        const=True,
+        help="min16float/min16int/min16uint are the 16-bit types they stand for, as DXC's "
+        "-enable-16bit-types (they are 32-bit without it)",
+    )
     layout = p.add_mutually_exclusive_group()
     layout.add_argument(
         "-Zpr",

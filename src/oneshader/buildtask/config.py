@@ -50,6 +50,7 @@ _KNOWN_KEYS = frozenset(
         "memory-limit",
         "bind-register",
         "matrix-layout",
+        "enable-16bit-types",
         *(f"{c}-shift" for c in REGISTER_CLASSES),
     }
 )
@@ -76,6 +77,7 @@ class Settings:
     time_limit: float | None = None
     memory_limit: int | None = None
     row_major: bool | None = None
+    enable_16bit_types: bool | None = None  # DXC's -enable-16bit-types
     file_rules: tuple[FileRule, ...] = ()  # variants and file-targets, in the file's order
     stage_rules: tuple[StageRule, ...] = ()  # [tool.oneshader.stages], in the file's order
     command_entry: EntryPointSpec | None = None  # -E/-T: every file of this build
@@ -95,6 +97,7 @@ class BuildConfig:
     shifts: tuple[RegisterShift, ...] = ()
     bind_registers: tuple[BindRegister, ...] = ()
     row_major: bool = False  # DXC's -Zpr
+    enable_16bit_types: bool = False  # DXC's -enable-16bit-types
     stage_rules: tuple[StageRule, ...] = ()
     command_entry: EntryPointSpec | None = None
     variant_rules: tuple[FileRule, ...] = ()
@@ -480,6 +483,13 @@ def settings_from_table(table: Mapping[str, Any], base: Path, where: TableLocato
                 f"(DXC's -Zpr), got {layout!r}",
             )
         row_major = layout == "row-major"
+    sixteen = table.get("enable-16bit-types")
+    if sixteen is not None and not isinstance(sixteen, bool):
+        raise where.error(
+            "enable-16bit-types",
+            f"'enable-16bit-types' must be true or false (DXC's -enable-16bit-types), got "
+            f"{sixteen!r}",
+        )
 
     return Settings(
         sources=paths("sources"),
@@ -496,6 +506,7 @@ def settings_from_table(table: Mapping[str, Any], base: Path, where: TableLocato
         time_limit=limits.get("time-limit"),
         memory_limit=int(limits["memory-limit"]) if "memory-limit" in limits else None,
         row_major=row_major,
+        enable_16bit_types=sixteen,
         stage_rules=tuple(stage_rules),
     )
 
@@ -591,6 +602,7 @@ def settings_from_args(args: Any, cwd: Path) -> Settings:
         shifts=shifts,
         bind_registers=binds,
         row_major=getattr(args, "row_major", None),
+        enable_16bit_types=getattr(args, "enable_16bit_types", None),
         command_entry=command_entry,
     )
 
@@ -618,6 +630,7 @@ def merge(
     binds: tuple[BindRegister, ...] = ()
     limits = CompileLimits()
     row_major = False
+    sixteen = False
     stage_rules: list[StageRule] = []
     command_entry: EntryPointSpec | None = None
     variant_rules: dict[str, FileRule] = {}
@@ -637,6 +650,8 @@ def merge(
             layer.time_limit or limits.seconds, layer.memory_limit or limits.memory_mib
         )
         row_major = layer.row_major if layer.row_major is not None else row_major
+        if layer.enable_16bit_types is not None:
+            sixteen = layer.enable_16bit_types
         stage_rules = [*layer.stage_rules, *stage_rules]  # a later layer's patterns first
         command_entry = layer.command_entry or command_entry
         for rule in layer.file_rules:  # a later layer's rule for a pattern replaces an earlier's
@@ -669,6 +684,7 @@ def merge(
         shifts=tuple(s for cls in REGISTER_CLASSES for s in shifts.get(cls, ())),
         bind_registers=binds,
         row_major=row_major,
+        enable_16bit_types=sixteen,
         stage_rules=tuple(stage_rules),
         command_entry=command_entry,
         variant_rules=tuple(variant_rules.values()),
