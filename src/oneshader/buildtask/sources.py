@@ -67,6 +67,8 @@ def options_key(options: CompileOptions, root: Path) -> str:
         doc["row_major"] = True
     if options.enable_16bit_types:
         doc["enable_16bit_types"] = True
+    if options.dxc_placement:  # (absent by default, as row_major)
+        doc["dxc_placement"] = True
     return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()[:32]
 
 
@@ -141,6 +143,7 @@ def discover(config: BuildConfig) -> list[ShaderJob]:
                     bind_registers=config.bind_registers,
                     row_major=config.row_major,
                     enable_16bit_types=config.enable_16bit_types,
+                    dxc_placement=config.dxc_placement,
                 )
                 key = options_key(options, config.root)
                 jobs.append(ShaderJob(path, name, stem, options, key, variant.name))

@@ -93,6 +93,11 @@ class CompileOptions:
     # for (min16float/min10float half, min16int/min12int int16_t, min16uint uint16_t) and
     # __HLSL_ENABLE_16_BIT is defined; 32-bit otherwise, as DXC has them without it.
     enable_16bit_types: bool = False
+    # DXC's placement exactly: registers of every class from binding 0, so b0, t0 and u0 share
+    # binding 0 (OS3001). Off (the default), a space whose classes collide lays them out one
+    # after another, b, t, s, u (docs/dxc-compatibility.md); any shift or bind-register given
+    # places as DXC does either way.
+    dxc_placement: bool = False
 
 
 @dataclass(frozen=True)
