@@ -31,19 +31,27 @@ def display_path(path: str | os.PathLike[str], base: Path | None = None) -> str:
     return rel.replace(os.sep, "/")
 
 
-# The names of the temporaries below (what a write killed before its rename leaves behind).
-_TEMPORARY = re.compile(r"^\..+\.[A-Za-z0-9_]{6,}\.tmp$")
+# The temporaries below are named ``.<target name>.<8 random characters>.oneshader-tmp``: a
+# suffix no other program's files have (git's ``.pack.XXXXXX.tmp`` or an editor's ``.x.tmp``
+# never match), and the target's name, so that a sweep removes only the temporaries of files
+# it knows it writes (:func:`temporary_target`).
+TEMPORARY_SUFFIX = ".oneshader-tmp"
+_TEMPORARY = re.compile(r"^\.(.+)\.[a-z0-9_]{8}" + re.escape(TEMPORARY_SUFFIX) + "$")
 
 
-def is_temporary(name: str) -> bool:
-    """Whether a file name is one of this module's temporaries (for sweeping up after a kill)."""
-    return _TEMPORARY.match(name) is not None
+def temporary_target(name: str) -> str | None:
+    """The name of the file a temporary of this module called ``name`` was to replace, or None
+    when ``name`` is not one of this module's temporaries (for sweeping up after a kill)."""
+    m = _TEMPORARY.match(name)
+    return m.group(1) if m else None
 
 
 def _temporary(target: Path, data: bytes, *, durable: bool) -> str:
     """A temporary beside ``target`` holding ``data`` (mode 0644); its path."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    fd, tmp = tempfile.mkstemp(
+        prefix=f".{target.name}.", suffix=TEMPORARY_SUFFIX, dir=target.parent
+    )
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)

@@ -24,6 +24,7 @@ from oneshader.buildtask.state import STATE_NAME, BuildState
 from oneshader.cli import make_parser
 from oneshader.compiler.api import CompileOptions, CompileResult
 from oneshader.compiler.process.worker import CompilerWorker, _Child
+from oneshader.fsutil import TEMPORARY_SUFFIX
 from oneshader.reflection.format import ReflectionFormat
 from process_helpers import parent_of
 
@@ -443,4 +444,4 @@ def test_a_full_disk_is_reported_at_the_file_being_written(
     status, _, err = build("-j", "1", "shaders/K0.hlsl")
     assert status == 2
     assert err.startswith("out/K0.spv: error OS2003: cannot write: No space left on device"), err
-    assert [p.name for p in (project / "out").iterdir() if p.name.endswith(".tmp")] == []
+    assert [p.name for p in (project / "out").iterdir() if p.name.endswith(TEMPORARY_SUFFIX)] == []

@@ -22,6 +22,7 @@ from oneshader.buildtask.config import BuildConfig
 from oneshader.buildtask.depfile import write_depfile
 from oneshader.buildtask.lock import OutLock
 from oneshader.buildtask.outputs import (
+    OUTPUT_SUFFIXES,
     REFLECTION_SUFFIX,
     planned_files,
     remove_files,
@@ -32,6 +33,7 @@ from oneshader.buildtask.progress import Progress
 from oneshader.buildtask.scheduler import WorkerPool
 from oneshader.buildtask.sources import ShaderJob, discover, project_name
 from oneshader.buildtask.state import (
+    STATE_NAME,
     BuildState,
     Checker,
     ShaderRecord,
@@ -119,8 +121,8 @@ class Build:
         cfg = self.config
         jobs = discover(cfg)
         with OutLock(cfg.out, self.progress.message):
-            sweep_temporaries(cfg.out)
             self.state, why = BuildState.load(cfg.out)
+            sweep_temporaries(cfg.out, self._owned(jobs))
             if why:
                 self.progress.message(f"note: {why}; rebuilding everything")
             toolchain = toolchain_version()
@@ -152,6 +154,17 @@ class Build:
                     self.state.save(cfg.out)
         self.report.seconds = time.perf_counter() - t0
         return self.report
+
+    def _owned(self, jobs: list[ShaderJob]) -> set[str]:
+        """The OUT-relative files this build writes or wrote: the state, the outputs it
+        records, and every output its shaders can have (one a killed first build was
+        writing is not recorded yet)."""
+        owned = {STATE_NAME}
+        for record in self.state.shaders.values():
+            owned.update(s.path for s in record.outputs)
+        for job in jobs:
+            owned.update(job.stem + suffix for suffix in OUTPUT_SUFFIXES)
+        return owned
 
     def inputs(self) -> set[Path]:
         """Every file the current outputs were built from (what ``--watch`` watches)."""
