@@ -22,6 +22,14 @@ from typing import TypeVar
 T = TypeVar("T")
 
 
+def named_path(path: str | os.PathLike[str]) -> Path:
+    """``path`` absolute, with the links among its folders resolved but not its own name: a
+    link given as a file is a name of its own (its outputs are named after it, and retargeting
+    it is a change), not an alias of whatever it points to now."""
+    p = Path(path).absolute()
+    return p.parent.resolve() / p.name
+
+
 def display_path(path: str | os.PathLike[str], base: Path | None = None) -> str:
     """A path as users see it in messages: relative to ``base`` (the cwd), forward slashes."""
     try:

@@ -112,9 +112,7 @@ def test_files_of_other_programs_under_out_are_never_swept(project: Path, build:
     assert [p for p in ours if p.exists()] == []
 
 
-def test_nested_output_folders_keep_each_others_temporaries(
-    project: Path, build: BuildRun
-) -> None:
+def test_nested_output_folders_keep_each_others_temporaries(project: Path, build: BuildRun) -> None:
     """One project writes to ``out``, another to ``out/nested``: the outer build does not look
     into the inner one's folder, so the inner one's in-flight temporaries survive it."""
     inner = project / "out" / "nested"

@@ -270,16 +270,18 @@ class Build:
         during the compile, even one undone since, must not pass for what was built)."""
         inputs = [Stamp(job.source_name, 0, -1, "")]  # unknown unless the compiler says
         seen: set[str] = set()
+        root = self.config.root
         for f in result.inputs:
-            path = Path(f.path).resolve()
-            name = project_name(path, self.config.root)
+            named = Path(f.named or f.path)  # as included: a link is recorded by its name
+            name = project_name(named, root)
             if name in seen:
                 continue
             seen.add(name)
-            if path == job.source:
-                inputs[0] = input_stamp(f, job.source_name)
+            real = project_name(Path(f.path), root)
+            if named == job.source:
+                inputs[0] = input_stamp(f, job.source_name, real)
             else:
-                inputs.append(input_stamp(f, name))
+                inputs.append(input_stamp(f, name, real))
         return inputs
 
     def _maybe_save(self) -> None:

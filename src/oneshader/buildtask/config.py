@@ -20,6 +20,7 @@ from oneshader.compiler.api import BindRegister, CompileLimits, EntryPointSpec, 
 from oneshader.compiler.process.server import DEFAULT_IDLE_SECONDS
 from oneshader.diagnostics import Code, Diagnostic, Severity, UserError, source_excerpt
 from oneshader.fsutil import display_path as display_path  # its home before fsutil
+from oneshader.fsutil import named_path
 from oneshader.reflection.model import Stage, Target
 
 PYPROJECT = "pyproject.toml"
@@ -391,7 +392,7 @@ def settings_from_table(table: Mapping[str, Any], base: Path, where: TableLocato
                 out.append(EntryPointSpec(spec["name"], stage))
             if not (base / file).is_file():
                 raise locate.error(key, f"entry points for {file!r}, which is not a file")
-            entry_points[(base / file).resolve()] = tuple(out)
+            entry_points[named_path(base / file)] = tuple(out)
 
     jobs = None
     if "jobs" in table:
@@ -613,7 +614,7 @@ def merge(
         )
     return BuildConfig(
         root=root,
-        sources=tuple(dict.fromkeys(p.resolve() for p in sources)),
+        sources=tuple(dict.fromkeys(p.resolve() if p.is_dir() else named_path(p) for p in sources)),
         out=out.resolve(),
         targets=targets or tuple(Target),
         include_dirs=tuple(dict.fromkeys(p.resolve() for p in includes)),
