@@ -20,7 +20,7 @@ from oneshader.compiler.api import BindRegister, CompileLimits, EntryPointSpec, 
 from oneshader.compiler.process.server import DEFAULT_IDLE_SECONDS
 from oneshader.diagnostics import Code, Diagnostic, Severity, UserError, source_excerpt
 from oneshader.fsutil import display_path as display_path  # its home before fsutil
-from oneshader.fsutil import named_path
+from oneshader.fsutil import named_path, read_file
 from oneshader.reflection.model import Stage, Target
 
 PYPROJECT = "pyproject.toml"
@@ -473,7 +473,7 @@ def read_pyproject(path: Path, table_name: str = TOOL_TABLE) -> tuple[Mapping[st
     (for positioning later errors); positioned errors."""
     shown = display_path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_file(path).decode("utf-8")
         data = tomllib.loads(text)
     except OSError as err:
         raise UserError.at(shown, 0, 0, f"cannot read: {err.strerror}", Code.BAD_CONFIG) from None

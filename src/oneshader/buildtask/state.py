@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from oneshader.compiler.api import InputFile
-from oneshader.fsutil import atomic_write, read_regular
+from oneshader.fsutil import atomic_write, read_file, read_regular
 
 STATE_NAME = ".oneshader-state.json"
 FORMAT = "oneshader-build-state"
@@ -66,7 +66,7 @@ class BuildState:
         """The state stored in ``out`` and "", or an empty state and why the file was ignored."""
         path = out / STATE_NAME
         try:
-            raw = path.read_bytes()
+            raw = read_file(path)
         except FileNotFoundError:
             return BuildState(), ""
         except OSError as err:
