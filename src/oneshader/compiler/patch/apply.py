@@ -23,6 +23,7 @@ from oneshader.compiler.patch.spirv import (
     with_extended_formats,
     with_flat_integer_inputs,
     with_sample_rate_shading,
+    without_format_capabilities,
 )
 from oneshader.compiler.source.sourceset import SourceSet
 from oneshader.compiler.unify.assemble import Assembled
@@ -147,7 +148,8 @@ def _patch_spirv(src: SourceSet, code: bytes, resources: list[Resource]) -> byte
     formats = {
         r.name: IMAGE_FORMATS.index(r.format) for r in resources if r.format in IMAGE_FORMATS
     }
-    code = with_sample_rate_shading(set_image_formats(code, formats))
+    code = without_format_capabilities(set_image_formats(code, formats))
+    code = with_sample_rate_shading(code)
     return with_flat_integer_inputs(with_extended_formats(code))
 
 

@@ -153,6 +153,33 @@ def check_request(src: SourceSet, options: CompileOptions, problems: Collector) 
             )
     problems.extend(_indirect_counters(src))
     problems.extend(_uniform_parameters(src, options))
+    missing = _no_entry_point(src, options)
+    if missing is not None:
+        problems.add(missing)
+
+
+_NUMTHREADS = re.compile(r"\[\s*numthreads\s*\(")
+
+
+def _no_entry_point(src: SourceSet, options: CompileOptions) -> Diagnostic | None:
+    """HLSL written for DXC marks no entry point (``float4 main(...)``: DXC's command line names
+    it and its stage); Slang then finds none (its E57004, "no exported symbols"). Said here,
+    with what to write; a ``[numthreads]`` function is one Slang finds (a compute shader)."""
+    if options.entry_points or entry_stages(src, options) or any(src.matches(_NUMTHREADS)):
+        return None
+    message = (
+        'no entry point: the file marks none with [shader("...")] and none was given; name '
+        "it as DXC does, 'oneshader build FILE -E main -T ps_6_0' (vs_6_0, cs_6_0), or give "
+        "the file's stage by its name in pyproject.toml ([tool.oneshader.stages] "
+        '"*PS.hlsl" = "pixel"; *.vsh, *.psh, *.csh, *.vert.hlsl, *.frag.hlsl, *.comp.hlsl '
+        'need nothing), or write [shader("pixel")] before the function'
+    )
+    fn = src.function("main")
+    if fn is None:
+        return Diagnostic(src.name, 0, 0, Severity.ERROR, message, Code.NO_ENTRY_POINTS)
+    return src.error_in(
+        src.function_file("main"), fn.line, fn.column, message, Code.NO_ENTRY_POINTS
+    )
 
 
 def _uniform_parameters(src: SourceSet, options: CompileOptions) -> list[Diagnostic]:

@@ -705,7 +705,9 @@ def _pack_vertex(inputs: list[StageVariable]) -> tuple[list[StageVariable], int]
 
 def _usage(outputs: dict[Target, bytes]) -> dict[str, tuple[set[str] | None, DeviceFeatures]]:
     """Per entry point: the names it really touches and the device features it needs, read from
-    the emitted code (SPIR-V preferred: its entry points list their interface)."""
+    the emitted code (SPIR-V preferred: its entry points list their interface). The names are
+    what any target's code touches (SPIR-V's and WGSL's together): Slang may fold a read away
+    in one target's code and not in another's (``k * 0``), and the host binds for each."""
     out: dict[str, tuple[set[str] | None, DeviceFeatures]] = {}
     if Target.SpirV in outputs:
         from oneshader.compiler.emitted.spirv import features_of, read_spirv_shared
@@ -714,6 +716,13 @@ def _usage(outputs: dict[Target, bytes]) -> dict[str, tuple[set[str] | None, Dev
         features = features_of(m.capabilities)
         for name, e in m.entries.items():
             out[name] = (set(e.uses) if e.uses is not None else None, features)
+        if Target.Wgsl in outputs:
+            from oneshader.compiler.emitted.wgsl import read_wgsl_shared
+
+            for name, e in read_wgsl_shared(outputs[Target.Wgsl]).entries.items():
+                spirv_uses, features = out.get(name, (set(), features))
+                if spirv_uses is not None and e.uses is not None:
+                    out[name] = (spirv_uses | e.uses, features)
         return out
     for target, module_name, func in (
         (Target.Wgsl, "wgsl", "read_wgsl_shared"),
