@@ -60,6 +60,7 @@ class BuildReport:
     up_to_date: int = 0
     failed: list[str] = field(default_factory=list)
     crashed: list[str] = field(default_factory=list)
+    timed_out: list[str] = field(default_factory=list)  # stopped at the time limit: no crash
     removed: int = 0
     seconds: float = 0.0
     bindings_failed: bool = False
@@ -76,7 +77,9 @@ class BuildReport:
         text = f"oneshader build: {', '.join(parts)} in {self.seconds:.2f}s"
         if self.crashed:
             text += "\n  compiler crashed on: " + ", ".join(self.crashed)
-        others = [f for f in self.failed if f not in self.crashed]
+        if self.timed_out:
+            text += "\n  over the time limit: " + ", ".join(self.timed_out)
+        others = [f for f in self.failed if f not in self.crashed and f not in self.timed_out]
         if others:
             text += "\n  failed: " + ", ".join(others)
         if self.bindings_failed:
@@ -241,7 +244,10 @@ class Build:
                     )
                 )
             self.report.failed.append(job.label)
-            if result.crashed:
+            timed_out = any(d.code == Code.TIME_LIMIT for d in result.diagnostics)
+            if timed_out:
+                self.report.timed_out.append(job.label)
+            elif result.crashed:
                 self.report.crashed.append(job.label)
             out = self.config.out
             if old is not None and all((out / s.path).is_file() for s in old.outputs):
@@ -251,7 +257,8 @@ class Build:
                 self._errors[job.stem] = "\n".join(errors) or "the compiler crashed"
             else:  # nothing good to keep (never built, or its outputs were deleted since)
                 self.report.removed += remove_files(out, old_outputs)
-            self.progress.finish(job.label, "crashed" if result.crashed else "failed", seconds)
+            how = "timed out" if timed_out else "crashed" if result.crashed else "failed"
+            self.progress.finish(job.label, how, seconds)
             self._maybe_save()
             return
         outputs = write_files(self.config.out, files)
