@@ -7,16 +7,18 @@ from __future__ import annotations
 import struct
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 from target_support import ALL, build, run_wgsl, wgsl_of
-from verify_support import pack
+from verify_support import pack, render
 
+from module_validation import device
 from oneshader.codegen import render_module
 from oneshader.compiler import CompileOptions, compile_file
 from oneshader.compiler.source.dxc_syntax import dxc_declarations
 from oneshader.compiler.verify.crosscheck import read_output, verify
-from oneshader.reflection.model import Target
+from oneshader.reflection.model import BuiltIn, Interpolation, Target
 
 FOLDED = """\
 cbuffer P { float4 k; }
@@ -221,3 +223,110 @@ def test_the_declaration_rewrites_keep_every_line() -> None:
     assert "struct oneshader_anon_push_constants {" in text
     assert "[[vk::push_constant]] oneshader_anon_push_constants push_constants;" in text
     assert "extension GbufferData { static float" in text
+
+
+VARYINGS = """\
+struct V
+{
+    float4 pos : SV_Position;
+    sample float2 uv : TEXCOORD0;
+    centroid float shade : TEXCOORD1;
+    uint inst : SV_InstanceID;
+};
+
+[shader("vertex")]
+V vs(uint vid : SV_VertexID, uint iid : SV_InstanceID)
+{
+    const float2 corners[6] = { float2(0, 0), float2(1, 0), float2(0, 1),
+                                float2(1, 0), float2(1, 1), float2(0, 1) };
+    float2 c = corners[vid];
+    V v;
+    v.pos = float4(-1.0 + float(iid) + c.x, -1.0 + 2 * c.y, 0, 1);
+    v.uv = c;
+    v.shade = 0.5;
+    v.inst = iid;
+    return v;
+}
+
+[shader("pixel")]
+float4 ps(V v) : SV_Target { return float4(v.inst, v.shade, v.uv.x * 0, 1); }
+"""
+
+
+def test_sample_and_centroid_interpolation_and_an_instance_id_varying(tmp_path: Path) -> None:
+    """``sample``/``centroid`` stage variables (Slang drops both from its WGSL, and writes
+    centroid as Metal's center_perspective) and ``SV_InstanceID`` passed from the vertex to the
+    pixel stage as DXC passes it (a flat varying at a location; Slang wrote a built-in no
+    target has there): built on every target (were OS1003), and drawn on the GPU, where
+    WebGPU's stage link checks the interpolation on both sides."""
+    import numpy as np
+
+    result = build(tmp_path, VARYINGS)
+    r = result.reflection
+    assert r is not None
+    vs, ps = r.entry_points
+    inst = next(v for v in ps.inputs if v.name == "inst")
+    assert (inst.semantic, inst.builtin, inst.location) == ("SV_InstanceID", BuiltIn.None_, 2)
+    assert next(v for v in vs.outputs if v.name == "inst").location == 2
+    assert next(v for v in vs.inputs if v.name == "iid").builtin is BuiltIn.InstanceId
+    assert [v.interp for v in ps.inputs if v.name in ("uv", "shade")] == [
+        Interpolation.Sample,
+        Interpolation.Centroid,
+    ]
+    wgsl = wgsl_of(result)
+    assert wgsl.count("@interpolate(perspective, sample)") == 2
+    assert wgsl.count("@interpolate(perspective, centroid)") == 2
+    msl = next(o.data.decode() for o in result.outputs if o.target is Target.Msl)
+    assert "[[centroid_perspective]]" in msl and "[[user(SV_INSTANCEID)]]" in msl
+    dev = device()
+    module = dev.create_shader_module(code=wgsl)
+    pipeline = dev.create_render_pipeline(
+        layout="auto",
+        vertex={"module": module, "entry_point": "vs", "buffers": []},
+        fragment={"module": module, "entry_point": "ps", "targets": [{"format": "rgba8unorm"}]},
+    )
+
+    def draw(rpass: Any) -> None:
+        rpass.set_pipeline(pipeline)
+        rpass.draw(6, 2)
+
+    pixels = render(draw, 4)
+    assert (pixels[:, :2, 0] == 0).all() and (pixels[:, 2:, 0] == 255).all()
+    assert (pixels[:, :, 3] == 255).all()  # both instances drew
+    assert np.abs(pixels[:, :, 1].astype(int) - 128).max() <= 1
+
+
+ONE_COMPONENT = """\
+Texture2D<float1> Src;
+RWStructuredBuffer<float> Out;
+[shader("compute")]
+[numthreads(2, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    float1 v = Src.Load(int3(id.xy, 0));
+    Out[id.x] = Src.Load(int3(id.xy, 0)).x + v.x * 10;
+}
+"""
+
+
+def test_a_texture_of_one_component_vectors(tmp_path: Path) -> None:
+    """``Texture2D<float1>`` is the scalar's texture (Slang's WGSL refused it: E41400): built on
+    every target and read on the GPU from an r32float texture."""
+    import wgpu
+
+    result = build(tmp_path, ONE_COMPONENT)
+    assert "texture_2d<f32>" in wgsl_of(result)
+    dev = device()
+    texture = dev.create_texture(
+        size=(2, 1, 1),
+        format=wgpu.TextureFormat.r32float,
+        usage=wgpu.TextureUsage.TEXTURE_BINDING | wgpu.TextureUsage.COPY_DST,
+    )
+    dev.queue.write_texture(
+        {"texture": texture},
+        struct.pack("<2f", 1.5, 2.5),
+        {"bytes_per_row": 8, "rows_per_image": 1},
+        (2, 1, 1),
+    )
+    out = run_wgsl(result, {"Out": bytes(8)}, "Out", views={"Src": texture.create_view()})
+    assert struct.unpack("<2f", out) == (16.5, 27.5)

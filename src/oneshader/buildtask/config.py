@@ -34,6 +34,7 @@ PYPROJECT = "pyproject.toml"
 TOOL_TABLE = "tool.oneshader"
 REGISTER_CLASSES = "btsu"
 MATRIX_LAYOUTS = ("column-major", "row-major")
+PLACEMENTS = ("auto", "dxc")
 _KNOWN_KEYS = frozenset(
     {
         "sources",
@@ -51,6 +52,7 @@ _KNOWN_KEYS = frozenset(
         "memory-limit",
         "bind-register",
         "matrix-layout",
+        "placement",
         *(f"{c}-shift" for c in REGISTER_CLASSES),
     }
 )
@@ -78,6 +80,7 @@ class Settings:
     memory_limit: int | None = None
     row_major: bool | None = None
     file_rules: tuple[FileRule, ...] = ()  # variants and file-targets, in the file's order
+    dxc_placement: bool | None = None  # placement = "dxc" / --placement dxc
     stage_rules: tuple[StageRule, ...] = ()  # [tool.oneshader.stages], in the file's order
     command_entry: EntryPointSpec | None = None  # -E/-T: every file of this build
 
@@ -96,6 +99,7 @@ class BuildConfig:
     shifts: tuple[RegisterShift, ...] = ()
     bind_registers: tuple[BindRegister, ...] = ()
     row_major: bool = False  # DXC's -Zpr
+    dxc_placement: bool = False  # registers placed exactly as DXC (b0, t0, u0 on one binding)
     stage_rules: tuple[StageRule, ...] = ()
     command_entry: EntryPointSpec | None = None
     variant_rules: tuple[FileRule, ...] = ()
@@ -461,6 +465,17 @@ def settings_from_table(table: Mapping[str, Any], base: Path, where: TableLocato
                 raise where.error("bind-register", b)
         binds = tuple(b for b in made_b if isinstance(b, BindRegister))
 
+    dxc_placement = None
+    if "placement" in table:
+        placement = table["placement"]
+        if placement not in PLACEMENTS:
+            raise where.error(
+                "placement",
+                f"'placement' must be \"auto\" (classes that collide shifted apart, the "
+                f'default) or "dxc" (DXC\'s bindings exactly), got {placement!r}',
+            )
+        dxc_placement = placement == "dxc"
+
     stage_rules: list[StageRule] = []
     if "stages" in table:
         raw = table["stages"]
@@ -509,6 +524,7 @@ def settings_from_table(table: Mapping[str, Any], base: Path, where: TableLocato
         time_limit=limits.get("time-limit"),
         memory_limit=int(limits["memory-limit"]) if "memory-limit" in limits else None,
         row_major=row_major,
+        dxc_placement=dxc_placement,
         stage_rules=tuple(stage_rules),
     )
 
@@ -547,6 +563,10 @@ def pyproject_settings(path: Path, table_name: str = TOOL_TABLE) -> Settings:
 
 def _cli_error(message: str) -> UserError:
     return UserError.at("oneshader build", 0, 0, message, Code.BAD_USAGE)
+
+
+def _placement(given: str | None) -> bool | None:
+    return None if given is None else given == "dxc"
 
 
 def settings_from_args(args: Any, cwd: Path) -> Settings:
@@ -604,6 +624,7 @@ def settings_from_args(args: Any, cwd: Path) -> Settings:
         shifts=shifts,
         bind_registers=binds,
         row_major=getattr(args, "row_major", None),
+        dxc_placement=_placement(getattr(args, "placement", None)),
         command_entry=command_entry,
     )
 
@@ -631,6 +652,7 @@ def merge(
     binds: tuple[BindRegister, ...] = ()
     limits = CompileLimits()
     row_major = False
+    dxc_placement = False
     stage_rules: list[StageRule] = []
     command_entry: EntryPointSpec | None = None
     variant_rules: dict[str, FileRule] = {}
@@ -650,6 +672,8 @@ def merge(
             layer.time_limit or limits.seconds, layer.memory_limit or limits.memory_mib
         )
         row_major = layer.row_major if layer.row_major is not None else row_major
+        if layer.dxc_placement is not None:
+            dxc_placement = layer.dxc_placement
         stage_rules = [*layer.stage_rules, *stage_rules]  # a later layer's patterns first
         command_entry = layer.command_entry or command_entry
         for rule in layer.file_rules:  # a later layer's rule for a pattern replaces an earlier's
@@ -682,6 +706,7 @@ def merge(
         shifts=tuple(s for cls in REGISTER_CLASSES for s in shifts.get(cls, ())),
         bind_registers=binds,
         row_major=row_major,
+        dxc_placement=dxc_placement,
         stage_rules=tuple(stage_rules),
         command_entry=command_entry,
         variant_rules=tuple(variant_rules.values()),

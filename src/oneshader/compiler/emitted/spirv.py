@@ -217,6 +217,16 @@ def features_of(capabilities: frozenset[str]) -> DeviceFeatures:
     return out
 
 
+def module_features(module: EmittedModule) -> DeviceFeatures:
+    """The device features a module's own code needs: SPIR-V's capabilities; WGSL's ``enable
+    f16`` (shader-f16); Metal's code needs none of them (half is core)."""
+    if module.target is Target.SpirV:
+        return features_of(module.capabilities)
+    if module.target is Target.Wgsl and "f16" in module.enables:
+        return DeviceFeatures.Float16
+    return DeviceFeatures(0)
+
+
 @dataclass
 class _Decorations:
     flags: set[int] = field(default_factory=set)

@@ -34,7 +34,7 @@ from oneshader.compiler.source.precheck import (
 )
 from oneshader.compiler.source.scanner import Declaration, line_col, strip_comments
 from oneshader.compiler.source.sourceset import SourceSet
-from oneshader.compiler.source.varyings import pixel_point_sizes
+from oneshader.compiler.source.varyings import instance_id_semantics, pixel_point_sizes
 from oneshader.diagnostics import Code, Diagnostic, Severity, source_excerpt
 from oneshader.reflection.model import ResourceTypeKind, Stage, Target
 
@@ -175,6 +175,7 @@ class _Rewrites:
     load_offsets: bool  # texture loads' offsets added to the location (not SPIR-V)
     helpers: tuple[str, ...]
     not_inputs: tuple[tuple[Path, int, int], ...]  # PointSize in a pixel input (DXC drops it)
+    instance_varyings: tuple[tuple[Path, int, int], ...]  # SV_InstanceID between the stages
     measured: tuple[str, ...]  # buffers whose length Metal reads from the companion
     stored: tuple[str, ...]  # byte-address buffers whose Store values pass a helper (bools)
     pads: tuple[Padding, ...]
@@ -199,6 +200,7 @@ class _Rewrites:
             load_offsets=target is not Target.SpirV and _has_load_offsets(src),
             helpers=tuple(n for n in _helpers_called(src) if target in rewrite.HELPERS[n][0]),
             not_inputs=tuple((p.path, *p.span) for p in dropped if p.left_out),
+            instance_varyings=tuple(instance_id_semantics(src, stages)),
             measured=tuple(src.measured_buffers()) if target is Target.Msl else (),
             stored=_byte_stored(src),
             pads=tuple(pads),
@@ -298,6 +300,9 @@ def _rewritten(src: SourceSet, path: Path, how: _Rewrites) -> str:
         bools = [(line, col) for p, line, col in src.buffer_bools().values() if p == path]
         text = rewrite.bools_as_uints(text, bools)
     text = rewrite.blanked(text, [(a, b) for p, a, b in how.not_inputs if p == path])
+    instances = [(line, col) for p, line, col in how.instance_varyings if p == path]
+    if instances:
+        text = rewrite.instance_ids_as_varyings(text, instances)
     for name, hidden, direct in how.outputs_returned:
         fn = src.function(name)
         if fn is not None and src.function_file(name) == path:
@@ -323,8 +328,10 @@ def _rewritten(src: SourceSet, path: Path, how: _Rewrites) -> str:
     if how.distances_as_varyings:
         text = rewrite.distances_as_varyings(text)
     text = rewrite.vk_builtins(text)
+    text = rewrite.without_own_attributes(text)
     text = rewrite.without_void_casts(text)
     text = rewrite.classes_as_structs(text)
+    text = rewrite.one_component_texels(text)
     text = rewrite.pack_matrix(text)
     text = rewrite.matrix_array_majorness(text)
     text = rewrite.without_space_only_registers(text)
