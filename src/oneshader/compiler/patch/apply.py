@@ -59,6 +59,7 @@ def patch_bindings(
         )
     if Target.Msl in out:
         text = msl.renumber_msl(out[Target.Msl].decode(), shader.msl_index)
+        text = msl.instance_varyings_msl(text)
         for name, vectors in shader.msl_vectors.items():
             text = msl.metal_vectors(text, emitted_name(name), vectors)
         for name, members in shader.msl_arrays.widened.items():
@@ -77,11 +78,13 @@ def patch_locations(outputs: dict[Target, bytes], entries: list[EntryPoint]) -> 
             outputs[Target.SpirV] = relocate(outputs[Target.SpirV], e.name, ins, outs)
         if Target.Wgsl in outputs:
             text = wgsl.relocate_wgsl(outputs[Target.Wgsl].decode(), e.name, ins, outs)
+            text = wgsl.interpolate_wgsl(text, e.name, e.inputs, e.outputs)
             if result is not None:
                 text = wgsl.bare_result_wgsl(text, e.name, result)
             outputs[Target.Wgsl] = text.encode()
         if Target.Msl in outputs:
             text = msl.relocate_msl(outputs[Target.Msl].decode(), e.name, e.stage, ins, outs)
+            text = msl.centroid_msl(text, e.name, e.inputs)
             if result is not None:
                 text = msl.bare_result_msl(text, e.name, result)
             if e.stage is Stage.Vertex and _bare_varying(e) is not None:
