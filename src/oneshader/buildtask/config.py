@@ -34,13 +34,10 @@ PYPROJECT = "pyproject.toml"
 TOOL_TABLE = "tool.oneshader"
 REGISTER_CLASSES = "btsu"
 MATRIX_LAYOUTS = ("column-major", "row-major")
-<<<<<<< HEAD
 CACHE_MODES = ("read", "write", "readwrite")  # what buildtask.cache.CacheMode takes
 CACHE_VARIABLE = "ONESHADER_CACHE"
 CACHE_MODE_VARIABLE = "ONESHADER_CACHE_MODE"
-=======
 PLACEMENTS = ("auto", "dxc")
->>>>>>> main
 _KNOWN_KEYS = frozenset(
     {
         "sources",
@@ -58,13 +55,10 @@ _KNOWN_KEYS = frozenset(
         "memory-limit",
         "bind-register",
         "matrix-layout",
-<<<<<<< HEAD
         "cache",
         "cache-mode",
-=======
         "enable-16bit-types",
         "placement",
->>>>>>> main
         *(f"{c}-shift" for c in REGISTER_CLASSES),
     }
 )
@@ -93,12 +87,9 @@ class Settings:
     row_major: bool | None = None
     enable_16bit_types: bool | None = None  # DXC's -enable-16bit-types
     file_rules: tuple[FileRule, ...] = ()  # variants and file-targets, in the file's order
-<<<<<<< HEAD
     cache: str | None = None  # a shared cache's fsspec URL (a plain path already absolute)
     cache_mode: str | None = None
-=======
     dxc_placement: bool | None = None  # placement = "dxc" / --placement dxc
->>>>>>> main
     stage_rules: tuple[StageRule, ...] = ()  # [tool.oneshader.stages], in the file's order
     command_entry: EntryPointSpec | None = None  # -E/-T: every file of this build
 
@@ -591,13 +582,10 @@ def settings_from_table(table: Mapping[str, Any], base: Path, where: TableLocato
         time_limit=limits.get("time-limit"),
         memory_limit=int(limits["memory-limit"]) if "memory-limit" in limits else None,
         row_major=row_major,
-<<<<<<< HEAD
         cache=cache,
         cache_mode=cache_mode,
-=======
         enable_16bit_types=sixteen,
         dxc_placement=dxc_placement,
->>>>>>> main
         stage_rules=tuple(stage_rules),
     )
 
@@ -699,13 +687,10 @@ def settings_from_args(args: Any, cwd: Path) -> Settings:
         shifts=shifts,
         bind_registers=binds,
         row_major=getattr(args, "row_major", None),
-<<<<<<< HEAD
         cache=cache_url(cache, cwd) if cache else None,
         cache_mode=_cache_mode(cache_mode, _cli_error) if cache_mode else None,
-=======
         enable_16bit_types=getattr(args, "enable_16bit_types", None),
         dxc_placement=_placement(getattr(args, "placement", None)),
->>>>>>> main
         command_entry=command_entry,
     )
 
@@ -733,13 +718,10 @@ def merge(
     binds: tuple[BindRegister, ...] = ()
     limits = CompileLimits()
     row_major = False
-<<<<<<< HEAD
     cache: str | None = None
     cache_mode = "readwrite"
-=======
     sixteen = False
     dxc_placement = False
->>>>>>> main
     stage_rules: list[StageRule] = []
     command_entry: EntryPointSpec | None = None
     variant_rules: dict[str, FileRule] = {}
@@ -759,15 +741,12 @@ def merge(
             layer.time_limit or limits.seconds, layer.memory_limit or limits.memory_mib
         )
         row_major = layer.row_major if layer.row_major is not None else row_major
-<<<<<<< HEAD
         cache = layer.cache or cache
         cache_mode = layer.cache_mode or cache_mode
-=======
         if layer.enable_16bit_types is not None:
             sixteen = layer.enable_16bit_types
         if layer.dxc_placement is not None:
             dxc_placement = layer.dxc_placement
->>>>>>> main
         stage_rules = [*layer.stage_rules, *stage_rules]  # a later layer's patterns first
         command_entry = layer.command_entry or command_entry
         for rule in layer.file_rules:  # a later layer's rule for a pattern replaces an earlier's

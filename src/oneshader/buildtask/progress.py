@@ -68,12 +68,8 @@ class Progress:
         current = next(iter(self.running), "")
         elapsed = time.perf_counter() - self.started
         width = shutil.get_terminal_size((80, 24)).columns
-<<<<<<< HEAD
         cached = f", {self.cached} from cache" if self.cached else ""
-        line = f"[{self.done}/{self.total}{cached}] {elapsed:5.1f}s {current}"
-=======
-        line = f"[{self.done}/{self.total}] {elapsed:5.1f}s {printable(current)}"
->>>>>>> main
+        line = f"[{self.done}/{self.total}{cached}] {elapsed:5.1f}s {printable(current)}"
         self.stream.write("\r\x1b[K" + line[: max(width - 1, 10)])
         self.stream.flush()
         self._shown = True

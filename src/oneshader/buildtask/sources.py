@@ -72,15 +72,11 @@ def options_doc(options: CompileOptions, root: Path) -> dict[str, object]:
     }
     if options.row_major:  # (absent when off: the keys of earlier builds stay valid)
         doc["row_major"] = True
-<<<<<<< HEAD
-    return doc
-=======
     if options.enable_16bit_types:
         doc["enable_16bit_types"] = True
     if options.dxc_placement:  # (absent by default, as row_major)
         doc["dxc_placement"] = True
-    return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()[:32]
->>>>>>> main
+    return doc
 
 
 def _refuse_special(path: Path) -> None:
