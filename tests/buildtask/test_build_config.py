@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 import pytest
+from build_helpers import BuildRun
 
 from oneshader.buildtask.config import load_config, parse_targets
 from oneshader.buildtask.sources import discover
@@ -202,6 +203,38 @@ def test_parse_targets() -> None:
     assert parse_targets("metal") == (Target.Msl,)
     assert parse_targets("") is None
     assert parse_targets("spirv,hlsl") is None
+    assert parse_targets("spirv,,wgsl") is None  # a mistake, not two targets
+    assert parse_targets(",") is None
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--targets", ""],
+        ["--targets", "spirv,,wgsl"],
+        ["--fvk-b-shift", "-1", "all"],
+        ["--fvk-t-shift", "4294967296", "0"],
+        ["--fvk-u-shift", "1", "4294967296"],
+        ["--fvk-bind-register", "t4294967296", "0", "1", "0"],
+        ["--fvk-bind-register", "t0", "0", "-1", "0"],
+        ["--fvk-bind-register", "t0", "0", "1", "4294967296"],
+    ],
+)
+def test_numbers_and_targets_out_of_range_are_usage_errors(
+    project: Path, build: BuildRun, args: list[str]
+) -> None:
+    """Caught on the command line (exit 2, OS2002), never passed to the compiler (an OS9002
+    internal error it was), nor read as "all targets"."""
+    status, _, err = build(*args)
+    assert status == 2, err
+    assert err.startswith("oneshader build: error OS2002:"), err
+    assert not (project / "out").exists()
+
+
+def test_the_largest_numbers_are_accepted(project: Path) -> None:
+    args = ["--fvk-b-shift", "4294967295", "4294967295"]
+    config = load_config(build_args(*args), cwd=project)
+    assert config.shifts == (RegisterShift("b", 2**32 - 1, 2**32 - 1),)
 
 
 def test_discovery_mirrors_the_tree_and_names_sources_from_the_project(tmp_path: Path) -> None:

@@ -95,7 +95,7 @@ def discover(config: BuildConfig) -> list[ShaderJob]:
         if src.is_dir():  # walked from a resolved folder, without following links
             files = [(f, f.relative_to(src).as_posix()) for f in walk_shaders(src, config.out)]
         elif src.exists():
-            files = [(src.resolve(), src.name)]
+            files = [(src, src.name)]  # named as given (a link too: docs/build.md)
         else:
             raise UserError.at(
                 where, 0, 0, f"no such file or folder: {display_path(src)}", Code.BAD_USAGE

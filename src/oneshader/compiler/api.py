@@ -129,13 +129,17 @@ class InputFile:
     what its outputs come from, not what the file holds before or after. ``sha256`` is "" when
     the file changed while the compiler used it (what was compiled is then unknown).
     ``read_ns`` is the wall clock at the read: an mtime that close to it may not have moved yet
-    for an edit made just after."""
+    for an edit made just after. A file included through a link is named by the link
+    (``named``) and by what it led to (``path``, ``identity``), so that a build sees the link
+    retargeted."""
 
-    path: str  # absolute
+    path: str  # absolute, links resolved: the file read
     mtime_ns: int
     size: int
     sha256: str
     read_ns: int = field(compare=False)  # a clock reading: two reads of one file compare equal
+    named: str = ""  # absolute, as the compile named it (links kept); "" when that is ``path``
+    identity: str = ""  # "device:inode" of the file read ("" when unknown)
 
 
 @dataclass(frozen=True)

@@ -328,6 +328,7 @@ def _rewritten(src: SourceSet, path: Path, how: _Rewrites) -> str:
     if how.distances_as_varyings:
         text = rewrite.distances_as_varyings(text)
     text = rewrite.vk_builtins(text)
+    text = rewrite.without_own_attributes(text)
     text = rewrite.without_void_casts(text)
     text = rewrite.classes_as_structs(text)
     text = rewrite.one_component_texels(text)

@@ -61,6 +61,7 @@ __all__ = [
     "with_inserted",
     "with_sample_positions",
     "without_load_offsets",
+    "without_own_attributes",
     "without_point_size",
     "without_printf",
     "without_space_only_registers",
@@ -113,6 +114,15 @@ def vk_builtins(text: str) -> str:
         last = m.end()
     out.append(text[last:])
     return "".join(out)
+
+
+_OWN_ATTRIBUTE = re.compile(r"\[\[\s*oneshader::\w+\s*(?:\([^)\]]*\))?\s*\]\]")
+
+
+def without_own_attributes(text: str) -> str:
+    """oneshader's own attributes (``[[oneshader::format("unorm8x4")]]``, read by the
+    scanner) blanked (lines and columns stay): Slang warns of attributes it does not know."""
+    return blanked(text, (m.span() for m in _OWN_ATTRIBUTE.finditer(strip_comments(text))))
 
 
 # ``class Name {`` or ``class Name : Base {`` (not ``enum class``, not ``template<class T>``)
