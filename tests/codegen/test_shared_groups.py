@@ -29,7 +29,7 @@ PYPROJECT = """\
 sources = ["shaders"]
 out = "out"
 targets = ["wgsl"]
-bindings = "gen"
+bindings = "sharedgen"
 
 [tool.oneshader.shared-groups]
 frame = {{ group = 0, shaders = ["shaders/*.hlsl"] }}
@@ -77,8 +77,8 @@ def test_one_bind_group_binds_in_both_shaders_pipelines(tmp_path: Path, gpu_devi
     assert result.returncode == 0, result.stdout + result.stderr
     sys.path.insert(0, str(project))
     try:
-        a = importlib.import_module("gen.a")
-        b = importlib.import_module("gen.b")
+        a = importlib.import_module("sharedgen.a")  # a package name no other test imports
+        b = importlib.import_module("sharedgen.b")
     finally:
         sys.path.remove(str(project))
     assert a.BindGroup0 is b.BindGroup0  # one class
@@ -104,4 +104,4 @@ def test_shaders_whose_shared_group_differs_are_refused_at_the_declaration(
         "shaders/a.hlsl and shaders/b.hlsl at 'Frame': Gamma: added at offset 8, inside the "
         "old size 16"
     ) in result.stderr, result.stderr
-    assert not (project / "gen" / "b.py").exists()
+    assert not (project / "sharedgen" / "b.py").exists()
