@@ -53,6 +53,7 @@ _KNOWN_KEYS = frozenset(
         "memory-limit",
         "bind-register",
         "matrix-layout",
+        "enable-16bit-types",
         "placement",
         "shared-groups",
         *(f"{c}-shift" for c in REGISTER_CLASSES),
@@ -81,6 +82,7 @@ class Settings:
     time_limit: float | None = None
     memory_limit: int | None = None
     row_major: bool | None = None
+    enable_16bit_types: bool | None = None  # DXC's -enable-16bit-types
     file_rules: tuple[FileRule, ...] = ()  # variants and file-targets, in the file's order
     dxc_placement: bool | None = None  # placement = "dxc" / --placement dxc
     stage_rules: tuple[StageRule, ...] = ()  # [tool.oneshader.stages], in the file's order
@@ -102,6 +104,7 @@ class BuildConfig:
     shifts: tuple[RegisterShift, ...] = ()
     bind_registers: tuple[BindRegister, ...] = ()
     row_major: bool = False  # DXC's -Zpr
+    enable_16bit_types: bool = False  # DXC's -enable-16bit-types
     dxc_placement: bool = False  # registers placed exactly as DXC (b0, t0, u0 on one binding)
     stage_rules: tuple[StageRule, ...] = ()
     command_entry: EntryPointSpec | None = None
@@ -548,6 +551,13 @@ def settings_from_table(table: Mapping[str, Any], base: Path, where: TableLocato
                 f"(DXC's -Zpr), got {layout!r}",
             )
         row_major = layout == "row-major"
+    sixteen = table.get("enable-16bit-types")
+    if sixteen is not None and not isinstance(sixteen, bool):
+        raise where.error(
+            "enable-16bit-types",
+            f"'enable-16bit-types' must be true or false (DXC's -enable-16bit-types), got "
+            f"{sixteen!r}",
+        )
 
     return Settings(
         sources=paths("sources"),
@@ -564,6 +574,7 @@ def settings_from_table(table: Mapping[str, Any], base: Path, where: TableLocato
         time_limit=limits.get("time-limit"),
         memory_limit=int(limits["memory-limit"]) if "memory-limit" in limits else None,
         row_major=row_major,
+        enable_16bit_types=sixteen,
         dxc_placement=dxc_placement,
         stage_rules=tuple(stage_rules),
         shared_groups=_shared_groups(table, where),
@@ -665,6 +676,7 @@ def settings_from_args(args: Any, cwd: Path) -> Settings:
         shifts=shifts,
         bind_registers=binds,
         row_major=getattr(args, "row_major", None),
+        enable_16bit_types=getattr(args, "enable_16bit_types", None),
         dxc_placement=_placement(getattr(args, "placement", None)),
         command_entry=command_entry,
     )
@@ -693,6 +705,7 @@ def merge(
     binds: tuple[BindRegister, ...] = ()
     limits = CompileLimits()
     row_major = False
+    sixteen = False
     dxc_placement = False
     stage_rules: list[StageRule] = []
     command_entry: EntryPointSpec | None = None
@@ -715,6 +728,8 @@ def merge(
             layer.time_limit or limits.seconds, layer.memory_limit or limits.memory_mib
         )
         row_major = layer.row_major if layer.row_major is not None else row_major
+        if layer.enable_16bit_types is not None:
+            sixteen = layer.enable_16bit_types
         if layer.dxc_placement is not None:
             dxc_placement = layer.dxc_placement
         stage_rules = [*layer.stage_rules, *stage_rules]  # a later layer's patterns first
@@ -749,6 +764,7 @@ def merge(
         shifts=tuple(s for cls in REGISTER_CLASSES for s in shifts.get(cls, ())),
         bind_registers=binds,
         row_major=row_major,
+        enable_16bit_types=sixteen,
         dxc_placement=dxc_placement,
         stage_rules=tuple(stage_rules),
         command_entry=command_entry,

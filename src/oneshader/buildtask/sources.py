@@ -65,6 +65,8 @@ def options_key(options: CompileOptions, root: Path) -> str:
     }
     if options.row_major:  # (absent when off: the keys of earlier builds stay valid)
         doc["row_major"] = True
+    if options.enable_16bit_types:
+        doc["enable_16bit_types"] = True
     if options.dxc_placement:  # (absent by default, as row_major)
         doc["dxc_placement"] = True
     return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()[:32]
@@ -140,6 +142,7 @@ def discover(config: BuildConfig) -> list[ShaderJob]:
                     shifts=config.shifts,
                     bind_registers=config.bind_registers,
                     row_major=config.row_major,
+                    enable_16bit_types=config.enable_16bit_types,
                     dxc_placement=config.dxc_placement,
                 )
                 key = options_key(options, config.root)
