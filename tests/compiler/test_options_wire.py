@@ -57,10 +57,14 @@ EVERY = CompileOptions(
         BindRegister("u1", 0, 9, 2),
     ),
     row_major=True,
+    dxc_placement=True,
 )
 # Explicit bindings take every register, leaving shifts nothing to move: the shifts are seen
 # without them.
 SHIFTED = dataclasses.replace(EVERY, bind_registers=())
+# Without shifts or bindings, DXC's placement puts b0 and t0 on one binding (OS3001); the
+# default lays the classes out one after another.
+PLACED = dataclasses.replace(EVERY, bind_registers=(), shifts=())
 
 
 @pytest.fixture
@@ -84,6 +88,11 @@ def test_each_option_changes_the_in_process_result(shader: str) -> None:
     for field in dataclasses.fields(CompileOptions):
         if field.name in ("include_dirs", "defines"):
             continue  # without them the shader does not build at all: also a difference
+        if field.name == "dxc_placement":  # seen where no shift or binding is given
+            exact = compile_file(shader, PLACED)
+            assert [d.code for d in exact.diagnostics] == ["OS3001"]
+            assert compile_file(shader, dataclasses.replace(PLACED, dxc_placement=False)).ok
+            continue
         options = SHIFTED if field.name == "shifts" else EVERY
         every = compile_file(shader, options)
         assert every.ok, every.diagnostics
@@ -105,6 +114,8 @@ def test_every_option_crosses_every_process_boundary(shader: str, runtime: Path)
     with CompilerWorker() as worker:  # a forked worker of its own private zygote
         for options, result in zip((EVERY, SHIFTED), expected, strict=True):
             _same(worker.compile(shader, options), result)
+        exact = compile_file(shader, PLACED)
+        assert worker.compile(shader, PLACED).diagnostics == exact.diagnostics
     with Zygote(memory_limit=2 << 30) as zygote, CompilerWorker(zygote=zygote) as worker:
         for options, result in zip((EVERY, SHIFTED), expected, strict=True):
             _same(worker.compile(shader, options), result)

@@ -132,6 +132,15 @@ BUFFER_TYPES = frozenset(
 )
 
 
+class Access(enum.Enum):
+    """What a shader does to a storage texture (an RWTexture*): WGSL's ``read``, ``write`` and
+    ``read_write``; core WebGPU allows ``read_write`` for r32float/r32sint/r32uint only."""
+
+    ReadWrite = enum.auto()
+    ReadOnly = enum.auto()
+    WriteOnly = enum.auto()
+
+
 class ScalarKind(enum.Enum):
     """Scalar element kinds; Bool is the default (structs and arrays carry it as a placeholder)."""
 
@@ -253,6 +262,26 @@ class VertexFormat(enum.Enum):
     def from_token(cls, token: str) -> VertexFormat:
         return cls.None_ if token == "None" else cls[token]
 
+    @property
+    def size(self) -> int:
+        """Bytes of one attribute of this format in a vertex buffer (0 for None)."""
+        if self is VertexFormat.None_:
+            return 0
+        if self in (VertexFormat.Unorm10_10_10_2, VertexFormat.Unorm8x4Bgra):
+            return 4
+        base, _, n = self.value.partition("x")
+        return int(base.lstrip("abcdefghijklmnopqrstuvwxyz")) // 8 * int(n or 1)
+
+    @property
+    def shader_scalar(self) -> ScalarKind:
+        """The 32-bit scalar a shader reads this format as (WebGPU converts on fetch): Float for
+        float, unorm and snorm formats, UInt for uint, Int for sint."""
+        if self.value.startswith("uint"):
+            return ScalarKind.UInt
+        if self.value.startswith("sint"):
+            return ScalarKind.Int
+        return ScalarKind.Float
+
 
 class Interpolation(enum.Enum):
     """HLSL interpolation modifiers of a stage variable; Default is perspective-correct."""
@@ -334,6 +363,8 @@ class Resource:
     ``texture_depth_*``, so WebGPU must bind it with sample type "depth". ``attachment`` is the
     input attachment index (``[[vk::input_attachment_index(i)]]``) of a SubpassInput: which
     input attachment of the render pass's subpass it reads; None for every other resource.
+    ``access`` is what the shader does to a storage texture (ReadWrite for every other
+    resource): its WGSL declaration and SPIR-V decorations say the same.
     """
 
     name: str
@@ -345,6 +376,7 @@ class Resource:
     format: str | None = None
     depth: bool = False
     attachment: int | None = None
+    access: Access = Access.ReadWrite
     slots: tuple[Slot, ...] = ()
     counters: tuple[Slot, ...] = ()
     layout: TypeLayout | None = None

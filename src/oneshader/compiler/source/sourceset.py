@@ -18,6 +18,7 @@ from typing import Any
 
 from oneshader.compiler.api import InputFile
 from oneshader.compiler.source import rewrite
+from oneshader.compiler.source.dxc_syntax import dxc_declarations
 from oneshader.compiler.source.kinds import RTYPES
 from oneshader.compiler.source.scanner import (
     Declaration,
@@ -166,7 +167,7 @@ class SourceSet:
         while todo:
             p = todo.pop(0)
             t = self.texts[p]
-            self.sources[p] = scan(str(p), t)
+            self.sources[p] = scan(str(p), dxc_declarations(t))  # as Slang gets it
             for m, inc in include_directives(p, t, self.include_dirs):
                 if inc is None or inc in self.texts:
                     continue
