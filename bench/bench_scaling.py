@@ -105,7 +105,7 @@ KINDS = [
     Kind("comment", "comment line", 200, comment),
     Kind("include", "include", 10, include),
     Kind("member", "cbuffer member", 50, member),
-    Kind("resource", "resource", 20, resource),
+    Kind("resource", "resource", 10, resource),
     Kind("diagnostic", "diagnostic", 10, diagnostic),
 ]
 
