@@ -138,6 +138,14 @@ def _add_build_arguments(p: argparse.ArgumentParser) -> None:
         help="bind register xN of SPACE to BINDING in SET, as DXC",
     )
     p.add_argument(
+        "-enable-16bit-types",
+        dest="enable_16bit_types",
+        action="store_const",
+        const=True,
+        help="min16float/min16int/min16uint are the 16-bit types they stand for, as DXC's "
+        "-enable-16bit-types (they are 32-bit without it)",
+    )
+    p.add_argument(
         "--placement",
         choices=("auto", "dxc"),
         help="auto (default): register classes that would share bindings (b0, t0, u0) are "

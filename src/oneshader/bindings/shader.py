@@ -32,7 +32,7 @@ from oneshader.bindings.stages import (
     check_link,
     check_targets,
 )
-from oneshader.fsutil import read_beside
+from oneshader.fsutil import read_beside, read_file
 from oneshader.reflection.model import (
     BuiltIn,
     DeviceFeatures,
@@ -418,7 +418,7 @@ class Shader:
         path = self.code_path(directory, target)
         mark = Path(directory) / f"{self.stem}.reflection"
         try:
-            unit = read_beside(mark, lambda _: path.read_bytes())
+            unit = read_beside(mark, lambda _: read_file(path))
         except FileNotFoundError as err:
             if err.filename != str(mark):
                 raise

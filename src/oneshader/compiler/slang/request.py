@@ -40,19 +40,26 @@ from oneshader.reflection.model import ResourceTypeKind, Stage, Target
 
 _SLANG_TARGET = {Target.SpirV: "spirv", Target.Msl: "metal", Target.Wgsl: "wgsl"}
 
-# DXC's minimum-precision types are 32-bit unless -enable-16bit-types; so they are here.
-_MIN_PRECISION_ARGS = [
-    arg
-    for name, base in (
-        ("min16float", "float"),
-        ("min10float", "float"),
-        ("min16int", "int"),
-        ("min12int", "int"),
-        ("min16uint", "uint"),
+
+# DXC's minimum-precision types are 32-bit unless -enable-16bit-types, and the 16-bit types
+# they stand for with it (which also defines __HLSL_ENABLE_16_BIT); so they are here.
+def _min_precision_args(sixteen: bool) -> list[str]:
+    bases = (
+        ("half", "half", "int16_t", "int16_t", "uint16_t")
+        if sixteen
+        else ("float", "float", "int", "int", "uint")
     )
-    for n in ("", "1", "2", "3", "4", *(f"{r}x{c}" for r in "1234" for c in "1234"))
-    for arg in ("-D", f"{name}{n}={base}{n}")
-]
+    names = ("min16float", "min10float", "min16int", "min12int", "min16uint")
+    args = [
+        arg
+        for name, base in zip(names, bases, strict=True)
+        for n in ("", "1", "2", "3", "4", *(f"{r}x{c}" for r in "1234" for c in "1234"))
+        for arg in ("-D", f"{name}{n}={base}{n}")
+    ]
+    return [*args, "-D", "__HLSL_ENABLE_16_BIT=1"] if sixteen else args
+
+
+_MIN_PRECISION_ARGS = {sixteen: _min_precision_args(sixteen) for sixteen in (False, True)}
 
 
 # What to write instead of a construct a target lacks (Slang's E36107, at the use).
@@ -141,7 +148,7 @@ def _common_args(o: CompileOptions) -> list[str]:
     ]
     for d in o.include_dirs:
         args += ["-I", d]
-    args += _MIN_PRECISION_ARGS
+    args += _MIN_PRECISION_ARGS[o.enable_16bit_types]
     for name, value in o.defines:
         args += ["-D", f"{name}={value}" if value else name]
     return args
@@ -174,6 +181,7 @@ class _Rewrites:
     sample_positions: bool  # GetSamplePosition from the standard positions (Slang crashes)
     load_offsets: bool  # texture loads' offsets added to the location (not SPIR-V)
     helpers: tuple[str, ...]
+    sixteen_bit_literals: bool  # asfloat16(1.0) as DXC reads it (rewrite.SIXTEEN_BIT_LITERALS)
     not_inputs: tuple[tuple[Path, int, int], ...]  # PointSize in a pixel input (DXC drops it)
     instance_varyings: tuple[tuple[Path, int, int], ...]  # SV_InstanceID between the stages
     measured: tuple[str, ...]  # buffers whose length Metal reads from the companion
@@ -199,6 +207,7 @@ class _Rewrites:
             sample_positions=_in_any_file(src, rewrite.sample_position_queries),
             load_offsets=target is not Target.SpirV and _has_load_offsets(src),
             helpers=tuple(n for n in _helpers_called(src) if target in rewrite.HELPERS[n][0]),
+            sixteen_bit_literals=_in_any_file(src, rewrite.SIXTEEN_BIT_CASTS.findall),
             not_inputs=tuple((p.path, *p.span) for p in dropped if p.left_out),
             instance_varyings=tuple(instance_id_semantics(src, stages)),
             measured=tuple(src.measured_buffers()) if target is Target.Msl else (),
@@ -392,6 +401,8 @@ def _slang_source(src: SourceSet, how: _Rewrites) -> str:
     texts = {p: _rewritten(src, p, how) for p in src.texts}
     main = rewrite.inline_includes(src.path, src.texts, texts, src.include_dirs)
     prelude = [rewrite.HELPERS[name][1] for name in how.helpers]
+    if how.sixteen_bit_literals:
+        prelude.append(rewrite.SIXTEEN_BIT_LITERALS)
     if how.measured:  # Metal asks the companion for buffer lengths
         prelude.append(rewrite.buffer_lengths_prelude(how.measured))
     if how.load_offsets:

@@ -215,6 +215,22 @@ HELPERS: dict[str, tuple[frozenset[Target], str]] = {
 }
 
 
+# asfloat16/asuint16/asint16 of a float literal (FidelityFX's ``asfloat16(1.0)``): DXC's literal
+# converts to half, the one 16-bit type it can be; Slang's ``1.0`` is a float, which converts to
+# half, int16_t and uint16_t alike (E39999, ambiguous call). Overloads taking float (any width)
+# make the literal's half explicit.
+SIXTEEN_BIT_CASTS = re.compile(r"(?<![\w.:])as(?:float|uint|int)16(?=\s*\()")
+SIXTEEN_BIT_LITERALS = " ".join(
+    f"{r}{n} as{name}16(float{n} x) {{ return {inner}; }}"
+    for n in ("", "2", "3", "4")
+    for name, r, inner in (
+        ("float", "half", f"half{n}(x)"),
+        ("uint", "uint16_t", f"asuint16(half{n}(x))"),
+        ("int", "int16_t", f"asint16(half{n}(x))"),
+    )
+)
+
+
 def helper_calls(name: str) -> re.Pattern[str]:
     """Calls of the free function ``name`` (not methods, not qualified names)."""
     return re.compile(rf"(?<![\w.:]){name}(?=\s*\()")
