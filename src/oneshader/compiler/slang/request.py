@@ -685,6 +685,16 @@ def _compile_once(
         req.close()
 
 
+_SUBGROUPS_ENABLE = re.compile(rb"^enable\s+subgroups\s*;[ \t]*\n?", re.MULTILINE)
+
+
+def _without_subgroups_enable(code: bytes) -> bytes:
+    """Slang's WGSL without ``enable subgroups;``: the naga wgpu-py ships refuses the
+    directive ("not yet supported") but takes the subgroup built-ins and operations on a device
+    granted the 'subgroup' feature (the entry points' features say Subgroups)."""
+    return _SUBGROUPS_ENABLE.sub(b"", code)
+
+
 def _entries(options: CompileOptions) -> list[tuple[str, int]]:
     return [(e.name, SLANG_STAGE_ID[e.stage]) for e in options.entry_points]
 
@@ -703,5 +713,6 @@ def _compiled(
     original = {new: old for old, new in src.renamed_blocks().items()}
     for p in facts.params:
         p.name = original.get(p.name, p.name)
-    code = unreserved_wgsl(code) if target is Target.Wgsl else code
+    if target is Target.Wgsl:
+        code = _without_subgroups_enable(unreserved_wgsl(code))
     return CompiledTarget(target, facts, code, warnings)
