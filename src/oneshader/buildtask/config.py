@@ -17,7 +17,7 @@ from typing import Any
 
 from oneshader.buildtask.filerules import VARIANT_NAME, FileRule, Variant, is_glob
 from oneshader.buildtask.stages import DEFAULT_ENTRY, StageRule, stage_from_profile
-from oneshader.codegen.shared import SharedGroup
+from oneshader.codegen.shared import SharedGroup, make_group
 from oneshader.compiler.api import (
     BindRegister,
     CompileLimits,
@@ -315,24 +315,11 @@ def _shared_groups(table: Mapping[str, Any], where: TableLocator) -> tuple[Share
     out = []
     for name, spec in raw.items():
         locate, key = (at, name) if at.header else (where, "shared-groups")
-        group = spec.get("group") if isinstance(spec, dict) else None
-        shaders = _str_list(spec.get("shaders")) if isinstance(spec, dict) else None
-        if (
-            not isinstance(spec, dict)
-            or set(spec) != {"group", "shaders"}
-            or not isinstance(group, int)
-            or isinstance(group, bool)
-            or group < 0
-            or not shaders
-            or not name.isidentifier()
-        ):
-            raise locate.error(
-                key,
-                f"shared group {name!r} must be NAME = {{ group = N, shaders = "
-                '["shaders/*.hlsl", ...] }} (NAME a Python identifier)',
-            )
         line, column = locate.key(key)
-        out.append(SharedGroup(name, group, tuple(shaders), locate.file, line, column))
+        made = make_group(name, spec, locate.file, line, column)
+        if isinstance(made, str):
+            raise locate.error(key, made)
+        out.append(made)
     return tuple(out)
 
 
