@@ -265,10 +265,20 @@ def _in_any_file(src: SourceSet, finder: Callable[[str], Sized]) -> bool:
     return found
 
 
+def _offset_textures(src: SourceSet) -> dict[str, str]:
+    found: dict[str, str] = src.derived(
+        "offset textures", lambda: rewrite.offset_textures(src.texts.values())
+    )
+    return found
+
+
 def _has_load_offsets(src: SourceSet) -> bool:
     def any_offsets() -> bool:
-        texts = list(src.texts.values())  # status arguments dropped first (_rewritten)
-        return any(rewrite.load_offsets(rewrite.without_status_arguments(t), texts) for t in texts)
+        textures = _offset_textures(src)  # status arguments dropped first (_rewritten)
+        return any(
+            rewrite.load_offsets(rewrite.without_status_arguments(t), textures)
+            for t in src.texts.values()
+        )
 
     found: bool = src.derived("load offsets", any_offsets)
     return found
@@ -362,7 +372,7 @@ def _rewritten(src: SourceSet, path: Path, how: _Rewrites) -> str:
     if how.sample_positions:
         text = rewrite.with_sample_positions(text)
     if how.load_offsets:
-        text = rewrite.without_load_offsets(text, src.texts.values())
+        text = rewrite.without_load_offsets(text, _offset_textures(src))
     if how.helpers:
         text = rewrite.with_helpers(text, how.helpers)
     if how.measured:
@@ -675,6 +685,16 @@ def _compile_once(
         req.close()
 
 
+_SUBGROUPS_ENABLE = re.compile(rb"^enable\s+subgroups\s*;[ \t]*\n?", re.MULTILINE)
+
+
+def _without_subgroups_enable(code: bytes) -> bytes:
+    """Slang's WGSL without ``enable subgroups;``: the naga wgpu-py ships refuses the
+    directive ("not yet supported") but takes the subgroup built-ins and operations on a device
+    granted the 'subgroup' feature (the entry points' features say Subgroups)."""
+    return _SUBGROUPS_ENABLE.sub(b"", code)
+
+
 def _entries(options: CompileOptions) -> list[tuple[str, int]]:
     return [(e.name, SLANG_STAGE_ID[e.stage]) for e in options.entry_points]
 
@@ -693,5 +713,6 @@ def _compiled(
     original = {new: old for old, new in src.renamed_blocks().items()}
     for p in facts.params:
         p.name = original.get(p.name, p.name)
-    code = unreserved_wgsl(code) if target is Target.Wgsl else code
+    if target is Target.Wgsl:
+        code = _without_subgroups_enable(unreserved_wgsl(code))
     return CompiledTarget(target, facts, code, warnings)
