@@ -63,14 +63,17 @@ def _bundle(job: ShaderJob) -> tuple[list[list[str]], dict[str, InputFile]] | No
     except (UserError, OSError, ValueError):
         return None
     rows, stamps = [], {}
-    for f in src.inputs:
+    for f in src.inputs:  # each as read by the model: its digest, status, name and identity
         try:
-            data, st = read_regular(f.path)
+            data, _ = read_regular(f.path)
         except OSError:
             return None
-        digest = _sha(data)
-        stamps[f.path] = InputFile(f.path, st.st_mtime_ns, st.st_size, digest, time.time_ns())
-        rows.append([f.path, base64.b64encode(data).decode()])
+        if _sha(data) != f.sha256:  # changed since: compiled here, where it is read once
+            return None
+        text = base64.b64encode(data).decode()
+        for path in dict.fromkeys((f.named or f.path, f.path)):  # a link's name and its file
+            rows.append([path, text])
+            stamps[path] = f
     return rows, stamps
 
 
@@ -104,7 +107,7 @@ def mapped_result(answer: CompileResult, root: str, sent: dict[str, InputFile]) 
 
     inputs = []
     for f in answer.inputs:
-        path = here(f.path)
+        path = here(f.named or f.path)  # the worker has no links: each name is a file there
         mine = sent.get(path)
         if mine is not None and mine.sha256 == f.sha256 and f.sha256:
             inputs.append(mine)
