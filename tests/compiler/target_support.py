@@ -40,8 +40,9 @@ def run_wgsl(
     views: dict[str, Any] | None = None,
 ) -> bytes:
     """The bytes of buffer ``out`` after one dispatch of ``entry``'s WGSL: each resource the
-    reflection's ``uses`` names is bound at its WGSL slot, a buffer from ``buffers`` (uniform
-    for a constant buffer, else storage) or a texture view from ``views``."""
+    reflection's ``uses`` and ``pushuse`` name is bound at its WGSL slot, a buffer from
+    ``buffers`` (uniform for a constant buffer or push block, else storage) or a texture view
+    from ``views``."""
     import wgpu
 
     r = result.reflection
@@ -51,13 +52,15 @@ def run_wgsl(
     ep = next(e for e in r.entry_points if e.name == entry)
     groups: dict[int, list[dict[str, Any]]] = {}
     made = {}
-    for name in ep.uses:
-        record = next(x for x in r.resources if x.name == name)
-        slot = next(s for s in record.slots if s.target is Target.Wgsl)
+    records = {x.name: (x.slots, x.kind.name == "ConstantBuffer") for x in r.resources}
+    records.update({p.name: (p.slots, True) for p in r.push_blocks})  # a uniform in WGSL
+    for name in (*ep.uses, *ep.pushuse):
+        slots, uniform = records[name]
+        slot = next(s for s in slots if s.target is Target.Wgsl)
         if views and name in views:
             resource: Any = views[name]
         else:
-            kind = usage.UNIFORM if record.kind.name == "ConstantBuffer" else usage.STORAGE
+            kind = usage.UNIFORM if uniform else usage.STORAGE
             made[name] = dev.create_buffer_with_data(
                 data=buffers[name], usage=kind | usage.COPY_SRC
             )

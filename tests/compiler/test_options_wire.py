@@ -22,7 +22,8 @@ from oneshader.reflection.model import Stage, Target
 
 # No [shader] attribute (the options pick one of two entry points), a define it needs, an include
 # found through an include folder, a matrix whose layout -Zpr changes, registers moved by a
-# shift or (every one of them) by an explicit binding.
+# shift or (every one of them) by an explicit binding, a minimum-precision float that
+# -enable-16bit-types makes a half.
 SHADER = """#include "every_inc.hlsli"
 cbuffer Params : register(b0)
 {
@@ -33,7 +34,8 @@ RWStructuredBuffer<float4> Out : register(u1);
 [numthreads(1, 1, 1)]
 void Main(uint3 id : SV_DispatchThreadID)
 {
-    Out[id.x] = mul(Transform, Tex.Load(int3(0, 0, 0))) * SCALE * INCLUDED;
+    min16float k = (min16float)Out[0].x;  // half with -enable-16bit-types
+    Out[id.x] = mul(Transform, Tex.Load(int3(0, 0, 0))) * SCALE * INCLUDED * k;
 }
 [numthreads(2, 1, 1)]
 void Other(uint3 id : SV_DispatchThreadID)
@@ -57,10 +59,15 @@ EVERY = CompileOptions(
         BindRegister("u1", 0, 9, 2),
     ),
     row_major=True,
+    enable_16bit_types=True,
+    dxc_placement=True,
 )
 # Explicit bindings take every register, leaving shifts nothing to move: the shifts are seen
 # without them.
 SHIFTED = dataclasses.replace(EVERY, bind_registers=())
+# Without shifts or bindings, DXC's placement puts b0 and t0 on one binding (OS3001); the
+# default lays the classes out one after another.
+PLACED = dataclasses.replace(EVERY, bind_registers=(), shifts=())
 
 
 @pytest.fixture
@@ -84,6 +91,11 @@ def test_each_option_changes_the_in_process_result(shader: str) -> None:
     for field in dataclasses.fields(CompileOptions):
         if field.name in ("include_dirs", "defines"):
             continue  # without them the shader does not build at all: also a difference
+        if field.name == "dxc_placement":  # seen where no shift or binding is given
+            exact = compile_file(shader, PLACED)
+            assert [d.code for d in exact.diagnostics] == ["OS3001"]
+            assert compile_file(shader, dataclasses.replace(PLACED, dxc_placement=False)).ok
+            continue
         options = SHIFTED if field.name == "shifts" else EVERY
         every = compile_file(shader, options)
         assert every.ok, every.diagnostics
@@ -105,6 +117,8 @@ def test_every_option_crosses_every_process_boundary(shader: str, runtime: Path)
     with CompilerWorker() as worker:  # a forked worker of its own private zygote
         for options, result in zip((EVERY, SHIFTED), expected, strict=True):
             _same(worker.compile(shader, options), result)
+        exact = compile_file(shader, PLACED)
+        assert worker.compile(shader, PLACED).diagnostics == exact.diagnostics
     with Zygote(memory_limit=2 << 30) as zygote, CompilerWorker(zygote=zygote) as worker:
         for options, result in zip((EVERY, SHIFTED), expected, strict=True):
             _same(worker.compile(shader, options), result)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import os
 import threading
 import time
 import uuid
@@ -97,10 +98,17 @@ class _Files:
         try:
             data, st = read_regular(path)
             digest = _sha(data)
-            found: tuple[str, InputFile] | None = (
+            real = os.path.realpath(key)
+            read = InputFile(
+                real,
+                st.st_mtime_ns,
+                st.st_size,
                 digest,
-                InputFile(key, st.st_mtime_ns, st.st_size, digest, time.time_ns()),
+                time.time_ns(),
+                named=key if real != key else "",
+                identity=f"{st.st_dev}:{st.st_ino}",
             )
+            found: tuple[str, InputFile] | None = (digest, read)
         except OSError:
             found = None
         with self._lock:
@@ -204,13 +212,16 @@ class SharedCache:
         self, job: ShaderJob, main: InputFile, inputs: Sequence[tuple[str, str]]
     ) -> list[Stamp] | None:
         """The stamps of the includes if each file named holds the digest recorded, else None."""
-        stamps = [input_stamp(main, job.source_name)]
+        stamps = [input_stamp(main, job.source_name, self._name(main.path))]
         for name, digest in inputs:
             found = self.files.get(self.root / name)
             if found is None or found[0] != digest:
                 return None
-            stamps.append(input_stamp(found[1], name))
+            stamps.append(input_stamp(found[1], name, self._name(found[1].path)))
         return stamps
+
+    def _name(self, path: str) -> str:
+        return project_name(Path(path), self.root)
 
     def _fetch(
         self, job: ShaderJob, rows: Sequence[tuple[str, str, int]]
@@ -251,7 +262,7 @@ class SharedCache:
             return
         includes: list[tuple[str, str]] = []
         for f in result.inputs[1:]:
-            name = project_name(Path(f.path).resolve(), self.root)
+            name = self._name(f.named or f.path)  # as included: the builder's name for it
             if (name, f.sha256) not in includes:
                 includes.append((name, f.sha256))
         rows = []

@@ -23,6 +23,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import json
+import logging
 import queue
 import threading
 import time
@@ -62,14 +63,17 @@ def _bundle(job: ShaderJob) -> tuple[list[list[str]], dict[str, InputFile]] | No
     except (UserError, OSError, ValueError):
         return None
     rows, stamps = [], {}
-    for f in src.inputs:
+    for f in src.inputs:  # each as read by the model: its digest, status, name and identity
         try:
-            data, st = read_regular(f.path)
+            data, _ = read_regular(f.path)
         except OSError:
             return None
-        digest = _sha(data)
-        stamps[f.path] = InputFile(f.path, st.st_mtime_ns, st.st_size, digest, time.time_ns())
-        rows.append([f.path, base64.b64encode(data).decode()])
+        if _sha(data) != f.sha256:  # changed since: compiled here, where it is read once
+            return None
+        text = base64.b64encode(data).decode()
+        for path in dict.fromkeys((f.named or f.path, f.path)):  # a link's name and its file
+            rows.append([path, text])
+            stamps[path] = f
     return rows, stamps
 
 
@@ -103,7 +107,7 @@ def mapped_result(answer: CompileResult, root: str, sent: dict[str, InputFile]) 
 
     inputs = []
     for f in answer.inputs:
-        path = here(f.path)
+        path = here(f.named or f.path)  # the worker has no links: each name is a file there
         mine = sent.get(path)
         if mine is not None and mine.sha256 == f.sha256 and f.sha256:
             inputs.append(mine)
@@ -166,6 +170,8 @@ class ClusterPool:
         from oneshader.buildtask.cluster_worker import PLUGIN_NAME, CompilerPlugin
         from oneshader.buildtask.cluster_worker import worker_toolchain as toolchain
 
+        # Dask logs its connection troubles on stderr: the build says what matters in its notes
+        logging.getLogger("distributed").setLevel(logging.CRITICAL)
         try:
             client = Client(  # type: ignore[no-untyped-call]
                 self.address,
@@ -290,6 +296,11 @@ class ClusterPool:
                 if time.monotonic() - lost_since < LOST_SECONDS:
                     continue
                 item = ConnectionError("the scheduler stopped answering")
+            result: CompileResult | BaseException | None = None
+            if not isinstance(item, BaseException):
+                result = self._answer(item, sent[item])
+                if isinstance(result, BaseException):  # cancelled: the scheduler went away
+                    item = result
             if isinstance(item, BaseException):
                 self.note(
                     f"note: the Dask scheduler {self.address} is gone ({_why(item)}); "
@@ -301,10 +312,10 @@ class ClusterPool:
                 break
             pending.discard(item)
             s = sent[item]
-            result = self._answer(item, s)
             if result is None:  # the cluster failed this one, not the shader: compile it here
                 here.append(s.job)
                 continue
+            assert not isinstance(result, BaseException)
             self.remote += 1
             on_result(s.job, result, time.perf_counter() - s.started)
         return here
@@ -316,12 +327,15 @@ class ClusterPool:
         except Exception:
             return False
 
-    def _answer(self, future: Any, s: _Sent) -> CompileResult | None:
-        """The compile result of a finished task; None when it must be compiled here."""
+    def _answer(self, future: Any, s: _Sent) -> CompileResult | BaseException | None:
+        """The compile result of a finished task; None when it must be compiled here, the
+        error when the task was cancelled (the scheduler is gone: so are the others)."""
         try:
             raw = future.result()
         except Exception as err:
             name = type(err).__name__
+            if "Cancelled" in name:
+                return err
             if name == "KilledWorker":  # it ran on workers that died, each time
                 return _failure(
                     s.job,

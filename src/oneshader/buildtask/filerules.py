@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
+from oneshader.fsutil import named_path
 from oneshader.reflection.model import Target
 
 __all__ = ["FileRule", "Variant", "glob_regex", "is_glob", "permutation_variants", "rule_for"]
@@ -122,7 +123,7 @@ class FileRule:
         except ValueError:
             return False
         if not is_glob(self.pattern):
-            return (self.base / self.pattern).resolve() == path
+            return named_path(self.base / self.pattern) == path
         return self._regex.fullmatch(rel) is not None
 
 

@@ -37,6 +37,7 @@ from oneshader.compiler.unify.entries import (
     entry_points,
 )
 from oneshader.compiler.unify.metal_padding import as_declared, reference_padding
+from oneshader.compiler.unify.nesting import check_nesting
 from oneshader.diagnostics import Code, Collector, Diagnostic, Severity, UserError
 from oneshader.reflection.model import ShaderReflection, Target
 
@@ -76,8 +77,13 @@ def _compile_targets(
     per_target: dict[Target, list[Diagnostic]] = {}
     wanted = [t for t in Target if t in options.targets and t not in refused]
     together = compile_together(lib, src, options, wanted)
-    for target in wanted:
-        spirv = next((c.facts for c in compiled if c.target is Target.SpirV), None)
+    # Metal last: its buffers are padded to lay out as SPIR-V's, else WGSL's (the same
+    # std140/std430 offsets), whichever was compiled
+    for target in sorted(wanted, key=lambda t: t is Target.Msl):
+        spirv = next(
+            (c.facts for t in (Target.SpirV, Target.Wgsl) for c in compiled if c.target is t),
+            None,
+        )
         also_pad = (
             functools.partial(reference_padding, src, spirv)
             if target is Target.Msl and spirv is not None
@@ -93,6 +99,8 @@ def _compile_targets(
         per_target[target] = errs
         if t is not None:
             compiled.append(t)
+    compiled.sort(key=lambda c: list(Target).index(c.target))  # back in target order
+    per_target = {t: per_target[t] for t in Target if t in per_target}
     slang_failed = any(per_target.values())
     if problems.failed or slang_failed:
         if slang_failed:
@@ -140,6 +148,7 @@ def _finish(
     problems.check()
     outputs = {t.target: t.code for t in compiled}
     shader = assemble(src, options, compiled, outputs, problems)
+    check_nesting(src, [*shader.resources, *shader.pushes], problems)
     problems.check()
     outputs, depth = patch_bindings(src, outputs, shader, problems)
     problems.check()

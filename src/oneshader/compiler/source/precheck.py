@@ -22,7 +22,6 @@ from oneshader.compiler.source.sourceset import SourceSet
 from oneshader.compiler.source.varyings import (
     PixelPointSize,
     builtin_sides,
-    instance_id_varyings,
     misplaced_builtins,
     pixel_point_sizes,
 )
@@ -53,31 +52,22 @@ _TOKEN_LIMITS: list[tuple[Target, re.Pattern[str], str]] = [
         "for a sum) or build without the wgsl target",
     ),
     (
-        Target.Wgsl,
-        re.compile(r"\b(centroid)\b"),
-        "WGSL: Slang emits '{token}' interpolation as the default for WGSL; remove it or build "
-        "without the wgsl target",
-    ),
-    (
-        Target.Wgsl,
-        re.compile(
-            r"\b(sample)\b(?=\s+(?:float|half|int|uint|min1\d|bool|vector|matrix|nointerpolation|"
-            r"noperspective|linear|centroid)\w*)"
-        ),
-        "WGSL: Slang drops '{token}' interpolation for WGSL; remove it or build without the "
-        "wgsl target",
-    ),
-    (
-        Target.Msl,
-        re.compile(r"\b(centroid)\b"),
-        "Metal: Slang emits '{token}' interpolation as center_perspective for Metal; remove it or "
-        "build without the msl target",
-    ),
-    (
         Target.Msl,
         re.compile(r"\b(double[1-4]?(?:x[1-4])?|float64_t[1-4]?)\b"),
         "Metal: no 64-bit floats ({token}); use float or build without the msl target",
     ),
+]
+
+
+# With DXC's -enable-16bit-types the minimum-precision integers are 16-bit integers
+# (slang.request's mapping), which WGSL lacks.
+_SIXTEEN_BIT_LIMITS: list[tuple[Target, re.Pattern[str], str]] = [
+    (
+        Target.Wgsl,
+        re.compile(r"\b(min1[26]u?int[1-4]?(?:x[1-4])?)\b"),
+        "WGSL: no 16-bit integers ({token}, 16-bit with -enable-16bit-types); use int/uint, "
+        "build without -enable-16bit-types or without the wgsl target",
+    )
 ]
 
 
@@ -151,6 +141,7 @@ def check_request(src: SourceSet, options: CompileOptions, problems: Collector) 
                     Code.ENTRY_POINT_NOT_FOUND,
                 )
             )
+    problems.extend(_long_identifiers(src))
     problems.extend(_indirect_counters(src))
     problems.extend(_uniform_parameters(src, options))
     missing = _no_entry_point(src, options)
@@ -159,6 +150,29 @@ def check_request(src: SourceSet, options: CompileOptions, problems: Collector) 
 
 
 _NUMTHREADS = re.compile(r"\[\s*numthreads\s*\(")
+
+MAX_IDENTIFIER = 4096
+# a string literal (skipped), or an identifier longer than MAX_IDENTIFIER
+_LONG_IDENTIFIER = re.compile(rf'"(?:[^"\\\n]|\\.)*"|\b[A-Za-z_]\w{{{MAX_IDENTIFIER},}}')
+
+
+def _long_identifiers(src: SourceSet) -> list[Diagnostic]:
+    """The first over-long identifier of each file, at it: Slang's SPIR-V fails on one
+    (1 MB) with no message at all."""
+    found = []
+    for path, text in src.texts.items():
+        clean = strip_comments(text)
+        for m in _LONG_IDENTIFIER.finditer(clean):
+            if m.group().startswith('"'):
+                continue
+            line, col = line_col(clean, m.start())
+            message = (
+                f"an identifier of {len(m.group())} characters ('{m.group()[:16]}...'): at most "
+                f"{MAX_IDENTIFIER} are supported"
+            )
+            found.append(src.error_in(path, line, col, message, Code.IDENTIFIER_TOO_LONG))
+            break
+    return found
 
 
 def _no_entry_point(src: SourceSet, options: CompileOptions) -> Diagnostic | None:
@@ -275,7 +289,6 @@ def precheck(src: SourceSet, options: CompileOptions, problems: Collector) -> fr
     stages = entry_stages(src, options)
     pixel_only = {(p.path, p.field.line, p.field.column): p for p in pixel_point_sizes(src, stages)}
     every_target = [_pixel_point_size_error(src, p) for p in pixel_only.values() if not p.left_out]
-    every_target += _instance_id_varyings(src, stages) + _instance_id_results(src, stages)
     misplaced = misplaced_builtins(src, stages)
     every_target += [_misplaced_builtin(src, *m) for m in misplaced]
     decided = {*pixel_only, *((path, f.line, f.column) for path, f, _, _ in misplaced)}
@@ -291,7 +304,8 @@ def precheck(src: SourceSet, options: CompileOptions, problems: Collector) -> fr
     for p, text in src.texts.items():
         scanned = src.sources[p]
         clean = strip_comments(text)
-        for target, pattern, message in _TOKEN_LIMITS:
+        limits = _TOKEN_LIMITS + (_SIXTEEN_BIT_LIMITS if options.enable_16bit_types else [])
+        for target, pattern, message in limits:
             if target not in targets:
                 continue
             m = pattern.search(clean)
@@ -355,52 +369,6 @@ def _derived_stage_structs(
                         ),
                     )
                 )
-    return out
-
-
-def _instance_id_varyings(src: SourceSet, stages: dict[str, Stage]) -> list[Diagnostic]:
-    """``SV_InstanceID`` written by the vertex stage or read by the pixel stage, at each."""
-    return [
-        src.error_in(
-            path,
-            f.line,
-            f.column,
-            f"'{f.name}' : {f.semantic} between the vertex and pixel stages: DXC passes it as "
-            "an ordinary varying, which oneshader does not yet (Slang writes an instance-index "
-            "built-in there, which no target has outside the vertex stage's inputs); declare "
-            f"it 'nointerpolation uint {f.name} : INSTANCE' (a semantic of your own) and "
-            "write the vertex shader's SV_InstanceID into it",
-            Code.NOT_ON_TARGET,
-        )
-        for path, f in instance_id_varyings(src, stages)
-    ]
-
-
-def _instance_id_results(src: SourceSet, stages: dict[str, Stage]) -> list[Diagnostic]:
-    """A vertex entry point whose bare result is ``SV_InstanceID`` (``int main(int i :
-    SV_InstanceID) : SV_InstanceID``): the same varying as :func:`_instance_id_varyings`, at
-    the result's semantic (Slang's Metal made it the position: OS9000)."""
-    out = []
-    for name, stage in stages.items():
-        if stage is not Stage.Vertex:
-            continue
-        result = re.compile(
-            rf"(?<![\w.:]){re.escape(name)}\s*\((?:[^()]|\([^()]*\))*\)\s*:\s*(SV_InstanceID)\b",
-            re.IGNORECASE,
-        )
-        for path, m in src.matches(result):
-            line, col = line_col(strip_comments(src.texts[path]), m.start(1))
-            out.append(
-                src.error_in(
-                    path,
-                    line,
-                    col,
-                    f"the result of '{name}' : {m.group(1)} between the vertex and pixel "
-                    "stages: DXC passes it as an ordinary varying, which oneshader does not yet; "
-                    "return it under a semantic of your own (nointerpolation)",
-                    Code.NOT_ON_TARGET,
-                )
-            )
     return out
 
 

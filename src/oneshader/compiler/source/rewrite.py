@@ -23,6 +23,7 @@ from oneshader.compiler.source.scanner import (
 from oneshader.reflection.model import SAMPLER_TYPES, TEXTURE_TYPES, Target
 
 __all__ = [
+    "INSTANCE_MARKER",
     "OFFSET_HELPER",
     "SAMPLE_POSITION_HELPER",
     "STANDARD_SAMPLE_POSITIONS",
@@ -38,8 +39,11 @@ __all__ = [
     "distances_as_varyings",
     "entry_outputs_as_results",
     "inline_includes",
+    "instance_ids_as_varyings",
     "load_offsets",
     "matrix_array_majorness",
+    "offset_textures",
+    "one_component_texels",
     "outputs_struct",
     "pack_matrix",
     "postfix_start",
@@ -58,6 +62,7 @@ __all__ = [
     "with_inserted",
     "with_sample_positions",
     "without_load_offsets",
+    "without_own_attributes",
     "without_point_size",
     "without_printf",
     "without_space_only_registers",
@@ -112,6 +117,15 @@ def vk_builtins(text: str) -> str:
     return "".join(out)
 
 
+_OWN_ATTRIBUTE = re.compile(r"\[\[\s*oneshader::\w+\s*(?:\([^)\]]*\))?\s*\]\]")
+
+
+def without_own_attributes(text: str) -> str:
+    """oneshader's own attributes (``[[oneshader::format("unorm8x4")]]``, read by the
+    scanner) blanked (lines and columns stay): Slang warns of attributes it does not know."""
+    return blanked(text, (m.span() for m in _OWN_ATTRIBUTE.finditer(strip_comments(text))))
+
+
 # ``class Name {`` or ``class Name : Base {`` (not ``enum class``, not ``template<class T>``)
 _CLASS = re.compile(r"(?<![\w:])(?<!enum )class(?=\s+[A-Za-z_]\w*\s*(?::[^{};]*)?\{)")
 
@@ -129,6 +143,26 @@ def classes_as_structs(text: str) -> str:
         last = m.end()
     out.append(text[last:])
     return "".join(out)
+
+
+# A texture or typed buffer of one-component vectors (``Texture2D<float1>``), its ``1``.
+_ONE_COMPONENT_TEXEL = re.compile(
+    r"\b(?:RW|RasterizerOrdered)?(?:Texture(?:1D|2D|3D|Cube)(?:Array)?|Texture2DMS(?:Array)?"
+    r"|Buffer)\s*<\s*(?:float|half|int|uint|min16float|min16int|min16uint|float16_t"
+    r"|float32_t|int32_t|uint32_t)(1)\s*[,>]"
+)
+
+
+def one_component_texels(text: str) -> str:
+    """A texture or typed buffer of one-component vectors (``Texture2D<float1>``) as one of the
+    scalar (``Texture2D<float >``): the same texels on every target, where Slang's WGSL refuses
+    the vector (E41400 "WGSL supports only f32/i32/u32 type textures"); a read gives the scalar,
+    which converts to the one-component vector and takes its swizzles. Columns stay."""
+    clean = strip_comments(text)
+    ones = [m.start(1) for m in _ONE_COMPONENT_TEXEL.finditer(clean)]
+    for i in reversed(ones):
+        text = text[:i] + " " + text[i + 1 :]
+    return text
 
 
 def with_inserted(text: str, inserts: Collection[tuple[int, int, str]]) -> str:
@@ -181,6 +215,22 @@ HELPERS: dict[str, tuple[frozenset[Target], str]] = {
 }
 
 
+# asfloat16/asuint16/asint16 of a float literal (FidelityFX's ``asfloat16(1.0)``): DXC's literal
+# converts to half, the one 16-bit type it can be; Slang's ``1.0`` is a float, which converts to
+# half, int16_t and uint16_t alike (E39999, ambiguous call). Overloads taking float (any width)
+# make the literal's half explicit.
+SIXTEEN_BIT_CASTS = re.compile(r"(?<![\w.:])as(?:float|uint|int)16(?=\s*\()")
+SIXTEEN_BIT_LITERALS = " ".join(
+    f"{r}{n} as{name}16(float{n} x) {{ return {inner}; }}"
+    for n in ("", "2", "3", "4")
+    for name, r, inner in (
+        ("float", "half", f"half{n}(x)"),
+        ("uint", "uint16_t", f"asuint16(half{n}(x))"),
+        ("int", "int16_t", f"asint16(half{n}(x))"),
+    )
+)
+
+
 def helper_calls(name: str) -> re.Pattern[str]:
     """Calls of the free function ``name`` (not methods, not qualified names)."""
     return re.compile(rf"(?<![\w.:]){name}(?=\s*\()")
@@ -227,6 +277,20 @@ def distances_as_varyings(text: str) -> str:
             edits.append((at, at, f"[[vk::location({_DISTANCE_LOCATION + n})]] "))
     for start, end, new in sorted(edits, reverse=True):
         text = text[:start] + new + text[end:]
+    return text
+
+
+INSTANCE_MARKER = "OS_INSTANCEID"  # SV_InstanceID between the stages: an ordinary varying
+
+
+def instance_ids_as_varyings(text: str, at: Collection[tuple[int, int]]) -> str:
+    """The ``SV_InstanceID`` semantic at each (line, column) (``varyings.instance_id_semantics``:
+    a vertex output or pixel input, which DXC passes as an ordinary varying and Slang as a
+    built-in no target has there) as :data:`INSTANCE_MARKER`, of the same length."""
+    starts = line_offsets(text)
+    for line, column in at:
+        i = starts[line - 1] + column - 1
+        text = text[:i] + INSTANCE_MARKER + text[i + len(INSTANCE_MARKER) :]
     return text
 
 
@@ -681,7 +745,7 @@ def with_byte_stores(text: str, names: Collection[str]) -> str:
     return "".join(out)
 
 
-_VOID_CAST = re.compile(r"(^|[;{}])(\s*)(\(\s*void\s*\))", re.MULTILINE)
+_VOID_CAST = re.compile(r"\(\s*void\s*\)")
 
 
 def without_void_casts(text: str) -> str:
@@ -689,7 +753,18 @@ def without_void_casts(text: str) -> str:
     blanked to spaces: the expression is evaluated and discarded all the same. Slang fails on
     it for every target without a word (SPIR-V: an internal error). A parameter list ``f(void)``
     follows a name, so it is left alone."""
-    return blanked(text, (m.span(3) for m in _VOID_CAST.finditer(strip_comments(text))))
+    code = strip_comments(text)
+    return blanked(text, (m.span() for m in _VOID_CAST.finditer(code) if _starts(code, m.start())))
+
+
+def _starts(code: str, at: int) -> bool:
+    """Whether ``at`` begins a statement: first on its line, or after ``;``, ``{`` or ``}``
+    with only white space between. (Looked at backwards from each cast: a pattern that tried
+    every line start forwards cost the square of a run of blank or comment lines.)"""
+    begin = at
+    while begin > 0 and code[begin - 1].isspace():
+        begin -= 1
+    return begin == 0 or code[begin - 1] in ";{}" or "\n" in code[begin:at]
 
 
 def rename_at(text: str, names: Collection[tuple[int, int, str, str]]) -> str:
@@ -969,16 +1044,21 @@ _TEXTURE_DECLARATION = re.compile(
 )
 
 
-def load_offsets(text: str, texts: Iterable[str]) -> list[tuple[int, int, str]]:
-    """Each texture ``Load`` with an offset (the texture declared in one of ``texts``) as
-    (start, end, new arguments): ``oneshader_offset(location, offset)`` and the sample index
-    of a multisampled one. Slang does not add the offset for WGSL and Metal (E36107)."""
-    code = strip_comments(text)
-    textures = {
+def offset_textures(texts: Iterable[str]) -> dict[str, str]:
+    """The texture type of each name ``texts`` declare as a texture whose Load takes an offset
+    (what :func:`load_offsets` needs: found once for all the files, not once per file)."""
+    return {
         m.group(2): m.group(1)
         for t in texts
         for m in _TEXTURE_DECLARATION.finditer(strip_comments(t))
     }
+
+
+def load_offsets(text: str, textures: Mapping[str, str]) -> list[tuple[int, int, str]]:
+    """Each texture ``Load`` with an offset (the texture one of :func:`offset_textures`) as
+    (start, end, new arguments): ``oneshader_offset(location, offset)`` and the sample index
+    of a multisampled one. Slang does not add the offset for WGSL and Metal (E36107)."""
+    code = strip_comments(text)
     edits = []
     for m in _LOAD.finditer(code):
         close = closing(code, m.end() - 1)
@@ -991,9 +1071,9 @@ def load_offsets(text: str, texts: Iterable[str]) -> list[tuple[int, int, str]]:
     return edits
 
 
-def without_load_offsets(text: str, texts: Iterable[str]) -> str:
+def without_load_offsets(text: str, textures: Mapping[str, str]) -> str:
     """The text with ``load_offsets`` made (columns after such a call on its line move)."""
-    for i, j, call in reversed(load_offsets(text, texts)):
+    for i, j, call in reversed(load_offsets(text, textures)):
         text = text[:i] + call + text[j:]
     return text
 

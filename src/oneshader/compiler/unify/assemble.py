@@ -90,6 +90,7 @@ def assemble(
     specs: list[SpecConstant] = []
     msl_vectors: dict[str, list[MetalVector]] = {}
     msl_arrays = MetalArrays(outputs[Target.Msl].decode() if Target.Msl in outputs else "")
+    emitted_formats = _spirv_image_formats(outputs)
 
     params = {t.target: {p.name: p for p in t.facts.params} for t in compiled}
     names = [p.name for p in primary.facts.params]
@@ -115,6 +116,8 @@ def assemble(
         options.shifts,
         options.bind_registers,
         problems,
+        dxc_placement=options.dxc_placement,
+        read=None if options.dxc_placement else _read_by_entries(src, outputs),
     )
     msl_index: dict[str, tuple[str, int]] = {}
     if Target.Msl in params:
@@ -182,7 +185,17 @@ def assemble(
             )
             continue
         resources.append(
-            _resource(src, decl, per, problems, placement, msl_index, msl_vectors, msl_arrays)
+            _resource(
+                src,
+                decl,
+                per,
+                problems,
+                placement,
+                msl_index,
+                msl_vectors,
+                msl_arrays,
+                emitted_formats.get(name),
+            )
         )
     if problems.failed:
         return Assembled(resources, pushes, specs, msl_index, msl_vectors, msl_arrays)
@@ -192,6 +205,24 @@ def assemble(
     if LENGTHS in msl_index:
         resources.append(_lengths_resource(src.measured_buffers(), msl_index[LENGTHS][1]))
     return Assembled(resources, pushes, specs, msl_index, msl_vectors, msl_arrays)
+
+
+def _spirv_image_formats(outputs: dict[Target, bytes]) -> dict[str, str]:
+    """The image formats Slang's SPIR-V gives variables itself (not ``unknown``): the
+    reflection says what the code says where Slang decided (``unorm``/``snorm`` texels)."""
+    if Target.SpirV not in outputs:
+        return {}
+    resources = read_spirv_shared(outputs[Target.SpirV]).resources
+    return {
+        name: found[0].format
+        for name, found in resources.items()
+        if found and found[0].format not in (None, "unknown")
+    }
+
+
+def _read_by_entries(src: SourceSet, outputs: dict[Target, bytes]) -> set[str] | None:
+    found = _used_names(src, outputs)
+    return None if found is None else found[1]
 
 
 def _in_code(name: str, outputs: dict[Target, bytes]) -> bool:
@@ -238,7 +269,9 @@ def _resource(
     msl_index: dict[str, tuple[str, int]],
     msl_vectors: dict[str, list[MetalVector]],
     msl_arrays: MetalArrays,
+    emitted_format: str | None = None,
 ) -> Resource:
+    """``emitted_format``: the storage-image format Slang wrote into the SPIR-V itself."""
     rtype, kind = RTYPES.get(decl.base, (None, None))
     if rtype is None or kind is None:
         problems.add(
@@ -338,6 +371,8 @@ def _resource(
                 Code.NOT_ON_TARGET,
             )
         )
+    if fmt is None and emitted_format is not None:
+        fmt = emitted_format  # Slang's own choice (RWTexture2D<unorm float>: r8): the code's
     if fmt is None and rtype.name.startswith("RWTexture") and layout is not None:
         # As DXC: the storage format follows the texel type (float4 -> rgba32f, uint ->
         # r32ui); Slang's WGSL does the same, its SPIR-V is patched to say it too.
@@ -406,6 +441,23 @@ def _spec(
     return SpecConstant(decl.name, cid, scalar, default, tuple(slots))
 
 
+def _used_names(src: SourceSet, outputs: dict[Target, bytes]) -> tuple[Target, set[str]] | None:
+    """The target whose slots judge a clash and the resources some entry point of its code
+    reads; None where the code cannot say (Metal passes every resource to every entry point)."""
+    if Target.SpirV in outputs:
+        target, entries = Target.SpirV, read_spirv_shared(outputs[Target.SpirV]).entries.values()
+    elif Target.Wgsl in outputs:  # the same slots (the sampler of a pair moves later)
+        from oneshader.compiler.emitted.wgsl import read_wgsl_shared
+
+        target, entries = Target.Wgsl, read_wgsl_shared(outputs[Target.Wgsl]).entries.values()
+    else:
+        return None
+    if any(e.uses is None for e in entries):
+        return None
+    back = {new: old for old, new in src.renamed_blocks().items()}
+    return target, {back.get(n, n) for e in entries for n in e.uses or ()}
+
+
 def _drop_unused_on_taken_slots(
     src: SourceSet,
     resources: list[Resource],
@@ -417,18 +469,10 @@ def _drop_unused_on_taken_slots(
     the reflection with a warning (DXC warns and its optimiser drops it; Slang drops it from
     the code): real code declares textures it no longer samples on a binding that a later
     ``[[vk::binding]]`` took. Read by any entry point, the pair stays ``OS3001``."""
-    if Target.SpirV in outputs:
-        target, entries = Target.SpirV, read_spirv_shared(outputs[Target.SpirV]).entries.values()
-    elif Target.Wgsl in outputs:  # the same slots (the sampler of a pair moves later)
-        from oneshader.compiler.emitted.wgsl import read_wgsl_shared
-
-        target, entries = Target.Wgsl, read_wgsl_shared(outputs[Target.Wgsl]).entries.values()
-    else:  # Metal passes every resource to every entry point: all count as read
+    found_uses = _used_names(src, outputs)
+    if found_uses is None:
         return resources
-    if any(e.uses is None for e in entries):
-        return resources
-    back = {new: old for old, new in src.renamed_blocks().items()}
-    used = {back.get(n, n) for e in entries for n in e.uses or ()}
+    target, used = found_uses
     dropped: list[tuple[Resource, Resource]] = []
     gone: set[str] = set()
     while True:  # a texture and its sampler both unused on a buffer's slot go one by one

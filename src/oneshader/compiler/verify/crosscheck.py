@@ -29,7 +29,12 @@ from oneshader.compiler.emitted.common import (
     slang_scrubbed,
 )
 from oneshader.compiler.emitted.msl import msl_semantic, read_msl, read_msl_shared
-from oneshader.compiler.emitted.spirv import features_of, read_spirv, read_spirv_shared
+from oneshader.compiler.emitted.spirv import (
+    features_of,
+    module_features,
+    read_spirv,
+    read_spirv_shared,
+)
 from oneshader.compiler.emitted.wgsl import read_wgsl, read_wgsl_shared
 from oneshader.diagnostics import Code, Collector, Diagnostic, Severity
 from oneshader.reflection.model import (
@@ -175,6 +180,7 @@ def check(reflection: ShaderReflection, outputs: Sequence[OutputFile]) -> CheckR
             seen[1].update(theirs)
     if len(listing) > 1:
         report.mismatches += _union_of_uses(union)
+    report.mismatches += _union_of_features(reflection, per_target)
     produced = {o.target for o in outputs}
     for target in reflection.targets:
         if target not in produced:
@@ -772,12 +778,8 @@ class _Checker:
                 f"entry '{entry.name}': the module enables f16 but the reflection's "
                 "features lack Float16",
             )
-        elif needs and not enabled:
-            self.bad(
-                module,
-                f"entry '{entry.name}': the reflection's features hold Float16 but "
-                "the module does not enable f16",
-            )
+        # Float16 without `enable f16`: another target's code needs it (Slang's SPIR-V
+        # converts f32tof16 through half); the union of the targets' needs is checked whole
 
     def wgsl_clip_distances(self, module: EmittedModule, entry: EntryPoint) -> None:
         em = module.entries.get(entry.name)
@@ -798,12 +800,14 @@ class _Checker:
             self.bad(module, "the module enables clip_distances but no entry writes them")
 
     def features(self) -> None:
+        """This module's needs are among the reflection's (which are the union of every
+        target's: :func:`_union_of_features`)."""
         for module in self.modules:
             need = features_of(module.capabilities)
             have = DeviceFeatures(0)
             for entry in self.r.entry_points:
                 have |= entry.features
-            if have != need:
+            if need & ~have:
                 self.differ(
                     module,
                     "features (from OpCapability)",
@@ -815,6 +819,30 @@ class _Checker:
 # Built-ins a compiler declares to compute another one (Metal derives SV_GroupIndex from the
 # thread position in the threadgroup).
 _STANDS_IN: dict[BuiltIn, set[BuiltIn]] = {BuiltIn.GroupThreadId: {BuiltIn.GroupIndex}}
+
+
+def _union_of_features(
+    reflection: ShaderReflection, per_target: dict[Target, list[EmittedModule]]
+) -> list[str]:
+    """The reflection's features are exactly what the targets' code needs together: each
+    target's module may need fewer (WGSL packs f32tof16 without half, Slang's SPIR-V does not)."""
+    need = DeviceFeatures(0)
+    for modules in per_target.values():
+        for module in modules:
+            need |= module_features(module)
+    have = DeviceFeatures(0)
+    for entry in reflection.entry_points:
+        have |= entry.features
+    if have == need:
+        return []
+    # named by each module that could have needed what no module needs (Metal's never do)
+    return [
+        f"{TARGET_NAMES[t]} ({m.source}): features: reflection says {_flags(have)}, the "
+        f"targets' code needs {_flags(need)}"
+        for t, modules in per_target.items()
+        for m in modules
+        if t is not Target.Msl or not per_target.keys() - {Target.Msl}
+    ]
 
 
 def _names(names: list[str]) -> str:
