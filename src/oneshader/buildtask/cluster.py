@@ -55,15 +55,13 @@ class _Sent:
 def _bundle(job: ShaderJob) -> tuple[list[list[str]], dict[str, InputFile]] | None:
     """The files a compile of ``job`` may read, as (path, base64) rows and their stamps; None
     when the source model cannot read them (the local compile then reports why)."""
-    from oneshader.compiler.source.sourceset import SourceSet
+    from oneshader.compiler import source_files
 
-    src = SourceSet(str(job.source), job.source_name, job.options.include_dirs)
-    try:
-        src.read()
-    except (UserError, OSError, ValueError):
+    found = source_files(str(job.source), job.source_name, job.options.include_dirs)
+    if found is None:
         return None
     rows, stamps = [], {}
-    for f in src.inputs:  # each as read by the model: its digest, status, name and identity
+    for f in found[0]:  # each as read by the model: its digest, status, name and identity
         try:
             data, _ = read_regular(f.path)
         except OSError:

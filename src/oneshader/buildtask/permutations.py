@@ -24,15 +24,13 @@ _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 def read_names(job: ShaderJob) -> frozenset[str] | None:
     """Every identifier in the text of ``job``'s file and of every file it can include, or None
     when any pastes tokens (any name may then be made) or the files cannot be read."""
-    from oneshader.compiler.source.sourceset import SourceSet
+    from oneshader.compiler import source_files
 
-    src = SourceSet(str(job.source), job.source_name, job.options.include_dirs)
-    try:
-        src.read()
-    except Exception:  # a missing include, not UTF-8...: the compile reports it, unshared
+    found = source_files(str(job.source), job.source_name, job.options.include_dirs)
+    if found is None:  # a missing include, not UTF-8...: the compile reports it, unshared
         return None
     names: set[str] = set()
-    for text in src.texts.values():
+    for text in found[1]:
         if "##" in text:
             return None
         names.update(_IDENTIFIER.findall(text))

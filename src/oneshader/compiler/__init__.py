@@ -14,6 +14,7 @@ from oneshader.compiler.api import (
     CompileOptions,
     CompileResult,
     EntryPointSpec,
+    InputFile,
     OutputFile,
     RegisterShift,
     stage_from_name,
@@ -33,6 +34,7 @@ __all__ = [
     "compile_file",
     "compiler_version",
     "missing_compiler",
+    "source_files",
     "stage_from_name",
 ]
 
@@ -42,6 +44,24 @@ def compile_file(path: str, options: CompileOptions) -> CompileResult:
     from oneshader.compiler.driver import compile_file as _compile
 
     return _compile(path, options)
+
+
+def source_files(
+    path: str, name: str, include_dirs: tuple[str, ...]
+) -> tuple[tuple[InputFile, ...], tuple[str, ...]] | None:
+    """What a compile of ``path`` may read, without Slang: every file it can include (every
+    ``#if`` branch's, as the source model finds them) as read now, main file first, and their
+    texts; None when they cannot be read (the compile reports why). The shared-compile test of
+    permutations and the cluster's file bundles are built from it."""
+    from oneshader.compiler.source.sourceset import SourceSet
+    from oneshader.diagnostics import UserError
+
+    src = SourceSet(path, name, include_dirs)
+    try:
+        src.read()
+    except (UserError, OSError, ValueError):
+        return None
+    return tuple(src.inputs), tuple(src.texts.values())
 
 
 def missing_compiler() -> str | None:
