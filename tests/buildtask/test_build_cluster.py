@@ -88,9 +88,8 @@ def test_the_corpus_built_on_the_cluster_is_byte_identical(
     made, failed, diagnostics = local
     assert outputs(root / "out") == made and len(made) > 40
     assert _failed(done.stdout) == failed
-    # the shader that crashes its compiler failed alone, with the same diagnostic as here
-    assert "shaders/Bomb.hlsl" in done.stdout.split("compiler crashed on:")[1]
-    assert "ran out of memory" in done.stderr
+    # the shader that blows its compiler's memory failed alone, as here, saying the same
+    assert any("shaders/Bomb.hlsl" in names for names in failed.values())
     assert sorted(done.stderr.splitlines()) == sorted(diagnostics.splitlines())
     ran = cluster.compiled()
     assert sum(ran.values()) >= len(made) // 4 and len(ran) == 2, ran  # on both workers
