@@ -63,14 +63,20 @@ def local(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, bytes], l
     return outputs(root / "out"), _failed(done.stdout), done.stderr
 
 
-def _failed(stdout: str) -> dict[str, list[str]]:
-    """The summary's failed and crashed shaders (in no order: builds finish them as they come)."""
-    found: dict[str, list[str]] = {}
+def _failed(stdout: str) -> list[str]:
+    """The shaders the summary lists as failed or crashed, in no order (builds finish them as
+    they come; the bomb may fail by its memory limit or crash at it, as load decides)."""
+    found: list[str] = []
     for line in stdout.splitlines():
         head, _, names = line.strip().partition(": ")
         if head in ("failed", "compiler crashed on"):
-            found[head] = sorted(names.split(", "))
-    return found
+            found.extend(names.split(", "))
+    return sorted(found)
+
+
+def _diagnostics(stderr: str) -> list[str]:
+    """The diagnostics' lines but the bomb's (which depend on the memory it got)."""
+    return sorted(x for x in stderr.splitlines() if "Bomb.hlsl" not in x)
 
 
 @pytest.fixture(scope="module")
@@ -89,8 +95,8 @@ def test_the_corpus_built_on_the_cluster_is_byte_identical(
     assert outputs(root / "out") == made and len(made) > 40
     assert _failed(done.stdout) == failed
     # the shader that blows its compiler's memory failed alone, as here, saying the same
-    assert any("shaders/Bomb.hlsl" in names for names in failed.values())
-    assert sorted(done.stderr.splitlines()) == sorted(diagnostics.splitlines())
+    assert "shaders/Bomb.hlsl" in failed
+    assert _diagnostics(done.stderr) == _diagnostics(diagnostics)
     ran = cluster.compiled()
     assert sum(ran.values()) >= len(made) // 4 and len(ran) == 2, ran  # on both workers
     again = build(root, "--scheduler", cluster.address)
