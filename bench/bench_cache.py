@@ -18,6 +18,8 @@ from timing import interleaved
 
 from oneshader.buildtask.config import available_cpus
 
+SOURCES = ("shaders", "-o", "out")
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -27,23 +29,26 @@ def main() -> None:
     jobs = str(available_cpus())
     with tempfile.TemporaryDirectory(prefix="oneshader-bench-cache-") as tmp:
         shared = Path(tmp) / "share"
-        first = make_project(Path(tmp) / "alice", args.n)
-        other = make_project(Path(tmp) / "bob", args.n)
+        first, other = Path(tmp) / "alice", Path(tmp) / "bob"
+        make_project(first, args.n)
+        make_project(other, args.n)
 
         def cold() -> None:
             shutil.rmtree(first / "out", ignore_errors=True)
             shutil.rmtree(shared, ignore_errors=True)
-            _, line = run_build(first, "-j", jobs, "--cache", str(shared))
+            _, line = run_build(first, *SOURCES, "-j", jobs, "--cache", str(shared))
             assert f"{args.n} built" in line, line
 
         def warm() -> None:
             shutil.rmtree(other / "out", ignore_errors=True)
-            _, line = run_build(other, "-j", jobs, "--cache", str(shared), "--cache-mode", "read")
+            _, line = run_build(
+                other, *SOURCES, "-j", jobs, "--cache", str(shared), "--cache-mode", "read"
+            )
             assert f"0 built, {args.n} from cache" in line, line
 
         def plain() -> None:
             shutil.rmtree(first / "out", ignore_errors=True)
-            _, line = run_build(first, "-j", jobs)
+            _, line = run_build(first, *SOURCES, "-j", jobs)
             assert f"{args.n} built" in line, line
 
         t_cold, t_plain = interleaved(cold, plain, repeat=args.reps)

@@ -77,7 +77,7 @@ def start_cluster(folder: Path) -> tuple[str, list[subprocess.Popen[bytes]]]:
 def full(root: Path, *args: str) -> Callable[[], object]:
     def run() -> None:
         shutil.rmtree(root / "out", ignore_errors=True)
-        _, line = run_build(root, "-j", "1", *args)
+        _, line = run_build(root, "shaders", "-o", "out", "-j", "1", *args)
         assert " 0 failed" in line, line
 
     return run
@@ -94,7 +94,8 @@ def main() -> None:
         try:
             times: dict[int, tuple[float, float]] = {}
             for n in (small, big):
-                root = make_project(Path(tmp) / f"p{n}", n)
+                root = Path(tmp) / f"p{n}"
+                make_project(root, n)
                 full(root, "--scheduler", address)()  # the worker's zygote, warm bytecode
                 times[n] = interleaved(
                     full(root), full(root, "--scheduler", address), repeat=args.reps

@@ -20,13 +20,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bench_build import SHADER, run_build
-from bench_build import SHARED as SHARED_TEMPLATE
+from bench_variants import PYPROJECT, SHARED, one_source_project
 from timing import interleaved
 
 from oneshader.buildtask.config import available_cpus
 
 AXES = ("FOG", "SHADOWS", "QUALITY", "DEBUG_VIEW", "WIND", "SNOW")
-SHARED = SHARED_TEMPLATE.format(which="")
 
 
 def uber(read: int) -> str:
@@ -35,26 +34,9 @@ def uber(read: int) -> str:
     return SHADER.format(i=f"({number})", include="Shared.hlsli", which="", threads="64")
 
 
-PYPROJECT = """[project]
-name = "bench"
-version = "0"
-
-[tool.oneshader]
-sources = ["shaders"]
-out = "out"
-targets = [{targets}]
-"""
-
-
 def permutations_project(root: Path, read: int, targets: str) -> Path:
-    (root / "shaders").mkdir(parents=True)
-    (root / "shaders/Shared.hlsli").write_text(SHARED)
-    (root / "shaders/Uber.hlsl").write_text(uber(read))
     axes = ", ".join(f"{a} = [0, 1]" for a in AXES)
-    text = PYPROJECT.format(targets=targets)
-    text += f'\n[tool.oneshader.permutations]\n"shaders/Uber.hlsl" = {{ {axes} }}\n'
-    (root / "pyproject.toml").write_text(text)
-    return root
+    return one_source_project(root, uber(read), targets, "permutations", axes)
 
 
 def separate_project(root: Path, read: int, targets: str) -> Path:

@@ -40,15 +40,21 @@ targets = [{targets}]
 """
 
 
-def variants_project(root: Path, n: int, targets: str) -> Path:
+def one_source_project(root: Path, source: str, targets: str, table: str, body: str) -> Path:
+    """``shaders/Uber.hlsl`` (``source``) and the shared include, with ``body`` as its entry
+    of ``[tool.oneshader.TABLE]`` (variants, permutations)."""
     (root / "shaders").mkdir(parents=True)
     (root / "shaders/Shared.hlsli").write_text(SHARED)
-    (root / "shaders/Uber.hlsl").write_text(UBER)
-    table = ", ".join(f'v{i} = {{ VARIANT = "{i}" }}' for i in range(n))
+    (root / "shaders/Uber.hlsl").write_text(source)
     text = PYPROJECT.format(targets=targets)
-    text += f'\n[tool.oneshader.variants]\n"shaders/Uber.hlsl" = {{ {table} }}\n'
+    text += f'\n[tool.oneshader.{table}]\n"shaders/Uber.hlsl" = {{ {body} }}\n'
     (root / "pyproject.toml").write_text(text)
     return root
+
+
+def variants_project(root: Path, n: int, targets: str) -> Path:
+    table = ", ".join(f'v{i} = {{ VARIANT = "{i}" }}' for i in range(n))
+    return one_source_project(root, UBER, targets, "variants", table)
 
 
 def separate_project(root: Path, n: int, targets: str) -> Path:
