@@ -23,8 +23,8 @@ pytest.importorskip("distributed", reason="the cluster needs oneshader[distribut
 BOMB = "\n".join(
     [
         "#define A0 x+",
-        *(f"#define A{i} A{i - 1} A{i - 1}" for i in range(1, 24)),
-        '[shader("compute")][numthreads(1,1,1)] void main() { float x = A23 1; }',
+        *(f"#define A{i} A{i - 1} A{i - 1}" for i in range(1, 31)),
+        '[shader("compute")][numthreads(1,1,1)] void main() { float x = A30 1; }',
         "",
     ]
 )
