@@ -23,9 +23,10 @@ import re
 import subprocess
 import sys
 import tempfile
-import time
 from collections import Counter
 from pathlib import Path
+
+from timing import best
 
 from oneshader.buildtask.outputs import OUTPUT_SUFFIXES, sweep_temporaries
 from oneshader.buildtask.state import STATE_NAME, BuildState
@@ -86,16 +87,6 @@ def ours(root: Path, shaders: int) -> list[Path]:
 def walk_all(root: Path) -> int:
     """The sweep before: every file under OUT looked at."""
     return sum(len(files) for _, _, files in os.walk(root))
-
-
-def best(run: object, repeat: int = 5) -> float:
-    assert callable(run)
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def main() -> int:
