@@ -111,3 +111,8 @@ def test_the_path_follows_the_platform_unless_forced(monkeypatch: pytest.MonkeyP
     monkeypatch.setenv(spawned.PROCESS_ENV, "thread")
     with pytest.raises(UserError, match="must be 'spawn' or 'fork'"):
         uses_spawn()
+
+
+def test_ci_runs_the_build_tests_on_the_portable_path_too() -> None:
+    script = (Path(__file__).parents[2] / "scripts" / "test.sh").read_text()
+    assert "ONESHADER_PROCESS=spawn python -m pytest tests/buildtask" in script
