@@ -296,6 +296,31 @@ def test_row_major_matrices_from_pyproject_and_the_command_line(
     assert "'matrix-layout' must be" in diag.message and "-Zpr" in diag.message
 
 
+def test_sixteen_bit_types_from_pyproject_and_the_command_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """DXC's -enable-16bit-types: ``enable-16bit-types`` in [tool.oneshader] or the option as
+    DXC spells it, handed to every shader's compile options and its key."""
+    write_project(tmp_path, 'sources = ["s"]\nout = "o"\nenable-16bit-types = true\n')
+    (tmp_path / "s").mkdir()
+    (tmp_path / "s" / "A.hlsl").write_text("//\n")
+    cfg = load_config(build_args(), cwd=tmp_path)
+    assert cfg.enable_16bit_types and discover(cfg)[0].options.enable_16bit_types
+    on = discover(cfg)[0].key
+    write_project(tmp_path, 'sources = ["s"]\nout = "o"\n')
+    cfg = load_config(build_args(), cwd=tmp_path)
+    assert not cfg.enable_16bit_types and discover(cfg)[0].key != on
+    cfg = load_config(build_args("-enable-16bit-types"), cwd=tmp_path)
+    assert cfg.enable_16bit_types and discover(cfg)[0].key == on
+    monkeypatch.chdir(tmp_path)
+    write_project(tmp_path, 'sources = ["s"]\nout = "o"\nenable-16bit-types = "yes"\n')
+    with pytest.raises(UserError) as info:
+        load_config(build_args(), cwd=tmp_path)
+    (diag,) = info.value.diagnostics
+    assert (diag.file, diag.line) == ("pyproject.toml", 8)
+    assert "'enable-16bit-types' must be true or false" in diag.message
+
+
 def test_missing_source_and_colliding_outputs_are_usage_errors(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -89,6 +89,10 @@ class CompileOptions:
     # DXC's -Zpr: a matrix declared without row_major/column_major is row-major (code ported
     # from Direct3D often assumes it); HLSL's default, column-major, otherwise.
     row_major: bool = False
+    # DXC's -enable-16bit-types: the minimum-precision types are the 16-bit types they stand
+    # for (min16float/min10float half, min16int/min12int int16_t, min16uint uint16_t) and
+    # __HLSL_ENABLE_16_BIT is defined; 32-bit otherwise, as DXC has them without it.
+    enable_16bit_types: bool = False
     # DXC's placement exactly: registers of every class from binding 0, so b0, t0 and u0 share
     # binding 0 (OS3001). Off (the default), a space whose classes collide lays them out one
     # after another, b, t, s, u (docs/dxc-compatibility.md); any shift or bind-register given

@@ -59,6 +59,18 @@ _TOKEN_LIMITS: list[tuple[Target, re.Pattern[str], str]] = [
 ]
 
 
+# With DXC's -enable-16bit-types the minimum-precision integers are 16-bit integers
+# (slang.request's mapping), which WGSL lacks.
+_SIXTEEN_BIT_LIMITS: list[tuple[Target, re.Pattern[str], str]] = [
+    (
+        Target.Wgsl,
+        re.compile(r"\b(min1[26]u?int[1-4]?(?:x[1-4])?)\b"),
+        "WGSL: no 16-bit integers ({token}, 16-bit with -enable-16bit-types); use int/uint, "
+        "build without -enable-16bit-types or without the wgsl target",
+    )
+]
+
+
 # Buffer device addresses: WGSL and Metal (as Slang emits it) have none, and the reflection
 # format has no pointer type to give the host for SPIR-V (each was an internal error, OS9002).
 _TOKEN_LIMITS += [
@@ -316,7 +328,8 @@ def precheck(src: SourceSet, options: CompileOptions, problems: Collector) -> fr
     for p, text in src.texts.items():
         scanned = src.sources[p]
         clean = strip_comments(text)
-        for target, pattern, message in _TOKEN_LIMITS:
+        limits = _TOKEN_LIMITS + (_SIXTEEN_BIT_LIMITS if options.enable_16bit_types else [])
+        for target, pattern, message in limits:
             if target not in targets:
                 continue
             m = pattern.search(clean)
