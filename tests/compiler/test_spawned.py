@@ -91,7 +91,7 @@ def test_a_killed_build_takes_its_busy_worker_with_it(tmp_path: Path) -> None:
     build.kill()
     build.wait()
     os.kill(pid, signal.SIGCONT)
-    assert wait_until(lambda: gone(pid), 10)
+    assert wait_until(lambda: gone(pid), 30)
 
 
 def test_the_path_follows_the_platform_unless_forced(monkeypatch: pytest.MonkeyPatch) -> None:
