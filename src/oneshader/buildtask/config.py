@@ -17,6 +17,7 @@ from typing import Any
 
 from oneshader.buildtask.filerules import VARIANT_NAME, FileRule, Variant, is_glob
 from oneshader.buildtask.stages import DEFAULT_ENTRY, StageRule, stage_from_profile
+from oneshader.codegen.shared import SharedGroup, make_group
 from oneshader.compiler.api import (
     BindRegister,
     CompileLimits,
@@ -27,12 +28,16 @@ from oneshader.compiler.api import (
 from oneshader.compiler.process.server import DEFAULT_IDLE_SECONDS
 from oneshader.diagnostics import Code, Diagnostic, Severity, UserError, source_excerpt
 from oneshader.fsutil import display_path as display_path  # its home before fsutil
+from oneshader.fsutil import named_path, read_file
 from oneshader.reflection.model import Stage, Target
 
 PYPROJECT = "pyproject.toml"
 TOOL_TABLE = "tool.oneshader"
 REGISTER_CLASSES = "btsu"
 MATRIX_LAYOUTS = ("column-major", "row-major")
+CACHE_MODES = ("read", "write", "readwrite")  # what buildtask.cache.CacheMode takes
+CACHE_VARIABLE = "ONESHADER_CACHE"
+CACHE_MODE_VARIABLE = "ONESHADER_CACHE_MODE"
 PLACEMENTS = ("auto", "dxc")
 _KNOWN_KEYS = frozenset(
     {
@@ -51,7 +56,11 @@ _KNOWN_KEYS = frozenset(
         "memory-limit",
         "bind-register",
         "matrix-layout",
+        "cache",
+        "cache-mode",
+        "enable-16bit-types",
         "placement",
+        "shared-groups",
         *(f"{c}-shift" for c in REGISTER_CLASSES),
     }
 )
@@ -78,10 +87,14 @@ class Settings:
     time_limit: float | None = None
     memory_limit: int | None = None
     row_major: bool | None = None
+    enable_16bit_types: bool | None = None  # DXC's -enable-16bit-types
     file_rules: tuple[FileRule, ...] = ()  # variants and file-targets, in the file's order
+    cache: str | None = None  # a shared cache's fsspec URL (a plain path already absolute)
+    cache_mode: str | None = None
     dxc_placement: bool | None = None  # placement = "dxc" / --placement dxc
     stage_rules: tuple[StageRule, ...] = ()  # [tool.oneshader.stages], in the file's order
     command_entry: EntryPointSpec | None = None  # -E/-T: every file of this build
+    shared_groups: tuple[SharedGroup, ...] = ()  # [tool.oneshader.shared-groups]
 
 
 @dataclass(frozen=True)
@@ -98,12 +111,14 @@ class BuildConfig:
     shifts: tuple[RegisterShift, ...] = ()
     bind_registers: tuple[BindRegister, ...] = ()
     row_major: bool = False  # DXC's -Zpr
+    enable_16bit_types: bool = False  # DXC's -enable-16bit-types
     dxc_placement: bool = False  # registers placed exactly as DXC (b0, t0, u0 on one binding)
     stage_rules: tuple[StageRule, ...] = ()
     command_entry: EntryPointSpec | None = None
     variant_rules: tuple[FileRule, ...] = ()
     target_rules: tuple[FileRule, ...] = ()
     bindings: Path | None = None
+    shared_groups: tuple[SharedGroup, ...] = ()
     jobs: int = 1
     force: bool = False
     quiet: bool = False
@@ -111,6 +126,8 @@ class BuildConfig:
     server_idle_seconds: float | None = None  # None: no compile server, a private zygote
     limits: CompileLimits = field(default_factory=CompileLimits)
     depfile: Path | None = None  # where to write the make rules of the outputs (--depfile)
+    cache: str | None = None  # the shared cache's URL (docs/build.md, "A shared cache")
+    cache_mode: str = "readwrite"
 
 
 SERVER_VARIABLE = "ONESHADER_SERVER"
@@ -211,8 +228,9 @@ def _str_list(value: object) -> list[str] | None:
 
 
 def parse_targets(text: str) -> tuple[Target, ...] | None:
-    """``spirv,msl,wgsl`` (any order, any subset) in canonical order; None if a name is unknown."""
-    names = [n.strip().lower() for n in text.split(",") if n.strip()]
+    """``spirv,msl,wgsl`` (any order, any subset) in canonical order; None if a name is unknown
+    or empty (``""``, ``spirv,,wgsl``: a mistake, not "all")."""
+    names = [n.strip().lower() for n in text.split(",")]
     by_name = {t.value: t for t in Target} | {"metal": Target.Msl, "spv": Target.SpirV}
     if not names or any(n not in by_name for n in names):
         return None
@@ -220,22 +238,33 @@ def parse_targets(text: str) -> tuple[Target, ...] | None:
     return tuple(t for t in Target if t in chosen)
 
 
+MAX_UINT = 2**32 - 1  # registers, spaces, shifts, bindings and sets are 32-bit unsigned, as DXC's
+
+
+def _number(value: object) -> int | None:
+    """A 32-bit unsigned number (an int, or its decimal digits), None for anything else."""
+    if isinstance(value, str) and value.isascii() and value.isdigit():
+        value = int(value)
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_UINT:
+        return value
+    return None
+
+
 def _space(value: object) -> int | str | None:
     """A register space: a number, or "all" (None); a string error message otherwise."""
     if isinstance(value, str) and value.lower() == "all":
         return None
-    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-        return value
-    if isinstance(value, str) and value.isdigit():
-        return int(value)
-    return f"a space must be a number or 'all', not {value!r}"
+    number = _number(value)
+    if number is not None:
+        return number
+    return f"a space must be a number from 0 to {MAX_UINT} or 'all', not {value!r}"
 
 
 def _shift(cls: str, shift: object, space: object) -> RegisterShift | str:
-    if isinstance(shift, str) and shift.lstrip("-").isdigit():
-        shift = int(shift)
-    if not isinstance(shift, int) or isinstance(shift, bool):
-        return f"a {cls}-shift must be a number, not {shift!r}"
+    number = _number(shift)
+    if number is None:
+        return f"a {cls}-shift must be a number from 0 to {MAX_UINT}, not {shift!r}"
+    shift = number
     sp = _space(space)
     if isinstance(sp, str):
         return sp
@@ -246,16 +275,45 @@ _REGISTER = re.compile(r"^([btsu])(\d+)$")
 
 
 def _bind_register(reg: object, space: object, binding: object, set_: object) -> BindRegister | str:
-    if not isinstance(reg, str) or not _REGISTER.match(reg):
+    match = _REGISTER.match(reg) if isinstance(reg, str) else None
+    if match is None or int(match.group(2)) > MAX_UINT:
         return f"a register must look like b0, t3, s1 or u2, not {reg!r}"
     nums: list[int] = []
     for what, v in (("space", space), ("binding", binding), ("set", set_)):
-        if isinstance(v, str) and v.isdigit():
-            v = int(v)
-        if not isinstance(v, int) or isinstance(v, bool) or v < 0:
-            return f"a bind-register {what} must be a number, not {v!r}"
-        nums.append(v)
-    return BindRegister(reg, nums[0], nums[1], nums[2])
+        number = _number(v)
+        if number is None:
+            return f"a bind-register {what} must be a number from 0 to {MAX_UINT}, not {v!r}"
+        nums.append(number)
+    return BindRegister(match.group(), nums[0], nums[1], nums[2])
+
+
+def cache_url(value: str, base: Path) -> str:
+    """A cache location as given: a URL with a protocol (``s3://...``, ``file://...``, fsspec's
+    chained ``a::b``) is kept, a plain path is taken relative to ``base``."""
+    if "://" in value or "::" in value:
+        return value
+    return str((base / value).resolve())
+
+
+def _cache_mode(value: object, error: Callable[[str], UserError]) -> str:
+    if not isinstance(value, str) or value.strip().lower() not in CACHE_MODES:
+        raise error(f"the cache mode must be read, write or readwrite, not {value!r}")
+    return value.strip().lower()
+
+
+def env_settings(cwd: Path) -> Settings:
+    """The environment's layer, between pyproject.toml and the command line: the shared cache
+    (``ONESHADER_CACHE``, ``ONESHADER_CACHE_MODE``)."""
+    url = os.environ.get(CACHE_VARIABLE, "").strip()
+    mode = os.environ.get(CACHE_MODE_VARIABLE, "").strip()
+
+    def error(message: str) -> UserError:
+        return UserError.at(CACHE_MODE_VARIABLE, 0, 0, message, Code.BAD_USAGE)
+
+    return Settings(
+        cache=cache_url(url, cwd) if url else None,
+        cache_mode=_cache_mode(mode, error) if mode else None,
+    )
 
 
 def _define(text: str) -> tuple[str, str] | None:
@@ -277,6 +335,29 @@ def _defines(
         if isinstance(value, bool):
             value = int(value)
         out.append((name, str(value)))
+    return tuple(out)
+
+
+def _shared_groups(table: Mapping[str, Any], where: TableLocator) -> tuple[SharedGroup, ...]:
+    """``shared-groups``: NAME = { group = N, shaders = [globs of source names] }, each
+    remembered with its position (the generator's errors point there)."""
+    if "shared-groups" not in table:
+        return ()
+    raw = table["shared-groups"]
+    if not isinstance(raw, dict):
+        raise where.error(
+            "shared-groups",
+            "'shared-groups' must be a table: NAME = { group = N, shaders = [...] }",
+        )
+    at = TableLocator(where.file, "\n".join(where.lines), f"{where.table}.shared-groups")
+    out = []
+    for name, spec in raw.items():
+        locate, key = (at, name) if at.header else (where, "shared-groups")
+        line, column = locate.key(key)
+        made = make_group(name, spec, locate.file, line, column)
+        if isinstance(made, str):
+            raise locate.error(key, made)
+        out.append(made)
     return tuple(out)
 
 
@@ -405,7 +486,7 @@ def settings_from_table(table: Mapping[str, Any], base: Path, where: TableLocato
                 out.append(EntryPointSpec(spec["name"], stage))
             if not (base / file).is_file():
                 raise locate.error(key, f"entry points for {file!r}, which is not a file")
-            entry_points[(base / file).resolve()] = tuple(out)
+            entry_points[named_path(base / file)] = tuple(out)
 
     jobs = None
     if "jobs" in table:
@@ -495,6 +576,23 @@ def settings_from_table(table: Mapping[str, Any], base: Path, where: TableLocato
                 f"(DXC's -Zpr), got {layout!r}",
             )
         row_major = layout == "row-major"
+    sixteen = table.get("enable-16bit-types")
+    if sixteen is not None and not isinstance(sixteen, bool):
+        raise where.error(
+            "enable-16bit-types",
+            f"'enable-16bit-types' must be true or false (DXC's -enable-16bit-types), got "
+            f"{sixteen!r}",
+        )
+
+    cache = None
+    if "cache" in table:
+        value = table["cache"]
+        if not isinstance(value, str) or not value.strip():
+            raise where.error("cache", "'cache' must be a folder or an fsspec URL (a string)")
+        cache = cache_url(value.strip(), base)
+    cache_mode = None
+    if "cache-mode" in table:
+        cache_mode = _cache_mode(table["cache-mode"], lambda m: where.error("cache-mode", m))
 
     return Settings(
         sources=paths("sources"),
@@ -511,8 +609,12 @@ def settings_from_table(table: Mapping[str, Any], base: Path, where: TableLocato
         time_limit=limits.get("time-limit"),
         memory_limit=int(limits["memory-limit"]) if "memory-limit" in limits else None,
         row_major=row_major,
+        cache=cache,
+        cache_mode=cache_mode,
+        enable_16bit_types=sixteen,
         dxc_placement=dxc_placement,
         stage_rules=tuple(stage_rules),
+        shared_groups=_shared_groups(table, where),
     )
 
 
@@ -521,7 +623,7 @@ def read_pyproject(path: Path, table_name: str = TOOL_TABLE) -> tuple[Mapping[st
     (for positioning later errors); positioned errors."""
     shown = display_path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_file(path).decode("utf-8")
         data = tomllib.loads(text)
     except OSError as err:
         raise UserError.at(shown, 0, 0, f"cannot read: {err.strerror}", Code.BAD_CONFIG) from None
@@ -559,7 +661,7 @@ def _placement(given: str | None) -> bool | None:
 def settings_from_args(args: Any, cwd: Path) -> Settings:
     """The command line's layer (``args`` is the namespace of ``oneshader build``)."""
     targets = None
-    if getattr(args, "targets", None):
+    if getattr(args, "targets", None) is not None:
         targets = parse_targets(args.targets)
         if targets is None:
             raise _cli_error(f"--targets must list spirv, msl, wgsl; got {args.targets!r}")
@@ -588,6 +690,8 @@ def settings_from_args(args: Any, cwd: Path) -> Settings:
             if isinstance(b, str):
                 raise _cli_error(f"--fvk-bind-register: {b}")
         binds = tuple(b for b in made_b if isinstance(b, BindRegister))
+    cache = getattr(args, "cache", None)
+    cache_mode = getattr(args, "cache_mode", None)
     command_entry = None
     entry, profile = getattr(args, "entry", None), getattr(args, "profile", None)
     if profile is not None:
@@ -611,6 +715,9 @@ def settings_from_args(args: Any, cwd: Path) -> Settings:
         shifts=shifts,
         bind_registers=binds,
         row_major=getattr(args, "row_major", None),
+        cache=cache_url(cache, cwd) if cache else None,
+        cache_mode=_cache_mode(cache_mode, _cli_error) if cache_mode else None,
+        enable_16bit_types=getattr(args, "enable_16bit_types", None),
         dxc_placement=_placement(getattr(args, "placement", None)),
         command_entry=command_entry,
     )
@@ -639,12 +746,17 @@ def merge(
     binds: tuple[BindRegister, ...] = ()
     limits = CompileLimits()
     row_major = False
+    cache: str | None = None
+    cache_mode = "readwrite"
+    sixteen = False
     dxc_placement = False
     stage_rules: list[StageRule] = []
     command_entry: EntryPointSpec | None = None
     variant_rules: dict[str, FileRule] = {}
     target_rules: dict[str, FileRule] = {}
+    shared_groups: tuple[SharedGroup, ...] = ()
     for layer in layers:
+        shared_groups = layer.shared_groups or shared_groups
         sources = layer.sources if layer.sources is not None else sources
         out = layer.out or out
         bindings = layer.bindings or bindings
@@ -659,6 +771,10 @@ def merge(
             layer.time_limit or limits.seconds, layer.memory_limit or limits.memory_mib
         )
         row_major = layer.row_major if layer.row_major is not None else row_major
+        cache = layer.cache or cache
+        cache_mode = layer.cache_mode or cache_mode
+        if layer.enable_16bit_types is not None:
+            sixteen = layer.enable_16bit_types
         if layer.dxc_placement is not None:
             dxc_placement = layer.dxc_placement
         stage_rules = [*layer.stage_rules, *stage_rules]  # a later layer's patterns first
@@ -684,7 +800,7 @@ def merge(
         )
     return BuildConfig(
         root=root,
-        sources=tuple(dict.fromkeys(p.resolve() for p in sources)),
+        sources=tuple(dict.fromkeys(p.resolve() if p.is_dir() else named_path(p) for p in sources)),
         out=out.resolve(),
         targets=targets or tuple(Target),
         include_dirs=tuple(dict.fromkeys(p.resolve() for p in includes)),
@@ -693,12 +809,14 @@ def merge(
         shifts=tuple(s for cls in REGISTER_CLASSES for s in shifts.get(cls, ())),
         bind_registers=binds,
         row_major=row_major,
+        enable_16bit_types=sixteen,
         dxc_placement=dxc_placement,
         stage_rules=tuple(stage_rules),
         command_entry=command_entry,
         variant_rules=tuple(variant_rules.values()),
         target_rules=tuple(target_rules.values()),
         bindings=bindings.resolve() if bindings else None,
+        shared_groups=shared_groups,
         jobs=jobs or available_cpus(),
         force=force,
         quiet=quiet,
@@ -706,6 +824,8 @@ def merge(
         server_idle_seconds=server_idle_seconds,
         limits=limits,
         depfile=depfile,
+        cache=cache,
+        cache_mode=cache_mode,
     )
 
 
@@ -714,6 +834,7 @@ def load_config(args: Any, cwd: Path | None = None) -> BuildConfig:
     cwd = (cwd or Path.cwd()).resolve()
     root, pyproject = find_project_root(cwd)
     layers = [pyproject_settings(pyproject)] if pyproject else []
+    layers.append(env_settings(cwd))
     layers.append(settings_from_args(args, cwd))
     return merge(
         root,

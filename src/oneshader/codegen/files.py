@@ -8,20 +8,30 @@ never from the source name inside the file, so no file can make the generator wr
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from oneshader.codegen.names import identifier, stem_of
 from oneshader.codegen.render import render_module
+from oneshader.codegen.shared import SharedGroup, assign
 from oneshader.codegen.variants import render_variants, variant_of
 from oneshader.diagnostics import Code, Diagnostic, Severity, UserError
-from oneshader.fsutil import display_path, read_beside, write_many_if_changed
+from oneshader.fsutil import display_path, read_beside, read_file, write_many_if_changed
 from oneshader.reflection.model import ShaderReflection, Target
 from oneshader.reflection.validate import LayoutError, read_checked
 
 __all__ = ["built_code", "generate", "plan", "read_unit", "render_file", "stem_of"]
 
 _TRIES = 3
+_WAIT_SECONDS = 0.05  # before reading a reflection again that a build has removed for a moment
+
+
+def _code_beside(path: Path) -> bool:
+    """Whether code files of ``path``'s shader are there: a reflection missing beside them is
+    being rewritten by a build (docs/build.md), not a name mistyped."""
+    stem = stem_of(path)
+    return any((path.parent / f"{stem}{t.suffix}").exists() for t in Target)
 
 
 def built_code(path: Path, model: ShaderReflection) -> dict[Target, str | bytes]:
@@ -33,9 +43,9 @@ def built_code(path: Path, model: ShaderReflection) -> dict[Target, str | bytes]
     for target in (Target.Wgsl, Target.SpirV):
         if target not in model.targets:
             continue
-        try:
-            data = (path.parent / f"{stem}{target.suffix}").read_bytes()
-        except OSError:
+        try:  # bounded, and never blocking on a FIFO put in the code's place
+            data = read_file(path.parent / f"{stem}{target.suffix}")
+        except FileNotFoundError:
             continue
         out[target] = data if target is Target.SpirV else data.decode("utf-8", "replace")
     return out
@@ -52,19 +62,25 @@ def read_unit(path: Path) -> tuple[ShaderReflection, dict[Target, str | bytes]]:
         model = read_checked(data, file=name)
         return model, built_code(path, model)
 
-    for _ in range(_TRIES):
+    for attempt in range(_TRIES):
         try:
             unit = read_beside(path, model_and_code)
+        except FileNotFoundError as err:
+            if err.filename != name or not _code_beside(path):
+                raise UserError.at(name, 0, 0, f"cannot read: {err.strerror or err}") from None
+            unit = None  # removed by a build writing its code files: it comes back after them
+            time.sleep(_WAIT_SECONDS * (attempt + 1))
         except OSError as err:
-            raise UserError.at(name, 0, 0, f"cannot read: {err.strerror or err}") from None
+            where = err.filename if isinstance(err.filename, str) else name
+            raise UserError.at(where, 0, 0, f"cannot read: {err.strerror or err}") from None
         if unit is not None:
             return unit[1]
     raise UserError.at(
         name,
         0,
         0,
-        f"changed {_TRIES} times while the code files beside it were read (a build is "
-        "writing them); generate again when it is done",
+        f"changed or went missing {_TRIES} times while the code files beside it were read "
+        "(a build is writing them); generate again when it is done",
         Code.OUTPUTS_CHANGING,
     )
 
@@ -74,6 +90,7 @@ def render_file(
     model: ShaderReflection,
     stale: str | None = None,
     code: Mapping[Target, str | bytes] | None = None,
+    shared: Mapping[int, tuple[str, int]] | None = None,
 ) -> str:
     """The module source for one file, embedding ``code`` (by default the code built beside
     it; :func:`read_unit` reads both as one unit) (``stale``: why the shader's latest build
@@ -81,7 +98,7 @@ def render_file(
     UserError."""
     try:
         embedded = built_code(path, model) if code is None else code
-        return render_module(model, stem_of(path), embedded, stale)
+        return render_module(model, stem_of(path), embedded, stale, shared)
     except LayoutError as err:
         raise UserError([_problem(path, str(err))]) from None
 
@@ -121,6 +138,7 @@ def plan(
     reflection_files: Sequence[Path],
     root: Path | None = None,
     stale: Mapping[Path, str] | None = None,
+    shared: Sequence[SharedGroup] = (),
 ) -> dict[str, bytes]:
     """{path in the output folder (with /): content} for these reflection files, in order, plus
     an ``__init__.py`` per package; every problem of every file in one UserError.
@@ -133,6 +151,7 @@ def plan(
     packages: dict[tuple[str, ...], set[str]] = {(): set()}
     shaders: dict[tuple[str, ...], list[tuple[str, str, ShaderReflection]]] = {}  # variants
     problems: list[Diagnostic] = []
+    units: list[tuple[Path, tuple[str, ...], ShaderReflection, Mapping[Target, str | bytes]]] = []
     for path in reflection_files:
         try:
             model, code = read_unit(path)
@@ -168,8 +187,11 @@ def plan(
             first_in.setdefault(where[:i], where)
         if variant is not None:
             shaders.setdefault(where[:-1], []).append((variant[1], where[-1], model))
+        units.append((path, where, model, code))
+    groups = assign(shared, [(u[0], u[2]) for u in units]) if shared else {}
+    for path, where, model, unit_code in units:
         try:
-            text = render_file(path, model, (stale or {}).get(path), code)
+            text = render_file(path, model, (stale or {}).get(path), unit_code, groups.get(path))
             out["/".join(where) + ".py"] = text.encode("utf-8")
         except UserError as err:
             problems.extend(err.diagnostics)
@@ -192,11 +214,13 @@ def generate(
     *,
     root: Path | None = None,
     stale: Mapping[Path, str] | None = None,
+    shared: Sequence[SharedGroup] = (),
 ) -> list[Path]:
     """Write one module per reflection file (and the packages' ``__init__.py``) into
     ``out_dir``; files whose content is unchanged are not touched. Returns every output path.
-    ``stale`` maps the reflection files of shaders whose latest build failed to the errors."""
-    files = plan([Path(p) for p in reflection_files], root, stale)
+    ``stale`` maps the reflection files of shaders whose latest build failed to the errors;
+    ``shared`` declares the bind groups shaders share (codegen.shared)."""
+    files = plan([Path(p) for p in reflection_files], root, stale, shared)
     out_dir = Path(out_dir)
     try:
         write_many_if_changed((out_dir / name, data) for name, data in files.items())

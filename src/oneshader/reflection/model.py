@@ -306,6 +306,7 @@ class DeviceFeatures(enum.IntFlag):
     PushConstant16 = 64
     InputOutput16 = 128
     Int64Atomics = 256
+    Subgroups = 512  # wave/quad operations: WebGPU's 'subgroup' feature (Vulkan 1.1, Metal: core)
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,7 @@ from oneshader.compiler.emitted.spirv_ops import (
     DECO_NON_READABLE,
     DECO_NON_WRITABLE,
     DECO_OFFSET,
+    DECO_PER_VERTEX_KHR,
     DECO_ROW_MAJOR,
     DECO_SAMPLE,
     DECO_SPEC_ID,
@@ -104,6 +105,7 @@ __all__ = [
     "features_of",
     "read_spirv",
     "read_spirv_shared",
+    "wgsl_features",
 ]
 
 
@@ -151,6 +153,13 @@ CAPABILITY_NAMES: dict[int, str] = {
     55: "StorageImageReadWithoutFormat",
     56: "StorageImageWriteWithoutFormat",
     61: "GroupNonUniform",
+    62: "GroupNonUniformVote",
+    63: "GroupNonUniformArithmetic",
+    64: "GroupNonUniformBallot",
+    65: "GroupNonUniformShuffle",
+    66: "GroupNonUniformShuffleRelative",
+    67: "GroupNonUniformClustered",
+    68: "GroupNonUniformQuad",
     4427: "DrawParameters",
     4433: "StorageBuffer16BitAccess",
     4434: "UniformAndStorageBuffer16BitAccess",
@@ -169,6 +178,11 @@ CAPABILITY_FEATURES: dict[str, DeviceFeatures] = {
     "Float64": DeviceFeatures.Float64,
     "Int64": DeviceFeatures.Int64,
     "Int64Atomics": DeviceFeatures.Int64Atomics,
+    **{
+        f"GroupNonUniform{kind}": DeviceFeatures.Subgroups
+        for kind in ("", "Vote", "Arithmetic", "Ballot", "Shuffle", "ShuffleRelative", "Quad")
+    },
+    "GroupNonUniformClustered": DeviceFeatures.Subgroups,
     "StorageBuffer16BitAccess": DeviceFeatures.StorageBuffer16,
     "UniformAndStorageBuffer16BitAccess": DeviceFeatures.UniformBuffer16,
     "StoragePushConstant16": DeviceFeatures.PushConstant16,
@@ -222,9 +236,20 @@ def module_features(module: EmittedModule) -> DeviceFeatures:
     f16`` (shader-f16); Metal's code needs none of them (half is core)."""
     if module.target is Target.SpirV:
         return features_of(module.capabilities)
-    if module.target is Target.Wgsl and "f16" in module.enables:
-        return DeviceFeatures.Float16
+    if module.target is Target.Wgsl:
+        return wgsl_features(module.enables)
     return DeviceFeatures(0)
+
+
+def wgsl_features(enables: frozenset[str]) -> DeviceFeatures:
+    """The device features a WGSL module's extensions need: ``f16`` (shader-f16) and
+    ``subgroups`` (the reader's name for a module that uses subgroup operations)."""
+    out = DeviceFeatures(0)
+    if "f16" in enables:
+        out |= DeviceFeatures.Float16
+    if "subgroups" in enables:
+        out |= DeviceFeatures.Subgroups
+    return out
 
 
 @dataclass
@@ -495,6 +520,9 @@ def _resource(m: _Module, lay: _Layouts, vid: int, storage: str) -> EmittedResou
 
 _INTERP = {
     DECO_FLAT: Interpolation.Flat,
+    # HLSL's nointerpolation input read with GetAttributeAtVertex: each vertex's value as it
+    # is, never interpolated (DXC and Slang decorate it PerVertexKHR instead of Flat)
+    DECO_PER_VERTEX_KHR: Interpolation.Flat,
     DECO_NO_PERSPECTIVE: Interpolation.NoPerspective,
     DECO_CENTROID: Interpolation.Centroid,
     DECO_SAMPLE: Interpolation.Sample,
@@ -510,6 +538,9 @@ def _stage_variables(m: _Module, vid: int, entry: str) -> list[EmittedVariable]:
     d = m.deco(vid)
     tid = _pointee(m, m.variables[vid][0])
     op, ops = m.types.get(tid, (0, ()))
+    if DECO_PER_VERTEX_KHR in d.flags and op == OP_TYPE_ARRAY:
+        tid = ops[0]  # the array of the primitive's vertices takes no locations of its own
+        op, ops = m.types.get(tid, (0, ()))
     if op == OP_TYPE_STRUCT and DECO_LOCATION not in d.values and DECO_BUILTIN not in d.values:
         out = []
         for i in range(len(ops)):

@@ -26,6 +26,8 @@ from oneshader.reflection.model import Target
 __all__ = [
     "decode_request",
     "decode_result",
+    "diagnostic_from_row",
+    "diagnostic_row",
     "encode_request",
     "encode_result",
     "from_plain",
@@ -193,23 +195,29 @@ def encode_result(result: CompileResult) -> bytes:
     r = result
     return _dumps(
         {
-            "diagnostics": [
-                [d.file, d.line, d.column, d.severity.value, d.message, d.code, d.excerpt]
-                for d in r.diagnostics
-            ],
+            "diagnostics": [diagnostic_row(d) for d in r.diagnostics],
             "reflection": (
                 None
                 if r.reflection is None
                 else ReflectionFormat.write(r.reflection).decode("utf-8")
             ),
             "outputs": [[o.target.value, base64.b64encode(o.data).decode()] for o in r.outputs],
-            "inputs": [[f.path, f.mtime_ns, f.size, f.sha256, f.read_ns] for f in r.inputs],
+            "inputs": [
+                [f.path, f.mtime_ns, f.size, f.sha256, f.read_ns, f.named, f.identity]
+                for f in r.inputs
+            ],
             "crashed": r.crashed,
         }
     )
 
 
-def _diagnostic(v: object) -> Diagnostic:
+def diagnostic_row(d: Diagnostic) -> list[Any]:
+    """A diagnostic as plain data (what :func:`diagnostic_from_row` reads back)."""
+    return [d.file, d.line, d.column, d.severity.value, d.message, d.code, d.excerpt]
+
+
+def diagnostic_from_row(v: object) -> Diagnostic:
+    """The diagnostic of a :func:`diagnostic_row`; ValueError for any other shape."""
     file, line, col, severity, message, code, excerpt = _list(v, 7)
     return Diagnostic(
         _str(file),
@@ -228,8 +236,16 @@ def _output(v: object) -> OutputFile:
 
 
 def _input(v: object) -> InputFile:
-    path, mtime, size, digest, read_ns = _list(v, 5)
-    return InputFile(_str(path), _int(mtime), _int(size), _str(digest), _int(read_ns))
+    path, mtime, size, digest, read_ns, named, identity = _list(v, 7)
+    return InputFile(
+        _str(path),
+        _int(mtime),
+        _int(size),
+        _str(digest),
+        _int(read_ns),
+        _str(named),
+        _str(identity),
+    )
 
 
 def decode_result(data: bytes) -> CompileResult:
@@ -243,7 +259,7 @@ def decode_result(data: bytes) -> CompileResult:
     if type(crashed) is not bool:
         raise ValueError("expected a bool")
     return CompileResult(
-        diagnostics=tuple(_diagnostic(d) for d in _list(doc["diagnostics"])),
+        diagnostics=tuple(diagnostic_from_row(d) for d in _list(doc["diagnostics"])),
         reflection=reflection,
         outputs=tuple(_output(o) for o in _list(doc["outputs"])),
         inputs=tuple(_input(f) for f in _list(doc["inputs"])),

@@ -24,6 +24,7 @@ __all__ = [
     "SourceFile",
     "StructDef",
     "find_includes",
+    "include_named",
     "scan",
 ]
 
@@ -162,7 +163,15 @@ class StructDef:
     returns: str = ""  # a function's result type as written (with its modifiers)
 
     def field(self, name: str) -> Field | None:
-        return next((f for f in self.fields if f.name == name), None)
+        return self._by_name.get(name)
+
+    @functools.cached_property
+    def _by_name(self) -> dict[str, Field]:
+        """The first field of each name (a lookup per member: a scan each cost a square)."""
+        out: dict[str, Field] = {}
+        for f in self.fields:
+            out.setdefault(f.name, f)
+        return out
 
 
 @dataclass(frozen=True)
@@ -696,11 +705,17 @@ def include_directives(
     out: list[tuple[re.Match[str], Path | None]] = []
     for m in _INCLUDE.finditer(strip_comments(text)):
         name = m.group(1) or m.group(2)
-        found: Path | None = None
-        for base in (path.parent, *map(Path, include_dirs)):
-            candidate = (base / name).resolve()
-            if candidate.exists() and not candidate.is_dir():  # a FIFO too: reading refuses it
-                found = candidate
-                break
-        out.append((m, found))
+        found = include_named(path, name, include_dirs)
+        out.append((m, found.resolve() if found is not None else None))
     return out
+
+
+def include_named(path: Path, name: str, include_dirs: tuple[str, ...]) -> Path | None:
+    """The file ``#include "name"`` in ``path`` finds (relative to ``path``, then in the include
+    dirs), absolute but as named: a link in it is not resolved (what a build records, so that
+    retargeting the link is a change). None when no such file exists."""
+    for base in (path.parent, *map(Path, include_dirs)):
+        candidate = (base / name).absolute()
+        if candidate.exists() and not candidate.is_dir():  # a FIFO too: reading refuses it
+            return candidate
+    return None

@@ -27,6 +27,7 @@ from oneshader.compiler.source.scanner import (
     StructDef,
     find_includes,
     include_directives,
+    include_named,
     line_col,
     scan,
     strip_comments,
@@ -67,6 +68,7 @@ _BOOL = re.compile(r"bool[1-4]?")
 class SourceSet:
     def __init__(self, path: str, name: str, include_dirs: tuple[str, ...]) -> None:
         self.path = Path(path).resolve()
+        self.named = Path(path).absolute()  # as given: a link is a name of its own
         self.name = name
         self.include_dirs = include_dirs
         self.texts: dict[Path, str] = {}
@@ -162,7 +164,7 @@ class SourceSet:
         digest as read go to ``inputs``. A file that is not a regular file, not UTF-8, or an
         absolute include outside the include folders is a positioned error."""
         self._derived.clear()
-        self.inputs.append(self._read(self.path, self.name, 0, 0))
+        self.inputs.append(self._read(self.path, self.name, 0, 0, self.named))
         todo = [self.path]
         while todo:
             p = todo.pop(0)
@@ -180,12 +182,13 @@ class SourceSet:
                         "name it relative to this file or to an include folder (-I)"
                     )
                     raise UserError.at(where, line, col, message, ABSOLUTE_INCLUDE)
-                self.inputs.append(self._read(inc, where, line, col))
+                named = include_named(p, written, self.include_dirs)
+                self.inputs.append(self._read(inc, where, line, col, named))
                 todo.append(inc)
 
-    def _read(self, path: Path, where: str, line: int, col: int) -> InputFile:
+    def _read(self, path: Path, where: str, line: int, col: int, named: Path | None) -> InputFile:
         """One file into ``texts``; errors at ``where:line:col`` (the main file's name, or the
-        include directive naming the file)."""
+        include directive naming the file). ``named``: the path that led to it, links kept."""
         try:
             data, st = read_regular(path)
             read_ns = time.time_ns()
@@ -199,7 +202,15 @@ class SourceSet:
             raise not_utf8(name, data, err) from None
         self.texts[path] = text.replace("\r\n", "\n").replace("\r", "\n")  # as text mode reads
         digest = hashlib.sha256(data).hexdigest()
-        return InputFile(str(path), st.st_mtime_ns, st.st_size, digest, read_ns)
+        return InputFile(
+            str(path),
+            st.st_mtime_ns,
+            st.st_size,
+            digest,
+            read_ns,
+            str(named) if named is not None and named != path else "",
+            f"{st.st_dev}:{st.st_ino}",
+        )
 
     def _in_include_dir(self, path: Path) -> bool:
         return any(path.is_relative_to(Path(d).resolve()) for d in self.include_dirs)
@@ -376,14 +387,14 @@ class SourceSet:
 
     def _include_order(self) -> list[Path]:
         order: list[Path] = []
+        seen: set[Path] = set()  # against include cycles (a list's lookups cost a square)
 
         def visit(p: Path) -> None:
-            if p in order or p not in self.texts:
+            if p in seen or p not in self.texts:
                 return
-            order.append(p)  # placeholder against include cycles, moved below
+            seen.add(p)
             for inc in find_includes(p, self.texts[p], self.include_dirs):
                 visit(inc)
-            order.remove(p)
             order.append(p)
 
         visit(self.path)

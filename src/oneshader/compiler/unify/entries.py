@@ -809,8 +809,10 @@ def _usage(outputs: dict[Target, bytes]) -> dict[str, tuple[set[str] | None, Dev
         except (ImportError, AttributeError):
             continue
         m = reader(outputs[target])
-        # WGSL says one feature, module-wide (as SPIR-V's capabilities are): shader-f16.
-        features = DeviceFeatures.Float16 if "f16" in m.enables else DeviceFeatures(0)
+        from oneshader.compiler.emitted.spirv import wgsl_features
+
+        # WGSL says its features module-wide (as SPIR-V's capabilities are)
+        features = wgsl_features(m.enables)
         for name, e in m.entries.items():
             out[name] = (set(e.uses) if e.uses is not None else None, features)
         return out
