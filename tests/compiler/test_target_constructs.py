@@ -440,3 +440,55 @@ def test_interlocked_on_a_byte_address_buffer_of_words_on_wgsl(tmp_path: Path) -
     words = struct.unpack("<12I", out)
     assert words[0] == 4 and sorted(words[1:5]) == [0, 1, 2, 3]
     assert words[8] == 0b1111 and words[10] in (1, 2, 3, 4)
+
+
+TYPED_BUFFERS = """\
+Buffer<float4> Src;
+Buffer<uint> Index;
+RWBuffer<float2> Pairs;
+RWStructuredBuffer<float4> Out;
+[shader("compute")]
+[numthreads(2, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    Out[id.x] = Src[Index[id.x]] * 2 + Src.Load(id.x);
+    Pairs[id.x] = Src[id.x].zw;
+}
+"""
+
+
+def test_typed_buffers_are_storage_arrays_on_wgsl(tmp_path: Path) -> None:
+    """``Buffer<float4>`` read in a compute shader (and ``RWBuffer<float2>`` written) is a
+    storage array of its element type on WGSL, which has no texel buffers (was E36107): the
+    same bytes from the host, bound as the bindings bind a typed buffer there (read-only
+    storage, storage), and the values right on the GPU. A 3-vector's stays refused."""
+    result = build(tmp_path, TYPED_BUFFERS)
+    r = result.reflection
+    assert r is not None
+    assert [x.rtype for x in r.resources][:3] == [
+        ResourceTypeKind.Buffer,
+        ResourceTypeKind.Buffer,
+        ResourceTypeKind.RWBuffer,
+    ]
+    wgsl = wgsl_of(result)
+    assert re.search(r"var<storage, read> Src\w* : array<vec4<f32>>", wgsl)
+    src = struct.pack("<8f", 1, 2, 3, 4, 5, 6, 7, 8)
+    buffers = {
+        "Src": src,
+        "Index": struct.pack("<2I", 1, 0),
+        "Pairs": bytes(16),
+        "Out": bytes(32),
+    }
+    out = struct.unpack("<8f", run_wgsl(result, buffers, "Out"))
+    assert out == (11, 14, 17, 20, 7, 10, 13, 16)
+    pairs = struct.unpack("<4f", run_wgsl(result, buffers, "Pairs"))
+    assert pairs == (3, 4, 7, 8)
+    path = tmp_path / "three.hlsl"
+    path.write_text(
+        TYPED_BUFFERS.replace("Buffer<float4> Src", "Buffer<float3> Src")
+        .replace("* 2 + Src.Load(id.x)", ".xyzz")
+        .replace("Src[id.x].zw", "Src[id.x].yz")
+    )
+    three = compile_file(str(path), CompileOptions(targets=(Target.Wgsl,), source_name="t.hlsl"))
+    (error,) = [d for d in three.diagnostics if d.is_error]
+    assert error.code == "E36107" and "a 3-vector's array stride" in error.message

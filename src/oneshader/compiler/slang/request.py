@@ -90,8 +90,10 @@ UNAVAILABLE_HINTS: dict[Target, dict[str, str]] = {
             "bias) or a status; drop them, or for a bias write SampleBias(s, uv, bias, offset)"
         ),
         "__ShapeBuffer": (
-            "WGSL has no typed buffers (texel buffers); declare a StructuredBuffer<T> "
-            "(RWStructuredBuffer<T>) of the same element type"
+            "WGSL has no typed buffers (texel buffers): a Buffer<T> of 32-bit scalars or 2- or "
+            "4-vectors is a storage array there, but not this one (a 3-vector's array stride "
+            "is 16 in WGSL, its texels 12 bytes apart; its GetDimensions has no storage-array "
+            "form); declare a StructuredBuffer<T> (RWStructuredBuffer<T>) of the element type"
         ),
         "NonUniformResourceIndex": (
             "WGSL has no arrays of textures or samplers to index (binding_array is a "
@@ -187,6 +189,7 @@ class _Rewrites:
     measured: tuple[str, ...]  # buffers whose length Metal reads from the companion
     stored: tuple[str, ...]  # byte-address buffers whose Store values pass a helper (bools)
     byte_atomics: tuple[str, ...]  # WGSL: byte-address buffers of atomic words (Interlocked*)
+    typed_buffers: tuple[str, ...]  # WGSL: Buffer<T> as a storage array (no texel buffers)
     pads: tuple[Padding, ...]
     outputs_returned: tuple[tuple[str, str, bool], ...]  # out params returned: entry, hidden
     # name, direct (precheck.returned_outputs)
@@ -214,6 +217,7 @@ class _Rewrites:
             measured=tuple(src.measured_buffers()) if target is Target.Msl else (),
             stored=_byte_stored(src),
             byte_atomics=_byte_atomics(src) if target is Target.Wgsl else (),
+            typed_buffers=_storage_typed_buffers(src) if target is Target.Wgsl else (),
             pads=tuple(pads),
             outputs_returned=_outputs_returned(src, target, stages),
         )
@@ -302,6 +306,18 @@ def _byte_stored(src: SourceSet) -> tuple[str, ...]:
 
     result: tuple[str, ...] = src.derived("byte stores", stored)
     return result
+
+
+def _storage_typed_buffers(src: SourceSet) -> tuple[str, ...]:
+    """The typed buffers WGSL holds as storage arrays (``rewrite.typed_buffers_as_structured``):
+    all but those whose ``GetDimensions`` a file calls."""
+    names = src.declared_as({ResourceTypeKind.Buffer, ResourceTypeKind.RWBuffer})
+    texts = [strip_comments(t) for t in src.texts.values()]
+    return tuple(
+        n
+        for n in names
+        if not any(re.search(rf"\b{re.escape(n)}\s*\.\s*GetDimensions\b", t) for t in texts)
+    )
 
 
 def _byte_atomics(src: SourceSet) -> tuple[str, ...]:
@@ -398,6 +414,8 @@ def _rewritten(src: SourceSet, path: Path, how: _Rewrites) -> str:
         text = rewrite.with_byte_stores(text, how.stored)
     if how.byte_atomics:
         text = rewrite.byte_atomics(text, how.byte_atomics)
+    if how.typed_buffers:
+        text = rewrite.typed_buffers_as_structured(text, how.typed_buffers)
     here = [(p.line, p.column, p.declarations()) for p in how.pads if p.file == path]
     return rewrite.with_inserted(text, here) if here else text
 

@@ -56,6 +56,7 @@ __all__ = [
     "sample_position_queries",
     "status_arguments",
     "subpass_inputs_as_vectors",
+    "typed_buffers_as_structured",
     "unit_point_sizes",
     "vk_builtins",
     "with_append_consume_as_rw",
@@ -217,6 +218,29 @@ def _byte_atomic_call(
     if len(args) > 1 + values:
         call = f"({args[-1]}) = {call}"
     return m.start(), end, call
+
+
+# A typed buffer of 32-bit scalars or 2- or 4-vectors of them: WGSL holds one as a storage array
+# of the same bytes (a 3-vector's array stride would be 16, its texels 12 bytes apart).
+_TYPED_BUFFER = re.compile(
+    r"(?<![\w.:])(RW)?Buffer(\s*<\s*(?:float|int|uint|float32_t|int32_t|uint32_t|dword)"
+    r"(?:[124])?\s*>)"
+)
+
+
+def typed_buffers_as_structured(text: str, names: Collection[str]) -> str:
+    """The declarations of the typed buffers ``names``, ``Buffer<T>`` (``RWBuffer<T>``), as
+    ``StructuredBuffer<T>`` (``RWStructuredBuffer<T>``), for WGSL, which has no texel buffers:
+    a storage array of T, read (written) by index or ``Load`` as the typed buffer is, at the
+    same byte offsets (T a 32-bit scalar or a 2- or 4-vector of one; a buffer whose
+    ``GetDimensions`` the code calls is left alone: a storage array has no such query). Columns
+    after it on its line move."""
+    clean = strip_comments(text)
+    for m in reversed(list(_TYPED_BUFFER.finditer(clean))):
+        declared = re.match(r"\s*(\w+)", clean[m.end() :])
+        if declared is not None and declared.group(1) in names:
+            text = f"{text[: m.start()]}{m.group(1) or ''}StructuredBuffer{text[m.start(2) :]}"
+    return text
 
 
 def one_component_texels(text: str) -> str:
