@@ -8,6 +8,7 @@ with ``--diagnostics-format``) and sets the exit status; tracebacks mean bugs.
 from __future__ import annotations
 
 import enum
+import functools
 import json
 import os
 import re
@@ -202,11 +203,13 @@ _EXCERPT_WIDTH = 160  # characters of a long source line shown around the column
 
 
 def source_excerpt(text: str, line: int, column: int) -> str:
-    """The source line at ``line`` with a caret under ``column``, for showing under a diagnostic."""
-    lines = text.splitlines()
-    if not 1 <= line <= len(lines):
+    """The source line at ``line`` with a caret under ``column``, for showing under a diagnostic
+    (lines as ``str.splitlines`` counts them, found without splitting the text again for each
+    diagnostic of a file)."""
+    starts, ends = _line_spans(text)
+    if not 1 <= line <= len(starts):
         return ""
-    src = lines[line - 1].expandtabs(4)
+    src = text[starts[line - 1] : ends[line - 1]].expandtabs(4)
     at = max(column - 1, 0)
     if len(src) > _EXCERPT_WIDTH:  # a window around the column, not a megabyte of line
         start = max(0, min(at - _EXCERPT_WIDTH // 2, len(src) - _EXCERPT_WIDTH))
@@ -216,6 +219,24 @@ def source_excerpt(text: str, line: int, column: int) -> str:
         at += len(head) - start
     caret = " " * at + "^"
     return f"  {line:>4} | {src}\n       | {caret}"
+
+
+# What str.splitlines ends a line at.
+_LINE_BREAK = re.compile("\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
+@functools.lru_cache(maxsize=4)  # the few files whose diagnostics are being made
+def _line_spans(text: str) -> tuple[list[int], list[int]]:
+    """Where each line of ``text`` starts and ends (without its line break)."""
+    starts, ends = [0], []
+    for m in _LINE_BREAK.finditer(text):
+        ends.append(m.start())
+        starts.append(m.end())
+    ends.append(len(text))
+    if starts[-1] == len(text):  # no last line after a final line break (nor in "")
+        starts.pop()
+        ends.pop()
+    return starts, ends
 
 
 class UserError(Exception):

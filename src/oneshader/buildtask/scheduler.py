@@ -198,6 +198,20 @@ class WorkerPool:
             with contextlib.suppress(Exception):
                 worker.close()
 
+    def warm(self) -> None:
+        """Every worker started and its compiler process forked and ready, so that the next
+        compile waits for neither (``--watch`` warms its pool while the user edits)."""
+        for slot in range(self.size):
+            try:
+                worker = self._workers[slot]
+                if worker is None:
+                    worker = self._workers[slot] = self.factory()
+                start = getattr(worker, "start", None)
+                if start is not None:
+                    start()
+            except Exception:  # the next compile starts it, and reports what fails then
+                self._discard(slot)
+
     def refusal(self) -> str:
         """Why the compile server was not used though one was wanted ("" if it was, or none
         was wanted): a folder or a socket that is not this user's alone."""

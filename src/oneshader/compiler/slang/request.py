@@ -271,10 +271,20 @@ def _in_any_file(src: SourceSet, finder: Callable[[str], Sized]) -> bool:
     return found
 
 
+def _offset_textures(src: SourceSet) -> dict[str, str]:
+    found: dict[str, str] = src.derived(
+        "offset textures", lambda: rewrite.offset_textures(src.texts.values())
+    )
+    return found
+
+
 def _has_load_offsets(src: SourceSet) -> bool:
     def any_offsets() -> bool:
-        texts = list(src.texts.values())  # status arguments dropped first (_rewritten)
-        return any(rewrite.load_offsets(rewrite.without_status_arguments(t), texts) for t in texts)
+        textures = _offset_textures(src)  # status arguments dropped first (_rewritten)
+        return any(
+            rewrite.load_offsets(rewrite.without_status_arguments(t), textures)
+            for t in src.texts.values()
+        )
 
     found: bool = src.derived("load offsets", any_offsets)
     return found
@@ -405,7 +415,7 @@ def _rewritten(src: SourceSet, path: Path, how: _Rewrites) -> str:
     if how.sample_positions:
         text = rewrite.with_sample_positions(text)
     if how.load_offsets:
-        text = rewrite.without_load_offsets(text, src.texts.values())
+        text = rewrite.without_load_offsets(text, _offset_textures(src))
     if how.helpers:
         text = rewrite.with_helpers(text, how.helpers)
     if how.measured:

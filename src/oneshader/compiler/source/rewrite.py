@@ -46,6 +46,7 @@ __all__ = [
     "instance_ids_as_varyings",
     "load_offsets",
     "matrix_array_majorness",
+    "offset_textures",
     "one_component_texels",
     "outputs_struct",
     "pack_matrix",
@@ -835,7 +836,7 @@ def with_byte_stores(text: str, names: Collection[str]) -> str:
     return "".join(out)
 
 
-_VOID_CAST = re.compile(r"(^|[;{}])(\s*)(\(\s*void\s*\))", re.MULTILINE)
+_VOID_CAST = re.compile(r"\(\s*void\s*\)")
 
 
 def without_void_casts(text: str) -> str:
@@ -843,7 +844,18 @@ def without_void_casts(text: str) -> str:
     blanked to spaces: the expression is evaluated and discarded all the same. Slang fails on
     it for every target without a word (SPIR-V: an internal error). A parameter list ``f(void)``
     follows a name, so it is left alone."""
-    return blanked(text, (m.span(3) for m in _VOID_CAST.finditer(strip_comments(text))))
+    code = strip_comments(text)
+    return blanked(text, (m.span() for m in _VOID_CAST.finditer(code) if _starts(code, m.start())))
+
+
+def _starts(code: str, at: int) -> bool:
+    """Whether ``at`` begins a statement: first on its line, or after ``;``, ``{`` or ``}``
+    with only white space between. (Looked at backwards from each cast: a pattern that tried
+    every line start forwards cost the square of a run of blank or comment lines.)"""
+    begin = at
+    while begin > 0 and code[begin - 1].isspace():
+        begin -= 1
+    return begin == 0 or code[begin - 1] in ";{}" or "\n" in code[begin:at]
 
 
 def rename_at(text: str, names: Collection[tuple[int, int, str, str]]) -> str:
@@ -1123,16 +1135,21 @@ _TEXTURE_DECLARATION = re.compile(
 )
 
 
-def load_offsets(text: str, texts: Iterable[str]) -> list[tuple[int, int, str]]:
-    """Each texture ``Load`` with an offset (the texture declared in one of ``texts``) as
-    (start, end, new arguments): ``oneshader_offset(location, offset)`` and the sample index
-    of a multisampled one. Slang does not add the offset for WGSL and Metal (E36107)."""
-    code = strip_comments(text)
-    textures = {
+def offset_textures(texts: Iterable[str]) -> dict[str, str]:
+    """The texture type of each name ``texts`` declare as a texture whose Load takes an offset
+    (what :func:`load_offsets` needs: found once for all the files, not once per file)."""
+    return {
         m.group(2): m.group(1)
         for t in texts
         for m in _TEXTURE_DECLARATION.finditer(strip_comments(t))
     }
+
+
+def load_offsets(text: str, textures: Mapping[str, str]) -> list[tuple[int, int, str]]:
+    """Each texture ``Load`` with an offset (the texture one of :func:`offset_textures`) as
+    (start, end, new arguments): ``oneshader_offset(location, offset)`` and the sample index
+    of a multisampled one. Slang does not add the offset for WGSL and Metal (E36107)."""
+    code = strip_comments(text)
     edits = []
     for m in _LOAD.finditer(code):
         close = closing(code, m.end() - 1)
@@ -1145,9 +1162,9 @@ def load_offsets(text: str, texts: Iterable[str]) -> list[tuple[int, int, str]]:
     return edits
 
 
-def without_load_offsets(text: str, texts: Iterable[str]) -> str:
+def without_load_offsets(text: str, textures: Mapping[str, str]) -> str:
     """The text with ``load_offsets`` made (columns after such a call on its line move)."""
-    for i, j, call in reversed(load_offsets(text, texts)):
+    for i, j, call in reversed(load_offsets(text, textures)):
         text = text[:i] + call + text[j:]
     return text
 

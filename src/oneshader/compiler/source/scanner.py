@@ -163,7 +163,15 @@ class StructDef:
     returns: str = ""  # a function's result type as written (with its modifiers)
 
     def field(self, name: str) -> Field | None:
-        return next((f for f in self.fields if f.name == name), None)
+        return self._by_name.get(name)
+
+    @functools.cached_property
+    def _by_name(self) -> dict[str, Field]:
+        """The first field of each name (a lookup per member: a scan each cost a square)."""
+        out: dict[str, Field] = {}
+        for f in self.fields:
+            out.setdefault(f.name, f)
+        return out
 
 
 @dataclass(frozen=True)

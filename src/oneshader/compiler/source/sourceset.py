@@ -387,14 +387,14 @@ class SourceSet:
 
     def _include_order(self) -> list[Path]:
         order: list[Path] = []
+        seen: set[Path] = set()  # against include cycles (a list's lookups cost a square)
 
         def visit(p: Path) -> None:
-            if p in order or p not in self.texts:
+            if p in seen or p not in self.texts:
                 return
-            order.append(p)  # placeholder against include cycles, moved below
+            seen.add(p)
             for inc in find_includes(p, self.texts[p], self.include_dirs):
                 visit(inc)
-            order.remove(p)
             order.append(p)
 
         visit(self.path)
