@@ -143,6 +143,7 @@ def check_request(src: SourceSet, options: CompileOptions, problems: Collector) 
                 )
             )
     problems.extend(_long_identifiers(src))
+    problems.extend(_lines_out_of_range(src))
     problems.extend(_indirect_counters(src))
     problems.extend(_uniform_parameters(src, options))
     missing = _no_entry_point(src, options)
@@ -155,6 +156,29 @@ _NUMTHREADS = re.compile(r"\[\s*numthreads\s*\(")
 MAX_IDENTIFIER = 4096
 # a string literal (skipped), or an identifier longer than MAX_IDENTIFIER
 _LONG_IDENTIFIER = re.compile(rf'"(?:[^"\\\n]|\\.)*"|\b[A-Za-z_]\w{{{MAX_IDENTIFIER},}}')
+
+
+MAX_LINE = 2**31 - 1  # Slang's line numbers are 32-bit signed
+_LINE_DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*line[ \t]+(\d+)", re.MULTILINE)
+
+
+def _lines_out_of_range(src: SourceSet) -> list[Diagnostic]:
+    """A ``#line N`` from which the file's lines would count past :data:`MAX_LINE`, at it:
+    Slang's positions there would wrap (-1, or a small number: never the user's line)."""
+    found = []
+    for path, text in src.texts.items():
+        clean = strip_comments(text)
+        total = clean.count("\n") + 1
+        for m in _LINE_DIRECTIVE.finditer(clean):
+            line, col = line_col(clean, m.start(1))
+            last = int(m.group(1)) + total - line - 1  # the number of the file's last line
+            if last > MAX_LINE:
+                message = (
+                    f"#line {m.group(1)}: the lines after it would count past {MAX_LINE}, "
+                    "beyond what positions can hold"
+                )
+                found.append(src.error_in(path, line, col, message, Code.LINE_OUT_OF_RANGE))
+    return found
 
 
 def _long_identifiers(src: SourceSet) -> list[Diagnostic]:
