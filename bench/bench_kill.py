@@ -201,6 +201,8 @@ def trial(
     reported = build.returncode != 0 and (kind.endswith("build") or b"error" in stderr)
     repair = subprocess.run(build_cmd("-j", "2"), cwd=root, env=env, capture_output=True)
     repaired = repair.returncode == 0 and outputs(out) == refs[target]
+    if not repaired:  # say why: a figure alone does not tell what to fix
+        print(f"  not repaired ({kind}): exit {repair.returncode}: {repair.stderr[-400:]!r}")
     noop = subprocess.run(
         build_cmd(), cwd=root, env=dict(env, ONESHADER_SERVER="0"), capture_output=True, text=True
     )
