@@ -45,6 +45,7 @@ class Code:
     NON_FLOAT_COLUMN_MAJOR: Final = "OS1031"
     UNREADABLE_SOURCE: Final = "OS1040"
     ABSOLUTE_INCLUDE: Final = "OS1041"
+    PREPROCESSOR: Final = "OS1042"  # #error, an #if or a macro the preprocessor cannot read
     # The compiler: layouts and slots.
     NOT_PORTABLE: Final = "OS2001"
     SLOT_CLASH: Final = "OS3001"

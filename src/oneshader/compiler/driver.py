@@ -43,7 +43,9 @@ from oneshader.reflection.model import ShaderReflection, Target
 def _compile(path: str, options: CompileOptions) -> CompileResult:
     """The pipeline; user errors at any step come back as diagnostics, never raised. This is the
     one wrapper that turns a bug into OS9002 (the worker's child relies on it)."""
-    src = SourceSet(path, options.source_name or Path(path).as_posix(), options.include_dirs)
+    src = SourceSet(
+        path, options.source_name or Path(path).as_posix(), options.include_dirs, options.defines
+    )
     try:
         problems = Collector()  # what every step adds its errors to
         check_targets(src, options, problems)
@@ -57,6 +59,8 @@ def _compile(path: str, options: CompileOptions) -> CompileResult:
         return _finish(src, options, compiled, usage_outputs, problems)
     except UserError as err:
         return CompileResult(diagnostics=err.diagnostics, inputs=src.final_inputs())
+    except MemoryError:  # the memory limit (a macro bomb): no bug, the worker's crash says so
+        raise
     except Exception as err:  # a bug in oneshader: reported for this shader, not raised
         message = f"internal error in the compiler: {type(err).__name__}: {err}"
         diag = Diagnostic(src.name, 0, 0, Severity.ERROR, message, Code.INTERNAL_ERROR)

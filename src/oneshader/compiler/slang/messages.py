@@ -65,9 +65,11 @@ def parse(
     output: str,
     name_of: Callable[[str], str],
     text_of: Callable[[str], str | None],
+    origin_of: Callable[[str, int, int], tuple[int, int]] | None = None,
 ) -> list[Diagnostic]:
     """Diagnostics from Slang's output; ``name_of`` maps Slang's path to the name users see,
-    ``text_of`` gives a file's text for the excerpt (None when unknown)."""
+    ``text_of`` gives a file's text for the excerpt (None when unknown), ``origin_of`` where a
+    position of the text Slang was given is written (the source map)."""
     out: list[Diagnostic] = []
     seen: set[tuple[str, int, int, str, str]] = set()
     inserted: set[int] = set()
@@ -76,6 +78,8 @@ def parse(
         code, kind, path, line_s, col_s, message = record
         message = message.strip()
         line, col = int(line_s), int(col_s)
+        if origin_of is not None and path and line:
+            line, col = origin_of(path, line, col)
         if kind == "span":
             if out and not suppressed_group and message and out[-1].code == code:
                 prev = out.pop()

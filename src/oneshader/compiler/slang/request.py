@@ -139,10 +139,8 @@ def _common_args(o: CompileOptions) -> list[str]:
     ]
     for d in o.include_dirs:
         args += ["-I", d]
-    args += _MIN_PRECISION_ARGS
-    for name, value in o.defines:
-        args += ["-D", f"{name}={value}" if value else name]
-    return args
+    # the defines are the preprocessor's (source.preprocess): Slang is given its output
+    return args + _MIN_PRECISION_ARGS
 
 
 def _request_args(src: SourceSet, o: CompileOptions, targets: Sequence[Target]) -> list[str]:
@@ -370,7 +368,7 @@ def slang_source(
 
 def _slang_source(src: SourceSet, how: _Rewrites) -> str:
     texts = {p: _rewritten(src, p, how) for p in src.texts}
-    main = rewrite.inline_includes(src.path, src.texts, texts, src.include_dirs)
+    main = src.slang_text(texts)
     prelude = [rewrite.HELPERS[name][1] for name in how.helpers]
     if how.measured:  # Metal asks the companion for buffer lengths
         prelude.append(rewrite.buffer_lengths_prelude(how.measured))
@@ -444,7 +442,9 @@ def _compile_group(
     req = S.Request(lib, args, (str(src.path), text), _entries(options), len(group))
     try:
         result = req.compile()
-        if not result.ok or parse_diagnostics(result.diagnostics, src.display, src.text_of):
+        if not result.ok or parse_diagnostics(
+            result.diagnostics, src.display, src.text_of, src.origin_of
+        ):
             return {}
         codes = [req.code(i) for i in range(len(group))]
         reflections = [req.reflection(i) for i in range(len(group))]
@@ -617,7 +617,9 @@ def _compile_once(
     req = S.Request(lib, args, (str(src.path), text), _entries(options))
     try:
         result = req.compile()
-        diags = _as_written(src, parse_diagnostics(result.diagnostics, src.display, src.text_of))
+        diags = _as_written(
+            src, parse_diagnostics(result.diagnostics, src.display, src.text_of, src.origin_of)
+        )
         if not result.ok:
             user_files = {src.display(str(p)) for p in src.texts}
             errors = unavailable_at_uses(diags, user_files, UNAVAILABLE_HINTS[target]) or [

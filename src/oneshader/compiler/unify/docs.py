@@ -44,7 +44,7 @@ class _Docs:
         for path, scanned in self.src.sources.items():
             found = scanned.structs.get(name)
             if found is not None and found.kind in ("struct", "cbuffer", "tbuffer"):
-                return found, self.src.texts.get(Path(path), "")
+                return found, self.src.written.get(Path(path), "")
         return None
 
     def layout(self, t: TypeLayout) -> TypeLayout:
