@@ -1,7 +1,8 @@
 """oneshader on real HLSL trees beside plain Slang: what builds, what fails and why, what is bad.
 
-    python bench/corpus.py PATH [--targets spirv,msl,wgsl] [-j N] [--match GLOB ...]
-                           [--examples N] [--no-plain] [--cost [REPS]] [--outputs DIR]
+    python bench/corpus.py PATH [--config bench/corpora/NAME.toml] [--targets spirv,msl,wgsl]
+                           [-j N] [--match GLOB ...] [--examples N] [--no-plain] [--cost [REPS]]
+                           [--outputs DIR] [--digests FILE] [--shared-check]
 
 Every HLSL shader under PATH (walked as users keep a tree, hidden folders skipped) is built through
 oneshader's compile workers (crash-isolated, a cold private zygote, as ``oneshader build`` runs
@@ -24,6 +25,14 @@ What is a shader, and its entry points (the rest of the tree is left alone):
 - a ``.hlsl`` file with ``[shader("...")]`` attributes (the compiler finds the entry points);
 - stages oneshader does not build (geometry, tessellation, ray tracing, mesh) are skipped and
   counted, and so are ``.hlsl`` files that say nothing of their entry points (includes).
+
+An engine's own conventions come from a configuration file (``--config``, data, not code:
+bench/corpora/*.toml): the files (globs below PATH), the stage by file-name glob or a default,
+the entry point (or the first of several names the file defines, ``{stem}`` for the file's
+stem), defines, DXC's register shifts, include folders, ``enable-16bit-types``, variants (each
+file built once per variant, its defines and options added) and ``[[group]]`` tables that
+override the top-level keys for their own files; ``conventions = true`` keeps the rules above
+for the files the config selects.
 """
 
 from __future__ import annotations
@@ -42,10 +51,11 @@ import sys
 import tempfile
 import threading
 import time
+import tomllib
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from bench_build import build_env, run_build
@@ -126,17 +136,30 @@ class Shader:
     binds: tuple[BindRegister, ...] = ()
     ignored_flags: tuple[str, ...] = ()
     row_major: bool = False  # DXC's -Zpr
+    include_dirs: tuple[str, ...] = ()
+    enable_16bit_types: bool = False  # DXC's -enable-16bit-types
 
     def options(self, targets: tuple[Target, ...]) -> CompileOptions:
+        # a field this version of oneshader lacks is left out (to measure an older main)
+        extra = (
+            {"enable_16bit_types": True}
+            if self.enable_16bit_types and "enable_16bit_types" in _OPTION_FIELDS
+            else {}
+        )
         return CompileOptions(
             targets=targets,
             source_name=self.name,
+            include_dirs=self.include_dirs,
             defines=self.defines,
             entry_points=self.entries,
             shifts=self.shifts,
             bind_registers=self.binds,
             row_major=self.row_major,
+            **extra,
         )
+
+
+_OPTION_FIELDS = frozenset(CompileOptions.__dataclass_fields__)
 
 
 @dataclass
@@ -161,7 +184,7 @@ def _dxc_shader(path: Path, name: str, runs: list[tuple[bool, str]]) -> Shader |
     shifts: list[RegisterShift] = []
     binds: list[BindRegister] = []
     ignored: list[str] = []
-    row_major = False
+    row_major = half = False
     i = 0
     while i < len(words):
         w = words[i]
@@ -182,6 +205,8 @@ def _dxc_shader(path: Path, name: str, runs: list[tuple[bool, str]]) -> Shader |
             i += 3
         elif w == "-Zpr":
             row_major, i = True, i + 1
+        elif w == "-enable-16bit-types":
+            half, i = True, i + 1
         elif w in ("-fvk-bind-register", "-vkbr") and i + 4 < len(words):
             r, s, b, t = words[i + 1 : i + 5]
             binds.append(BindRegister(r, int(s), int(b), int(t)))
@@ -208,6 +233,7 @@ def _dxc_shader(path: Path, name: str, runs: list[tuple[bool, str]]) -> Shader |
         tuple(binds),
         tuple(ignored),
         row_major,
+        enable_16bit_types=half,
     )
 
 
@@ -246,25 +272,196 @@ def classify(path: Path, name: str, text: str) -> Shader | str | None:
     return "no entry point ([shader] attribute, stage in the name, RUN line)"
 
 
-def discover(root: Path, patterns: Sequence[str]) -> Corpus:
+@dataclass(frozen=True)
+class Rules:
+    """One group of a corpus configuration (bench/corpora/*.toml): its top-level keys with the
+    group's own over them."""
+
+    files: tuple[str, ...] = ()
+    conventions: bool = False
+    entry: tuple[str, ...] = ()
+    stages: tuple[tuple[str, str], ...] = ()
+    default_stage: str = ""
+    defines: tuple[tuple[str, str], ...] = ()
+    shifts: tuple[RegisterShift, ...] = ()
+    include_dirs: tuple[str, ...] = ()
+    enable_16bit_types: bool = False
+    row_major: bool = False
+    entry_points: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (glob, ("name:stage", ...))
+
+    def selects(self, name: str, path: Path) -> bool:
+        if self.files and not any(fnmatch.fnmatch(name, g) for g in self.files):
+            return False
+        return self.conventions or path.suffix.lower() == ".hlsl" or self.stage_word(path) != ""
+
+    def stage_word(self, path: Path) -> str:
+        return next((s for g, s in self.stages if fnmatch.fnmatch(path.name, g)), "")
+
+
+@dataclass(frozen=True)
+class Variant:
+    name: str = ""
+    defines: tuple[tuple[str, str], ...] = ()
+    enable_16bit_types: bool = False
+
+
+@dataclass
+class Config:
+    groups: list[Rules] = field(default_factory=lambda: [Rules(conventions=True)])
+    variants: list[Variant] = field(default_factory=lambda: [Variant()])
+
+
+_KEYS = {
+    "files",
+    "conventions",
+    "entry",
+    "stages",
+    "default-stage",
+    "defines",
+    "shifts",
+    "include-dirs",
+    "enable-16bit-types",
+    "row-major",
+    "entry-points",
+}
+
+
+def _rules(table: dict[str, object], root: Path) -> Rules:
+    unknown = set(table) - _KEYS
+    if unknown:
+        sys.exit(f"corpus config: unknown keys {sorted(unknown)} (known: {sorted(_KEYS)})")
+
+    def strings(key: str) -> tuple[str, ...]:
+        value = table.get(key, ())
+        return (value,) if isinstance(value, str) else tuple(str(v) for v in list(value))  # type: ignore[call-overload]
+
+    def pairs(key: str) -> tuple[tuple[str, str], ...]:
+        return tuple((str(k), str(v)) for k, v in dict(table.get(key, {})).items())  # type: ignore[call-overload]
+
+    return Rules(
+        files=strings("files"),
+        conventions=bool(table.get("conventions", False)),
+        entry=strings("entry"),
+        stages=pairs("stages"),
+        default_stage=str(table.get("default-stage", "")),
+        defines=pairs("defines"),
+        shifts=tuple(RegisterShift(c, int(n)) for c, n in pairs("shifts")),
+        include_dirs=tuple(str(root / d) for d in strings("include-dirs")),
+        enable_16bit_types=bool(table.get("enable-16bit-types", False)),
+        row_major=bool(table.get("row-major", False)),
+        entry_points=tuple(
+            (str(g), (v,) if isinstance(v, str) else tuple(v))
+            for g, v in dict(table.get("entry-points", {})).items()  # type: ignore[call-overload]
+        ),
+    )
+
+
+def load_config(path: Path, root: Path) -> Config:
+    """A corpus configuration: its groups (``[[group]]`` over the top-level keys; one group of
+    the top-level keys when it has none) and variants (``[[variants]]``)."""
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    groups = data.pop("group", [{}])
+    variants = [
+        Variant(
+            str(v.get("name", "")),
+            tuple((str(k), str(x)) for k, x in v.get("defines", {}).items()),
+            bool(v.get("enable-16bit-types", False)),
+        )
+        for v in data.pop("variants", [{}])
+    ]
+    rules = []
+    for g in groups:
+        merged = {**data, **g}
+        for key in ("defines", "stages", "entry-points"):
+            merged[key] = {**data.get(key, {}), **g.get(key, {})}
+        rules.append(_rules(merged, root))
+    return Config(rules, variants)
+
+
+_DEFINED = "\\b{}\\s*\\("
+
+
+def configured(path: Path, name: str, text: str, rules: Rules) -> Shader | str | None:
+    """The shader ``path`` holds under ``rules`` (stage by name glob, else the default; the
+    first entry name the file defines), or why it is skipped; the built-in conventions where
+    the rules say so or give no stage."""
+    word = rules.stage_word(path) or rules.default_stage
+    given = next((v for g, v in rules.entry_points if fnmatch.fnmatch(name, g)), None)
+    if given is not None:  # "name" (the stage by the rules) or "name:stage"
+        try:
+            entries = tuple(
+                EntryPointSpec(n, stage_from_name(st or word))
+                for n, _, st in (e.partition(":") for e in given)
+            )
+        except ValueError as err:
+            return str(err)
+        found = Shader(path, name)
+    elif rules.conventions or not word:
+        found = classify(path, name, text)
+        if not isinstance(found, Shader):
+            return found
+        entries = found.entries
+    else:
+        try:
+            stage = stage_from_name(word)
+        except ValueError:
+            return _UNSUPPORTED.get(word, f"stage '{word}' (no stage oneshader builds)")
+        names = [e.replace("{stem}", path.name.split(".")[0]) for e in rules.entry or ("main",)]
+        code = _COMMENT.sub(" ", text)
+        # one name is the entry (it may be defined in an include); of several, the one defined
+        entry = next((e for e in names if re.search(_DEFINED.format(re.escape(e)), code)), None)
+        if len(names) == 1:
+            entry = names[0]
+        elif entry is None:
+            return f"no entry point named {' or '.join(names)}"
+        entries = (EntryPointSpec(entry, stage),)
+        found = Shader(path, name)
+    return replace(
+        found,
+        entries=entries,
+        defines=(*rules.defines, *found.defines),
+        shifts=found.shifts or rules.shifts,
+        include_dirs=rules.include_dirs,
+        enable_16bit_types=found.enable_16bit_types or rules.enable_16bit_types,
+        row_major=found.row_major or rules.row_major,
+    )
+
+
+_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+
+
+def discover(root: Path, patterns: Sequence[str], config: Config | None = None) -> Corpus:
     corpus = Corpus()
+    config = config or Config()
     files: list[Path] = []
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
         files += [Path(dirpath) / f for f in sorted(filenames)]
     for path in files:
-        if path.suffix.lower() not in _SHADER_SUFFIXES:
-            continue
         if patterns and not any(fnmatch.fnmatch(path.name, p) for p in patterns):
             continue
         name = path.relative_to(root).as_posix()
-        found = classify(path, name, path.read_text(encoding="utf-8", errors="replace"))
+        rules = next((g for g in config.groups if g.selects(name, path)), None)
+        if rules is None:
+            continue
+        if rules.conventions and path.suffix.lower() not in _SHADER_SUFFIXES:
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        found = configured(path, name, text, rules)
         if found is None:
             corpus.not_hlsl += 1
         elif isinstance(found, str):
             corpus.skipped.append((name, found))
         else:
-            corpus.shaders.append(found)
+            for v in config.variants:
+                corpus.shaders.append(
+                    replace(
+                        found,
+                        name=f"{name}#{v.name}" if v.name else name,
+                        defines=(*found.defines, *v.defines),
+                        enable_16bit_types=found.enable_16bit_types or v.enable_16bit_types,
+                    )
+                )
     return corpus
 
 
@@ -294,6 +491,12 @@ def build(shaders: Sequence[Shader], targets: tuple[Target, ...], jobs: int) -> 
     with WorkerPool(jobs) as pool:
         pool.run(todo, lambda job: None, done, lambda: None)
     return BuildRun(targets, results, time.perf_counter() - t0)
+
+
+def _internal_error(result: CompileResult) -> str:
+    """The first internal error (OS9000-OS9002: a bug of oneshader's, or Slang's crash)."""
+    internal = [d for d in result.diagnostics if d.code in ("OS9000", "OS9001", "OS9002")]
+    return internal[0].format().splitlines()[0] if internal else ""
 
 
 def first_error(result: CompileResult) -> str:
@@ -363,19 +566,23 @@ def _request(shader: Shader, target: Target) -> dict[str, object]:
         "defines": [list(d) for d in shader.defines],
         "shifts": [[s.register_class, s.shift, s.space] for s in shader.shifts],
         "row_major": shader.row_major,
+        "include_dirs": list(shader.include_dirs),
+        "enable_16bit_types": shader.enable_16bit_types,
     }
 
 
 class _PlainServer:
-    """One ``plain_slang.py --serve`` process; a crash costs the request it was serving."""
+    """One ``plain_slang.py --serve`` process (or another script's: ``shared_check.py``); a
+    crash costs the request it was serving."""
 
-    def __init__(self) -> None:
+    def __init__(self, script: str = "plain_slang.py") -> None:
         self.proc: subprocess.Popen[str] | None = None
+        self.script = script
 
     def ask(self, request: dict[str, object]) -> dict[str, object]:
         if self.proc is None or self.proc.poll() is not None:
             self.proc = subprocess.Popen(
-                [sys.executable, str(HERE / "plain_slang.py"), "--serve"],
+                [sys.executable, str(HERE / self.script), "--serve"],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
@@ -406,18 +613,42 @@ def plain_slang(
     shaders: Sequence[Shader], targets: tuple[Target, ...], jobs: int
 ) -> dict[tuple[str, Target], dict[str, object]]:
     """The answer of plain Slang for every shader and target."""
-    work = [(s, t) for s in shaders for t in targets]
-    answers: dict[tuple[str, Target], dict[str, object]] = {}
+    work: list[tuple[tuple[Shader, Target | None], dict[str, object]]]
+    work = [((s, t), _request(s, t)) for s in shaders for t in targets]
+    return _served(work, jobs, "plain_slang.py")  # type: ignore[return-value]
+
+
+def shared_check(
+    shaders: Sequence[Shader], targets: tuple[Target, ...], jobs: int
+) -> dict[str, dict[str, object]]:
+    """Per shader, ``shared_check.py``'s answer: the targets a shared request compiled and
+    what differs from one request per target."""
+    work: list[tuple[tuple[Shader, Target | None], dict[str, object]]] = [
+        (
+            (s, None),
+            _request(s, targets[0]) | {"targets": [t.value for t in targets], "name": s.name},
+        )
+        for s in shaders
+    ]
+    answers = _served(work, jobs, "shared_check.py")
+    return {name: a for (name, _), a in answers.items()}
+
+
+def _served(
+    work: list[tuple[tuple[Shader, Target | None], dict[str, object]]], jobs: int, script: str
+) -> dict[tuple[str, Target | None], dict[str, object]]:
+    """Every request of ``work`` answered by ``jobs`` crash-isolated ``script --serve``."""
+    answers: dict[tuple[str, Target | None], dict[str, object]] = {}
     lock = threading.Lock()
-    servers = [_PlainServer() for _ in range(max(1, jobs))]
+    servers = [_PlainServer(script) for _ in range(max(1, jobs))]
 
     def drive(slot: int) -> None:
         while True:
             with lock:
                 if not work:
                     return
-                shader, target = work.pop(0)
-            answer = servers[slot].ask(_request(shader, target))
+                (shader, target), request = work.pop(0)
+            answer = servers[slot].ask(request)
             with lock:
                 answers[(shader.name, target)] = answer
 
@@ -539,24 +770,35 @@ def _best(runs: list[tuple[float, float]]) -> tuple[float, float]:
 
 def outputs_digest(run: BuildRun) -> str:
     """One digest of every output and reflection, to show a change left the outputs alone."""
+    h = hashlib.sha256()
+    for name, digest in sorted(shader_digests(run).items()):
+        h.update(name.encode() + b"\0" + digest.encode())
+    return h.hexdigest()[:16]
+
+
+def shader_digests(run: BuildRun) -> dict[str, str]:
+    """Per shader built, a digest of its outputs and reflection (``--digests``: which outputs
+    a change touched)."""
     from oneshader.reflection.format import ReflectionFormat
 
-    h = hashlib.sha256()
+    out = {}
     for name, result in sorted(run.results.items()):
         if result.ok:
-            h.update(name.encode() + b"\0")
-            for out in result.outputs:
-                h.update(out.suffix.encode() + b"\0" + out.data)
+            h = hashlib.sha256()
+            for o in result.outputs:
+                h.update(o.suffix.encode() + b"\0" + o.data)
             assert result.reflection is not None
             h.update(ReflectionFormat.write(result.reflection))
-    return h.hexdigest()[:16]
+            out[name] = h.hexdigest()[:16]
+    return out
 
 
 def report(args: argparse.Namespace) -> None:
     root: Path = args.path.resolve()
     targets = parse_targets(args.targets)
     assert targets is not None
-    corpus = discover(root, args.match)
+    config = load_config(args.config, root) if args.config else None
+    corpus = discover(root, args.match, config)
     shaders = corpus.shaders
     total = len(shaders)
     print(f"corpus {root.name}: {total} shaders to build, {len(corpus.skipped)} skipped", end="")
@@ -581,9 +823,47 @@ def report(args: argparse.Namespace) -> None:
         f"  {names:<5} built {len(everything.built):4} of {total}   in {everything.seconds:6.2f} s"
         f"   (outputs digest {outputs_digest(everything)})"
     )
+    if single:
+        alone = [s.name for s in shaders if all(r.results[s.name].ok for r in single)]
+        lost = sorted(n for n in alone if not everything.results[n].ok)
+        print(f"  built on every target one target at a time: {len(alone)}", end="")
+        print(f"; of those not built for {names}: {len(lost)}")
+        for name in lost:
+            print(f"      {name}: {first_error(everything.results[name]).splitlines()[0][:200]}")
     crashed = [n for n, r in everything.results.items() if r.crashed]
     if crashed:
         print(f"  compiler crashed on: {', '.join(sorted(crashed))}")
+    internal = sorted(
+        {
+            (n, f"{key}: {first_internal}")
+            for key, r in [*((t.value, x) for t, x in runs.items()), (names, everything)]
+            for n, res in r.results.items()
+            if (first_internal := _internal_error(res))
+        }
+    )
+    print(f"  internal errors (OS9000-OS9002) in any build: {len(internal)}")
+    for name, line in internal:
+        print(f"      {name}: {line[:240]}")
+    if args.digests:
+        digests = {
+            key: shader_digests(r)
+            for key, r in [*((t.value, x) for t, x in runs.items()), (names, everything)]
+        }
+        args.digests.write_text(json.dumps(digests, indent=1, sort_keys=True) + "\n")
+
+    if args.shared_check and len(targets) > 1:
+        checked = shared_check(shaders, targets, args.jobs)
+        shared = sum(bool(a.get("shared")) for a in checked.values())
+        differ = sorted(
+            (n, a) for n, a in checked.items() if a.get("differences") or a.get("crashed")
+        )
+        print(
+            f"\nshared request against one request per target: {shared} shaders compiled by a "
+            f"shared request, {len(differ)} differ"
+        )
+        for name, a in differ:
+            why = a.get("differences") or [a.get("error")]
+            print(f"      {name}: {'; '.join(str(w) for w in why)[:300]}")  # type: ignore[attr-defined]
 
     if not args.no_plain:
         answers = plain_slang(shaders, targets, args.jobs)
@@ -677,6 +957,17 @@ def main() -> None:
         help="measure a cold -j 1 build against plain Slang (best of REPS)",
     )
     parser.add_argument("--outputs", type=Path, help="write the outputs of the full build here")
+    parser.add_argument(
+        "--config", type=Path, help="the corpus's conventions (bench/corpora/*.toml)"
+    )
+    parser.add_argument(
+        "--digests", type=Path, help="write each build's per-shader output digests (JSON) here"
+    )
+    parser.add_argument(
+        "--shared-check",
+        action="store_true",
+        help="compare, shader by shader, a shared Slang request with one request per target",
+    )
     args = parser.parse_args()
     if not args.path.is_dir():
         parser.error(f"not a folder: {args.path}")

@@ -114,7 +114,7 @@ def main() -> int:
     )
     rp.set_pipeline(pipeline)
     group.set(rp)
-    rp.set_vertex_buffer(0, vertices.create_buffer(dev, quad))
+    vs.set_vertex_buffer(rp, vertices.create_buffer(dev, quad))
     rp.draw(len(quad))
     rp.end()
     dev.queue.submit([enc.finish()])

@@ -33,6 +33,12 @@ def _reflection_show(args: argparse.Namespace) -> int:
     return tools.show(args.file, as_json=args.json, report=args.reporter)
 
 
+def _reflection_diff(args: argparse.Namespace) -> int:
+    from oneshader.reflection import tools
+
+    return tools.diff(args.old, args.new, as_json=args.json, report=args.reporter)
+
+
 def _build(args: argparse.Namespace) -> int:
     from oneshader.buildtask.command import build_command
 
@@ -46,7 +52,24 @@ def _generate(args: argparse.Namespace) -> int:
 
 
 def _add_build_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("paths", nargs="*", metavar="PATH", help="shader files or folders (*.hlsl)")
+    p.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="shader files or folders (*.hlsl, *.vsh, *.psh, *.csh)",
+    )
+    p.add_argument(
+        "-E",
+        "--entry",
+        metavar="NAME",
+        help="the entry point of the files given, as DXC (default: main; needs -T)",
+    )
+    p.add_argument(
+        "-T",
+        "--profile",
+        metavar="PROFILE",
+        help="their stage as DXC's profile: vs_6_0, ps_6_0, cs_6_0 (any shader model)",
+    )
     p.add_argument("-o", "--output", metavar="OUT", help="output folder (mirrors the sources)")
     p.add_argument("--targets", help="comma-separated: spirv,msl,wgsl")
     p.add_argument(
@@ -98,6 +121,12 @@ def _add_build_arguments(p: argparse.ArgumentParser) -> None:
         default=[],
         metavar=("xN", "SPACE", "BINDING", "SET"),
         help="bind register xN of SPACE to BINDING in SET, as DXC",
+    )
+    p.add_argument(
+        "--placement",
+        choices=("auto", "dxc"),
+        help="auto (default): register classes that would share bindings (b0, t0, u0) are "
+        "laid out one after another; dxc: DXC's bindings exactly (placement in pyproject)",
     )
     layout = p.add_mutually_exclusive_group()
     layout.add_argument(
@@ -163,6 +192,15 @@ def make_parser() -> argparse.ArgumentParser:
         help="the model as JSON, for tools in other languages (docs/reflection-format.md)",
     )
     p.set_defaults(func=_reflection_show)
+    p = rsub.add_parser(
+        "diff",
+        help="the changes between two builds' reflections, breaking or compatible",
+        parents=common,
+    )
+    p.add_argument("old", metavar="OLD", help="a reflection file, or a folder of them")
+    p.add_argument("new", metavar="NEW", help="the same shader(s) rebuilt")
+    p.add_argument("--json", action="store_true", help="the changes as JSON, for tools")
+    p.set_defaults(func=_reflection_diff)
 
     p = sub.add_parser(
         "build", help="compile shaders, write targets and reflection files", parents=common

@@ -282,3 +282,20 @@ def test_compile_limits_have_defaults_and_come_from_pyproject(tmp_path: Path) ->
     write_project(tmp_path, 'sources = ["s"]\nout = "o"\ntime-limit = 2.5\nmemory-limit = 512\n')
     limits = load_config(build_args(), cwd=tmp_path).limits
     assert limits == CompileLimits(2.5, 512) and limits.memory_bytes == 512 << 20
+
+
+def test_placement_is_auto_unless_dxc_is_asked_for(tmp_path: Path) -> None:
+    """``placement = "dxc"`` (``--placement dxc``) is DXC's placement exactly; the default
+    shifts colliding register classes apart (tests/compiler/test_auto_placement.py)."""
+    write_project(tmp_path, 'sources = ["a.hlsl"]\nout = "o"\n')
+    (tmp_path / "a.hlsl").write_text("")
+    (job,) = discover(load_config(build_args(), cwd=tmp_path))
+    assert job.options.dxc_placement is False
+    (dxc,) = discover(load_config(build_args("--placement", "dxc"), cwd=tmp_path))
+    assert dxc.options.dxc_placement is True and dxc.key != job.key
+    write_project(tmp_path, 'sources = ["a.hlsl"]\nout = "o"\nplacement = "dxc"\n')
+    assert load_config(build_args(), cwd=tmp_path).dxc_placement is True
+    assert load_config(build_args("--placement", "auto"), cwd=tmp_path).dxc_placement is False
+    write_project(tmp_path, 'sources = ["a.hlsl"]\nout = "o"\nplacement = "exact"\n')
+    with pytest.raises(UserError, match='must be "auto"'):
+        load_config(build_args(), cwd=tmp_path)

@@ -377,3 +377,51 @@ def test_generate_refuses_a_shader_a_build_keeps_rewriting(
     assert "s.reflection:" in err and "OS2005" in err and "build" in err
     assert "Traceback" not in err
     assert not out.exists()  # nothing half written
+
+
+@pytest.mark.parametrize("plain", [False, True], ids=["variant package", "plain module"])
+def test_struct_names_cannot_take_the_names_the_generator_makes(
+    tmp_path: Path, plain: bool
+) -> None:
+    """Structs named like a variant package's own names (VARIANTS, SHARED_STRUCTS, DIFFERENT)
+    or its module aliases (_v0, _v1) once replaced VARIANTS or broke the package's import."""
+    import importlib
+    import sys
+    from dataclasses import replace
+
+    import codegen_samples as s
+
+    from oneshader.codegen import generate
+    from oneshader.reflection.format import ReflectionFormat
+
+    taken = ["VARIANTS", "_v0", "SHARED_STRUCTS", "DIFFERENT", "_v1", "_os_v0"]
+    members = tuple((n, 16 * i, s.struct(n, 16, ("x", 0, s.scalar()))) for i, n in enumerate(taken))
+    model = replace(s.one_buffer(s.struct("B", 16 * len(taken), *members)), source="x/Fog.hlsl")
+    bigger = replace(model.resources[0], name="C")
+    out = tmp_path / "out"
+    out.mkdir()
+    stems = ["Fog"] if plain else ["Fog.a", "Fog.b"]
+    for stem in stems:
+        extra = () if stem != "Fog.b" else (bigger,)
+        text = ReflectionFormat.write(replace(model, resources=(*model.resources, *extra)))
+        (out / f"{stem}.reflection").write_bytes(text)
+    package = f"names_{'plain' if plain else 'variants'}"
+    generate(sorted(out.glob("*.reflection")), tmp_path / package, root=out)
+    sys.path.insert(0, str(tmp_path))
+    try:
+        fog = importlib.import_module(f"{package}.Fog")
+    finally:
+        sys.path.remove(str(tmp_path))
+    module = fog if plain else fog.VARIANTS["a"]
+    classes = ["VARIANTS_", "_v0", "SHARED_STRUCTS_", "DIFFERENT_", "_v1", "m_os_v0"]
+    for name in classes:  # each struct has a class of its own, named out of the package's way
+        cls = getattr(module, name)
+        assert cls.size == 16 and cls.dtype.names == ("x",)
+    # fields may not be the module's class names either (names rule 4)
+    assert module.B.dtype.names == tuple(f"{c}_" for c in classes)
+    if not plain:
+        assert set(fog.VARIANTS) == {"a", "b"} and isinstance(fog.VARIANTS, dict)
+        assert fog.VARIANTS["b"].STEM == "Fog.b"
+        assert "VARIANTS_" in fog.SHARED_STRUCTS and fog.VARIANTS_ is module.VARIANTS_
+        assert fog._v0 is module._v0 and fog.m_os_v0 is module.m_os_v0
+        assert fog.DIFFERENT == {"resource C": (("b",),)}

@@ -218,3 +218,115 @@ def test_generated_module_embeds_the_code_beside_its_reflection(
     (out / "sprite.wgsl").unlink()  # without the file, the module says what is missing
     with pytest.raises(LookupError, match="no Wgsl code was embedded"):
         load(path).shader.code()
+
+
+class _Device:
+    """Records the buffers asked for: create_buffer's checks come before any GPU call."""
+
+    def __init__(self) -> None:
+        self.made: list[bytes] = []
+
+    def create_buffer_with_data(self, *, data: memoryview, usage: int) -> bytes:
+        self.made.append(bytes(data))
+        return self.made[-1]
+
+
+def test_create_buffer_refuses_an_array_that_is_not_the_structs_by_name() -> None:
+    b = from_reflection(samples.particles(), "particles")
+    particles, device = b.resources.Particles, _Device()
+    good = b.Particle.array(4).data
+    particles.create_buffer(device, good)  # the generated dtype, whatever its field names
+    plain = np.zeros(4, np.dtype({"names": ["p", "m", "v"], "formats": [
+        ("<f4", 3), "<f4", ("<f4", 3)], "offsets": [0, 12, 16], "itemsize": 32}))  # fmt: skip
+    particles.create_buffer(device, plain)
+    assert len(device.made) == 2 and device.made[1] == bytes(128)
+    wrong_type = np.zeros(4, np.dtype({"names": ["Position", "Mass", "Velocity"], "formats": [
+        ("<f4", 3), "<f8", ("<f4", 3)], "offsets": [0, 12, 20], "itemsize": 32}))  # fmt: skip
+    with pytest.raises(TypeError, match=r"'Particles': the array's dtype is not Particle's: "
+                       r"field 'Mass' is float64 at offset 12 \('Mass' in the array\), the "
+                       r"shader reads float32 at offset 12"):  # fmt: skip
+        particles.create_buffer(device, wrong_type)
+    moved = np.zeros(4, np.dtype({"names": ["Position", "Mass", "Velocity"], "formats": [
+        ("<f4", 3), "<f4", ("<f4", 3)], "offsets": [0, 16, 20], "itemsize": 32}))  # fmt: skip
+    with pytest.raises(TypeError, match=r"field 'Mass' is float32 at offset 16, the shader "
+                       r"reads float32 at offset 12"):  # fmt: skip
+        particles.create_buffer(device, moved)
+    with pytest.raises(TypeError, match="it has no fields"):
+        particles.create_buffer(device, np.zeros(32, np.float32))
+    with pytest.raises(TypeError, match=r"strides \(64,\) are not contiguous"):
+        particles.create_buffer(device, b.Particle.array(8).data[::2])
+    lights = b.resources.Lights  # a constant buffer; nested structs compare by bytes too
+    lights.create_buffer(device, b.Lights().data)
+    assert len(device.made) == 3
+
+
+def test_create_buffer_refuses_another_scalar_for_a_buffer_of_scalars() -> None:
+    model = samples.one_buffer(samples.vector(4))
+    b = from_reflection(model, "b")
+    device = _Device()
+    b.resources.B.create_buffer(device, np.zeros((2, 4), np.float32))
+    with pytest.raises(TypeError, match=r"'B': the array holds float64, the shader reads float32"):
+        b.resources.B.create_buffer(device, np.zeros((2, 4)))
+
+
+def test_vertex_fields_refuse_values_numpy_would_truncate() -> None:
+    inputs = (
+        _var("pos", 0, 2, format=VertexFormat.Float32x2),
+        _var("ident", 1, 1, scalar=ScalarKind.UInt, format=VertexFormat.Uint32),
+        _var("col", 2, 4, format=VertexFormat.Unorm8x4),
+    )
+    model = ShaderReflection(
+        source="v.hlsl",
+        targets=(Target.Wgsl,),
+        entry_points=(EntryPoint("VS", Stage.Vertex, stride=16, inputs=inputs),),
+    )
+    vs = from_reflection(model, "v").entry("VS")
+    data = vs.vertex_buffer("pos", "ident", "col").zeros(2)
+    data["pos"] = [[0.5, 1.5], [2.5, 3.5]]  # a float attribute takes floats
+    data["ident"] = [3.0, 4.0]  # whole numbers are exact
+    with pytest.raises(TypeError, match=r"'ident' is uint32 \(integers\): float64 values that are "
+                       "not whole numbers would be truncated"):  # fmt: skip
+        data["ident"] = [1.5, 2.0]
+    with pytest.raises(TypeError, match=r"'col' is uint8: values from -1 to 300 do not fit"):
+        data["col"] = [[-1, 0, 0, 0], [300, 0, 0, 0]]
+    with pytest.raises(TypeError, match=r"'col' is uint8 .* would be truncated"):
+        data["col"] = [[0.5, 1, 1, 1], [1, 1, 1, 1]]  # a unorm written as a 0..1 float
+    with pytest.raises(TypeError, match="'ident' is uint32"):
+        data["ident"][1] = 0.25  # a view of one field is checked too
+    assert data["ident"].tolist() == [3, 4] and data["col"].max() == 0
+
+
+class _Pass:
+    def __init__(self) -> None:
+        self.bound: list[tuple[int, object]] = []
+
+    def set_vertex_buffer(self, slot: int, buffer: object) -> None:
+        self.bound.append((slot, buffer))
+
+
+def test_vertex_buffers_are_bound_by_name() -> None:
+    inputs = (
+        _var("pos", 0, 3, format=VertexFormat.Float32x3),
+        _var("shift", 1, 2, format=VertexFormat.Float32x2),
+    )
+    model = ShaderReflection(
+        source="v.hlsl",
+        targets=(Target.Wgsl,),
+        entry_points=(EntryPoint("VS", Stage.Vertex, stride=20, inputs=inputs),),
+    )
+    vs = from_reflection(model, "v").entry("VS")
+    buffers = vs.buffers(geometry=vs.vertex_buffer("pos"), instances=vs.instance_buffer("shift"))
+    assert buffers.slot("instances") == 1 and buffers.geometry.names == ("pos",)
+    assert vs.vertex_buffers(*buffers) == [buffers.geometry.layout, buffers.instances.layout]
+    rp = _Pass()
+    buffers.set(rp, instances="I", geometry="G")
+    assert rp.bound == [(1, "I"), (0, "G")]
+    with pytest.raises(LookupError, match="VS has no vertex buffer 'geom'; it has geometry, "):
+        buffers.set(rp, geom="G", instances="I")
+    with pytest.raises(ValueError, match="VS: no GPU buffer given for geometry"):
+        buffers.set(rp, instances="I")
+    with pytest.raises(ValueError, match="VS reads shift, which no buffer holds"):
+        vs.buffers(geometry=vs.vertex_buffer("pos"))
+    one = _Pass()
+    vs.set_vertex_buffer(one, "V")
+    assert one.bound == [(0, "V")]

@@ -60,9 +60,12 @@ def test_instanced_objects_at_dynamic_offsets(
     mesh = mods["mesh_probe"]
     vs, ps = mesh.entries.VSMain, mesh.entries.PSMain
     layouts = mesh.SHADER.layouts(gpu_device, dynamic=[mesh.push_blocks.Object])
-    geometry, per_instance = vs.vertex_buffer("Corner"), vs.instance_buffer("Shift", "Dim")
+    buffers = vs.buffers(
+        geometry=vs.vertex_buffer("Corner"), per_instance=vs.instance_buffer("Shift", "Dim")
+    )
+    geometry, per_instance = buffers.geometry, buffers.per_instance
     pipeline = mesh.SHADER.create_render_pipeline(
-        gpu_device, vs, ps, ["rgba8unorm"], buffers=[geometry, per_instance], layouts=layouts
+        gpu_device, vs, ps, ["rgba8unorm"], buffers=buffers, layouts=layouts
     )
 
     quad = geometry.zeros(6)
@@ -88,8 +91,11 @@ def test_instanced_objects_at_dynamic_offsets(
     )  # fmt: skip
     rp.set_pipeline(pipeline)
     group0.set(rp)
-    rp.set_vertex_buffer(0, geometry.create_buffer(gpu_device, quad))
-    rp.set_vertex_buffer(1, per_instance.create_buffer(gpu_device, instances))
+    buffers.set(  # by name: no slot number typed by hand
+        rp,
+        geometry=geometry.create_buffer(gpu_device, quad),
+        per_instance=per_instance.create_buffer(gpu_device, instances),
+    )
     with pytest.raises(ValueError, match=r"group 1 takes 1 dynamic offsets \(Object\), got 0"):
         group1.set(rp)
     with pytest.raises(ValueError, match="dynamic offset of 'Object' must be a multiple of"):

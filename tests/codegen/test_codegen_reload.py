@@ -111,3 +111,88 @@ def test_bindings_made_in_memory_cannot_be_watched(tmp_path: Path) -> None:
 
     with pytest.raises(ValueError, match="has no module file to watch"):
         Reloader(from_reflection(samples.sprite(), "sprite").module)
+
+
+def _module_file(folder: Path, model: Any, tail: str = "") -> Path:
+    """A generated module of ``model`` written as ``folder/reloaded_<n>/shader.py`` (a package
+    of its own per test, so imports do not meet)."""
+    from oneshader.codegen import render_module
+
+    path = folder / "shader.py"
+    before = path.stat().st_mtime_ns if path.exists() else 0
+    path.write_text(render_module(model, "shader") + tail)
+    if path.stat().st_mtime_ns <= before:
+        os.utime(path, ns=(before + 10_000_000, before + 10_000_000))
+    return path
+
+
+def _import(tmp_path: Path, model: Any) -> tuple[ModuleType, Path]:
+    package = f"reloaded_{abs(hash(tmp_path)) % 10**8}"
+    folder = tmp_path / package
+    folder.mkdir()
+    (folder / "__init__.py").write_text("")
+    _module_file(folder, model)
+    sys.path.insert(0, str(tmp_path))
+    try:
+        return importlib.import_module(f"{package}.shader"), folder
+    finally:
+        sys.path.remove(str(tmp_path))
+
+
+def _moved(model: Any) -> Any:
+    """``model`` with its first resource in another binding: a breaking change."""
+    from dataclasses import replace
+
+    first = model.resources[0]
+    slots = tuple(replace(s, binding=s.binding + 7) for s in first.slots)
+    return replace(model, resources=(replace(first, slots=slots), *model.resources[1:]))
+
+
+def _recoloured(model: Any) -> Any:
+    """``model`` with a spec constant's default changed: a compatible change."""
+    from dataclasses import replace
+
+    spec = model.spec_constants[0]
+    rest = model.spec_constants[1:]
+    return replace(model, spec_constants=(replace(spec, default=spec.default + 1), *rest))
+
+
+def test_a_module_that_fails_half_way_leaves_the_running_one_whole(tmp_path: Path) -> None:
+    import codegen_samples as samples
+
+    module, folder = _import(tmp_path, samples.particles())
+    shader, cls, names = module.SHADER, module.Particle, set(vars(module))
+    watch = Reloader(module)
+    _module_file(folder, _recoloured(samples.particles()), "\nraise RuntimeError('late')\n")
+    assert watch.poll() is False
+    assert watch.error is not None and "RuntimeError: late" in watch.error
+    assert module.SHADER is shader and module.Particle is cls and set(vars(module)) == names
+    _module_file(folder, _recoloured(samples.particles()))
+    assert watch.poll() is True, watch.error
+    assert module.SHADER is not shader and module.Particle is not cls
+    assert module.SHADER.reflection == _recoloured(samples.particles())
+    assert [c.line() for c in watch.changes] == [
+        "shaders/particles.hlsl: compatible: spec Gravity: default bits 1092416963 -> 1092416964"
+    ]
+
+
+def test_a_breaking_reload_is_refused_unless_the_program_accepts_it(tmp_path: Path) -> None:
+    import codegen_samples as samples
+
+    module, folder = _import(tmp_path, samples.particles())
+    shader = module.SHADER
+    watch = Reloader(module)
+    _module_file(folder, _moved(samples.particles()))
+    assert watch.poll() is False
+    assert watch.error is not None and "refused a reload that breaks the ABI" in watch.error
+    assert "resource Particles: SpirV slot moved: set 0 binding 0 -> set 0 binding 7" in (
+        watch.error
+    )
+    assert module.SHADER is shader  # still whole and usable
+    assert module.BindGroup0 is not None and module.SHADER.reflection == samples.particles()
+
+    eager = Reloader(module, accept_breaking=True)
+    _module_file(folder, _moved(_recoloured(samples.particles())))
+    assert eager.poll() is True and eager.error is None
+    assert module.SHADER.reflection == _moved(_recoloured(samples.particles()))
+    assert any(c.breaking for c in eager.changes)

@@ -24,9 +24,12 @@ void CSMain(uint3 id : SV_DispatchThreadID, uint gi : SV_GroupIndex)
 """
 
 
-def _compile(tmp_path: Path, text: str, targets: tuple[Target, ...] = ALL) -> CompileResult:
+def _compile(
+    tmp_path: Path, text: str, targets: tuple[Target, ...] = ALL, *, dxc: bool = False
+) -> CompileResult:
+    """``dxc``: DXC's placement exactly, where b0 and u0 clash (OS3001)."""
     (tmp_path / "a.hlsl").write_text(text)
-    options = CompileOptions(targets=targets, source_name="shaders/a.hlsl")
+    options = CompileOptions(targets=targets, source_name="shaders/a.hlsl", dxc_placement=dxc)
     return compile_file(str(tmp_path / "a.hlsl"), options)
 
 
@@ -159,16 +162,18 @@ def test_a_target_error_and_another_targets_slot_clash_come_in_one_run(tmp_path:
     text = (
         "cbuffer P : register(b0) { uint N; uint3 Pad; };\nRWByteAddressBuffer H : register(u0);\n"
     ) + _KERNEL.format(body="    if (id.x < N) H.InterlockedAdd(0, 1);")
-    errors = _errors(_compile(tmp_path, text))
+    errors = _errors(_compile(tmp_path, text, dxc=True))
     assert [(line, col, code) for line, col, code, _ in errors] == [
         (8, 21, "OS1015"),
         (2, 21, "OS3001"),
     ]
     assert errors[1][3].startswith("SPIR-V: 'H' and 'P' (line 1) are both bound to set 0, binding")
     # Without the clash the WGSL error is alone; without WGSL the clash is alone.
-    assert [e[2] for e in _errors(_compile(tmp_path, text, (Target.SpirV,)))] == ["OS3001"]
+    assert [e[2] for e in _errors(_compile(tmp_path, text, (Target.SpirV,), dxc=True))] == [
+        "OS3001"
+    ]
     fixed = text.replace("register(u0)", "register(u1)")
-    assert [e[2] for e in _errors(_compile(tmp_path, fixed))] == ["OS1015"]
+    assert [e[2] for e in _errors(_compile(tmp_path, fixed, dxc=True))] == ["OS1015"]
 
 
 def test_a_target_the_precheck_refuses_does_not_hide_the_others_errors(tmp_path: Path) -> None:
@@ -176,7 +181,7 @@ def test_a_target_the_precheck_refuses_does_not_hide_the_others_errors(tmp_path:
         "cbuffer P : register(b0) { uint N; uint3 Pad; };\n"
         "RWStructuredBuffer<Atomic<float>> F : register(u0);\n"
     ) + _KERNEL.format(body="    if (id.x < N) F[0].add(1.0);")
-    errors = _errors(_compile(tmp_path, text, (Target.SpirV, Target.Wgsl)))
+    errors = _errors(_compile(tmp_path, text, (Target.SpirV, Target.Wgsl), dxc=True))
     assert [(line, col, code) for line, col, code, _ in errors] == [
         (2, 20, "OS1003"),
         (2, 35, "OS3001"),

@@ -600,15 +600,8 @@ def test_compared_and_sampled_texture_is_a_wgsl_error(tmp_path: Path) -> None:
             (2, 19),
             ["Metal", "arrays of resources", "'Lights'"],
         ),
-        (
-            "struct I { float4 p : SV_Position; sample float4 c : COLOR0; };\n"
-            '[shader("pixel")] float4 P(I i) : SV_Target { return i.c; }\n',
-            Target.Wgsl,
-            (1, 36),
-            ["WGSL", "'sample'"],
-        ),
     ],
-    ids=["texture-array-wgsl", "buffer-array-metal", "sample-wgsl"],
+    ids=["texture-array-wgsl", "buffer-array-metal"],
 )
 def test_more_positioned_errors(
     tmp_path: Path,

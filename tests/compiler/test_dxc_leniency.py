@@ -320,14 +320,16 @@ _READS_INSTANCE = "float4 main(VSOut input) : SV_TARGET { return input.Color * i
 @pytest.mark.parametrize(
     ("stage", "entry"), [(Stage.Vertex, _WRITES_INSTANCE), (Stage.Pixel, _READS_INSTANCE)]
 )
-def test_an_instance_id_between_the_stages_is_an_error_at_its_declaration(
+def test_an_instance_id_between_the_stages_is_an_ordinary_varying(
     tmp_path: Path, stage: Stage, entry: str
 ) -> None:
-    """DXC passes it as an ordinary varying; Slang wrote a built-in no target has there (SPIR-V:
-    a location its reflection lacked, OS9000; Metal ``[[instance_id]]`` as an output)."""
-    (err,) = _errors(_build(tmp_path, _INSTANCE + entry, stage=stage))
-    assert (err.code, err.line, err.column) == ("OS1003", 5, 10)
-    assert "nointerpolation uint Inst : INSTANCE" in err.message
+    """DXC passes it as an ordinary varying at a location, and so does oneshader, on every
+    target (Slang wrote a built-in no target has there: SPIR-V a location its reflection
+    lacked, OS9000; Metal ``[[instance_id]]`` as an output; it was OS1003)."""
+    (e,) = _reflection(_ok(_build(tmp_path, _INSTANCE + entry, stage=stage))).entry_points
+    side = e.outputs if stage is Stage.Vertex else e.inputs
+    inst = next(v for v in side if v.name == "Inst")
+    assert (inst.semantic, inst.location, inst.builtin) == ("SV_InstanceID", 1, BuiltIn.None_)
 
 
 def test_the_instance_id_passed_as_the_error_says_builds(tmp_path: Path) -> None:

@@ -227,14 +227,17 @@ def test_a_stencil_reference_output_is_refused_at_its_semantic(tmp_path: Path) -
     assert all("SV_StencilRef" in d.message for d in result.diagnostics if d.is_error)
 
 
-def test_an_instance_id_result_of_a_vertex_shader_is_refused_at_its_semantic(
+def test_an_instance_id_result_of_a_vertex_shader_is_a_varying(
     tmp_path: Path,
 ) -> None:
     """``int main(int i : SV_InstanceID) : SV_InstanceID``: the bare-result form of an instance
-    index passed on (a struct member or out parameter is refused already); Slang's Metal made it
-    the position (OS9000 on DXC's semantic.instance-id.vs) and its SPIR-V a located output."""
+    index passed on, a varying at location 0 as in DXC (Slang's Metal made it the position,
+    OS9000 on DXC's semantic.instance-id.vs, and its SPIR-V a located output; it was OS1003).
+    WGSL still wants a position (OS1017)."""
     source = '[shader("vertex")] int V(int i : SV_InstanceID) : SV_InstanceID { return i; }\n'
-    result = _build(tmp_path, source, Target.SpirV, Target.Msl, Target.Wgsl)
-    assert _errors(result) == [(1, 51, "OS1003")]
-    (error,) = [d for d in result.diagnostics if d.is_error]
-    assert "'V'" in error.message and "SV_InstanceID" in error.message
+    result = _build(tmp_path, source, Target.SpirV, Target.Msl)
+    assert result.reflection is not None, [d.format() for d in result.diagnostics]
+    (out,) = result.reflection.entry_points[0].outputs
+    assert (out.semantic, out.location, out.builtin.name) == ("SV_InstanceID", 0, "None_")
+    msl = next(o.data.decode() for o in result.outputs if o.target is Target.Msl)
+    assert "[[user(SV_INSTANCEID)]]" in msl and "[[position]]" not in msl

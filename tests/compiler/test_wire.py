@@ -29,6 +29,7 @@ def test_requests_and_results_round_trip() -> None:
         entry_points=(EntryPointSpec("main", Stage.Compute),),
         shifts=(RegisterShift("b", 10, None), RegisterShift("t", 2, 1)),
         bind_registers=(BindRegister("t3", 0, 7, 1),),
+        row_major=True,
     )
     assert decode_request(encode_request("/a/b.hlsl", options)) == ("/a/b.hlsl", options)
     result = compile_file(str(CORPUS / "sprite.hlsl"), CompileOptions(source_name="s.hlsl"))

@@ -1,5 +1,5 @@
-// Vertex inputs of many 32-bit shapes, built-ins and interpolation modifiers (centroid is in
-// errors/unsupported_centroid.hlsl: Slang does not emit it for WGSL or Metal).
+// Vertex inputs of many 32-bit shapes, built-ins and interpolation modifiers (centroid and
+// sample: tests/compiler/test_target_constructs.py).
 struct VSInput
 {
     float3 Position : POSITION;

@@ -11,6 +11,7 @@ from reflection_strategies import rich_model
 
 from oneshader.cli import main
 from oneshader.reflection.format import ReflectionFormat
+from oneshader.reflection.model import ScalarKind, StructMember, TypeKind, TypeLayout
 
 GOLDEN = Path(__file__).parent / "golden" / "sprite.reflection"
 Capture = pytest.CaptureFixture[str]
@@ -160,6 +161,21 @@ def test_format_of_several_files_concatenates(
             "array stride 2 is smaller than its element",
         ),
         ("count=1", "count=2000000", 4, 49, "count=2000000 is out of range"),
+        (  # an unsized array whose stride is smaller than its element (numpy cannot hold it)
+            "length=3 stride=16",
+            "length=0 stride=2",
+            11,
+            92,
+            "Frame.Weights: array stride 2 is smaller than its element (4 bytes)",
+        ),
+        (  # floats at 80, 86, 92: every element after the first misaligned
+            "length=3 stride=16",
+            "length=3 stride=6",
+            11,
+            92,
+            "Frame.Weights: array stride 6 is not a multiple of 4, the alignment of its "
+            "element's scalars",
+        ),
     ],
 )
 def test_check_and_generate_refuse_a_bad_layout_at_the_same_place(
@@ -179,3 +195,34 @@ def test_check_and_generate_refuse_a_bad_layout_at_the_same_place(
     generated = capsys.readouterr().err
     assert generated.splitlines()[0] == checked.splitlines()[0]
     assert not (tmp_path / "gen").exists()
+
+
+def test_a_struct_member_at_an_offset_its_floats_cannot_have_is_refused(
+    tmp_path: Path, capsys: Capture
+) -> None:
+    """A struct holding a float, placed at offset 18: the float is misaligned though the
+    member's own type is a struct (the check used to look at scalar members only)."""
+    from dataclasses import replace
+
+    model = ReflectionFormat.read(GOLDEN.read_bytes())
+    frame = model.resources[0].layout
+    assert frame is not None
+    inner = TypeLayout(
+        TypeKind.Struct,
+        name="Inner",
+        size=4,
+        align=4,
+        members=(StructMember("X", 0, TypeLayout(TypeKind.Scalar, ScalarKind.Float, size=4)),),
+    )
+    layout = replace(frame, members=(*frame.members, StructMember("In", 66, inner)))
+    bad = tmp_path / "bad.reflection"
+    bad.write_bytes(
+        ReflectionFormat.write(
+            replace(model, resources=(replace(model.resources[0], layout=layout),))
+        )
+    )
+    assert main(["reflection", "check", str(bad)]) == 1
+    assert capsys.readouterr().err == (
+        f"{bad}:14:31: error: Frame.In: offset 66 is not aligned to the largest scalar of "
+        "Inner (a multiple of 4)\n"
+    )

@@ -14,6 +14,7 @@ from typing import Any
 
 from oneshader.bindings.stages import COPY_DST, COPY_SRC, STORAGE, UNIFORM
 from oneshader.reflection.model import (
+    Access,
     PushBlock,
     Resource,
     ResourceKind,
@@ -26,7 +27,14 @@ from oneshader.reflection.model import (
     TypeLayout,
 )
 
-__all__ = ["Binding", "BufferRange", "bind_group_entry", "storage_texture_format"]
+__all__ = [
+    "STORAGE_ACCESS",
+    "Binding",
+    "BufferRange",
+    "bind_group_entry",
+    "read_write_feature",
+    "storage_texture_format",
+]
 
 VISIBILITY = {Stage.Vertex: 1, Stage.Pixel: 2, Stage.Compute: 4}  # GPUShaderStage flags
 
@@ -83,6 +91,32 @@ def storage_texture_format(vk_format: str | None, texel: TypeLayout | None) -> s
     if channels is None:
         raise ValueError(f"no storage texture format has {n} channels")
     return f"{channels}32{_SAMPLE_TYPES[texel.scalar]}"
+
+
+STORAGE_ACCESS = {
+    Access.ReadWrite: "read-write",
+    Access.ReadOnly: "read-only",
+    Access.WriteOnly: "write-only",
+}
+# The formats core WebGPU lets a shader read and write in one storage texture; the others need
+# the adapter's own format features (wgpu's "texture-adapter-specific-format-features"; the
+# WebGPU standard's "texture-formats-tier2" names the same for the common formats).
+CORE_READ_WRITE_FORMATS = frozenset({"r32float", "r32sint", "r32uint"})
+READ_WRITE_FEATURE = "texture-adapter-specific-format-features"
+READ_WRITE_FEATURES = frozenset({READ_WRITE_FEATURE, "texture-formats-tier2"})
+
+
+def read_write_feature(res: Resource) -> bool:
+    """Whether ``res`` is a storage texture read and written in a format core WebGPU does not
+    allow ``read_write`` for (then the device needs :data:`READ_WRITE_FEATURE`)."""
+    if res.kind is not ResourceKind.UnorderedAccess or res.rtype not in _VIEW_DIMENSIONS:
+        return False
+    if res.access is not Access.ReadWrite:
+        return False
+    try:
+        return storage_texture_format(res.format, res.layout) not in CORE_READ_WRITE_FORMATS
+    except ValueError:  # no WebGPU format at all: the layout says so
+        return False
 
 
 def _slot(name: str, slots: Sequence[Slot], target: Target) -> Slot:
@@ -193,12 +227,26 @@ class Binding:
         or ``size`` zeroed bytes (default: :attr:`min_binding_size`)."""
         flags = self.usage | usage
         if data is not None:
+            if hasattr(data, "__array_interface__"):  # numpy's arrays: raw bytes are as given
+                self.check_array(data)
             raw = data.bytes_view() if hasattr(data, "bytes_view") else memoryview(data).cast("B")
             self._check_size(raw.nbytes)
             return device.create_buffer_with_data(data=raw, usage=flags)
         nbytes = self.min_binding_size if size is None else size
         self._check_size(nbytes)
         return device.create_buffer(size=nbytes, usage=flags)
+
+    def check_array(self, data: Any) -> None:
+        """TypeError, naming the field, for a numpy array whose bytes are not this buffer's
+        layout: another dtype (a member missing, moved or of another type; float64 for
+        float) or strides that are not contiguous. Generated structs are right by making."""
+        from oneshader.bindings.checked import check_array
+
+        layout = None
+        if self.counter_of is None:
+            holder = self.resource if self.resource is not None else self.push_block
+            layout = holder.layout if holder is not None else None
+        check_array(self.name, layout, data)
 
     def _check_size(self, nbytes: int) -> None:
         if nbytes < self.min_binding_size:
@@ -216,7 +264,8 @@ class Binding:
         """The wgpu bind group layout entry at this binding's WGSL slot.
 
         ``sample_type`` overrides a texture's ("unfilterable-float", "depth"): HLSL does not say.
-        ``access`` overrides a storage texture's ("read-write" by default, as Slang declares).
+        ``access`` overrides a storage texture's (by default what the shader does to it:
+        "write-only", "read-only" or "read-write", as its WGSL declares).
         ``dynamic`` gives a buffer a dynamic offset (one buffer, many objects' data).
         """
         entry: dict[str, Any] = {"binding": self.wgsl.binding, "visibility": self.visibility}
@@ -237,7 +286,7 @@ class Binding:
             entry["sampler"] = {"type": kind}
         elif res.kind is ResourceKind.UnorderedAccess and res.rtype in _VIEW_DIMENSIONS:
             entry["storage_texture"] = {
-                "access": access or "read-write",
+                "access": access or STORAGE_ACCESS[res.access],
                 "format": storage_texture_format(res.format, res.layout),
                 "view_dimension": _VIEW_DIMENSIONS[res.rtype][0],
             }

@@ -9,7 +9,7 @@ import numpy.typing as npt
 from oneshader.bindings.bindgroups import BindGroup, set_bind_groups
 from oneshader.bindings.binding import Binding, BufferRange
 from oneshader.bindings.shader import Entry, Layouts, Shader, Spec
-from oneshader.bindings.stages import LinkError, VertexBuffer, check_link
+from oneshader.bindings.stages import LinkError, VertexBuffer, VertexBuffers, check_link
 from oneshader.bindings.structs import (
     LayoutError,
     Nested,
@@ -52,6 +52,7 @@ __all__ = [
     "TextureViewArg",
     "Value",
     "VertexBuffer",
+    "VertexBuffers",
     "check_link",
     "set_bind_groups",
 ]

@@ -18,10 +18,17 @@ from typing import Any
 
 import numpy as np
 
-from oneshader.bindings.binding import Binding, bind_group_entry
+from oneshader.bindings.binding import (
+    READ_WRITE_FEATURE,
+    READ_WRITE_FEATURES,
+    Binding,
+    bind_group_entry,
+    read_write_feature,
+)
 from oneshader.bindings.stages import (
     UNIFORM,
     VertexBuffer,
+    VertexBuffers,
     check_link,
     check_targets,
 )
@@ -167,6 +174,20 @@ class Entry:
     def instance_buffer(self, *names: str) -> VertexBuffer:
         """A buffer of these inputs stepped once per instance."""
         return self.vertex_buffer(*names, step_mode="instance")
+
+    def buffers(self, **named: VertexBuffer) -> VertexBuffers:
+        """The vertex buffers of a pipeline by name, in the order given (their slots):
+        ``vs.buffers(geometry=vs.vertex_buffer("Position"), per_instance=vs.instance_buffer(
+        "Offset"))``; checked to hold every input once. With none, the one interleaved buffer,
+        named ``vertices``."""
+        if not named:
+            named = {"vertices": self.vertex_buffer()}
+        self.vertex_buffers(*named.values())
+        return VertexBuffers(self.name, named)
+
+    def set_vertex_buffer(self, render_pass: Any, buffer: Any) -> None:
+        """Bind the one interleaved vertex buffer of a pipeline made without ``buffers=``."""
+        self.buffers().set(render_pass, vertices=buffer)
 
     def vertex_buffers(
         self, *buffers: VertexBuffer, step_mode: str = "vertex"
@@ -424,7 +445,9 @@ class Shader:
         """The WebGPU features a device must have been granted to run this shader's code
         (``adapter.request_device_sync(required_features=SHADER.required_features)``):
         ``shader-f16`` for 16-bit floats, ``clip-distances`` where a vertex entry writes
-        SV_ClipDistance (the WGSL enables them)."""
+        SV_ClipDistance (the WGSL enables them), ``texture-adapter-specific-format-features``
+        where a storage texture is read and written in a format core WebGPU allows only one
+        of the two for (rgba8unorm, rgba32float...; ``texture-formats-tier2`` serves too)."""
         entries = self.reflection.entry_points
         out = []
         if any(DeviceFeatures.Float16 in e.features for e in entries):
@@ -434,6 +457,8 @@ class Shader:
             for e in entries
         ):
             out.append("clip-distances")
+        if any(read_write_feature(r) for r in self.reflection.resources):
+            out.append(READ_WRITE_FEATURE)
         return tuple(out)
 
     def check_features(self, device: Any) -> None:
@@ -441,7 +466,12 @@ class Shader:
         granted = getattr(device, "features", None)
         if granted is None:  # not a GPUDevice (a stand-in): wgpu will say
             return
-        missing = [f for f in self.required_features if f not in granted]
+        missing = [
+            f
+            for f in self.required_features
+            if f not in granted
+            and not (f == READ_WRITE_FEATURE and READ_WRITE_FEATURES & set(granted))
+        ]
         if missing:
             names = ", ".join(repr(f) for f in missing)
             raise LookupError(
@@ -503,7 +533,7 @@ class Shader:
         fragment: Entry,
         targets: Sequence[Any],
         *,
-        buffers: Sequence[VertexBuffer] = (),
+        buffers: Sequence[VertexBuffer] | VertexBuffers = (),
         layouts: Layouts | None = None,
         constants: Mapping[str, float] | None = None,
         **descriptor: Any,
@@ -515,6 +545,7 @@ class Shader:
         passes on (``primitive``, ``depth_stencil``, ``multisample``)."""
         check_link(vertex, fragment)
         check_targets(fragment, targets)
+        self.check_features(device)
         module = self.create_shader_module(device)
         chosen = layouts if layouts is not None else self.layouts(device)
         return device.create_render_pipeline(
@@ -541,6 +572,7 @@ class Shader:
         """A compute pipeline of one entry of this shader, from the embedded code."""
         if entry.stage is not Stage.Compute:
             raise ValueError(f"{entry.name} is a {entry.stage.name} entry point")
+        self.check_features(device)
         chosen = layouts if layouts is not None else self.layouts(device)
         return device.create_compute_pipeline(
             layout=chosen.pipeline,

@@ -8,7 +8,7 @@ mismatch between two files is found where it was made, not inside ``create_rende
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -37,7 +37,7 @@ class StageEntry(Protocol):
     def source(self) -> str: ...
 
 
-__all__ = ["LinkError", "VertexBuffer", "check_link", "check_targets"]
+__all__ = ["LinkError", "VertexBuffer", "VertexBuffers", "check_link", "check_targets"]
 
 
 def _where(entry: StageEntry, v: StageVariable) -> str:
@@ -200,8 +200,12 @@ class VertexBuffer:
         )
 
     def zeros(self, n: int) -> np.ndarray[Any, np.dtype[Any]]:
-        """n zeroed vertices (instances) of this buffer's dtype, to fill by field name."""
-        return np.zeros(n, self.dtype)
+        """n zeroed vertices (instances) of this buffer's dtype, to fill by field name; a
+        field refuses what numpy would change silently (a float that is not a whole number in
+        an integer attribute, a value out of its range)."""
+        from oneshader.bindings.checked import VertexArray
+
+        return np.zeros(n, self.dtype).view(VertexArray)
 
     def create_buffer(self, device: Any, data: Any, *, usage: int = 0) -> Any:
         """A GPUBuffer holding ``data`` (an array of :attr:`dtype`), usable as a vertex buffer
@@ -216,3 +220,39 @@ class VertexBuffer:
 
 
 COPY_SRC, COPY_DST, INDEX, VERTEX, UNIFORM, STORAGE = 4, 8, 16, 32, 64, 128  # GPUBufferUsage
+
+
+class VertexBuffers:
+    """An entry's vertex buffers by name, in slot order (``Entry.buffers``): a pipeline takes
+    them as ``buffers=``, and :meth:`set` binds GPU buffers by those names at their slots, so
+    no slot number is typed by hand; each is also an attribute (``buffers.geometry``)."""
+
+    def __init__(self, entry: str, named: dict[str, VertexBuffer]) -> None:
+        self.entry = entry
+        self.named = dict(named)
+
+    def __getattr__(self, name: str) -> VertexBuffer:
+        named = self.__dict__.get("named", {})
+        if name in named:
+            return named[name]  # type: ignore[no-any-return]
+        raise AttributeError(name)
+
+    def __iter__(self) -> Iterator[VertexBuffer]:
+        return iter(self.named.values())
+
+    def slot(self, name: str) -> int:
+        """The vertex buffer slot of the buffer ``name``."""
+        if name not in self.named:
+            have = ", ".join(self.named)
+            raise LookupError(f"{self.entry} has no vertex buffer {name!r}; it has {have}")
+        return list(self.named).index(name)
+
+    def set(self, render_pass: Any, **buffers: Any) -> None:
+        """``render_pass.set_vertex_buffer`` for each GPU buffer given by its buffer's name;
+        all of them, so a draw never reads an unbound slot."""
+        slots = {n: self.slot(n) for n in buffers}
+        missing = [n for n in self.named if n not in buffers]
+        if missing:
+            raise ValueError(f"{self.entry}: no GPU buffer given for {', '.join(missing)}")
+        for n, buf in buffers.items():
+            render_pass.set_vertex_buffer(slots[n], buf)

@@ -16,7 +16,14 @@ from pathlib import Path
 from typing import Any
 
 from oneshader.buildtask.filerules import VARIANT_NAME, FileRule, Variant, is_glob
-from oneshader.compiler.api import BindRegister, CompileLimits, EntryPointSpec, RegisterShift
+from oneshader.buildtask.stages import DEFAULT_ENTRY, StageRule, stage_from_profile
+from oneshader.compiler.api import (
+    BindRegister,
+    CompileLimits,
+    EntryPointSpec,
+    RegisterShift,
+    stage_from_name,
+)
 from oneshader.compiler.process.server import DEFAULT_IDLE_SECONDS
 from oneshader.diagnostics import Code, Diagnostic, Severity, UserError, source_excerpt
 from oneshader.fsutil import display_path as display_path  # its home before fsutil
@@ -26,6 +33,7 @@ PYPROJECT = "pyproject.toml"
 TOOL_TABLE = "tool.oneshader"
 REGISTER_CLASSES = "btsu"
 MATRIX_LAYOUTS = ("column-major", "row-major")
+PLACEMENTS = ("auto", "dxc")
 _KNOWN_KEYS = frozenset(
     {
         "sources",
@@ -34,6 +42,7 @@ _KNOWN_KEYS = frozenset(
         "include-dirs",
         "defines",
         "entry-points",
+        "stages",
         "variants",
         "file-targets",
         "bindings",
@@ -42,6 +51,7 @@ _KNOWN_KEYS = frozenset(
         "memory-limit",
         "bind-register",
         "matrix-layout",
+        "placement",
         *(f"{c}-shift" for c in REGISTER_CLASSES),
     }
 )
@@ -69,6 +79,9 @@ class Settings:
     memory_limit: int | None = None
     row_major: bool | None = None
     file_rules: tuple[FileRule, ...] = ()  # variants and file-targets, in the file's order
+    dxc_placement: bool | None = None  # placement = "dxc" / --placement dxc
+    stage_rules: tuple[StageRule, ...] = ()  # [tool.oneshader.stages], in the file's order
+    command_entry: EntryPointSpec | None = None  # -E/-T: every file of this build
 
 
 @dataclass(frozen=True)
@@ -85,6 +98,9 @@ class BuildConfig:
     shifts: tuple[RegisterShift, ...] = ()
     bind_registers: tuple[BindRegister, ...] = ()
     row_major: bool = False  # DXC's -Zpr
+    dxc_placement: bool = False  # registers placed exactly as DXC (b0, t0, u0 on one binding)
+    stage_rules: tuple[StageRule, ...] = ()
+    command_entry: EntryPointSpec | None = None
     variant_rules: tuple[FileRule, ...] = ()
     target_rules: tuple[FileRule, ...] = ()
     bindings: Path | None = None
@@ -359,8 +375,6 @@ def settings_from_table(table: Mapping[str, Any], base: Path, where: TableLocato
         raw = table["entry-points"]
         if not isinstance(raw, dict):
             raise where.error("entry-points", "'entry-points' must be a table: file = [{...}]")
-        from oneshader.compiler import stage_from_name
-
         # errors point at the file's line when the entry points are a [tool.oneshader.*] table
         at = TableLocator(where.file, "\n".join(where.lines), f"{where.table}.entry-points")
         for file, specs in raw.items():
@@ -438,6 +452,39 @@ def settings_from_table(table: Mapping[str, Any], base: Path, where: TableLocato
                 raise where.error("bind-register", b)
         binds = tuple(b for b in made_b if isinstance(b, BindRegister))
 
+    dxc_placement = None
+    if "placement" in table:
+        placement = table["placement"]
+        if placement not in PLACEMENTS:
+            raise where.error(
+                "placement",
+                f"'placement' must be \"auto\" (classes that collide shifted apart, the "
+                f'default) or "dxc" (DXC\'s bindings exactly), got {placement!r}',
+            )
+        dxc_placement = placement == "dxc"
+
+    stage_rules: list[StageRule] = []
+    if "stages" in table:
+        raw = table["stages"]
+        if not isinstance(raw, dict):
+            raise where.error("stages", '\'stages\' must be a table: "*VS.hlsl" = "vertex"')
+        for pattern, value in raw.items():
+            spec = value if isinstance(value, dict) else {"stage": value}
+            try:
+                stage = (
+                    stage_from_name(spec["stage"]) if isinstance(spec.get("stage"), str) else None
+                )
+            except ValueError:
+                stage = None
+            entry = spec.get("entry", DEFAULT_ENTRY)
+            if stage is None or not isinstance(entry, str) or set(spec) - {"stage", "entry"}:
+                raise where.error(
+                    "stages",
+                    f'stage of {pattern!r} must be "vertex", "pixel" or "compute" (or vs, ps, '
+                    f'fs, cs), or {{ stage = "...", entry = "NAME" }}; got {value!r}',
+                )
+            stage_rules.append(StageRule(pattern, stage, entry))
+
     row_major = None
     if "matrix-layout" in table:
         layout = table["matrix-layout"]
@@ -464,6 +511,8 @@ def settings_from_table(table: Mapping[str, Any], base: Path, where: TableLocato
         time_limit=limits.get("time-limit"),
         memory_limit=int(limits["memory-limit"]) if "memory-limit" in limits else None,
         row_major=row_major,
+        dxc_placement=dxc_placement,
+        stage_rules=tuple(stage_rules),
     )
 
 
@@ -503,6 +552,10 @@ def _cli_error(message: str) -> UserError:
     return UserError.at("oneshader build", 0, 0, message, Code.BAD_USAGE)
 
 
+def _placement(given: str | None) -> bool | None:
+    return None if given is None else given == "dxc"
+
+
 def settings_from_args(args: Any, cwd: Path) -> Settings:
     """The command line's layer (``args`` is the namespace of ``oneshader build``)."""
     targets = None
@@ -535,6 +588,15 @@ def settings_from_args(args: Any, cwd: Path) -> Settings:
             if isinstance(b, str):
                 raise _cli_error(f"--fvk-bind-register: {b}")
         binds = tuple(b for b in made_b if isinstance(b, BindRegister))
+    command_entry = None
+    entry, profile = getattr(args, "entry", None), getattr(args, "profile", None)
+    if profile is not None:
+        try:
+            command_entry = EntryPointSpec(entry or DEFAULT_ENTRY, stage_from_profile(profile))
+        except ValueError as err:
+            raise _cli_error(f"-T: {err}") from None
+    elif entry is not None:
+        raise _cli_error(f"-E {entry} needs -T PROFILE (vs_6_0, ps_6_0, cs_6_0), as DXC")
     paths = getattr(args, "paths", None)
     out = getattr(args, "output", None)
     bindings = getattr(args, "bindings", None)
@@ -549,6 +611,8 @@ def settings_from_args(args: Any, cwd: Path) -> Settings:
         shifts=shifts,
         bind_registers=binds,
         row_major=getattr(args, "row_major", None),
+        dxc_placement=_placement(getattr(args, "placement", None)),
+        command_entry=command_entry,
     )
 
 
@@ -575,6 +639,9 @@ def merge(
     binds: tuple[BindRegister, ...] = ()
     limits = CompileLimits()
     row_major = False
+    dxc_placement = False
+    stage_rules: list[StageRule] = []
+    command_entry: EntryPointSpec | None = None
     variant_rules: dict[str, FileRule] = {}
     target_rules: dict[str, FileRule] = {}
     for layer in layers:
@@ -592,6 +659,10 @@ def merge(
             layer.time_limit or limits.seconds, layer.memory_limit or limits.memory_mib
         )
         row_major = layer.row_major if layer.row_major is not None else row_major
+        if layer.dxc_placement is not None:
+            dxc_placement = layer.dxc_placement
+        stage_rules = [*layer.stage_rules, *stage_rules]  # a later layer's patterns first
+        command_entry = layer.command_entry or command_entry
         for rule in layer.file_rules:  # a later layer's rule for a pattern replaces an earlier's
             (variant_rules if rule.variants else target_rules)[rule.pattern] = rule
     where = display_path(pyproject) if pyproject else "oneshader build"
@@ -622,6 +693,9 @@ def merge(
         shifts=tuple(s for cls in REGISTER_CLASSES for s in shifts.get(cls, ())),
         bind_registers=binds,
         row_major=row_major,
+        dxc_placement=dxc_placement,
+        stage_rules=tuple(stage_rules),
+        command_entry=command_entry,
         variant_rules=tuple(variant_rules.values()),
         target_rules=tuple(target_rules.values()),
         bindings=bindings.resolve() if bindings else None,

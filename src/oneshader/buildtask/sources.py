@@ -12,11 +12,10 @@ from pathlib import Path
 
 from oneshader.buildtask.config import BuildConfig
 from oneshader.buildtask.filerules import FileRule, Variant, rule_for
+from oneshader.buildtask.stages import SHADER_SUFFIXES, entry_for_file
 from oneshader.compiler.api import CompileOptions
 from oneshader.diagnostics import Code, UserError
 from oneshader.fsutil import display_path, file_kind
-
-SHADER_SUFFIX = ".hlsl"
 
 
 @dataclass(frozen=True)
@@ -49,7 +48,7 @@ def walk_shaders(folder: Path, skip: Path | None = None) -> list[Path]:
     for dirpath, dirnames, filenames in os.walk(folder):
         here = Path(dirpath)
         dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and here / d != skip)
-        found.extend(here / f for f in sorted(filenames) if f.endswith(SHADER_SUFFIX))
+        found.extend(here / f for f in sorted(filenames) if f.endswith(SHADER_SUFFIXES))
     return found
 
 
@@ -66,6 +65,8 @@ def options_key(options: CompileOptions, root: Path) -> str:
     }
     if options.row_major:  # (absent when off: the keys of earlier builds stay valid)
         doc["row_major"] = True
+    if options.dxc_placement:  # (absent by default, as row_major)
+        doc["dxc_placement"] = True
     return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()[:32]
 
 
@@ -106,6 +107,12 @@ def discover(config: BuildConfig) -> list[ShaderJob]:
             _refuse_special(path)
             base = rel[: -len(path.suffix)] if path.suffix else rel
             targets = _rule(path, config.target_rules, where)
+            entry_points = (
+                (config.command_entry,)
+                if config.command_entry is not None
+                else config.entry_points.get(path, ())
+                or entry_for_file(path, project_name(path, config.root), config.stage_rules)
+            )
             variants = _rule(path, config.variant_rules, where)
             name = project_name(path, config.root)
             for variant in variants.variants if variants else (Variant(""),):
@@ -129,10 +136,11 @@ def discover(config: BuildConfig) -> list[ShaderJob]:
                     defines=tuple(
                         sorted({**dict(config.defines), **dict(variant.defines)}.items())
                     ),
-                    entry_points=config.entry_points.get(path, ()),
+                    entry_points=entry_points,
                     shifts=config.shifts,
                     bind_registers=config.bind_registers,
                     row_major=config.row_major,
+                    dxc_placement=config.dxc_placement,
                 )
                 key = options_key(options, config.root)
                 jobs.append(ShaderJob(path, name, stem, options, key, variant.name))

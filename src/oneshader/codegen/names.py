@@ -230,7 +230,8 @@ BUILTINS = frozenset(
     )
 )
 
-# Names a generated module defines itself (see codegen.render), or imports.
+# Names a generated module or variant package defines itself (see codegen.render and
+# codegen.variants), or imports; the rest it keeps in the ``_os`` namespace (rule 3).
 MODULE_RESERVED = frozenset(
     (
         "annotations",
@@ -250,6 +251,11 @@ MODULE_RESERVED = frozenset(
         "entries",
         "constants",
         "buffer_lengths",
+        # a variant package's own names (codegen.variants): its __init__ binds the structs its
+        # variants share beside them, so no struct class may take one, in any module
+        "VARIANTS",
+        "SHARED_STRUCTS",
+        "DIFFERENT",
     )
 )
 

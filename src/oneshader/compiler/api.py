@@ -89,6 +89,11 @@ class CompileOptions:
     # DXC's -Zpr: a matrix declared without row_major/column_major is row-major (code ported
     # from Direct3D often assumes it); HLSL's default, column-major, otherwise.
     row_major: bool = False
+    # DXC's placement exactly: registers of every class from binding 0, so b0, t0 and u0 share
+    # binding 0 (OS3001). Off (the default), a space whose classes collide lays them out one
+    # after another, b, t, s, u (docs/dxc-compatibility.md); any shift or bind-register given
+    # places as DXC does either way.
+    dxc_placement: bool = False
 
 
 @dataclass(frozen=True)

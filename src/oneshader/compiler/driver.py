@@ -19,6 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from oneshader.compiler.api import CompileOptions, CompileResult, OutputFile
+from oneshader.compiler.patch.access import storage_access, with_access
 from oneshader.compiler.patch.apply import patch_bindings, patch_locations
 from oneshader.compiler.slang import library
 from oneshader.compiler.slang.messages import dedupe, name_targets
@@ -79,8 +80,13 @@ def _compile_targets(
     per_target: dict[Target, list[Diagnostic]] = {}
     wanted = [t for t in Target if t in options.targets and t not in refused]
     together = compile_together(lib, src, options, wanted)
-    for target in wanted:
-        spirv = next((c.facts for c in compiled if c.target is Target.SpirV), None)
+    # Metal last: its buffers are padded to lay out as SPIR-V's, else WGSL's (the same
+    # std140/std430 offsets), whichever was compiled
+    for target in sorted(wanted, key=lambda t: t is Target.Msl):
+        spirv = next(
+            (c.facts for t in (Target.SpirV, Target.Wgsl) for c in compiled if c.target is t),
+            None,
+        )
         also_pad = (
             functools.partial(reference_padding, src, spirv)
             if target is Target.Msl and spirv is not None
@@ -96,6 +102,8 @@ def _compile_targets(
         per_target[target] = errs
         if t is not None:
             compiled.append(t)
+    compiled.sort(key=lambda c: list(Target).index(c.target))  # back in target order
+    per_target = {t: per_target[t] for t in Target if t in per_target}
     slang_failed = any(per_target.values())
     if problems.failed or slang_failed:
         if slang_failed:
@@ -146,6 +154,8 @@ def _finish(
     problems.check()
     outputs, depth = patch_bindings(src, outputs, shader, problems)
     problems.check()
+    access = storage_access(outputs, shader.resources)
+    outputs = with_access(outputs, access)
     entries = entry_points(
         src,
         primary,
@@ -163,6 +173,7 @@ def _finish(
     outputs = patch_locations(outputs, entries)
     resources, pushes = with_member_docs(src, *with_stages(shader, entries))
     resources = [replace(r, depth=True) if r.name in depth else r for r in resources]
+    resources = [replace(r, access=access[r.name]) if r.name in access else r for r in resources]
     reflection = ShaderReflection(
         source=src.name,
         targets=tuple(t for t in Target if t in options.targets),

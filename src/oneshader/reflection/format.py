@@ -23,6 +23,7 @@ from oneshader.fsutil import atomic_write
 from oneshader.reflection.errors import ReflectionFormatError
 from oneshader.reflection.model import (
     MAX_TYPE_BYTES,
+    Access,
     BuiltIn,
     DeviceFeatures,
     EntryPoint,
@@ -280,6 +281,7 @@ _ATTRS: dict[str, tuple[tuple[str, _Conv], ...]] = {
         ("format", _string),
         ("depth", _flag),
         ("attachment", _number),
+        ("access", _enum(Access)),
     ),
     "slot": (("target", _TARGET), ("set", _number), ("binding", _number)),
     "counter": (("target", _TARGET), ("set", _number), ("binding", _number)),
@@ -327,6 +329,7 @@ _OPTIONAL = {
     ("resource", "format"),
     ("resource", "depth"),
     ("resource", "attachment"),
+    ("resource", "access"),
     ("member", "doc"),
 }
 _FAST[_number] = {str(n): n for n in range(4096)}
@@ -832,6 +835,7 @@ class _Reader:
                 format=v["format"],
                 depth=bool(v["depth"]),
                 attachment=v["attachment"],
+                access=v["access"] or Access.ReadWrite,
                 slots=tuple(v["slots"]),
                 counters=tuple(v["counters"]),
                 layout=v["layout"],
@@ -1032,6 +1036,8 @@ def _write_item(out: list[str], item: Any, names: dict[type, set[str]]) -> None:
             line += " depth=1"
         if r.attachment is not None:
             line += f" attachment={_u32(r.attachment, 'attachment')}"
+        if r.access is not Access.ReadWrite:
+            line += f" access={_member(r.access, Access, 'access')}"
         out.append(line)
         _slot_lines(out, "  ", "slot", r.slots, "slots")
         _slot_lines(out, "  ", "counter", r.counters, "counters")

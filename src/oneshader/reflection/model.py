@@ -132,6 +132,15 @@ BUFFER_TYPES = frozenset(
 )
 
 
+class Access(enum.Enum):
+    """What a shader does to a storage texture (an RWTexture*): WGSL's ``read``, ``write`` and
+    ``read_write``; core WebGPU allows ``read_write`` for r32float/r32sint/r32uint only."""
+
+    ReadWrite = enum.auto()
+    ReadOnly = enum.auto()
+    WriteOnly = enum.auto()
+
+
 class ScalarKind(enum.Enum):
     """Scalar element kinds; Bool is the default (structs and arrays carry it as a placeholder)."""
 
@@ -334,6 +343,8 @@ class Resource:
     ``texture_depth_*``, so WebGPU must bind it with sample type "depth". ``attachment`` is the
     input attachment index (``[[vk::input_attachment_index(i)]]``) of a SubpassInput: which
     input attachment of the render pass's subpass it reads; None for every other resource.
+    ``access`` is what the shader does to a storage texture (ReadWrite for every other
+    resource): its WGSL declaration and SPIR-V decorations say the same.
     """
 
     name: str
@@ -345,6 +356,7 @@ class Resource:
     format: str | None = None
     depth: bool = False
     attachment: int | None = None
+    access: Access = Access.ReadWrite
     slots: tuple[Slot, ...] = ()
     counters: tuple[Slot, ...] = ()
     layout: TypeLayout | None = None

@@ -8,8 +8,11 @@ standard error per file, never a traceback; the other files are still processed.
 from __future__ import annotations
 
 import enum
+import json
+import os
 import struct
 import sys
+from pathlib import Path
 
 from oneshader.diagnostics import GCC, Reporter, UserError
 from oneshader.fsutil import write_if_changed
@@ -30,7 +33,15 @@ from oneshader.reflection.model import (
 )
 from oneshader.reflection.validate import read_checked_file
 
-__all__ = ["check", "describe_type", "format_files", "layout_rows", "show", "summary"]
+__all__ = [
+    "check",
+    "describe_type",
+    "diff",
+    "format_files",
+    "layout_rows",
+    "show",
+    "summary",
+]
 
 
 def _note(report: Reporter, file: str, text: str) -> None:
@@ -95,6 +106,66 @@ def show(file: str, *, as_json: bool = False, report: Reporter = GCC) -> int:
         return 1
     sys.stdout.write(text)
     return 0
+
+
+def _reflections(path: str) -> dict[str, str]:
+    """The reflection files of ``path`` (a file, or a folder searched below) by the name that
+    pairs them: the path below the folder, or nothing for a file given alone."""
+    if not os.path.isdir(path):
+        return {"": path}
+    base = Path(path)
+    return {f.relative_to(base).as_posix(): str(f) for f in sorted(base.rglob("*.reflection"))}
+
+
+def diff(old: str, new: str, *, as_json: bool = False, report: Reporter = GCC) -> int:
+    """``oneshader reflection diff OLD NEW``: every change, breaking or compatible for host code
+    built against OLD (docs/bindings.md); 1 if anything breaks or a file cannot be read."""
+    from oneshader.reflection.abi import Change, diff_reflections
+
+    olds, news = _reflections(old), _reflections(new)
+    if (len(olds) == 1 and "" in olds) != (len(news) == 1 and "" in news):
+        raise UserError.at(new, 0, 0, "compare a file with a file, a folder with a folder")
+    changes: list[Change] = []
+    status = 0
+    for key in sorted(olds.keys() | news.keys()):
+        if key not in news:
+            changes.append(Change(key, "shader", "", "", True, "removed (no reflection in NEW)"))
+            continue
+        if key not in olds:
+            changes.append(Change(key, "shader", "", "", False, "added"))
+            continue
+        try:
+            a, b = read_checked_file(olds[key]), read_checked_file(news[key])
+        except UserError as err:
+            report.print(err.diagnostics, sys.stderr)
+            status = 1
+            continue
+        changes += diff_reflections(a, b, key or a.source)
+    broken = sum(c.breaking for c in changes)
+    if as_json:
+        document = {
+            "format": "oneshader-reflection-diff",
+            "version": 1,
+            "breaking": broken,
+            "compatible": len(changes) - broken,
+            "changes": [
+                {
+                    "shader": c.shader,
+                    "record": c.record,
+                    "name": c.name,
+                    "member": c.member,
+                    "class": c.kind,
+                    "change": c.what,
+                }
+                for c in changes
+            ],
+        }
+        sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=True) + "\n")
+    else:
+        lines = [display_text(c.line()) for c in changes]
+        lines.append(f"{broken} breaking, {len(changes) - broken} compatible")
+        sys.stdout.write("\n".join(lines) + "\n")
+    return 1 if broken or status else 0
 
 
 # --------------------------------------------------------------------------------------------

@@ -97,8 +97,10 @@ def _too_big(n: int) -> bool:
     return n < 0 or n > MAX_BYTES
 
 
-def check_layout(t: TypeLayout, path: str = "", depth: int = 0) -> None:
-    """Raise :class:`LayoutError` for the first problem in ``t``; return normally if sound."""
+def check_layout(t: TypeLayout, path: str = "", depth: int = 0) -> int:
+    """Raise :class:`LayoutError` for the first problem in ``t``; if sound, return the
+    alignment its scalars need (the largest scalar in it: where ``t`` may start, and what
+    an array's stride of it must be a multiple of)."""
     if depth > MAX_DEPTH:
         raise LayoutError(path, f"nested more than {MAX_DEPTH} levels deep", t)
     for label in ("size", "align", "length", "stride", "mstride", "rows", "cols"):
@@ -129,11 +131,19 @@ def check_layout(t: TypeLayout, path: str = "", depth: int = 0) -> None:
     if kind is TypeKind.Array:
         if t.element is None:
             raise LayoutError(path, "an array without an element type", t)
-        check_layout(t.element, path + "[]", depth + 1)
-        if t.length and t.stride < storage(t.element):
+        need = check_layout(t.element, path + "[]", depth + 1)
+        if t.stride < storage(t.element):  # unsized arrays too: numpy cannot overlap them
             raise LayoutError(
                 path,
                 f"array stride {t.stride} is smaller than its element ({storage(t.element)} bytes)",
+                t,
+                "stride",
+            )
+        if t.length != 1 and t.stride % need:
+            raise LayoutError(
+                path,
+                f"array stride {t.stride} is not a multiple of {need}, the alignment of its "
+                "element's scalars: every element after the first would be misaligned",
                 t,
                 "stride",
             )
@@ -144,22 +154,31 @@ def check_layout(t: TypeLayout, path: str = "", depth: int = 0) -> None:
                 t,
                 "length",
             )
+        return need
     if kind is TypeKind.Struct:
-        _check_members(t, path, depth)
+        return _check_members(t, path, depth)
+    return SCALAR_BYTES[t.scalar]
 
 
-def _check_members(t: TypeLayout, path: str, depth: int) -> None:
+def _check_members(t: TypeLayout, path: str, depth: int) -> int:
+    """The members of a struct; the alignment its scalars need (1 for an empty one)."""
     end = 0
     previous = ""
+    need_all = 1
     for m in sorted(t.members, key=lambda m: m.offset):
         where = f"{path}.{m.name}" if path else m.name
-        check_layout(m.type, where, depth + 1)
-        leaf = innermost(m.type)
-        if leaf.kind is not TypeKind.Struct and m.offset % SCALAR_BYTES[leaf.scalar]:
+        need = check_layout(m.type, where, depth + 1)
+        need_all = max(need_all, need)
+        if m.offset % need:
+            leaf = innermost(m.type)
+            what = (
+                f"its scalar type {leaf.scalar.name}"
+                if leaf.kind is not TypeKind.Struct
+                else f"the largest scalar of {leaf.name or 'its struct'}"
+            )
             raise LayoutError(
                 where,
-                f"offset {m.offset} is not aligned to its scalar type {leaf.scalar.name} "
-                f"(a multiple of {SCALAR_BYTES[leaf.scalar]})",
+                f"offset {m.offset} is not aligned to {what} (a multiple of {need})",
                 m,
                 "offset",
             )
@@ -176,6 +195,7 @@ def _check_members(t: TypeLayout, path: str, depth: int) -> None:
             )
         end = m.offset + _extent(m.type)
         previous = m.name
+    return need_all
 
 
 def check_reflection(r: ShaderReflection) -> None:

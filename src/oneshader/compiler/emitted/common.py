@@ -13,6 +13,7 @@ import struct as _struct
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
+from oneshader.compiler.emitted.wgsl_names import wgsl_escaped, wgsl_source_name
 from oneshader.reflection.model import (
     BUFFER_LENGTHS,
     BuiltIn,
@@ -44,6 +45,7 @@ __all__ = [
     "resource_name",
     "round_up",
     "sequential_struct",
+    "slang_scrubbed",
     "split_member",
     "struct_name",
     "token_pieces",
@@ -73,8 +75,18 @@ def token_pieces(pattern: re.Pattern[str], text: str) -> list[tuple[str, str]] |
 def demangle(name: str) -> str:
     """Slang's WGSL/MSL name for a declaration: the source name plus ``_<n>`` (``Frame_0``);
     Slang's own ``$`` names (a bitfield's ``$bit_field_backing_0``) are spelled ``x24...``."""
-    name = _SUFFIX.sub("", name)
+    name = wgsl_source_name(_SUFFIX.sub("", name))
     return "$" + name[3:] if name.startswith("x24bit_field_backing") else name
+
+
+def slang_scrubbed(name: str) -> str:
+    """The source name ``name`` as Slang writes a name it suffixes, before the suffix: runs of
+    ``_`` made one and a trailing one dropped (a member ``__m`` is ``_m_0``, ``pad_`` is
+    ``pad_0``, ``_`` is ``_0``), so that WGSL and MSL never hold a reserved ``__`` name."""
+    return _UNDERSCORES.sub("_", name).removesuffix("_")
+
+
+_UNDERSCORES = re.compile(r"__+")
 
 
 def split_member(emitted: str, k: int) -> str:
@@ -102,8 +114,12 @@ SLANG_LENGTHS = "oneshader_lengths"
 
 def emitted_pattern(name: str) -> str:
     """A regex for ``name`` as Slang emits it in WGSL and MSL: as written or with its ``_<n>``
-    suffix (``Frame`` or ``Frame_0``); the inverse of :func:`demangle`."""
-    return rf"{re.escape(name)}(?:_\d+)?"
+    suffix (``Frame`` or ``Frame_0``), or as renamed where WGSL reserves it (``oneshader__0``
+    for ``_``); the inverse of :func:`demangle`."""
+    escaped = wgsl_escaped(name)
+    if escaped.startswith(name):
+        return rf"{re.escape(name)}(?:_\d+)?"
+    return rf"(?:{re.escape(escaped)}|{re.escape(name)}(?:_\d+)?)"
 
 
 def counter_name(name: str) -> str:
@@ -267,6 +283,7 @@ class EmittedResource:
     role: str = ""  # "counter" for the hidden counter of an append/consume buffer
     attachment: int | None = None  # SPIR-V InputAttachmentIndex (a subpass input)
     scope: str = ""  # the entry point whose parameter it is (MSL); "" for a module-scope variable
+    access: str = ""  # a storage image's: "read", "write" or "read_write" (WGSL's words)
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,8 @@ from oneshader.compiler.emitted.spirv_ops import (
     DECO_LOCATION,
     DECO_MATRIX_STRIDE,
     DECO_NO_PERSPECTIVE,
+    DECO_NON_READABLE,
+    DECO_NON_WRITABLE,
     DECO_OFFSET,
     DECO_ROW_MAJOR,
     DECO_SAMPLE,
@@ -213,6 +215,16 @@ def features_of(capabilities: frozenset[str]) -> DeviceFeatures:
     for cap in capabilities:
         out |= CAPABILITY_FEATURES.get(cap, DeviceFeatures(0))
     return out
+
+
+def module_features(module: EmittedModule) -> DeviceFeatures:
+    """The device features a module's own code needs: SPIR-V's capabilities; WGSL's ``enable
+    f16`` (shader-f16); Metal's code needs none of them (half is core)."""
+    if module.target is Target.SpirV:
+        return features_of(module.capabilities)
+    if module.target is Target.Wgsl and "f16" in module.enables:
+        return DeviceFeatures.Float16
+    return DeviceFeatures(0)
 
 
 @dataclass
@@ -443,6 +455,7 @@ def _resource(m: _Module, lay: _Layouts, vid: int, storage: str) -> EmittedResou
     layout: TypeLayout | None = None
     stride: int | None = None
     fmt: str | None = None
+    access = ""
     if op == OP_TYPE_STRUCT:
         std140 = storage == "Uniform" and DECO_BLOCK in m.deco(tid).flags
         inner = m.types.get(ops[0], (0, ())) if len(ops) == 1 else (0, ())
@@ -453,6 +466,9 @@ def _resource(m: _Module, lay: _Layouts, vid: int, storage: str) -> EmittedResou
             layout = lay.layout(tid, std140)
     elif op == OP_TYPE_IMAGE and len(ops) >= 7:
         fmt = IMAGE_FORMATS[ops[6]] if ops[6] < len(IMAGE_FORMATS) else str(ops[6])
+        if ops[5] == 2:  # a storage image: readable and writable unless decorated
+            access = "read" if DECO_NON_WRITABLE in d.flags else "read_write"
+            access = "write" if DECO_NON_READABLE in d.flags else access
     type_text = {
         OP_TYPE_IMAGE: "OpTypeImage",
         OP_TYPE_SAMPLER: "OpTypeSampler",
@@ -473,6 +489,7 @@ def _resource(m: _Module, lay: _Layouts, vid: int, storage: str) -> EmittedResou
         type_text=type_text,
         role=role,
         attachment=d.values.get(DECO_INPUT_ATTACHMENT_INDEX),
+        access=access,
     )
 
 

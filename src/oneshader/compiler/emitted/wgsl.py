@@ -659,6 +659,7 @@ def _resource(
     layout: TypeLayout | None = None
     stride: int | None = None
     fmt: str | None = None
+    access = ""
     if space in ("uniform", "storage"):
         if t.name == "array" and len(t.args) == 1:
             array = lay.layout(t)[0]
@@ -668,6 +669,7 @@ def _resource(
     elif t.name.startswith("texture_storage_") and t.args:
         texel = str(t.args[0])
         fmt = TEXEL_FORMATS.get(texel, texel)
+        access = str(t.args[1]) if len(t.args) > 1 else ""
     return EmittedResource(
         name=resource_name(emitted),
         emitted=emitted,
@@ -679,6 +681,7 @@ def _resource(
         count=count,
         format=fmt,
         type_text=str(vtype),
+        access=access,
     )
 
 

@@ -23,6 +23,7 @@ from oneshader.compiler.patch.spirv import (
     with_extended_formats,
     with_flat_integer_inputs,
     with_sample_rate_shading,
+    without_format_capabilities,
 )
 from oneshader.compiler.source.sourceset import SourceSet
 from oneshader.compiler.unify.assemble import Assembled
@@ -58,6 +59,7 @@ def patch_bindings(
         )
     if Target.Msl in out:
         text = msl.renumber_msl(out[Target.Msl].decode(), shader.msl_index)
+        text = msl.instance_varyings_msl(text)
         for name, vectors in shader.msl_vectors.items():
             text = msl.metal_vectors(text, emitted_name(name), vectors)
         for name, members in shader.msl_arrays.widened.items():
@@ -76,11 +78,13 @@ def patch_locations(outputs: dict[Target, bytes], entries: list[EntryPoint]) -> 
             outputs[Target.SpirV] = relocate(outputs[Target.SpirV], e.name, ins, outs)
         if Target.Wgsl in outputs:
             text = wgsl.relocate_wgsl(outputs[Target.Wgsl].decode(), e.name, ins, outs)
+            text = wgsl.interpolate_wgsl(text, e.name, e.inputs, e.outputs)
             if result is not None:
                 text = wgsl.bare_result_wgsl(text, e.name, result)
             outputs[Target.Wgsl] = text.encode()
         if Target.Msl in outputs:
             text = msl.relocate_msl(outputs[Target.Msl].decode(), e.name, e.stage, ins, outs)
+            text = msl.centroid_msl(text, e.name, e.inputs)
             if result is not None:
                 text = msl.bare_result_msl(text, e.name, result)
             if e.stage is Stage.Vertex and _bare_varying(e) is not None:
@@ -147,7 +151,8 @@ def _patch_spirv(src: SourceSet, code: bytes, resources: list[Resource]) -> byte
     formats = {
         r.name: IMAGE_FORMATS.index(r.format) for r in resources if r.format in IMAGE_FORMATS
     }
-    code = with_sample_rate_shading(set_image_formats(code, formats))
+    code = without_format_capabilities(set_image_formats(code, formats))
+    code = with_sample_rate_shading(code)
     return with_flat_integer_inputs(with_extended_formats(code))
 
 

@@ -7,11 +7,12 @@ HLSL's layout.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from oneshader.compiler.emitted.common import demangle, emitted_name, emitted_pattern
 from oneshader.compiler.emitted.msl import msl_semantic, unattributed_inputs_read
 from oneshader.compiler.patch.common import patch_struct, struct_body, with_bare_result
-from oneshader.compiler.source.rewrite import postfix_start
+from oneshader.compiler.source.rewrite import INSTANCE_MARKER, postfix_start
 from oneshader.compiler.source.scanner import comma_spans
 from oneshader.reflection.model import BuiltIn, Interpolation, ScalarKind, Stage, StageVariable
 
@@ -57,6 +58,30 @@ def relocate_msl(
     else:
         text = patch_struct(text, m.group(1), lambda body: _relocate_fields(body, "color", outs))
     return text
+
+
+def instance_varyings_msl(text: str) -> str:
+    """The varyings that went to Slang as :data:`rewrite.INSTANCE_MARKER` (``SV_InstanceID``
+    between the stages) named by their semantic again, as Metal matches varyings by name."""
+    return text.replace(f"[[user({INSTANCE_MARKER}", "[[user(SV_INSTANCEID")
+
+
+def centroid_msl(text: str, entry: str, inputs: Sequence[StageVariable]) -> str:
+    """A fragment entry point's ``centroid`` inputs, which Slang's Metal qualifies
+    ``center_perspective`` (``center_no_perspective``), given ``centroid_perspective``."""
+    names = {v.name for v in inputs if v.interp is Interpolation.Centroid}
+    m = _entry_match(text, entry, "fragment") if names else None
+    sm = re.search(r"(\w+)\s+\w+\s*\[\[stage_in\]\]", m.group(2)) if m else None
+    if sm is None:
+        return text
+
+    def field(fm: re.Match[str]) -> str:
+        if demangle(fm.group(3)) not in names:
+            return fm.group(0)
+        return f"[[centroid_{fm.group(1)}]]{fm.group(2)}{fm.group(3)}"
+
+    pattern = re.compile(r"\[\[center_(perspective|no_perspective)\]\]([^;\[]*?\b)(\w+)(?=\s*\[\[)")
+    return patch_struct(text, sm.group(1), lambda body: pattern.sub(field, body))
 
 
 # Slang's attribute of a bare result, its located form, the built-ins' (``bare_result_msl``).

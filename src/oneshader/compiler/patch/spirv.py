@@ -204,35 +204,118 @@ def relocate(
 def set_image_formats(data: bytes, formats: Mapping[str, int]) -> bytes:
     """Give the storage images of the named variables an ImageFormat where Slang left Unknown
     (DXC infers the format from the texel type; so does Slang's WGSL). Only ``Unknown`` is
-    changed, so images that already have a format keep it."""
+    changed, so images that already have a format keep it.
+
+    Slang declares one image type for every ``RWTexture2D<T>`` of the same scalar (``float4``
+    and ``float2`` share ``OpTypeImage %float 2D ... Unknown``), so a format is a property of
+    the type, not of the variable: where the variables of one type want different formats
+    (or one wants none), each other format gets its own copy of the type, of the arrays and
+    pointers leading to it, and the variable, its access chains and loads are retyped to it,
+    as DXC declares one image type per format."""
     words = _words(data)
-    names: dict[int, str] = {}
-    var_type: dict[int, int] = {}
-    pointee: dict[int, int] = {}
-    element: dict[int, int] = {}
-    images: dict[int, int] = {}  # image type id -> index of its format operand
-    for i, count, opcode in _instructions(words):
-        if opcode == OP_NAME:
-            names[words[i + 1]] = _string(words, i + 2, i + count)
-        elif opcode == OP_VARIABLE:
-            var_type[words[i + 2]] = words[i + 1]
-        elif opcode == OP_TYPE_POINTER:
-            pointee[words[i + 1]] = words[i + 3]
-        elif opcode in (OP_TYPE_ARRAY, OP_TYPE_RUNTIME_ARRAY):
-            element[words[i + 1]] = words[i + 2]
-        elif opcode == OP_TYPE_IMAGE and count >= 9:
-            images[words[i + 1]] = i + 8
-    for vid, ptr in var_type.items():
-        wanted = formats.get(names.get(vid, ""))
-        if wanted is None:
+    m = _TypeGraph(words)
+    users: dict[int, list[tuple[int, int]]] = {}  # image type -> [(variable, format)]
+    for vid, ptr in m.var_type.items():
+        tid = m.image_of(ptr)
+        if tid is not None and words[m.images[tid]] == 0:
+            users.setdefault(tid, []).append((vid, formats.get(m.names.get(vid, ""), 0)))
+    retyped: dict[int, int] = {}  # variable -> the format its own copy of the type has
+    for tid, vs in users.items():
+        wanted = list(dict.fromkeys(f for _, f in vs))
+        if wanted == [0]:
             continue
-        tid = pointee.get(ptr, 0)
-        while tid in element:
-            tid = element[tid]
-        at = images.get(tid)
-        if at is not None and words[at] == 0:
-            words[at] = wanted
+        kept = 0 if 0 in wanted else wanted[0]  # the format the shared type itself takes
+        words[m.images[tid]] = kept
+        retyped.update((vid, f) for vid, f in vs if f != kept)
+    if retyped:
+        words = m.retype(retyped)
     return struct.pack(f"<{len(words)}I", *words)
+
+
+_OP_LOAD, _OP_ACCESS_CHAIN, _OP_IN_BOUNDS_ACCESS_CHAIN, _OP_COPY_OBJECT = 61, 65, 66, 83
+
+
+class _TypeGraph:
+    """The names, variables and the pointer/array/image types of a module, and what copying an
+    image type with another format takes (:meth:`retype`)."""
+
+    def __init__(self, words: list[int]) -> None:
+        self.words = words
+        self.names: dict[int, str] = {}
+        self.var_type: dict[int, int] = {}  # variable -> its pointer type
+        self.pointee: dict[int, int] = {}
+        self.element: dict[int, int] = {}
+        self.images: dict[int, int] = {}  # image type id -> index of its format operand
+        self.at: dict[int, tuple[int, int]] = {}  # type id -> (index, word count)
+        for i, count, opcode in _instructions(words):
+            if opcode == OP_NAME:
+                self.names[words[i + 1]] = _string(words, i + 2, i + count)
+            elif opcode == OP_VARIABLE:
+                self.var_type[words[i + 2]] = words[i + 1]
+            elif opcode == OP_TYPE_POINTER:
+                self.pointee[words[i + 1]] = words[i + 3]
+            elif opcode in (OP_TYPE_ARRAY, OP_TYPE_RUNTIME_ARRAY):
+                self.element[words[i + 1]] = words[i + 2]
+            elif opcode == OP_TYPE_IMAGE and count >= 9:
+                self.images[words[i + 1]] = i + 8
+            if OP_FIRST_TYPE <= opcode <= OP_LAST_TYPE:
+                self.at[words[i + 1]] = (i, count)
+
+    def image_of(self, tid: int) -> int | None:
+        """The image type a pointer (or array) type leads to, if it leads to one."""
+        tid = self.pointee.get(tid, tid)
+        while tid in self.element:
+            tid = self.element[tid]
+        return tid if tid in self.images else None
+
+    def retype(self, formats: Mapping[int, int]) -> list[int]:
+        """The words with each variable of ``formats`` (and the access chains and loads made
+        from it) typed by a copy of its image type that has the given format. A copy follows
+        the type it copies (its operands, copies too, precede it)."""
+        words = self.words
+        bound = words[3]
+        copies: dict[tuple[int, int], int] = {}
+        inserted: dict[int, list[int]] = {}  # index after which -> words
+
+        def copy(tid: int, fmt: int) -> int:
+            nonlocal bound
+            key = (tid, fmt)
+            if key in copies:
+                return copies[key]
+            i, count = self.at[tid]
+            new = words[i : i + count]
+            if tid in self.images:
+                new[8] = fmt
+            elif tid in self.pointee:
+                new[3] = copy(self.pointee[tid], fmt)
+            else:
+                new[2] = copy(self.element[tid], fmt)
+            new[1] = copies[key] = bound
+            bound += 1
+            inserted.setdefault(i + count, []).extend(new)
+            return new[1]
+
+        derived = dict(formats)  # ids whose type follows a variable's copy -> its format
+        out = list(words)
+        for i, _count, opcode in _instructions(words):
+            if opcode == OP_VARIABLE and words[i + 2] in formats:
+                out[i + 1] = copy(words[i + 1], formats[words[i + 2]])
+            elif (
+                opcode in (_OP_LOAD, _OP_ACCESS_CHAIN, _OP_IN_BOUNDS_ACCESS_CHAIN, _OP_COPY_OBJECT)
+                and words[i + 3] in derived
+                and words[i + 1] in self.at
+                and (self.image_of(words[i + 1]) is not None)
+            ):
+                fmt = derived[words[i + 2]] = derived[words[i + 3]]
+                out[i + 1] = copy(words[i + 1], fmt)
+        result: list[int] = []
+        last = 0
+        for at in sorted(inserted):
+            result += out[last:at] + inserted[at]
+            last = at
+        result += out[last:]
+        result[3] = bound
+        return result
 
 
 def with_sample_rate_shading(data: bytes) -> bytes:
@@ -260,6 +343,26 @@ def with_extended_formats(data: bytes) -> bytes:
         for i, count, opcode in _instructions(words)
     )
     return _with_capability(data, CAP_STORAGE_IMAGE_EXTENDED_FORMATS) if needed else data
+
+
+# StorageImageReadWithoutFormat, StorageImageWriteWithoutFormat
+_WITHOUT_FORMAT_CAPABILITIES = frozenset({55, 56})
+
+
+def without_format_capabilities(data: bytes) -> bytes:
+    """The module without ``StorageImage{Read,Write}WithoutFormat`` once no storage image is
+    left with format Unknown (Slang declares them for images it gave no format, which
+    ``set_image_formats`` then gives one): wgpu (naga) refuses modules that declare them."""
+    words = _words(data)
+    drop: list[int] = []
+    for i, count, opcode in _instructions(words):
+        if opcode == OP_CAPABILITY and words[i + 1] in _WITHOUT_FORMAT_CAPABILITIES:
+            drop.append(i)
+        elif opcode == OP_TYPE_IMAGE and count >= 9 and words[i + 7] == 2 and words[i + 8] == 0:
+            return data  # an image still without a format needs them
+    for i in reversed(drop):
+        del words[i : i + 2]
+    return struct.pack(f"<{len(words)}I", *words) if drop else data
 
 
 # Integer built-ins a pixel shader reads that Slang declares without Flat (wave intrinsics).

@@ -9,13 +9,13 @@ the names Slang gives declarations (the source name, or the source name plus ``_
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from oneshader.compiler.emitted.common import demangle, split_member
 from oneshader.compiler.emitted.wgsl import WgslType, _Member, _Parsed, parse_wgsl
 from oneshader.compiler.patch.common import patch_struct, with_bare_result
-from oneshader.reflection.model import BuiltIn, StageVariable
+from oneshader.reflection.model import BuiltIn, Interpolation, StageVariable
 
 DEPTH_TEXTURES = {
     "texture_2d": "texture_depth_2d",
@@ -84,6 +84,47 @@ def relocate_wgsl(text: str, entry: str, ins: dict[str, int], outs: dict[str, in
     if re.fullmatch(r"\w+", result):
         text = patch_struct(text, result, lambda body: _relocate_fields(body, outs))
     return text
+
+
+# The sampling WGSL spells as an interpolation's second argument, which Slang leaves out of its
+# WGSL (the stage variable is interpolated at the pixel's centre instead).
+_SAMPLING = {Interpolation.Sample: "sample", Interpolation.Centroid: "centroid"}
+
+
+def interpolate_wgsl(
+    text: str,
+    entry: str,
+    inputs: Sequence[StageVariable],
+    outputs: Sequence[StageVariable],
+) -> str:
+    """The WGSL entry point's ``sample``/``centroid`` stage variables (Slang drops both) given
+    ``@interpolate(perspective, sample)`` (``centroid``), on the vertex stage's outputs and
+    the pixel stage's inputs alike, as WebGPU's stage link requires."""
+    ins = {v.name: _SAMPLING[v.interp] for v in inputs if v.interp in _SAMPLING}
+    outs = {v.name: _SAMPLING[v.interp] for v in outputs if v.interp in _SAMPLING}
+    m = _entry_head(text, entry)
+    if m is None or not (ins or outs):
+        return text
+
+    def sampled(wanted: dict[str, str]) -> Callable[[str], str]:
+        def field(fm: re.Match[str]) -> str:
+            sampling = wanted.get(demangle(fm.group(2)))
+            if sampling is None:
+                return fm.group(0)
+            return f"@interpolate(perspective, {sampling}) {fm.group(1)}{fm.group(2)}{fm.group(3)}"
+
+        return lambda body: _SAMPLED_FIELD.sub(field, body)
+
+    params, result = m.group(1), (m.group(2) or "").strip()
+    text = text[: m.start(1)] + sampled(ins)(params) + text[m.end(1) :]
+    for struct_name in re.findall(r":\s*(\w+)", params):
+        text = patch_struct(text, struct_name, sampled(ins))
+    if re.fullmatch(r"\w+", result):
+        text = patch_struct(text, result, sampled(outs))
+    return text
+
+
+_SAMPLED_FIELD = re.compile(r"(?:@interpolate\([^)]*\)\s*)?(@location\(\d+\)\s*)(\w+)(\s*:)")
 
 
 _MATRIX = re.compile(r"mat(\d)x(\d)")

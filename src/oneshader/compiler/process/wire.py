@@ -10,33 +10,31 @@ anything else; the reflection travels in its own file format, whose reader check
 from __future__ import annotations
 
 import base64
+import dataclasses
 import json
 import struct
-from typing import IO, Any
+from enum import Enum
+from types import UnionType
+from typing import IO, Any, TypeVar, Union, get_args, get_origin, get_type_hints
 
-from oneshader.compiler.api import (
-    BindRegister,
-    CompileOptions,
-    CompileResult,
-    EntryPointSpec,
-    InputFile,
-    OutputFile,
-    RegisterShift,
-)
+from oneshader.compiler.api import CompileOptions, CompileResult, InputFile, OutputFile
 from oneshader.diagnostics import Diagnostic, Severity
 from oneshader.reflection.errors import ReflectionFormatError
 from oneshader.reflection.format import ReflectionFormat
-from oneshader.reflection.model import Stage, Target
+from oneshader.reflection.model import Target
 
 __all__ = [
     "decode_request",
     "decode_result",
     "encode_request",
     "encode_result",
+    "from_plain",
     "receive",
     "send",
+    "to_plain",
 ]
 
+_T = TypeVar("_T")
 _HEADER = struct.Struct("<Q")
 _MAX_FRAME = 1 << 30  # a bigger frame is a broken or hostile peer, not a shader's outputs
 
@@ -97,52 +95,93 @@ def _object(v: object, keys: set[str]) -> dict[str, Any]:
 
 
 # --- requests ------------------------------------------------------------------------------
+#
+# CompileOptions crosses the wire by its dataclass fields, each encoded by its annotated type:
+# a field added to CompileOptions (or to a type it holds) travels without a change here, and a
+# type this codec cannot carry fails the first encode instead of being dropped on the way.
 
-_OPTION_KEYS = {"targets", "source", "include", "defines", "entry", "shifts", "binds"}
+
+def _encode_value(value: object, hint: Any) -> object:
+    origin, args = get_origin(hint), get_args(hint)
+    if origin in (Union, UnionType):
+        return None if value is None else _encode_value(value, _not_none(args))
+    if origin is tuple:
+        assert isinstance(value, tuple)
+        hints = [args[0]] * len(value) if args[1:] == (...,) else list(args)
+        return [_encode_value(v, h) for v, h in zip(value, hints, strict=True)]
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
+        return to_plain(value)
+    if isinstance(hint, type) and issubclass(hint, Enum):
+        assert isinstance(value, hint)
+        return value.value
+    if hint in (str, int, bool):
+        assert type(value) is hint, (value, hint)
+        return value
+    raise TypeError(f"the wire cannot carry a {hint!r}")
+
+
+def to_plain(value: Any) -> dict[str, object]:
+    """A dataclass instance as a JSON object of its fields; TypeError for a field of a type
+    the wire cannot carry (a float, a set, a class that is not a dataclass or an Enum)."""
+    hints = _field_hints(type(value))
+    return {name: _encode_value(getattr(value, name), hint) for name, hint in hints.items()}
+
+
+def _decode_value(value: object, hint: Any) -> Any:
+    origin, args = get_origin(hint), get_args(hint)
+    if origin in (Union, UnionType):
+        return None if value is None else _decode_value(value, _not_none(args))
+    if origin is tuple:
+        items = _list(value, None if args[1:] == (...,) else len(args))
+        hints = [args[0]] * len(items) if args[1:] == (...,) else list(args)
+        return tuple(_decode_value(v, h) for v, h in zip(items, hints, strict=True))
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
+        return from_plain(value, hint)
+    if isinstance(hint, type) and issubclass(hint, Enum):
+        try:
+            return hint(value)
+        except ValueError:
+            raise ValueError(f"not a {hint.__name__}: {value!r}") from None
+    if hint in (str, int, bool):
+        if type(value) is not hint:
+            raise ValueError(f"expected a {hint.__name__}, not {type(value).__name__}")
+        return value
+    raise TypeError(f"the wire cannot carry a {hint!r}")
+
+
+def from_plain(value: object, cls: type[_T]) -> _T:
+    """What :func:`to_plain` made of a ``cls``; ValueError for a missing or unknown field or
+    a value not of its field's type (an int is not a bool, nor a bool an int)."""
+    hints = _field_hints(cls)
+    doc = _object(value, set(hints))
+    return cls(**{name: _decode_value(doc[name], hint) for name, hint in hints.items()})
+
+
+_HINTS: dict[type, dict[str, Any]] = {}
+
+
+def _field_hints(cls: type) -> dict[str, Any]:
+    """The fields of a dataclass the wire carries, with their types resolved (once per type)."""
+    if cls not in _HINTS:
+        hints = get_type_hints(cls)
+        _HINTS[cls] = {f.name: hints[f.name] for f in dataclasses.fields(cls) if f.init}
+    return _HINTS[cls]
+
+
+def _not_none(args: tuple[Any, ...]) -> Any:
+    rest = [a for a in args if a is not type(None)]
+    if len(rest) != 1:
+        raise TypeError(f"the wire cannot carry a union of {rest!r}")
+    return rest[0]
 
 
 def encode_request(path: str, options: CompileOptions) -> bytes:
-    o = options
-    return _dumps(
-        {
-            "path": path,
-            "options": {
-                "targets": [t.value for t in o.targets],
-                "source": o.source_name,
-                "include": list(o.include_dirs),
-                "defines": [list(d) for d in o.defines],
-                "entry": [[e.name, e.stage.value] for e in o.entry_points],
-                "shifts": [[s.register_class, s.shift, s.space] for s in o.shifts],
-                "binds": [[b.register, b.space, b.binding, b.set] for b in o.bind_registers],
-            },
-        }
-    )
-
-
-def _shift(v: object) -> RegisterShift:
-    cls, shift, space = _list(v, 3)
-    return RegisterShift(_str(cls), _int(shift), None if space is None else _int(space))
+    return _dumps({"path": path, "options": to_plain(options)})
 
 
 def decode_request(data: bytes) -> tuple[str, CompileOptions]:
     doc = _object(_loads(data), {"path", "options"})
-    o = _object(doc["options"], _OPTION_KEYS)
-    options = CompileOptions(
-        targets=tuple(Target(_str(t)) for t in _list(o["targets"])),
-        source_name=_str(o["source"]),
-        include_dirs=tuple(_str(d) for d in _list(o["include"])),
-        defines=tuple((_str(n), _str(v)) for n, v in (_list(d, 2) for d in _list(o["defines"]))),
-        entry_points=tuple(
-            EntryPointSpec(_str(n), Stage(_str(s)))
-            for n, s in (_list(e, 2) for e in _list(o["entry"]))
-        ),
-        shifts=tuple(_shift(s) for s in _list(o["shifts"])),
-        bind_registers=tuple(
-            BindRegister(_str(r), _int(a), _int(b), _int(c))
-            for r, a, b, c in (_list(x, 4) for x in _list(o["binds"]))
-        ),
-    )
-    return _str(doc["path"]), options
+    return _str(doc["path"]), from_plain(doc["options"], CompileOptions)
 
 
 # --- results -------------------------------------------------------------------------------

@@ -180,16 +180,17 @@ def statement_start(src: SourceSet, file: Path, f: Field) -> tuple[int, int] | N
 def without_padding(facts: TargetFacts) -> TargetFacts:
     """``facts`` with the padding members of :func:`offset_padding` left out of every layout
     (their bytes stay: the members after them keep their offsets, the structs their sizes)."""
-
-    def strip(t: TypeLayout) -> TypeLayout:
-        if t.kind is TypeKind.Array and t.element is not None:
-            return replace(t, element=strip(t.element))
-        if t.kind is not TypeKind.Struct:
-            return t
-        members = tuple(
-            replace(m, type=strip(m.type)) for m in t.members if not m.name.startswith(PADDING)
-        )
-        return replace(t, members=members)
-
-    params = [replace(p, layout=strip(p.layout)) if p.layout else p for p in facts.params]
+    params = [replace(p, layout=unpadded(p.layout)) if p.layout else p for p in facts.params]
     return replace(facts, params=params)
+
+
+def unpadded(t: TypeLayout) -> TypeLayout:
+    """Layout ``t`` without the padding members of :func:`offset_padding`, at any depth."""
+    if t.kind is TypeKind.Array and t.element is not None:
+        return replace(t, element=unpadded(t.element))
+    if t.kind is not TypeKind.Struct:
+        return t
+    members = tuple(
+        replace(m, type=unpadded(m.type)) for m in t.members if not m.name.startswith(PADDING)
+    )
+    return replace(t, members=members)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from oneshader.compiler.api import TARGET_NAMES, CompileOptions
+from oneshader.compiler.emitted.wgsl_names import unreserved_wgsl
 from oneshader.compiler.slang import capi as S
 from oneshader.compiler.slang.facts import SLANG_STAGE_ID, TargetFacts, read_facts, with_bools
 from oneshader.compiler.slang.messages import explain, unavailable_at_uses
@@ -23,6 +24,7 @@ from oneshader.compiler.slang.padding import (
     without_padding,
 )
 from oneshader.compiler.source import rewrite
+from oneshader.compiler.source.dxc_syntax import dxc_declarations
 from oneshader.compiler.source.precheck import (
     entry_stages,
     one_line_matrices,
@@ -32,7 +34,7 @@ from oneshader.compiler.source.precheck import (
 )
 from oneshader.compiler.source.scanner import Declaration, line_col, strip_comments
 from oneshader.compiler.source.sourceset import SourceSet
-from oneshader.compiler.source.varyings import pixel_point_sizes
+from oneshader.compiler.source.varyings import instance_id_semantics, pixel_point_sizes
 from oneshader.diagnostics import Code, Diagnostic, Severity, source_excerpt
 from oneshader.reflection.model import ResourceTypeKind, Stage, Target
 
@@ -171,6 +173,7 @@ class _Rewrites:
     load_offsets: bool  # texture loads' offsets added to the location (not SPIR-V)
     helpers: tuple[str, ...]
     not_inputs: tuple[tuple[Path, int, int], ...]  # PointSize in a pixel input (DXC drops it)
+    instance_varyings: tuple[tuple[Path, int, int], ...]  # SV_InstanceID between the stages
     measured: tuple[str, ...]  # buffers whose length Metal reads from the companion
     stored: tuple[str, ...]  # byte-address buffers whose Store values pass a helper (bools)
     pads: tuple[Padding, ...]
@@ -195,6 +198,7 @@ class _Rewrites:
             load_offsets=target is not Target.SpirV and _has_load_offsets(src),
             helpers=tuple(n for n in _helpers_called(src) if target in rewrite.HELPERS[n][0]),
             not_inputs=tuple((p.path, *p.span) for p in dropped if p.left_out),
+            instance_varyings=tuple(instance_id_semantics(src, stages)),
             measured=tuple(src.measured_buffers()) if target is Target.Msl else (),
             stored=_byte_stored(src),
             pads=tuple(pads),
@@ -288,11 +292,15 @@ def _byte_stored(src: SourceSet) -> tuple[str, ...]:
 
 
 def _rewritten(src: SourceSet, path: Path, how: _Rewrites) -> str:
-    text = rewrite.register_letters(src.texts[path], src.sources[path])
+    text = dxc_declarations(src.texts[path])  # the text the scanner read
+    text = rewrite.register_letters(text, src.sources[path])
     if how.bools_as_uints:  # at the file's own positions, as the two above
         bools = [(line, col) for p, line, col in src.buffer_bools().values() if p == path]
         text = rewrite.bools_as_uints(text, bools)
     text = rewrite.blanked(text, [(a, b) for p, a, b in how.not_inputs if p == path])
+    instances = [(line, col) for p, line, col in how.instance_varyings if p == path]
+    if instances:
+        text = rewrite.instance_ids_as_varyings(text, instances)
     for name, hidden, direct in how.outputs_returned:
         fn = src.function(name)
         if fn is not None and src.function_file(name) == path:
@@ -320,6 +328,7 @@ def _rewritten(src: SourceSet, path: Path, how: _Rewrites) -> str:
     text = rewrite.vk_builtins(text)
     text = rewrite.without_void_casts(text)
     text = rewrite.classes_as_structs(text)
+    text = rewrite.one_component_texels(text)
     text = rewrite.pack_matrix(text)
     text = rewrite.matrix_array_majorness(text)
     text = rewrite.without_space_only_registers(text)
@@ -505,7 +514,10 @@ def compile_target(
         if compiled is None:
             return compiled, errors
     assert compiled is not None
-    compiled.facts = without_padding(compiled.facts)
+    if target is not Target.Msl:
+        # (Metal's stay until unify.layouts has laid its vectors out again: a padding member
+        # is the only sign of bytes a member's Metal alignment would otherwise account for)
+        compiled.facts = without_padding(compiled.facts)
     if target is Target.Wgsl and src.buffer_bools():
         compiled.facts = with_bools(compiled.facts, src.buffer_bools().keys())
         # Slang's warnings about the conversions bools_as_uints made are not the user's
@@ -671,49 +683,5 @@ def _compiled(
     original = {new: old for old, new in src.renamed_blocks().items()}
     for p in facts.params:
         p.name = original.get(p.name, p.name)
-    code = _unreserved_wgsl(code) if target is Target.Wgsl else code
+    code = unreserved_wgsl(code) if target is Target.Wgsl else code
     return CompiledTarget(target, facts, code, warnings)
-
-
-# WGSL's reserved words (not its keywords, which Slang's own syntax uses): Slang keeps some source
-# names as they are (overrides, resources, constant-buffer members), and naga refuses these.
-_RESERVED_WORDS = """
-NULL Self abstract active alignas alignof as asm asm_fragment async attribute auto await
-become cast catch class co_await co_return co_yield coherent column_major common compile
-compile_fragment concept const_cast consteval constexpr constinit crate debugger decltype
-delete demote demote_to_helper do dynamic_cast enum explicit export extends extern
-external fallthrough filter final finally friend from fxgroup get goto groupshared highp
-impl implements import inline instanceof interface layout lowp macro macro_rules match
-mediump meta mod module move mut mutable namespace new nil noexcept noinline
-nointerpolation noperspective null nullptr of operator package packoffset partition pass
-patch pixelfragment precise precision premerge priv protected pub public readonly ref
-regardless register reinterpret_cast require resource restrict self set shared sizeof
-smooth snorm static static_assert static_cast std subroutine super target template this
-thread_local throw trait try type typedef typeid typename typeof union unless unorm
-unsafe unsized use using varying virtual volatile wgsl where with writeonly yield
-"""
-_WGSL_RESERVED = frozenset(_RESERVED_WORDS.split())
-_WGSL_WORD = re.compile(r"(?<![\w@])[A-Za-z_]\w*")
-# WGSL's keywords that HLSL lets a name be (the others are HLSL keywords too), which Slang's own
-# code uses: a source name that is one (a constant-buffer member ``var``, a spec constant
-# ``loop``) is renamed where WGSL's grammar never puts the keyword: after a member access's
-# ``.``, or before what follows a name (a declaration's ``:``, an operator, an index, ``;``).
-_KEYWORDS = "alias|const_assert|continuing|diagnostic|enable|fn|let|loop|override|requires|var"
-_WGSL_KEYWORD_NAME = re.compile(
-    rf"(?<=\.)(?:{_KEYWORDS})\b"
-    rf"|(?<![\w@])(?:{_KEYWORDS})(?=\s*(?:[\[\].),;*+\-/%&|^:]|[=!<>]=|=(?!=)))"
-)
-
-
-def _unreserved_wgsl(code: bytes) -> bytes:
-    """Slang's WGSL with every identifier that is a WGSL reserved word (a spec constant called
-    ``type``, a resource called ``target``) or a keyword in a name's place (a member called
-    ``var``) given the suffix ``_0``, as Slang suffixes most
-    names: the readers and the patches drop one ``_<n>`` to find the source name."""
-    text = _WGSL_KEYWORD_NAME.sub(lambda m: f"{m.group(0)}_0", code.decode())
-    if not any(w in _WGSL_RESERVED for w in _WGSL_WORD.findall(text)):
-        return text.encode()
-    renamed = _WGSL_WORD.sub(
-        lambda m: f"{m.group(0)}_0" if m.group(0) in _WGSL_RESERVED else m.group(0), text
-    )
-    return renamed.encode()

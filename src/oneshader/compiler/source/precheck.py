@@ -22,7 +22,6 @@ from oneshader.compiler.source.sourceset import SourceSet
 from oneshader.compiler.source.varyings import (
     PixelPointSize,
     builtin_sides,
-    instance_id_varyings,
     misplaced_builtins,
     pixel_point_sizes,
 )
@@ -51,27 +50,6 @@ _TOKEN_LIMITS: list[tuple[Target, re.Pattern[str], str]] = [
         re.compile(r"\b(Atomic\s*<\s*(?:float|half|float16_t|float32_t)\s*>)"),
         "WGSL: atomics are integers only ({token}); use Atomic<uint> or Atomic<int> (fixed point "
         "for a sum) or build without the wgsl target",
-    ),
-    (
-        Target.Wgsl,
-        re.compile(r"\b(centroid)\b"),
-        "WGSL: Slang emits '{token}' interpolation as the default for WGSL; remove it or build "
-        "without the wgsl target",
-    ),
-    (
-        Target.Wgsl,
-        re.compile(
-            r"\b(sample)\b(?=\s+(?:float|half|int|uint|min1\d|bool|vector|matrix|nointerpolation|"
-            r"noperspective|linear|centroid)\w*)"
-        ),
-        "WGSL: Slang drops '{token}' interpolation for WGSL; remove it or build without the "
-        "wgsl target",
-    ),
-    (
-        Target.Msl,
-        re.compile(r"\b(centroid)\b"),
-        "Metal: Slang emits '{token}' interpolation as center_perspective for Metal; remove it or "
-        "build without the msl target",
     ),
     (
         Target.Msl,
@@ -153,6 +131,33 @@ def check_request(src: SourceSet, options: CompileOptions, problems: Collector) 
             )
     problems.extend(_indirect_counters(src))
     problems.extend(_uniform_parameters(src, options))
+    missing = _no_entry_point(src, options)
+    if missing is not None:
+        problems.add(missing)
+
+
+_NUMTHREADS = re.compile(r"\[\s*numthreads\s*\(")
+
+
+def _no_entry_point(src: SourceSet, options: CompileOptions) -> Diagnostic | None:
+    """HLSL written for DXC marks no entry point (``float4 main(...)``: DXC's command line names
+    it and its stage); Slang then finds none (its E57004, "no exported symbols"). Said here,
+    with what to write; a ``[numthreads]`` function is one Slang finds (a compute shader)."""
+    if options.entry_points or entry_stages(src, options) or any(src.matches(_NUMTHREADS)):
+        return None
+    message = (
+        'no entry point: the file marks none with [shader("...")] and none was given; name '
+        "it as DXC does, 'oneshader build FILE -E main -T ps_6_0' (vs_6_0, cs_6_0), or give "
+        "the file's stage by its name in pyproject.toml ([tool.oneshader.stages] "
+        '"*PS.hlsl" = "pixel"; *.vsh, *.psh, *.csh, *.vert.hlsl, *.frag.hlsl, *.comp.hlsl '
+        'need nothing), or write [shader("pixel")] before the function'
+    )
+    fn = src.function("main")
+    if fn is None:
+        return Diagnostic(src.name, 0, 0, Severity.ERROR, message, Code.NO_ENTRY_POINTS)
+    return src.error_in(
+        src.function_file("main"), fn.line, fn.column, message, Code.NO_ENTRY_POINTS
+    )
 
 
 def _uniform_parameters(src: SourceSet, options: CompileOptions) -> list[Diagnostic]:
@@ -248,7 +253,6 @@ def precheck(src: SourceSet, options: CompileOptions, problems: Collector) -> fr
     stages = entry_stages(src, options)
     pixel_only = {(p.path, p.field.line, p.field.column): p for p in pixel_point_sizes(src, stages)}
     every_target = [_pixel_point_size_error(src, p) for p in pixel_only.values() if not p.left_out]
-    every_target += _instance_id_varyings(src, stages) + _instance_id_results(src, stages)
     misplaced = misplaced_builtins(src, stages)
     every_target += [_misplaced_builtin(src, *m) for m in misplaced]
     decided = {*pixel_only, *((path, f.line, f.column) for path, f, _, _ in misplaced)}
@@ -328,52 +332,6 @@ def _derived_stage_structs(
                         ),
                     )
                 )
-    return out
-
-
-def _instance_id_varyings(src: SourceSet, stages: dict[str, Stage]) -> list[Diagnostic]:
-    """``SV_InstanceID`` written by the vertex stage or read by the pixel stage, at each."""
-    return [
-        src.error_in(
-            path,
-            f.line,
-            f.column,
-            f"'{f.name}' : {f.semantic} between the vertex and pixel stages: DXC passes it as "
-            "an ordinary varying, which oneshader does not yet (Slang writes an instance-index "
-            "built-in there, which no target has outside the vertex stage's inputs); declare "
-            f"it 'nointerpolation uint {f.name} : INSTANCE' (a semantic of your own) and "
-            "write the vertex shader's SV_InstanceID into it",
-            Code.NOT_ON_TARGET,
-        )
-        for path, f in instance_id_varyings(src, stages)
-    ]
-
-
-def _instance_id_results(src: SourceSet, stages: dict[str, Stage]) -> list[Diagnostic]:
-    """A vertex entry point whose bare result is ``SV_InstanceID`` (``int main(int i :
-    SV_InstanceID) : SV_InstanceID``): the same varying as :func:`_instance_id_varyings`, at
-    the result's semantic (Slang's Metal made it the position: OS9000)."""
-    out = []
-    for name, stage in stages.items():
-        if stage is not Stage.Vertex:
-            continue
-        result = re.compile(
-            rf"(?<![\w.:]){re.escape(name)}\s*\((?:[^()]|\([^()]*\))*\)\s*:\s*(SV_InstanceID)\b",
-            re.IGNORECASE,
-        )
-        for path, m in src.matches(result):
-            line, col = line_col(strip_comments(src.texts[path]), m.start(1))
-            out.append(
-                src.error_in(
-                    path,
-                    line,
-                    col,
-                    f"the result of '{name}' : {m.group(1)} between the vertex and pixel "
-                    "stages: DXC passes it as an ordinary varying, which oneshader does not yet; "
-                    "return it under a semantic of your own (nointerpolation)",
-                    Code.NOT_ON_TARGET,
-                )
-            )
     return out
 
 

@@ -21,6 +21,7 @@ from oneshader.compiler.source.scanner import (
 from oneshader.reflection.model import SAMPLER_TYPES, TEXTURE_TYPES, Target
 
 __all__ = [
+    "INSTANCE_MARKER",
     "OFFSET_HELPER",
     "SAMPLE_POSITION_HELPER",
     "STANDARD_SAMPLE_POSITIONS",
@@ -35,8 +36,10 @@ __all__ = [
     "counter_calls",
     "distances_as_varyings",
     "entry_outputs_as_results",
+    "instance_ids_as_varyings",
     "load_offsets",
     "matrix_array_majorness",
+    "one_component_texels",
     "outputs_struct",
     "pack_matrix",
     "postfix_start",
@@ -126,6 +129,26 @@ def classes_as_structs(text: str) -> str:
         last = m.end()
     out.append(text[last:])
     return "".join(out)
+
+
+# A texture or typed buffer of one-component vectors (``Texture2D<float1>``), its ``1``.
+_ONE_COMPONENT_TEXEL = re.compile(
+    r"\b(?:RW|RasterizerOrdered)?(?:Texture(?:1D|2D|3D|Cube)(?:Array)?|Texture2DMS(?:Array)?"
+    r"|Buffer)\s*<\s*(?:float|half|int|uint|min16float|min16int|min16uint|float16_t"
+    r"|float32_t|int32_t|uint32_t)(1)\s*[,>]"
+)
+
+
+def one_component_texels(text: str) -> str:
+    """A texture or typed buffer of one-component vectors (``Texture2D<float1>``) as one of the
+    scalar (``Texture2D<float >``): the same texels on every target, where Slang's WGSL refuses
+    the vector (E41400 "WGSL supports only f32/i32/u32 type textures"); a read gives the scalar,
+    which converts to the one-component vector and takes its swizzles. Columns stay."""
+    clean = strip_comments(text)
+    ones = [m.start(1) for m in _ONE_COMPONENT_TEXEL.finditer(clean)]
+    for i in reversed(ones):
+        text = text[:i] + " " + text[i + 1 :]
+    return text
 
 
 def with_inserted(text: str, inserts: Collection[tuple[int, int, str]]) -> str:
@@ -224,6 +247,20 @@ def distances_as_varyings(text: str) -> str:
             edits.append((at, at, f"[[vk::location({_DISTANCE_LOCATION + n})]] "))
     for start, end, new in sorted(edits, reverse=True):
         text = text[:start] + new + text[end:]
+    return text
+
+
+INSTANCE_MARKER = "OS_INSTANCEID"  # SV_InstanceID between the stages: an ordinary varying
+
+
+def instance_ids_as_varyings(text: str, at: Collection[tuple[int, int]]) -> str:
+    """The ``SV_InstanceID`` semantic at each (line, column) (``varyings.instance_id_semantics``:
+    a vertex output or pixel input, which DXC passes as an ordinary varying and Slang as a
+    built-in no target has there) as :data:`INSTANCE_MARKER`, of the same length."""
+    starts = line_offsets(text)
+    for line, column in at:
+        i = starts[line - 1] + column - 1
+        text = text[:i] + INSTANCE_MARKER + text[i + len(INSTANCE_MARKER) :]
     return text
 
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from oneshader.compiler.api import InputFile
 from oneshader.compiler.source import rewrite
+from oneshader.compiler.source.dxc_syntax import dxc_declarations
 from oneshader.compiler.source.kinds import RTYPES
 from oneshader.compiler.source.preprocess import Inclusion, PreprocessorError, Unit, preprocess
 from oneshader.compiler.source.scanner import (
@@ -217,7 +218,7 @@ class SourceSet:
                 self._first[inc.path] = inc
                 rendered = self.maps[inc.path] = render(inc, unit.line_counts[inc.file])
                 self.texts[inc.path] = rendered.text
-                self.sources[inc.path] = scan(str(inc.path), rendered.text)
+                self.sources[inc.path] = scan(str(inc.path), dxc_declarations(rendered.text))
 
     def slang_text(self, texts: dict[Path, str]) -> str:
         """The text handed to Slang: every file's text of ``texts`` (rewritten) in place of the

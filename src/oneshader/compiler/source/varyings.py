@@ -7,7 +7,8 @@ fragment stage; Slang refuses it (E30702). Found here, with what the source hand
 leaves out (docs/compiler.md "Source rewrites").
 
 ``SV_InstanceID`` as a vertex output or pixel input: DXC passes it as an ordinary varying at a
-location; Slang writes a built-in no target has there (found here for the positioned error).
+location; Slang writes a built-in no target has there. Found here, where the source handed to
+Slang gives it a semantic of its own (``OS_INSTANCEID``).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from oneshader.reflection.model import Stage
 __all__ = [
     "PixelPointSize",
     "builtin_sides",
+    "instance_id_semantics",
     "instance_id_varyings",
     "misplaced_builtins",
     "pixel_point_sizes",
@@ -211,6 +213,37 @@ def instance_id_varyings(src: SourceSet, stages: Mapping[str, Stage]) -> list[tu
     taken, taken_params = _interface(src, stages, Stage.Pixel, True)
     fields = _fields(src, written | taken, written_params + taken_params)
     return [(p, f) for p, f in fields if f.semantic.upper() == "SV_INSTANCEID"]
+
+
+_SEMANTIC_AFTER = re.compile(r":\s*(SV_InstanceID)\b", re.IGNORECASE)
+
+
+def instance_id_semantics(
+    src: SourceSet, stages: Mapping[str, Stage]
+) -> list[tuple[Path, int, int]]:
+    """Where each ``SV_InstanceID`` between the vertex and pixel stages is written (file, line,
+    column of the semantic): the members and parameters of :func:`instance_id_varyings`, and
+    a vertex entry point's bare result (``uint main(uint i : SV_InstanceID) :
+    SV_InstanceID``)."""
+    out = []
+    for path, f in instance_id_varyings(src, stages):
+        clean = strip_comments(src.texts[path])
+        start = line_offsets(clean)[f.line - 1] + f.column - 1
+        declared = re.compile(rf"\b{re.escape(f.name)}\b\s*(?:\[[^\]]*\]\s*)*")
+        here = declared.search(clean, start)
+        m = _SEMANTIC_AFTER.match(clean, here.end()) if here is not None else None
+        if m is not None:
+            out.append((path, *line_col(clean, m.start(1))))
+    for name, stage in stages.items():
+        if stage is not Stage.Vertex:
+            continue
+        result = re.compile(
+            rf"(?<![\w.:]){re.escape(name)}\s*\((?:[^()]|\([^()]*\))*\)\s*:\s*(SV_InstanceID)\b",
+            re.IGNORECASE,
+        )
+        for path, m in src.matches(result):
+            out.append((path, *line_col(strip_comments(src.texts[path]), m.start(1))))
+    return sorted(set(out))
 
 
 # Where DXC takes each [[vk::builtin]] oneshader builds (DeclResultIdMapper's

@@ -115,6 +115,8 @@ def assemble(
         options.shifts,
         options.bind_registers,
         problems,
+        dxc_placement=options.dxc_placement,
+        read=None if options.dxc_placement else _read_by_entries(src, outputs),
     )
     msl_index: dict[str, tuple[str, int]] = {}
     if Target.Msl in params:
@@ -192,6 +194,11 @@ def assemble(
     if LENGTHS in msl_index:
         resources.append(_lengths_resource(src.measured_buffers(), msl_index[LENGTHS][1]))
     return Assembled(resources, pushes, specs, msl_index, msl_vectors, msl_arrays)
+
+
+def _read_by_entries(src: SourceSet, outputs: dict[Target, bytes]) -> set[str] | None:
+    found = _used_names(src, outputs)
+    return None if found is None else found[1]
 
 
 def _in_code(name: str, outputs: dict[Target, bytes]) -> bool:
@@ -406,6 +413,23 @@ def _spec(
     return SpecConstant(decl.name, cid, scalar, default, tuple(slots))
 
 
+def _used_names(src: SourceSet, outputs: dict[Target, bytes]) -> tuple[Target, set[str]] | None:
+    """The target whose slots judge a clash and the resources some entry point of its code
+    reads; None where the code cannot say (Metal passes every resource to every entry point)."""
+    if Target.SpirV in outputs:
+        target, entries = Target.SpirV, read_spirv_shared(outputs[Target.SpirV]).entries.values()
+    elif Target.Wgsl in outputs:  # the same slots (the sampler of a pair moves later)
+        from oneshader.compiler.emitted.wgsl import read_wgsl_shared
+
+        target, entries = Target.Wgsl, read_wgsl_shared(outputs[Target.Wgsl]).entries.values()
+    else:
+        return None
+    if any(e.uses is None for e in entries):
+        return None
+    back = {new: old for old, new in src.renamed_blocks().items()}
+    return target, {back.get(n, n) for e in entries for n in e.uses or ()}
+
+
 def _drop_unused_on_taken_slots(
     src: SourceSet,
     resources: list[Resource],
@@ -417,18 +441,10 @@ def _drop_unused_on_taken_slots(
     the reflection with a warning (DXC warns and its optimiser drops it; Slang drops it from
     the code): real code declares textures it no longer samples on a binding that a later
     ``[[vk::binding]]`` took. Read by any entry point, the pair stays ``OS3001``."""
-    if Target.SpirV in outputs:
-        target, entries = Target.SpirV, read_spirv_shared(outputs[Target.SpirV]).entries.values()
-    elif Target.Wgsl in outputs:  # the same slots (the sampler of a pair moves later)
-        from oneshader.compiler.emitted.wgsl import read_wgsl_shared
-
-        target, entries = Target.Wgsl, read_wgsl_shared(outputs[Target.Wgsl]).entries.values()
-    else:  # Metal passes every resource to every entry point: all count as read
+    found_uses = _used_names(src, outputs)
+    if found_uses is None:
         return resources
-    if any(e.uses is None for e in entries):
-        return resources
-    back = {new: old for old, new in src.renamed_blocks().items()}
-    used = {back.get(n, n) for e in entries for n in e.uses or ()}
+    target, used = found_uses
     dropped: list[tuple[Resource, Resource]] = []
     gone: set[str] = set()
     while True:  # a texture and its sampler both unused on a buffer's slot go one by one

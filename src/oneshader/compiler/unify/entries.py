@@ -372,6 +372,7 @@ def entry_points(
     Metal-only build, ``usage_outputs``: a SPIR-V or WGSL compile that is not written out);
     an entry point in error is left out, its errors added to ``problems``."""
     usage = _usage({**outputs, **usage_outputs})
+    features = _features(outputs)
     vk_location: dict[tuple[str, bool, str], int] = {}
     resource_names = [r.name for r in resources]
     push_names = [p.name for p in pushes]
@@ -386,7 +387,7 @@ def entry_points(
                 Diagnostic(src.name, 0, 0, Severity.ERROR, message, Code.UNSUPPORTED_STAGE)
             )
             continue
-        used, features = usage.get(e.name, (None, DeviceFeatures(0)))
+        used, _ = usage.get(e.name, (None, DeviceFeatures(0)))
         if used is None:
             used = set(resource_names) | set(push_names)
         # WGSL and MSL spell a field of a global struct of resources x_field (emitted_name)
@@ -651,6 +652,8 @@ def _stage_var(
         semantic = builtin.value
     elif upper.startswith("SV_TARGET"):
         semantic = "SV_Target"
+    elif upper == rewrite.INSTANCE_MARKER:  # SV_InstanceID between the stages: a varying
+        semantic = "SV_InstanceID"
     else:
         semantic = re.sub(r"\d+$", "", written) if written else v.semantic
     interp = Interpolation.Default
@@ -703,9 +706,27 @@ def _pack_vertex(inputs: list[StageVariable]) -> tuple[list[StageVariable], int]
     return out, stride
 
 
+def _features(outputs: dict[Target, bytes]) -> DeviceFeatures:
+    """The device features the written targets' code needs, each target's read from its own
+    code and their union (module-wide, as SPIR-V's capabilities and WGSL's enables are):
+    Slang's SPIR-V converts ``f32tof16`` through half (Float16, Int16) where its WGSL packs
+    without it, and a compile that is not written out (a Metal-only build's) needs nothing."""
+    from oneshader.compiler.emitted.spirv import module_features, read_spirv_shared
+    from oneshader.compiler.emitted.wgsl import read_wgsl_shared
+
+    readers = {Target.SpirV: read_spirv_shared, Target.Wgsl: read_wgsl_shared}
+    out = DeviceFeatures(0)
+    for target, code in outputs.items():
+        if target in readers:
+            out |= module_features(readers[target](code))
+    return out
+
+
 def _usage(outputs: dict[Target, bytes]) -> dict[str, tuple[set[str] | None, DeviceFeatures]]:
     """Per entry point: the names it really touches and the device features it needs, read from
-    the emitted code (SPIR-V preferred: its entry points list their interface)."""
+    the emitted code (SPIR-V preferred: its entry points list their interface). The names are
+    what any target's code touches (SPIR-V's and WGSL's together): Slang may fold a read away
+    in one target's code and not in another's (``k * 0``), and the host binds for each."""
     out: dict[str, tuple[set[str] | None, DeviceFeatures]] = {}
     if Target.SpirV in outputs:
         from oneshader.compiler.emitted.spirv import features_of, read_spirv_shared
@@ -714,6 +735,13 @@ def _usage(outputs: dict[Target, bytes]) -> dict[str, tuple[set[str] | None, Dev
         features = features_of(m.capabilities)
         for name, e in m.entries.items():
             out[name] = (set(e.uses) if e.uses is not None else None, features)
+        if Target.Wgsl in outputs:
+            from oneshader.compiler.emitted.wgsl import read_wgsl_shared
+
+            for name, e in read_wgsl_shared(outputs[Target.Wgsl]).entries.items():
+                spirv_uses, features = out.get(name, (set(), features))
+                if spirv_uses is not None and e.uses is not None:
+                    out[name] = (spirv_uses | e.uses, features)
         return out
     for target, module_name, func in (
         (Target.Wgsl, "wgsl", "read_wgsl_shared"),

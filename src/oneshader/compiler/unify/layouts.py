@@ -9,6 +9,8 @@ from dataclasses import replace
 
 from oneshader.compiler.emitted.common import FLOATS, GLOBALS, round_up
 from oneshader.compiler.slang.facts import ParamFacts
+from oneshader.compiler.slang.padding import unpadded
+from oneshader.compiler.source.dxc_syntax import ANONYMOUS_STRUCT
 from oneshader.compiler.source.scanner import Declaration
 from oneshader.compiler.source.sourceset import SourceSet
 from oneshader.compiler.unify.metal_arrays import MetalArrays, relaid_offset
@@ -18,6 +20,32 @@ from oneshader.reflection.model import MatrixPacking, ScalarKind, Target, TypeKi
 
 
 def one_layout(
+    src: SourceSet,
+    decl: Declaration,
+    per: dict[Target, ParamFacts],
+    problems: Collector,
+    block: bool = False,
+    msl_vectors: dict[str, list[MetalVector]] | None = None,
+    msl_arrays: MetalArrays | None = None,
+) -> TypeLayout | None:
+    """:func:`_one_layout`, an anonymous struct's name (``source.dxc_syntax``) left out."""
+    layout = _one_layout(src, decl, per, problems, block, msl_vectors, msl_arrays)
+    return _unnamed(layout) if layout is not None else None
+
+
+def _unnamed(t: TypeLayout) -> TypeLayout:
+    """``t`` with the name a rewrite gave an anonymous struct made "" (it has none)."""
+    if t.kind is TypeKind.Array and t.element is not None:
+        return replace(t, element=_unnamed(t.element))
+    if t.kind is not TypeKind.Struct:
+        return t
+    name = "" if t.name.startswith(ANONYMOUS_STRUCT) else t.name
+    return replace(
+        t, name=name, members=tuple(replace(m, type=_unnamed(m.type)) for m in t.members)
+    )
+
+
+def _one_layout(
     src: SourceSet,
     decl: Declaration,
     per: dict[Target, ParamFacts],
@@ -42,6 +70,9 @@ def one_layout(
         per = {**per, Target.SpirV: replace(per[Target.SpirV], layout=fixed)}
     per = _metal_widened(decl, per, block, msl_arrays)
     per = _metal_packed(decl, per, block, msl_vectors)
+    metal = per[Target.Msl].layout if Target.Msl in per else None
+    if metal is not None:  # (its padding members, kept for the two steps above)
+        per = {**per, Target.Msl: replace(per[Target.Msl], layout=unpadded(metal))}
     ordered = [per[t] for t in Target if t in per]
     base = ordered[0].layout
     if base is None:
@@ -142,11 +173,11 @@ def _metal_packed(
     reference = per[other].layout if other is not None else None
     if msl_vectors is None or metal is None or reference is None:
         return per
-    if compare(reference, metal, decl.name, sized=not block) is None:
+    if compare(reference, unpadded(metal), decl.name, sized=not block) is None:
         return per
     paths: list[MetalVector] = []
     relaid = packed_relayout(reference, metal, (), paths)
-    if paths and compare(reference, relaid, decl.name, sized=not block) is None:
+    if paths and compare(reference, unpadded(relaid), decl.name, sized=not block) is None:
         msl_vectors[decl.name] = paths
     # (where they still differ, the layout check names what the declarations cannot mend)
     return {**per, Target.Msl: replace(per[Target.Msl], layout=relaid)}
@@ -166,7 +197,7 @@ def packed_relayout(
             return metal
         stride = round_up(element.size, max(element.align, 1))
         size = stride * metal.length if metal.length else metal.size
-        align = max(metal.align, element.align)
+        align = element.align  # Metal's array<T, N> is aligned as its element (packed: less)
         return replace(metal, element=element, stride=stride, size=size, align=align)
     if not path and _packed_vector(metal, reference):  # a structured buffer's element
         paths.append((path, False))

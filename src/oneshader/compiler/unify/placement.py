@@ -13,6 +13,14 @@ In order of precedence, for each resource in declaration order:
    is simply declaration order). Where a global struct of resources is flattened, an array of
    N resources takes N bindings here, as in DXC.
 
+Without any shift, bind-register or ``[[vk::binding]]`` (``CompileOptions.dxc_placement`` off,
+the default), a space whose register classes would share bindings (``b0``, ``t0`` and ``u0``:
+DXC's OS3001 until the user learns its shift options) gets its classes one after another
+instead, as ``-fvk-{t,s,u}-shift`` would place them: b from 0, t after the highest b, s after
+the highest t, u after the highest s (``auto_shifts``). A space whose classes do not collide
+(a texture and a sampler on one number are DXC's combined pair, no collision) keeps DXC's
+numbers, so a shader that built before builds the same.
+
 Hidden counters (append/consume buffers, RW buffers using their counter) take
 ``[[vk::counter_binding(n)]]`` in their buffer's set, else the lowest free binding of that set
 once every resource is placed, in the order DXC creates them (append/consume at the declaration,
@@ -29,7 +37,9 @@ from oneshader.compiler.source.scanner import Declaration
 from oneshader.compiler.source.sourceset import SourceSet
 from oneshader.diagnostics import Code, Collector
 
-__all__ = ["Placement", "place"]
+__all__ = ["Placement", "auto_shifts", "place"]
+
+_CLASS_ORDER = "btsu"
 
 
 @dataclass(frozen=True)
@@ -53,6 +63,50 @@ def _int(text: str, default: int = 0) -> int:
         return default
 
 
+def _shift_class(d: Declaration, cls: str) -> str:
+    # DXC shifts a [[vk::combinedImageSampler]] sampler as the texture it combines with.
+    return "t" if cls == "s" and d.attribute("vk::combinedImageSampler") else cls
+
+
+def auto_shifts(
+    resources: list[Declaration], used: set[str] | None = None
+) -> tuple[RegisterShift, ...]:
+    """Per space whose register classes share a number (but a texture and a sampler, DXC's
+    combined pair) among resources some entry point reads (``used``; None: all), the shifts
+    that lay its classes out one after another (b, t, s, u); none for a shader with a
+    ``[[vk::binding]]`` (it places itself, as Vulkan code does). A clash with an unread
+    resource is left as DXC has it (the resource is dropped with OS3010), so every shader that
+    built with DXC's placement builds the same."""
+    if any(d.attribute("vk::binding") is not None for d in resources):
+        return ()
+    numbers: dict[int, dict[str, set[int]]] = {}
+    read: dict[int, dict[str, set[int]]] = {}
+    for d in resources:
+        if d.register is not None:
+            cls, number, space = d.register
+            numbers.setdefault(space, {}).setdefault(_shift_class(d, cls), set()).add(number)
+            if used is None or d.name in used:
+                read.setdefault(space, {}).setdefault(_shift_class(d, cls), set()).add(number)
+    out: list[RegisterShift] = []
+    for space, per_class in sorted(numbers.items()):
+        classes = [c for c in _CLASS_ORDER if c in per_class]
+        seen = read.get(space, {})
+        collide = any(
+            seen.get(a, set()) & seen.get(b, set())
+            for i, a in enumerate(classes)
+            for b in classes[i + 1 :]
+            if {a, b} != {"t", "s"}
+        )
+        if not collide:
+            continue
+        start = 0
+        for cls in classes:
+            if start:
+                out.append(RegisterShift(cls, start, space))
+            start += max(per_class[cls]) + 1
+    return tuple(out)
+
+
 def place(
     src: SourceSet,
     resources: list[Declaration],
@@ -61,10 +115,17 @@ def place(
     shifts: tuple[RegisterShift, ...],
     bind_registers: tuple[BindRegister, ...],
     problems: Collector,
+    *,
+    dxc_placement: bool = True,
+    read: set[str] | None = None,
 ) -> Placement:
     """``declared_counters``: buffers whose counter exists with the buffer (append/consume);
     ``used_counters``: RW buffers whose counter the code uses, in order of first use. A
-    declaration the options cannot place is an error added to ``problems``."""
+    declaration the options cannot place is an error added to ``problems``. Without
+    ``dxc_placement``, shifts or bind-registers, colliding register classes are shifted apart
+    (``auto_shifts``; ``read`` the resources some entry point reads)."""
+    if not dxc_placement and not shifts and not bind_registers:
+        shifts = auto_shifts(resources, read)
     bindings: dict[str, tuple[int, int]] = {}
     counters: dict[str, tuple[int, int]] = {}
     mapped = {(b.register.lower(), b.space): (b.set, b.binding) for b in bind_registers}
@@ -77,8 +138,7 @@ def place(
         elif d.register is not None:
             cls, number, space = d.register
             key = (f"{cls}{number}", space)
-            # DXC shifts a [[vk::combinedImageSampler]] sampler as the texture it combines with.
-            shift_cls = "t" if cls == "s" and d.attribute("vk::combinedImageSampler") else cls
+            shift_cls = _shift_class(d, cls)
             if not bind_registers:
                 bindings[d.name] = (space, number + _shift(shifts, shift_cls, space))
             elif key in mapped:

@@ -26,9 +26,15 @@ from oneshader.compiler.emitted.common import (
     demangle,
     emitted_name,
     round_up,
+    slang_scrubbed,
 )
 from oneshader.compiler.emitted.msl import msl_semantic, read_msl, read_msl_shared
-from oneshader.compiler.emitted.spirv import features_of, read_spirv, read_spirv_shared
+from oneshader.compiler.emitted.spirv import (
+    features_of,
+    module_features,
+    read_spirv,
+    read_spirv_shared,
+)
 from oneshader.compiler.emitted.wgsl import read_wgsl, read_wgsl_shared
 from oneshader.diagnostics import Code, Collector, Diagnostic, Severity
 from oneshader.reflection.model import (
@@ -37,6 +43,7 @@ from oneshader.reflection.model import (
     MEASURED_TYPES,
     SAMPLER_TYPES,
     STRUCTURED_TYPES,
+    Access,
     BuiltIn,
     DeviceFeatures,
     EntryPoint,
@@ -44,6 +51,7 @@ from oneshader.reflection.model import (
     MatrixPacking,
     PushBlock,
     Resource,
+    ResourceKind,
     ResourceTypeKind,
     ScalarKind,
     ShaderReflection,
@@ -51,12 +59,16 @@ from oneshader.reflection.model import (
     SpecConstant,
     Stage,
     StageVariable,
+    StructMember,
     Target,
     TypeKind,
     TypeLayout,
 )
 
 __all__ = ["CheckReport", "check", "read_output", "verify"]
+
+# A storage texture's access as WGSL spells it (SPIR-V's decorations are read into these words).
+_ACCESS_WORDS = {Access.ReadWrite: "read_write", Access.ReadOnly: "read", Access.WriteOnly: "write"}
 
 _UNIFORM_BLOCKS = frozenset({ResourceTypeKind.ConstantBuffer})
 
@@ -150,15 +162,25 @@ def check(reflection: ShaderReflection, outputs: Sequence[OutputFile]) -> CheckR
             )
             continue
         per_target.setdefault(output.target, []).append(module)
+    # The reflection's uses are the union of what each target's code touches (SPIR-V and WGSL
+    # list it): one target's code may touch fewer (Slang folded a read away, a source rewrite
+    # left debug printf out), so each target's are a subset and their union is exact.
+    listing = [t for t in per_target if t is not Target.Msl]
+    union: dict[tuple[str, str], tuple[set[str], set[str]]] = {}
     for target, modules in per_target.items():
         folded = [
             _with_flattened_structs(_with_companion_counters(module, reflection), reflection)
             for module in modules
         ]
-        # The reflection's uses are SPIR-V's where it is built: another target's code may
-        # touch fewer (a source rewrite left debug printf out), never more.
-        exact_uses = target is Target.SpirV or Target.SpirV not in per_target
-        _Checker(reflection, target, folded, report, exact_uses).run()
+        checker = _Checker(reflection, target, folded, report, len(listing) < 2)
+        checker.run()
+        for key, (ours, theirs) in checker.uses_seen.items():
+            seen = union.setdefault(key, (set(), set()))
+            seen[0].update(ours)
+            seen[1].update(theirs)
+    if len(listing) > 1:
+        report.mismatches += _union_of_uses(union)
+    report.mismatches += _union_of_features(reflection, per_target)
     produced = {o.target for o in outputs}
     for target in reflection.targets:
         if target not in produced:
@@ -173,6 +195,17 @@ def check(reflection: ShaderReflection, outputs: Sequence[OutputFile]) -> CheckR
     report.mismatches = list(dict.fromkeys(report.mismatches))
     report.unchecked = list(dict.fromkeys(report.unchecked))
     return report
+
+
+def _union_of_uses(union: dict[tuple[str, str], tuple[set[str], set[str]]]) -> list[str]:
+    """Where the targets that list an entry point's uses together touch other resources (or
+    push blocks) than the reflection says: (entry, what) -> (reflection's, code's)."""
+    return [
+        f"entry '{entry}' {what}: reflection says {sorted(ours)}, the targets' code together "
+        f"says {sorted(theirs)}"
+        for (entry, what), (ours, theirs) in union.items()
+        if ours != theirs
+    ]
 
 
 def _location_invariants(reflection: ShaderReflection) -> list[str]:
@@ -264,6 +297,9 @@ class _Checker:
         self.report = report
         self.exact_uses = exact_uses
         self.prefix = TARGET_NAMES[target]
+        # (entry point, "uses" or "pushuse") -> (the reflection's names this target can
+        # bind, the names its code touches)
+        self.uses_seen: dict[tuple[str, str], tuple[set[str], set[str]]] = {}
 
     # -- reporting ---------------------------------------------------------------------------
 
@@ -385,6 +421,10 @@ class _Checker:
                     )
                 if res.format is not None and em.format is not None:
                     self.differ(module, f"{path} image format", res.format, em.format)
+                if em.access and res.kind is ResourceKind.UnorderedAccess:
+                    wanted = _ACCESS_WORDS[res.access]
+                    if em.access != wanted:
+                        self.differ(module, f"{path} storage access", wanted, em.access)
                 if self.target is Target.Wgsl and em.space == "handle":
                     declared = em.type_text.startswith("texture_depth")
                     if declared != res.depth:
@@ -488,9 +528,11 @@ class _Checker:
                     f"{path} struct size: reflection says {ours.size}, emitted code says "
                     f"{theirs.size} (a buffer of the reflected size would be too small)",
                 )
-            by_name = {m.name: m for m in theirs.members}
+            by_name: dict[str, list[StructMember]] = {}
+            for m in theirs.members:
+                by_name.setdefault(m.name, []).append(m)
             for member in ours.members:
-                other = by_name.pop(member.name, None)
+                other = _take_member(by_name, member.name)
                 if other is None and member.type.size == 0:
                     continue  # an empty struct: no bytes; Slang drops the member (WGSL and Metal
                     # have no empty structs)
@@ -501,7 +543,7 @@ class _Checker:
                     continue
                 self.differ(module, f"{path}.{member.name} offset", member.offset, other.offset)
                 self.layout(module, f"{path}.{member.name}", member.type, other.type, "nested")
-            for extra in by_name:
+            for extra in (name for name, left in by_name.items() for _ in left):
                 if extra.startswith(PADDING):
                     continue  # vk::offset's padding (compiler.slang.padding)
                 self.bad(module, f"{path}.{extra}: emitted struct member the reflection lacks")
@@ -610,6 +652,9 @@ class _Checker:
                     ("uses", {n for n in entry.uses if n in here}, em.uses - push_names),
                     ("pushuse", set(entry.pushuse), em.uses & push_names),
                 ):
+                    seen = self.uses_seen.setdefault((entry.name, what), (set(), set()))
+                    seen[0].update(ours)
+                    seen[1].update(theirs)
                     if not self.exact_uses:
                         theirs = theirs | ours if theirs <= ours else theirs
                     self.differ(module, f"{path} {what}", sorted(ours), sorted(theirs))
@@ -733,12 +778,8 @@ class _Checker:
                 f"entry '{entry.name}': the module enables f16 but the reflection's "
                 "features lack Float16",
             )
-        elif needs and not enabled:
-            self.bad(
-                module,
-                f"entry '{entry.name}': the reflection's features hold Float16 but "
-                "the module does not enable f16",
-            )
+        # Float16 without `enable f16`: another target's code needs it (Slang's SPIR-V
+        # converts f32tof16 through half); the union of the targets' needs is checked whole
 
     def wgsl_clip_distances(self, module: EmittedModule, entry: EntryPoint) -> None:
         em = module.entries.get(entry.name)
@@ -759,12 +800,14 @@ class _Checker:
             self.bad(module, "the module enables clip_distances but no entry writes them")
 
     def features(self) -> None:
+        """This module's needs are among the reflection's (which are the union of every
+        target's: :func:`_union_of_features`)."""
         for module in self.modules:
             need = features_of(module.capabilities)
             have = DeviceFeatures(0)
             for entry in self.r.entry_points:
                 have |= entry.features
-            if have != need:
+            if need & ~have:
                 self.differ(
                     module,
                     "features (from OpCapability)",
@@ -776,6 +819,30 @@ class _Checker:
 # Built-ins a compiler declares to compute another one (Metal derives SV_GroupIndex from the
 # thread position in the threadgroup).
 _STANDS_IN: dict[BuiltIn, set[BuiltIn]] = {BuiltIn.GroupThreadId: {BuiltIn.GroupIndex}}
+
+
+def _union_of_features(
+    reflection: ShaderReflection, per_target: dict[Target, list[EmittedModule]]
+) -> list[str]:
+    """The reflection's features are exactly what the targets' code needs together: each
+    target's module may need fewer (WGSL packs f32tof16 without half, Slang's SPIR-V does not)."""
+    need = DeviceFeatures(0)
+    for modules in per_target.values():
+        for module in modules:
+            need |= module_features(module)
+    have = DeviceFeatures(0)
+    for entry in reflection.entry_points:
+        have |= entry.features
+    if have == need:
+        return []
+    # named by each module that could have needed what no module needs (Metal's never do)
+    return [
+        f"{TARGET_NAMES[t]} ({m.source}): features: reflection says {_flags(have)}, the "
+        f"targets' code needs {_flags(need)}"
+        for t, modules in per_target.items()
+        for m in modules
+        if t is not Target.Msl or not per_target.keys() - {Target.Msl}
+    ]
 
 
 def _names(names: list[str]) -> str:
@@ -837,3 +904,13 @@ def _widened(ours: TypeLayout, element: TypeLayout) -> bool:
         and rows < 4
         and _same_scalar(mine.scalar, element.scalar)
     )
+
+
+def _take_member(by_name: dict[str, list[StructMember]], name: str) -> StructMember | None:
+    """The emitted member that stands for the reflection's member ``name``, taken out of
+    ``by_name`` (emitted name -> members, in order): the one of that name, else the first of
+    Slang's scrubbed spelling of it (``__m`` and ``m__`` are ``_m_0`` and ``m_0``)."""
+    for key in dict.fromkeys((name, slang_scrubbed(name))):
+        if by_name.get(key):
+            return by_name[key].pop(0)
+    return None
