@@ -9,6 +9,7 @@ import pytest
 
 from oneshader.compiler.source.lexer import lex
 from oneshader.compiler.source.preprocess import PreprocessorError, Unit, preprocess
+from oneshader.compiler.source.scanner import strip_comments
 from oneshader.compiler.source.sourcemap import render
 
 
@@ -138,3 +139,25 @@ def test_the_rendered_text_keeps_lines_and_maps_columns_back(tmp_path: Path) -> 
     assert rendered.origin(2, plus) == (2, text.split("\n")[1].index("+ b") + 1)
     assert rendered.origin(2, lines[1].index("* 2") + 1) == (2, 11)  # in the expansion: TWICE
     assert rendered.origin(7, 4) == (7, 4)  # a line without an expansion is as written
+
+
+_SHADERS = sorted(
+    p
+    for folder in ("tests/corpus", "examples/shaders")
+    for p in (Path(__file__).resolve().parents[2] / folder).rglob("*.hlsl*")
+    if p.name != "missing_include.hlsl"  # its include is missing on purpose
+)
+
+
+@pytest.mark.parametrize("path", _SHADERS, ids=lambda p: p.name)
+def test_a_line_without_an_expansion_is_as_written(path: Path) -> None:
+    """Every token written outside a macro keeps its column (and the space between tokens),
+    so a line without an expansion is the written line, comments blanked: the positions the
+    queries and Slang give need no map there."""
+    text = path.read_text()
+    unit = preprocess(path, text, (str(path.parent),), (), lambda p, *_: p.read_text())
+    rendered = render(unit.main, unit.line_counts[0])
+    clean = strip_comments(text).split("\n")
+    for number, line in enumerate(rendered.text.split("\n"), 1):
+        if line and number not in rendered.columns:
+            assert line == clean[number - 1].rstrip(), (number, line)

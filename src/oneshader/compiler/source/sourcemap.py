@@ -47,7 +47,9 @@ def _spaced(prev: Token, t: Token) -> bool:
     if t.space:
         return True
     a, b = prev.text[-1:], t.text[:1]
-    if prev.kind in ("id", "num") and (b.isalnum() or b in "_."):
+    if prev.kind == "num" and (b.isalnum() or b in "_."):
+        return True
+    if prev.kind == "id" and (b.isalnum() or b == "_"):
         return True
     return prev.kind == "punct" and t.kind == "punct" and not ({a, b} & _OPEN_CLOSE)
 
@@ -72,7 +74,9 @@ def render(inc: Inclusion, line_count: int) -> Rendered:
             current, parts, cur, segments, expanded, prev = line, [], 1, [], False, None
         pad = 1 if prev is not None and _spaced(prev, t) else 0
         if direct and col >= cur:
-            pad = max(col - cur, pad)
+            # written apart from the token before, or after an expansion that needs a space
+            after_expansion = prev is not None and prev.site is not None
+            pad = max(col - cur, pad if t.space or after_expansion else 0)
         if pad:
             parts.append(" " * pad)
             cur += pad
