@@ -74,7 +74,7 @@ def disassembled(module: bytes, *options: str) -> str:
 
 
 _DEVICE: list[Any] = []
-OPTIONAL_FEATURES = ("clip-distances",)  # WebGPU features oneshader's WGSL may enable
+OPTIONAL_FEATURES = ("clip-distances", "subgroup")  # WebGPU features oneshader's WGSL may use
 
 
 def device() -> Any:

@@ -63,6 +63,7 @@ def test_stage_by_name_suffix_default_stage_shifts_and_variants(tmp_path: Path) 
     assert shaders["S/Fill_16.hlsl"].defines == (("A", "1"), ("B", "3"))
     assert blur.enable_16bit_types and not vs.enable_16bit_types
     assert blur.include_dirs == (str(root / "S"),)
+    assert blur.options((corpus.Target.SpirV,)).enable_16bit_types
 
 
 def test_entry_candidates_extension_stages_and_overrides(tmp_path: Path) -> None:

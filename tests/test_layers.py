@@ -162,3 +162,15 @@ def test_outside_the_compiler_only_its_public_modules_are_imported() -> None:
         if _room(dep) is not None and not (dep in PUBLIC or dep.startswith(PUBLIC[2]))
     ]
     assert bad == []
+
+
+def test_only_the_build_and_prove_layouts_import_the_compiler() -> None:
+    """``oneshader.prove`` (``oneshader prove-layouts``) builds probes through the compiler; the
+    probes' planning and checking stay in the bindings, which never import it."""
+    parts = {
+        module.split(".")[1]
+        for module, deps in GRAPH.items()
+        if "." in module and _room(module) is None and any(_room(d) for d in deps)
+    }
+    assert "prove" in parts and parts <= {"buildtask", "prove", "cli"}, parts
+    assert not any(_room(d) for d in GRAPH["oneshader.bindings.probe"])

@@ -12,6 +12,8 @@ NO_COMPILER_MODULES = [
     "oneshader.reflection.tools",
     "oneshader.codegen",
     "oneshader.bindings",
+    "oneshader.bindings.probe",  # prove-layouts' planning and checking; oneshader.prove compiles
+    "oneshader.reflection.abi",
     "oneshader.cli",
 ]
 

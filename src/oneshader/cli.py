@@ -51,6 +51,21 @@ def _generate(args: argparse.Namespace) -> int:
     return generate_command(args.files, args.output, check=args.check, report=args.reporter)
 
 
+def _prove_layouts(args: argparse.Namespace) -> int:
+    from oneshader.buildtask.config import parse_targets
+    from oneshader.prove import prove_paths
+    from oneshader.reflection.model import Target
+
+    targets = parse_targets(args.targets or "wgsl,spirv")
+    if targets is None or not set(targets) <= {Target.Wgsl, Target.SpirV}:
+        raise UserError.at("<command line>", 0, 0, "--targets: wgpu runs wgsl and spirv only")
+    defines = []
+    for text in args.defines:
+        name, _, value = text.partition("=")
+        defines.append((name, value if "=" in text else "1"))
+    return prove_paths(args.paths, include_dirs=args.include_dirs, defines=defines, targets=targets)
+
+
 def _add_build_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "paths",
@@ -121,6 +136,14 @@ def _add_build_arguments(p: argparse.ArgumentParser) -> None:
         default=[],
         metavar=("xN", "SPACE", "BINDING", "SET"),
         help="bind register xN of SPACE to BINDING in SET, as DXC",
+    )
+    p.add_argument(
+        "-enable-16bit-types",
+        dest="enable_16bit_types",
+        action="store_const",
+        const=True,
+        help="min16float/min16int/min16uint are the 16-bit types they stand for, as DXC's "
+        "-enable-16bit-types (they are 32-bit without it)",
     )
     p.add_argument(
         "--placement",
@@ -215,6 +238,31 @@ def make_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--check", action="store_true", help="exit 1 if DIR is not up to date")
     p.set_defaults(func=_generate)
+
+    p = sub.add_parser(
+        "prove-layouts",
+        help="run probes of every buffer struct on the device against the generated bindings",
+        parents=common,
+    )
+    p.add_argument("paths", nargs="+", metavar="PATH", help="shader files or folders (*.hlsl)")
+    p.add_argument(
+        "-I",
+        dest="include_dirs",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="search DIR for #include files",
+    )
+    p.add_argument(
+        "-D",
+        dest="defines",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="define a macro (NAME alone means NAME=1)",
+    )
+    p.add_argument("--targets", help="what wgpu runs: wgsl,spirv (the default; SPIR-V by naga)")
+    p.set_defaults(func=_prove_layouts)
     return parser
 
 

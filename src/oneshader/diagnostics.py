@@ -8,10 +8,12 @@ with ``--diagnostics-format``) and sets the exit status; tracebacks mean bugs.
 from __future__ import annotations
 
 import enum
+import functools
 import json
 import os
+import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final, TextIO
 
 
@@ -46,6 +48,8 @@ class Code:
     UNREADABLE_SOURCE: Final = "OS1040"
     ABSOLUTE_INCLUDE: Final = "OS1041"
     PREPROCESSOR: Final = "OS1042"  # #error, an #if or a macro the preprocessor cannot read
+    NESTED_TOO_DEEP: Final = "OS1045"
+    IDENTIFIER_TOO_LONG: Final = "OS1046"
     # The compiler: layouts and slots.
     NOT_PORTABLE: Final = "OS2001"
     SLOT_CLASH: Final = "OS3001"
@@ -106,6 +110,18 @@ class Diagnostic:
 
 DIAGNOSTIC_FORMATS = ("gcc", "msvc", "json")
 
+# What a terminal acts on rather than shows: C0 controls (ESC starts a sequence that can move
+# the cursor, retitle the window or rewrite what was printed), DEL and the C1 controls.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """``text`` with every control character but newline and tab escaped (``\\x1b``): what a
+    shader's ``#error``, a file name or a reflection put in a message reaches a terminal as
+    text, never as a command to it."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
 # SGR sequences, as gcc and clang colour their diagnostics.
 _BOLD, _RESET = "\x1b[1m", "\x1b[0m"
 _COLORS = {
@@ -144,6 +160,8 @@ class Reporter:
         return cls(style, style != "json" and wants_color(stream))
 
     def render(self, d: Diagnostic, *, excerpt: bool = True) -> str:
+        d = replace(d, file=printable(d.file), message=printable(d.message))
+        d = replace(d, excerpt=printable(d.excerpt), code=printable(d.code))
         if self.style == "json":
             return json.dumps(d.to_json(), ensure_ascii=False)
         where = d.file
@@ -170,7 +188,7 @@ class Reporter:
         """A message that is no diagnostic (a note of the build, a file reformatted): as is,
         or as a JSON note so that every line of a JSON stream parses."""
         if self.style != "json":
-            return text
+            return printable(text)
         return self.render(Diagnostic(file, 0, 0, Severity.NOTE, text))
 
     def print(self, diagnostics: Iterable[Diagnostic], stream: TextIO) -> None:
@@ -182,14 +200,44 @@ class Reporter:
 GCC = Reporter()
 
 
+_EXCERPT_WIDTH = 160  # characters of a long source line shown around the column
+
+
 def source_excerpt(text: str, line: int, column: int) -> str:
-    """The source line at ``line`` with a caret under ``column``, for showing under a diagnostic."""
-    lines = text.splitlines()
-    if not 1 <= line <= len(lines):
+    """The source line at ``line`` with a caret under ``column``, for showing under a diagnostic
+    (lines as ``str.splitlines`` counts them, found without splitting the text again for each
+    diagnostic of a file)."""
+    starts, ends = _line_spans(text)
+    if not 1 <= line <= len(starts):
         return ""
-    src = lines[line - 1].expandtabs(4)
-    caret = " " * max(column - 1, 0) + "^"
+    src = text[starts[line - 1] : ends[line - 1]].expandtabs(4)
+    at = max(column - 1, 0)
+    if len(src) > _EXCERPT_WIDTH:  # a window around the column, not a megabyte of line
+        start = max(0, min(at - _EXCERPT_WIDTH // 2, len(src) - _EXCERPT_WIDTH))
+        head = "..." if start else ""
+        tail = "..." if start + _EXCERPT_WIDTH < len(src) else ""
+        src = head + src[start : start + _EXCERPT_WIDTH] + tail
+        at += len(head) - start
+    caret = " " * at + "^"
     return f"  {line:>4} | {src}\n       | {caret}"
+
+
+# What str.splitlines ends a line at.
+_LINE_BREAK = re.compile("\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
+@functools.lru_cache(maxsize=4)  # the few files whose diagnostics are being made
+def _line_spans(text: str) -> tuple[list[int], list[int]]:
+    """Where each line of ``text`` starts and ends (without its line break)."""
+    starts, ends = [0], []
+    for m in _LINE_BREAK.finditer(text):
+        ends.append(m.start())
+        starts.append(m.end())
+    ends.append(len(text))
+    if starts[-1] == len(text):  # no last line after a final line break (nor in "")
+        starts.pop()
+        ends.pop()
+    return starts, ends
 
 
 class UserError(Exception):

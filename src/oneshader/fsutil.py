@@ -22,6 +22,14 @@ from typing import TypeVar
 T = TypeVar("T")
 
 
+def named_path(path: str | os.PathLike[str]) -> Path:
+    """``path`` absolute, with the links among its folders resolved but not its own name: a
+    link given as a file is a name of its own (its outputs are named after it, and retargeting
+    it is a change), not an alias of whatever it points to now."""
+    p = Path(path).absolute()
+    return p.parent.resolve() / p.name
+
+
 def display_path(path: str | os.PathLike[str], base: Path | None = None) -> str:
     """A path as users see it in messages: relative to ``base`` (the cwd), forward slashes."""
     try:
@@ -31,19 +39,27 @@ def display_path(path: str | os.PathLike[str], base: Path | None = None) -> str:
     return rel.replace(os.sep, "/")
 
 
-# The names of the temporaries below (what a write killed before its rename leaves behind).
-_TEMPORARY = re.compile(r"^\..+\.[A-Za-z0-9_]{6,}\.tmp$")
+# The temporaries below are named ``.<target name>.<8 random characters>.oneshader-tmp``: a
+# suffix no other program's files have (git's ``.pack.XXXXXX.tmp`` or an editor's ``.x.tmp``
+# never match), and the target's name, so that a sweep removes only the temporaries of files
+# it knows it writes (:func:`temporary_target`).
+TEMPORARY_SUFFIX = ".oneshader-tmp"
+_TEMPORARY = re.compile(r"^\.(.+)\.[a-z0-9_]{8}" + re.escape(TEMPORARY_SUFFIX) + "$")
 
 
-def is_temporary(name: str) -> bool:
-    """Whether a file name is one of this module's temporaries (for sweeping up after a kill)."""
-    return _TEMPORARY.match(name) is not None
+def temporary_target(name: str) -> str | None:
+    """The name of the file a temporary of this module called ``name`` was to replace, or None
+    when ``name`` is not one of this module's temporaries (for sweeping up after a kill)."""
+    m = _TEMPORARY.match(name)
+    return m.group(1) if m else None
 
 
 def _temporary(target: Path, data: bytes, *, durable: bool) -> str:
     """A temporary beside ``target`` holding ``data`` (mode 0644); its path."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    fd, tmp = tempfile.mkstemp(
+        prefix=f".{target.name}.", suffix=TEMPORARY_SUFFIX, dir=target.parent
+    )
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
@@ -131,21 +147,62 @@ def file_kind(mode: int) -> str:
     return "a special file"
 
 
-def read_regular(path: str | os.PathLike[str]) -> tuple[bytes, os.stat_result]:
-    """The whole content of a regular file and its status as opened (links followed); raises
-    :class:`NotRegularFile` for anything else, without blocking on a FIFO or reading a device."""
+# No file oneshader reads (a shader, an include, a reflection, a module's code, a state) comes
+# near this: one that does is a mistake or an attack, and reading it would eat the memory.
+MAX_READ_BYTES = 256 << 20
+
+
+class FileTooLarge(OSError):
+    """A file over :data:`MAX_READ_BYTES` (or one that grew past it while read)."""
+
+
+def _open_regular(path: str | os.PathLike[str]) -> tuple[int, os.stat_result]:
+    """An open descriptor of a regular file and its status (links followed); NotRegularFile
+    for anything else, found without blocking on a FIFO (O_NONBLOCK) or reading a device."""
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             why = f"{file_kind(st.st_mode)}, not a regular file"
             raise NotRegularFile(errno.EINVAL, why, os.fspath(path))
-        chunks = []
-        while chunk := os.read(fd, max(st.st_size + 1, 65536)):
-            chunks.append(chunk)
-        return b"".join(chunks), st
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, st
+
+
+def _read_bounded(fd: int, st: os.stat_result, path: str | os.PathLike[str], limit: int) -> bytes:
+    """The content of the open regular file ``fd``, FileTooLarge past ``limit`` bytes (checked
+    on its size first, then on what is read: a file may grow meanwhile)."""
+    too_large = FileTooLarge(errno.EFBIG, f"larger than {limit >> 20} MiB", os.fspath(path))
+    if st.st_size > limit:
+        raise too_large
+    chunks = []
+    total = 0
+    while chunk := os.read(fd, max(min(st.st_size + 1, limit + 1 - total), 1)):
+        chunks.append(chunk)
+        total += len(chunk)
+        if total > limit:
+            raise too_large
+    return b"".join(chunks)
+
+
+def read_regular(
+    path: str | os.PathLike[str], limit: int = MAX_READ_BYTES
+) -> tuple[bytes, os.stat_result]:
+    """The whole content of a regular file and its status as opened (links followed): the one
+    way oneshader reads a file. Raises :class:`NotRegularFile` for anything else, without
+    blocking on a FIFO or reading a device, and :class:`FileTooLarge` past ``limit`` bytes."""
+    fd, st = _open_regular(path)
+    try:
+        return _read_bounded(fd, st, path, limit), st
     finally:
         os.close(fd)
+
+
+def read_file(path: str | os.PathLike[str]) -> bytes:
+    """:func:`read_regular`'s bytes alone."""
+    return read_regular(path)[0]
 
 
 def _identity(st: os.stat_result) -> tuple[int, int, int, int]:
@@ -159,12 +216,15 @@ def read_beside(mark: str | os.PathLike[str], read: Callable[[bytes], T]) -> tup
     unchanged across the reading of its code vouches for that code: the one-unit rule of
     readers. ``mark`` stays open meanwhile, so its inode cannot be reused by its replacement.
     FileNotFoundError (naming ``mark``) if it is missing."""
-    with open(mark, "rb") as f:
-        before = _identity(os.fstat(f.fileno()))
-        data = f.read()
+    fd, st = _open_regular(mark)
+    try:
+        before = _identity(st)
+        data = _read_bounded(fd, st, mark, MAX_READ_BYTES)
         result = read(data)
         try:
             after: tuple[int, int, int, int] | None = _identity(os.stat(mark))
         except FileNotFoundError:
             after = None
+    finally:
+        os.close(fd)
     return (data, result) if after == before else None

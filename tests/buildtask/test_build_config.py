@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 import pytest
+from build_helpers import BuildRun
 
 from oneshader.buildtask.config import load_config, parse_targets
 from oneshader.buildtask.sources import discover
@@ -202,6 +203,38 @@ def test_parse_targets() -> None:
     assert parse_targets("metal") == (Target.Msl,)
     assert parse_targets("") is None
     assert parse_targets("spirv,hlsl") is None
+    assert parse_targets("spirv,,wgsl") is None  # a mistake, not two targets
+    assert parse_targets(",") is None
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--targets", ""],
+        ["--targets", "spirv,,wgsl"],
+        ["--fvk-b-shift", "-1", "all"],
+        ["--fvk-t-shift", "4294967296", "0"],
+        ["--fvk-u-shift", "1", "4294967296"],
+        ["--fvk-bind-register", "t4294967296", "0", "1", "0"],
+        ["--fvk-bind-register", "t0", "0", "-1", "0"],
+        ["--fvk-bind-register", "t0", "0", "1", "4294967296"],
+    ],
+)
+def test_numbers_and_targets_out_of_range_are_usage_errors(
+    project: Path, build: BuildRun, args: list[str]
+) -> None:
+    """Caught on the command line (exit 2, OS2002), never passed to the compiler (an OS9002
+    internal error it was), nor read as "all targets"."""
+    status, _, err = build(*args)
+    assert status == 2, err
+    assert err.startswith("oneshader build: error OS2002:"), err
+    assert not (project / "out").exists()
+
+
+def test_the_largest_numbers_are_accepted(project: Path) -> None:
+    args = ["--fvk-b-shift", "4294967295", "4294967295"]
+    config = load_config(build_args(*args), cwd=project)
+    assert config.shifts == (RegisterShift("b", 2**32 - 1, 2**32 - 1),)
 
 
 def test_discovery_mirrors_the_tree_and_names_sources_from_the_project(tmp_path: Path) -> None:
@@ -261,6 +294,31 @@ def test_row_major_matrices_from_pyproject_and_the_command_line(
     (diag,) = info.value.diagnostics
     assert (diag.file, diag.line) == ("pyproject.toml", 8)
     assert "'matrix-layout' must be" in diag.message and "-Zpr" in diag.message
+
+
+def test_sixteen_bit_types_from_pyproject_and_the_command_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """DXC's -enable-16bit-types: ``enable-16bit-types`` in [tool.oneshader] or the option as
+    DXC spells it, handed to every shader's compile options and its key."""
+    write_project(tmp_path, 'sources = ["s"]\nout = "o"\nenable-16bit-types = true\n')
+    (tmp_path / "s").mkdir()
+    (tmp_path / "s" / "A.hlsl").write_text("//\n")
+    cfg = load_config(build_args(), cwd=tmp_path)
+    assert cfg.enable_16bit_types and discover(cfg)[0].options.enable_16bit_types
+    on = discover(cfg)[0].key
+    write_project(tmp_path, 'sources = ["s"]\nout = "o"\n')
+    cfg = load_config(build_args(), cwd=tmp_path)
+    assert not cfg.enable_16bit_types and discover(cfg)[0].key != on
+    cfg = load_config(build_args("-enable-16bit-types"), cwd=tmp_path)
+    assert cfg.enable_16bit_types and discover(cfg)[0].key == on
+    monkeypatch.chdir(tmp_path)
+    write_project(tmp_path, 'sources = ["s"]\nout = "o"\nenable-16bit-types = "yes"\n')
+    with pytest.raises(UserError) as info:
+        load_config(build_args(), cwd=tmp_path)
+    (diag,) = info.value.diagnostics
+    assert (diag.file, diag.line) == ("pyproject.toml", 8)
+    assert "'enable-16bit-types' must be true or false" in diag.message
 
 
 def test_missing_source_and_colliding_outputs_are_usage_errors(

@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
-from build_helpers import CORPUS
+from build_helpers import CORPUS, kernel
 
 from oneshader.cli import main
 from oneshader.diagnostics import Diagnostic, Reporter, Severity, wants_color
@@ -103,3 +103,22 @@ def test_messages_that_are_no_diagnostics_stay_json() -> None:
     d = Diagnostic("a.hlsl", 3, 0, Severity.WARNING, "w", "E1")
     assert Reporter("msvc").render(d) == "a.hlsl(3): warning E1: w"
     assert Reporter("gcc").render(d) == "a.hlsl:3: warning E1: w"
+
+
+KERNEL = kernel("Odd")
+
+
+@pytest.mark.parametrize("style", ["gcc", "msvc", "json"])
+def test_control_characters_never_reach_the_terminal(
+    project: Path, capsys: Capture, style: str
+) -> None:
+    """A shader's ``#error`` text, a file's name: an ESC in either (a sequence that retitles the
+    window or rewrites the screen) is printed escaped, in every format, progress lines too."""
+    weird = project / "shaders" / "Od\x1bd.hlsl"
+    weird.write_text("#error bad \x1b]0;owned\x07 news\n" + KERNEL)
+    status = main(["build", "--diagnostics-format", style, "-j", "1", "shaders/Od\x1bd.hlsl"])
+    out, err = capsys.readouterr()
+    assert status == 1
+    assert "\x1b" not in out + err and "\x07" not in out + err
+    assert "\\x1b]0;owned\\x07 news" in err.replace("\\\\", "\\")
+    assert "Od\\x1bd.hlsl" in out

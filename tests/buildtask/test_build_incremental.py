@@ -24,6 +24,7 @@ from oneshader.buildtask.state import STATE_NAME, BuildState
 from oneshader.cli import make_parser
 from oneshader.compiler.api import CompileOptions, CompileResult
 from oneshader.compiler.process.worker import CompilerWorker, _Child
+from oneshader.fsutil import TEMPORARY_SUFFIX
 from oneshader.reflection.format import ReflectionFormat
 from process_helpers import parent_of
 
@@ -270,6 +271,37 @@ def test_a_compiler_crash_fails_that_shader_alone(
     assert not any(m.startswith("Victim.") for m in outputs(project / "out"))
 
 
+class HangingOn(CompilerWorker):
+    """The real worker, whose compiler process stops (SIGSTOP) just as it is handed a file
+    named ``Victim``, under a short time limit for that file alone."""
+
+    def compile(self, path: str, options: CompileOptions) -> CompileResult:
+        self.victim = Path(path).stem == "Victim"
+        self.timeout = 0.5 if self.victim else 300
+        return super().compile(path, options)
+
+    def _ensure(self) -> _Child:
+        child = super()._ensure()
+        if self.victim:
+            os.kill(child.pid, signal.SIGSTOP)
+        return child
+
+
+def test_a_time_out_is_reported_as_one_not_as_a_crash(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (project / "shaders/Victim.hlsl").write_text(kernel("Victim"))
+    config = load_config(make_parser().parse_args(["build", "-q", "-j", "1"]), project)
+    with WorkerPool(1, HangingOn) as pool:
+        report = run_once(config, pool, Progress(quiet=True, live=False))
+    out, err = capsys.readouterr()
+    assert report.timed_out == ["shaders/Victim.hlsl"] == report.failed
+    assert report.crashed == []
+    assert "over the time limit: shaders/Victim.hlsl" in out
+    assert "crashed" not in out and "failed:" not in out
+    assert "shaders/Victim.hlsl: error OS9004:" in err
+
+
 def test_bindings_are_generated_from_the_reflections(project: Path, build: BuildRun) -> None:
     status, _, err = build("--bindings", "gen")
     assert status == 0, err
@@ -443,4 +475,4 @@ def test_a_full_disk_is_reported_at_the_file_being_written(
     status, _, err = build("-j", "1", "shaders/K0.hlsl")
     assert status == 2
     assert err.startswith("out/K0.spv: error OS2003: cannot write: No space left on device"), err
-    assert [p.name for p in (project / "out").iterdir() if p.name.endswith(".tmp")] == []
+    assert [p.name for p in (project / "out").iterdir() if p.name.endswith(TEMPORARY_SUFFIX)] == []

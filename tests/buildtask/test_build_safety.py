@@ -12,10 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from build_helpers import make_project, run_cli, summary_counts
+from build_helpers import BuildRun, make_project, run_cli, summary_counts
 
 from oneshader.buildtask.lock import OutLock
 from oneshader.buildtask.state import STATE_NAME, BuildState
+from oneshader.fsutil import TEMPORARY_SUFFIX
 from oneshader.reflection.format import ReflectionFormat
 from process_helpers import assert_no_process_left
 
@@ -29,7 +30,7 @@ def assert_outputs_whole(out: Path) -> int:
     for p in out.rglob("*"):
         if not p.is_file() or p.name in (STATE_NAME, ".oneshader.lock"):
             continue
-        assert not p.name.endswith(".tmp"), f"left-over temporary {p.name}"
+        assert not p.name.endswith(TEMPORARY_SUFFIX), f"left-over temporary {p.name}"
         data = p.read_bytes()
         if p.suffix == ".reflection":
             ReflectionFormat.read(data, file=p.name)
@@ -71,12 +72,58 @@ def test_a_torn_write_left_behind_is_swept_and_rebuilt(tmp_path: Path) -> None:
     root = make_project(tmp_path / "proj", kernels=1)
     assert run_cli(root, "-q").returncode == 0
     out = root / "out"
-    (out / ".K0.spv.abc123xy.tmp").write_bytes(SPIRV_MAGIC)  # a temporary a kill left
+    left = out / f".K0.spv.abc123xy{TEMPORARY_SUFFIX}"  # a temporary a kill left
+    left.write_bytes(SPIRV_MAGIC)
     (out / "K0.spv").write_bytes(SPIRV_MAGIC[:2])  # and damage done behind our back
     result = run_cli(root, "-q")
     assert result.returncode == 0
     assert summary_counts(result.stdout) == (1, 3, 0)
+    assert not left.exists()
     assert_outputs_whole(out)
+
+
+def _plant(path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"not the build's")
+    return path
+
+
+def test_files_of_other_programs_under_out_are_never_swept(project: Path, build: BuildRun) -> None:
+    """Only the temporaries of files this build writes go: git's pack temporaries, an editor's
+    notes, another project's nested OUT (its in-flight temporaries and state), a temporary of
+    another name or of an older naming all stay, wherever they are under OUT."""
+    assert build("shaders", "-o", ".")[0] == 0  # OUT is the project itself, .git included
+    others = [
+        _plant(project / ".git" / "objects" / ".pack.abcdef.tmp"),
+        _plant(project / ".git" / "objects" / f".pack.abcdefgh{TEMPORARY_SUFFIX}"),
+        _plant(project / "shaders" / ".notes.123456.tmp"),
+        _plant(project / ".K0.spv.abc123xy.tmp"),  # another program's temporary of that name
+        _plant(project / f".Other.spv.abcdefgh{TEMPORARY_SUFFIX}"),  # not one of our outputs
+        _plant(project / "b" / f".K0.spv.abcdefgh{TEMPORARY_SUFFIX}"),  # a nested OUT's
+        _plant(project / "b" / f".{STATE_NAME}.abcdefgh{TEMPORARY_SUFFIX}"),
+    ]
+    ours = [
+        _plant(project / f".K0.spv.abcdefgh{TEMPORARY_SUFFIX}"),
+        _plant(project / "ui" / f".Lit.reflection.k_9zz0a1{TEMPORARY_SUFFIX}"),
+        _plant(project / f".{STATE_NAME}.abcdefgh{TEMPORARY_SUFFIX}"),
+    ]
+    assert build("shaders", "-o", ".")[0] == 0
+    assert [p for p in others if not p.exists()] == []
+    assert [p for p in ours if p.exists()] == []
+
+
+def test_nested_output_folders_keep_each_others_temporaries(project: Path, build: BuildRun) -> None:
+    """One project writes to ``out``, another to ``out/nested``: the outer build does not look
+    into the inner one's folder, so the inner one's in-flight temporaries survive it."""
+    inner = project / "out" / "nested"
+    assert build("shaders/K1.hlsl", "-o", "out/nested")[0] == 0
+    in_flight = [
+        _plant(inner / f".K1.spv.abcdefgh{TEMPORARY_SUFFIX}"),
+        _plant(inner / ".K1.wgsl.abcdefgh.tmp"),  # as an older oneshader named them
+    ]
+    assert build()[0] == 0
+    assert [p for p in in_flight if not p.exists()] == []
+    assert (inner / "K1.spv").is_file()
 
 
 def test_two_builds_at_once_wait_for_each_other(tmp_path: Path) -> None:

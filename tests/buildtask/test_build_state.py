@@ -122,7 +122,7 @@ def test_is_current_checks_key_inputs_and_outputs(tmp_path: Path) -> None:
     rec = ShaderRecord(
         "A.hlsl",
         "key",
-        [stamp(root / "A.hlsl", "A.hlsl"), stamp(root / "inc.h", "inc.h")],
+        [stamp(root / n, n, real=n) for n in ("A.hlsl", "inc.h")],
         [stamp(out / "A.spv", "A.spv")],
     )
     assert is_current(rec, "key", root, out, Checker()) == (True, False)
@@ -184,3 +184,22 @@ def test_a_forged_state_deletes_nothing_outside_out(tmp_path: Path, link_only: b
     assert (victim / "victim.txt").read_text() == "keep me"
     assert elsewhere.read_text() == "keep me too"
     assert (out / "K.spv").is_file()
+
+
+def test_an_input_stamp_holds_the_file_its_name_led_to(tmp_path: Path) -> None:
+    """A link retargeted is a change even when the new file shows the old one's size and mtime;
+    a stamp that does not say where its name led (an older state's) is not current."""
+    root, out = tmp_path / "p", tmp_path / "p" / "out"
+    out.mkdir(parents=True)
+    for name in ("v1.h", "v2.h"):
+        (root / name).write_bytes(b"same")
+        age(root / name)
+    os.utime(root / "v2.h", ns=(0, (root / "v1.h").stat().st_mtime_ns))
+    os.symlink("v1.h", root / "inc.h")
+    rec = ShaderRecord("A.hlsl", "key", [stamp(root / "inc.h", "inc.h", real="v1.h")], [])
+    assert is_current(rec, "key", root, out, Checker()) == (True, False)
+    os.unlink(root / "inc.h")
+    os.symlink("v2.h", root / "inc.h")
+    assert is_current(rec, "key", root, out, Checker())[0] is False
+    rec.inputs[0].real = ""
+    assert is_current(rec, "key", root, out, Checker())[0] is False

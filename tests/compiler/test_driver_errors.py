@@ -67,3 +67,25 @@ def test_the_collector_raises_at_the_boundary_only_for_errors() -> None:
     with pytest.raises(UserError) as raised:
         problems.check()
     assert [d.message for d in raised.value.diagnostics] == ["w", "one", "two"]
+
+
+def test_an_identifier_too_long_is_an_error_at_it_before_slang(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Slang's SPIR-V fails on a 1 MB name with no message ("compilation failed"): the
+    compiler says where, before Slang is asked."""
+    monkeypatch.setattr(driver, "library", _no_slang)
+    name = "B" * 1_000_000
+    (tmp_path / "a.hlsl").write_text(
+        "// a comment is no identifier: " + "C" * 5000 + "\n"
+        'static const char* s = "' + "D" * 5000 + '";\n'
+        f"RWStructuredBuffer<float> {name};\n"
+        f"[numthreads(1, 1, 1)]\nvoid Shown(uint3 id : SV_DispatchThreadID) {{ {name}[0] = 2; }}\n"
+    )
+    options = CompileOptions(targets=(Target.SpirV,), source_name="a.hlsl")
+    result = driver.compile_file(str(tmp_path / "a.hlsl"), options)
+    assert [(d.code, d.file, d.line, d.column) for d in result.diagnostics] == [
+        ("OS1046", "a.hlsl", 3, 27)
+    ]
+    assert "1000000 characters ('BBBBBBBBBBBBBBBB...')" in result.diagnostics[0].message
+    assert len(result.diagnostics[0].format(with_excerpt=True)) < 1000  # no 1 MB excerpt line

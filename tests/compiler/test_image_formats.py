@@ -100,3 +100,27 @@ def test_storage_textures_passed_to_a_function_keep_their_formats(tmp_path: Path
         ALL,
     )
     assert got == {"a": "rgba32f", "b": "rg32f"}
+
+
+@pytest.mark.parametrize(
+    ("texel", "targets"),
+    [
+        ("unorm float", (Target.SpirV, Target.Msl)),
+        ("unorm float4", (Target.SpirV, Target.Msl)),
+        ("snorm float2", (Target.SpirV, Target.Msl)),
+        ("snorm float4", (Target.SpirV, Target.Msl)),
+    ],
+)
+def test_a_normalized_texel_takes_the_format_slang_writes(
+    texel: str, targets: tuple[Target, ...], tmp_path: Path
+) -> None:
+    """``RWTexture2D<unorm float>`` (FidelityFX's rw_new_locks): Slang's SPIR-V says r8 itself,
+    and the reflection said r32f from the texel's scalar (OS9000); the code's format is the
+    reflection's (Slang's WGSL refuses normalized texels, E41400)."""
+    got = _formats(
+        tmp_path,
+        f"RWTexture2D<{texel}> img;",
+        "img[id.xy] = 0.5;",
+        targets,
+    )
+    assert got["img"] is not None and not got["img"].endswith("32f")

@@ -22,7 +22,8 @@ from oneshader.reflection.model import Stage, Target
 
 # No [shader] attribute (the options pick one of two entry points), a define it needs, an include
 # found through an include folder, a matrix whose layout -Zpr changes, registers moved by a
-# shift or (every one of them) by an explicit binding.
+# shift or (every one of them) by an explicit binding, a minimum-precision float that
+# -enable-16bit-types makes a half.
 SHADER = """#include "every_inc.hlsli"
 cbuffer Params : register(b0)
 {
@@ -33,7 +34,8 @@ RWStructuredBuffer<float4> Out : register(u1);
 [numthreads(1, 1, 1)]
 void Main(uint3 id : SV_DispatchThreadID)
 {
-    Out[id.x] = mul(Transform, Tex.Load(int3(0, 0, 0))) * SCALE * INCLUDED;
+    min16float k = (min16float)Out[0].x;  // half with -enable-16bit-types
+    Out[id.x] = mul(Transform, Tex.Load(int3(0, 0, 0))) * SCALE * INCLUDED * k;
 }
 [numthreads(2, 1, 1)]
 void Other(uint3 id : SV_DispatchThreadID)
@@ -57,6 +59,7 @@ EVERY = CompileOptions(
         BindRegister("u1", 0, 9, 2),
     ),
     row_major=True,
+    enable_16bit_types=True,
     dxc_placement=True,
 )
 # Explicit bindings take every register, leaving shifts nothing to move: the shifts are seen

@@ -630,25 +630,6 @@ def test_a_field_spelled_like_another_global_is_refused_for_wgsl_and_metal(
         assert "'mat_albedo'" in error
 
 
-def test_wave_operations_are_refused_for_wgsl_at_the_first_call(tmp_path: Path) -> None:
-    """Slang writes wave intrinsics with ``enable subgroups;``, which naga (the validator every
-    WGSL module must pass) does not know: the module was counted as built and was invalid."""
-    source = (
-        "RWStructuredBuffer<uint> o : register(u0);\n"
-        "[numthreads(32, 1, 1)]\n"
-        "void main(uint3 id : SV_DispatchThreadID)\n"
-        "{\n"
-        "    // WaveActiveSum(x) in a comment is no call\n"
-        "    o[id.x] = WaveActiveSum(id.x) + WavePrefixSum(1u);\n"
-        "}\n"
-    )
-    errors = _errors(tmp_path, source)
-    assert len(errors) == 1 and "s.hlsl:6:15: error OS1003: WGSL:" in errors[0], errors
-    assert "subgroups" in errors[0] and "'WaveActiveSum'" in errors[0]
-    path = tmp_path / "s.hlsl"
-    assert _ok(path, (Target.SpirV, Target.Msl)).reflection is not None
-
-
 def test_an_empty_struct_member_of_a_cbuffer_builds_for_every_target(tmp_path: Path) -> None:
     """A member of an empty struct has no bytes; WGSL and Metal have no empty structs and Slang
     drops the member: the cross-check counted it missing (OS9000), and Metal's padding walk

@@ -72,6 +72,19 @@ def test_the_server_ends_when_idle_and_removes_its_socket(runtime: Path) -> None
     assert wait_until(lambda: not alive(pid) and not server.path.exists())
 
 
+@pytest.mark.parametrize("how", ["replaced", "removed"])
+def test_a_server_whose_socket_file_is_gone_ends(runtime: Path, how: str) -> None:
+    """No build can reach a server whose socket file was replaced or removed: it ends at once
+    (when idle), not at its idle time-out, leaving the new file alone."""
+    server = serve()
+    pid = compile_through(server)
+    server.path.unlink()
+    if how == "replaced":
+        server.path.write_bytes(b"another program's file")
+    assert wait_until(lambda: not alive(pid), 10)
+    assert server.path.exists() == (how == "replaced")
+
+
 def test_a_dead_servers_socket_is_replaced(runtime: Path) -> None:
     server = serve()
     pid = compile_through(server)

@@ -13,10 +13,9 @@ from typing import Any
 
 import numpy as np
 import pytest
-from verify_support import dispatch
+from verify_support import dispatch, runtime_bindings
 
 from module_validation import device, disassembled, spirv_errors, wgsl_errors
-from oneshader.bindings import load
 from oneshader.compiler import CompileOptions, compile_file
 from oneshader.compiler.api import CompileResult
 from oneshader.compiler.patch.access import storage_access
@@ -62,12 +61,7 @@ def _output(result: CompileResult, target: Target) -> bytes:
 
 
 def _bindings(tmp_path: Path, result: CompileResult) -> Any:
-    """The runtime bindings of ``result`` (its code written beside the reflection)."""
-    assert result.reflection is not None
-    for o in result.outputs:
-        (tmp_path / f"access{o.suffix}").write_bytes(o.data)
-    (tmp_path / "access.reflection").write_bytes(ReflectionFormat.write(result.reflection))
-    return load(tmp_path / "access.reflection")
+    return runtime_bindings(result, tmp_path, "access")
 
 
 def test_each_storage_texture_is_declared_for_its_use(tmp_path: Path) -> None:

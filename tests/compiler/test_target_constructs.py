@@ -14,11 +14,12 @@ from target_support import ALL, build, run_wgsl, wgsl_of
 from verify_support import pack, render
 
 from module_validation import device
+from oneshader.bindings import from_reflection
 from oneshader.codegen import render_module
 from oneshader.compiler import CompileOptions, compile_file
 from oneshader.compiler.source.dxc_syntax import dxc_declarations
 from oneshader.compiler.verify.crosscheck import read_output, verify
-from oneshader.reflection.model import BuiltIn, Interpolation, Target
+from oneshader.reflection.model import BuiltIn, DeviceFeatures, Interpolation, Target
 
 FOLDED = """\
 cbuffer P { float4 k; }
@@ -330,3 +331,61 @@ def test_a_texture_of_one_component_vectors(tmp_path: Path) -> None:
     )
     out = run_wgsl(result, {"Out": bytes(8)}, "Out", views={"Src": texture.create_view()})
     assert struct.unpack("<2f", out) == (16.5, 27.5)
+
+
+WAVES = """\
+RWStructuredBuffer<uint> Out;
+[shader("compute")]
+[numthreads(32, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    uint lanes = WaveGetLaneCount();
+    uint total = WaveActiveSum(1u);
+    uint before = WavePrefixSum(1u);
+    uint first = WaveReadLaneFirst(id.x);
+    bool any = WaveActiveAnyTrue(id.x == 5);
+    Out[id.x] = (lanes == total ? 1000000 : 0) + lanes * 1000 + before * 10 + (any ? 1 : 0)
+        + (first == id.x - before ? 0 : 100000) + 0 * WaveGetLaneIndex();
+}
+"""
+
+
+def _has_subgroups() -> bool:
+    return "subgroup" in device().features
+
+
+def test_wave_operations_build_on_wgsl_through_subgroups(tmp_path: Path) -> None:
+    """Wave intrinsics (were OS1003 on WGSL): Slang's ``subgroups`` WGSL, without the ``enable``
+    the naga of wgpu-py refuses; every target's features say Subgroups and the bindings ask
+    for the device's 'subgroup' feature. Run where the adapter has it."""
+    if not _has_subgroups():
+        pytest.skip("this adapter has no 'subgroup' feature (lavapipe has; OpenGL has not)")
+    result = build(tmp_path, WAVES)
+    r = result.reflection
+    assert r is not None
+    (entry,) = r.entry_points
+    assert DeviceFeatures.Subgroups in entry.features
+    wgsl = wgsl_of(result)
+    assert "subgroupAdd" in wgsl and "enable subgroups" not in wgsl
+    shader = from_reflection(r, "waves", {Target.Wgsl: wgsl}).shader
+    assert "subgroup" in shader.required_features
+    out = struct.unpack("<32I", run_wgsl(result, {"Out": bytes(128)}, "Out"))
+    lanes = out[0] // 1000 % 1000
+    assert lanes in (4, 8, 16, 32, 64)
+    for i, value in enumerate(out):
+        lane = i % lanes
+        assert value == 1000000 + lanes * 1000 + lane * 10 + (i // lanes == 5 // lanes), i
+    spirv_only = build(tmp_path, WAVES, (Target.SpirV,)).reflection
+    assert spirv_only is not None
+    assert DeviceFeatures.Subgroups in spirv_only.entry_points[0].features
+
+
+def test_first_lane_is_refused_on_wgsl_at_the_call(tmp_path: Path) -> None:
+    """``WaveIsFirstLane`` is WGSL's ``subgroupElect``, which this naga does not know."""
+    source = WAVES.replace("bool any = ", "bool any = WaveIsFirstLane() && ")
+    path = tmp_path / "first.hlsl"
+    path.write_text(source)
+    result = compile_file(str(path), CompileOptions(targets=ALL, source_name="first.hlsl"))
+    (error,) = [d for d in result.diagnostics if d.is_error]
+    assert (error.line, error.column, error.code) == (10, 16, "OS1003")
+    assert "WaveIsFirstLane" in error.message and "WGSL" in error.message

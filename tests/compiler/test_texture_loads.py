@@ -20,6 +20,7 @@ from oneshader.compiler.api import CompileResult
 from oneshader.compiler.source.rewrite import (
     STANDARD_SAMPLE_POSITIONS,
     load_offsets,
+    offset_textures,
     status_arguments,
 )
 from oneshader.reflection.model import Target
@@ -86,7 +87,7 @@ def test_loads_with_an_offset_are_found_by_the_texture_type() -> None:
     texts = ["Texture2DMS<float4> ms; Texture2D<float4> plain; RWTexture2D<float4> rw;"]
     code = "ms.Load(c, 1, int2(1, 0)); plain.Load(int3(c, 0), int2(1, 0)); ms.Load(c, 1); "
     code += "plain.Load(int3(c, 0)); rw.Load(c, s);"
-    assert [call for _, _, call in load_offsets(code, texts)] == [
+    assert [call for _, _, call in load_offsets(code, offset_textures(texts))] == [
         "oneshader_offset(c, int2(1, 0)), 1",
         "oneshader_offset(int3(c, 0), int2(1, 0))",
     ]

@@ -205,3 +205,16 @@ def render(draw: Any, size: int) -> Any:
         (size, size, 1),
     )
     return np.frombuffer(bytes(raw), np.uint8).reshape(size, size, 4)
+
+
+def runtime_bindings(result: Any, folder: Path, stem: str) -> Any:
+    """The runtime bindings (``oneshader.bindings.load``) of a successful compile ``result``,
+    its code written into ``folder`` beside its reflection as ``stem.*``."""
+    from oneshader.bindings import load
+    from oneshader.reflection.format import ReflectionFormat
+
+    assert result.reflection is not None, [d.format() for d in result.diagnostics]
+    for o in result.outputs:
+        (folder / f"{stem}{o.suffix}").write_bytes(o.data)
+    (folder / f"{stem}.reflection").write_bytes(ReflectionFormat.write(result.reflection))
+    return load(folder / f"{stem}.reflection")

@@ -32,7 +32,7 @@ from oneshader.bindings.stages import (
     check_link,
     check_targets,
 )
-from oneshader.fsutil import read_beside
+from oneshader.fsutil import read_beside, read_file
 from oneshader.reflection.model import (
     BuiltIn,
     DeviceFeatures,
@@ -418,7 +418,7 @@ class Shader:
         path = self.code_path(directory, target)
         mark = Path(directory) / f"{self.stem}.reflection"
         try:
-            unit = read_beside(mark, lambda _: path.read_bytes())
+            unit = read_beside(mark, lambda _: read_file(path))
         except FileNotFoundError as err:
             if err.filename != str(mark):
                 raise
@@ -445,7 +445,8 @@ class Shader:
         """The WebGPU features a device must have been granted to run this shader's code
         (``adapter.request_device_sync(required_features=SHADER.required_features)``):
         ``shader-f16`` for 16-bit floats, ``clip-distances`` where a vertex entry writes
-        SV_ClipDistance (the WGSL enables them), ``texture-adapter-specific-format-features``
+        SV_ClipDistance (the WGSL enables them), ``subgroup`` for wave/quad operations,
+        ``texture-adapter-specific-format-features``
         where a storage texture is read and written in a format core WebGPU allows only one
         of the two for (rgba8unorm, rgba32float...; ``texture-formats-tier2`` serves too)."""
         entries = self.reflection.entry_points
@@ -457,6 +458,8 @@ class Shader:
             for e in entries
         ):
             out.append("clip-distances")
+        if any(DeviceFeatures.Subgroups in e.features for e in entries):
+            out.append("subgroup")
         if any(read_write_feature(r) for r in self.reflection.resources):
             out.append(READ_WRITE_FEATURE)
         return tuple(out)

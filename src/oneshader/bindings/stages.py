@@ -126,16 +126,9 @@ def vertex_numpy(fmt: VertexFormat) -> np.dtype[Any]:
     return scalar if not n else np.dtype((scalar, (int(n),)))
 
 
-_FORMAT_SIZES = {"8": 1, "16": 2, "32": 4}
-
-
 def format_size(fmt: VertexFormat) -> int:
     """Bytes of one attribute in a vertex buffer."""
-    if fmt in (VertexFormat.Unorm10_10_10_2, VertexFormat.Unorm8x4Bgra):
-        return 4
-    base, _, n = fmt.value.partition("x")
-    bits = base.lstrip("abcdefghijklmnopqrstuvwxyz")
-    return _FORMAT_SIZES[bits] * int(n or 1)
+    return fmt.size
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,9 @@ from oneshader.buildtask.scheduler import WorkerPool
 from oneshader.buildtask.sources import walk_shaders
 from oneshader.diagnostics import UserError
 
-WATCH_POLL_SECONDS = 0.3
+WATCH_POLL_SECONDS = 0.3  # the whole tree (new shaders, the pyproject)
+WATCH_INPUTS_SECONDS = 0.01  # the files the outputs were built from: an edit is seen at once
+WATCH_SETTLE_SECONDS = 0.02  # a save is over once the files stay as they are this long
 
 
 def run_once(
@@ -59,9 +61,9 @@ def build_command(args: argparse.Namespace, cwd: Path | None = None) -> int:
 # --- watch -----------------------------------------------------------------------------------
 
 
-def _snapshot(config: BuildConfig | None, inputs: set[Path], cwd: Path) -> frozenset[object]:
-    """Stamps of everything whose change should trigger a rebuild: the pyproject, every shader
-    under the sources (new ones too), and every file the outputs were built from."""
+def _watched(config: BuildConfig | None, inputs: set[Path], cwd: Path) -> set[Path]:
+    """Everything whose change should trigger a rebuild: the pyproject, every shader under the
+    sources (new ones too), and every file the outputs were built from."""
     files = set(inputs)
     roots = list(config.sources) if config else [cwd]
     if config and config.pyproject:
@@ -73,6 +75,11 @@ def _snapshot(config: BuildConfig | None, inputs: set[Path], cwd: Path) -> froze
             files.update(walk_shaders(root))
         else:
             files.add(root)
+    return files
+
+
+def _snapshot(files: set[Path]) -> frozenset[object]:
+    """The stamps of ``files`` (a stat each)."""
     stamps: set[object] = set()
     for f in files:
         try:
@@ -81,6 +88,38 @@ def _snapshot(config: BuildConfig | None, inputs: set[Path], cwd: Path) -> froze
         except OSError:
             stamps.add((f, None))
     return frozenset(stamps)
+
+
+def _wait_for_change(
+    config: BuildConfig | None,
+    inputs: set[Path],
+    cwd: Path,
+    files: set[Path],
+    before: frozenset[object],
+) -> None:
+    """Return once a watched file changed and then stayed as it is for a moment (an editor's
+    save is over). The files known are stat'ed every few milliseconds (an edit of a shader or
+    of one of its includes is seen at once); the walk of the whole tree, which finds new
+    shaders, every :data:`WATCH_POLL_SECONDS`. ``before``: the stamps of ``files`` when the
+    last build ended."""
+    walked = time.monotonic()
+    pause = WATCH_INPUTS_SECONDS
+    while True:
+        time.sleep(pause)
+        if time.monotonic() - walked >= WATCH_POLL_SECONDS:
+            files, walked = _watched(config, inputs, cwd), time.monotonic()
+        t0 = time.monotonic()
+        if _snapshot(files) != before:
+            break
+        # the stat'ing takes at most about 2% of a core however big the tree
+        pause = max(WATCH_INPUTS_SECONDS, 50 * (time.monotonic() - t0))
+    now = _snapshot(files)
+    while True:
+        time.sleep(WATCH_SETTLE_SECONDS)
+        later = _snapshot(files)
+        if later == now:
+            return
+        now = later
 
 
 def watch(
@@ -107,23 +146,27 @@ def watch(
                 if pool is None or (pool.size, pool.limits) != (config.jobs, config.limits):
                     if pool is not None:
                         pool.close()
-                    pool = WorkerPool(config.jobs, limits=config.limits)
+                    pool = WorkerPool(
+                        config.jobs,
+                        server_idle_seconds=config.server_idle_seconds,
+                        limits=config.limits,
+                    )
                 report = run_once(config, pool, progress, inputs)
                 status = 0 if report.ok else 1
+                pool.warm()  # the next edit's compile waits for no compiler to start
             except UserError as err:
                 for d in err.diagnostics:
                     progress.diagnostic(d)
                 status = 2
             n += 1
-            before = _snapshot(config, inputs, cwd)
+            files = _watched(config, inputs, cwd)
+            before = _snapshot(files)
             if on_round is not None:
                 on_round(n, status)
             if rounds is not None and n >= rounds:
                 break
             progress.summary("watching for changes (Ctrl-C to stop)")
-            while _snapshot(config, inputs, cwd) == before:
-                time.sleep(WATCH_POLL_SECONDS)
-            time.sleep(0.05)  # let an editor finish its save
+            _wait_for_change(config, inputs, cwd, files, before)
     except KeyboardInterrupt:
         progress.summary("stopped watching")
     finally:

@@ -27,6 +27,7 @@ from oneshader.compiler.api import (
 from oneshader.compiler.process.server import DEFAULT_IDLE_SECONDS
 from oneshader.diagnostics import Code, Diagnostic, Severity, UserError, source_excerpt
 from oneshader.fsutil import display_path as display_path  # its home before fsutil
+from oneshader.fsutil import named_path, read_file
 from oneshader.reflection.model import Stage, Target
 
 PYPROJECT = "pyproject.toml"
@@ -51,6 +52,7 @@ _KNOWN_KEYS = frozenset(
         "memory-limit",
         "bind-register",
         "matrix-layout",
+        "enable-16bit-types",
         "placement",
         *(f"{c}-shift" for c in REGISTER_CLASSES),
     }
@@ -78,6 +80,7 @@ class Settings:
     time_limit: float | None = None
     memory_limit: int | None = None
     row_major: bool | None = None
+    enable_16bit_types: bool | None = None  # DXC's -enable-16bit-types
     file_rules: tuple[FileRule, ...] = ()  # variants and file-targets, in the file's order
     dxc_placement: bool | None = None  # placement = "dxc" / --placement dxc
     stage_rules: tuple[StageRule, ...] = ()  # [tool.oneshader.stages], in the file's order
@@ -98,6 +101,7 @@ class BuildConfig:
     shifts: tuple[RegisterShift, ...] = ()
     bind_registers: tuple[BindRegister, ...] = ()
     row_major: bool = False  # DXC's -Zpr
+    enable_16bit_types: bool = False  # DXC's -enable-16bit-types
     dxc_placement: bool = False  # registers placed exactly as DXC (b0, t0, u0 on one binding)
     stage_rules: tuple[StageRule, ...] = ()
     command_entry: EntryPointSpec | None = None
@@ -211,8 +215,9 @@ def _str_list(value: object) -> list[str] | None:
 
 
 def parse_targets(text: str) -> tuple[Target, ...] | None:
-    """``spirv,msl,wgsl`` (any order, any subset) in canonical order; None if a name is unknown."""
-    names = [n.strip().lower() for n in text.split(",") if n.strip()]
+    """``spirv,msl,wgsl`` (any order, any subset) in canonical order; None if a name is unknown
+    or empty (``""``, ``spirv,,wgsl``: a mistake, not "all")."""
+    names = [n.strip().lower() for n in text.split(",")]
     by_name = {t.value: t for t in Target} | {"metal": Target.Msl, "spv": Target.SpirV}
     if not names or any(n not in by_name for n in names):
         return None
@@ -220,22 +225,33 @@ def parse_targets(text: str) -> tuple[Target, ...] | None:
     return tuple(t for t in Target if t in chosen)
 
 
+MAX_UINT = 2**32 - 1  # registers, spaces, shifts, bindings and sets are 32-bit unsigned, as DXC's
+
+
+def _number(value: object) -> int | None:
+    """A 32-bit unsigned number (an int, or its decimal digits), None for anything else."""
+    if isinstance(value, str) and value.isascii() and value.isdigit():
+        value = int(value)
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_UINT:
+        return value
+    return None
+
+
 def _space(value: object) -> int | str | None:
     """A register space: a number, or "all" (None); a string error message otherwise."""
     if isinstance(value, str) and value.lower() == "all":
         return None
-    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-        return value
-    if isinstance(value, str) and value.isdigit():
-        return int(value)
-    return f"a space must be a number or 'all', not {value!r}"
+    number = _number(value)
+    if number is not None:
+        return number
+    return f"a space must be a number from 0 to {MAX_UINT} or 'all', not {value!r}"
 
 
 def _shift(cls: str, shift: object, space: object) -> RegisterShift | str:
-    if isinstance(shift, str) and shift.lstrip("-").isdigit():
-        shift = int(shift)
-    if not isinstance(shift, int) or isinstance(shift, bool):
-        return f"a {cls}-shift must be a number, not {shift!r}"
+    number = _number(shift)
+    if number is None:
+        return f"a {cls}-shift must be a number from 0 to {MAX_UINT}, not {shift!r}"
+    shift = number
     sp = _space(space)
     if isinstance(sp, str):
         return sp
@@ -246,16 +262,16 @@ _REGISTER = re.compile(r"^([btsu])(\d+)$")
 
 
 def _bind_register(reg: object, space: object, binding: object, set_: object) -> BindRegister | str:
-    if not isinstance(reg, str) or not _REGISTER.match(reg):
+    match = _REGISTER.match(reg) if isinstance(reg, str) else None
+    if match is None or int(match.group(2)) > MAX_UINT:
         return f"a register must look like b0, t3, s1 or u2, not {reg!r}"
     nums: list[int] = []
     for what, v in (("space", space), ("binding", binding), ("set", set_)):
-        if isinstance(v, str) and v.isdigit():
-            v = int(v)
-        if not isinstance(v, int) or isinstance(v, bool) or v < 0:
-            return f"a bind-register {what} must be a number, not {v!r}"
-        nums.append(v)
-    return BindRegister(reg, nums[0], nums[1], nums[2])
+        number = _number(v)
+        if number is None:
+            return f"a bind-register {what} must be a number from 0 to {MAX_UINT}, not {v!r}"
+        nums.append(number)
+    return BindRegister(match.group(), nums[0], nums[1], nums[2])
 
 
 def _define(text: str) -> tuple[str, str] | None:
@@ -405,7 +421,7 @@ def settings_from_table(table: Mapping[str, Any], base: Path, where: TableLocato
                 out.append(EntryPointSpec(spec["name"], stage))
             if not (base / file).is_file():
                 raise locate.error(key, f"entry points for {file!r}, which is not a file")
-            entry_points[(base / file).resolve()] = tuple(out)
+            entry_points[named_path(base / file)] = tuple(out)
 
     jobs = None
     if "jobs" in table:
@@ -495,6 +511,13 @@ def settings_from_table(table: Mapping[str, Any], base: Path, where: TableLocato
                 f"(DXC's -Zpr), got {layout!r}",
             )
         row_major = layout == "row-major"
+    sixteen = table.get("enable-16bit-types")
+    if sixteen is not None and not isinstance(sixteen, bool):
+        raise where.error(
+            "enable-16bit-types",
+            f"'enable-16bit-types' must be true or false (DXC's -enable-16bit-types), got "
+            f"{sixteen!r}",
+        )
 
     return Settings(
         sources=paths("sources"),
@@ -511,6 +534,7 @@ def settings_from_table(table: Mapping[str, Any], base: Path, where: TableLocato
         time_limit=limits.get("time-limit"),
         memory_limit=int(limits["memory-limit"]) if "memory-limit" in limits else None,
         row_major=row_major,
+        enable_16bit_types=sixteen,
         dxc_placement=dxc_placement,
         stage_rules=tuple(stage_rules),
     )
@@ -521,7 +545,7 @@ def read_pyproject(path: Path, table_name: str = TOOL_TABLE) -> tuple[Mapping[st
     (for positioning later errors); positioned errors."""
     shown = display_path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_file(path).decode("utf-8")
         data = tomllib.loads(text)
     except OSError as err:
         raise UserError.at(shown, 0, 0, f"cannot read: {err.strerror}", Code.BAD_CONFIG) from None
@@ -559,7 +583,7 @@ def _placement(given: str | None) -> bool | None:
 def settings_from_args(args: Any, cwd: Path) -> Settings:
     """The command line's layer (``args`` is the namespace of ``oneshader build``)."""
     targets = None
-    if getattr(args, "targets", None):
+    if getattr(args, "targets", None) is not None:
         targets = parse_targets(args.targets)
         if targets is None:
             raise _cli_error(f"--targets must list spirv, msl, wgsl; got {args.targets!r}")
@@ -611,6 +635,7 @@ def settings_from_args(args: Any, cwd: Path) -> Settings:
         shifts=shifts,
         bind_registers=binds,
         row_major=getattr(args, "row_major", None),
+        enable_16bit_types=getattr(args, "enable_16bit_types", None),
         dxc_placement=_placement(getattr(args, "placement", None)),
         command_entry=command_entry,
     )
@@ -639,6 +664,7 @@ def merge(
     binds: tuple[BindRegister, ...] = ()
     limits = CompileLimits()
     row_major = False
+    sixteen = False
     dxc_placement = False
     stage_rules: list[StageRule] = []
     command_entry: EntryPointSpec | None = None
@@ -659,6 +685,8 @@ def merge(
             layer.time_limit or limits.seconds, layer.memory_limit or limits.memory_mib
         )
         row_major = layer.row_major if layer.row_major is not None else row_major
+        if layer.enable_16bit_types is not None:
+            sixteen = layer.enable_16bit_types
         if layer.dxc_placement is not None:
             dxc_placement = layer.dxc_placement
         stage_rules = [*layer.stage_rules, *stage_rules]  # a later layer's patterns first
@@ -684,7 +712,7 @@ def merge(
         )
     return BuildConfig(
         root=root,
-        sources=tuple(dict.fromkeys(p.resolve() for p in sources)),
+        sources=tuple(dict.fromkeys(p.resolve() if p.is_dir() else named_path(p) for p in sources)),
         out=out.resolve(),
         targets=targets or tuple(Target),
         include_dirs=tuple(dict.fromkeys(p.resolve() for p in includes)),
@@ -693,6 +721,7 @@ def merge(
         shifts=tuple(s for cls in REGISTER_CLASSES for s in shifts.get(cls, ())),
         bind_registers=binds,
         row_major=row_major,
+        enable_16bit_types=sixteen,
         dxc_placement=dxc_placement,
         stage_rules=tuple(stage_rules),
         command_entry=command_entry,

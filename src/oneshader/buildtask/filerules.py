@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
+from oneshader.fsutil import named_path
 from oneshader.reflection.model import Target
 
 __all__ = ["FileRule", "Variant", "glob_regex", "is_glob", "rule_for"]
@@ -83,7 +84,7 @@ class FileRule:
         except ValueError:
             return False
         if not is_glob(self.pattern):
-            return (self.base / self.pattern).resolve() == path
+            return named_path(self.base / self.pattern) == path
         return self._regex.fullmatch(rel) is not None
 
 

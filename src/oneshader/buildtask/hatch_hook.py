@@ -38,7 +38,7 @@ from oneshader.buildtask.progress import Progress
 from oneshader.buildtask.scheduler import WorkerPool
 from oneshader.buildtask.sources import project_name
 from oneshader.diagnostics import Code, UserError
-from oneshader.fsutil import display_path
+from oneshader.fsutil import display_path, read_file
 
 HOOK_TABLE = "tool.hatch.build.hooks.oneshader"
 # A wheel is built in an isolated environment made from [build-system] requires: pip install
@@ -93,7 +93,7 @@ class OneshaderBuildHook(BuildHookInterface):  # type: ignore[type-arg]
         layers = [pyproject_settings(pyproject)] if pyproject.is_file() else []
         table = self.config
         if table:
-            text = pyproject.read_text(encoding="utf-8") if pyproject.is_file() else ""
+            text = read_file(pyproject).decode("utf-8") if pyproject.is_file() else ""
             where = TableLocator(display_path(pyproject), text, HOOK_TABLE)
             known = {k: v for k, v in table.items() if k not in _HATCH_KEYS}
             layers.append(settings_from_table(known, root, where))

@@ -14,10 +14,13 @@ from pathlib import Path
 from oneshader.buildtask.sources import ShaderJob
 from oneshader.buildtask.state import Stamp, is_inside, stamp
 from oneshader.compiler.api import CompileResult
-from oneshader.fsutil import atomic_write, is_temporary
+from oneshader.fsutil import atomic_write, temporary_target
 from oneshader.reflection.format import ReflectionFormat
+from oneshader.reflection.model import Target
 
 REFLECTION_SUFFIX = ".reflection"
+# every suffix a shader's outputs can have (what a stem owns in OUT)
+OUTPUT_SUFFIXES = (*(t.suffix for t in Target), REFLECTION_SUFFIX)
 
 
 def planned_files(job: ShaderJob, result: CompileResult) -> list[tuple[str, bytes]]:
@@ -79,16 +82,35 @@ def remove_files(out: Path, rels: Iterable[str]) -> int:
     return removed
 
 
-def sweep_temporaries(out: Path) -> int:
-    """Remove the temporaries of writes a killed build left half done (the caller holds the
-    lock, so no other build is writing); the count removed."""
+def sweep_temporaries(out: Path, owned: Iterable[str]) -> int:
+    """Remove the temporaries that writes of a killed build left half done; the count removed.
+
+    Only what this build provably made goes: a temporary of :mod:`oneshader.fsutil`'s naming
+    (a suffix of its own) whose target is one of ``owned``, the OUT-relative files the build
+    writes (its outputs, recorded and planned, and its state). So only the folders those files
+    are in are looked at, not OUT's whole tree: another program's files there (git's, another
+    project's nested output folder and its in-flight temporaries) are never touched, and
+    ``-o ~`` does not walk the home folder. The caller holds the lock, so no other build of
+    this OUT is writing."""
+    by_folder: dict[str, set[str]] = {}
+    for rel in owned:
+        if is_inside(rel):
+            folder, _, name = rel.rpartition("/")
+            by_folder.setdefault(folder, set()).add(name)
+    top = os.path.realpath(out)
     removed = 0
-    for dirpath, _dirnames, filenames in os.walk(out):
-        for name in filenames:
-            if is_temporary(name):
-                try:
-                    os.unlink(os.path.join(dirpath, name))
+    for folder, names in sorted(by_folder.items()):
+        here = out / folder if folder else out
+        real = os.path.realpath(here)
+        if real != top and not real.startswith(top + os.sep):  # a link out of OUT
+            continue
+        try:
+            entries = list(os.scandir(here))
+        except OSError:  # not made yet, or not a folder
+            continue
+        for entry in entries:
+            if temporary_target(entry.name) in names and entry.is_file(follow_symlinks=False):
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(entry.path)
                     removed += 1
-                except FileNotFoundError:
-                    pass
     return removed

@@ -8,7 +8,7 @@ import sys
 import time
 from typing import TextIO
 
-from oneshader.diagnostics import Diagnostic, Reporter
+from oneshader.diagnostics import Diagnostic, Reporter, printable
 
 
 def wants_live_line(stream: TextIO, quiet: bool) -> bool:
@@ -64,7 +64,7 @@ class Progress:
         current = next(iter(self.running), "")
         elapsed = time.perf_counter() - self.started
         width = shutil.get_terminal_size((80, 24)).columns
-        line = f"[{self.done}/{self.total}] {elapsed:5.1f}s {current}"
+        line = f"[{self.done}/{self.total}] {elapsed:5.1f}s {printable(current)}"
         self.stream.write("\r\x1b[K" + line[: max(width - 1, 10)])
         self.stream.flush()
         self._shown = True
@@ -79,7 +79,8 @@ class Progress:
         if self.live:
             self._draw()
         elif not self.quiet:
-            self.stream.write(f"[{self.done}/{self.total}] {verdict} {name} ({seconds:.2f}s)\n")
+            shown = printable(name)
+            self.stream.write(f"[{self.done}/{self.total}] {verdict} {shown} ({seconds:.2f}s)\n")
             self.stream.flush()
 
     def tick(self) -> None:
@@ -100,5 +101,5 @@ class Progress:
 
     def summary(self, text: str) -> None:
         self._clear()
-        self.stream.write(text + "\n")
+        self.stream.write(printable(text) + "\n")
         self.stream.flush()

@@ -18,6 +18,7 @@ from typing import Protocol
 from oneshader.buildtask.sources import ShaderJob
 from oneshader.compiler.api import CompileLimits, CompileOptions, CompileResult
 from oneshader.compiler.process.server import CompileServer
+from oneshader.compiler.process.spawned import SpawnedWorker, uses_spawn
 from oneshader.compiler.process.worker import CompilerWorker
 from oneshader.compiler.process.zygote import Zygote
 from oneshader.diagnostics import Code, Diagnostic, Severity, UserError
@@ -65,6 +66,7 @@ class WorkerPool:
         self.factory = factory or self._compiler_worker
         self.server_idle_seconds = server_idle_seconds
         self.limits = limits or CompileLimits()
+        self.spawn = uses_spawn()  # the portable process path (no zygote, no server)
         self.server: CompileServer | None = None
         self.server_refused = ""  # why no compile server was used, when one was wanted
         self._workers: list[Worker | None] = [None] * self.size
@@ -72,7 +74,15 @@ class WorkerPool:
         self._zygote_lock = threading.Lock()
 
     def _compiler_worker(self) -> Worker:
-        """A real worker, forked from the pool's one zygote (Slang's start-up paid once)."""
+        """A real worker, forked from the pool's one zygote (Slang's start-up paid once), or
+        on the portable path a process of its own."""
+        if self.spawn:
+            from oneshader.compiler import missing_compiler
+
+            reason = missing_compiler()
+            if reason is not None:
+                raise CompilerUnavailable(reason)
+            return SpawnedWorker(self.limits.seconds, self.limits.memory_bytes)
         with self._zygote_lock:
             if self._zygote is None:
                 from oneshader.compiler import missing_compiler
@@ -187,6 +197,20 @@ class WorkerPool:
         if worker is not None:
             with contextlib.suppress(Exception):
                 worker.close()
+
+    def warm(self) -> None:
+        """Every worker started and its compiler process forked and ready, so that the next
+        compile waits for neither (``--watch`` warms its pool while the user edits)."""
+        for slot in range(self.size):
+            try:
+                worker = self._workers[slot]
+                if worker is None:
+                    worker = self._workers[slot] = self.factory()
+                start = getattr(worker, "start", None)
+                if start is not None:
+                    start()
+            except Exception:  # the next compile starts it, and reports what fails then
+                self._discard(slot)
 
     def refusal(self) -> str:
         """Why the compile server was not used though one was wanted ("" if it was, or none

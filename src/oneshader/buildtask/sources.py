@@ -65,6 +65,8 @@ def options_key(options: CompileOptions, root: Path) -> str:
     }
     if options.row_major:  # (absent when off: the keys of earlier builds stay valid)
         doc["row_major"] = True
+    if options.enable_16bit_types:
+        doc["enable_16bit_types"] = True
     if options.dxc_placement:  # (absent by default, as row_major)
         doc["dxc_placement"] = True
     return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()[:32]
@@ -95,7 +97,7 @@ def discover(config: BuildConfig) -> list[ShaderJob]:
         if src.is_dir():  # walked from a resolved folder, without following links
             files = [(f, f.relative_to(src).as_posix()) for f in walk_shaders(src, config.out)]
         elif src.exists():
-            files = [(src.resolve(), src.name)]
+            files = [(src, src.name)]  # named as given (a link too: docs/build.md)
         else:
             raise UserError.at(
                 where, 0, 0, f"no such file or folder: {display_path(src)}", Code.BAD_USAGE
@@ -140,6 +142,7 @@ def discover(config: BuildConfig) -> list[ShaderJob]:
                     shifts=config.shifts,
                     bind_registers=config.bind_registers,
                     row_major=config.row_major,
+                    enable_16bit_types=config.enable_16bit_types,
                     dxc_placement=config.dxc_placement,
                 )
                 key = options_key(options, config.root)

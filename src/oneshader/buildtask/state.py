@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from oneshader.compiler.api import InputFile
-from oneshader.fsutil import atomic_write, read_regular
+from oneshader.fsutil import atomic_write, read_file, read_regular
 
 STATE_NAME = ".oneshader-state.json"
 FORMAT = "oneshader-build-state"
@@ -29,12 +29,19 @@ _RACY_NS = 100_000_000
 
 @dataclass
 class Stamp:
-    """What a file looked like: ``path`` relative to the project (inputs) or to OUT (outputs)."""
+    """What a file looked like: ``path`` relative to the project (inputs) or to OUT (outputs).
+
+    An input's ``path`` is the name the compile used (an include through a link is named by
+    the link); ``real`` is the file that name led to (links resolved, relative to the project)
+    and ``identity`` that file's ``device:inode``, so that a link retargeted, or a file put in
+    another's place with its size and mtime, is a change. Outputs leave both empty."""
 
     path: str
     mtime_ns: int
     size: int
     sha256: str
+    real: str = ""
+    identity: str = ""
 
 
 @dataclass
@@ -59,7 +66,7 @@ class BuildState:
         """The state stored in ``out`` and "", or an empty state and why the file was ignored."""
         path = out / STATE_NAME
         try:
-            raw = path.read_bytes()
+            raw = read_file(path)
         except FileNotFoundError:
             return BuildState(), ""
         except OSError as err:
@@ -103,7 +110,15 @@ def is_inside(rel: str) -> bool:
 
 
 def _stamps(items: Any) -> list[Stamp]:
-    return [Stamp(str(p), int(m), int(s), str(h)) for p, m, s, h in items]
+    """Rows of four (an output, or an input of a build before links were recorded: no longer
+    current) or six."""
+    stamps = []
+    for row in items:
+        if len(row) not in (4, 6):
+            raise ValueError("a stamp of neither 4 nor 6 fields")
+        p, m, s, h, *links = row
+        stamps.append(Stamp(str(p), int(m), int(s), str(h), *map(str, links)))
+    return stamps
 
 
 def _outputs(items: Any) -> list[Stamp]:
@@ -118,7 +133,10 @@ def _outputs(items: Any) -> list[Stamp]:
 
 def _rows(stamps: list[Stamp]) -> list[list[Any]]:
     """The stored form that :func:`_stamps` reads back."""
-    return [[s.path, s.mtime_ns, s.size, s.sha256] for s in stamps]
+    return [
+        [s.path, s.mtime_ns, s.size, s.sha256, *((s.real, s.identity) if s.real else ())]
+        for s in stamps
+    ]
 
 
 def _from_body(body: dict[str, Any]) -> BuildState:
@@ -159,21 +177,25 @@ def file_hash(path: Path) -> str:
     return hashlib.sha256(read_regular(path)[0]).hexdigest()
 
 
-def stamp(path: Path, name: str, data: bytes | None = None) -> Stamp:
+def stamp(path: Path, name: str, data: bytes | None = None, *, real: str = "") -> Stamp:
     """Stamp ``path`` now; ``data`` is its content when the caller just wrote it (an output,
-    whose fresh mtime is then trusted: nobody else writes it in the same tick)."""
+    whose fresh mtime is then trusted: nobody else writes it in the same tick). ``real``: for
+    an input, the name of the file ``path`` leads to (its identity is recorded too)."""
     st = path.stat()
     digest = hashlib.sha256(data).hexdigest() if data is not None else file_hash(path)
     fresh = time.time_ns() - st.st_mtime_ns <= _RACY_NS
     mtime = 0 if fresh and data is None else st.st_mtime_ns
-    return Stamp(name, mtime, st.st_size, digest)
+    identity = f"{st.st_dev}:{st.st_ino}" if real else ""
+    return Stamp(name, mtime, st.st_size, digest, real, identity)
 
 
-def input_stamp(f: InputFile, name: str) -> Stamp:
-    """The stamp of a file as the compiler read it. Its mtime is stored as unknown (0) when it
-    was that close to the read (an edit just after may keep it), so the next check hashes it."""
+def input_stamp(f: InputFile, name: str, real: str) -> Stamp:
+    """The stamp of a file as the compiler read it under ``name`` (``real``: the file that name
+    led to). Its mtime is stored as unknown (0) when it was that close to the read (an edit
+    just after may keep it), so the next check hashes it."""
     racy = f.read_ns - f.mtime_ns <= _RACY_NS
-    return Stamp(name, 0 if racy or not f.sha256 else f.mtime_ns, f.size, f.sha256)
+    mtime = 0 if racy or not f.sha256 else f.mtime_ns
+    return Stamp(name, mtime, f.size, f.sha256, real, f.identity)
 
 
 class Checker:
@@ -184,22 +206,38 @@ class Checker:
     """
 
     def __init__(self) -> None:
-        self._seen: dict[str, tuple[int, int, str | None]] = {}
+        # path -> (mtime, size, digest or None, the file it leads to, its device:inode)
+        self._seen: dict[str, tuple[int, int, str | None, str, str]] = {}
+        self._folders: dict[str, str] = {}  # folder -> with its links resolved
 
-    def unchanged(self, path: str, st: Stamp) -> bool:
+    def _real(self, path: str) -> str:
+        """``os.path.realpath(path)``, resolving each folder once per build (most inputs share
+        a few folders) and the file's own name only when it is a link."""
+        folder, name = os.path.split(path)
+        real_folder = self._folders.get(folder)
+        if real_folder is None:
+            real_folder = self._folders[folder] = os.path.realpath(folder)
+        joined = os.path.join(real_folder, name)
+        return os.path.realpath(joined) if os.path.islink(joined) else joined
+
+    def unchanged(self, path: str, st: Stamp, real: str | None = None) -> bool:
+        """Whether ``path`` still holds what ``st`` stamped; for an input, ``real`` is the
+        absolute file it led to then ("" when not recorded: not current)."""
         info = self._seen.get(path)
         if info is None:
             try:
                 s = os.stat(path)
+                where = self._real(path)
             except OSError:
-                self._seen[path] = (-1, -1, None)
+                self._seen[path] = (-1, -1, None, "", "")
                 return False
-            info = (s.st_mtime_ns, s.st_size, None)
+            info = (s.st_mtime_ns, s.st_size, None, where, f"{s.st_dev}:{s.st_ino}")
             self._seen[path] = info
-        mtime, size, digest = info
-        if size < 0:
-            return False
-        if st.mtime_ns == mtime and st.size == size and mtime != 0:
+        mtime, size, digest, where, identity = info
+        if size < 0 or (real is not None and real != where):
+            return False  # gone, or the name leads to another file now (a link retargeted)
+        same_file = not st.identity or st.identity == identity
+        if st.mtime_ns == mtime and st.size == size and mtime != 0 and same_file:
             return True
         if size != st.size:
             return False
@@ -208,11 +246,13 @@ class Checker:
                 digest = file_hash(Path(path))
             except OSError:
                 return False
-            self._seen[path] = (mtime, size, digest)
+            self._seen[path] = (mtime, size, digest, where, identity)
         if digest != st.sha256:
             return False
         if time.time_ns() - mtime > _RACY_NS:
             st.mtime_ns = mtime
+            if st.identity:
+                st.identity = identity
         return True
 
 
@@ -223,13 +263,14 @@ def is_current(
     whether a stamp was refreshed on the way (the state then wants saving)."""
     if record.key != key:
         return False, False
-    before = [s.mtime_ns for s in (*record.inputs, *record.outputs)]
+    before = [(s.mtime_ns, s.identity) for s in (*record.inputs, *record.outputs)]
     root_s, out_s = str(root), str(out)
     for s in record.inputs:
-        if not checker.unchanged(os.path.join(root_s, s.path), s):
+        real = os.path.normpath(os.path.join(root_s, s.real)) if s.real else ""
+        if not checker.unchanged(os.path.join(root_s, s.path), s, real):
             return False, False
     for s in record.outputs:
         if not checker.unchanged(os.path.join(out_s, s.path), s):
             return False, False
-    after = [s.mtime_ns for s in (*record.inputs, *record.outputs)]
+    after = [(s.mtime_ns, s.identity) for s in (*record.inputs, *record.outputs)]
     return True, before != after

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from oneshader.codegen import generate, plan
 from oneshader.diagnostics import GCC, Reporter, UserError
+from oneshader.fsutil import read_file
 
 
 def generate_command(files: list[str], output: str, *, check: bool, report: Reporter = GCC) -> int:
@@ -28,7 +29,7 @@ def _check(files: list[Path], out_dir: Path, report: Reporter) -> int:
     for name, data in plan(files).items():
         path = out_dir / name
         try:
-            current = path.read_bytes()
+            current = read_file(path)
         except FileNotFoundError:
             stale.append((path, "missing"))
             continue

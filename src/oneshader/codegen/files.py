@@ -8,6 +8,7 @@ never from the source name inside the file, so no file can make the generator wr
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -15,13 +16,21 @@ from oneshader.codegen.names import identifier, stem_of
 from oneshader.codegen.render import render_module
 from oneshader.codegen.variants import render_variants, variant_of
 from oneshader.diagnostics import Code, Diagnostic, Severity, UserError
-from oneshader.fsutil import display_path, read_beside, write_many_if_changed
+from oneshader.fsutil import display_path, read_beside, read_file, write_many_if_changed
 from oneshader.reflection.model import ShaderReflection, Target
 from oneshader.reflection.validate import LayoutError, read_checked
 
 __all__ = ["built_code", "generate", "plan", "read_unit", "render_file", "stem_of"]
 
 _TRIES = 3
+_WAIT_SECONDS = 0.05  # before reading a reflection again that a build has removed for a moment
+
+
+def _code_beside(path: Path) -> bool:
+    """Whether code files of ``path``'s shader are there: a reflection missing beside them is
+    being rewritten by a build (docs/build.md), not a name mistyped."""
+    stem = stem_of(path)
+    return any((path.parent / f"{stem}{t.suffix}").exists() for t in Target)
 
 
 def built_code(path: Path, model: ShaderReflection) -> dict[Target, str | bytes]:
@@ -33,9 +42,9 @@ def built_code(path: Path, model: ShaderReflection) -> dict[Target, str | bytes]
     for target in (Target.Wgsl, Target.SpirV):
         if target not in model.targets:
             continue
-        try:
-            data = (path.parent / f"{stem}{target.suffix}").read_bytes()
-        except OSError:
+        try:  # bounded, and never blocking on a FIFO put in the code's place
+            data = read_file(path.parent / f"{stem}{target.suffix}")
+        except FileNotFoundError:
             continue
         out[target] = data if target is Target.SpirV else data.decode("utf-8", "replace")
     return out
@@ -52,19 +61,25 @@ def read_unit(path: Path) -> tuple[ShaderReflection, dict[Target, str | bytes]]:
         model = read_checked(data, file=name)
         return model, built_code(path, model)
 
-    for _ in range(_TRIES):
+    for attempt in range(_TRIES):
         try:
             unit = read_beside(path, model_and_code)
+        except FileNotFoundError as err:
+            if err.filename != name or not _code_beside(path):
+                raise UserError.at(name, 0, 0, f"cannot read: {err.strerror or err}") from None
+            unit = None  # removed by a build writing its code files: it comes back after them
+            time.sleep(_WAIT_SECONDS * (attempt + 1))
         except OSError as err:
-            raise UserError.at(name, 0, 0, f"cannot read: {err.strerror or err}") from None
+            where = err.filename if isinstance(err.filename, str) else name
+            raise UserError.at(where, 0, 0, f"cannot read: {err.strerror or err}") from None
         if unit is not None:
             return unit[1]
     raise UserError.at(
         name,
         0,
         0,
-        f"changed {_TRIES} times while the code files beside it were read (a build is "
-        "writing them); generate again when it is done",
+        f"changed or went missing {_TRIES} times while the code files beside it were read "
+        "(a build is writing them); generate again when it is done",
         Code.OUTPUTS_CHANGING,
     )
 

@@ -18,6 +18,7 @@ from oneshader.compiler.api import (
     RegisterShift,
     stage_from_name,
 )
+from oneshader.fsutil import read_file
 
 # Bumped by hand when outputs change meaning; the digest below catches every other code change.
 COMPILER_CODE_VERSION = "1"
@@ -65,6 +66,6 @@ def compiler_version() -> str:
     digest = hashlib.sha256()
     for source in sorted(Path(__file__).parent.rglob("*.py")):
         digest.update(source.relative_to(Path(__file__).parent).as_posix().encode())
-        digest.update(source.read_bytes())
+        digest.update(read_file(source))
     code = f"{COMPILER_CODE_VERSION}.{digest.hexdigest()[:12]}"
     return f"slang-{SLANG_VERSION}+slangpy-{slangpy}+oneshader-compiler-{code}"

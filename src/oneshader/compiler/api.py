@@ -89,6 +89,10 @@ class CompileOptions:
     # DXC's -Zpr: a matrix declared without row_major/column_major is row-major (code ported
     # from Direct3D often assumes it); HLSL's default, column-major, otherwise.
     row_major: bool = False
+    # DXC's -enable-16bit-types: the minimum-precision types are the 16-bit types they stand
+    # for (min16float/min10float half, min16int/min12int int16_t, min16uint uint16_t) and
+    # __HLSL_ENABLE_16_BIT is defined; 32-bit otherwise, as DXC has them without it.
+    enable_16bit_types: bool = False
     # DXC's placement exactly: registers of every class from binding 0, so b0, t0 and u0 share
     # binding 0 (OS3001). Off (the default), a space whose classes collide lays them out one
     # after another, b, t, s, u (docs/dxc-compatibility.md); any shift or bind-register given
@@ -129,13 +133,17 @@ class InputFile:
     what its outputs come from, not what the file holds before or after. ``sha256`` is "" when
     the file changed while the compiler used it (what was compiled is then unknown).
     ``read_ns`` is the wall clock at the read: an mtime that close to it may not have moved yet
-    for an edit made just after."""
+    for an edit made just after. A file included through a link is named by the link
+    (``named``) and by what it led to (``path``, ``identity``), so that a build sees the link
+    retargeted."""
 
-    path: str  # absolute
+    path: str  # absolute, links resolved: the file read
     mtime_ns: int
     size: int
     sha256: str
     read_ns: int = field(compare=False)  # a clock reading: two reads of one file compare equal
+    named: str = ""  # absolute, as the compile named it (links kept); "" when that is ``path``
+    identity: str = ""  # "device:inode" of the file read ("" when unknown)
 
 
 @dataclass(frozen=True)

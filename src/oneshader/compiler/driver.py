@@ -37,6 +37,7 @@ from oneshader.compiler.unify.entries import (
     entry_points,
 )
 from oneshader.compiler.unify.metal_padding import as_declared, reference_padding
+from oneshader.compiler.unify.nesting import check_nesting
 from oneshader.diagnostics import Code, Collector, Diagnostic, Severity, UserError
 from oneshader.reflection.model import ShaderReflection, Target
 
@@ -151,6 +152,7 @@ def _finish(
     problems.check()
     outputs = {t.target: t.code for t in compiled}
     shader = assemble(src, options, compiled, outputs, problems)
+    check_nesting(src, [*shader.resources, *shader.pushes], problems)
     problems.check()
     outputs, depth = patch_bindings(src, outputs, shader, problems)
     problems.check()

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import Any, NoReturn, TypeVar
 
 from oneshader.diagnostics import UserError
-from oneshader.fsutil import atomic_write
+from oneshader.fsutil import atomic_write, read_file
 from oneshader.reflection.errors import ReflectionFormatError
 from oneshader.reflection.model import (
     MAX_TYPE_BYTES,
@@ -1097,11 +1097,11 @@ def _write_item(out: list[str], item: Any, names: dict[type, set[str]]) -> None:
 
 
 def read_bytes(path: str | os.PathLike[str]) -> bytes:
-    """A file's bytes; an unreadable file is a UserError naming ``path``."""
+    """A file's bytes, read bounded (a link to /dev/zero, a FIFO or a huge file is refused, not
+    read); an unreadable file is a UserError naming ``path``."""
     name = os.fspath(path)
     try:
-        with open(name, "rb") as f:
-            return f.read()
+        return read_file(name)
     except OSError as err:
         raise UserError.at(name, 0, 0, f"cannot read: {err.strerror or err}") from None
 

@@ -262,6 +262,26 @@ class VertexFormat(enum.Enum):
     def from_token(cls, token: str) -> VertexFormat:
         return cls.None_ if token == "None" else cls[token]
 
+    @property
+    def size(self) -> int:
+        """Bytes of one attribute of this format in a vertex buffer (0 for None)."""
+        if self is VertexFormat.None_:
+            return 0
+        if self in (VertexFormat.Unorm10_10_10_2, VertexFormat.Unorm8x4Bgra):
+            return 4
+        base, _, n = self.value.partition("x")
+        return int(base.lstrip("abcdefghijklmnopqrstuvwxyz")) // 8 * int(n or 1)
+
+    @property
+    def shader_scalar(self) -> ScalarKind:
+        """The 32-bit scalar a shader reads this format as (WebGPU converts on fetch): Float for
+        float, unorm and snorm formats, UInt for uint, Int for sint."""
+        if self.value.startswith("uint"):
+            return ScalarKind.UInt
+        if self.value.startswith("sint"):
+            return ScalarKind.Int
+        return ScalarKind.Float
+
 
 class Interpolation(enum.Enum):
     """HLSL interpolation modifiers of a stage variable; Default is perspective-correct."""
@@ -286,6 +306,7 @@ class DeviceFeatures(enum.IntFlag):
     PushConstant16 = 64
     InputOutput16 = 128
     Int64Atomics = 256
+    Subgroups = 512  # wave/quad operations: WebGPU's 'subgroup' feature (Vulkan 1.1, Metal: core)
 
 
 @dataclass(frozen=True)

@@ -32,9 +32,12 @@ __all__ = [
     "read_checked",
     "read_checked_file",
     "storage",
+    "too_deep",
 ]
 
 MAX_BYTES = 1 << 32  # larger than any buffer binding a GPU API allows
+# How deep structs and arrays may nest (each struct member and array element is a level): one
+# limit for the compiler (a positioned error at the struct), the reader and the generator.
 MAX_DEPTH = 32
 MAX_COUNT = 1 << 20  # resource array sizes, locations, slots
 
@@ -91,6 +94,21 @@ def _extent(t: TypeLayout) -> int:
         assert t.element is not None
         return 0 if t.length == 0 else (t.length - 1) * t.stride + _extent(t.element)
     return storage(t)
+
+
+def too_deep(t: TypeLayout) -> list[TypeLayout] | None:
+    """The nodes from ``t`` down to the first one nested more than :data:`MAX_DEPTH` levels
+    deep, as :func:`check_layout` counts them, or None (iterative: no recursion limit)."""
+    stack: list[tuple[TypeLayout, tuple[TypeLayout, ...]]] = [(t, (t,))]
+    while stack:
+        node, chain = stack.pop()
+        if len(chain) - 1 > MAX_DEPTH:
+            return list(chain)
+        if node.kind is TypeKind.Array and node.element is not None:
+            stack.append((node.element, (*chain, node.element)))
+        elif node.kind is TypeKind.Struct:
+            stack.extend((m.type, (*chain, m.type)) for m in node.members)
+    return None
 
 
 def _too_big(n: int) -> bool:

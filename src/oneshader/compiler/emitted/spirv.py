@@ -104,6 +104,7 @@ __all__ = [
     "features_of",
     "read_spirv",
     "read_spirv_shared",
+    "wgsl_features",
 ]
 
 
@@ -151,6 +152,13 @@ CAPABILITY_NAMES: dict[int, str] = {
     55: "StorageImageReadWithoutFormat",
     56: "StorageImageWriteWithoutFormat",
     61: "GroupNonUniform",
+    62: "GroupNonUniformVote",
+    63: "GroupNonUniformArithmetic",
+    64: "GroupNonUniformBallot",
+    65: "GroupNonUniformShuffle",
+    66: "GroupNonUniformShuffleRelative",
+    67: "GroupNonUniformClustered",
+    68: "GroupNonUniformQuad",
     4427: "DrawParameters",
     4433: "StorageBuffer16BitAccess",
     4434: "UniformAndStorageBuffer16BitAccess",
@@ -169,6 +177,11 @@ CAPABILITY_FEATURES: dict[str, DeviceFeatures] = {
     "Float64": DeviceFeatures.Float64,
     "Int64": DeviceFeatures.Int64,
     "Int64Atomics": DeviceFeatures.Int64Atomics,
+    **{
+        f"GroupNonUniform{kind}": DeviceFeatures.Subgroups
+        for kind in ("", "Vote", "Arithmetic", "Ballot", "Shuffle", "ShuffleRelative", "Quad")
+    },
+    "GroupNonUniformClustered": DeviceFeatures.Subgroups,
     "StorageBuffer16BitAccess": DeviceFeatures.StorageBuffer16,
     "UniformAndStorageBuffer16BitAccess": DeviceFeatures.UniformBuffer16,
     "StoragePushConstant16": DeviceFeatures.PushConstant16,
@@ -222,9 +235,20 @@ def module_features(module: EmittedModule) -> DeviceFeatures:
     f16`` (shader-f16); Metal's code needs none of them (half is core)."""
     if module.target is Target.SpirV:
         return features_of(module.capabilities)
-    if module.target is Target.Wgsl and "f16" in module.enables:
-        return DeviceFeatures.Float16
+    if module.target is Target.Wgsl:
+        return wgsl_features(module.enables)
     return DeviceFeatures(0)
+
+
+def wgsl_features(enables: frozenset[str]) -> DeviceFeatures:
+    """The device features a WGSL module's extensions need: ``f16`` (shader-f16) and
+    ``subgroups`` (the reader's name for a module that uses subgroup operations)."""
+    out = DeviceFeatures(0)
+    if "f16" in enables:
+        out |= DeviceFeatures.Float16
+    if "subgroups" in enables:
+        out |= DeviceFeatures.Subgroups
+    return out
 
 
 @dataclass

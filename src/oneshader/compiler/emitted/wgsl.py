@@ -611,6 +611,12 @@ def _stage_var(name: str, attrs: dict[str, tuple[str, ...]]) -> EmittedVariable:
     )
 
 
+# A subgroup built-in or operation (WGSL's subgroups extension; quad operations are part of it).
+SUBGROUP_OPERATION = re.compile(
+    r"@builtin\(\s*subgroup_\w+\s*\)|\b(?:subgroup[A-Z]\w*|quad(?:Broadcast|Swap\w+))\s*\("
+)
+
+
 def read_wgsl(data: bytes, source: str = ".wgsl") -> EmittedModule:
     """Everything the cross-check compares, as this module declares it."""
     parsed = _Parser(data.decode("utf-8")).parse()
@@ -619,7 +625,10 @@ def read_wgsl(data: bytes, source: str = ".wgsl") -> EmittedModule:
         for name, members in parsed.structs.items()
     }
     lay = _Layouts(structs, parsed.aliases, parsed.consts)
-    out = EmittedModule(Target.Wgsl, source, enables=frozenset(parsed.enables))
+    enables = set(parsed.enables)
+    if SUBGROUP_OPERATION.search(data.decode("utf-8")):
+        enables.add("subgroups")  # (naga knows the operations, not yet the 'enable')
+    out = EmittedModule(Target.Wgsl, source, enables=frozenset(enables))
     global_names: dict[str, str] = {}
     for emitted, space, vtype, attrs in parsed.globals:
         space_kind = space.split(",")[0] if space else "handle"

@@ -6,6 +6,7 @@ argument indices and packed vectors, and every target's locations (``patch.wgsl`
 from __future__ import annotations
 
 import re
+from typing import TypeVar
 
 from oneshader.compiler.emitted.common import (
     GLOBALS,
@@ -41,6 +42,8 @@ from oneshader.reflection.model import (
     StageVariable,
     Target,
 )
+
+_V = TypeVar("_V")
 
 
 def patch_bindings(
@@ -172,34 +175,62 @@ def _patch_wgsl(
             text,
         )
     text, depth = _wgsl_depth_textures(src, text, resources, problems)
-    for r in resources:
-        if r.rtype is ResourceTypeKind.TextureBuffer:
-            # Slang declares a tbuffer var<uniform>, with a storage buffer's layout (which the
-            # uniform address space may refuse); it is read-only storage, as its bindings say.
-            text = re.sub(
-                rf"var<uniform>(\s+{re.escape(emitted_name(r.name))}(?:_\d+)?\s*:)",
-                r"var<storage, read>\1",
-                text,
-            )
+    # Slang declares a tbuffer var<uniform>, with a storage buffer's layout (which the uniform
+    # address space may refuse); it is read-only storage, as its bindings say.
+    tbuffers = {
+        emitted_name(r.name): True for r in resources if r.rtype is ResourceTypeKind.TextureBuffer
+    }
+    text = _TBUFFER_VAR.sub(
+        lambda m: "var<storage, read>" + m.group(1) if _named(tbuffers, m.group(2)) else m[0],
+        text,
+    )
+    slots: dict[str, Slot] = {}  # by emitted name; a later resource's wins, as it came later
     for r in resources:
         slot = next((s for s in r.slots if s.target is Target.Wgsl), None)
         if slot is None:
             continue
-        text = _rebind_wgsl(text, emitted_name(r.name), slot)
+        slots.pop(emitted_name(r.name), None)
+        slots[emitted_name(r.name)] = slot
         counter = next((s for s in r.counters if s.target is Target.Wgsl), None)
         if counter is not None:  # the companion X_counter of rewrite.py
-            text = _rebind_wgsl(text, counter_name(r.name), counter)
-    return text.encode(), depth
+            slots.pop(counter_name(r.name), None)
+            slots[counter_name(r.name)] = counter
+    return _rebind_wgsl(text, slots).encode(), depth
 
 
-def _rebind_wgsl(text: str, name: str, slot: Slot) -> str:
-    """WGSL variable ``name`` (or Slang's ``name_<n>``) given ``slot`` as binding and group."""
-    var = rf"(\s*var(?:<[^>]*>)?\s+{emitted_pattern(name)}\s*:)"
-    return re.sub(
-        rf"@binding\(\d+\)\s*@group\(\d+\){var}",
-        rf"@binding({slot.binding}) @group({slot.set})\1",
-        text,
-    )
+_TBUFFER_VAR = re.compile(r"var<uniform>(\s+(\w+)\s*:)")
+_BOUND_VAR = re.compile(r"@binding\(\d+\)\s*@group\(\d+\)(\s*var(?:<[^>]*>)?\s+(\w+)\s*:)")
+_TEXTURE_VAR = re.compile(r"(var\s+(\w+)\s*:\s*)(texture_\w+)<f32>")
+_MANGLED = re.compile(r"(\w+)_\d+")
+
+
+def _names(emitted: str) -> tuple[str, ...]:
+    """The names an emitted WGSL variable may stand for: itself, or without Slang's ``_<n>``
+    (what :func:`emitted_pattern` matches, the other way round)."""
+    m = _MANGLED.fullmatch(emitted)
+    return (emitted, m.group(1)) if m else (emitted,)
+
+
+def _named(table: dict[str, _V], emitted: str) -> _V | None:
+    """The entry of ``table`` (in insertion order: the last one wins) for an emitted name."""
+    found = [name for name in _names(emitted) if name in table]
+    if not found:
+        return None
+    order = list(table) if len(found) > 1 else found
+    return table[max(found, key=order.index)]
+
+
+def _rebind_wgsl(text: str, slots: dict[str, Slot]) -> str:
+    """Each WGSL variable named in ``slots`` (or Slang's ``name_<n>``) given its slot as binding
+    and group: one pass over the code (a pass per resource cost the square of their number)."""
+
+    def rebind(m: re.Match[str]) -> str:
+        slot = _named(slots, m.group(2))
+        if slot is None:
+            return m.group(0)
+        return f"@binding({slot.binding}) @group({slot.set}){m.group(1)}"
+
+    return _BOUND_VAR.sub(rebind, text)
 
 
 def _wgsl_depth_textures(
@@ -207,19 +238,31 @@ def _wgsl_depth_textures(
 ) -> tuple[str, frozenset[str]]:
     """A texture sampled only with a comparison sampler becomes a WGSL depth texture (WGSL
     compares depth textures only; Slang declares ``texture_2d<f32>``). A texture compared and
-    also sampled plainly cannot be expressed: an error at its declaration."""
+    also sampled plainly cannot be expressed: an error at its declaration. The declarations
+    and the uses are found in one pass each, not one per texture."""
     decls = src.declarations()
+    declared: dict[str, list[re.Match[str]]] = {}  # by the names each may stand for
+    wanted: set[str] = set()  # the variables that may become depth textures
+    for m in _TEXTURE_VAR.finditer(text):
+        for name in _names(m.group(2)):
+            declared.setdefault(name, []).append(m)
+        if m.group(3) in wgsl.DEPTH_TEXTURES:
+            wanted.add(m.group(2))
+    uses: dict[str, list[int]] = {}
+    for m in _WORD.finditer(text):
+        if m.group(0) in wanted:
+            uses.setdefault(m.group(0), []).append(m.start())
+    taken: set[int] = set()  # declarations made depth textures (no longer texture_2d<f32>)
+    edits: list[tuple[int, int, str]] = []
     depth_names: set[str] = set()
     for r in resources:
         if r.rtype not in TEXTURE_TYPES:
             continue
-        decl = re.search(rf"(var\s+{emitted_pattern(r.name)}\s*:\s*)(texture_\w+)<f32>", text)
-        if not decl or decl.group(2) not in wgsl.DEPTH_TEXTURES:
+        free = (m for m in declared.get(emitted_name(r.name), ()) if m.start() not in taken)
+        decl = next(free, None)
+        if decl is None or decl.group(3) not in wgsl.DEPTH_TEXTURES:
             continue
-        emitted = re.search(r"var\s+(\w+)", decl.group(0))
-        assert emitted is not None
-        refs = [m.start() for m in re.finditer(rf"\b{emitted.group(1)}\b", text)]
-        refs = [i for i in refs if not (decl.start() <= i < decl.end())]
+        refs = [i for i in uses.get(decl.group(2), ()) if not (decl.start() <= i < decl.end())]
         compared = [bool(wgsl.WGSL_COMPARE.search(text[max(0, i - 60) : i])) for i in refs]
         if not any(compared):
             continue
@@ -234,10 +277,18 @@ def _wgsl_depth_textures(
                 )
             )
             continue
-        depth = wgsl.DEPTH_TEXTURES[decl.group(2)]
-        text = text[: decl.start(2)] + depth + text[decl.end() :]
+        taken.add(decl.start())
+        edits.append((decl.start(3), decl.end(), wgsl.DEPTH_TEXTURES[decl.group(3)]))
         depth_names.add(r.name)
-    return text, frozenset(depth_names)
+    out, last = [], 0
+    for start, end, depth in sorted(edits):
+        out += [text[last:start], depth]
+        last = end
+    out.append(text[last:])
+    return "".join(out), frozenset(depth_names)
+
+
+_WORD = re.compile(r"\w+")
 
 
 def _bare_result(e: EntryPoint) -> StageVariable | None:

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from oneshader.compiler.process.folder import RefusedFolder, address, open_folder
 from oneshader.compiler.process.zygote import package_root, peer_credentials, zygote_command
+from oneshader.fsutil import read_file
 
 __all__ = ["DEFAULT_IDLE_SECONDS", "CompileServer"]
 
@@ -71,7 +72,7 @@ def toolchain_key() -> str:
         rel = source.relative_to(package)
         if rel.parts[0] != "compiler":  # the rest of oneshader that a worker runs
             digest.update(rel.as_posix().encode() + b"\0")
-            digest.update(source.read_bytes())
+            digest.update(read_file(source))
     library = library_path()  # UserError when Slang is not installed: no server then
     st = library.stat()
     digest.update(f"{library}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())

@@ -203,7 +203,10 @@ def encode_result(result: CompileResult) -> bytes:
                 else ReflectionFormat.write(r.reflection).decode("utf-8")
             ),
             "outputs": [[o.target.value, base64.b64encode(o.data).decode()] for o in r.outputs],
-            "inputs": [[f.path, f.mtime_ns, f.size, f.sha256, f.read_ns] for f in r.inputs],
+            "inputs": [
+                [f.path, f.mtime_ns, f.size, f.sha256, f.read_ns, f.named, f.identity]
+                for f in r.inputs
+            ],
             "crashed": r.crashed,
         }
     )
@@ -228,8 +231,16 @@ def _output(v: object) -> OutputFile:
 
 
 def _input(v: object) -> InputFile:
-    path, mtime, size, digest, read_ns = _list(v, 5)
-    return InputFile(_str(path), _int(mtime), _int(size), _str(digest), _int(read_ns))
+    path, mtime, size, digest, read_ns, named, identity = _list(v, 7)
+    return InputFile(
+        _str(path),
+        _int(mtime),
+        _int(size),
+        _str(digest),
+        _int(read_ns),
+        _str(named),
+        _str(identity),
+    )
 
 
 def decode_result(data: bytes) -> CompileResult:

@@ -18,6 +18,7 @@ import signal
 import socket
 import threading
 from types import TracebackType
+from typing import IO
 
 from oneshader.compiler.api import CompileOptions, CompileResult
 from oneshader.compiler.process.wire import decode_result, encode_request, receive, send
@@ -74,8 +75,8 @@ class _Child:
     def __init__(self, pid: int, channel: socket.socket) -> None:
         self.pid = pid
         self.channel = channel
-        self.reader = channel.makefile("rb")
-        self.writer = channel.makefile("wb")
+        self.reader: IO[bytes] = channel.makefile("rb")
+        self.writer: IO[bytes] = channel.makefile("wb")
 
     def idle_and_alive(self) -> bool:
         """An idle worker never writes unasked: a readable channel means it has ended."""
@@ -125,9 +126,17 @@ class CompilerWorker:
                 return self._child
             self._end_child(kill=True)
             self.restarts += 1
-        pid, channel = self._zygote.fork()
-        self._child = _Child(pid, channel)
+        self._child = self._start_child()
         return self._child
+
+    def _start_child(self) -> _Child:
+        """A new warm child (forked by the zygote)."""
+        pid, channel = self._zygote.fork()
+        return _Child(pid, channel)
+
+    def _reap(self, child: _Child) -> tuple[int, int] | None:
+        """Wait for ``child`` (killing it after a grace); its return code and peak memory."""
+        return self._zygote.wait(child.pid, _REAP_SECONDS)
 
     def _end_child(self, *, kill: bool) -> tuple[int, int] | None:
         """Close the channel (the child exits at end of file), reap the child; its exit code
@@ -138,7 +147,7 @@ class CompilerWorker:
         if kill:
             child.kill()
         child.close()
-        return self._zygote.wait(child.pid, _REAP_SECONDS)
+        return self._reap(child)
 
     def compile(self, path: str, options: CompileOptions) -> CompileResult:
         with self._lock:

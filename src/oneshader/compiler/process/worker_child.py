@@ -36,7 +36,7 @@ def prepare() -> None:
 _OUT_OF_MEMORY = 137  # what a process killed for memory exits with (128 + SIGKILL)
 
 
-def _serve_requests(inp: IO[bytes], out: IO[bytes]) -> None:
+def serve_requests(inp: IO[bytes], out: IO[bytes]) -> None:
     from oneshader.compiler.driver import compile_file
 
     while True:
@@ -76,7 +76,7 @@ def serve(fd: int) -> NoReturn:
             channel.makefile("rb") as inp,
             channel.makefile("wb") as out,
         ):
-            _serve_requests(inp, out)
+            serve_requests(inp, out)
         status = 0
     finally:
         os._exit(status)

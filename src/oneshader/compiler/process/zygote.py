@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import resource
 import socket
 import subprocess
 import sys
@@ -46,7 +45,12 @@ def package_root() -> str:
 
 
 def zygote_command(*args: str) -> tuple[list[str], dict[str, str]]:
-    """The command line and environment of a zygote process for this very oneshader.
+    """The command line and environment of a zygote process for this very oneshader."""
+    return python_command("oneshader.compiler.process.zygote_child", *args)
+
+
+def python_command(module: str, *args: str) -> tuple[list[str], dict[str, str]]:
+    """The command line and environment of a process running ``module`` of this very oneshader.
 
     The child imports this oneshader, installed or not, and finds everything where this process
     does: it gets this process's sys.path, but for its first entry (the script's folder, or the
@@ -54,7 +58,7 @@ def zygote_command(*args: str) -> tuple[list[str], dict[str, str]]:
     .pth files (some import packages) cost a start-up ~15 ms for nothing."""
     paths = dict.fromkeys(p for p in (package_root(), *sys.path[1:]) if p)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(paths))
-    return [sys.executable, "-S", "-m", "oneshader.compiler.process.zygote_child", *args], env
+    return [sys.executable, "-S", "-m", module, *args], env
 
 
 class Zygote:
@@ -198,15 +202,18 @@ class Zygote:
 
 # The limits a worker takes from its caller: what `ulimit` set for the build holds in its
 # workers, wherever they were forked.
-_LIMITS = (
-    resource.RLIMIT_AS,
-    resource.RLIMIT_DATA,
-    resource.RLIMIT_CPU,
-    resource.RLIMIT_FSIZE,
-    resource.RLIMIT_NOFILE,
-    resource.RLIMIT_STACK,
-    resource.RLIMIT_CORE,
-)
+if sys.platform != "win32":  # (the module stays importable there: the portable path uses it)
+    import resource
+
+    _LIMITS = (
+        resource.RLIMIT_AS,
+        resource.RLIMIT_DATA,
+        resource.RLIMIT_CPU,
+        resource.RLIMIT_FSIZE,
+        resource.RLIMIT_NOFILE,
+        resource.RLIMIT_STACK,
+        resource.RLIMIT_CORE,
+    )
 
 
 def caller_limits(memory_limit: int | None) -> bytes:

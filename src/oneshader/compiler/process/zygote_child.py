@@ -50,10 +50,12 @@ class _Serving:
         listener: socket.socket | None,
         idle_seconds: float,
         stop_listening: Callable[[], None] = lambda: None,
+        still_ours: Callable[[], bool] = lambda: True,
     ) -> None:
         self.listener = listener
         self.idle_seconds = idle_seconds
         self.stop_listening = stop_listening  # removes the socket file (if still ours)
+        self.still_ours = still_ours  # whether the socket file is still the one we listen on
         self.selector = selectors.DefaultSelector()
         self.workers: dict[socket.socket, set[int]] = {}
         self.orphans: dict[int, float] = {}  # pid -> when it is killed, its caller gone
@@ -185,6 +187,13 @@ class _Serving:
                         self.finish()  # its callers have gone
                         return
             self.reap_orphans()
+            if self.listener is not None and not self.still_ours():
+                # the socket file was removed or replaced: no build can reach this server any
+                # more, so it ends as soon as the builds it serves have (not at its idle time)
+                self.retire()
+                if not self.workers:
+                    self.finish()
+                    return
             if self.workers or self.orphans:
                 idle_since = time.monotonic()
             elif self.listener is not None and time.monotonic() - idle_since > self.idle_seconds:
@@ -219,18 +228,25 @@ def _listen_alone(folder: int, name: str) -> socket.socket:
     return listener
 
 
-def _remover(folder: int, name: str) -> Callable[[], None]:
-    """What removes the socket file ``name``, unless a newer server has put its own there."""
-    st = os.stat(name, dir_fd=folder)
+def _socket_file(folder: int, name: str) -> tuple[Callable[[], None], Callable[[], bool]]:
+    """What removes the socket file ``name``, unless another file has taken its place (a newer
+    server's), and what tells whether it is still there, the one this server listens on."""
+    st = os.stat(name, dir_fd=folder, follow_symlinks=False)
     ident = (st.st_dev, st.st_ino)
+
+    def ours() -> bool:
+        try:
+            st = os.stat(name, dir_fd=folder, follow_symlinks=False)
+        except OSError:
+            return False
+        return (st.st_dev, st.st_ino) == ident
 
     def remove() -> None:
         with contextlib.suppress(OSError):
-            st = os.stat(name, dir_fd=folder)
-            if (st.st_dev, st.st_ino) == ident:
+            if ours():
                 os.unlink(name, dir_fd=folder)
 
-    return remove
+    return remove, ours
 
 
 def _retire_others(folder: int, name: str) -> int:
@@ -262,7 +278,7 @@ def _main(argv: list[str]) -> None:
         path, idle = Path(argv[1]), float(argv[3])
         folder = open_folder(path.parent)  # checked as the caller checked it
         listener = _listen_alone(folder, path.name)
-        serving = _Serving(listener, idle, _remover(folder, path.name))
+        serving = _Serving(listener, idle, *_socket_file(folder, path.name))
         worker_child.prepare()  # single-threaded again when it returns: safe to fork
         _retire_others(folder, path.name)
         serving.run()

@@ -73,6 +73,7 @@ def parse(
     out: list[Diagnostic] = []
     seen: set[tuple[str, int, int, str, str]] = set()
     inserted: set[int] = set()
+    split: dict[str, list[str]] = {}  # each file's lines
     suppressed_group = False
     for record in _records(output):
         code, kind, path, line_s, col_s, message = record
@@ -100,7 +101,9 @@ def parse(
         text = text_of(path) if path and line else None
         excerpt = source_excerpt(text, line, col) if text else ""
         out.append(Diagnostic(file, line, col, severity, message, code, excerpt))
-        lines = text.split("\n") if text is not None else []
+        if text is not None and text not in split:  # once a file, not once a message
+            split[text] = text.split("\n")
+        lines = split[text] if text is not None else []
         if 0 < line <= len(lines) and col > len(lines[line - 1]) + 1:
             inserted.add(len(out) - 1)
     # The same message at a column the user's line does not have (inside a declaration a

@@ -18,10 +18,9 @@ from oneshader.reflection.model import Stage
 
 def wgsl_refusal(src: SourceSet, code: bytes, facts: TargetFacts) -> Diagnostic | None:
     """The first construct of the shader whose WGSL (``code``) naga would refuse, or None."""
-    if b"enable subgroups" in code:
-        return _subgroup_operations(src)
     return (
-        _compute_sampling(src, code, facts)
+        _subgroup_operations(src, code)
+        or _compute_sampling(src, code, facts)
         or _workgroup_arguments(src, code)
         or _buffer_locals(src, code)
         or _integer_matrix_products(src, code)
@@ -29,18 +28,23 @@ def wgsl_refusal(src: SourceSet, code: bytes, facts: TargetFacts) -> Diagnostic 
     )
 
 
-_SUBGROUP_CALL = re.compile(r"\b((?:Wave|Quad)[A-Z]\w*)\s*\(")
+_FIRST_LANE_CALL = re.compile(r"\b(WaveIsFirstLane)\s*\(")
 
 
-def _subgroup_operations(src: SourceSet) -> Diagnostic:
-    """Wave and quad intrinsics: Slang writes them with WGSL's ``enable subgroups;``, an
-    extension the validator oneshader trusts (naga, as wgpu-py ships it) does not know yet, so
-    the module could not be proved valid, nor run by wgpu-py: an error at the first call."""
+def _subgroup_operations(src: SourceSet, code: bytes) -> Diagnostic | None:
+    """Wave and quad intrinsics build on WGSL through its subgroups extension (the entry's
+    features say Subgroups, the device's 'subgroup' feature), but for ``WaveIsFirstLane``:
+    Slang writes ``subgroupElect()``, which the naga wgpu-py ships does not know; an error at
+    the first call."""
+    if b"subgroupElect" not in code:
+        return None
     message = (
-        "WGSL: wave/quad operations need WebGPU's subgroups extension, which oneshader does not "
-        "build yet (its WGSL validator, naga, does not know it); build without the wgsl target"
+        "WGSL: WaveIsFirstLane is WGSL's subgroupElect, which the WGSL validator oneshader "
+        "trusts (naga, as wgpu-py ships it) does not know; write "
+        "'WaveReadLaneFirst(WaveGetLaneIndex()) == WaveGetLaneIndex()' or build without the "
+        "wgsl target"
     )
-    first = next(src.matches(_SUBGROUP_CALL), None)
+    first = next(src.matches(_FIRST_LANE_CALL), None)
     if first is None:
         return src.error_in(src.path, 0, 0, message, Code.NOT_ON_TARGET)
     path, found = first

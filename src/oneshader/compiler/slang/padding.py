@@ -6,13 +6,14 @@ targets"). The padding is found from a compile's facts and the target compiled a
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from oneshader.compiler.api import PADDING, TARGET_NAMES
 from oneshader.compiler.slang.facts import TargetFacts
-from oneshader.compiler.source.scanner import Attribute, Field, line_col, strip_comments
+from oneshader.compiler.source.scanner import Attribute, Field, line_offsets, strip_comments
 from oneshader.compiler.source.sourceset import SourceSet
 from oneshader.diagnostics import Code, Diagnostic
 from oneshader.reflection.model import Target, TypeKind, TypeLayout
@@ -45,6 +46,7 @@ def offset_padding(
     errors for an offset no padding can give: below where the member lands anyway, or not a
     multiple of its alignment on this target."""
     decls = src.declarations()
+    code = CommentFree(src)
     more = dict(pads)
     grown: set[tuple[Path, int, int]] = set()
     errors: list[Diagnostic] = []
@@ -62,7 +64,7 @@ def offset_padding(
                 walk(m.type, m.type.name)
             f = sdef.field(m.name) if sdef is not None else None
             file = src.struct_file(owner)
-            asked = _asked_offset(src, file, f) if f is not None and file is not None else None
+            asked = _asked_offset(code, file, f) if f is not None and file is not None else None
             if placed or f is None or file is None or asked is None:
                 continue
             want, spelled, attr = asked
@@ -92,7 +94,7 @@ def offset_padding(
                     )
                 )
                 continue
-            start = statement_start(src, file, f) or _before_attributes(src, file, attr)
+            start = statement_start(code, file, f) or _before_attributes(src, file, attr)
             grow(more, grown, file, f, start, want - m.offset)
 
     for p in facts.params:
@@ -127,7 +129,35 @@ _PACKOFFSET = re.compile(
 )
 
 
-def _asked_offset(src: SourceSet, file: Path, f: Field) -> tuple[int, str, Attribute] | None:
+class CommentFree:
+    """Each file of a source set without its comments, and where its lines start: made once
+    per file for a whole pass over a layout's members (once per member cost the square of a
+    cbuffer's size)."""
+
+    def __init__(self, src: SourceSet) -> None:
+        self.src = src
+        self._texts: dict[Path, tuple[str, list[int]]] = {}
+
+    def text(self, file: Path) -> str:
+        return self._get(file)[0]
+
+    def offset(self, file: Path, line: int, column: int) -> int:
+        """The offset of a 1-based line and column."""
+        return self._get(file)[1][line - 1] + column - 1
+
+    def line_col(self, file: Path, offset: int) -> tuple[int, int]:
+        starts = self._get(file)[1]
+        line = bisect.bisect_right(starts, offset)
+        return line, offset - starts[line - 1] + 1
+
+    def _get(self, file: Path) -> tuple[str, list[int]]:
+        if file not in self._texts:
+            text = strip_comments(self.src.texts[file])
+            self._texts[file] = text, line_offsets(text)
+        return self._texts[file]
+
+
+def _asked_offset(code: CommentFree, file: Path, f: Field) -> tuple[int, str, Attribute] | None:
     """The offset the source asks for member ``f``: ``[[vk::offset(n)]]``, or HLSL's
     ``packoffset(cN.c)`` (16 N + 4 c), which Slang's WGSL and Metal code ignores (its
     reflection does not; so :func:`without_packoffsets` takes it out of their source, and the
@@ -135,13 +165,13 @@ def _asked_offset(src: SourceSet, file: Path, f: Field) -> tuple[int, str, Attri
     attr = next((a for a in f.attributes if a.name == "vk::offset"), None)
     if attr is not None and attr.args and attr.args[0].isdigit():
         return int(attr.args[0]), f"[[vk::offset({attr.args[0]})]]", attr
-    text = strip_comments(src.texts[file])
-    name_at = _offset_of(text, f.line, f.column)
+    text = code.text(file)
+    name_at = code.offset(file, f.line, f.column)
     m = _PACKOFFSET.match(text, name_at + len(f.name))
     if m is None:
         return None
     component = "xyzw".index(m.group(2)) if m.group(2) else 0
-    line, column = line_col(text, text.index("packoffset", m.start()))
+    line, column = code.line_col(file, text.index("packoffset", m.start()))
     spelled = f"packoffset(c{m.group(1)}{'.' + m.group(2) if m.group(2) else ''})"
     return 16 * int(m.group(1)) + 4 * component, spelled, Attribute("packoffset", (), line, column)
 
@@ -159,22 +189,17 @@ def _before_attributes(src: SourceSet, file: Path, attr: Attribute) -> tuple[int
     return attr.line, opening + 1 if opening >= 0 else attr.column
 
 
-def _offset_of(text: str, line: int, column: int) -> int:
-    lines = text.split("\n")
-    return sum(len(x) + 1 for x in lines[: line - 1]) + column - 1
-
-
-def statement_start(src: SourceSet, file: Path, f: Field) -> tuple[int, int] | None:
+def statement_start(code: CommentFree, file: Path, f: Field) -> tuple[int, int] | None:
     """Where the declaration of member ``f`` begins (its attributes, modifiers and type), or
     None where it declares more than one member (``float a, b;``: padding would move both)."""
-    text = strip_comments(src.texts[file])
-    at = _offset_of(text, f.line, f.column)
+    text = code.text(file)
+    at = code.offset(file, f.line, f.column)
     begin = max(text.rfind(c, 0, at) for c in ";{}") + 1
     if "," in text[begin:at]:
         return None
     while begin < at and text[begin].isspace():
         begin += 1
-    return line_col(text, begin)
+    return code.line_col(file, begin)
 
 
 def without_padding(facts: TargetFacts) -> TargetFacts:

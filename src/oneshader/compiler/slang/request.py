@@ -40,19 +40,26 @@ from oneshader.reflection.model import ResourceTypeKind, Stage, Target
 
 _SLANG_TARGET = {Target.SpirV: "spirv", Target.Msl: "metal", Target.Wgsl: "wgsl"}
 
-# DXC's minimum-precision types are 32-bit unless -enable-16bit-types; so they are here.
-_MIN_PRECISION_ARGS = [
-    arg
-    for name, base in (
-        ("min16float", "float"),
-        ("min10float", "float"),
-        ("min16int", "int"),
-        ("min12int", "int"),
-        ("min16uint", "uint"),
+
+# DXC's minimum-precision types are 32-bit unless -enable-16bit-types, and the 16-bit types
+# they stand for with it (which also defines __HLSL_ENABLE_16_BIT); so they are here.
+def _min_precision_args(sixteen: bool) -> list[str]:
+    bases = (
+        ("half", "half", "int16_t", "int16_t", "uint16_t")
+        if sixteen
+        else ("float", "float", "int", "int", "uint")
     )
-    for n in ("", "1", "2", "3", "4", *(f"{r}x{c}" for r in "1234" for c in "1234"))
-    for arg in ("-D", f"{name}{n}={base}{n}")
-]
+    names = ("min16float", "min10float", "min16int", "min12int", "min16uint")
+    args = [
+        arg
+        for name, base in zip(names, bases, strict=True)
+        for n in ("", "1", "2", "3", "4", *(f"{r}x{c}" for r in "1234" for c in "1234"))
+        for arg in ("-D", f"{name}{n}={base}{n}")
+    ]
+    return [*args, "-D", "__HLSL_ENABLE_16_BIT=1"] if sixteen else args
+
+
+_MIN_PRECISION_ARGS = {sixteen: _min_precision_args(sixteen) for sixteen in (False, True)}
 
 
 # What to write instead of a construct a target lacks (Slang's E36107, at the use).
@@ -142,7 +149,7 @@ def _common_args(o: CompileOptions) -> list[str]:
     for d in o.include_dirs:
         args += ["-I", d]
     # the defines are the preprocessor's (source.preprocess): Slang is given its output
-    return args + _MIN_PRECISION_ARGS
+    return args + _MIN_PRECISION_ARGS[o.enable_16bit_types]
 
 
 def _request_args(src: SourceSet, o: CompileOptions, targets: Sequence[Target]) -> list[str]:
@@ -172,6 +179,7 @@ class _Rewrites:
     sample_positions: bool  # GetSamplePosition from the standard positions (Slang crashes)
     load_offsets: bool  # texture loads' offsets added to the location (not SPIR-V)
     helpers: tuple[str, ...]
+    sixteen_bit_literals: bool  # asfloat16(1.0) as DXC reads it (rewrite.SIXTEEN_BIT_LITERALS)
     not_inputs: tuple[tuple[Path, int, int], ...]  # PointSize in a pixel input (DXC drops it)
     instance_varyings: tuple[tuple[Path, int, int], ...]  # SV_InstanceID between the stages
     measured: tuple[str, ...]  # buffers whose length Metal reads from the companion
@@ -197,6 +205,7 @@ class _Rewrites:
             sample_positions=_in_any_file(src, rewrite.sample_position_queries),
             load_offsets=target is not Target.SpirV and _has_load_offsets(src),
             helpers=tuple(n for n in _helpers_called(src) if target in rewrite.HELPERS[n][0]),
+            sixteen_bit_literals=_in_any_file(src, rewrite.SIXTEEN_BIT_CASTS.findall),
             not_inputs=tuple((p.path, *p.span) for p in dropped if p.left_out),
             instance_varyings=tuple(instance_id_semantics(src, stages)),
             measured=tuple(src.measured_buffers()) if target is Target.Msl else (),
@@ -254,10 +263,20 @@ def _in_any_file(src: SourceSet, finder: Callable[[str], Sized]) -> bool:
     return found
 
 
+def _offset_textures(src: SourceSet) -> dict[str, str]:
+    found: dict[str, str] = src.derived(
+        "offset textures", lambda: rewrite.offset_textures(src.texts.values())
+    )
+    return found
+
+
 def _has_load_offsets(src: SourceSet) -> bool:
     def any_offsets() -> bool:
-        texts = list(src.texts.values())  # status arguments dropped first (_rewritten)
-        return any(rewrite.load_offsets(rewrite.without_status_arguments(t), texts) for t in texts)
+        textures = _offset_textures(src)  # status arguments dropped first (_rewritten)
+        return any(
+            rewrite.load_offsets(rewrite.without_status_arguments(t), textures)
+            for t in src.texts.values()
+        )
 
     found: bool = src.derived("load offsets", any_offsets)
     return found
@@ -326,6 +345,7 @@ def _rewritten(src: SourceSet, path: Path, how: _Rewrites) -> str:
     if how.distances_as_varyings:
         text = rewrite.distances_as_varyings(text)
     text = rewrite.vk_builtins(text)
+    text = rewrite.without_own_attributes(text)
     text = rewrite.without_void_casts(text)
     text = rewrite.classes_as_structs(text)
     text = rewrite.one_component_texels(text)
@@ -350,7 +370,7 @@ def _rewritten(src: SourceSet, path: Path, how: _Rewrites) -> str:
     if how.sample_positions:
         text = rewrite.with_sample_positions(text)
     if how.load_offsets:
-        text = rewrite.without_load_offsets(text, src.texts.values())
+        text = rewrite.without_load_offsets(text, _offset_textures(src))
     if how.helpers:
         text = rewrite.with_helpers(text, how.helpers)
     if how.measured:
@@ -379,6 +399,8 @@ def _slang_source(src: SourceSet, how: _Rewrites) -> str:
     texts = {p: _rewritten(src, p, how) for p in src.texts}
     main = src.slang_text(texts)
     prelude = [rewrite.HELPERS[name][1] for name in how.helpers]
+    if how.sixteen_bit_literals:
+        prelude.append(rewrite.SIXTEEN_BIT_LITERALS)
     if how.measured:  # Metal asks the companion for buffer lengths
         prelude.append(rewrite.buffer_lengths_prelude(how.measured))
     if how.load_offsets:
@@ -665,6 +687,16 @@ def _compile_once(
         req.close()
 
 
+_SUBGROUPS_ENABLE = re.compile(rb"^enable\s+subgroups\s*;[ \t]*\n?", re.MULTILINE)
+
+
+def _without_subgroups_enable(code: bytes) -> bytes:
+    """Slang's WGSL without ``enable subgroups;``: the naga wgpu-py ships refuses the
+    directive ("not yet supported") but takes the subgroup built-ins and operations on a device
+    granted the 'subgroup' feature (the entry points' features say Subgroups)."""
+    return _SUBGROUPS_ENABLE.sub(b"", code)
+
+
 def _entries(options: CompileOptions) -> list[tuple[str, int]]:
     return [(e.name, SLANG_STAGE_ID[e.stage]) for e in options.entry_points]
 
@@ -683,5 +715,6 @@ def _compiled(
     original = {new: old for old, new in src.renamed_blocks().items()}
     for p in facts.params:
         p.name = original.get(p.name, p.name)
-    code = unreserved_wgsl(code) if target is Target.Wgsl else code
+    if target is Target.Wgsl:
+        code = _without_subgroups_enable(unreserved_wgsl(code))
     return CompiledTarget(target, facts, code, warnings)

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from oneshader.compiler.source.lexer import Token, lex
+from oneshader.compiler.source.scanner import include_named
 from oneshader.diagnostics import Code
 
 __all__ = ["Inclusion", "PreprocessorError", "Unit", "preprocess"]
@@ -108,7 +109,7 @@ def preprocess(
 
 class _Preprocessor:
     def __init__(self, include_dirs: Sequence[str], load: Loader) -> None:
-        self.include_dirs = [Path(d) for d in include_dirs]
+        self.include_dirs = tuple(include_dirs)
         self.load = load
         self.macros: dict[str, _Macro] = {}
         self.paths: list[Path] = []
@@ -161,11 +162,8 @@ class _Preprocessor:
         return self.run_file(found, text, depth + 1)
 
     def resolve(self, here: Path, written: str) -> Path | None:
-        for base in (here.parent, *self.include_dirs):
-            candidate = (base / written).resolve()
-            if candidate.exists() and not candidate.is_dir():
-                return candidate
-        return None
+        found = include_named(here, written, self.include_dirs)
+        return found.resolve() if found is not None else None
 
     # -- macros ------------------------------------------------------------------------------
 

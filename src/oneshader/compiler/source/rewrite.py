@@ -39,6 +39,7 @@ __all__ = [
     "instance_ids_as_varyings",
     "load_offsets",
     "matrix_array_majorness",
+    "offset_textures",
     "one_component_texels",
     "outputs_struct",
     "pack_matrix",
@@ -58,6 +59,7 @@ __all__ = [
     "with_inserted",
     "with_sample_positions",
     "without_load_offsets",
+    "without_own_attributes",
     "without_point_size",
     "without_printf",
     "without_space_only_registers",
@@ -110,6 +112,15 @@ def vk_builtins(text: str) -> str:
         last = m.end()
     out.append(text[last:])
     return "".join(out)
+
+
+_OWN_ATTRIBUTE = re.compile(r"\[\[\s*oneshader::\w+\s*(?:\([^)\]]*\))?\s*\]\]")
+
+
+def without_own_attributes(text: str) -> str:
+    """oneshader's own attributes (``[[oneshader::format("unorm8x4")]]``, read by the
+    scanner) blanked (lines and columns stay): Slang warns of attributes it does not know."""
+    return blanked(text, (m.span() for m in _OWN_ATTRIBUTE.finditer(strip_comments(text))))
 
 
 # ``class Name {`` or ``class Name : Base {`` (not ``enum class``, not ``template<class T>``)
@@ -199,6 +210,22 @@ HELPERS: dict[str, tuple[frozenset[Target], str]] = {
         ),
     ),
 }
+
+
+# asfloat16/asuint16/asint16 of a float literal (FidelityFX's ``asfloat16(1.0)``): DXC's literal
+# converts to half, the one 16-bit type it can be; Slang's ``1.0`` is a float, which converts to
+# half, int16_t and uint16_t alike (E39999, ambiguous call). Overloads taking float (any width)
+# make the literal's half explicit.
+SIXTEEN_BIT_CASTS = re.compile(r"(?<![\w.:])as(?:float|uint|int)16(?=\s*\()")
+SIXTEEN_BIT_LITERALS = " ".join(
+    f"{r}{n} as{name}16(float{n} x) {{ return {inner}; }}"
+    for n in ("", "2", "3", "4")
+    for name, r, inner in (
+        ("float", "half", f"half{n}(x)"),
+        ("uint", "uint16_t", f"asuint16(half{n}(x))"),
+        ("int", "int16_t", f"asint16(half{n}(x))"),
+    )
+)
 
 
 def helper_calls(name: str) -> re.Pattern[str]:
@@ -715,7 +742,7 @@ def with_byte_stores(text: str, names: Collection[str]) -> str:
     return "".join(out)
 
 
-_VOID_CAST = re.compile(r"(^|[;{}])(\s*)(\(\s*void\s*\))", re.MULTILINE)
+_VOID_CAST = re.compile(r"\(\s*void\s*\)")
 
 
 def without_void_casts(text: str) -> str:
@@ -723,7 +750,18 @@ def without_void_casts(text: str) -> str:
     blanked to spaces: the expression is evaluated and discarded all the same. Slang fails on
     it for every target without a word (SPIR-V: an internal error). A parameter list ``f(void)``
     follows a name, so it is left alone."""
-    return blanked(text, (m.span(3) for m in _VOID_CAST.finditer(strip_comments(text))))
+    code = strip_comments(text)
+    return blanked(text, (m.span() for m in _VOID_CAST.finditer(code) if _starts(code, m.start())))
+
+
+def _starts(code: str, at: int) -> bool:
+    """Whether ``at`` begins a statement: first on its line, or after ``;``, ``{`` or ``}``
+    with only white space between. (Looked at backwards from each cast: a pattern that tried
+    every line start forwards cost the square of a run of blank or comment lines.)"""
+    begin = at
+    while begin > 0 and code[begin - 1].isspace():
+        begin -= 1
+    return begin == 0 or code[begin - 1] in ";{}" or "\n" in code[begin:at]
 
 
 def rename_at(text: str, names: Collection[tuple[int, int, str, str]]) -> str:
@@ -941,16 +979,21 @@ _TEXTURE_DECLARATION = re.compile(
 )
 
 
-def load_offsets(text: str, texts: Iterable[str]) -> list[tuple[int, int, str]]:
-    """Each texture ``Load`` with an offset (the texture declared in one of ``texts``) as
-    (start, end, new arguments): ``oneshader_offset(location, offset)`` and the sample index
-    of a multisampled one. Slang does not add the offset for WGSL and Metal (E36107)."""
-    code = strip_comments(text)
-    textures = {
+def offset_textures(texts: Iterable[str]) -> dict[str, str]:
+    """The texture type of each name ``texts`` declare as a texture whose Load takes an offset
+    (what :func:`load_offsets` needs: found once for all the files, not once per file)."""
+    return {
         m.group(2): m.group(1)
         for t in texts
         for m in _TEXTURE_DECLARATION.finditer(strip_comments(t))
     }
+
+
+def load_offsets(text: str, textures: Mapping[str, str]) -> list[tuple[int, int, str]]:
+    """Each texture ``Load`` with an offset (the texture one of :func:`offset_textures`) as
+    (start, end, new arguments): ``oneshader_offset(location, offset)`` and the sample index
+    of a multisampled one. Slang does not add the offset for WGSL and Metal (E36107)."""
+    code = strip_comments(text)
     edits = []
     for m in _LOAD.finditer(code):
         close = closing(code, m.end() - 1)
@@ -963,9 +1006,9 @@ def load_offsets(text: str, texts: Iterable[str]) -> list[tuple[int, int, str]]:
     return edits
 
 
-def without_load_offsets(text: str, texts: Iterable[str]) -> str:
+def without_load_offsets(text: str, textures: Mapping[str, str]) -> str:
     """The text with ``load_offsets`` made (columns after such a call on its line move)."""
-    for i, j, call in reversed(load_offsets(text, texts)):
+    for i, j, call in reversed(load_offsets(text, textures)):
         text = text[:i] + call + text[j:]
     return text
 

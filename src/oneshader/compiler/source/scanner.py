@@ -13,6 +13,7 @@ import bisect
 import functools
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from oneshader.compiler.source.kinds import RTYPES
 
@@ -22,6 +23,7 @@ __all__ = [
     "Field",
     "SourceFile",
     "StructDef",
+    "include_named",
     "scan",
 ]
 
@@ -159,7 +161,15 @@ class StructDef:
     returns: str = ""  # a function's result type as written (with its modifiers)
 
     def field(self, name: str) -> Field | None:
-        return next((f for f in self.fields if f.name == name), None)
+        return self._by_name.get(name)
+
+    @functools.cached_property
+    def _by_name(self) -> dict[str, Field]:
+        """The first field of each name (a lookup per member: a scan each cost a square)."""
+        out: dict[str, Field] = {}
+        for f in self.fields:
+            out.setdefault(f.name, f)
+        return out
 
 
 @dataclass(frozen=True)
@@ -672,3 +682,14 @@ class _Scanner:
 def scan(path: str, text: str) -> SourceFile:
     """Scan one file's text; ``path`` is only recorded (as the name diagnostics use)."""
     return _Scanner(path, text).run()
+
+
+def include_named(path: Path, name: str, include_dirs: tuple[str, ...]) -> Path | None:
+    """The file ``#include "name"`` in ``path`` finds (relative to ``path``, then in the include
+    dirs), absolute but as named: a link in it is not resolved (what a build records, so that
+    retargeting the link is a change). None when no such file exists."""
+    for base in (path.parent, *map(Path, include_dirs)):
+        candidate = (base / name).absolute()
+        if candidate.exists() and not candidate.is_dir():  # a FIFO too: reading refuses it
+            return candidate
+    return None

@@ -26,6 +26,7 @@ from oneshader.compiler.source.scanner import (
     Field,
     SourceFile,
     StructDef,
+    include_named,
     scan,
     strip_comments,
 )
@@ -72,6 +73,7 @@ class SourceSet:
         defines: tuple[tuple[str, str], ...] = (),
     ) -> None:
         self.path = Path(path).resolve()
+        self.named = Path(path).absolute()  # as given: a link is a name of its own
         self.name = name
         self.include_dirs = include_dirs
         self.defines = defines
@@ -192,7 +194,7 @@ class SourceSet:
         ``inputs``. A file that is not a regular file, not UTF-8, an absolute include outside
         the include folders, or a preprocessor error is a positioned error."""
         self._derived.clear()
-        self.inputs.append(self._read(self.path, self.name, 0, 0))
+        self.inputs.append(self._read(self.path, self.name, 0, 0, self.named))
 
         def load(path: Path, written: str, here: Path, line: int, col: int) -> str:
             where = self.display(str(here))
@@ -202,7 +204,8 @@ class SourceSet:
                     "name it relative to this file or to an include folder (-I)"
                 )
                 raise UserError.at(where, line, col, message, ABSOLUTE_INCLUDE)
-            self.inputs.append(self._read(path, where, line, col))
+            named = include_named(here, written, self.include_dirs)
+            self.inputs.append(self._read(path, where, line, col, named))
             return self.written[path]
 
         try:
@@ -243,9 +246,9 @@ class SourceSet:
             self._resolved[name] = path
         return name
 
-    def _read(self, path: Path, where: str, line: int, col: int) -> InputFile:
+    def _read(self, path: Path, where: str, line: int, col: int, named: Path | None) -> InputFile:
         """One file into ``texts``; errors at ``where:line:col`` (the main file's name, or the
-        include directive naming the file)."""
+        include directive naming the file). ``named``: the path that led to it, links kept."""
         try:
             data, st = read_regular(path)
             read_ns = time.time_ns()
@@ -259,7 +262,15 @@ class SourceSet:
             raise not_utf8(name, data, err) from None
         self.written[path] = text.replace("\r\n", "\n").replace("\r", "\n")  # as text mode reads
         digest = hashlib.sha256(data).hexdigest()
-        return InputFile(str(path), st.st_mtime_ns, st.st_size, digest, read_ns)
+        return InputFile(
+            str(path),
+            st.st_mtime_ns,
+            st.st_size,
+            digest,
+            read_ns,
+            str(named) if named is not None and named != path else "",
+            f"{st.st_dev}:{st.st_ino}",
+        )
 
     def _in_include_dir(self, path: Path) -> bool:
         return any(path.is_relative_to(Path(d).resolve()) for d in self.include_dirs)

@@ -90,6 +90,7 @@ def assemble(
     specs: list[SpecConstant] = []
     msl_vectors: dict[str, list[MetalVector]] = {}
     msl_arrays = MetalArrays(outputs[Target.Msl].decode() if Target.Msl in outputs else "")
+    emitted_formats = _spirv_image_formats(outputs)
 
     params = {t.target: {p.name: p for p in t.facts.params} for t in compiled}
     names = [p.name for p in primary.facts.params]
@@ -184,7 +185,17 @@ def assemble(
             )
             continue
         resources.append(
-            _resource(src, decl, per, problems, placement, msl_index, msl_vectors, msl_arrays)
+            _resource(
+                src,
+                decl,
+                per,
+                problems,
+                placement,
+                msl_index,
+                msl_vectors,
+                msl_arrays,
+                emitted_formats.get(name),
+            )
         )
     if problems.failed:
         return Assembled(resources, pushes, specs, msl_index, msl_vectors, msl_arrays)
@@ -194,6 +205,19 @@ def assemble(
     if LENGTHS in msl_index:
         resources.append(_lengths_resource(src.measured_buffers(), msl_index[LENGTHS][1]))
     return Assembled(resources, pushes, specs, msl_index, msl_vectors, msl_arrays)
+
+
+def _spirv_image_formats(outputs: dict[Target, bytes]) -> dict[str, str]:
+    """The image formats Slang's SPIR-V gives variables itself (not ``unknown``): the
+    reflection says what the code says where Slang decided (``unorm``/``snorm`` texels)."""
+    if Target.SpirV not in outputs:
+        return {}
+    resources = read_spirv_shared(outputs[Target.SpirV]).resources
+    return {
+        name: found[0].format
+        for name, found in resources.items()
+        if found and found[0].format not in (None, "unknown")
+    }
 
 
 def _read_by_entries(src: SourceSet, outputs: dict[Target, bytes]) -> set[str] | None:
@@ -245,7 +269,9 @@ def _resource(
     msl_index: dict[str, tuple[str, int]],
     msl_vectors: dict[str, list[MetalVector]],
     msl_arrays: MetalArrays,
+    emitted_format: str | None = None,
 ) -> Resource:
+    """``emitted_format``: the storage-image format Slang wrote into the SPIR-V itself."""
     rtype, kind = RTYPES.get(decl.base, (None, None))
     if rtype is None or kind is None:
         problems.add(
@@ -345,6 +371,8 @@ def _resource(
                 Code.NOT_ON_TARGET,
             )
         )
+    if fmt is None and emitted_format is not None:
+        fmt = emitted_format  # Slang's own choice (RWTexture2D<unorm float>: r8): the code's
     if fmt is None and rtype.name.startswith("RWTexture") and layout is not None:
         # As DXC: the storage format follows the texel type (float4 -> rgba32f, uint ->
         # r32ui); Slang's WGSL does the same, its SPIR-V is patched to say it too.

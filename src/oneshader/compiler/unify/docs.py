@@ -20,8 +20,7 @@ __all__ = ["with_member_docs"]
 MAX_DOC = 200  # characters kept of one comment
 
 
-def _trailing_comment(text: str, f: Field) -> str:
-    lines = text.splitlines()
+def _trailing_comment(lines: list[str], f: Field) -> str:
     if not 0 < f.line <= len(lines):
         return ""
     line = lines[f.line - 1]
@@ -39,13 +38,20 @@ class _Docs:
     def __init__(self, src: SourceSet) -> None:
         self.src = src
         self.done: dict[TypeLayout, TypeLayout] = {}  # one struct used twice: one result
+        self.lines: dict[Path, list[str]] = {}
 
-    def _owner(self, name: str) -> tuple[StructDef, str] | None:
+    def _owner(self, name: str) -> tuple[StructDef, list[str]] | None:
         for path, scanned in self.src.sources.items():
             found = scanned.structs.get(name)
             if found is not None and found.kind in ("struct", "cbuffer", "tbuffer"):
-                return found, self.src.written.get(Path(path), "")
+                return found, self._lines(Path(path))
         return None
+
+    def _lines(self, path: Path) -> list[str]:
+        """A file's lines, split once (per member, the square of a cbuffer's size)."""
+        if path not in self.lines:
+            self.lines[path] = self.src.written.get(path, "").splitlines()  # comments as written
+        return self.lines[path]
 
     def layout(self, t: TypeLayout) -> TypeLayout:
         if t.kind is TypeKind.Array and t.element is not None:

@@ -5,7 +5,7 @@ blocks, spec constants) and needs (device features), read from the emitted code.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 
 from oneshader.compiler.emitted.common import (
@@ -417,9 +417,12 @@ def entry_points(
             continue
         inputs, outputs_ = _per_location(e.inputs, inputs), _per_location(e.outputs, outputs_)
         stride = 0
+        formats = _requested_formats(src, e, stage, problems)
+        if formats is None:
+            continue
         if stage is Stage.Vertex:
             try:
-                inputs, stride = _pack_vertex(inputs)
+                inputs, stride = _pack_vertex(inputs, formats)
             except _NoVertexFormat as bad:
                 problems.add(_no_vertex_format(src, e, bad.variable))
                 continue
@@ -473,6 +476,55 @@ def _declared_at(src: SourceSet, e: EntryFacts, v: VarFacts) -> tuple[str, int, 
 def _has_attribute(src: SourceSet, e: EntryFacts, v: VarFacts, name: str) -> bool:
     _, f = _declaration(src, e, v)
     return f is not None and any(a.name == name for a in f.attributes)
+
+
+FORMAT_ATTRIBUTE = "oneshader::format"
+_FORMAT_NAMES = ", ".join(f.value for f in VertexFormat if f is not VertexFormat.None_)
+
+
+def _requested_formats(
+    src: SourceSet, e: EntryFacts, stage: Stage, problems: Collector
+) -> dict[str, VertexFormat] | None:
+    """The vertex formats ``[[oneshader::format("unorm8x4")]]`` asks for, by input name
+    (vertex compression: the buffer holds the format, the shader reads its 32-bit type, and
+    WebGPU converts on fetch); None after adding errors for a format no input can have."""
+    out: dict[str, VertexFormat] = {}
+    found = []
+    for v, is_input in [*((v, True) for v in e.inputs), *((v, False) for v in e.outputs)]:
+        _, f = _declaration(src, e, v)
+        attr = next((a for a in f.attributes if a.name == FORMAT_ATTRIBUTE), None) if f else None
+        if attr is None:
+            continue
+        file = _declared_at(src, e, v)[0]
+        wanted = attr.args[0].strip('"').lower() if attr.args else ""
+        fmt = next((x for x in VertexFormat if x.value == wanted and x.value != "none"), None)
+        if stage is not Stage.Vertex or not is_input:
+            why = "only a vertex input is fed from a vertex buffer"
+        elif fmt is None:
+            why = f"unknown vertex format {wanted!r}; WebGPU's are: {_FORMAT_NAMES}"
+        elif v.span > 1:
+            why = "a matrix or array input takes several locations: give each its own input"
+        elif v.scalar is not fmt.shader_scalar:
+            reads = {ScalarKind.Float: "float", ScalarKind.UInt: "uint", ScalarKind.Int: "int"}
+            why = (
+                f"{fmt.value} is read as {reads[fmt.shader_scalar]}, but '{v.name}' is "
+                f"{v.scalar.name.lower()}: declare it {reads[fmt.shader_scalar]}"
+                f"{v.components if v.components > 1 else ''}"
+            )
+        else:
+            out[v.name] = fmt
+            continue
+        found.append(
+            src.error(
+                file,
+                attr.line,
+                attr.column,
+                f"[[{FORMAT_ATTRIBUTE}]] on '{v.name}' of '{e.name}': {why}",
+                Code.NO_VERTEX_FORMAT,
+            )
+        )
+    problems.extend(found)
+    return None if found else out
 
 
 def _no_vertex_format(src: SourceSet, e: EntryFacts, v: StageVariable) -> Diagnostic:
@@ -680,17 +732,19 @@ class _NoVertexFormat(Exception):
         self.variable = variable
 
 
-def _pack_vertex(inputs: list[StageVariable]) -> tuple[list[StageVariable], int]:
-    """Vertex formats and offsets of one interleaved vertex, packed in location order."""
+def _pack_vertex(
+    inputs: list[StageVariable], formats: Mapping[str, VertexFormat]
+) -> tuple[list[StageVariable], int]:
+    """Vertex formats and offsets of one interleaved vertex, packed in location order: the
+    format the source asks for (``formats``, by input name), else the shader type's own."""
     located = sorted((v for v in inputs if v.location is not None), key=lambda v: v.location or 0)
     offsets: dict[str, tuple[int, VertexFormat]] = {}
     offset = 0
     for v in located:
-        fmt = _VERTEX_FORMATS.get((v.scalar, v.components))
+        fmt = formats.get(v.name) or _VERTEX_FORMATS.get((v.scalar, v.components))
         if fmt is None:
             raise _NoVertexFormat(v)
-        width = v.scalar.size
-        size = width * v.components
+        size = fmt.size
         align = min(4, size)
         offset = (offset + align - 1) // align * align
         offsets[v.name + ":" + str(v.location)] = (offset, fmt)
@@ -755,8 +809,10 @@ def _usage(outputs: dict[Target, bytes]) -> dict[str, tuple[set[str] | None, Dev
         except (ImportError, AttributeError):
             continue
         m = reader(outputs[target])
-        # WGSL says one feature, module-wide (as SPIR-V's capabilities are): shader-f16.
-        features = DeviceFeatures.Float16 if "f16" in m.enables else DeviceFeatures(0)
+        from oneshader.compiler.emitted.spirv import wgsl_features
+
+        # WGSL says its features module-wide (as SPIR-V's capabilities are)
+        features = wgsl_features(m.enables)
         for name, e in m.entries.items():
             out[name] = (set(e.uses) if e.uses is not None else None, features)
         return out
