@@ -21,6 +21,7 @@ from pathlib import Path
 from oneshader.compiler.api import CompileOptions, CompileResult, OutputFile
 from oneshader.compiler.patch.access import storage_access, with_access
 from oneshader.compiler.patch.apply import patch_bindings, patch_locations
+from oneshader.compiler.quirks import refusals
 from oneshader.compiler.slang import library
 from oneshader.compiler.slang.messages import dedupe, name_targets
 from oneshader.compiler.slang.request import CompiledTarget, compile_target, compile_together
@@ -55,7 +56,8 @@ def _compile(path: str, options: CompileOptions) -> CompileResult:
         src.read()
         check_request(src, options, problems)
         problems.check()
-        refused = precheck(src, options, problems)
+        lacking = refusals.refused(src, options.targets, options.enable_16bit_types)
+        refused = precheck(src, options, problems, lacking)
         compiled, usage_outputs = _compile_targets(src, options, refused, problems)
         problems.check()
         return _finish(src, options, compiled, usage_outputs, problems)

@@ -20,6 +20,7 @@ from oneshader.compiler.api import InputFile
 from oneshader.compiler.source import rewrite
 from oneshader.compiler.source.dxc_syntax import dxc_declarations
 from oneshader.compiler.source.kinds import RTYPES
+from oneshader.compiler.source.lexer import Token
 from oneshader.compiler.source.preprocess import Inclusion, PreprocessorError, Unit, preprocess
 from oneshader.compiler.source.scanner import (
     Declaration,
@@ -222,6 +223,20 @@ class SourceSet:
                 rendered = self.maps[inc.path] = render(inc, unit.line_counts[inc.file])
                 self.texts[inc.path] = rendered.text
                 self.sources[inc.path] = scan(str(inc.path), dxc_declarations(rendered.text))
+
+    def tokens(self, path: Path) -> list[Token]:
+        """The tokens of a file as compiled (its first inclusion, macros expanded), in order."""
+        first = self._first.get(path)
+        return first.tokens if first is not None else []
+
+    def at_token(self, path: Path, token: Token, message: str, code: str = "") -> Diagnostic:
+        """An error at a token of ``tokens(path)``: where it is written, or for a token a macro
+        made, where the invocation is."""
+        line, col = (token.site[0], token.site[1]) if token.site else (token.line, token.col)
+        file = self.display(str(path))
+        text = self.displayed_text(file)
+        excerpt = source_excerpt(text, line, col) if text else ""
+        return Diagnostic(file, line, col, Severity.ERROR, message, code, excerpt)
 
     def slang_text(self, texts: dict[Path, str]) -> str:
         """The text handed to Slang: every file's text of ``texts`` (rewritten) in place of the
