@@ -17,7 +17,18 @@ COMPILER = "oneshader.compiler"
 # oneshader/compiler/__init__.py, the public entry points the build calls). emitted/ comes first
 # after api: besides its readers it holds the vocabulary of Slang's emitted names, which the
 # rewrites that make those names (source/) and every later room share.
-ROOMS = ["api", "emitted", "source", "quirks", "slang", "unify", "patch", "verify", "driver", "package"]
+ROOMS = [
+    "api",
+    "emitted",
+    "source",
+    "quirks",
+    "slang",
+    "unify",
+    "patch",
+    "verify",
+    "driver",
+    "package",
+]
 ROOMS.append("process")
 # Rooms held to less than "everything before": emitted/ reads code on its own, and verify/
 # shares no code with the steps whose output it checks.

@@ -102,8 +102,17 @@ REFUSALS: tuple[Refusal, ...] = (
                 f"as a StructuredBuffer or ByteAddressBuffer, or build without the {t.value} "
                 "target"
             ),
-            f"{TARGET_NAMES[t]}: `vk::BufferPointer` (a buffer device address) {why}.",
-            None,
+            f"{TARGET_NAMES[t]}: `vk::BufferPointer` (a buffer device address) {why}"
+            + ("" if t is Target.Wgsl else " (the reflection format has no pointer type)")
+            + ".",
+            None
+            if t is not Target.Wgsl
+            else Probe(
+                "struct G { float4 a; };\nstruct PC { vk::BufferPointer<G> p; };\n"
+                "[[vk::push_constant]] PC pc;\nRWStructuredBuffer<float> o;\n"
+                "[numthreads(1,1,1)] void main() { o[0] = pc.p.Get().a.x; }\n",
+                t,
+            ),
         )
         for t, why in [
             (Target.SpirV, "has no record in the reflection format"),

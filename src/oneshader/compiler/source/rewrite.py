@@ -60,6 +60,7 @@ __all__ = [
     "with_sample_positions",
     "without_load_offsets",
     "without_own_attributes",
+    "without_packoffsets",
     "without_point_size",
     "without_printf",
     "without_space_only_registers",
@@ -1096,3 +1097,10 @@ def bools_as_uints(text: str, names: Iterable[tuple[int, int]]) -> str:
             at = found[-1].start()
             lines[line - 1] = row[:at] + "uint" + row[at + 4 :]
     return "\n".join(lines)
+
+
+def without_packoffsets(text: str) -> str:
+    """``: packoffset(...)`` blanked out (columns kept), for WGSL and Metal: Slang's code for
+    them ignores it while its reflection follows it; the padding members (``slang.padding``)
+    place the member."""
+    return re.sub(r":\s*packoffset\s*\([^)]*\)", lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)

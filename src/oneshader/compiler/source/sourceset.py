@@ -248,10 +248,10 @@ class SourceSet:
             texts,
             self._first,
             lambda inc: render(inc, unit.line_counts[inc.file]).text,
-            self._line_name,
+            self.line_name,
         )
 
-    def _line_name(self, path: Path) -> str:
+    def line_name(self, path: Path) -> str:
         """The file name a ``#line`` marker gives Slang: the path, or where it holds a quote, a
         backslash or a line break (which Slang's ``#line`` cannot spell), a stand-in that
         ``resolved`` maps back."""
