@@ -75,6 +75,12 @@ def test_one_bind_group_binds_in_both_shaders_pipelines(tmp_path: Path, gpu_devi
     project = _project(tmp_path)
     result = _build(project)
     assert result.returncode == 0, result.stdout + result.stderr
+    check = subprocess.run(  # `oneshader generate` reads the declaration too: same modules
+        [sys.executable, "-m", "oneshader.cli", "generate", "out/a.reflection",
+         "out/b.reflection", "-o", "sharedgen", "--check"],
+        cwd=project, capture_output=True, text=True,
+    )  # fmt: skip
+    assert check.returncode == 0, check.stdout + check.stderr
     sys.path.insert(0, str(project))
     try:
         a = importlib.import_module("sharedgen.a")  # a package name no other test imports
@@ -100,8 +106,18 @@ def test_shaders_whose_shared_group_differs_are_refused_at_the_declaration(
     result = _build(project)
     assert result.returncode != 0
     assert (
-        "pyproject.toml:8:1: error OS2002: shared group 'frame' (group 0) differs between "
+        "pyproject.toml:8:1: error OS2004: shared group 'frame' (group 0) differs between "
         "shaders/a.hlsl and shaders/b.hlsl at 'Frame': Gamma: added at offset 8, inside the "
         "old size 16"
     ) in result.stderr, result.stderr
     assert not (project / "sharedgen" / "b.py").exists()
+
+
+def test_a_bad_declaration_is_refused_at_its_line(tmp_path: Path) -> None:
+    project = _project(tmp_path)
+    text = (project / "pyproject.toml").read_text()
+    (project / "pyproject.toml").write_text(text.replace("group = 0", 'group = "zero"'))
+    result = _build(project)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert result.stderr.startswith("pyproject.toml:8:1: error ")
+    assert "shared group 'frame' must be NAME = { group = N, shaders = [" in result.stderr

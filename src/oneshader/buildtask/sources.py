@@ -54,6 +54,13 @@ def walk_shaders(folder: Path, skip: Path | None = None) -> list[Path]:
 
 def options_key(options: CompileOptions, root: Path) -> str:
     """A digest of the options, with paths relative to the project so that moving it is free."""
+    doc = options_doc(options, root)
+    return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()[:32]
+
+
+def options_doc(options: CompileOptions, root: Path) -> dict[str, object]:
+    """Every option that changes outputs as plain data, paths relative to the project (the same
+    for every checkout of it: what the shared cache's keys digest)."""
     doc: dict[str, object] = {
         "targets": [t.value for t in options.targets],
         "source": options.source_name,
@@ -69,7 +76,7 @@ def options_key(options: CompileOptions, root: Path) -> str:
         doc["enable_16bit_types"] = True
     if options.dxc_placement:  # (absent by default, as row_major)
         doc["dxc_placement"] = True
-    return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()[:32]
+    return doc
 
 
 def _refuse_special(path: Path) -> None:

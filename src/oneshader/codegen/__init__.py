@@ -42,11 +42,15 @@ def generate(
     return files.generate(reflection_files, out_dir, root=root, stale=stale, shared=shared)
 
 
-def plan(reflection_files: Sequence[Path], root: Path | None = None) -> dict[str, bytes]:
+def plan(
+    reflection_files: Sequence[Path],
+    root: Path | None = None,
+    shared: Sequence[SharedGroup] = (),
+) -> dict[str, bytes]:
     """{path in the output folder: content}, without writing (for ``--check``)."""
     from oneshader.codegen import files
 
-    return files.plan(reflection_files, root)
+    return files.plan(reflection_files, root, shared=shared)
 
 
 def render_module(

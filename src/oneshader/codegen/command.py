@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 from oneshader.codegen import generate, plan
+from oneshader.codegen.shared import SharedGroup, from_pyproject
 from oneshader.diagnostics import GCC, Diagnostic, Reporter, Severity, UserError
 from oneshader.fsutil import read_file
 
@@ -14,9 +15,10 @@ def generate_command(files: list[str], output: str, *, check: bool, report: Repo
     """0 when done (or, with ``check``, when DIR is up to date); 1 when a file is bad or, with
     ``check``, when a module is missing or differs (each named on stderr)."""
     try:
+        shared = from_pyproject(Path("pyproject.toml"))  # as the build's --bindings has them
         if check:
-            return _check([Path(f) for f in files], Path(output), report)
-        paths = generate([Path(f) for f in files], Path(output))
+            return _check([Path(f) for f in files], Path(output), report, shared)
+        paths = generate([Path(f) for f in files], Path(output), shared=shared)
     except UserError as err:
         report.print(err.diagnostics, sys.stderr)
         return 1
@@ -50,7 +52,9 @@ def _newer_sources(files: list[Path]) -> list[tuple[str, Path]]:
     return found
 
 
-def _check(files: list[Path], out_dir: Path, report: Reporter) -> int:
+def _check(
+    files: list[Path], out_dir: Path, report: Reporter, shared: tuple[SharedGroup, ...]
+) -> int:
     report.print(
         [
             Diagnostic(
@@ -66,7 +70,7 @@ def _check(files: list[Path], out_dir: Path, report: Reporter) -> int:
         sys.stderr,
     )
     stale: list[tuple[Path, str]] = []
-    for name, data in plan(files).items():
+    for name, data in plan(files, shared=shared).items():
         path = out_dir / name
         try:
             current = read_file(path)

@@ -10,14 +10,15 @@ layout all of them use is visible to every stage any of them uses it in.
 from __future__ import annotations
 
 import fnmatch
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from oneshader.diagnostics import Diagnostic, Severity, UserError
+from oneshader.diagnostics import Code, Diagnostic, Severity, UserError
 from oneshader.reflection.model import PushBlock, Resource, ShaderReflection, Stage, Target
 
-__all__ = ["SharedGroup", "assign"]
+__all__ = ["SharedGroup", "assign", "from_pyproject", "make_group"]
 
 VISIBILITY = {Stage.Vertex: 1, Stage.Pixel: 2, Stage.Compute: 4}  # GPUShaderStage
 
@@ -36,11 +37,69 @@ class SharedGroup:
 
     def error(self, message: str) -> UserError:
         return UserError(
-            [Diagnostic(self.file, self.line, self.column, Severity.ERROR, message, "OS2002")]
+            [
+                Diagnostic(
+                    self.file, self.line, self.column, Severity.ERROR, message, Code.BAD_CONFIG
+                )
+            ]
         )
 
     def matches(self, model: ShaderReflection) -> bool:
         return any(fnmatch.fnmatchcase(model.source, p) for p in self.shaders)
+
+
+def make_group(
+    name: str, spec: object, file: str = "", line: int = 0, column: int = 0
+) -> SharedGroup | str:
+    """One ``NAME = { group = N, shaders = [globs] }`` entry, or what is wrong with it."""
+    group = spec.get("group") if isinstance(spec, dict) else None
+    shaders = spec.get("shaders") if isinstance(spec, dict) else None
+    if (
+        not isinstance(spec, dict)
+        or set(spec) != {"group", "shaders"}
+        or not isinstance(group, int)
+        or isinstance(group, bool)
+        or group < 0
+        or not isinstance(shaders, list)
+        or not shaders
+        or not all(isinstance(x, str) and x for x in shaders)
+        or not name.isidentifier()
+    ):
+        return (
+            f"shared group {name!r} must be NAME = {{ group = N, shaders = "
+            '["shaders/*.hlsl", ...] }} (NAME a Python identifier)'
+        )
+    return SharedGroup(name, group, tuple(shaders), file, line, column)
+
+
+def from_pyproject(path: Path) -> tuple[SharedGroup, ...]:
+    """``[tool.oneshader.shared-groups]`` of a pyproject.toml, for ``oneshader generate`` (which
+    reads no other setting of the build): () when the file or the table is absent; a bad entry
+    is a UserError at its line."""
+    import tomllib
+
+    from oneshader.fsutil import read_file
+
+    try:
+        text = read_file(path).decode("utf-8")
+        data = tomllib.loads(text)
+    except FileNotFoundError:
+        return ()
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as err:
+        raise UserError.at(str(path), 0, 0, f"cannot read [tool.oneshader]: {err}") from None
+    raw = data.get("tool", {}).get("oneshader", {}).get("shared-groups", {})
+    lines = text.splitlines()
+    out = []
+    for name, spec in raw.items() if isinstance(raw, dict) else []:
+        line = next(
+            (i + 1 for i, x in enumerate(lines) if re.match(rf'\s*"?{re.escape(name)}"?\s*=', x)),
+            0,
+        )
+        made = make_group(name, spec, str(path), line, 1 if line else 0)
+        if isinstance(made, str):
+            raise UserError.at(str(path), line, 1 if line else 0, made)
+        out.append(made)
+    return tuple(out)
 
 
 # (name, Wgsl binding, what else must agree, the record)

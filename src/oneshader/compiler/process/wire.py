@@ -26,6 +26,8 @@ from oneshader.reflection.model import Target
 __all__ = [
     "decode_request",
     "decode_result",
+    "diagnostic_from_row",
+    "diagnostic_row",
     "encode_request",
     "encode_result",
     "from_plain",
@@ -193,10 +195,7 @@ def encode_result(result: CompileResult) -> bytes:
     r = result
     return _dumps(
         {
-            "diagnostics": [
-                [d.file, d.line, d.column, d.severity.value, d.message, d.code, d.excerpt]
-                for d in r.diagnostics
-            ],
+            "diagnostics": [diagnostic_row(d) for d in r.diagnostics],
             "reflection": (
                 None
                 if r.reflection is None
@@ -212,7 +211,13 @@ def encode_result(result: CompileResult) -> bytes:
     )
 
 
-def _diagnostic(v: object) -> Diagnostic:
+def diagnostic_row(d: Diagnostic) -> list[Any]:
+    """A diagnostic as plain data (what :func:`diagnostic_from_row` reads back)."""
+    return [d.file, d.line, d.column, d.severity.value, d.message, d.code, d.excerpt]
+
+
+def diagnostic_from_row(v: object) -> Diagnostic:
+    """The diagnostic of a :func:`diagnostic_row`; ValueError for any other shape."""
     file, line, col, severity, message, code, excerpt = _list(v, 7)
     return Diagnostic(
         _str(file),
@@ -254,7 +259,7 @@ def decode_result(data: bytes) -> CompileResult:
     if type(crashed) is not bool:
         raise ValueError("expected a bool")
     return CompileResult(
-        diagnostics=tuple(_diagnostic(d) for d in _list(doc["diagnostics"])),
+        diagnostics=tuple(diagnostic_from_row(d) for d in _list(doc["diagnostics"])),
         reflection=reflection,
         outputs=tuple(_output(o) for o in _list(doc["outputs"])),
         inputs=tuple(_input(f) for f in _list(doc["inputs"])),
