@@ -207,6 +207,21 @@ def _scanned(
 
 
 _DOCS: dict[str, str] = {
+    "wgsl-byte-atomics": (
+        "A `RWByteAddressBuffer` every use of which is one word and one of them an "
+        "`Interlocked*` is declared `RWStructuredBuffer<Atomic<uint>>` (WGSL's "
+        "`array<atomic<u32>>`), its `Load`, `Store` and `Interlocked*` calls on the word at "
+        'the same byte address (see "Atomics").'
+    ),
+    "wgsl-typed-buffers": (
+        "WGSL has no texel buffers: a `Buffer<T>` (`RWBuffer<T>`) of 32-bit scalars or 2- or "
+        "4-vectors of them is declared `StructuredBuffer<T>` (`RWStructuredBuffer<T>`), a "
+        "storage array of T (`var<storage, read>`, as the bindings bind a typed buffer "
+        "there), indexed and `Load`ed as the typed buffer is, at the same byte offsets; the "
+        "reflection keeps `Buffer`. Not for a 3-vector (WGSL's array stride 16, the texels "
+        "12 bytes apart) nor a buffer whose `GetDimensions` the code calls: those stay "
+        "Slang's E36107, which says so."
+    ),
     "dxc-declarations": (
         "Declarations DXC parses and Slang does not (`source/dxc_syntax.py`; the source "
         "scanner reads the same rewritten text, so both see one set of declarations): a "
@@ -686,6 +701,20 @@ REWRITES: tuple[Rewrite, ...] = (
         lambda src, path, text, plan: rewrite.with_byte_stores(text, plan),
         lambda plan: rewrite.BYTE_STORE_PRELUDE,
         5,
+    ),
+    Rewrite(
+        "wgsl-byte-atomics",
+        _WGSL,
+        _DOCS["wgsl-byte-atomics"],
+        lambda c: c.src.byte_atomic_buffers(),
+        lambda src, path, text, plan: rewrite.byte_atomics(text, plan),
+    ),
+    Rewrite(
+        "wgsl-typed-buffers",
+        _WGSL,
+        _DOCS["wgsl-typed-buffers"],
+        lambda c: c.src.storage_typed_buffers(),
+        lambda src, path, text, plan: rewrite.typed_buffers_as_structured(text, plan),
     ),
     Rewrite("offset-padding", NOT_SPIRV, _DOCS["offset-padding"], lambda c: c.pads, _padding),
 )

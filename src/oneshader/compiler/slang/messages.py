@@ -79,6 +79,8 @@ def parse(
         code, kind, path, line_s, col_s, message = record
         message = message.strip()
         line, col = int(line_s), int(col_s)
+        if line < 1:  # past the 32-bit line counter (#line 4294967295): unknown, not -1
+            line, col = 0, 0
         if origin_of is not None and path and line:
             line, col = origin_of(path, line, col)
         if kind == "span":

@@ -87,8 +87,10 @@ UNAVAILABLE_HINTS: dict[Target, dict[str, str]] = {
             "bias) or a status; drop them, or for a bias write SampleBias(s, uv, bias, offset)"
         ),
         "__ShapeBuffer": (
-            "WGSL has no typed buffers (texel buffers); declare a StructuredBuffer<T> "
-            "(RWStructuredBuffer<T>) of the same element type"
+            "WGSL has no typed buffers (texel buffers): a Buffer<T> of 32-bit scalars or 2- or "
+            "4-vectors is a storage array there, but not this one (a 3-vector's array stride "
+            "is 16 in WGSL, its texels 12 bytes apart; its GetDimensions has no storage-array "
+            "form); declare a StructuredBuffer<T> (RWStructuredBuffer<T>) of the element type"
         ),
         "NonUniformResourceIndex": (
             "WGSL has no arrays of textures or samplers to index (binding_array is a "
@@ -433,7 +435,7 @@ def _compile_once(
             if target is Target.Wgsl and any(d.code == "E36107" for d in errors):
                 # Slang notes the first Interlocked* call it meets; name each, and what to
                 # declare instead.
-                interlocked = wgsl_interlocked(src)
+                interlocked = wgsl_interlocked(src, src.byte_atomic_buffers())
                 if interlocked:
                     errors = [
                         d

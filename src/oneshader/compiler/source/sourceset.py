@@ -532,6 +532,47 @@ class SourceSet:
         called = {m.group(1) for t in self.texts.values() for m in rewrite.length_queries(t, names)}
         return [d.name for d in sorted(found, key=self.declaration_order()) if d.name in called]
 
+    def storage_typed_buffers(self) -> tuple[str, ...]:
+        """The typed buffers WGSL holds as storage arrays (``rewrite.typed_buffers_as_structured``):
+        all but those whose ``GetDimensions`` a file calls."""
+
+        def storage() -> tuple[str, ...]:
+            names = self.declared_as({ResourceTypeKind.Buffer, ResourceTypeKind.RWBuffer})
+            texts = [strip_comments(t) for t in self.texts.values()]
+            return tuple(
+                n
+                for n in names
+                if not any(re.search(rf"\b{re.escape(n)}\s*\.\s*GetDimensions\b", t) for t in texts)
+            )
+
+        found: tuple[str, ...] = self._once("storage typed buffers", storage)
+        return found
+
+    def byte_atomic_buffers(self) -> tuple[str, ...]:
+        """The RW byte-address buffers WGSL can hold as ``array<atomic<u32>>`` (``rewrite.
+        byte_atomics``): an ``Interlocked*`` on them, and every use in any file a one-word
+        ``Load``, ``Store`` or ``Interlocked*`` but ``InterlockedMin``/``Max`` (signed or not by
+        the value's type). Any other use (``Load2``, ``Load<T>``, ``GetDimensions``, the buffer
+        passed to a function) leaves it a plain buffer, where Slang refuses the atomic
+        (OS1015)."""
+
+        def atomic() -> tuple[str, ...]:
+            out = []
+            for name in self.declared_as({ResourceTypeKind.RWByteAddressBuffer}):
+                uses = [
+                    (m, method)
+                    for t in self.texts.values()
+                    for m, method in rewrite.byte_buffer_uses(strip_comments(t), name)
+                    if not re.search(r"RWByteAddressBuffer\s*$", strip_comments(t)[: m.start()])
+                ]
+                methods = {method for _, method in uses}
+                if None not in methods and any(m and m.startswith("Interlocked") for m in methods):
+                    out.append(name)
+            return tuple(out)
+
+        found: tuple[str, ...] = self._once("byte atomics", atomic)
+        return found
+
     def declared_as(self, rtypes: Collection[ResourceTypeKind]) -> dict[str, Declaration]:
         """The resources of the types ``rtypes`` declared in any file."""
         return {
