@@ -60,7 +60,7 @@ def _differences(target: Target, shared: CompiledTarget, alone: CompiledTarget) 
 def check(request: dict[str, Any]) -> dict[str, Any]:
     """{"shared": targets compiled by a shared request, "differences": [...]}."""
     options = options_of(request)
-    src = SourceSet(request["path"], options.source_name, options.include_dirs)
+    src = SourceSet(request["path"], options.source_name, options.include_dirs, options.defines)
     problems = Collector()
     try:
         check_targets(src, options, problems)

@@ -162,3 +162,16 @@ def test_preprocessor_errors_are_positioned(tmp_path: Path) -> None:
     (error,) = result.diagnostics
     assert (error.line, error.column, error.code) == (1, 2, "OS1042")
     assert "without #endif" in error.message
+
+
+def test_enable_16bit_types_defines_its_macro_for_the_preprocessor(tmp_path: Path) -> None:
+    """DXC's ``-enable-16bit-types`` defines ``__HLSL_ENABLE_16_BIT``; oneshader preprocesses,
+    so the ``#if`` on it is its own (Slang's ``-D`` came too late once the text was
+    preprocessed)."""
+    source = (
+        "#if __HLSL_ENABLE_16_BIT\n#define T float\n#else\n#error not 16-bit\n#endif\n"
+        + _KERNEL % "T y = 2; o[0] = y;"
+    )
+    _built(_build(tmp_path, source, Target.SpirV, enable_16bit_types=True))
+    plain = _build(tmp_path, source, Target.SpirV)
+    assert any("not 16-bit" in d.message for d in plain.diagnostics)
