@@ -7,13 +7,14 @@ import hashlib
 import json
 import os
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from oneshader.buildtask.config import BuildConfig
 from oneshader.buildtask.filerules import FileRule, Variant, rule_for
 from oneshader.buildtask.stages import SHADER_SUFFIXES, entry_for_file
 from oneshader.compiler.api import CompileOptions
+from oneshader.compiler.process.plain import to_plain
 from oneshader.diagnostics import Code, UserError
 from oneshader.fsutil import display_path, file_kind
 
@@ -53,22 +54,11 @@ def walk_shaders(folder: Path, skip: Path | None = None) -> list[Path]:
 
 
 def options_key(options: CompileOptions, root: Path) -> str:
-    """A digest of the options, with paths relative to the project so that moving it is free."""
-    doc: dict[str, object] = {
-        "targets": [t.value for t in options.targets],
-        "source": options.source_name,
-        "include": [project_name(Path(p), root) for p in options.include_dirs],
-        "defines": [list(d) for d in options.defines],
-        "entry": [[e.name, e.stage.value] for e in options.entry_points],
-        "shifts": [[s.register_class, s.shift, s.space] for s in options.shifts],
-        "binds": [[b.register, b.space, b.binding, b.set] for b in options.bind_registers],
-    }
-    if options.row_major:  # (absent when off: the keys of earlier builds stay valid)
-        doc["row_major"] = True
-    if options.enable_16bit_types:
-        doc["enable_16bit_types"] = True
-    if options.dxc_placement:  # (absent by default, as row_major)
-        doc["dxc_placement"] = True
+    """A digest of the options, with paths relative to the project so that moving it is free.
+    Every field of :class:`CompileOptions` counts, as the process wire carries it
+    (``process.plain``): an option added there rebuilds what it changes without a change here."""
+    relative = tuple(project_name(Path(p), root) for p in options.include_dirs)
+    doc = to_plain(replace(options, include_dirs=relative))
     return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()[:32]
 
 
