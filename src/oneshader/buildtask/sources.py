@@ -3,6 +3,7 @@ its place in OUT and the key of everything that affects its outputs."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -57,9 +58,17 @@ def options_key(options: CompileOptions, root: Path) -> str:
     """A digest of the options, with paths relative to the project so that moving it is free.
     Every field of :class:`CompileOptions` counts, as the process wire carries it
     (``process.plain``): an option added there rebuilds what it changes without a change here."""
+    shared = _shared_options_json(replace(options, source_name=""), root)
+    doc = f"{json.dumps(options.source_name)}\0{shared}"
+    return hashlib.sha256(doc.encode()).hexdigest()[:32]
+
+
+@functools.lru_cache(maxsize=64)
+def _shared_options_json(options: CompileOptions, root: Path) -> str:
+    """The options every shader of a build shares, as JSON: made once per build, not once per
+    shader (a no-op build's time goes to its shaders' keys otherwise)."""
     relative = tuple(project_name(Path(p), root) for p in options.include_dirs)
-    doc = to_plain(replace(options, include_dirs=relative))
-    return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()[:32]
+    return json.dumps(to_plain(replace(options, include_dirs=relative)), sort_keys=True)
 
 
 def _refuse_special(path: Path) -> None:
