@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 import subprocess
 import sys
 import textwrap
@@ -425,3 +426,42 @@ def test_struct_names_cannot_take_the_names_the_generator_makes(
         assert "VARIANTS_" in fog.SHARED_STRUCTS and fog.VARIANTS_ is module.VARIANTS_
         assert fog._v0 is module._v0 and fog.m_os_v0 is module.m_os_v0
         assert fog.DIFFERENT == {"resource C": (("b",),)}
+
+
+def test_check_says_what_it_compares_and_warns_of_an_edit_not_rebuilt(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--check compares modules with reflection files; an HLSL edit not rebuilt used to pass
+    silently. It says what it checked, and warns when a reflection's source is newer."""
+    import codegen_samples as s
+
+    from oneshader.reflection.format import ReflectionFormat
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "shaders").mkdir()
+    source = tmp_path / "shaders" / "particles.hlsl"
+    source.write_text("// built\n")
+    reflection = tmp_path / "particles.reflection"
+    reflection.write_bytes(ReflectionFormat.write(s.particles()))
+    old = reflection.stat().st_mtime_ns - 10_000_000_000
+    os.utime(source, ns=(old, old))
+    args = ["generate", str(reflection), "-o", "gen"]
+    assert main(args) == 0
+    capsys.readouterr()
+    assert main([*args, "--check"]) == 0
+    out, err = capsys.readouterr()
+    assert err == ""
+    assert out == (
+        "1 reflection file(s): the modules are up to date (checked the modules against the "
+        "reflection files only, not the reflections against the HLSL: run `oneshader build` "
+        "first for that)\n"
+    )
+    source.write_text("// edited, not rebuilt\n")
+    later = reflection.stat().st_mtime_ns + 10_000_000_000
+    os.utime(source, ns=(later, later))
+    assert main([*args, "--check"]) == 0  # the modules do follow the reflection
+    err = capsys.readouterr().err
+    assert err == (
+        f"shaders/particles.hlsl: warning: changed after {reflection} was built: the modules "
+        "follow the reflection, not this edit (run oneshader build)\n"
+    )

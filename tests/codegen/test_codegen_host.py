@@ -8,6 +8,7 @@ import dataclasses
 import inspect
 import itertools
 from pathlib import Path
+from typing import Any
 
 import codegen_samples as samples
 import numpy as np
@@ -269,18 +270,23 @@ def test_create_buffer_refuses_another_scalar_for_a_buffer_of_scalars() -> None:
         b.resources.B.create_buffer(device, np.zeros((2, 4)))
 
 
+def _vertex_entry(inputs: tuple[StageVariable, ...]) -> Any:
+    """The entry ``VS`` of a shader that reads these vertex inputs (each packed by name)."""
+    model = ShaderReflection(
+        source="v.hlsl",
+        targets=(Target.Wgsl,),
+        entry_points=(EntryPoint("VS", Stage.Vertex, stride=32, inputs=inputs),),
+    )
+    return from_reflection(model, "v").entry("VS")
+
+
 def test_vertex_fields_refuse_values_numpy_would_truncate() -> None:
     inputs = (
         _var("pos", 0, 2, format=VertexFormat.Float32x2),
         _var("ident", 1, 1, scalar=ScalarKind.UInt, format=VertexFormat.Uint32),
         _var("col", 2, 4, format=VertexFormat.Unorm8x4),
     )
-    model = ShaderReflection(
-        source="v.hlsl",
-        targets=(Target.Wgsl,),
-        entry_points=(EntryPoint("VS", Stage.Vertex, stride=16, inputs=inputs),),
-    )
-    vs = from_reflection(model, "v").entry("VS")
+    vs = _vertex_entry(inputs)
     data = vs.vertex_buffer("pos", "ident", "col").zeros(2)
     data["pos"] = [[0.5, 1.5], [2.5, 3.5]]  # a float attribute takes floats
     data["ident"] = [3.0, 4.0]  # whole numbers are exact
@@ -309,12 +315,7 @@ def test_vertex_buffers_are_bound_by_name() -> None:
         _var("pos", 0, 3, format=VertexFormat.Float32x3),
         _var("shift", 1, 2, format=VertexFormat.Float32x2),
     )
-    model = ShaderReflection(
-        source="v.hlsl",
-        targets=(Target.Wgsl,),
-        entry_points=(EntryPoint("VS", Stage.Vertex, stride=20, inputs=inputs),),
-    )
-    vs = from_reflection(model, "v").entry("VS")
+    vs = _vertex_entry(inputs)
     buffers = vs.buffers(geometry=vs.vertex_buffer("pos"), instances=vs.instance_buffer("shift"))
     assert buffers.slot("instances") == 1 and buffers.geometry.names == ("pos",)
     assert vs.vertex_buffers(*buffers) == [buffers.geometry.layout, buffers.instances.layout]

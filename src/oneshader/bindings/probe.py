@@ -33,6 +33,7 @@ from oneshader.reflection.model import (
     TypeKind,
     TypeLayout,
 )
+from oneshader.reflection.spelling import SCALAR_NAMES
 
 __all__ = ["OUT", "Leaf", "Probe", "ProbeSource", "probe_source", "run_probes"]
 
@@ -41,15 +42,7 @@ MAX_LEAVES = 1024  # per buffer: more would make a probe slower to compile than 
 
 _WRITTEN = {ResourceTypeKind.RWStructuredBuffer}
 _READ = {ResourceTypeKind.ConstantBuffer, ResourceTypeKind.StructuredBuffer}
-_HLSL_SCALARS = {
-    ScalarKind.Bool: "bool",
-    ScalarKind.Int: "int",
-    ScalarKind.UInt: "uint",
-    ScalarKind.Float: "float",
-    ScalarKind.Int16: "int16_t",
-    ScalarKind.UInt16: "uint16_t",
-    ScalarKind.Float16: "half",
-}
+_HLSL_SCALARS = {k: name for k, name in SCALAR_NAMES.items() if k.size <= 4}  # WGSL's
 _COMPONENTS = "xyzw"
 
 # A step from a struct value to one of its scalars: ("field", member index) or ("index", i).

@@ -8,7 +8,7 @@ import numpy.typing as npt
 
 from oneshader.bindings.bindgroups import BindGroup, set_bind_groups
 from oneshader.bindings.binding import Binding, BufferRange
-from oneshader.bindings.shader import Entry, Layouts, Shader, Spec
+from oneshader.bindings.shader import Entry, Layouts, Shader, Spec, shared_class
 from oneshader.bindings.stages import LinkError, VertexBuffer, VertexBuffers, check_link
 from oneshader.bindings.structs import (
     LayoutError,
@@ -55,4 +55,5 @@ __all__ = [
     "VertexBuffers",
     "check_link",
     "set_bind_groups",
+    "shared_class",
 ]

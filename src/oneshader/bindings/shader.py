@@ -14,7 +14,7 @@ import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -230,6 +230,34 @@ class Entry:
         return out
 
 
+# Shared groups' layouts: per device, per shared name and entries, the one layout object.
+_SHARED_LAYOUTS: weakref.WeakKeyDictionary[Any, dict[tuple[str, str], Any]] = (
+    weakref.WeakKeyDictionary()
+)
+_SHARED_CLASSES: dict[str, Any] = {}
+
+C = TypeVar("C", bound=type)
+
+
+def shared_layout(device: Any, name: str, entries: list[dict[str, Any]]) -> Any:
+    """The GPUBindGroupLayout of shared group ``name`` with these entries on ``device``: the
+    same object for every shader that asks (a device without weak references gets its own)."""
+    key = (name, repr(entries))
+    try:
+        cache = _SHARED_LAYOUTS.setdefault(device, {})
+    except TypeError:
+        return device.create_bind_group_layout(entries=entries)
+    if key not in cache:
+        cache[key] = device.create_bind_group_layout(entries=entries)
+    return cache[key]
+
+
+def shared_class(name: str, cls: C) -> C:
+    """The bind group class of shared group ``name``: the first module's, for every module
+    that shares it (the generator made them equal, and checked their groups equal)."""
+    return _SHARED_CLASSES.setdefault(name, cls)  # type: ignore[no-any-return]
+
+
 class StaleOutputs(RuntimeError):
     """A shader's code file is not known to come from the build of its reflection."""
 
@@ -243,10 +271,13 @@ class Shader:
         reflection: ShaderReflection,
         stem: str,
         code: Mapping[Target, str] | None = None,
+        shared: Mapping[int, tuple[str, int]] | None = None,
     ) -> None:
         self.reflection = reflection
         self.stem = stem
         self._code = dict(code or {})
+        # WGSL groups shared with other shaders: group -> (shared name, visibility of all)
+        self.shared = dict(shared or {})
         self._per_device: weakref.WeakKeyDictionary[Any, dict[Any, Any]] = (
             weakref.WeakKeyDictionary()
         )
@@ -347,16 +378,24 @@ class Shader:
                     dynamic=b.name in dyn,
                 )
             )
+            if group in self.shared:  # visible wherever any sharing shader uses it
+                entries[-1]["visibility"] = self.shared[group][1]
         return sorted(entries, key=lambda e: int(e["binding"]))
 
     def create_bind_group_layouts(self, device: Any, **overrides: Any) -> list[Any]:
-        """One GPUBindGroupLayout per group 0..max (empty ones fill gaps)."""
+        """One GPUBindGroupLayout per group 0..max (empty ones fill gaps); a group shared
+        with other shaders is one layout object per device for all of them (with equal
+        entries), so one bind group binds in every sharing shader's pipelines."""
         groups = self.groups()
         top = groups[-1] + 1 if groups else 0
-        return [
-            device.create_bind_group_layout(entries=self.bind_group_layout_entries(g, **overrides))
-            for g in range(top)
-        ]
+        out = []
+        for g in range(top):
+            entries = self.bind_group_layout_entries(g, **overrides)
+            if g in self.shared:
+                out.append(shared_layout(device, self.shared[g][0], entries))
+            else:
+                out.append(device.create_bind_group_layout(entries=entries))
+        return out
 
     def create_pipeline_layout(
         self, device: Any, bind_group_layouts: Sequence[Any] | None = None

@@ -304,6 +304,7 @@ class Build:
         reflections: list[Path] = []
         stale: dict[Path, str] = {}
         digest = hashlib.sha256(project_name(self.config.bindings, self.config.root).encode())
+        digest.update(repr(self.config.shared_groups).encode())  # a changed declaration too
         for job in jobs:
             record = self.state.shaders.get(job.stem)
             if record is None:
@@ -325,7 +326,13 @@ class Build:
         from oneshader.codegen import generate
 
         try:
-            written = generate(reflections, self.config.bindings, root=self.config.out, stale=stale)
+            written = generate(
+                reflections,
+                self.config.bindings,
+                root=self.config.out,
+                stale=stale,
+                shared=self.config.shared_groups,
+            )
         except UserError as err:
             for diag in err.diagnostics:
                 self._show(diag)

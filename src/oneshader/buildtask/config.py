@@ -17,6 +17,7 @@ from typing import Any
 
 from oneshader.buildtask.filerules import VARIANT_NAME, FileRule, Variant, is_glob
 from oneshader.buildtask.stages import DEFAULT_ENTRY, StageRule, stage_from_profile
+from oneshader.codegen.shared import SharedGroup, make_group
 from oneshader.compiler.api import (
     BindRegister,
     CompileLimits,
@@ -54,6 +55,7 @@ _KNOWN_KEYS = frozenset(
         "matrix-layout",
         "enable-16bit-types",
         "placement",
+        "shared-groups",
         *(f"{c}-shift" for c in REGISTER_CLASSES),
     }
 )
@@ -85,6 +87,7 @@ class Settings:
     dxc_placement: bool | None = None  # placement = "dxc" / --placement dxc
     stage_rules: tuple[StageRule, ...] = ()  # [tool.oneshader.stages], in the file's order
     command_entry: EntryPointSpec | None = None  # -E/-T: every file of this build
+    shared_groups: tuple[SharedGroup, ...] = ()  # [tool.oneshader.shared-groups]
 
 
 @dataclass(frozen=True)
@@ -108,6 +111,7 @@ class BuildConfig:
     variant_rules: tuple[FileRule, ...] = ()
     target_rules: tuple[FileRule, ...] = ()
     bindings: Path | None = None
+    shared_groups: tuple[SharedGroup, ...] = ()
     jobs: int = 1
     force: bool = False
     quiet: bool = False
@@ -293,6 +297,29 @@ def _defines(
         if isinstance(value, bool):
             value = int(value)
         out.append((name, str(value)))
+    return tuple(out)
+
+
+def _shared_groups(table: Mapping[str, Any], where: TableLocator) -> tuple[SharedGroup, ...]:
+    """``shared-groups``: NAME = { group = N, shaders = [globs of source names] }, each
+    remembered with its position (the generator's errors point there)."""
+    if "shared-groups" not in table:
+        return ()
+    raw = table["shared-groups"]
+    if not isinstance(raw, dict):
+        raise where.error(
+            "shared-groups",
+            "'shared-groups' must be a table: NAME = { group = N, shaders = [...] }",
+        )
+    at = TableLocator(where.file, "\n".join(where.lines), f"{where.table}.shared-groups")
+    out = []
+    for name, spec in raw.items():
+        locate, key = (at, name) if at.header else (where, "shared-groups")
+        line, column = locate.key(key)
+        made = make_group(name, spec, locate.file, line, column)
+        if isinstance(made, str):
+            raise locate.error(key, made)
+        out.append(made)
     return tuple(out)
 
 
@@ -537,6 +564,7 @@ def settings_from_table(table: Mapping[str, Any], base: Path, where: TableLocato
         enable_16bit_types=sixteen,
         dxc_placement=dxc_placement,
         stage_rules=tuple(stage_rules),
+        shared_groups=_shared_groups(table, where),
     )
 
 
@@ -670,7 +698,9 @@ def merge(
     command_entry: EntryPointSpec | None = None
     variant_rules: dict[str, FileRule] = {}
     target_rules: dict[str, FileRule] = {}
+    shared_groups: tuple[SharedGroup, ...] = ()
     for layer in layers:
+        shared_groups = layer.shared_groups or shared_groups
         sources = layer.sources if layer.sources is not None else sources
         out = layer.out or out
         bindings = layer.bindings or bindings
@@ -728,6 +758,7 @@ def merge(
         variant_rules=tuple(variant_rules.values()),
         target_rules=tuple(target_rules.values()),
         bindings=bindings.resolve() if bindings else None,
+        shared_groups=shared_groups,
         jobs=jobs or available_cpus(),
         force=force,
         quiet=quiet,

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from oneshader.codegen.names import identifier, stem_of
 from oneshader.codegen.render import render_module
+from oneshader.codegen.shared import SharedGroup, assign
 from oneshader.codegen.variants import render_variants, variant_of
 from oneshader.diagnostics import Code, Diagnostic, Severity, UserError
 from oneshader.fsutil import display_path, read_beside, read_file, write_many_if_changed
@@ -89,6 +90,7 @@ def render_file(
     model: ShaderReflection,
     stale: str | None = None,
     code: Mapping[Target, str | bytes] | None = None,
+    shared: Mapping[int, tuple[str, int]] | None = None,
 ) -> str:
     """The module source for one file, embedding ``code`` (by default the code built beside
     it; :func:`read_unit` reads both as one unit) (``stale``: why the shader's latest build
@@ -96,7 +98,7 @@ def render_file(
     UserError."""
     try:
         embedded = built_code(path, model) if code is None else code
-        return render_module(model, stem_of(path), embedded, stale)
+        return render_module(model, stem_of(path), embedded, stale, shared)
     except LayoutError as err:
         raise UserError([_problem(path, str(err))]) from None
 
@@ -136,6 +138,7 @@ def plan(
     reflection_files: Sequence[Path],
     root: Path | None = None,
     stale: Mapping[Path, str] | None = None,
+    shared: Sequence[SharedGroup] = (),
 ) -> dict[str, bytes]:
     """{path in the output folder (with /): content} for these reflection files, in order, plus
     an ``__init__.py`` per package; every problem of every file in one UserError.
@@ -148,6 +151,7 @@ def plan(
     packages: dict[tuple[str, ...], set[str]] = {(): set()}
     shaders: dict[tuple[str, ...], list[tuple[str, str, ShaderReflection]]] = {}  # variants
     problems: list[Diagnostic] = []
+    units: list[tuple[Path, tuple[str, ...], ShaderReflection, Mapping[Target, str | bytes]]] = []
     for path in reflection_files:
         try:
             model, code = read_unit(path)
@@ -183,8 +187,11 @@ def plan(
             first_in.setdefault(where[:i], where)
         if variant is not None:
             shaders.setdefault(where[:-1], []).append((variant[1], where[-1], model))
+        units.append((path, where, model, code))
+    groups = assign(shared, [(u[0], u[2]) for u in units]) if shared else {}
+    for path, where, model, unit_code in units:
         try:
-            text = render_file(path, model, (stale or {}).get(path), code)
+            text = render_file(path, model, (stale or {}).get(path), unit_code, groups.get(path))
             out["/".join(where) + ".py"] = text.encode("utf-8")
         except UserError as err:
             problems.extend(err.diagnostics)
@@ -207,11 +214,13 @@ def generate(
     *,
     root: Path | None = None,
     stale: Mapping[Path, str] | None = None,
+    shared: Sequence[SharedGroup] = (),
 ) -> list[Path]:
     """Write one module per reflection file (and the packages' ``__init__.py``) into
     ``out_dir``; files whose content is unchanged are not touched. Returns every output path.
-    ``stale`` maps the reflection files of shaders whose latest build failed to the errors."""
-    files = plan([Path(p) for p in reflection_files], root, stale)
+    ``stale`` maps the reflection files of shaders whose latest build failed to the errors;
+    ``shared`` declares the bind groups shaders share (codegen.shared)."""
+    files = plan([Path(p) for p in reflection_files], root, stale, shared)
     out_dir = Path(out_dir)
     try:
         write_many_if_changed((out_dir / name, data) for name, data in files.items())

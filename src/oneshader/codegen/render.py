@@ -309,6 +309,7 @@ def render_module(
     stem: str,
     code: Mapping[Target, str | bytes] | None = None,
     stale: str | None = None,
+    shared: Mapping[int, tuple[str, int]] | None = None,
 ) -> str:
     """The module for ``r``; ``stem`` names its built code files (``<stem>.wgsl``, ...);
     ``code`` is the built code to embed (WGSL text, SPIR-V bytes), by target; ``stale`` says
@@ -336,16 +337,21 @@ def render_module(
     out += f"REFLECTION: Final = {render(r, '_m', 0, 'REFLECTION: Final = ', module.by_id)}\n"
     constants, items = _embedded(code or {})
     out += constants
+    args = ["REFLECTION", "STEM"]
     if items:
-        out += _call(
-            "SHADER: Final = _b.Shader", ["REFLECTION", "STEM", "{" + ", ".join(items) + "}"], 0
-        )
-    else:
-        out += "SHADER: Final = _b.Shader(REFLECTION, STEM)\n"
+        args.append("{" + ", ".join(items) + "}")
+    if shared:  # group -> (the shared group's name, its visibility in every sharing shader)
+        pairs = [f"{g}: ({py_str(n)}, {v})" for g, (n, v) in sorted(shared.items())]
+        args.append("shared={" + ", ".join(pairs) + "}")
+    out += _call("SHADER: Final = _b.Shader", args, 0)
     for s in module.order:
         out += _struct_source(s, module)
     for cls, (group, infos) in zip(module.group_classes, module.groups.items(), strict=True):
-        out += _bind_group_source(cls, group, infos)
+        if shared and group in shared:  # one class for every shader sharing the group
+            out += _bind_group_source(f"_os_{cls}", group, infos)
+            out += f"\n\n{cls}: Final = _b.shared_class({py_str(shared[group][0])}, _os_{cls})\n"
+        else:
+            out += _bind_group_source(cls, group, infos)
     namespaces = (  # (class, docstring, Shader method, names, one comment per name)
         (
             "resources",

@@ -42,6 +42,7 @@ from oneshader.compiler.emitted.spirv_ops import (
     DECO_NON_READABLE,
     DECO_NON_WRITABLE,
     DECO_OFFSET,
+    DECO_PER_VERTEX_KHR,
     DECO_ROW_MAJOR,
     DECO_SAMPLE,
     DECO_SPEC_ID,
@@ -519,6 +520,9 @@ def _resource(m: _Module, lay: _Layouts, vid: int, storage: str) -> EmittedResou
 
 _INTERP = {
     DECO_FLAT: Interpolation.Flat,
+    # HLSL's nointerpolation input read with GetAttributeAtVertex: each vertex's value as it
+    # is, never interpolated (DXC and Slang decorate it PerVertexKHR instead of Flat)
+    DECO_PER_VERTEX_KHR: Interpolation.Flat,
     DECO_NO_PERSPECTIVE: Interpolation.NoPerspective,
     DECO_CENTROID: Interpolation.Centroid,
     DECO_SAMPLE: Interpolation.Sample,
@@ -534,6 +538,9 @@ def _stage_variables(m: _Module, vid: int, entry: str) -> list[EmittedVariable]:
     d = m.deco(vid)
     tid = _pointee(m, m.variables[vid][0])
     op, ops = m.types.get(tid, (0, ()))
+    if DECO_PER_VERTEX_KHR in d.flags and op == OP_TYPE_ARRAY:
+        tid = ops[0]  # the array of the primitive's vertices takes no locations of its own
+        op, ops = m.types.get(tid, (0, ()))
     if op == OP_TYPE_STRUCT and DECO_LOCATION not in d.values and DECO_BUILTIN not in d.values:
         out = []
         for i in range(len(ops)):
