@@ -35,8 +35,9 @@ _SLANG_STAGE = {"vertex": S.STAGE_VERTEX, "pixel": S.STAGE_FRAGMENT, "compute": 
 
 def plain_args(request: dict[str, Any]) -> list[str]:
     """What any Slang user passes for HLSL written for DXC: the target (SPIR-V 1.5, as oneshader
-    emits it), HLSL's column-major default (row-major for DXC's -Zpr), the defines and DXC's
-    register shifts."""
+    emits it), HLSL's column-major default (row-major for DXC's -Zpr), the defines, DXC's
+    register shifts and the include folders (Slang has no -enable-16bit-types: a 16-bit variant
+    gets its defines only)."""
     layout = "row" if request.get("row_major") else "column"
     args = []
     for target in _targets(request):
@@ -48,6 +49,8 @@ def plain_args(request: dict[str, Any]) -> list[str]:
         args += ["-D", f"{name}={value}" if value else name]
     for cls, shift, space in request.get("shifts", ()):
         args += [f"-fvk-{cls}-shift", str(shift), "all" if space is None else str(space)]
+    for folder in request.get("include_dirs", ()):
+        args += ["-I", folder]
     return args
 
 

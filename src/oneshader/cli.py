@@ -114,6 +114,17 @@ def _add_build_arguments(p: argparse.ArgumentParser) -> None:
         help="no progress lines: only diagnostics and the summary",
     )
     p.add_argument(
+        "--cache",
+        metavar="URL",
+        help="a shared cache of compiled shaders: a folder or an fsspec URL such as "
+        "s3://bucket/prefix (also ONESHADER_CACHE, [tool.oneshader] cache)",
+    )
+    p.add_argument(
+        "--cache-mode",
+        choices=("read", "write", "readwrite"),
+        help="read hits only, write (publish) only, or both (the default)",
+    )
+    p.add_argument(
         "--no-server",
         action="store_true",
         help="no compile server kept for later builds (also ONESHADER_SERVER=0; off in CI)",

@@ -106,7 +106,7 @@ def test_shaders_whose_shared_group_differs_are_refused_at_the_declaration(
     result = _build(project)
     assert result.returncode != 0
     assert (
-        "pyproject.toml:8:1: error OS2002: shared group 'frame' (group 0) differs between "
+        "pyproject.toml:8:1: error OS2004: shared group 'frame' (group 0) differs between "
         "shaders/a.hlsl and shaders/b.hlsl at 'Frame': Gamma: added at offset 8, inside the "
         "old size 16"
     ) in result.stderr, result.stderr

@@ -35,6 +35,9 @@ PYPROJECT = "pyproject.toml"
 TOOL_TABLE = "tool.oneshader"
 REGISTER_CLASSES = "btsu"
 MATRIX_LAYOUTS = ("column-major", "row-major")
+CACHE_MODES = ("read", "write", "readwrite")  # what buildtask.cache.CacheMode takes
+CACHE_VARIABLE = "ONESHADER_CACHE"
+CACHE_MODE_VARIABLE = "ONESHADER_CACHE_MODE"
 PLACEMENTS = ("auto", "dxc")
 _KNOWN_KEYS = frozenset(
     {
@@ -53,6 +56,8 @@ _KNOWN_KEYS = frozenset(
         "memory-limit",
         "bind-register",
         "matrix-layout",
+        "cache",
+        "cache-mode",
         "enable-16bit-types",
         "placement",
         "shared-groups",
@@ -84,6 +89,8 @@ class Settings:
     row_major: bool | None = None
     enable_16bit_types: bool | None = None  # DXC's -enable-16bit-types
     file_rules: tuple[FileRule, ...] = ()  # variants and file-targets, in the file's order
+    cache: str | None = None  # a shared cache's fsspec URL (a plain path already absolute)
+    cache_mode: str | None = None
     dxc_placement: bool | None = None  # placement = "dxc" / --placement dxc
     stage_rules: tuple[StageRule, ...] = ()  # [tool.oneshader.stages], in the file's order
     command_entry: EntryPointSpec | None = None  # -E/-T: every file of this build
@@ -119,6 +126,8 @@ class BuildConfig:
     server_idle_seconds: float | None = None  # None: no compile server, a private zygote
     limits: CompileLimits = field(default_factory=CompileLimits)
     depfile: Path | None = None  # where to write the make rules of the outputs (--depfile)
+    cache: str | None = None  # the shared cache's URL (docs/build.md, "A shared cache")
+    cache_mode: str = "readwrite"
 
 
 SERVER_VARIABLE = "ONESHADER_SERVER"
@@ -276,6 +285,35 @@ def _bind_register(reg: object, space: object, binding: object, set_: object) ->
             return f"a bind-register {what} must be a number from 0 to {MAX_UINT}, not {v!r}"
         nums.append(number)
     return BindRegister(match.group(), nums[0], nums[1], nums[2])
+
+
+def cache_url(value: str, base: Path) -> str:
+    """A cache location as given: a URL with a protocol (``s3://...``, ``file://...``, fsspec's
+    chained ``a::b``) is kept, a plain path is taken relative to ``base``."""
+    if "://" in value or "::" in value:
+        return value
+    return str((base / value).resolve())
+
+
+def _cache_mode(value: object, error: Callable[[str], UserError]) -> str:
+    if not isinstance(value, str) or value.strip().lower() not in CACHE_MODES:
+        raise error(f"the cache mode must be read, write or readwrite, not {value!r}")
+    return value.strip().lower()
+
+
+def env_settings(cwd: Path) -> Settings:
+    """The environment's layer, between pyproject.toml and the command line: the shared cache
+    (``ONESHADER_CACHE``, ``ONESHADER_CACHE_MODE``)."""
+    url = os.environ.get(CACHE_VARIABLE, "").strip()
+    mode = os.environ.get(CACHE_MODE_VARIABLE, "").strip()
+
+    def error(message: str) -> UserError:
+        return UserError.at(CACHE_MODE_VARIABLE, 0, 0, message, Code.BAD_USAGE)
+
+    return Settings(
+        cache=cache_url(url, cwd) if url else None,
+        cache_mode=_cache_mode(mode, error) if mode else None,
+    )
 
 
 def _define(text: str) -> tuple[str, str] | None:
@@ -546,6 +584,16 @@ def settings_from_table(table: Mapping[str, Any], base: Path, where: TableLocato
             f"{sixteen!r}",
         )
 
+    cache = None
+    if "cache" in table:
+        value = table["cache"]
+        if not isinstance(value, str) or not value.strip():
+            raise where.error("cache", "'cache' must be a folder or an fsspec URL (a string)")
+        cache = cache_url(value.strip(), base)
+    cache_mode = None
+    if "cache-mode" in table:
+        cache_mode = _cache_mode(table["cache-mode"], lambda m: where.error("cache-mode", m))
+
     return Settings(
         sources=paths("sources"),
         out=one_path("out"),
@@ -561,6 +609,8 @@ def settings_from_table(table: Mapping[str, Any], base: Path, where: TableLocato
         time_limit=limits.get("time-limit"),
         memory_limit=int(limits["memory-limit"]) if "memory-limit" in limits else None,
         row_major=row_major,
+        cache=cache,
+        cache_mode=cache_mode,
         enable_16bit_types=sixteen,
         dxc_placement=dxc_placement,
         stage_rules=tuple(stage_rules),
@@ -640,6 +690,8 @@ def settings_from_args(args: Any, cwd: Path) -> Settings:
             if isinstance(b, str):
                 raise _cli_error(f"--fvk-bind-register: {b}")
         binds = tuple(b for b in made_b if isinstance(b, BindRegister))
+    cache = getattr(args, "cache", None)
+    cache_mode = getattr(args, "cache_mode", None)
     command_entry = None
     entry, profile = getattr(args, "entry", None), getattr(args, "profile", None)
     if profile is not None:
@@ -663,6 +715,8 @@ def settings_from_args(args: Any, cwd: Path) -> Settings:
         shifts=shifts,
         bind_registers=binds,
         row_major=getattr(args, "row_major", None),
+        cache=cache_url(cache, cwd) if cache else None,
+        cache_mode=_cache_mode(cache_mode, _cli_error) if cache_mode else None,
         enable_16bit_types=getattr(args, "enable_16bit_types", None),
         dxc_placement=_placement(getattr(args, "placement", None)),
         command_entry=command_entry,
@@ -692,6 +746,8 @@ def merge(
     binds: tuple[BindRegister, ...] = ()
     limits = CompileLimits()
     row_major = False
+    cache: str | None = None
+    cache_mode = "readwrite"
     sixteen = False
     dxc_placement = False
     stage_rules: list[StageRule] = []
@@ -715,6 +771,8 @@ def merge(
             layer.time_limit or limits.seconds, layer.memory_limit or limits.memory_mib
         )
         row_major = layer.row_major if layer.row_major is not None else row_major
+        cache = layer.cache or cache
+        cache_mode = layer.cache_mode or cache_mode
         if layer.enable_16bit_types is not None:
             sixteen = layer.enable_16bit_types
         if layer.dxc_placement is not None:
@@ -766,6 +824,8 @@ def merge(
         server_idle_seconds=server_idle_seconds,
         limits=limits,
         depfile=depfile,
+        cache=cache,
+        cache_mode=cache_mode,
     )
 
 
@@ -774,6 +834,7 @@ def load_config(args: Any, cwd: Path | None = None) -> BuildConfig:
     cwd = (cwd or Path.cwd()).resolve()
     root, pyproject = find_project_root(cwd)
     layers = [pyproject_settings(pyproject)] if pyproject else []
+    layers.append(env_settings(cwd))
     layers.append(settings_from_args(args, cwd))
     return merge(
         root,

@@ -21,6 +21,9 @@ def wants_live_line(stream: TextIO, quiet: bool) -> bool:
         return False
 
 
+FROM_CACHE = "from cache"  # the verdict of a shader the shared cache gave
+
+
 class Progress:
     """Progress on ``stream``: a live line (done/total, current file, elapsed) on a terminal,
     otherwise one plain line per compiled shader (none with ``quiet``); diagnostics always go to
@@ -43,12 +46,13 @@ class Progress:
         self.live = wants_live_line(self.stream, quiet) if live is None else live
         self.total = 0
         self.done = 0
+        self.cached = 0  # of ``done``, taken from the shared cache (marked on the live line)
         self.started = time.perf_counter()
         self.running: dict[str, float] = {}
         self._shown = False
 
     def begin(self, total: int) -> None:
-        self.total, self.done = total, 0
+        self.total, self.done, self.cached = total, 0, 0
         self.started = time.perf_counter()
         self.running.clear()
 
@@ -64,7 +68,8 @@ class Progress:
         current = next(iter(self.running), "")
         elapsed = time.perf_counter() - self.started
         width = shutil.get_terminal_size((80, 24)).columns
-        line = f"[{self.done}/{self.total}] {elapsed:5.1f}s {printable(current)}"
+        cached = f", {self.cached} from cache" if self.cached else ""
+        line = f"[{self.done}/{self.total}{cached}] {elapsed:5.1f}s {printable(current)}"
         self.stream.write("\r\x1b[K" + line[: max(width - 1, 10)])
         self.stream.flush()
         self._shown = True
@@ -76,6 +81,7 @@ class Progress:
     def finish(self, name: str, verdict: str, seconds: float) -> None:
         self.running.pop(name, None)
         self.done += 1
+        self.cached += verdict == FROM_CACHE
         if self.live:
             self._draw()
         elif not self.quiet:

@@ -67,8 +67,15 @@ def options_key(options: CompileOptions, root: Path) -> str:
 def _shared_options_json(options: CompileOptions, root: Path) -> str:
     """The options every shader of a build shares, as JSON: made once per build, not once per
     shader (a no-op build's time goes to its shaders' keys otherwise)."""
+    return json.dumps(options_doc(options, root), sort_keys=True)
+
+
+def options_doc(options: CompileOptions, root: Path) -> dict[str, object]:
+    """Every option that changes outputs as plain data, paths relative to the project (the same
+    for every checkout of it: what the shared cache's keys digest). Every field of
+    :class:`CompileOptions`, by construction (``process.plain``)."""
     relative = tuple(project_name(Path(p), root) for p in options.include_dirs)
-    return json.dumps(to_plain(replace(options, include_dirs=relative)), sort_keys=True)
+    return to_plain(replace(options, include_dirs=relative))
 
 
 def _refuse_special(path: Path) -> None:

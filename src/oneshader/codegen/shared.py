@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from oneshader.diagnostics import Diagnostic, Severity, UserError
+from oneshader.diagnostics import Code, Diagnostic, Severity, UserError
 from oneshader.reflection.model import PushBlock, Resource, ShaderReflection, Stage, Target
 
 __all__ = ["SharedGroup", "assign", "from_pyproject", "make_group"]
@@ -37,7 +37,11 @@ class SharedGroup:
 
     def error(self, message: str) -> UserError:
         return UserError(
-            [Diagnostic(self.file, self.line, self.column, Severity.ERROR, message, "OS2002")]
+            [
+                Diagnostic(
+                    self.file, self.line, self.column, Severity.ERROR, message, Code.BAD_CONFIG
+                )
+            ]
         )
 
     def matches(self, model: ShaderReflection) -> bool:

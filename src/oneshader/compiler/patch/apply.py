@@ -25,6 +25,7 @@ from oneshader.compiler.patch.spirv import (
     with_flat_integer_inputs,
     with_sample_rate_shading,
     without_format_capabilities,
+    without_stray_workgroup_sizes,
 )
 from oneshader.compiler.source.sourceset import SourceSet
 from oneshader.compiler.unify.assemble import Assembled
@@ -156,7 +157,7 @@ def _patch_spirv(src: SourceSet, code: bytes, resources: list[Resource]) -> byte
     }
     code = without_format_capabilities(set_image_formats(code, formats))
     code = with_sample_rate_shading(code)
-    return with_flat_integer_inputs(with_extended_formats(code))
+    return without_stray_workgroup_sizes(with_flat_integer_inputs(with_extended_formats(code)))
 
 
 def _patch_wgsl(

@@ -30,6 +30,8 @@ from oneshader.compiler.emitted.spirv_ops import (
     OP_DECORATE_ID,
     OP_DECORATE_STRING,
     OP_ENTRY_POINT,
+    OP_EXECUTION_MODE,
+    OP_EXECUTION_MODE_ID,
     OP_FIRST_TYPE,
     OP_LAST_TYPE,
     OP_MEMBER_DECORATE,
@@ -316,6 +318,34 @@ class _TypeGraph:
         result += out[last:]
         result[3] = bound
         return result
+
+
+# Execution models that have a workgroup (GLCompute, Kernel, the NV and EXT task/mesh stages)
+# and the execution modes that size one (LocalSize, LocalSizeHint, LocalSizeId)
+_WORKGROUP_MODELS = frozenset({5, 6, 5267, 5268, 5364, 5365})
+_WORKGROUP_MODES = frozenset({17, 18, 38})
+
+
+def without_stray_workgroup_sizes(data: bytes) -> bytes:
+    """The module without the workgroup size of an entry point that has none: DXC ignores
+    ``[numthreads]`` on a vertex or pixel entry point (DXC's vk.push-constant.static), Slang
+    wrote it as LocalSize, which the reflection (no workgroup outside compute) and Vulkan's
+    rules refuse; a module without one is returned as is."""
+    words = _words(data)
+    entries = [i for i, _, opcode in _instructions(words) if opcode == OP_ENTRY_POINT]
+    models = {words[i + 2]: words[i + 1] for i in entries}
+    stray = [
+        (i, count)
+        for i, count, opcode in _instructions(words)
+        if opcode in (OP_EXECUTION_MODE, OP_EXECUTION_MODE_ID)
+        and words[i + 2] in _WORKGROUP_MODES
+        and models.get(words[i + 1], 5) not in _WORKGROUP_MODELS
+    ]
+    if not stray:
+        return data
+    for i, count in reversed(stray):
+        del words[i : i + count]
+    return struct.pack(f"<{len(words)}I", *words)
 
 
 def with_sample_rate_shading(data: bytes) -> bytes:

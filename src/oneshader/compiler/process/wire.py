@@ -24,6 +24,8 @@ from oneshader.reflection.model import Target
 __all__ = [
     "decode_request",
     "decode_result",
+    "diagnostic_from_row",
+    "diagnostic_row",
     "encode_request",
     "encode_result",
     "receive",
@@ -100,10 +102,7 @@ def encode_result(result: CompileResult) -> bytes:
     r = result
     return _dumps(
         {
-            "diagnostics": [
-                [d.file, d.line, d.column, d.severity.value, d.message, d.code, d.excerpt]
-                for d in r.diagnostics
-            ],
+            "diagnostics": [diagnostic_row(d) for d in r.diagnostics],
             "reflection": (
                 None
                 if r.reflection is None
@@ -119,7 +118,13 @@ def encode_result(result: CompileResult) -> bytes:
     )
 
 
-def _diagnostic(v: object) -> Diagnostic:
+def diagnostic_row(d: Diagnostic) -> list[Any]:
+    """A diagnostic as plain data (what :func:`diagnostic_from_row` reads back)."""
+    return [d.file, d.line, d.column, d.severity.value, d.message, d.code, d.excerpt]
+
+
+def diagnostic_from_row(v: object) -> Diagnostic:
+    """The diagnostic of a :func:`diagnostic_row`; ValueError for any other shape."""
     file, line, col, severity, message, code, excerpt = list_of(v, 7)
     return Diagnostic(
         _str(file),
@@ -161,7 +166,7 @@ def decode_result(data: bytes) -> CompileResult:
     if type(crashed) is not bool:
         raise ValueError("expected a bool")
     return CompileResult(
-        diagnostics=tuple(_diagnostic(d) for d in list_of(doc["diagnostics"])),
+        diagnostics=tuple(diagnostic_from_row(d) for d in list_of(doc["diagnostics"])),
         reflection=reflection,
         outputs=tuple(_output(o) for o in list_of(doc["outputs"])),
         inputs=tuple(_input(f) for f in list_of(doc["inputs"])),

@@ -1,0 +1,31 @@
+"""[numthreads] on an entry point that has no workgroup (a vertex or pixel shader): DXC ignores
+it, and so does oneshader on every target."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from module_validation import spirv_errors
+from oneshader.compiler import CompileOptions, compile_file
+from oneshader.compiler.api import EntryPointSpec
+from oneshader.reflection.model import Stage, Target
+
+NUMTHREADS_ON_A_VERTEX_SHADER = """struct S { uint b; };
+[[vk::push_constant]] S s;
+[numthreads(1, 1, 1)]
+float4 main() : SV_Position { return float4(s.b, 0, 0, 1); }
+"""
+
+
+def test_numthreads_on_a_vertex_entry_point_is_left_out_as_dxc_leaves_it(tmp_path: Path) -> None:
+    """DXC's vk.push-constant.static: ``[numthreads]`` on a vertex shader. DXC ignores it;
+    Slang's SPIR-V declared LocalSize on the Vertex entry point, which the reflection (no
+    workgroup outside compute) disagreed with (OS9000)."""
+    (tmp_path / "v.hlsl").write_text(NUMTHREADS_ON_A_VERTEX_SHADER)
+    options = CompileOptions(
+        (Target.SpirV,), "v.hlsl", entry_points=(EntryPointSpec("main", Stage.Vertex),)
+    )
+    result = compile_file(str(tmp_path / "v.hlsl"), options)
+    assert result.ok and result.reflection is not None, [d.format() for d in result.diagnostics]
+    assert spirv_errors(result.outputs[0].data) == ""
+    assert result.reflection.entry_points[0].workgroup == (0, 0, 0)
