@@ -6,7 +6,9 @@ then the header is edited (a field added: every shader's code and reflection cha
 rebuild is killed with SIGKILL once it has rewritten at least one shader. What is killed, per
 kind: ``build`` (the ``oneshader build`` process), ``worker`` (a compile worker), ``zygote`` (the
 process workers are forked from), ``server`` (the compile server, ``ONESHADER_SERVER=1``, in a
-private runtime folder so no one else's server is touched). After each kill it checks:
+private runtime folder so no one else's server is touched), and on the portable process path
+(``ONESHADER_PROCESS=spawn``, docs/build.md) ``spawned-build`` and ``spawned-worker``. After each
+kill it checks:
 
 - torn: an output that is neither version A's nor version B's bytes (both built beforehand);
 - mixed: a shader whose ``.reflection`` is present but whose code files are not all from the
@@ -14,7 +16,8 @@ private runtime folder so no one else's server is touched). After each kill it c
   readers can tell, ``Shader.read_code`` refuses);
 - the killed build either completed (exit 0, every shader at B) or reported the crash (an error
   on stderr), unless the build itself was killed;
-- the next build exits 0 with every output at B (repaired), and the one after has nothing to do.
+- the next build exits 0 with every output at B (repaired), and the one after has nothing to do;
+- left running: the killed build's compiler processes still alive 5 s after it ended.
 
 Trials alternate the edit A -> B, B -> A, so no reset build is needed.
 
@@ -36,7 +39,7 @@ from pathlib import Path
 
 from oneshader.compiler.process.server import CompileServer
 
-KINDS = ("build", "worker", "zygote", "server")
+KINDS = ("build", "worker", "zygote", "server", "spawned-build", "spawned-worker")
 SUFFIXES = (".spv", ".metal", ".wgsl", ".reflection")
 
 HEADER = "struct Params {{ uint scale; {extra} }};\n"
@@ -92,11 +95,24 @@ def proc_parent(pid: int) -> int:
     return int(next(x.split()[1] for x in status.splitlines() if x.startswith("PPid:")))
 
 
-def is_zygote(pid: int) -> bool:
+def runs(pid: int, module: bytes) -> bool:
     try:
-        return b"zygote_child" in Path(f"/proc/{pid}/cmdline").read_bytes()
+        return module in Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:
         return False
+
+
+def running(pid: int) -> bool:
+    """Alive and not a zombie waiting to be reaped."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    return not any(x.startswith("State:") and "Z" in x.split()[1] for x in status.splitlines())
+
+
+def is_zygote(pid: int) -> bool:
+    return runs(pid, b"zygote_child")
 
 
 def children(pid: int) -> list[int]:
@@ -113,8 +129,11 @@ def victim(kind: str, build: subprocess.Popen[bytes] | None, runtime: Path) -> i
         socks = sorted((runtime / "oneshader").glob("*.sock"))
         return CompileServer(socks[0]).pid() if socks else None
     assert build is not None
-    if kind == "build":
+    if kind in ("build", "spawned-build"):
         return build.pid
+    if kind == "spawned-worker":
+        spawned = [p for p in children(build.pid) if runs(p, b"spawned_child")]
+        return spawned[0] if spawned else None
     zygotes = [p for p in children(build.pid) if is_zygote(p)]
     if not zygotes:
         return None
@@ -164,6 +183,7 @@ def trial(
             not (out / n).exists() or (out / n).stat().st_mtime_ns != t for n, t in before.items()
         )
         pid = victim(kind, build, runtime) if changed else None
+        kids = [p for p in children(build.pid) if runs(p, b"oneshader.compiler.process")]
         if pid is not None:
             try:
                 os.kill(pid, signal.SIGKILL)
@@ -173,12 +193,16 @@ def trial(
             break
         time.sleep(0.01)
     _, stderr = build.communicate(timeout=300)
+    time.sleep(5)
+    left = sum(1 for p in kids if running(p))
     torn, mixed = classify(out, refs, stems)
     at_target = outputs(out) == refs[target]
     completed = build.returncode == 0 and at_target
-    reported = build.returncode != 0 and (kind == "build" or b"error" in stderr)
+    reported = build.returncode != 0 and (kind.endswith("build") or b"error" in stderr)
     repair = subprocess.run(build_cmd("-j", "2"), cwd=root, env=env, capture_output=True)
     repaired = repair.returncode == 0 and outputs(out) == refs[target]
+    if not repaired:  # say why: a figure alone does not tell what to fix
+        print(f"  not repaired ({kind}): exit {repair.returncode}: {repair.stderr[-400:]!r}")
     noop = subprocess.run(
         build_cmd(), cwd=root, env=dict(env, ONESHADER_SERVER="0"), capture_output=True, text=True
     )
@@ -192,6 +216,7 @@ def trial(
         "silent wrong": int(not completed and not reported),
         "repaired": int(repaired),
         "no-op after": int(settled),
+        "left running": left,
     }
 
 
@@ -230,6 +255,8 @@ def main() -> int:
                 make_project(root, args.shaders)
                 set_version(root, "A")
                 kenv = dict(env, ONESHADER_SERVER="1" if kind == "server" else "0")
+                if kind.startswith("spawned"):
+                    kenv["ONESHADER_PROCESS"] = "spawn"
                 subprocess.run(build_cmd("-j", "2"), cwd=root, env=kenv, check=True)
                 totals: Counter[str] = Counter()
                 start = time.monotonic()

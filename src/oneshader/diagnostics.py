@@ -49,6 +49,7 @@ class Code:
     ABSOLUTE_INCLUDE: Final = "OS1041"
     NESTED_TOO_DEEP: Final = "OS1045"
     IDENTIFIER_TOO_LONG: Final = "OS1046"
+    LINE_OUT_OF_RANGE: Final = "OS1047"
     # The compiler: layouts and slots.
     NOT_PORTABLE: Final = "OS2001"
     SLOT_CLASH: Final = "OS3001"

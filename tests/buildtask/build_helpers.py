@@ -9,7 +9,17 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
+from oneshader.compiler.process.spawned import uses_spawn
+
 CORPUS = Path(__file__).parent.parent / "corpus"
+
+# Tests of the zygote's fork path itself (its zygote, the compile server it makes): skipped when
+# the run forces the portable path (CI's second run, ONESHADER_PROCESS=spawn: docs/build.md).
+fork_path_only = pytest.mark.skipif(
+    uses_spawn(), reason="a test of the fork path; this run forces the portable path"
+)
 
 KERNEL = """// A tiny compute kernel for build tests ({name}).
 RWStructuredBuffer<uint> Data;

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from build_helpers import BuildRun, kernel, summary_counts
+from build_helpers import BuildRun, fork_path_only, kernel, summary_counts
 
 from oneshader.buildtask.builder import STALE_KEY
 from oneshader.buildtask.command import run_once
@@ -88,6 +88,7 @@ def test_noop_build_starts_no_compiler(project: Path, build: BuildRun) -> None:
     assert summary_counts(build()[1]) == (0, 5, 0)
 
 
+@fork_path_only
 def test_the_pool_forks_all_its_workers_from_one_zygote(project: Path) -> None:
     config = load_config(make_parser().parse_args(["build", "-q", "-j", "2"]), project)
     with WorkerPool(2) as pool:

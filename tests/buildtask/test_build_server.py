@@ -10,9 +10,11 @@ import sys
 import time
 from pathlib import Path
 
-from build_helpers import make_project, summary_counts
+from build_helpers import fork_path_only, make_project, summary_counts
 
 from process_helpers import alive, assert_no_process_left, server_pid, sockets
+
+pytestmark = fork_path_only
 
 NOTE = "note: started a compile server for the next builds"
 

@@ -89,3 +89,22 @@ def test_an_identifier_too_long_is_an_error_at_it_before_slang(
     ]
     assert "1000000 characters ('BBBBBBBBBBBBBBBB...')" in result.diagnostics[0].message
     assert len(result.diagnostics[0].format(with_excerpt=True)) < 1000  # no 1 MB excerpt line
+
+
+@pytest.mark.parametrize(("number", "refused"), [(4294967295, True), (2147483600, False)])
+def test_a_line_directive_past_32_bits_is_an_error_at_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, number: int, refused: bool
+) -> None:
+    """Slang's positions after it would wrap (JSON said ``"line": -1``): refused at the
+    directive before Slang is asked; a large number that stays in range is not."""
+    from oneshader.compiler.source.precheck import check_request
+    from oneshader.compiler.source.sourceset import SourceSet
+
+    (tmp_path / "a.hlsl").write_text(_SHADER.replace("[numthreads", f"#line {number}\n[numthreads"))
+    src = SourceSet(str(tmp_path / "a.hlsl"), "a.hlsl", ())
+    src.read()
+    problems = Collector()
+    options = CompileOptions(targets=(Target.SpirV,), source_name="a.hlsl")
+    check_request(src, options, problems)
+    found = [(d.code, d.line, d.column) for d in problems.diagnostics if d.code == "OS1047"]
+    assert found == ([("OS1047", 2, 7)] if refused else [])

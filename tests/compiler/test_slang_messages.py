@@ -4,6 +4,7 @@ groups, repeats removed, names and excerpts, and each error's target named."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
 import pytest
@@ -107,3 +108,10 @@ def test_explain_adds_what_to_write_instead() -> None:
     assert explain(replace(d, message=widening)).message == widening
     other = Diagnostic("s.hlsl", 1, 1, Severity.ERROR, "x", "E1")
     assert explain(other) == other
+
+
+def test_a_line_past_slangs_counter_is_unknown_not_negative() -> None:
+    """Slang counts lines in 32 bits: after ``#line 4294967295`` it says -1."""
+    (d,) = _parse(_line("E30015", "error", -1, 9, "undefined identifier"))
+    assert (d.line, d.column, d.excerpt) == (0, 0, "")
+    assert '"line": 0' in json.dumps(d.to_json())

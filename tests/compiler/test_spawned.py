@@ -91,7 +91,7 @@ def test_a_killed_build_takes_its_busy_worker_with_it(tmp_path: Path) -> None:
     build.kill()
     build.wait()
     os.kill(pid, signal.SIGCONT)
-    assert wait_until(lambda: gone(pid), 10)
+    assert wait_until(lambda: gone(pid), 30)
 
 
 def test_the_path_follows_the_platform_unless_forced(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -111,3 +111,8 @@ def test_the_path_follows_the_platform_unless_forced(monkeypatch: pytest.MonkeyP
     monkeypatch.setenv(spawned.PROCESS_ENV, "thread")
     with pytest.raises(UserError, match="must be 'spawn' or 'fork'"):
         uses_spawn()
+
+
+def test_ci_runs_the_build_tests_on_the_portable_path_too() -> None:
+    script = (Path(__file__).parents[2] / "scripts" / "test.sh").read_text()
+    assert "ONESHADER_PROCESS=spawn python -m pytest tests/buildtask" in script

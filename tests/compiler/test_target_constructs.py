@@ -4,6 +4,7 @@ agreeing with the code, and its WGSL run on the software adapter where it is com
 
 from __future__ import annotations
 
+import re
 import struct
 from dataclasses import replace
 from pathlib import Path
@@ -19,7 +20,13 @@ from oneshader.codegen import render_module
 from oneshader.compiler import CompileOptions, compile_file
 from oneshader.compiler.source.dxc_syntax import dxc_declarations
 from oneshader.compiler.verify.crosscheck import read_output, verify
-from oneshader.reflection.model import BuiltIn, DeviceFeatures, Interpolation, Target
+from oneshader.reflection.model import (
+    BuiltIn,
+    DeviceFeatures,
+    Interpolation,
+    ResourceTypeKind,
+    Target,
+)
 
 FOLDED = """\
 cbuffer P { float4 k; }
@@ -389,3 +396,99 @@ def test_first_lane_is_refused_on_wgsl_at_the_call(tmp_path: Path) -> None:
     (error,) = [d for d in result.diagnostics if d.is_error]
     assert (error.line, error.column, error.code) == (10, 16, "OS1003")
     assert "WaveIsFirstLane" in error.message and "WGSL" in error.message
+
+
+BYTE_ATOMICS = """\
+RWByteAddressBuffer Counts;
+RWByteAddressBuffer Wide;
+[shader("compute")]
+[numthreads(4, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    uint old;
+    Counts.InterlockedAdd(0, 1, old);
+    Counts.Store(4 + id.x * 4, old + Counts.Load(36) * 0);
+    Counts.InterlockedOr(32, 1u << id.x);
+    uint was;
+    Counts.InterlockedCompareExchange(40, 0, id.x + 1, was);
+    Wide.InterlockedAdd(0, 1);
+    Wide.Store2(8, uint2(1, 2));
+}
+"""
+
+
+def test_interlocked_on_a_byte_address_buffer_of_words_on_wgsl(tmp_path: Path) -> None:
+    """A RWByteAddressBuffer every use of which is a one-word Load/Store/Interlocked* is WGSL's
+    ``array<atomic<u32>>`` (was OS1015): built on every target, the reflection's layout that
+    of any byte-address buffer, and the counts right on the GPU. One also stored two words at
+    a time (``Store2``) stays a plain buffer, where the atomic is still OS1015."""
+    path = tmp_path / "wide.hlsl"
+    path.write_text(BYTE_ATOMICS)
+    refused = compile_file(str(path), CompileOptions(targets=ALL, source_name="wide.hlsl"))
+    (error,) = [d for d in refused.diagnostics if d.is_error]
+    assert (error.code, error.line) == ("OS1015", 13) and "'Wide'" in error.message
+    source = BYTE_ATOMICS.replace("    Wide.InterlockedAdd(0, 1);\n", "")
+    result = build(tmp_path, source)
+    r = result.reflection
+    assert r is not None
+    counts = next(x for x in r.resources if x.name == "Counts")
+    assert counts.rtype is ResourceTypeKind.RWByteAddressBuffer
+    wgsl = wgsl_of(result)
+    assert re.search(r"var<storage, read_write> Counts\w* : array<atomic<u32>>", wgsl)
+    assert re.search(r"var<storage, read_write> Wide\w* : array<u32>", wgsl)
+    out = run_wgsl(result, {"Counts": bytes(48), "Wide": bytes(16)}, "Counts")
+    words = struct.unpack("<12I", out)
+    assert words[0] == 4 and sorted(words[1:5]) == [0, 1, 2, 3]
+    assert words[8] == 0b1111 and words[10] in (1, 2, 3, 4)
+
+
+TYPED_BUFFERS = """\
+Buffer<float4> Src;
+Buffer<uint> Index;
+RWBuffer<float2> Pairs;
+RWStructuredBuffer<float4> Out;
+[shader("compute")]
+[numthreads(2, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    Out[id.x] = Src[Index[id.x]] * 2 + Src.Load(id.x);
+    Pairs[id.x] = Src[id.x].zw;
+}
+"""
+
+
+def test_typed_buffers_are_storage_arrays_on_wgsl(tmp_path: Path) -> None:
+    """``Buffer<float4>`` read in a compute shader (and ``RWBuffer<float2>`` written) is a
+    storage array of its element type on WGSL, which has no texel buffers (was E36107): the
+    same bytes from the host, bound as the bindings bind a typed buffer there (read-only
+    storage, storage), and the values right on the GPU. A 3-vector's stays refused."""
+    result = build(tmp_path, TYPED_BUFFERS)
+    r = result.reflection
+    assert r is not None
+    assert [x.rtype for x in r.resources][:3] == [
+        ResourceTypeKind.Buffer,
+        ResourceTypeKind.Buffer,
+        ResourceTypeKind.RWBuffer,
+    ]
+    wgsl = wgsl_of(result)
+    assert re.search(r"var<storage, read> Src\w* : array<vec4<f32>>", wgsl)
+    src = struct.pack("<8f", 1, 2, 3, 4, 5, 6, 7, 8)
+    buffers = {
+        "Src": src,
+        "Index": struct.pack("<2I", 1, 0),
+        "Pairs": bytes(16),
+        "Out": bytes(32),
+    }
+    out = struct.unpack("<8f", run_wgsl(result, buffers, "Out"))
+    assert out == (11, 14, 17, 20, 7, 10, 13, 16)
+    pairs = struct.unpack("<4f", run_wgsl(result, buffers, "Pairs"))
+    assert pairs == (3, 4, 7, 8)
+    path = tmp_path / "three.hlsl"
+    path.write_text(
+        TYPED_BUFFERS.replace("Buffer<float4> Src", "Buffer<float3> Src")
+        .replace("* 2 + Src.Load(id.x)", ".xyzz")
+        .replace("Src[id.x].zw", "Src[id.x].yz")
+    )
+    three = compile_file(str(path), CompileOptions(targets=(Target.Wgsl,), source_name="t.hlsl"))
+    (error,) = [d for d in three.diagnostics if d.is_error]
+    assert error.code == "E36107" and "a 3-vector's array stride" in error.message

@@ -52,6 +52,7 @@ def build(case: Case, targets: tuple[Target, ...]) -> Built:
         entry_points=(EntryPointSpec("main", case.stage),),
         shifts=case.shifts,
         bind_registers=case.bind_registers,
+        dxc_placement=True,  # the cases are DXC's bindings, clashes included
     )
     try:
         result = compile_file(str(case.path), options)

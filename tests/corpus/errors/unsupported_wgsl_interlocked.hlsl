@@ -1,4 +1,5 @@
-// HLSL's InterlockedAdd: SPIR-V and Metal compile it; WGSL cannot (use Atomic<uint> and .add()).
+// HLSL's InterlockedMax on a byte-address buffer: SPIR-V and Metal compile it; WGSL cannot (its
+// min/max is signed or unsigned by the value's type: use Atomic<uint> and .max()).
 RWByteAddressBuffer Histogram;
 
 [shader("compute")]
@@ -6,5 +7,5 @@ RWByteAddressBuffer Histogram;
 void Main(uint3 id : SV_DispatchThreadID)
 {
     uint original;
-    Histogram.InterlockedAdd((id.x % 16) * 4, 1, original);
+    Histogram.InterlockedMax((id.x % 16) * 4, 1, original);
 }

@@ -106,7 +106,8 @@ class SpawnedWorker(CompilerWorker):
 
     def _start_child(self) -> _Child:
         limit = [] if self.memory_limit is None else ["--memory", str(self.memory_limit)]
-        argv, env = python_command("oneshader.compiler.process.spawned_child", *limit)
+        args = ["--parent", str(os.getpid()), *limit]
+        argv, env = python_command("oneshader.compiler.process.spawned_child", *args)
         proc = subprocess.Popen(
             argv,
             stdin=subprocess.PIPE,

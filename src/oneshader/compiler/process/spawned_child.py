@@ -30,22 +30,27 @@ def _limit_memory(limit: int) -> None:
                 raise
 
 
-def _watch_parent() -> None:
-    """End at once when the build that started this worker has gone (killed mid-compile):
-    on POSIX an orphan's parent changes. Never returns."""
-    parent = os.getppid()
+def _watch_parent(parent: int) -> None:
+    """End at once when the build ``parent`` that started this worker has gone (killed
+    mid-compile, or even before this process got going): on POSIX an orphan's parent changes.
+    Never returns."""
     while True:
-        time.sleep(_WATCH_SECONDS)
         if os.getppid() != parent:
             os._exit(1)
+        time.sleep(_WATCH_SECONDS)
 
 
 def main(argv: list[str]) -> None:
+    """``--parent PID [--memory BYTES]``."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # ^C is the build's to decide (it closes us)
+    if argv[:1] == ["--parent"] and sys.platform != "win32":
+        parent = int(argv[1])
+        threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+    options = dict(zip(argv[::2], argv[1::2], strict=False))
+    if "--memory" in options:
+        _limit_memory(int(options["--memory"]))
     from oneshader.compiler.process import worker_child
 
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # ^C is the build's to decide (it closes us)
-    if argv[:1] == ["--memory"] and len(argv) == 2:
-        _limit_memory(int(argv[1]))
     # the frames use the original stdin/stdout; whatever else writes to them (Slang) goes nowhere
     inp = os.fdopen(os.dup(0), "rb")
     out = os.fdopen(os.dup(1), "wb")
@@ -53,8 +58,6 @@ def main(argv: list[str]) -> None:
     os.dup2(devnull, 0)
     os.dup2(devnull, 1)
     os.close(devnull)
-    if sys.platform != "win32":
-        threading.Thread(target=_watch_parent, daemon=True, name="watch-parent").start()
     worker_child.prepare()
     status = 1
     try:

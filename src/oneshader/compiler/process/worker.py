@@ -32,8 +32,11 @@ _REAP_SECONDS = 5.0
 
 # Signals of a process that broke by itself; any other came from outside (a kill, the system
 # out of memory), and is no fault of the compiler's.
+# (by name: Windows has no SIGBUS nor SIGTRAP, and the portable path imports this module there)
 _CRASH_SIGNALS = frozenset(
-    {signal.SIGSEGV, signal.SIGABRT, signal.SIGBUS, signal.SIGILL, signal.SIGFPE, signal.SIGTRAP}
+    getattr(signal, name)
+    for name in ("SIGSEGV", "SIGABRT", "SIGBUS", "SIGILL", "SIGFPE", "SIGTRAP")
+    if hasattr(signal, name)
 )
 
 

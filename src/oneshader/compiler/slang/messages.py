@@ -77,6 +77,8 @@ def parse(
         code, kind, path, line_s, col_s, message = record
         message = message.strip()
         line, col = int(line_s), int(col_s)
+        if line < 1:  # past the 32-bit line counter (#line 4294967295): unknown, not -1
+            line, col = 0, 0
         if kind == "span":
             if out and not suppressed_group and message and out[-1].code == code:
                 prev = out.pop()

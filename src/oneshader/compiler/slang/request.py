@@ -90,8 +90,10 @@ UNAVAILABLE_HINTS: dict[Target, dict[str, str]] = {
             "bias) or a status; drop them, or for a bias write SampleBias(s, uv, bias, offset)"
         ),
         "__ShapeBuffer": (
-            "WGSL has no typed buffers (texel buffers); declare a StructuredBuffer<T> "
-            "(RWStructuredBuffer<T>) of the same element type"
+            "WGSL has no typed buffers (texel buffers): a Buffer<T> of 32-bit scalars or 2- or "
+            "4-vectors is a storage array there, but not this one (a 3-vector's array stride "
+            "is 16 in WGSL, its texels 12 bytes apart; its GetDimensions has no storage-array "
+            "form); declare a StructuredBuffer<T> (RWStructuredBuffer<T>) of the element type"
         ),
         "NonUniformResourceIndex": (
             "WGSL has no arrays of textures or samplers to index (binding_array is a "
@@ -186,6 +188,8 @@ class _Rewrites:
     instance_varyings: tuple[tuple[Path, int, int], ...]  # SV_InstanceID between the stages
     measured: tuple[str, ...]  # buffers whose length Metal reads from the companion
     stored: tuple[str, ...]  # byte-address buffers whose Store values pass a helper (bools)
+    byte_atomics: tuple[str, ...]  # WGSL: byte-address buffers of atomic words (Interlocked*)
+    typed_buffers: tuple[str, ...]  # WGSL: Buffer<T> as a storage array (no texel buffers)
     pads: tuple[Padding, ...]
     outputs_returned: tuple[tuple[str, str, bool], ...]  # out params returned: entry, hidden
     # name, direct (precheck.returned_outputs)
@@ -212,6 +216,8 @@ class _Rewrites:
             instance_varyings=tuple(instance_id_semantics(src, stages)),
             measured=tuple(src.measured_buffers()) if target is Target.Msl else (),
             stored=_byte_stored(src),
+            byte_atomics=_byte_atomics(src) if target is Target.Wgsl else (),
+            typed_buffers=_storage_typed_buffers(src) if target is Target.Wgsl else (),
             pads=tuple(pads),
             outputs_returned=_outputs_returned(src, target, stages),
         )
@@ -312,6 +318,43 @@ def _byte_stored(src: SourceSet) -> tuple[str, ...]:
     return result
 
 
+def _storage_typed_buffers(src: SourceSet) -> tuple[str, ...]:
+    """The typed buffers WGSL holds as storage arrays (``rewrite.typed_buffers_as_structured``):
+    all but those whose ``GetDimensions`` a file calls."""
+    names = src.declared_as({ResourceTypeKind.Buffer, ResourceTypeKind.RWBuffer})
+    texts = [strip_comments(t) for t in src.texts.values()]
+    return tuple(
+        n
+        for n in names
+        if not any(re.search(rf"\b{re.escape(n)}\s*\.\s*GetDimensions\b", t) for t in texts)
+    )
+
+
+def _byte_atomics(src: SourceSet) -> tuple[str, ...]:
+    """The RW byte-address buffers WGSL can hold as ``array<atomic<u32>>`` (``rewrite.
+    byte_atomics``): an ``Interlocked*`` on them, and every use in any file a one-word
+    ``Load``, ``Store`` or ``Interlocked*`` but ``InterlockedMin``/``Max`` (signed or not by the
+    value's type). Any other use (``Load2``, ``Load<T>``, ``GetDimensions``, the buffer passed
+    to a function) leaves it a plain buffer, where Slang refuses the atomic (OS1015)."""
+
+    def atomic() -> tuple[str, ...]:
+        out = []
+        for name in src.declared_as({ResourceTypeKind.RWByteAddressBuffer}):
+            uses = [
+                (m, method)
+                for t in src.texts.values()
+                for m, method in rewrite.byte_buffer_uses(strip_comments(t), name)
+                if not re.search(r"RWByteAddressBuffer\s*$", strip_comments(t)[: m.start()])
+            ]
+            methods = {method for _, method in uses}
+            if None not in methods and any(m and m.startswith("Interlocked") for m in methods):
+                out.append(name)
+        return tuple(out)
+
+    result: tuple[str, ...] = src.derived("byte atomics", atomic)
+    return result
+
+
 def _rewritten(src: SourceSet, path: Path, how: _Rewrites) -> str:
     text = dxc_declarations(src.texts[path])  # the text the scanner read
     text = rewrite.register_letters(text, src.sources[path])
@@ -379,6 +422,10 @@ def _rewritten(src: SourceSet, path: Path, how: _Rewrites) -> str:
         text = rewrite.with_buffer_lengths(text, how.measured)
     if how.stored:
         text = rewrite.with_byte_stores(text, how.stored)
+    if how.byte_atomics:
+        text = rewrite.byte_atomics(text, how.byte_atomics)
+    if how.typed_buffers:
+        text = rewrite.typed_buffers_as_structured(text, how.typed_buffers)
     here = [(p.line, p.column, p.declarations()) for p in how.pads if p.file == path]
     return rewrite.with_inserted(text, here) if here else text
 
@@ -666,7 +713,7 @@ def _compile_once(
             if target is Target.Wgsl and any(d.code == "E36107" for d in errors):
                 # Slang notes the first Interlocked* call it meets; name each, and what to
                 # declare instead.
-                interlocked = wgsl_interlocked(src)
+                interlocked = wgsl_interlocked(src, _byte_atomics(src))
                 if interlocked:
                     errors = [
                         d

@@ -5,6 +5,7 @@ or token that asks for it."""
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from pathlib import Path
 
 from oneshader.compiler.api import TARGET_NAMES, CompileOptions, stage_from_name
@@ -142,6 +143,7 @@ def check_request(src: SourceSet, options: CompileOptions, problems: Collector) 
                 )
             )
     problems.extend(_long_identifiers(src))
+    problems.extend(_lines_out_of_range(src))
     problems.extend(_indirect_counters(src))
     problems.extend(_uniform_parameters(src, options))
     missing = _no_entry_point(src, options)
@@ -154,6 +156,29 @@ _NUMTHREADS = re.compile(r"\[\s*numthreads\s*\(")
 MAX_IDENTIFIER = 4096
 # a string literal (skipped), or an identifier longer than MAX_IDENTIFIER
 _LONG_IDENTIFIER = re.compile(rf'"(?:[^"\\\n]|\\.)*"|\b[A-Za-z_]\w{{{MAX_IDENTIFIER},}}')
+
+
+MAX_LINE = 2**31 - 1  # Slang's line numbers are 32-bit signed
+_LINE_DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*line[ \t]+(\d+)", re.MULTILINE)
+
+
+def _lines_out_of_range(src: SourceSet) -> list[Diagnostic]:
+    """A ``#line N`` from which the file's lines would count past :data:`MAX_LINE`, at it:
+    Slang's positions there would wrap (-1, or a small number: never the user's line)."""
+    found = []
+    for path, text in src.texts.items():
+        clean = strip_comments(text)
+        total = clean.count("\n") + 1
+        for m in _LINE_DIRECTIVE.finditer(clean):
+            line, col = line_col(clean, m.start(1))
+            last = int(m.group(1)) + total - line - 1  # the number of the file's last line
+            if last > MAX_LINE:
+                message = (
+                    f"#line {m.group(1)}: the lines after it would count past {MAX_LINE}, "
+                    "beyond what positions can hold"
+                )
+                found.append(src.error_in(path, line, col, message, Code.LINE_OUT_OF_RANGE))
+    return found
 
 
 def _long_identifiers(src: SourceSet) -> list[Diagnostic]:
@@ -654,11 +679,12 @@ def _template_argument(type_text: str) -> str:
     return m.group(1) if m else "\0"
 
 
-def wgsl_interlocked(src: SourceSet) -> list[Diagnostic]:
+def wgsl_interlocked(src: SourceSet, atomic_words: Collection[str] = ()) -> list[Diagnostic]:
     """WGSL has atomics only on atomic<u32>/atomic<i32> variables, so Slang refuses every HLSL
     Interlocked* (on groupshared, structured and byte-address buffers alike) with E36107 at the
     entry point, naming nothing. This says which call and what to declare instead. Applied only
-    when Slang gave that error, since Slang compiles such a call in code no entry point reaches."""
+    when Slang gave that error, since Slang compiles such a call in code no entry point reaches.
+    ``atomic_words``: the byte-address buffers WGSL holds as atomic words (they build)."""
     decls = src.declarations()
     out: list[Diagnostic] = []
     for where, call in src.interlocked_calls():
@@ -667,9 +693,20 @@ def wgsl_interlocked(src: SourceSet) -> list[Diagnostic]:
         line, col = line_col(text, call.start("fn"))
         obj = call.group("obj")
         name = obj or call.group("arg")
+        if obj in atomic_words:
+            continue
         d = decls.get(name)
         element = "int" if d is not None and re.search(r"<\s*int\s*>", d.type_text) else "uint"
-        if obj is not None:
+        if obj is not None and d is not None and d.base == "RWByteAddressBuffer":
+            on = (
+                f"a RWByteAddressBuffer ('{obj}') that is not only read and written one word at "
+                "a time (WGSL's array<atomic<u32>> holds one where every use is a Load, Store or "
+                "Interlocked* but InterlockedMin/Max; here there is another: Load2, Load<T>, "
+                "GetDimensions, a signed or unsigned min/max, the buffer passed on)"
+            )
+            instead = "use only those on it, or declare RWStructuredBuffer<Atomic<uint>> and use "
+            instead += f".{method}()"
+        elif obj is not None:
             on = f"a {d.base} ('{obj}')" if d is not None else f"'{obj}'"
             instead = f"declare RWStructuredBuffer<Atomic<{element}>> and use .{method}()"
         elif d is not None and "groupshared" in d.modifiers:

@@ -23,6 +23,8 @@ from oneshader.compiler.source.scanner import (
 from oneshader.reflection.model import SAMPLER_TYPES, TEXTURE_TYPES, Target
 
 __all__ = [
+    "BYTE_ATOMIC_METHODS",
+    "BYTE_ATOMIC_TYPE",
     "INSTANCE_MARKER",
     "OFFSET_HELPER",
     "SAMPLE_POSITION_HELPER",
@@ -33,6 +35,8 @@ __all__ = [
     "block_resources_as_globals",
     "bools_as_uints",
     "buffer_lengths_prelude",
+    "byte_atomics",
+    "byte_buffer_uses",
     "byte_stores",
     "classes_as_structs",
     "counter_calls",
@@ -53,6 +57,7 @@ __all__ = [
     "sample_position_queries",
     "status_arguments",
     "subpass_inputs_as_vectors",
+    "typed_buffers_as_structured",
     "unit_point_sizes",
     "vk_builtins",
     "with_append_consume_as_rw",
@@ -151,6 +156,92 @@ _ONE_COMPONENT_TEXEL = re.compile(
     r"|Buffer)\s*<\s*(?:float|half|int|uint|min16float|min16int|min16uint|float16_t"
     r"|float32_t|int32_t|uint32_t)(1)\s*[,>]"
 )
+
+
+# The RWByteAddressBuffer methods a buffer of atomic words expresses (``byte_atomics``): HLSL's
+# name -> (Slang's Atomic<uint> method, the number of value arguments after the address, whether
+# an original-value argument may follow). InterlockedMin/Max are left out: a byte-address
+# buffer's min/max is signed or unsigned by the value's type, which the text does not say.
+BYTE_ATOMIC_METHODS = {
+    "Load": ("load", 0, False),
+    "Store": ("store", 1, False),
+    "InterlockedAdd": ("add", 1, True),
+    "InterlockedAnd": ("and", 1, True),
+    "InterlockedOr": ("or", 1, True),
+    "InterlockedXor": ("xor", 1, True),
+    "InterlockedExchange": ("exchange", 1, True),
+    "InterlockedCompareExchange": ("compareExchange", 2, True),
+    "InterlockedCompareStore": ("compareExchange", 2, False),
+}
+BYTE_ATOMIC_TYPE = "RWStructuredBuffer<Atomic<uint>>"
+
+
+def byte_buffer_uses(text: str, name: str) -> list[tuple[re.Match[str], str | None]]:
+    """Each use of buffer ``name`` in ``text`` (comments blanked), with the method it calls
+    (None: any other use, such as ``Load2`` or passing the buffer on)."""
+    out: list[tuple[re.Match[str], str | None]] = []
+    for m in re.finditer(rf"(?<![\w.]){re.escape(name)}\b(?:\s*\.\s*(\w+)\s*\()?", text):
+        out.append((m, m.group(1) if m.group(1) in BYTE_ATOMIC_METHODS else None))
+    return out
+
+
+def byte_atomics(text: str, names: Collection[str]) -> str:
+    """Each RWByteAddressBuffer of ``names`` (every use a ``Load``, ``Store`` or ``Interlocked*``
+    of one word: ``slang.request``'s choice) as a buffer of atomic words, WGSL's
+    ``array<atomic<u32>>``: declared ``RWStructuredBuffer<Atomic<uint>>``, ``B.Load(a)`` as
+    ``B[(a) / 4].load()``, ``B.InterlockedAdd(a, v, o)`` as ``(o) = B[(a) / 4].add(v)`` (the
+    innermost call first, so calls nest). Columns after a change on its line move; lines
+    stay."""
+    for name in names:
+        declared = re.compile(rf"\bRWByteAddressBuffer(?=\s+{re.escape(name)}\b)")
+        for m in reversed(list(declared.finditer(strip_comments(text)))):
+            text = text[: m.start()] + BYTE_ATOMIC_TYPE + text[m.end() :]
+        while True:
+            clean = strip_comments(text)
+            calls = [(m, method) for m, method in byte_buffer_uses(clean, name) if method]
+            edit = _byte_atomic_call(clean, name, *calls[-1]) if calls else None
+            if edit is None:
+                break
+            text = text[: edit[0]] + edit[2] + text[edit[1] :]
+    return text
+
+
+def _byte_atomic_call(
+    clean: str, name: str, m: re.Match[str], method: str | None
+) -> tuple[int, int, str] | None:
+    """The span of one call of :func:`byte_atomics` and the text that replaces it."""
+    atomic, values, original = BYTE_ATOMIC_METHODS[method or ""]
+    end = closing(clean, m.end() - 1)
+    args = [clean[i:j].strip() for i, j in comma_spans(clean, m.end(), end - 1)]
+    if end < 0 or not values <= len(args) - 1 <= values + original:
+        return None
+    call = f"{name}[({args[0]}) / 4].{atomic}({', '.join(args[1 : 1 + values])})"
+    if len(args) > 1 + values:
+        call = f"({args[-1]}) = {call}"
+    return m.start(), end, call
+
+
+# A typed buffer of 32-bit scalars or 2- or 4-vectors of them: WGSL holds one as a storage array
+# of the same bytes (a 3-vector's array stride would be 16, its texels 12 bytes apart).
+_TYPED_BUFFER = re.compile(
+    r"(?<![\w.:])(RW)?Buffer(\s*<\s*(?:float|int|uint|float32_t|int32_t|uint32_t|dword)"
+    r"(?:[124])?\s*>)"
+)
+
+
+def typed_buffers_as_structured(text: str, names: Collection[str]) -> str:
+    """The declarations of the typed buffers ``names``, ``Buffer<T>`` (``RWBuffer<T>``), as
+    ``StructuredBuffer<T>`` (``RWStructuredBuffer<T>``), for WGSL, which has no texel buffers:
+    a storage array of T, read (written) by index or ``Load`` as the typed buffer is, at the
+    same byte offsets (T a 32-bit scalar or a 2- or 4-vector of one; a buffer whose
+    ``GetDimensions`` the code calls is left alone: a storage array has no such query). Columns
+    after it on its line move."""
+    clean = strip_comments(text)
+    for m in reversed(list(_TYPED_BUFFER.finditer(clean))):
+        declared = re.match(r"\s*(\w+)", clean[m.end() :])
+        if declared is not None and declared.group(1) in names:
+            text = f"{text[: m.start()]}{m.group(1) or ''}StructuredBuffer{text[m.start(2) :]}"
+    return text
 
 
 def one_component_texels(text: str) -> str:

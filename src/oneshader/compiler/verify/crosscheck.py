@@ -78,6 +78,8 @@ def _expected_space(target: Target, rtype: ResourceTypeKind) -> frozenset[str]:
         if target is Target.Wgsl:
             return frozenset({"storage"})  # read-only storage, as the bindings bind it
         return frozenset({"Uniform", "StorageBuffer", "buffer", "texture"})
+    if target is Target.Wgsl and rtype in (ResourceTypeKind.Buffer, ResourceTypeKind.RWBuffer):
+        return frozenset({"storage"})  # WGSL has no texel buffers: a storage array of T
     if target is Target.SpirV:
         if rtype in _UNIFORM_BLOCKS:
             return frozenset({"Uniform"})
