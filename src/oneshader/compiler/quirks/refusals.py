@@ -25,6 +25,12 @@ def _stencil_ref(tokens: Sequence[Token]) -> tuple[Token, str] | None:
     return None if found is None else (found[0], found[1][1:])
 
 
+def _float_atomic(tokens: Sequence[Token]) -> tuple[Token, str] | None:
+    """``Atomic<float>`` (``half``...), its ``>`` alone or in a ``>>``."""
+    found = sequence(["Atomic"], ["<"], ["float", "half", "float16_t", "float32_t"])(tokens)
+    return None if found is None else (found[0], found[1] + ">")
+
+
 def _say(text: str) -> Callable[[Target], str]:
     return lambda _target: text
 
@@ -59,7 +65,7 @@ REFUSALS: tuple[Refusal, ...] = (
     Refusal(
         "wgsl-float-atomic",
         _WGSL,
-        sequence(["Atomic"], ["<"], ["float", "half", "float16_t", "float32_t"], [">"]),
+        _float_atomic,
         _say(
             "WGSL: atomics are integers only ({token}); use Atomic<uint> or Atomic<int> (fixed "
             "point for a sum) or build without the wgsl target"
