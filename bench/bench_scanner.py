@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 from oneshader.compiler import CompileOptions, compile_file
+from oneshader.compiler.quirks.refusals import refused
 from oneshader.compiler.slang.request import slang_source
 from oneshader.compiler.source.precheck import check_request, precheck
 from oneshader.compiler.source.sourceset import SourceSet
@@ -49,7 +50,7 @@ def measure(main: Path) -> tuple[float, float]:
     src.read()
     problems = Collector()
     check_request(src, OPTIONS, problems)
-    precheck(src, OPTIONS, problems)
+    precheck(src, OPTIONS, problems, refused(src, OPTIONS.targets, False))
     problems.check()
     slang_source(src, Target.SpirV)
     front = time.perf_counter() - t0

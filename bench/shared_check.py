@@ -16,6 +16,7 @@ from dataclasses import asdict
 from typing import Any
 
 from oneshader.compiler.api import CompileOptions, EntryPointSpec, RegisterShift, stage_from_name
+from oneshader.compiler.quirks.refusals import refused as lacking
 from oneshader.compiler.slang import library
 from oneshader.compiler.slang.request import CompiledTarget, _compile_once, compile_together
 from oneshader.compiler.source.precheck import check_request, check_targets, precheck
@@ -59,7 +60,7 @@ def _differences(target: Target, shared: CompiledTarget, alone: CompiledTarget) 
 def check(request: dict[str, Any]) -> dict[str, Any]:
     """{"shared": targets compiled by a shared request, "differences": [...]}."""
     options = options_of(request)
-    src = SourceSet(request["path"], options.source_name, options.include_dirs)
+    src = SourceSet(request["path"], options.source_name, options.include_dirs, options.defines)
     problems = Collector()
     try:
         check_targets(src, options, problems)
@@ -67,7 +68,9 @@ def check(request: dict[str, Any]) -> dict[str, Any]:
         src.read()
         check_request(src, options, problems)
         problems.check()
-        refused = precheck(src, options, problems)
+        refused = precheck(
+            src, options, problems, lacking(src, options.targets, options.enable_16bit_types)
+        )
     except UserError:
         return {"shared": [], "differences": []}
     wanted = [t for t in Target if t in options.targets and t not in refused]

@@ -47,6 +47,7 @@ class Code:
     NON_FLOAT_COLUMN_MAJOR: Final = "OS1031"
     UNREADABLE_SOURCE: Final = "OS1040"
     ABSOLUTE_INCLUDE: Final = "OS1041"
+    PREPROCESSOR: Final = "OS1042"  # #error, an #if or a macro the preprocessor cannot read
     NESTED_TOO_DEEP: Final = "OS1045"
     IDENTIFIER_TOO_LONG: Final = "OS1046"
     LINE_OUT_OF_RANGE: Final = "OS1047"

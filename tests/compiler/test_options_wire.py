@@ -12,10 +12,12 @@ from pathlib import Path
 
 import pytest
 
+from oneshader.buildtask.sources import options_key
 from oneshader.compiler import CompileOptions, CompileResult, compile_file
 from oneshader.compiler.api import BindRegister, EntryPointSpec, RegisterShift
+from oneshader.compiler.process.plain import from_plain, to_plain
 from oneshader.compiler.process.server import CompileServer
-from oneshader.compiler.process.wire import decode_request, encode_request, from_plain, to_plain
+from oneshader.compiler.process.wire import decode_request, encode_request
 from oneshader.compiler.process.worker import CompilerWorker
 from oneshader.compiler.process.zygote import Zygote
 from oneshader.reflection.model import Stage, Target
@@ -201,3 +203,15 @@ def test_a_type_the_wire_cannot_carry_fails_the_first_encode() -> None:
 
     with pytest.raises(TypeError):
         to_plain(_Unplain())
+
+
+def test_every_option_changes_the_build_key(tmp_path: Path) -> None:
+    """The incremental key holds every field too (a field it left out would leave a build's
+    outputs as they were when that option changed)."""
+    base = options_key(CompileOptions(), tmp_path)
+    for field in dataclasses.fields(CompileOptions):
+        changed = dataclasses.replace(CompileOptions(), **{field.name: getattr(EVERY, field.name)})
+        assert options_key(changed, tmp_path) != base, field.name
+    moved = dataclasses.replace(EVERY, include_dirs=(str(tmp_path / "include"),))
+    elsewhere = dataclasses.replace(EVERY, include_dirs=(str(tmp_path / "b" / "include"),))
+    assert options_key(moved, tmp_path) == options_key(elsewhere, tmp_path / "b")

@@ -7,7 +7,8 @@ from pathlib import Path
 import hypothesis
 import hypothesis.strategies as st
 
-from oneshader.compiler.source.scanner import find_includes, scan, strip_comments
+from oneshader.compiler.source.preprocess import preprocess
+from oneshader.compiler.source.scanner import scan, strip_comments
 
 SOURCE = """// comment with Texture2D Fake;
 #include "a.hlsli"
@@ -85,7 +86,6 @@ def test_struct_fields_functions_and_entries() -> None:
         ("pos", "float4", "SV_Position"),
     ]
     assert [(e.name, e.stage, e.line) for e in src.entries] == [("Main", "pixel", 19)]
-    assert src.includes == [("a.hlsli", 2, 11)]
 
 
 def test_comments_are_blanked_keeping_positions() -> None:
@@ -101,8 +101,9 @@ def test_includes_resolve_relative_then_include_dirs(tmp_path: Path) -> None:
     (tmp_path / "inc" / "a.hlsli").write_text("")
     (tmp_path / "lib" / "b.hlsli").write_text("")
     main = tmp_path / "main.hlsl"
-    text = '#include "inc/a.hlsli"\n#include <b.hlsli>\n#include "missing.hlsli"\n'
-    found = find_includes(main, text, (str(tmp_path / "lib"),))
+    text = '#include "inc/a.hlsli"\n#include <b.hlsli>\n'
+    unit = preprocess(main, text, (str(tmp_path / "lib"),), (), lambda p, *_: p.read_text())
+    found = [child.path for _, child in unit.main.children]
     assert found == [
         (tmp_path / "inc" / "a.hlsli").resolve(),
         (tmp_path / "lib" / "b.hlsli").resolve(),

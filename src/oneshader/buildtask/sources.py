@@ -3,17 +3,19 @@ its place in OUT and the key of everything that affects its outputs."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from oneshader.buildtask.config import BuildConfig
 from oneshader.buildtask.filerules import FileRule, Variant, rule_for
 from oneshader.buildtask.stages import SHADER_SUFFIXES, entry_for_file
 from oneshader.compiler.api import CompileOptions
+from oneshader.compiler.process.plain import to_plain
 from oneshader.diagnostics import Code, UserError
 from oneshader.fsutil import display_path, file_kind
 
@@ -53,30 +55,27 @@ def walk_shaders(folder: Path, skip: Path | None = None) -> list[Path]:
 
 
 def options_key(options: CompileOptions, root: Path) -> str:
-    """A digest of the options, with paths relative to the project so that moving it is free."""
-    doc = options_doc(options, root)
-    return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()[:32]
+    """A digest of the options, with paths relative to the project so that moving it is free.
+    Every field of :class:`CompileOptions` counts, as the process wire carries it
+    (``process.plain``): an option added there rebuilds what it changes without a change here."""
+    shared = _shared_options_json(replace(options, source_name=""), root)
+    doc = f"{json.dumps(options.source_name)}\0{shared}"
+    return hashlib.sha256(doc.encode()).hexdigest()[:32]
+
+
+@functools.lru_cache(maxsize=64)
+def _shared_options_json(options: CompileOptions, root: Path) -> str:
+    """The options every shader of a build shares, as JSON: made once per build, not once per
+    shader (a no-op build's time goes to its shaders' keys otherwise)."""
+    return json.dumps(options_doc(options, root), sort_keys=True)
 
 
 def options_doc(options: CompileOptions, root: Path) -> dict[str, object]:
     """Every option that changes outputs as plain data, paths relative to the project (the same
-    for every checkout of it: what the shared cache's keys digest)."""
-    doc: dict[str, object] = {
-        "targets": [t.value for t in options.targets],
-        "source": options.source_name,
-        "include": [project_name(Path(p), root) for p in options.include_dirs],
-        "defines": [list(d) for d in options.defines],
-        "entry": [[e.name, e.stage.value] for e in options.entry_points],
-        "shifts": [[s.register_class, s.shift, s.space] for s in options.shifts],
-        "binds": [[b.register, b.space, b.binding, b.set] for b in options.bind_registers],
-    }
-    if options.row_major:  # (absent when off: the keys of earlier builds stay valid)
-        doc["row_major"] = True
-    if options.enable_16bit_types:
-        doc["enable_16bit_types"] = True
-    if options.dxc_placement:  # (absent by default, as row_major)
-        doc["dxc_placement"] = True
-    return doc
+    for every checkout of it: what the shared cache's keys digest). Every field of
+    :class:`CompileOptions`, by construction (``process.plain``)."""
+    relative = tuple(project_name(Path(p), root) for p in options.include_dirs)
+    return to_plain(replace(options, include_dirs=relative))
 
 
 def _refuse_special(path: Path) -> None:

@@ -21,6 +21,7 @@ from pathlib import Path
 from oneshader.compiler.api import CompileOptions, CompileResult, OutputFile
 from oneshader.compiler.patch.access import storage_access, with_access
 from oneshader.compiler.patch.apply import patch_bindings, patch_locations
+from oneshader.compiler.quirks import refusals
 from oneshader.compiler.slang import library
 from oneshader.compiler.slang.messages import dedupe, name_targets
 from oneshader.compiler.slang.request import CompiledTarget, compile_target, compile_together
@@ -45,7 +46,10 @@ from oneshader.reflection.model import ShaderReflection, Target
 def _compile(path: str, options: CompileOptions) -> CompileResult:
     """The pipeline; user errors at any step come back as diagnostics, never raised. This is the
     one wrapper that turns a bug into OS9002 (the worker's child relies on it)."""
-    src = SourceSet(path, options.source_name or Path(path).as_posix(), options.include_dirs)
+    # DXC's -enable-16bit-types defines __HLSL_ENABLE_16_BIT: an #if of the preprocessor's
+    sixteen = (("__HLSL_ENABLE_16_BIT", "1"),) if options.enable_16bit_types else ()
+    name = options.source_name or Path(path).as_posix()
+    src = SourceSet(path, name, options.include_dirs, options.defines + sixteen)
     try:
         problems = Collector()  # what every step adds its errors to
         check_targets(src, options, problems)
@@ -53,12 +57,15 @@ def _compile(path: str, options: CompileOptions) -> CompileResult:
         src.read()
         check_request(src, options, problems)
         problems.check()
-        refused = precheck(src, options, problems)
+        lacking = refusals.refused(src, options.targets, options.enable_16bit_types)
+        refused = precheck(src, options, problems, lacking)
         compiled, usage_outputs = _compile_targets(src, options, refused, problems)
         problems.check()
         return _finish(src, options, compiled, usage_outputs, problems)
     except UserError as err:
         return CompileResult(diagnostics=err.diagnostics, inputs=src.final_inputs())
+    except MemoryError:  # the memory limit (a macro bomb): no bug, the worker's crash says so
+        raise
     except Exception as err:  # a bug in oneshader: reported for this shader, not raised
         message = f"internal error in the compiler: {type(err).__name__}: {err}"
         diag = Diagnostic(src.name, 0, 0, Severity.ERROR, message, Code.INTERNAL_ERROR)

@@ -10,14 +10,12 @@ anything else; the reflection travels in its own file format, whose reader check
 from __future__ import annotations
 
 import base64
-import dataclasses
 import json
 import struct
-from enum import Enum
-from types import UnionType
-from typing import IO, Any, TypeVar, Union, get_args, get_origin, get_type_hints
+from typing import IO, Any
 
 from oneshader.compiler.api import CompileOptions, CompileResult, InputFile, OutputFile
+from oneshader.compiler.process.plain import from_plain, list_of, object_with, to_plain
 from oneshader.diagnostics import Diagnostic, Severity
 from oneshader.reflection.errors import ReflectionFormatError
 from oneshader.reflection.format import ReflectionFormat
@@ -30,13 +28,10 @@ __all__ = [
     "diagnostic_row",
     "encode_request",
     "encode_result",
-    "from_plain",
     "receive",
     "send",
-    "to_plain",
 ]
 
-_T = TypeVar("_T")
 _HEADER = struct.Struct("<Q")
 _MAX_FRAME = 1 << 30  # a bigger frame is a broken or hostile peer, not a shader's outputs
 
@@ -84,97 +79,9 @@ def _int(v: object) -> int:
     return v
 
 
-def _list(v: object, n: int | None = None) -> list[Any]:
-    if type(v) is not list or (n is not None and len(v) != n):
-        raise ValueError(f"expected a list{f' of {n}' if n is not None else ''}")
-    return v
-
-
-def _object(v: object, keys: set[str]) -> dict[str, Any]:
-    if type(v) is not dict or set(v) != keys:
-        raise ValueError(f"expected an object with the keys {sorted(keys)}")
-    return v
-
-
 # --- requests ------------------------------------------------------------------------------
-#
-# CompileOptions crosses the wire by its dataclass fields, each encoded by its annotated type:
-# a field added to CompileOptions (or to a type it holds) travels without a change here, and a
-# type this codec cannot carry fails the first encode instead of being dropped on the way.
-
-
-def _encode_value(value: object, hint: Any) -> object:
-    origin, args = get_origin(hint), get_args(hint)
-    if origin in (Union, UnionType):
-        return None if value is None else _encode_value(value, _not_none(args))
-    if origin is tuple:
-        assert isinstance(value, tuple)
-        hints = [args[0]] * len(value) if args[1:] == (...,) else list(args)
-        return [_encode_value(v, h) for v, h in zip(value, hints, strict=True)]
-    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
-        return to_plain(value)
-    if isinstance(hint, type) and issubclass(hint, Enum):
-        assert isinstance(value, hint)
-        return value.value
-    if hint in (str, int, bool):
-        assert type(value) is hint, (value, hint)
-        return value
-    raise TypeError(f"the wire cannot carry a {hint!r}")
-
-
-def to_plain(value: Any) -> dict[str, object]:
-    """A dataclass instance as a JSON object of its fields; TypeError for a field of a type
-    the wire cannot carry (a float, a set, a class that is not a dataclass or an Enum)."""
-    hints = _field_hints(type(value))
-    return {name: _encode_value(getattr(value, name), hint) for name, hint in hints.items()}
-
-
-def _decode_value(value: object, hint: Any) -> Any:
-    origin, args = get_origin(hint), get_args(hint)
-    if origin in (Union, UnionType):
-        return None if value is None else _decode_value(value, _not_none(args))
-    if origin is tuple:
-        items = _list(value, None if args[1:] == (...,) else len(args))
-        hints = [args[0]] * len(items) if args[1:] == (...,) else list(args)
-        return tuple(_decode_value(v, h) for v, h in zip(items, hints, strict=True))
-    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
-        return from_plain(value, hint)
-    if isinstance(hint, type) and issubclass(hint, Enum):
-        try:
-            return hint(value)
-        except ValueError:
-            raise ValueError(f"not a {hint.__name__}: {value!r}") from None
-    if hint in (str, int, bool):
-        if type(value) is not hint:
-            raise ValueError(f"expected a {hint.__name__}, not {type(value).__name__}")
-        return value
-    raise TypeError(f"the wire cannot carry a {hint!r}")
-
-
-def from_plain(value: object, cls: type[_T]) -> _T:
-    """What :func:`to_plain` made of a ``cls``; ValueError for a missing or unknown field or
-    a value not of its field's type (an int is not a bool, nor a bool an int)."""
-    hints = _field_hints(cls)
-    doc = _object(value, set(hints))
-    return cls(**{name: _decode_value(doc[name], hint) for name, hint in hints.items()})
-
-
-_HINTS: dict[type, dict[str, Any]] = {}
-
-
-def _field_hints(cls: type) -> dict[str, Any]:
-    """The fields of a dataclass the wire carries, with their types resolved (once per type)."""
-    if cls not in _HINTS:
-        hints = get_type_hints(cls)
-        _HINTS[cls] = {f.name: hints[f.name] for f in dataclasses.fields(cls) if f.init}
-    return _HINTS[cls]
-
-
-def _not_none(args: tuple[Any, ...]) -> Any:
-    rest = [a for a in args if a is not type(None)]
-    if len(rest) != 1:
-        raise TypeError(f"the wire cannot carry a union of {rest!r}")
-    return rest[0]
+# CompileOptions crosses the wire by its dataclass fields (:mod:`.plain`): a field added to it
+# travels without a change here.
 
 
 def encode_request(path: str, options: CompileOptions) -> bytes:
@@ -182,7 +89,7 @@ def encode_request(path: str, options: CompileOptions) -> bytes:
 
 
 def decode_request(data: bytes) -> tuple[str, CompileOptions]:
-    doc = _object(_loads(data), {"path", "options"})
+    doc = object_with(_loads(data), {"path", "options"})
     return _str(doc["path"]), from_plain(doc["options"], CompileOptions)
 
 
@@ -218,7 +125,7 @@ def diagnostic_row(d: Diagnostic) -> list[Any]:
 
 def diagnostic_from_row(v: object) -> Diagnostic:
     """The diagnostic of a :func:`diagnostic_row`; ValueError for any other shape."""
-    file, line, col, severity, message, code, excerpt = _list(v, 7)
+    file, line, col, severity, message, code, excerpt = list_of(v, 7)
     return Diagnostic(
         _str(file),
         _int(line),
@@ -231,12 +138,12 @@ def diagnostic_from_row(v: object) -> Diagnostic:
 
 
 def _output(v: object) -> OutputFile:
-    target, data = _list(v, 2)
+    target, data = list_of(v, 2)
     return OutputFile(Target(_str(target)), base64.b64decode(_str(data), validate=True))
 
 
 def _input(v: object) -> InputFile:
-    path, mtime, size, digest, read_ns, named, identity = _list(v, 7)
+    path, mtime, size, digest, read_ns, named, identity = list_of(v, 7)
     return InputFile(
         _str(path),
         _int(mtime),
@@ -249,7 +156,7 @@ def _input(v: object) -> InputFile:
 
 
 def decode_result(data: bytes) -> CompileResult:
-    doc = _object(_loads(data), _RESULT_KEYS)
+    doc = object_with(_loads(data), _RESULT_KEYS)
     text = doc["reflection"]
     try:
         reflection = None if text is None else ReflectionFormat.read(_str(text))
@@ -259,9 +166,9 @@ def decode_result(data: bytes) -> CompileResult:
     if type(crashed) is not bool:
         raise ValueError("expected a bool")
     return CompileResult(
-        diagnostics=tuple(diagnostic_from_row(d) for d in _list(doc["diagnostics"])),
+        diagnostics=tuple(diagnostic_from_row(d) for d in list_of(doc["diagnostics"])),
         reflection=reflection,
-        outputs=tuple(_output(o) for o in _list(doc["outputs"])),
-        inputs=tuple(_input(f) for f in _list(doc["inputs"])),
+        outputs=tuple(_output(o) for o in list_of(doc["outputs"])),
+        inputs=tuple(_input(f) for f in list_of(doc["inputs"])),
         crashed=crashed,
     )

@@ -33,6 +33,9 @@ def prepare() -> None:
     warm.join()
 
 
+_OUT_OF_MEMORY = 137  # what a process killed for memory exits with (128 + SIGKILL)
+
+
 def serve_requests(inp: IO[bytes], out: IO[bytes]) -> None:
     from oneshader.compiler.driver import compile_file
 
@@ -46,6 +49,8 @@ def serve_requests(inp: IO[bytes], out: IO[bytes]) -> None:
         path, options = decode_request(request)  # ValueError: not our caller; the worker ends
         try:
             result = compile_file(path, options)
+        except MemoryError:  # over the memory limit: the worker dies, as Slang's allocations do
+            os._exit(_OUT_OF_MEMORY)
         except Exception as err:  # a bug in oneshader: one shader fails, the worker stays
             name = options.source_name or path
             message = f"internal error in the compiler: {type(err).__name__}: {err}"

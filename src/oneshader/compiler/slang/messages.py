@@ -65,9 +65,11 @@ def parse(
     output: str,
     name_of: Callable[[str], str],
     text_of: Callable[[str], str | None],
+    origin_of: Callable[[str, int, int], tuple[int, int]] | None = None,
 ) -> list[Diagnostic]:
     """Diagnostics from Slang's output; ``name_of`` maps Slang's path to the name users see,
-    ``text_of`` gives a file's text for the excerpt (None when unknown)."""
+    ``text_of`` gives a file's text for the excerpt (None when unknown), ``origin_of`` where a
+    position of the text Slang was given is written (the source map)."""
     out: list[Diagnostic] = []
     seen: set[tuple[str, int, int, str, str]] = set()
     inserted: set[int] = set()
@@ -79,6 +81,8 @@ def parse(
         line, col = int(line_s), int(col_s)
         if line < 1:  # past the 32-bit line counter (#line 4294967295): unknown, not -1
             line, col = 0, 0
+        if origin_of is not None and path and line:
+            line, col = origin_of(path, line, col)
         if kind == "span":
             if out and not suppressed_group and message and out[-1].code == code:
                 prev = out.pop()

@@ -160,7 +160,7 @@ class CommentFree:
 def _asked_offset(code: CommentFree, file: Path, f: Field) -> tuple[int, str, Attribute] | None:
     """The offset the source asks for member ``f``: ``[[vk::offset(n)]]``, or HLSL's
     ``packoffset(cN.c)`` (16 N + 4 c), which Slang's WGSL and Metal code ignores (its
-    reflection does not; so :func:`without_packoffsets` takes it out of their source, and the
+    reflection does not; so ``rewrite.without_packoffsets`` takes it out of their source, and the
     padding puts the member there). With how the source spells it, and where."""
     attr = next((a for a in f.attributes if a.name == "vk::offset"), None)
     if attr is not None and attr.args and attr.args[0].isdigit():
@@ -174,12 +174,6 @@ def _asked_offset(code: CommentFree, file: Path, f: Field) -> tuple[int, str, At
     line, column = code.line_col(file, text.index("packoffset", m.start()))
     spelled = f"packoffset(c{m.group(1)}{'.' + m.group(2) if m.group(2) else ''})"
     return 16 * int(m.group(1)) + 4 * component, spelled, Attribute("packoffset", (), line, column)
-
-
-def without_packoffsets(text: str) -> str:
-    """``: packoffset(...)`` blanked out (columns kept), for WGSL and Metal: Slang's code for
-    them ignores it while its reflection follows it; :func:`offset_padding` places the member."""
-    return re.sub(r":\s*packoffset\s*\([^)]*\)", lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
 
 
 def _before_attributes(src: SourceSet, file: Path, attr: Attribute) -> tuple[int, int]:

@@ -6,12 +6,13 @@ comes back: each target's code and facts, or its positioned errors."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Mapping, Sequence, Sized
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from oneshader.compiler.api import TARGET_NAMES, CompileOptions
 from oneshader.compiler.emitted.wgsl_names import unreserved_wgsl
+from oneshader.compiler.quirks import rewrites
 from oneshader.compiler.slang import capi as S
 from oneshader.compiler.slang.facts import SLANG_STAGE_ID, TargetFacts, read_facts, with_bools
 from oneshader.compiler.slang.messages import explain, unavailable_at_uses
@@ -20,21 +21,17 @@ from oneshader.compiler.slang.not_wgsl import wgsl_refusal
 from oneshader.compiler.slang.padding import (
     Padding,
     offset_padding,
-    without_packoffsets,
     without_padding,
 )
 from oneshader.compiler.source import rewrite
-from oneshader.compiler.source.dxc_syntax import dxc_declarations
 from oneshader.compiler.source.precheck import (
     entry_stages,
     one_line_matrices,
-    returned_outputs,
     spirv_texture_buffers,
     wgsl_interlocked,
 )
-from oneshader.compiler.source.scanner import Declaration, line_col, strip_comments
+from oneshader.compiler.source.scanner import line_col, strip_comments
 from oneshader.compiler.source.sourceset import SourceSet
-from oneshader.compiler.source.varyings import instance_id_semantics, pixel_point_sizes
 from oneshader.diagnostics import Code, Diagnostic, Severity, source_excerpt
 from oneshader.reflection.model import ResourceTypeKind, Stage, Target
 
@@ -150,10 +147,8 @@ def _common_args(o: CompileOptions) -> list[str]:
     ]
     for d in o.include_dirs:
         args += ["-I", d]
-    args += _MIN_PRECISION_ARGS[o.enable_16bit_types]
-    for name, value in o.defines:
-        args += ["-D", f"{name}={value}" if value else name]
-    return args
+    # the defines are the preprocessor's (source.preprocess): Slang is given its output
+    return args + _MIN_PRECISION_ARGS[o.enable_16bit_types]
 
 
 def _request_args(src: SourceSet, o: CompileOptions, targets: Sequence[Target]) -> list[str]:
@@ -161,273 +156,6 @@ def _request_args(src: SourceSet, o: CompileOptions, targets: Sequence[Target]) 
     indices)."""
     per_target = [arg for t in targets for arg in _target_args(t) + _capabilities(src, t)]
     return per_target + _common_args(o)
-
-
-def _declared_in(src: SourceSet, decls: dict[str, Declaration], path: Path) -> set[str]:
-    return {n for n, d in decls.items() if src.resolved(d.file) == path}
-
-
-@dataclass(frozen=True)
-class _Rewrites:
-    """What of the rewriting depends on the target. Targets with equal rewrites get the same
-    text, which is then made once (Metal's and WGSL's mostly are)."""
-
-    append_as_rw: bool  # append/consume buffers as RW buffers with a counter (not SPIR-V)
-    drop_point_sizes: bool  # WGSL has no PointSize
-    distances_as_varyings: bool  # WGSL: clip/cull distances through the patch, not Slang
-    subpass_as_vectors: bool  # SPIR-V's subpass inputs
-    blank_linear: bool  # HLSL's 'linear' and packoffset blanked (not SPIR-V)
-    drop_status: bool  # sparse-residency status arguments (not SPIR-V)
-    drop_printf: bool  # debug printf (not SPIR-V)
-    bools_as_uints: bool  # WGSL: bools in buffers
-    sample_positions: bool  # GetSamplePosition from the standard positions (Slang crashes)
-    load_offsets: bool  # texture loads' offsets added to the location (not SPIR-V)
-    helpers: tuple[str, ...]
-    sixteen_bit_literals: bool  # asfloat16(1.0) as DXC reads it (rewrite.SIXTEEN_BIT_LITERALS)
-    not_inputs: tuple[tuple[Path, int, int], ...]  # PointSize in a pixel input (DXC drops it)
-    instance_varyings: tuple[tuple[Path, int, int], ...]  # SV_InstanceID between the stages
-    measured: tuple[str, ...]  # buffers whose length Metal reads from the companion
-    stored: tuple[str, ...]  # byte-address buffers whose Store values pass a helper (bools)
-    byte_atomics: tuple[str, ...]  # WGSL: byte-address buffers of atomic words (Interlocked*)
-    typed_buffers: tuple[str, ...]  # WGSL: Buffer<T> as a storage array (no texel buffers)
-    pads: tuple[Padding, ...]
-    outputs_returned: tuple[tuple[str, str, bool], ...]  # out params returned: entry, hidden
-    # name, direct (precheck.returned_outputs)
-
-    @staticmethod
-    def of(
-        src: SourceSet, target: Target, pads: Collection[Padding], stages: Mapping[str, Stage]
-    ) -> _Rewrites:
-        dropped = pixel_point_sizes(src, stages)
-        return _Rewrites(
-            append_as_rw=bool(src.append_consume()) and target is not Target.SpirV,
-            drop_point_sizes=bool(src.unit_point_sizes()) and target is Target.Wgsl,
-            distances_as_varyings=target is Target.Wgsl and src.has_distances(),
-            subpass_as_vectors=bool(src.subpass_inputs()) and target is Target.SpirV,
-            blank_linear=target is not Target.SpirV,
-            drop_status=target is not Target.SpirV and _in_any_file(src, rewrite.status_arguments),
-            drop_printf=target is not Target.SpirV and bool(_printf_calls(src)),
-            bools_as_uints=target is Target.Wgsl and bool(src.buffer_bools()),
-            sample_positions=_in_any_file(src, rewrite.sample_position_queries),
-            load_offsets=target is not Target.SpirV and _has_load_offsets(src),
-            helpers=tuple(n for n in _helpers_called(src) if target in rewrite.HELPERS[n][0]),
-            sixteen_bit_literals=_in_any_file(src, rewrite.SIXTEEN_BIT_CASTS.findall),
-            not_inputs=tuple((p.path, *p.span) for p in dropped if p.left_out),
-            instance_varyings=tuple(instance_id_semantics(src, stages)),
-            measured=tuple(src.measured_buffers()) if target is Target.Msl else (),
-            stored=_byte_stored(src),
-            byte_atomics=_byte_atomics(src) if target is Target.Wgsl else (),
-            typed_buffers=_storage_typed_buffers(src) if target is Target.Wgsl else (),
-            pads=tuple(pads),
-            outputs_returned=_outputs_returned(src, target, stages),
-        )
-
-
-def _outputs_returned(
-    src: SourceSet, target: Target, stages: Mapping[str, Stage]
-) -> tuple[tuple[str, str, bool], ...]:
-    """The entry points whose ``out``/``inout`` parameters a wrapper returns, each with a name
-    of the same length that no file uses (for the function the wrapper calls: columns stay).
-    WGSL entry points take no pointers; Slang's Metal crashes on them beside a vertex
-    result (SIGSEGV) and stops with an internal error in a pixel entry point."""
-    words: set[str] = set()
-    out = []
-    for name, stage in stages.items():
-        fn = src.function(name)
-        if fn is None or not any(m in ("out", "inout") for f in fn.fields for m in f.modifiers):
-            continue
-        void = fn.returns.split()[-1:] in ([], ["void"])
-        wgsl = target is Target.Wgsl and stage in (Stage.Vertex, Stage.Pixel)
-        vertex_result = stage is Stage.Vertex and not void
-        metal = target is Target.Msl and (stage is Stage.Pixel or vertex_result)
-        form = returned_outputs(src, fn)
-        if not (wgsl or metal) or form is None:
-            continue
-        words = words or src.derived(
-            "identifiers", lambda: {w for t in src.texts.values() for w in re.findall(r"\w+", t)}
-        )
-        hidden = next(
-            (h for i in range(len(name)) if (h := "_" * (i + 1) + name[i + 1 :]) not in words),
-            None,
-        )
-        if hidden is not None:
-            out.append((name, hidden, form == "direct"))
-            words = words | {hidden}
-    return tuple(out)
-
-
-def _printf_calls(src: SourceSet) -> list[tuple[Path, int, int]]:
-    """Every debug-printf statement: (file, start, end)."""
-    calls: list[tuple[Path, int, int]] = src.derived(
-        "printf",
-        lambda: [(p, i, j) for p, t in src.texts.items() for i, j in rewrite.printf_calls(t)],
-    )
-    return calls
-
-
-def _in_any_file(src: SourceSet, finder: Callable[[str], Sized]) -> bool:
-    """Whether ``finder`` finds anything in a file of ``src`` (once a read)."""
-    found: bool = src.derived(("in any file", finder), lambda: any(map(finder, src.texts.values())))
-    return found
-
-
-def _offset_textures(src: SourceSet) -> dict[str, str]:
-    found: dict[str, str] = src.derived(
-        "offset textures", lambda: rewrite.offset_textures(src.texts.values())
-    )
-    return found
-
-
-def _has_load_offsets(src: SourceSet) -> bool:
-    def any_offsets() -> bool:
-        textures = _offset_textures(src)  # status arguments dropped first (_rewritten)
-        return any(
-            rewrite.load_offsets(rewrite.without_status_arguments(t), textures)
-            for t in src.texts.values()
-        )
-
-    found: bool = src.derived("load offsets", any_offsets)
-    return found
-
-
-def _helpers_called(src: SourceSet) -> list[str]:
-    """The helper functions (``rewrite.HELPERS``) the source calls without defining them."""
-
-    def called() -> list[str]:
-        texts = [strip_comments(t) for t in src.texts.values()]
-        return [
-            name
-            for name in rewrite.HELPERS
-            if src.function(name) is None
-            and any(rewrite.helper_calls(name).search(t) for t in texts)
-        ]
-
-    result: list[str] = src.derived("helpers called", called)
-    return result
-
-
-def _byte_stored(src: SourceSet) -> tuple[str, ...]:
-    """The RW byte-address buffers whose ``Store`` the code calls (``rewrite.with_byte_stores``)."""
-
-    def stored() -> tuple[str, ...]:
-        names = list(src.declared_as({ResourceTypeKind.RWByteAddressBuffer}))
-        texts = src.texts.values()
-        return tuple(n for n in names if any(rewrite.byte_stores(t, [n]) for t in texts))
-
-    result: tuple[str, ...] = src.derived("byte stores", stored)
-    return result
-
-
-def _storage_typed_buffers(src: SourceSet) -> tuple[str, ...]:
-    """The typed buffers WGSL holds as storage arrays (``rewrite.typed_buffers_as_structured``):
-    all but those whose ``GetDimensions`` a file calls."""
-    names = src.declared_as({ResourceTypeKind.Buffer, ResourceTypeKind.RWBuffer})
-    texts = [strip_comments(t) for t in src.texts.values()]
-    return tuple(
-        n
-        for n in names
-        if not any(re.search(rf"\b{re.escape(n)}\s*\.\s*GetDimensions\b", t) for t in texts)
-    )
-
-
-def _byte_atomics(src: SourceSet) -> tuple[str, ...]:
-    """The RW byte-address buffers WGSL can hold as ``array<atomic<u32>>`` (``rewrite.
-    byte_atomics``): an ``Interlocked*`` on them, and every use in any file a one-word
-    ``Load``, ``Store`` or ``Interlocked*`` but ``InterlockedMin``/``Max`` (signed or not by the
-    value's type). Any other use (``Load2``, ``Load<T>``, ``GetDimensions``, the buffer passed
-    to a function) leaves it a plain buffer, where Slang refuses the atomic (OS1015)."""
-
-    def atomic() -> tuple[str, ...]:
-        out = []
-        for name in src.declared_as({ResourceTypeKind.RWByteAddressBuffer}):
-            uses = [
-                (m, method)
-                for t in src.texts.values()
-                for m, method in rewrite.byte_buffer_uses(strip_comments(t), name)
-                if not re.search(r"RWByteAddressBuffer\s*$", strip_comments(t)[: m.start()])
-            ]
-            methods = {method for _, method in uses}
-            if None not in methods and any(m and m.startswith("Interlocked") for m in methods):
-                out.append(name)
-        return tuple(out)
-
-    result: tuple[str, ...] = src.derived("byte atomics", atomic)
-    return result
-
-
-def _rewritten(src: SourceSet, path: Path, how: _Rewrites) -> str:
-    text = dxc_declarations(src.texts[path])  # the text the scanner read
-    text = rewrite.register_letters(text, src.sources[path])
-    if how.bools_as_uints:  # at the file's own positions, as the two above
-        bools = [(line, col) for p, line, col in src.buffer_bools().values() if p == path]
-        text = rewrite.bools_as_uints(text, bools)
-    text = rewrite.blanked(text, [(a, b) for p, a, b in how.not_inputs if p == path])
-    instances = [(line, col) for p, line, col in how.instance_varyings if p == path]
-    if instances:
-        text = rewrite.instance_ids_as_varyings(text, instances)
-    for name, hidden, direct in how.outputs_returned:
-        fn = src.function(name)
-        if fn is not None and src.function_file(name) == path:
-            text = rewrite.entry_outputs_as_results(text, fn.line, fn.column, name, hidden, direct)
-    decls = src.declarations()
-    renamed = [
-        (decls[old].line, decls[old].column, old, new)
-        for old, new in src.renamed_blocks().items()
-        if src.resolved(decls[old].file) == path
-    ]
-    if renamed:
-        text = rewrite.rename_at(text, renamed)
-    counted = src.counted_rw()
-    if counted:
-        text = rewrite.with_counter_buffers(text, counted, _declared_in(src, counted, path))
-    if how.append_as_rw:
-        # SPIR-V has hidden counters; WGSL and Metal get the same companion as RW counters.
-        appended = src.append_consume()
-        text = rewrite.with_append_consume_as_rw(text, appended, _declared_in(src, appended, path))
-    if how.drop_point_sizes:
-        for name in src.unit_point_sizes():
-            text = rewrite.without_point_size(text, name)
-    if how.distances_as_varyings:
-        text = rewrite.distances_as_varyings(text)
-    text = rewrite.vk_builtins(text)
-    text = rewrite.without_own_attributes(text)
-    text = rewrite.without_void_casts(text)
-    text = rewrite.classes_as_structs(text)
-    text = rewrite.one_component_texels(text)
-    text = rewrite.pack_matrix(text)
-    text = rewrite.matrix_array_majorness(text)
-    text = rewrite.without_space_only_registers(text)
-    text = rewrite.bitfield_words(text, src.sources[path])
-    text = rewrite.block_resources_as_globals(text, src.sources[path])
-    if how.subpass_as_vectors:
-        subpass = src.subpass_inputs()
-        text = rewrite.subpass_inputs_as_vectors(text, subpass, _declared_in(src, subpass, path))
-    if how.blank_linear:
-        # HLSL's 'linear' is the default (perspective-correct) interpolation; Slang emits it
-        # as WGSL @interpolate(linear) and Metal sample_no_perspective, which are not.
-        text = rewrite.blank_words(text, "linear")
-        # Slang's reflection follows packoffset there but its code does not: the padding does
-        text = without_packoffsets(text)
-    if how.drop_status:
-        text = rewrite.without_status_arguments(text)
-    if how.drop_printf:
-        text = rewrite.without_printf(text)
-    if how.sample_positions:
-        text = rewrite.with_sample_positions(text)
-    if how.load_offsets:
-        text = rewrite.without_load_offsets(text, _offset_textures(src))
-    if how.helpers:
-        text = rewrite.with_helpers(text, how.helpers)
-    if how.measured:
-        text = rewrite.with_buffer_lengths(text, how.measured)
-    if how.stored:
-        text = rewrite.with_byte_stores(text, how.stored)
-    if how.byte_atomics:
-        text = rewrite.byte_atomics(text, how.byte_atomics)
-    if how.typed_buffers:
-        text = rewrite.typed_buffers_as_structured(text, how.typed_buffers)
-    here = [(p.line, p.column, p.declarations()) for p in how.pads if p.file == path]
-    return rewrite.with_inserted(text, here) if here else text
 
 
 def slang_source(
@@ -439,27 +167,17 @@ def slang_source(
     """The main file's text for Slang, every file rewritten (includes inlined where a rewrite
     changed them); ``pads`` are vk::offset's padding members (WGSL and Metal); ``stages`` the
     entry points (some return their ``out`` parameters from a wrapper)."""
-    how = _Rewrites.of(src, target, pads, stages or {})
+    how = rewrites.plan(src, target, pads, stages or {})
     text: str = src.derived(("slang source", how), lambda: _slang_source(src, how))
     return text
 
 
-def _slang_source(src: SourceSet, how: _Rewrites) -> str:
-    texts = {p: _rewritten(src, p, how) for p in src.texts}
-    main = rewrite.inline_includes(src.path, src.texts, texts, src.include_dirs)
-    prelude = [rewrite.HELPERS[name][1] for name in how.helpers]
-    if how.sixteen_bit_literals:
-        prelude.append(rewrite.SIXTEEN_BIT_LITERALS)
-    if how.measured:  # Metal asks the companion for buffer lengths
-        prelude.append(rewrite.buffer_lengths_prelude(how.measured))
-    if how.load_offsets:
-        prelude.append(rewrite.OFFSET_HELPER)
-    if how.stored:
-        prelude.append(rewrite.BYTE_STORE_PRELUDE)
-    if how.sample_positions:
-        prelude.append(rewrite.SAMPLE_POSITION_HELPER)
+def _slang_source(src: SourceSet, how: rewrites.Plan) -> str:
+    texts = {p: rewrites.rewritten(src, p, how) for p in src.texts}
+    main = src.slang_text(texts)
+    prelude = rewrites.preludes(how)
     if prelude:  # the helpers first, then the file from its own line 1
-        main = f'{" ".join(prelude)}\n#line 1 "{src.path.as_posix()}"\n{main}'
+        main = f'{" ".join(prelude)}\n#line 1 "{src.line_name(src.path)}"\n{main}'
     return main
 
 
@@ -522,7 +240,9 @@ def _compile_group(
     req = S.Request(lib, args, (str(src.path), text), _entries(options), len(group))
     try:
         result = req.compile()
-        if not result.ok or parse_diagnostics(result.diagnostics, src.display, src.text_of):
+        if not result.ok or parse_diagnostics(
+            result.diagnostics, src.display, src.text_of, src.origin_of
+        ):
             return {}
         codes = [req.code(i) for i in range(len(group))]
         reflections = [req.reflection(i) for i in range(len(group))]
@@ -613,7 +333,7 @@ def compile_target(
                 ),
                 severity=Severity.WARNING,
             )
-            for path, start, _ in _printf_calls(src)
+            for path, start, _ in rewrites.printf_calls(src)
         ]
     return compiled, errors
 
@@ -681,7 +401,7 @@ def _capabilities(src: SourceSet, target: Target) -> list[str]:
     asked = []
     if src.declared_as({ResourceTypeKind.RaytracingAccelerationStructure}):
         asked += ["-capability", "spvRayQueryKHR"]
-    if _printf_calls(src):
+    if rewrites.printf_calls(src):
         asked += ["-capability", "SPV_KHR_non_semantic_info"]
     return asked
 
@@ -698,7 +418,9 @@ def _compile_once(
     req = S.Request(lib, args, (str(src.path), text), _entries(options))
     try:
         result = req.compile()
-        diags = _as_written(src, parse_diagnostics(result.diagnostics, src.display, src.text_of))
+        diags = _as_written(
+            src, parse_diagnostics(result.diagnostics, src.display, src.text_of, src.origin_of)
+        )
         if not result.ok:
             user_files = {src.display(str(p)) for p in src.texts}
             errors = unavailable_at_uses(diags, user_files, UNAVAILABLE_HINTS[target]) or [
@@ -713,7 +435,7 @@ def _compile_once(
             if target is Target.Wgsl and any(d.code == "E36107" for d in errors):
                 # Slang notes the first Interlocked* call it meets; name each, and what to
                 # declare instead.
-                interlocked = wgsl_interlocked(src, _byte_atomics(src))
+                interlocked = wgsl_interlocked(src, src.byte_atomic_buffers())
                 if interlocked:
                     errors = [
                         d

@@ -29,93 +29,6 @@ from oneshader.compiler.source.varyings import (
 from oneshader.diagnostics import Code, Collector, Diagnostic, Severity
 from oneshader.reflection.model import SUBPASS_INPUT_TYPES, ResourceTypeKind, Stage, Target
 
-# Tokens a target cannot express, with what to say; checked on the source before compiling.
-_TOKEN_LIMITS: list[tuple[Target, re.Pattern[str], str]] = [
-    (
-        Target.Wgsl,
-        re.compile(r"\b(u?int64_t[1-4]?|uint64_t[1-4]?|int64_t[1-4]?)\b"),
-        "WGSL: no 64-bit integers ({token}); use uint2 pairs or build without the wgsl target",
-    ),
-    (
-        Target.Wgsl,
-        re.compile(r"\b(double[1-4]?(?:x[1-4])?|float64_t[1-4]?)\b"),
-        "WGSL: no 64-bit floats ({token}); use float or build without the wgsl target",
-    ),
-    (
-        Target.Wgsl,
-        re.compile(r"\b(u?int16_t[1-4]?)\b"),
-        "WGSL: no 16-bit integers ({token}); use int/uint or build without the wgsl target",
-    ),
-    (
-        Target.Wgsl,
-        re.compile(r"\b(Atomic\s*<\s*(?:float|half|float16_t|float32_t)\s*>)"),
-        "WGSL: atomics are integers only ({token}); use Atomic<uint> or Atomic<int> (fixed point "
-        "for a sum) or build without the wgsl target",
-    ),
-    (
-        Target.Msl,
-        re.compile(r"\b(double[1-4]?(?:x[1-4])?|float64_t[1-4]?)\b"),
-        "Metal: no 64-bit floats ({token}); use float or build without the msl target",
-    ),
-]
-
-
-# With DXC's -enable-16bit-types the minimum-precision integers are 16-bit integers
-# (slang.request's mapping), which WGSL lacks.
-_SIXTEEN_BIT_LIMITS: list[tuple[Target, re.Pattern[str], str]] = [
-    (
-        Target.Wgsl,
-        re.compile(r"\b(min1[26]u?int[1-4]?(?:x[1-4])?)\b"),
-        "WGSL: no 16-bit integers ({token}, 16-bit with -enable-16bit-types); use int/uint, "
-        "build without -enable-16bit-types or without the wgsl target",
-    )
-]
-
-
-# Buffer device addresses: WGSL and Metal (as Slang emits it) have none, and the reflection
-# format has no pointer type to give the host for SPIR-V (each was an internal error, OS9002).
-_TOKEN_LIMITS += [
-    (
-        t,
-        re.compile(r"\b(vk\s*::\s*BufferPointer)\b"),
-        f"{TARGET_NAMES[t]}: {{token}} (a buffer device address) {why}; pass the buffer as a "
-        f"StructuredBuffer or ByteAddressBuffer, or build without the {t.value} target",
-    )
-    for t, why in [
-        (Target.SpirV, "has no record in the reflection format"),
-        (Target.Msl, "is not emitted for Metal"),
-        (Target.Wgsl, "does not exist in WGSL"),
-    ]
-]
-
-
-# Inline SPIR-V built-ins: Slang ignores the attribute (warning E31000), so the variable would
-# be an ordinary static on every target and the built-in silently lost.
-_TOKEN_LIMITS += [
-    (
-        t,
-        re.compile(r"\b(vk\s*::\s*ext_builtin_(?:input|output))\b"),
-        f"{TARGET_NAMES[t]}: [[{{token}}]] (an inline SPIR-V built-in) is ignored by Slang: the "
-        "variable would be an ordinary static and the built-in lost; use the HLSL system-value "
-        "semantic (SV_StencilRef, ...) on an entry point's input or output instead",
-    )
-    for t in Target
-]
-
-
-# A pixel shader's stencil reference output: the reflection format has no built-in for it, and
-# it was taken for a colour output (a located attachment that does not exist; Slang's WGSL and
-# Metal wrote a bare result as colour 0, its SPIR-V a built-in with a location).
-_TOKEN_LIMITS += [
-    (
-        t,
-        re.compile(r"(?i):\s*(SV_StencilRef)\b"),
-        f"{TARGET_NAMES[t]}: {{token}} (a stencil reference output) is not built: the reflection "
-        "format has no record for it, and a host would take it for a colour attachment",
-    )
-    for t in Target
-]
-
 
 def check_targets(src: SourceSet, options: CompileOptions, problems: Collector) -> None:
     """A request for no target at all (checked before the file is read)."""
@@ -252,11 +165,17 @@ def _uniform_parameters(src: SourceSet, options: CompileOptions) -> list[Diagnos
 _NO_WGSL_TEXTURE = frozenset({ResourceTypeKind.Texture1DArray, ResourceTypeKind.RWTexture1DArray})
 
 
-def precheck(src: SourceSet, options: CompileOptions, problems: Collector) -> frozenset[Target]:
+def precheck(
+    src: SourceSet,
+    options: CompileOptions,
+    problems: Collector,
+    lacking: dict[Target, list[Diagnostic]],
+) -> frozenset[Target]:
     """Errors a target would give without a position (or crash on), found in the source and
-    added to ``problems`` in target order; returns the targets refused. A refused target is not
-    compiled; the others are, so their errors come in the same run (the driver checks
-    ``problems`` once every target has compiled)."""
+    added to ``problems`` in target order, each target's after it ``lacking`` (the quirk
+    registry's refusals: ``quirks.refusals.refused``); returns the targets refused. A refused
+    target is not compiled; the others are, so their errors come in the same run (the driver
+    checks ``problems`` once every target has compiled)."""
     per: dict[Target, list[Diagnostic]] = {t: [] for t in Target if t in options.targets}
     decls = src.declarations()
     targets = options.targets
@@ -326,26 +245,9 @@ def precheck(src: SourceSet, options: CompileOptions, problems: Collector) -> fr
                     per[t].append(diag)
     for t, diag in _derived_stage_structs(src, options):
         per[t].append(diag)
-    for p, text in src.texts.items():
-        scanned = src.sources[p]
-        clean = strip_comments(text)
-        limits = _TOKEN_LIMITS + (_SIXTEEN_BIT_LIMITS if options.enable_16bit_types else [])
-        for target, pattern, message in limits:
-            if target not in targets:
-                continue
-            m = pattern.search(clean)
-            if m is None:
-                continue
-            line, col = line_col(clean, m.start())
-            per[target].append(
-                src.error(
-                    src.display(scanned.path),
-                    line,
-                    col,
-                    message.format(token=m.group(1)),
-                    Code.NOT_ON_TARGET,
-                )
-            )
+    for t, errors in lacking.items():
+        if t in per:
+            per[t] += errors
     problems.extend(every_target)
     for t in Target:
         problems.extend(per.get(t, []))

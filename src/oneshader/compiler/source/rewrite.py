@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Iterable, Mapping
-from pathlib import Path
 
 from oneshader.compiler.emitted.common import SLANG_LENGTHS, counter_name
 from oneshader.compiler.source.scanner import (
@@ -16,7 +15,6 @@ from oneshader.compiler.source.scanner import (
     SourceFile,
     closing,
     comma_spans,
-    include_directives,
     line_offsets,
     strip_comments,
 )
@@ -42,7 +40,6 @@ __all__ = [
     "counter_calls",
     "distances_as_varyings",
     "entry_outputs_as_results",
-    "inline_includes",
     "instance_ids_as_varyings",
     "load_offsets",
     "matrix_array_majorness",
@@ -68,6 +65,7 @@ __all__ = [
     "with_sample_positions",
     "without_load_offsets",
     "without_own_attributes",
+    "without_packoffsets",
     "without_point_size",
     "without_printf",
     "without_space_only_registers",
@@ -912,68 +910,6 @@ def subpass_inputs_as_vectors(
     return "".join(out)
 
 
-_PRAGMA_ONCE = re.compile(r"^[ \t]*#[ \t]*pragma[ \t]+once\b[^\n]*", re.MULTILINE)
-
-
-def inline_includes(
-    main: Path,
-    originals: Mapping[Path, str],
-    rewritten: Mapping[Path, str],
-    include_dirs: tuple[str, ...],
-) -> str:
-    """The main file's text for Slang, with every include that a rewrite changed (and every file
-    on the way to one) inlined in place of its ``#include`` line, so Slang compiles the rewritten
-    text; Slang reads the other includes itself. ``#line`` directives keep each line's file and
-    number, so diagnostics still point into the user's files (outputs carry no line directives).
-    An inlined file's ``#pragma once`` becomes an include guard; its remaining ``#include`` lines
-    name their files by absolute path, since relative names would now resolve from the main file.
-    """
-    edges = {
-        p: [inc for _, inc in include_directives(p, originals[p], include_dirs) if inc]
-        for p in originals
-    }
-    needed = {p for p in rewritten if p != main and rewritten[p] != originals[p]}
-    if not needed:
-        return rewritten[main]
-    grew = True
-    while grew:  # a file including an inlined one must be inlined too (Slang would read it raw)
-        grew = False
-        for p, incs in edges.items():
-            if p != main and p not in needed and any(i in needed for i in incs):
-                needed.add(p)
-                grew = True
-    guards = {p: f"ONESHADER_ONCE_{i}" for i, p in enumerate(sorted(needed))}
-
-    def expand(path: Path, stack: tuple[Path, ...]) -> str:
-        # Rewrites keep the lines (and leave #include lines alone), not the offsets.
-        lines = rewritten[path].split("\n")
-        original = originals[path]
-        for m, inc in include_directives(path, original, include_dirs):
-            line = original.count("\n", 0, m.start()) + 1
-            if inc is not None and inc in needed:
-                replacement = ""
-                if inc not in stack:
-                    body = expand(inc, (*stack, inc))
-                    here = f'#line {line + 1} "{path.as_posix()}"'
-                    if _PRAGMA_ONCE.search(strip_comments(originals[inc])):
-                        body = _PRAGMA_ONCE.sub(lambda x: " " * len(x.group(0)), body)
-                        guard = guards[inc]
-                        replacement = (
-                            f"#ifndef {guard}\n#define {guard}\n"
-                            f'#line 1 "{inc.as_posix()}"\n{body}\n#endif\n{here}'
-                        )
-                    else:
-                        replacement = f'#line 1 "{inc.as_posix()}"\n{body}\n{here}'
-            elif inc is not None and path != main:
-                replacement = f'#include "{inc.as_posix()}"'
-            else:
-                continue
-            lines[line - 1] = replacement
-        return "\n".join(lines)
-
-    return expand(main, (main,))
-
-
 def outputs_struct(entry: str) -> str:
     """The struct the wrapper of ``entry_outputs_as_results`` returns."""
     return f"{entry}_oneshader_outputs"
@@ -1252,3 +1188,10 @@ def bools_as_uints(text: str, names: Iterable[tuple[int, int]]) -> str:
             at = found[-1].start()
             lines[line - 1] = row[:at] + "uint" + row[at + 4 :]
     return "\n".join(lines)
+
+
+def without_packoffsets(text: str) -> str:
+    """``: packoffset(...)`` blanked out (columns kept), for WGSL and Metal: Slang's code for
+    them ignores it while its reflection follows it; the padding members (``slang.padding``)
+    place the member."""
+    return re.sub(r":\s*packoffset\s*\([^)]*\)", lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)

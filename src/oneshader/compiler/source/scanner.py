@@ -23,7 +23,6 @@ __all__ = [
     "Field",
     "SourceFile",
     "StructDef",
-    "find_includes",
     "include_named",
     "scan",
 ]
@@ -35,7 +34,6 @@ _TOKEN = re.compile(
       | (?P<punct>\S)""",
     re.VERBOSE,
 )
-_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*(?:"([^"\n]+)"|<([^>\n]+)>)', re.MULTILINE)
 _REGISTER = re.compile(r"^\s*([btsuBTSU])(\d+)\s*(?:,\s*space(\d+)\s*)?$")
 _BLOCKS = ("cbuffer", "tbuffer")
 _SPACE_ONLY = re.compile(r"^\s*space(\d+)\s*$")
@@ -220,7 +218,6 @@ class SourceFile:
     structs: dict[str, StructDef] = field(default_factory=dict)
     functions: dict[str, StructDef] = field(default_factory=dict)
     entries: list[EntryAttribute] = field(default_factory=list)
-    includes: list[tuple[str, int, int]] = field(default_factory=list)
     # Resources declared in a cbuffer/tbuffer body, which DXC makes global resources (declared
     # before the block): (offset of the block's statement, start, end of the member's text,
     # ";" included), and the blocks holding nothing else, which DXC drops: (start, end) of the
@@ -684,30 +681,7 @@ class _Scanner:
 
 def scan(path: str, text: str) -> SourceFile:
     """Scan one file's text; ``path`` is only recorded (as the name diagnostics use)."""
-    scanner = _Scanner(path, text)
-    out = scanner.run()
-    for m in _INCLUDE.finditer(scanner.text):
-        line, col = scanner.pos.at(m.start(1) if m.group(1) else m.start(2))
-        out.includes.append((m.group(1) or m.group(2), line, col))
-    return out
-
-
-def find_includes(path: Path, text: str, include_dirs: tuple[str, ...]) -> list[Path]:
-    """The files ``#include``d by ``text`` (found relative to the file, then the include dirs)."""
-    return [inc for _, inc in include_directives(path, text, include_dirs) if inc is not None]
-
-
-def include_directives(
-    path: Path, text: str, include_dirs: tuple[str, ...]
-) -> list[tuple[re.Match[str], Path | None]]:
-    """Each ``#include`` line of ``text`` (outside comments) and the file it names, None when no
-    file of that name exists relative to ``path`` or in the include dirs."""
-    out: list[tuple[re.Match[str], Path | None]] = []
-    for m in _INCLUDE.finditer(strip_comments(text)):
-        name = m.group(1) or m.group(2)
-        found = include_named(path, name, include_dirs)
-        out.append((m, found.resolve() if found is not None else None))
-    return out
+    return _Scanner(path, text).run()
 
 
 def include_named(path: Path, name: str, include_dirs: tuple[str, ...]) -> Path | None:

@@ -20,18 +20,18 @@ from oneshader.compiler.api import InputFile
 from oneshader.compiler.source import rewrite
 from oneshader.compiler.source.dxc_syntax import dxc_declarations
 from oneshader.compiler.source.kinds import RTYPES
+from oneshader.compiler.source.lexer import Token
+from oneshader.compiler.source.preprocess import Inclusion, PreprocessorError, Unit, preprocess
 from oneshader.compiler.source.scanner import (
     Declaration,
     Field,
     SourceFile,
     StructDef,
-    find_includes,
-    include_directives,
     include_named,
-    line_col,
     scan,
     strip_comments,
 )
+from oneshader.compiler.source.sourcemap import Rendered, render, slang_text
 from oneshader.diagnostics import Code, Diagnostic, Severity, UserError, source_excerpt
 from oneshader.fsutil import read_regular
 from oneshader.reflection.model import (
@@ -66,12 +66,26 @@ _BOOL = re.compile(r"bool[1-4]?")
 
 
 class SourceSet:
-    def __init__(self, path: str, name: str, include_dirs: tuple[str, ...]) -> None:
+    def __init__(
+        self,
+        path: str,
+        name: str,
+        include_dirs: tuple[str, ...],
+        defines: tuple[tuple[str, str], ...] = (),
+    ) -> None:
         self.path = Path(path).resolve()
         self.named = Path(path).absolute()  # as given: a link is a name of its own
         self.name = name
         self.include_dirs = include_dirs
+        self.defines = defines
+        self.written: dict[Path, str] = {}  # each file as read (excerpts, doc comments)
+        # each file as Slang compiles it (the source model: docs/compiler.md): its first
+        # inclusion preprocessed, lines and unexpanded columns kept; every query reads these
         self.texts: dict[Path, str] = {}
+        self.maps: dict[Path, Rendered] = {}
+        self.unit: Unit | None = None
+        self._first: dict[Path, Inclusion] = {}
+        self._by_name: dict[str, Path] = {}
         self.sources: dict[Path, SourceFile] = {}
         self.inputs: list[InputFile] = []
         self._shown: dict[str, str] = {}
@@ -130,20 +144,36 @@ class SourceSet:
         return (base / rel).as_posix() if base.as_posix() != "." else rel.as_posix()
 
     def text_of(self, slang_path: str) -> str | None:
+        """The text as written of a file Slang names (for excerpts)."""
         try:
-            return self.texts.get(self.resolved(slang_path))
+            return self.written.get(self.resolved(slang_path))
         except OSError:
             return None
 
+    def origin_of(self, slang_path: str, line: int, col: int) -> tuple[int, int]:
+        """Where a position of the text Slang was given is written (``Rendered.origin``)."""
+        try:
+            rendered = self.maps.get(self.resolved(slang_path)) if slang_path else None
+        except OSError:
+            rendered = None
+        return rendered.origin(line, col) if rendered is not None else (line, col)
+
     def displayed_text(self, file: str) -> str | None:
-        """The text of the file diagnostics name ``file`` (None for a file not read)."""
-        text = None
-        for p, t in self.texts.items():
-            if self.display(str(p)) == file:
-                text = t
-        return text
+        """The text as written of the file diagnostics name ``file`` (None for a file not
+        read)."""
+        path = self._displayed_path(file)
+        return self.written.get(path) if path is not None else None
+
+    def _displayed_path(self, file: str) -> Path | None:
+        if len(self._by_name) != len(self.written):
+            self._by_name = {self.display(str(p)): p for p in self.written}
+        return self._by_name.get(file)
 
     def error(self, file: str, line: int, col: int, message: str, code: str = "") -> Diagnostic:
+        """An error at a position of a file's text (``texts``): shown where it is written."""
+        path = self._displayed_path(file)
+        if path is not None and path in self.maps:
+            line, col = self.maps[path].origin(line, col)
         text = self.displayed_text(file)
         excerpt = source_excerpt(text, line, col) if text and line else ""
         return Diagnostic(file, line, col, Severity.ERROR, message, code, excerpt)
@@ -160,31 +190,76 @@ class SourceSet:
     # -- reading and looking up ----------------------------------------------------------------
 
     def read(self) -> None:
-        """Read the main file and, transitively, the includes found; each file's status and
-        digest as read go to ``inputs``. A file that is not a regular file, not UTF-8, or an
-        absolute include outside the include folders is a positioned error."""
+        """Read the main file and preprocess it (``preprocess``): the files its active
+        ``#include`` lines name are read as met; each file's status and digest as read go to
+        ``inputs``. A file that is not a regular file, not UTF-8, an absolute include outside
+        the include folders, or a preprocessor error is a positioned error."""
         self._derived.clear()
         self.inputs.append(self._read(self.path, self.name, 0, 0, self.named))
-        todo = [self.path]
-        while todo:
-            p = todo.pop(0)
-            t = self.texts[p]
-            self.sources[p] = scan(str(p), dxc_declarations(t))  # as Slang gets it
-            for m, inc in include_directives(p, t, self.include_dirs):
-                if inc is None or inc in self.texts:
-                    continue
-                line, col = line_col(t, m.start(1) if m.group(1) else m.start(2))
-                where = self.display(str(p))
-                written = m.group(1) or m.group(2)
-                if Path(written).is_absolute() and not self._in_include_dir(inc):
-                    message = (
-                        f"'{written}' is an absolute include outside the include folders: "
-                        "name it relative to this file or to an include folder (-I)"
-                    )
-                    raise UserError.at(where, line, col, message, ABSOLUTE_INCLUDE)
-                named = include_named(p, written, self.include_dirs)
-                self.inputs.append(self._read(inc, where, line, col, named))
-                todo.append(inc)
+
+        def load(path: Path, written: str, here: Path, line: int, col: int) -> str:
+            where = self.display(str(here))
+            if Path(written).is_absolute() and not self._in_include_dir(path):
+                message = (
+                    f"'{written}' is an absolute include outside the include folders: "
+                    "name it relative to this file or to an include folder (-I)"
+                )
+                raise UserError.at(where, line, col, message, ABSOLUTE_INCLUDE)
+            named = include_named(here, written, self.include_dirs)
+            self.inputs.append(self._read(path, where, line, col, named))
+            return self.written[path]
+
+        try:
+            unit = preprocess(
+                self.path, self.written[self.path], self.include_dirs, self.defines, load
+            )
+        except PreprocessorError as err:
+            error = self.error_in(err.path, err.line, err.col, err.message, err.code)
+            raise UserError([error]) from None
+        self.unit = unit
+        for inc in unit.inclusions():
+            if inc.path not in self._first:
+                self._first[inc.path] = inc
+                rendered = self.maps[inc.path] = render(inc, unit.line_counts[inc.file])
+                self.texts[inc.path] = rendered.text
+                self.sources[inc.path] = scan(str(inc.path), dxc_declarations(rendered.text))
+
+    def tokens(self, path: Path) -> list[Token]:
+        """The tokens of a file as compiled (its first inclusion, macros expanded), in order."""
+        first = self._first.get(path)
+        return first.tokens if first is not None else []
+
+    def at_token(self, path: Path, token: Token, message: str, code: str = "") -> Diagnostic:
+        """An error at a token of ``tokens(path)``: where it is written, or for a token a macro
+        made, where the invocation is."""
+        line, col = (token.site[0], token.site[1]) if token.site else (token.line, token.col)
+        file = self.display(str(path))
+        text = self.displayed_text(file)
+        excerpt = source_excerpt(text, line, col) if text else ""
+        return Diagnostic(file, line, col, Severity.ERROR, message, code, excerpt)
+
+    def slang_text(self, texts: dict[Path, str]) -> str:
+        """The text handed to Slang: every file's text of ``texts`` (rewritten) in place of the
+        ``#include`` lines, between ``#line`` markers (``sourcemap.slang_text``)."""
+        assert self.unit is not None
+        unit = self.unit
+        return slang_text(
+            unit,
+            texts,
+            self._first,
+            lambda inc: render(inc, unit.line_counts[inc.file]).text,
+            self.line_name,
+        )
+
+    def line_name(self, path: Path) -> str:
+        """The file name a ``#line`` marker gives Slang: the path, or where it holds a quote, a
+        backslash or a line break (which Slang's ``#line`` cannot spell), a stand-in that
+        ``resolved`` maps back."""
+        name = path.as_posix()
+        if any(c in name for c in '"\\\n\r'):
+            name = f"oneshader-file-{self.unit.paths.index(path) if self.unit else 0}.hlsl"
+            self._resolved[name] = path
+        return name
 
     def _read(self, path: Path, where: str, line: int, col: int, named: Path | None) -> InputFile:
         """One file into ``texts``; errors at ``where:line:col`` (the main file's name, or the
@@ -200,7 +275,7 @@ class SourceSet:
             text = data.decode("utf-8")
         except UnicodeDecodeError as err:
             raise not_utf8(name, data, err) from None
-        self.texts[path] = text.replace("\r\n", "\n").replace("\r", "\n")  # as text mode reads
+        self.written[path] = text.replace("\r\n", "\n").replace("\r", "\n")  # as text mode reads
         digest = hashlib.sha256(data).hexdigest()
         return InputFile(
             str(path),
@@ -387,17 +462,19 @@ class SourceSet:
 
     def _include_order(self) -> list[Path]:
         order: list[Path] = []
-        seen: set[Path] = set()  # against include cycles (a list's lookups cost a square)
+        if self.unit is None:
+            return order
 
-        def visit(p: Path) -> None:
-            if p in seen or p not in self.texts:
-                return
-            seen.add(p)
-            for inc in find_includes(p, self.texts[p], self.include_dirs):
-                visit(inc)
-            order.append(p)
-
-        visit(self.path)
+        seen: set[Path] = set()
+        todo: list[tuple[Inclusion, bool]] = [(self.unit.main, False)]
+        while todo:  # after the files it includes: post-order, without recursion
+            inc, done = todo.pop()
+            if done:
+                order.append(inc.path)
+            elif inc.path not in seen:
+                seen.add(inc.path)
+                todo.append((inc, True))
+                todo.extend((child, False) for _, child in reversed(inc.children))
         return order
 
     def counter_uses(self) -> list[tuple[Path, re.Match[str]]]:
@@ -454,6 +531,47 @@ class SourceSet:
         names = [d.name for d in found]
         called = {m.group(1) for t in self.texts.values() for m in rewrite.length_queries(t, names)}
         return [d.name for d in sorted(found, key=self.declaration_order()) if d.name in called]
+
+    def storage_typed_buffers(self) -> tuple[str, ...]:
+        """The typed buffers WGSL holds as storage arrays (``rewrite.typed_buffers_as_structured``):
+        all but those whose ``GetDimensions`` a file calls."""
+
+        def storage() -> tuple[str, ...]:
+            names = self.declared_as({ResourceTypeKind.Buffer, ResourceTypeKind.RWBuffer})
+            texts = [strip_comments(t) for t in self.texts.values()]
+            return tuple(
+                n
+                for n in names
+                if not any(re.search(rf"\b{re.escape(n)}\s*\.\s*GetDimensions\b", t) for t in texts)
+            )
+
+        found: tuple[str, ...] = self._once("storage typed buffers", storage)
+        return found
+
+    def byte_atomic_buffers(self) -> tuple[str, ...]:
+        """The RW byte-address buffers WGSL can hold as ``array<atomic<u32>>`` (``rewrite.
+        byte_atomics``): an ``Interlocked*`` on them, and every use in any file a one-word
+        ``Load``, ``Store`` or ``Interlocked*`` but ``InterlockedMin``/``Max`` (signed or not by
+        the value's type). Any other use (``Load2``, ``Load<T>``, ``GetDimensions``, the buffer
+        passed to a function) leaves it a plain buffer, where Slang refuses the atomic
+        (OS1015)."""
+
+        def atomic() -> tuple[str, ...]:
+            out = []
+            for name in self.declared_as({ResourceTypeKind.RWByteAddressBuffer}):
+                uses = [
+                    (m, method)
+                    for t in self.texts.values()
+                    for m, method in rewrite.byte_buffer_uses(strip_comments(t), name)
+                    if not re.search(r"RWByteAddressBuffer\s*$", strip_comments(t)[: m.start()])
+                ]
+                methods = {method for _, method in uses}
+                if None not in methods and any(m and m.startswith("Interlocked") for m in methods):
+                    out.append(name)
+            return tuple(out)
+
+        found: tuple[str, ...] = self._once("byte atomics", atomic)
+        return found
 
     def declared_as(self, rtypes: Collection[ResourceTypeKind]) -> dict[str, Declaration]:
         """The resources of the types ``rtypes`` declared in any file."""

@@ -50,7 +50,7 @@ class _Docs:
     def _lines(self, path: Path) -> list[str]:
         """A file's lines, split once (per member, the square of a cbuffer's size)."""
         if path not in self.lines:
-            self.lines[path] = self.src.texts.get(path, "").splitlines()
+            self.lines[path] = self.src.written.get(path, "").splitlines()  # comments as written
         return self.lines[path]
 
     def layout(self, t: TypeLayout) -> TypeLayout:

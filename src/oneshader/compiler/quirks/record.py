@@ -1,0 +1,69 @@
+"""What a quirk record holds (the registry: ``quirks/__init__.py``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from oneshader.compiler.source.lexer import Token
+from oneshader.compiler.source.sourceset import SourceSet
+from oneshader.reflection.model import Target
+
+EVERY_TARGET = frozenset(Target)
+NOT_SPIRV = frozenset({Target.Msl, Target.Wgsl})
+
+
+@dataclass(frozen=True)
+class Probe:
+    """A compute shader (entry ``main``) that needs the quirk on ``target``: plain Slang, given
+    it, fails, writes a module its validator refuses, or (``still``) says ``still`` in its
+    diagnostics or its code, as long as the quirk is needed."""
+
+    source: str
+    target: Target
+    still: str = ""
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A construct a target lacks, refused at the first token that asks for it in a file.
+    ``trigger`` finds that token in a file's tokens as compiled and gives it with the
+    construct as written; ``message`` may name ``{token}``."""
+
+    id: str
+    targets: frozenset[Target]
+    trigger: Callable[[Sequence[Token]], tuple[Token, str] | None]
+    message: Callable[[Target], str]
+    doc: str
+    probe: Probe | None  # None: a gap of oneshader's own (the reflection format), not Slang's
+    sixteen_bit: bool = False  # only under -enable-16bit-types
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """An edit of the text handed to Slang. ``plan`` is the trigger: what the edit needs for a
+    target (a hashable value; falsy: the rewrite does not apply), worked out once a compile;
+    ``edit`` makes it in one file's text; ``prelude`` is what it defines before the main file
+    (helpers), in ``rank`` order."""
+
+    id: str
+    targets: frozenset[Target]
+    doc: str
+    plan: Callable[[Context], Hashable]
+    edit: Callable[[SourceSet, Path, str, Any], str]
+    prelude: Callable[[Any], str] | None = None
+    rank: int = 0
+    probe: Probe | None = None
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a rewrite's trigger may ask: the source, the target, the padding members and the
+    entry points' stages."""
+
+    src: SourceSet
+    target: Target
+    pads: tuple[Any, ...]
+    stages: tuple[tuple[str, Any], ...]

@@ -1,0 +1,119 @@
+"""The preprocessed unit as text: each file's lines as Slang will compile them, and the map back
+to where each token is written (docs/compiler.md "The source model").
+
+A file's text keeps its lines (a directive, a comment or a line of an ``#if`` branch not taken
+is blank), and a token written outside any macro keeps its column; a macro's expansion sits where
+its invocation is written, on the invocation's first line. ``Rendered.origin`` maps a line and
+column of that text back to the file as written: a column inside an expansion is the
+invocation's. The text handed to Slang is every inclusion's text in place of its ``#include``
+line, between ``#line`` markers, so Slang's line numbers are the files' own.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from oneshader.compiler.source.lexer import Token
+from oneshader.compiler.source.preprocess import Inclusion, Unit
+
+_OPEN_CLOSE = frozenset("()[]{},;")
+
+
+@dataclass
+class Rendered:
+    """One inclusion's text, and for each line holding an expansion, its tokens' columns:
+    (column in the text, column as written, whether the token is written there)."""
+
+    text: str
+    columns: dict[int, list[tuple[int, int, bool]]] = field(default_factory=dict)
+
+    def origin(self, line: int, col: int) -> tuple[int, int]:
+        """Where the text's ``line``:``col`` is written (the invocation, inside an expansion)."""
+        segments = self.columns.get(line)
+        if not segments or col <= 0:
+            return line, col
+        i = bisect.bisect_right(segments, (col, 1 << 30, True)) - 1
+        if i < 0:
+            return line, col
+        at, written, direct = segments[i]
+        return line, written + (col - at) if direct else written
+
+
+def _spaced(prev: Token, t: Token) -> bool:
+    """Whether ``t`` needs a space after ``prev`` to stay its own token."""
+    if t.space:
+        return True
+    a, b = prev.text[-1:], t.text[:1]
+    if prev.kind == "num" and (b.isalnum() or b in "_."):
+        return True
+    if prev.kind == "id" and (b.isalnum() or b == "_"):
+        return True
+    return prev.kind == "punct" and t.kind == "punct" and not ({a, b} & _OPEN_CLOSE)
+
+
+def render(inc: Inclusion, line_count: int) -> Rendered:
+    """The text of one inclusion, ``line_count`` lines (linear in its tokens)."""
+    lines = [""] * line_count
+    columns: dict[int, list[tuple[int, int, bool]]] = {}
+    current, cur = 0, 1
+    parts: list[str] = []
+    segments: list[tuple[int, int, bool]] = []
+    expanded = False
+    prev: Token | None = None
+    for t in inc.tokens:
+        site = t.site
+        line, col, direct = (t.line, t.col, True) if site is None else (site[0], site[1], False)
+        if line > current:
+            if parts:
+                lines[current - 1] = "".join(parts)
+                if expanded:
+                    columns[current] = segments
+            current, parts, cur, segments, expanded, prev = line, [], 1, [], False, None
+        pad = 1 if prev is not None and _spaced(prev, t) else 0
+        if direct and col >= cur:
+            # written apart from the token before, or after an expansion that needs a space
+            after_expansion = prev is not None and prev.site is not None
+            pad = max(col - cur, pad if t.space or after_expansion else 0)
+        if pad:
+            parts.append(" " * pad)
+            cur += pad
+        segments.append((cur, col, direct))
+        expanded = expanded or not direct
+        parts.append(t.text)
+        cur += len(t.text)
+        prev = t
+    if parts:
+        lines[current - 1] = "".join(parts)
+        if expanded:
+            columns[current] = segments
+    return Rendered("\n".join(lines), columns)
+
+
+def slang_text(
+    unit: Unit,
+    texts: Mapping[Path, str],
+    first: Mapping[Path, Inclusion],
+    rendered: Callable[[Inclusion], str],
+    name: Callable[[Path], str],
+) -> str:
+    """The main file's text for Slang: each inclusion's text in place of its ``#include`` line
+    between ``#line`` markers. A file's first inclusion is ``texts[path]`` (rewritten); a later
+    one that brings text again (a file without a guard, included twice) is its own
+    ``rendered`` text."""
+
+    def expand(inc: Inclusion) -> str:
+        text = texts[inc.path] if first.get(inc.path) is inc else rendered(inc)
+        if not inc.children:
+            return text
+        lines = text.split("\n")
+        for line, child in inc.children:
+            body = expand(child)
+            lines[line - 1] = (
+                f'#line 1 "{name(child.path)}"\n{body}\n#line {line + 1} "{name(inc.path)}"'
+            )
+        return "\n".join(lines)
+
+    return expand(unit.main)

@@ -1,0 +1,91 @@
+"""The quirk registry (compiler/quirks/): its records are unique, docs/compiler.md shows them as
+they are, and each probe still needs its quirk with plain Slang (the day Slang builds a probe
+into a valid module, its record can go, and this test says so)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from module_validation import module_errors
+from oneshader.compiler.api import CompileOptions
+from oneshader.compiler.quirks import docs
+from oneshader.compiler.quirks.record import Probe
+from oneshader.compiler.quirks.refusals import REFUSALS
+from oneshader.compiler.quirks.rewrites import REWRITES
+from oneshader.compiler.slang import capi as S
+from oneshader.compiler.slang.facts import SLANG_STAGE_ID
+from oneshader.compiler.slang.request import slang_args
+from oneshader.reflection.model import Stage, Target
+
+ROOT = Path(__file__).resolve().parents[2]
+_SUFFIX = {Target.SpirV: ".spv", Target.Msl: ".metal", Target.Wgsl: ".wgsl"}
+
+
+def test_every_record_has_its_own_id_and_a_sentence() -> None:
+    ids = [r.id for r in (*REWRITES, *REFUSALS)]
+    assert len(ids) == len(set(ids))
+    assert all(r.doc and r.targets for r in (*REWRITES, *REFUSALS))
+
+
+def test_the_docs_show_the_records_as_they_are() -> None:
+    """docs/compiler.md's rewrite list and refusal table are made from the records: edit a
+    record, then run ``python -m oneshader.compiler.quirks.docs docs/compiler.md``."""
+    text = (ROOT / "docs" / "compiler.md").read_text()
+    assert docs.updated(text) == text
+
+
+def test_a_refusal_without_a_probe_is_a_gap_of_the_reflection_format() -> None:
+    """Only what oneshader itself cannot say (no record in the reflection format) is refused
+    without a probe of Slang."""
+    unprobed = [r for r in REFUSALS if r.probe is None]
+    assert unprobed and all("reflection format" in r.doc for r in unprobed), [
+        r.id for r in unprobed
+    ]
+
+
+def _plain_slang(probe: Probe) -> tuple[bool, str, bytes]:
+    lib = S.library()
+    args = slang_args(probe.target, CompileOptions())
+    entries = [("main", SLANG_STAGE_ID[Stage.Compute])]
+    req = S.Request(lib, args, ("probe.hlsl", probe.source), entries)
+    try:
+        result = req.compile()
+        return result.ok, result.diagnostics, result.code
+    finally:
+        req.close()
+
+
+_PROBED = [r for r in (*REWRITES, *REFUSALS) if r.probe is not None]
+
+
+@pytest.mark.parametrize("record", _PROBED, ids=[r.id for r in _PROBED])
+def test_slang_still_needs_the_quirk(record: object) -> None:
+    probe = record.probe  # type: ignore[attr-defined]
+    assert isinstance(probe, Probe)
+    ok, diagnostics, code = _plain_slang(probe)
+    if probe.still:
+        needed = probe.still in diagnostics or probe.still in code.decode(errors="replace")
+    else:
+        suffix = _SUFFIX[probe.target]
+        needed = not ok or (suffix != ".metal" and module_errors(suffix, code, "probe") != "")
+    assert needed, f"plain Slang builds the probe of quirk '{record.id}': retire the record"  # type: ignore[attr-defined]
+
+
+def test_a_refusal_is_found_in_the_tokens_as_compiled(tmp_path: Path) -> None:
+    """A refused construct in a comment or an ``#if`` branch not taken is not refused; one a
+    macro makes is refused at the invocation (the regex over the text found the ``#define``)."""
+    from oneshader.compiler import compile_file
+
+    main = "[numthreads(1,1,1)] void main() { REAL y = 1; o[0] = (float)y; }"
+    source = (
+        "// a double in a comment\n#define REAL double\n#if 0\nint64_t x;\n#endif\n"
+        f"RWStructuredBuffer<float> o;\n{main}\n"
+    )
+    (tmp_path / "s.hlsl").write_text(source)
+    options = CompileOptions(targets=(Target.Wgsl,), source_name="s.hlsl")
+    result = compile_file(str(tmp_path / "s.hlsl"), options)
+    (error,) = [d for d in result.diagnostics if d.is_error]
+    assert (error.line, error.column, error.code) == (7, main.index("REAL") + 1, "OS1003")
+    assert "no 64-bit floats (double)" in error.message and "REAL y" in error.excerpt
