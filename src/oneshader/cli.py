@@ -66,6 +66,29 @@ def _prove_layouts(args: argparse.Namespace) -> int:
     return prove_paths(args.paths, include_dirs=args.include_dirs, defines=defines, targets=targets)
 
 
+def _add_preprocessor_arguments(p: argparse.ArgumentParser, *, configured: bool) -> None:
+    """DXC's -I and -D; ``configured``: the command reads [tool.oneshader] too, and says how
+    the two combine."""
+    p.add_argument(
+        "-I",
+        dest="include_dirs",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="search DIR for #include files"
+        + (" (before the configured include-dirs)" if configured else ""),
+    )
+    p.add_argument(
+        "-D",
+        dest="defines",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="define a macro (NAME alone means NAME=1)"
+        + ("; replaces a configured one of that name" if configured else ""),
+    )
+
+
 def _add_build_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "paths",
@@ -87,22 +110,7 @@ def _add_build_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("-o", "--output", metavar="OUT", help="output folder (mirrors the sources)")
     p.add_argument("--targets", help="comma-separated: spirv,msl,wgsl")
-    p.add_argument(
-        "-I",
-        dest="include_dirs",
-        action="append",
-        default=[],
-        metavar="DIR",
-        help="search DIR for #include files (before the configured include-dirs)",
-    )
-    p.add_argument(
-        "-D",
-        dest="defines",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="define a macro (NAME alone means NAME=1); replaces a configured one of that name",
-    )
+    _add_preprocessor_arguments(p, configured=True)
     p.add_argument("-j", "--jobs", type=int, metavar="N", help="worker processes (default: CPUs)")
     p.add_argument("--force", action="store_true", help="rebuild everything")
     p.add_argument("--watch", action="store_true", help="rebuild on every change until ^C")
@@ -262,22 +270,7 @@ def make_parser() -> argparse.ArgumentParser:
         parents=common,
     )
     p.add_argument("paths", nargs="+", metavar="PATH", help="shader files or folders (*.hlsl)")
-    p.add_argument(
-        "-I",
-        dest="include_dirs",
-        action="append",
-        default=[],
-        metavar="DIR",
-        help="search DIR for #include files",
-    )
-    p.add_argument(
-        "-D",
-        dest="defines",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="define a macro (NAME alone means NAME=1)",
-    )
+    _add_preprocessor_arguments(p, configured=False)
     p.add_argument("--targets", help="what wgpu runs: wgsl,spirv (the default; SPIR-V by naga)")
     p.set_defaults(func=_prove_layouts)
     return parser
