@@ -224,13 +224,30 @@ def test_a_worker_killed_from_outside_is_not_called_a_slang_bug() -> None:
         assert "Slang bug" not in diag.message and "killed" in diag.message
 
 
+def _macro_bomb(path: Path, levels: int) -> Path:
+    """A few hundred bytes whose expansion makes 2**levels tokens."""
+    lines = ["#define A0 x+", *(f"#define A{i} A{i - 1} A{i - 1}" for i in range(1, levels + 1))]
+    last = f"A{levels}"
+    lines.append(f'[shader("compute")][numthreads(1,1,1)] void main() {{ float x = {last} 1; }}')
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_a_macro_bomb_is_a_positioned_error_not_an_exhausted_machine(tmp_path: Path) -> None:
+    """2**30 tokens asked of the preprocessor: refused at the invocation, in the worker as in
+    the build's own process (which reads sources with the same model)."""
+    bomb = _macro_bomb(tmp_path / "bomb.hlsl", 30)
+    with Zygote(memory_limit=1024 << 20) as zygote, CompilerWorker(60, zygote) as worker:
+        result = worker.compile(str(bomb), OPTIONS)
+    (diag,) = result.diagnostics
+    assert not result.crashed and diag.code == "OS1042", diag
+    assert (diag.line, diag.column) == (32, 64) and "makes more than" in diag.message
+
+
 def test_a_compile_over_the_memory_limit_fails_that_shader(tmp_path: Path) -> None:
-    """A 1 KB macro bomb asks Slang for gigabytes; under the cap its worker dies, and the
-    message says it ran out of memory, not that Slang has a bug."""
-    bomb = tmp_path / "bomb.hlsl"
-    lines = ["#define A0 x+", *(f"#define A{i} A{i - 1} A{i - 1}" for i in range(1, 24))]
-    lines.append('[shader("compute")][numthreads(1,1,1)] void main() { float x = A23 1; }')
-    bomb.write_text("\n".join(lines) + "\n")
+    """A macro expansion under the preprocessor's bound still asks for more than a small
+    cap; its worker dies, and the message says it ran out of memory, not that Slang has a bug."""
+    bomb = _macro_bomb(tmp_path / "bomb.hlsl", 18)
     with Zygote(memory_limit=1024 << 20) as zygote, CompilerWorker(60, zygote) as worker:
         result = worker.compile(str(bomb), OPTIONS)
         (diag,) = result.diagnostics

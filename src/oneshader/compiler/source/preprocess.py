@@ -35,6 +35,11 @@ SLANG_PREDEFINED = (
 _INCLUDE_NOT_FOUND = "E15300"
 _ERROR_DIRECTIVE = "E15900"
 _MAX_DEPTH = 100  # includes nested deeper are a cycle without guards (Python's stack)
+# Tokens all macro expansions of one unit may make: a few kilobytes of macros can ask for
+# billions (a "macro bomb"), and the build's own process reads sources with this model (the
+# cluster's bundles, permutations). Real code stays far below: FidelityFX's heaviest pass, the
+# most macro-heavy code measured, makes about 22,000.
+MAX_EXPANDED_TOKENS = 1 << 20
 _PASSED = frozenset({"pragma", "line", "warning"})  # handed to Slang as written
 
 
@@ -118,6 +123,7 @@ class _Preprocessor:
         self.once: set[Path] = set()
         self.guards: dict[Path, str | None] = {}  # the include guard of a file read whole
         self.counter = 0
+        self.expanded = 0  # tokens made by macro expansion so far (MAX_EXPANDED_TOKENS)
 
     # -- files -------------------------------------------------------------------------------
 
@@ -297,6 +303,15 @@ class _Preprocessor:
                 continue
             out.append(_copy(b))
             i += 1
+        self.expanded += len(out)
+        if self.expanded > MAX_EXPANDED_TOKENS:
+            raise PreprocessorError(
+                self.paths[file],
+                site[0],
+                site[1],
+                f"the expansion of '{site[2]}' makes more than {MAX_EXPANDED_TOKENS:,} tokens: "
+                "a macro that doubles itself at every level? expected a bounded expansion",
+            )
         for t in out:
             t.hide = t.hide | hide
             t.site = site
