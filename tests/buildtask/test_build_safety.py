@@ -174,9 +174,17 @@ def test_ctrl_c_keeps_what_was_built(tmp_path: Path) -> None:
     out = root / "out"
     cmd = [sys.executable, "-m", "oneshader.cli", "build", "-q", "-j", "1"]
     pipe = subprocess.PIPE
-    # its own process group, which ^C on a terminal signals whole: the build and its compilers
+    # its own process group, which ^C on a terminal signals whole: the build and its compilers;
+    # ^C as a terminal delivers it even where this run was started in the background (a shell
+    # starts background jobs with SIGINT ignored, and children inherit that)
     proc = subprocess.Popen(
-        cmd, cwd=root, stdout=pipe, stderr=pipe, text=True, start_new_session=True
+        cmd,
+        cwd=root,
+        stdout=pipe,
+        stderr=pipe,
+        text=True,
+        start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     deadline = time.monotonic() + 60
     # a third reflection on disk means the second shader is recorded (one is finished after the
