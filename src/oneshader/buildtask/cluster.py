@@ -57,7 +57,9 @@ def _bundle(job: ShaderJob) -> tuple[list[list[str]], dict[str, InputFile]] | No
     when the source model cannot read them (the local compile then reports why)."""
     from oneshader.compiler import source_files
 
-    found = source_files(str(job.source), job.source_name, job.options.include_dirs)
+    found = source_files(
+        str(job.source), job.source_name, job.options.include_dirs, job.options.defines
+    )
     if found is None:
         return None
     rows, stamps = [], {}

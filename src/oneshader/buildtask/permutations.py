@@ -2,10 +2,11 @@
 
  defines reach the compiler only through Slang's preprocessor, so two variants
 of a file whose defines differ only in macros the preprocessor never sees compile to the same
-bytes. A macro is *read* when its name appears as an identifier anywhere in the text of the file
-or of any file it can include (every ``#if`` branch's: the source model's include closure), or
-when any of them pastes tokens (``##``, which can make any name); a macro named nowhere cannot
-change what the preprocessor gives Slang, in any branch. Variants equal in every read macro (and
+bytes. A macro is *read* when its name appears as an identifier anywhere in the text, as written
+(every ``#if`` branch), of a file some variant's compile includes (each variant's include closure
+with its own defines: a file only one variant includes counts for all), or when any of them pastes
+tokens (``##``, which can make any name); a macro named nowhere cannot change what the
+preprocessor gives Slang, in any branch. Variants equal in every read macro (and
 every other option) are compiled once and each writes the outputs under its own name; a
 reflection names the file, not the variant, so the bytes are those of its own compile.
 """
@@ -26,7 +27,9 @@ def read_names(job: ShaderJob) -> frozenset[str] | None:
     when any pastes tokens (any name may then be made) or the files cannot be read."""
     from oneshader.compiler import source_files
 
-    found = source_files(str(job.source), job.source_name, job.options.include_dirs)
+    found = source_files(
+        str(job.source), job.source_name, job.options.include_dirs, job.options.defines
+    )
     if found is None:  # a missing include, not UTF-8...: the compile reports it, unshared
         return None
     names: set[str] = set()
@@ -34,6 +37,17 @@ def read_names(job: ShaderJob) -> frozenset[str] | None:
         if "##" in text:
             return None
         names.update(_IDENTIFIER.findall(text))
+    return frozenset(names)
+
+
+def _read_by_any(jobs: list[ShaderJob]) -> frozenset[str] | None:
+    """The names read in any of ``jobs``' include closures; None when any cannot be read."""
+    names: set[str] = set()
+    for job in jobs:
+        read = read_names(job)
+        if read is None:
+            return None
+        names |= read
     return frozenset(names)
 
 
@@ -45,7 +59,7 @@ def shared_compiles(jobs: Iterable[ShaderJob]) -> list[list[ShaderJob]]:
         by_file.setdefault(job.source, []).append(job)
     groups: list[list[ShaderJob]] = []
     for same_file in by_file.values():
-        names = read_names(same_file[0]) if len(same_file) > 1 else None
+        names = _read_by_any(same_file) if len(same_file) > 1 else None
         if names is None:
             groups.extend([j] for j in same_file)
             continue

@@ -47,21 +47,24 @@ def compile_file(path: str, options: CompileOptions) -> CompileResult:
 
 
 def source_files(
-    path: str, name: str, include_dirs: tuple[str, ...]
+    path: str,
+    name: str,
+    include_dirs: tuple[str, ...],
+    defines: tuple[tuple[str, str], ...] = (),
 ) -> tuple[tuple[InputFile, ...], tuple[str, ...]] | None:
-    """What a compile of ``path`` may read, without Slang: every file it can include (every
-    ``#if`` branch's, as the source model finds them) as read now, main file first, and their
-    texts; None when they cannot be read (the compile reports why). The shared-compile test of
-    permutations and the cluster's file bundles are built from it."""
+    """What a compile of ``path`` with ``defines`` reads, without Slang: the files the source
+    model includes (the ``#if`` branches those defines take) as read now, main file first, and
+    their texts as written; None when they cannot be read (the compile reports why). The
+    shared-compile test of permutations and the cluster's file bundles are built from it."""
     from oneshader.compiler.source.sourceset import SourceSet
     from oneshader.diagnostics import UserError
 
-    src = SourceSet(path, name, include_dirs)
+    src = SourceSet(path, name, include_dirs, defines)
     try:
         src.read()
     except (UserError, OSError, ValueError):
         return None
-    return tuple(src.inputs), tuple(src.texts.values())
+    return tuple(src.inputs), tuple(src.written.values())
 
 
 def missing_compiler() -> str | None:
