@@ -114,27 +114,25 @@ def test_an_unreachable_scheduler_leaves_the_build_to_local_compiles(tmp_path: P
     )
 
 
+def _start_build(root: Path, cluster: Cluster) -> subprocess.Popen[str]:
+    """A build of ``root`` through ``cluster``, left running for a fault to be planted in it."""
+    command = ["-m", "oneshader.cli", "build", "--no-server", "--scheduler", cluster.address]
+    return subprocess.Popen(
+        [sys.executable, *command],
+        cwd=root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=dict(os.environ, CI="1"),
+    )
+
+
 def test_a_worker_killed_mid_compile_has_its_shaders_run_elsewhere(
     tmp_path: Path, local: tuple[dict[str, bytes], list[str], str]
 ) -> None:
     root = corpus_project(tmp_path / "proj")
     with start_cluster(tmp_path / "cluster", workers=2) as cluster:
-        proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "oneshader.cli",
-                "build",
-                "--no-server",
-                "--scheduler",
-                cluster.address,
-            ],
-            cwd=root,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=dict(os.environ, CI="1"),
-        )
+        proc = _start_build(root, cluster)
         victim = cluster.wait_for_processing()
         os.kill(cluster.worker_pids[victim], signal.SIGKILL)
         stdout, stderr = proc.communicate(timeout=900)
@@ -149,22 +147,7 @@ def test_a_scheduler_gone_mid_build_leaves_the_rest_to_local_compiles(
 ) -> None:
     root = corpus_project(tmp_path / "proj")
     with start_cluster(tmp_path / "cluster", workers=1) as cluster:
-        proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "oneshader.cli",
-                "build",
-                "--no-server",
-                "--scheduler",
-                cluster.address,
-            ],
-            cwd=root,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=dict(os.environ, CI="1"),
-        )
+        proc = _start_build(root, cluster)
         cluster.wait_for_processing()
         cluster.scheduler.kill()
         stdout, stderr = proc.communicate(timeout=900)
