@@ -175,3 +175,30 @@ def test_enable_16bit_types_defines_its_macro_for_the_preprocessor(tmp_path: Pat
     _built(_build(tmp_path, source, Target.SpirV, enable_16bit_types=True))
     plain = _build(tmp_path, source, Target.SpirV)
     assert any("not 16-bit" in d.message for d in plain.diagnostics)
+
+
+def test_every_token_knows_its_place_in_the_text_as_compiled(tmp_path: Path) -> None:
+    """``SourceSet.stream``: each token of a file as compiled is where the text spells it, also
+    after an expansion longer or shorter than its invocation (the queries of
+    ``source/query.py`` edit and position by it)."""
+    from oneshader.compiler.source.sourceset import SourceSet
+
+    (tmp_path / "inc.hlsl").write_text("#pragma once\n#define TWICE(x) ((x) + (x))\nfloat f;\n")
+    source = (
+        '#include "inc.hlsl"\n#define LONGER_NAME_THAN_BODY 1\n#define S(a, b) a##b\n'
+        "float g = TWICE(3) + LONGER_NAME_THAN_BODY; float S(h, i) = 2;\n"
+        "#if 0\nfloat skipped;\n#endif\n  /* c */ float k = TWICE(TWICE(1));\n"
+    )
+    (tmp_path / "s.hlsl").write_text(source)
+    src = SourceSet(str(tmp_path / "s.hlsl"), "s.hlsl", ())
+    src.read()
+    for path in src.texts:
+        stream = src.stream(path)
+        assert len(stream) == len(stream.tokens) > 0
+        for i, t in enumerate(stream.tokens):
+            assert stream.text[stream.start(i) : stream.end(i)] == t.text
+            line, col = stream.line_col(i)
+            assert src.maps[path].origin(line, col) == (
+                (t.site[0], t.site[1]) if t.site else (t.line, t.col)
+            )
+    assert [s.path.name for s in src.streams()] == ["inc.hlsl", "s.hlsl"]

@@ -25,10 +25,13 @@ _OPEN_CLOSE = frozenset("()[]{},;")
 @dataclass
 class Rendered:
     """One inclusion's text, and for each line holding an expansion, its tokens' columns:
-    (column in the text, column as written, whether the token is written there)."""
+    (column in the text, column as written, whether the token is written there).
+    ``offsets``: where each of the inclusion's tokens starts in ``text`` (the queries of the
+    token stream find a token's place in the text with it: ``source/query.py``)."""
 
     text: str
     columns: dict[int, list[tuple[int, int, bool]]] = field(default_factory=dict)
+    offsets: list[int] = field(default_factory=list)
 
     def origin(self, line: int, col: int) -> tuple[int, int]:
         """Where the text's ``line``:``col`` is written (the invocation, inside an expansion)."""
@@ -63,6 +66,8 @@ def render(inc: Inclusion, line_count: int) -> Rendered:
     segments: list[tuple[int, int, bool]] = []
     expanded = False
     prev: Token | None = None
+    offsets: list[int] = []
+    base = -1  # the offset in the text at which line ``current`` starts
     for t in inc.tokens:
         site = t.site
         line, col, direct = (t.line, t.col, True) if site is None else (site[0], site[1], False)
@@ -71,6 +76,7 @@ def render(inc: Inclusion, line_count: int) -> Rendered:
                 lines[current - 1] = "".join(parts)
                 if expanded:
                     columns[current] = segments
+            base += (cur - 1 if current else 0) + line - current
             current, parts, cur, segments, expanded, prev = line, [], 1, [], False, None
         pad = 1 if prev is not None and _spaced(prev, t) else 0
         if direct and col >= cur:
@@ -81,6 +87,7 @@ def render(inc: Inclusion, line_count: int) -> Rendered:
             parts.append(" " * pad)
             cur += pad
         segments.append((cur, col, direct))
+        offsets.append(base + cur - 1)
         expanded = expanded or not direct
         parts.append(t.text)
         cur += len(t.text)
@@ -89,7 +96,7 @@ def render(inc: Inclusion, line_count: int) -> Rendered:
         lines[current - 1] = "".join(parts)
         if expanded:
             columns[current] = segments
-    return Rendered("\n".join(lines), columns)
+    return Rendered("\n".join(lines), columns, offsets)
 
 
 def slang_text(

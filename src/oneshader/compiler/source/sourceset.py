@@ -22,6 +22,7 @@ from oneshader.compiler.source.dxc_syntax import dxc_declarations
 from oneshader.compiler.source.kinds import RTYPES
 from oneshader.compiler.source.lexer import Token
 from oneshader.compiler.source.preprocess import Inclusion, PreprocessorError, Unit, preprocess
+from oneshader.compiler.source.query import Stream
 from oneshader.compiler.source.scanner import (
     Declaration,
     Field,
@@ -228,6 +229,23 @@ class SourceSet:
         """The tokens of a file as compiled (its first inclusion, macros expanded), in order."""
         first = self._first.get(path)
         return first.tokens if first is not None else []
+
+    def stream(self, path: Path) -> Stream:
+        """The tokens of a file as compiled with where each stands in ``texts[path]`` (the
+        queries of ``source/query.py`` read these)."""
+        found: Stream = self._once(("stream", path), lambda: self._stream(path))
+        return found
+
+    def _stream(self, path: Path) -> Stream:
+        first = self._first.get(path)
+        if first is None:
+            return Stream(path, self.texts.get(path, ""), [], [])
+        return Stream(path, self.texts[path], first.tokens, self.maps[path].offsets)
+
+    def streams(self) -> Iterator[Stream]:
+        """Every file's stream, in include order (``include_order``)."""
+        for p in self.include_order():
+            yield self.stream(p)
 
     def at_token(self, path: Path, token: Token, message: str, code: str = "") -> Diagnostic:
         """An error at a token of ``tokens(path)``: where it is written, or for a token a macro
