@@ -17,10 +17,10 @@ from verify_support import dispatch, runtime_bindings
 
 from module_validation import device, disassembled, spirv_errors, wgsl_errors
 from oneshader.compiler import CompileOptions, compile_file
-from oneshader.compiler.api import CompileResult
+from oneshader.compiler.api import CompileResult, EntryPointSpec
 from oneshader.compiler.patch.access import storage_access
 from oneshader.reflection.format import ReflectionFormat
-from oneshader.reflection.model import Access, Target
+from oneshader.reflection.model import Access, Stage, Target
 
 SHADER = """\
 RWTexture2D<float4> Dst : register(u0);
@@ -101,6 +101,31 @@ void main() { InterlockedAdd(Counted[uint2(0, 0)], 1); }
     assert result.reflection is not None
     assert result.reflection.resources[0].access is Access.ReadWrite
     assert "NonReadable" not in disassembled(_output(result, Target.SpirV))
+
+
+def test_a_typed_buffer_slang_marks_write_only_keeps_the_reflections_read_write(
+    tmp_path: Path,
+) -> None:
+    """A rasterizer-ordered typed buffer whose read Slang drops (the value is never used) is
+    ``NonReadable`` in Slang's own SPIR-V: the reflection's access speaks of storage textures
+    only, so a typed buffer stays ReadWrite (an OS9000 before)."""
+    source = """\
+RasterizerOrderedBuffer<float> Ordered : register(u0);
+float4 main() : SV_Target {
+    float unused = Ordered[0];
+    Ordered[1] = 2.0;
+    return 0;
+}
+"""
+    path = tmp_path / "rov.hlsl"
+    path.write_text(source)
+    spec = EntryPointSpec("main", Stage.Pixel)
+    options = CompileOptions(targets=(Target.SpirV,), source_name="rov.hlsl", entry_points=(spec,))
+    result = compile_file(str(path), options)
+    assert result.ok, "\n".join(d.format() for d in result.diagnostics)
+    assert result.reflection is not None
+    assert result.reflection.resources[0].access is Access.ReadWrite
+    assert spirv_errors(_output(result, Target.SpirV)) == ""
 
 
 def test_a_use_the_analysis_cannot_classify_counts_as_read_and_write() -> None:

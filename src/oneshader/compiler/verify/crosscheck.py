@@ -51,7 +51,6 @@ from oneshader.reflection.model import (
     MatrixPacking,
     PushBlock,
     Resource,
-    ResourceKind,
     ResourceTypeKind,
     ScalarKind,
     ShaderReflection,
@@ -423,7 +422,9 @@ class _Checker:
                     )
                 if res.format is not None and em.format is not None:
                     self.differ(module, f"{path} image format", res.format, em.format)
-                if em.access and res.kind is ResourceKind.UnorderedAccess:
+                if em.access and res.rtype.name.startswith("RWTexture"):
+                    # the reflection's access is a storage texture's; a typed buffer's (an
+                    # image in SPIR-V, which Slang may itself mark NonReadable) is ReadWrite
                     wanted = _ACCESS_WORDS[res.access]
                     if em.access != wanted:
                         self.differ(module, f"{path} storage access", wanted, em.access)
