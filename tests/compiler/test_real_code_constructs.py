@@ -76,3 +76,51 @@ def test_an_unused_resource_of_an_unknown_type_is_dropped(tmp_path: Path) -> Non
     result = _build(tmp_path, used, Target.SpirV)
     errors = [(d.line, d.column, d.code) for d in result.diagnostics if d.is_error]
     assert errors == [(1, 23, "OS1007")]
+
+
+def test_a_semantic_on_a_struct_parameter_gives_vertex_attributes_on_metal(tmp_path: Path) -> None:
+    """``S input : X`` with members of their own semantics and a nested struct (DXC's
+    semantic.on-struct): Slang's Metal gave those members ``[[user(...)]]``, no vertex input
+    (OS9000); they are ``[[attribute(n)]]`` at the reflection's locations."""
+    source = (
+        "struct T1 { float2 a; float3 b : BBB; };\n"
+        "struct T2 { float2 c; float3 d; };\n"
+        "struct S { float h; float1 i : III; T1 j; float4 k : JJJ; T2 l : LLL; };\n"
+        '[shader("vertex")] float4 main(S s : X) : SV_Position {\n'
+        "    return float4(s.h, s.i, s.j.a) + s.k + float4(s.l.d + s.j.b, s.l.c.x);\n"
+        "}\n"
+    )
+    result = _build(tmp_path, source, *_ALL)
+    assert result.ok and result.reflection is not None, [d.format() for d in result.diagnostics]
+    inputs = result.reflection.entry_points[0].inputs
+    assert [(v.name, v.location) for v in inputs] == [
+        ("h", 0),
+        ("i", 1),
+        ("a", 2),
+        ("b", 3),
+        ("k", 4),
+        ("c", 5),
+        ("d", 6),
+    ]
+    metal = next(o.data.decode() for o in result.outputs if o.suffix == ".metal")
+    assert "[[user(" not in metal
+    for out in result.outputs:
+        assert module_errors(out.suffix, out.data, "s" + out.suffix) == ""
+
+
+def test_two_stage_inputs_of_one_name_are_a_positioned_error(tmp_path: Path) -> None:
+    """Nested structs whose members share a name (``j.a``, ``l.a``): stage variables are named
+    by member name in the reflection and the relocation of every target's code, so Slang's one
+    location for both stayed in the code (OS9000 on SPIR-V and WGSL); now OS1020 at the second."""
+    source = (
+        "struct T1 { float2 a; float3 b; };\n"
+        "struct T2 { float2 a; float3 e; };\n"
+        "struct S { T1 j; T2 l : LLL; };\n"
+        '[shader("vertex")] float4 main(S s : X) : SV_Position {\n'
+        "    return float4(s.j.a + s.l.a, s.j.b.x, s.l.e.y);\n"
+        "}\n"
+    )
+    result = _build(tmp_path, source, *_ALL)
+    errors = [d for d in result.diagnostics if d.is_error]
+    assert [(d.line, d.column, d.code) for d in errors] == [(2, 20, "OS1020")]
+    assert "two inputs named 'a' (of 'T1' and 'T2')" in errors[0].message

@@ -27,6 +27,22 @@ def _relocate_fields(body: str, attr: str, wanted: dict[str, int]) -> str:
     return re.sub(rf"(\w+)(\s*)\[\[{attr}\((\d+)\)\]\]", msl, body)
 
 
+def _vertex_inputs(body: str, wanted: dict[str, int]) -> str:
+    """A vertex entry point's ``[[stage_in]]`` fields at the reflection's attributes. Slang's
+    Metal gives a member of a struct parameter that carries a semantic (``S s : X``) whose own
+    semantic differs from the one it takes from the struct (``float1 i : III``, or any member
+    after the first) ``[[user(...)]]``, which is no vertex input: made ``[[attribute(n)]]``."""
+
+    def user(fm: re.Match[str]) -> str:
+        location = wanted.get(demangle(fm.group(1)))
+        if location is None:
+            return fm.group(0)
+        return f"{fm.group(1)}{fm.group(2)}[[attribute({location})]]"
+
+    body = re.sub(r"(\w+)(\s*)\[\[user\([^)]*\)\]\]", user, body)
+    return _relocate_fields(body, "attribute", wanted)
+
+
 def _entry_match(text: str, entry: str, kind: str) -> re.Match[str] | None:
     """``[[kind]] ReturnType entry(parameters) {`` of an entry point (Slang names ``main``
     ``main_0``)."""
@@ -52,9 +68,7 @@ def relocate_msl(
     if stage is Stage.Vertex:
         sm = re.search(r"(\w+)\s+\w+\s*\[\[stage_in\]\]", m.group(2))
         if sm:
-            text = patch_struct(
-                text, sm.group(1), lambda body: _relocate_fields(body, "attribute", ins)
-            )
+            text = patch_struct(text, sm.group(1), lambda body: _vertex_inputs(body, ins))
     else:
         text = patch_struct(text, m.group(1), lambda body: _relocate_fields(body, "color", outs))
     return text

@@ -396,6 +396,10 @@ def entry_points(
         # the companion X_counter with it (SPIR-V's X.counter is read as X already)
         used |= {r.name for r in resources if r.counters and counter_name(r.name) in used}
         used = _with_lengths(used, resources)
+        twins = _name_clashes(src, e, e.inputs, True) + _name_clashes(src, e, e.outputs, False)
+        if twins:
+            problems.extend(twins)
+            continue
         inputs = _locate(
             e,
             [_stage_var(src, e, v, stage, True, vk_location) for v in e.inputs],
@@ -602,6 +606,40 @@ def _per_location(facts: list[VarFacts], variables: list[StageVariable]) -> list
             for k in range(spans[v.name])
         ]
     return out
+
+
+def _name_clashes(
+    src: SourceSet, e: EntryFacts, facts: list[VarFacts], is_input: bool
+) -> list[Diagnostic]:
+    """Two stage variables of one direction with one name (members of nested structs, ``j.a``
+    and ``l.a``, or one struct passed twice), one of them located: the reflection, the
+    relocation of every target's code and a host's vertex layout name a stage variable by its
+    member name, so two of one name cannot be told apart (Slang itself gives both one location
+    where the struct carries a semantic). An error at the second's declaration."""
+    direction = "input" if is_input else "output"
+    errors = []
+    seen: dict[str, VarFacts] = {}
+    told: set[str] = set()
+    for v in facts:
+        first = seen.setdefault(v.name, v)
+        if first is v or (first.location is None and v.location is None) or v.name in told:
+            continue
+        told.add(v.name)
+        owners = " and ".join(
+            dict.fromkeys(f"'{f.struct_name}'" for f in (first, v) if f.struct_name)
+        )
+        errors.append(
+            src.error(
+                *_declared_at(src, e, v),
+                f"entry '{e.name}': two {direction}s named '{v.name}'"
+                + (f" (of {owners})" if owners else "")
+                + f": a stage {direction} is named by its member name in the reflection and "
+                f"in every target's code, so each {direction} of an entry point needs its own "
+                "name; rename one",
+                Code.LOCATION_CLASH,
+            )
+        )
+    return errors
 
 
 def _location_clashes(
