@@ -124,3 +124,22 @@ def test_two_stage_inputs_of_one_name_are_a_positioned_error(tmp_path: Path) -> 
     errors = [d for d in result.diagnostics if d.is_error]
     assert [(d.line, d.column, d.code) for d in errors] == [(2, 20, "OS1020")]
     assert "two inputs named 'a' (of 'T1' and 'T2')" in errors[0].message
+
+
+def test_clip_of_a_matrix_builds_on_every_target(tmp_path: Path) -> None:
+    """HLSL's ``clip`` takes a matrix too (DXC's intrinsics.clip): Slang's SPIR-V aborted on
+    it (OS9001, SIGABRT), and the WGSL and Metal helpers had no matrix overload (E39999)."""
+    source = (
+        "cbuffer C { float2x3 m; float4 v; };\n"
+        '[shader("pixel")] float4 main(float4 p : SV_Position) : SV_Target {\n'
+        "    clip(m);\n"
+        "    clip(v);\n"
+        "    clip(p.x);\n"
+        "    return p;\n"
+        "}\n"
+    )
+    for targets in ((Target.SpirV,), _ALL):
+        result = _build(tmp_path, source, *targets)
+        assert result.ok, [d.format() for d in result.diagnostics]
+        for out in result.outputs:
+            assert module_errors(out.suffix, out.data, "s" + out.suffix) == ""

@@ -467,6 +467,15 @@ _DOCS: dict[str, str] = {
         "Slang's SPIR-V and Metal back ends crash on it) is `float4(1, a.y * b.y, a.z, "
         "b.w)`. The call is renamed `oneshader_clip(`/`oneshader_fwidth(`, so the columns"
         " after it on its line move. A user's own function of that name is left alone."
+        " `clip` of a matrix (`float2x3`...) discards where any element is negative, row"
+        " by row."
+    ),
+    "spirv-matrix-clip": (
+        "`clip` of a matrix, which Slang's SPIR-V back end aborts on (SIGABRT), gets an "
+        "overload of `clip` for matrices defined before the main file's first line, which "
+        "discards where any element is negative, row by row (a generic no scalar or vector"
+        " argument matches: those calls stay Slang's `clip`). A user's own `clip` is left "
+        "alone."
     ),
     "metal-buffer-lengths": (
         "`X.GetDimensions(` on a global buffer becomes `oneshader_GetDimensions(X,"
@@ -673,6 +682,15 @@ REWRITES: tuple[Rewrite, ...] = (
         lambda c: tuple(n for n in _helpers_called(c.src) if c.target in rewrite.HELPERS[n][0]),
         lambda src, path, text, plan: rewrite.with_helpers(text, plan),
         lambda plan: " ".join(rewrite.HELPERS[name][1] for name in plan),
+        1,
+    ),
+    Rewrite(
+        "spirv-matrix-clip",
+        frozenset({Target.SpirV}),
+        _DOCS["spirv-matrix-clip"],
+        lambda c: "clip" in _helpers_called(c.src),
+        lambda src, path, text, plan: text,
+        lambda plan: rewrite.MATRIX_CLIP.format(name="clip"),
         1,
     ),
     Rewrite(

@@ -266,13 +266,22 @@ def with_inserted(text: str, inserts: Collection[tuple[int, int, str]]) -> str:
 
 
 _VECTORS = ("float", "float2", "float3", "float4")
+# clip() of a matrix (HLSL takes scalars, vectors and matrices): Slang's SPIR-V aborts on it
+# (SIGABRT) and its WGSL and Metal have no clip; row by row, as a generic overload no vector
+# argument matches (on SPIR-V an overload of ``clip`` itself, so vector calls stay Slang's).
+MATRIX_CLIP = (
+    "void {name}<let R : int, let C : int>(matrix<float, R, C> x) "
+    "{{ for (int i = 0; i < R; i++) if (any(x[i] < 0)) discard; }}"
+)
 # HLSL intrinsics Slang has only for some targets, as helpers that do the same in HLSL it can
 # compile for the others: name -> (the targets that need the helper, its definitions).
 HELPERS: dict[str, tuple[frozenset[Target], str]] = {
     # clip(x): discard when any component is negative.
     "clip": (
         frozenset({Target.Wgsl, Target.Msl}),
-        " ".join(f"void oneshader_clip({t} x) {{ if (any(x < 0)) discard; }}" for t in _VECTORS),
+        " ".join(f"void oneshader_clip({t} x) {{ if (any(x < 0)) discard; }}" for t in _VECTORS)
+        + " "
+        + MATRIX_CLIP.format(name="oneshader_clip"),
     ),
     # Metal indexes an argument array of textures or samplers with any value.
     "NonUniformResourceIndex": (
