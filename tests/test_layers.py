@@ -149,14 +149,8 @@ REGEX_ON_HLSL_LEFT = {
     f"{COMPILER}.{m}"
     for m in (
         "source.dxc_syntax",
-        "source.precheck",
         "source.rewrite",
         "source.scanner",
-        "source.sourceset",
-        "source.varyings",
-        "slang.not_wgsl",
-        "slang.padding",
-        "slang.request",
     )
 }
 

@@ -17,9 +17,9 @@ import pytest
 
 from oneshader.compiler import CompileOptions, compile_file
 from oneshader.compiler.patch import apply
-from oneshader.compiler.slang import padding
 from oneshader.compiler.slang.messages import parse
 from oneshader.compiler.source import rewrite
+from oneshader.compiler.source.sourceset import SourceSet
 from oneshader.diagnostics import source_excerpt
 from oneshader.reflection.model import Target
 
@@ -90,20 +90,22 @@ def test_an_excerpt_counts_lines_as_splitlines_does() -> None:
             assert source_excerpt(text, line, 3) == reference(text, line, 3), (text, line)
 
 
-def test_the_padding_pass_strips_a_file_once_not_once_per_member(
+def test_the_padding_pass_reads_a_file_once_not_once_per_member(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Each member's place comes from the file's token stream, made once a compile (every
+    stage shares it), not from the file's text searched again per member."""
     members = "".join(f"    float4 m{i};\n" for i in range(80))
     (tmp_path / "main.hlsl").write_text(
         f"cbuffer Params : register(b0)\n{{\n{members}    [[vk::offset(2000)]] float4 last;\n}};\n"
         + KERNEL.format(body="    acc += m0 + last;")
     )
-    strips = _counting(monkeypatch, padding, "strip_comments")
+    streams = _counting(monkeypatch, SourceSet, "_stream")
     result = compile_file(str(tmp_path / "main.hlsl"), WGSL)
     assert result.ok, result.diagnostics
     last = result.reflection.resources[0].layout.members[-1]
     assert (last.name, last.offset) == ("last", 2000)  # the padding still placed it
-    assert 0 < strips[0] <= 4  # once a file a pass (two passes), not once a member (80)
+    assert streams[0] == 1  # once for the one file, not once a member (80)
 
 
 class _CountingRe(SimpleNamespace):

@@ -782,3 +782,59 @@ def read_wgsl_shared(data: bytes) -> EmittedModule:
     which only look at the module (they read the same code up to four times); they must not
     change it."""
     return read_wgsl(data)
+
+
+_SUBGROUPS_ENABLE = re.compile(rb"^enable\s+subgroups\s*;[ \t]*\n?", re.MULTILINE)
+
+
+def without_subgroups_enable(code: bytes) -> bytes:
+    """Slang's WGSL without ``enable subgroups;``: the naga wgpu-py ships refuses the
+    directive ("not yet supported") but takes the subgroup built-ins and operations on a device
+    granted the 'subgroup' feature (the entry points' features say Subgroups)."""
+    return _SUBGROUPS_ENABLE.sub(b"", code)
+
+
+# What naga refuses in Slang's WGSL (slang/not_wgsl.py says where the source asks for it).
+_WORKGROUP_PARAMETER = re.compile(r"\bfn\s+(\w+)\s*\([^)]*:\s*ptr<workgroup\b")
+_LOCAL_BUFFER = re.compile(r"(?m)^[ \t]+var<(?:storage|uniform)\b[^>]*>\s*(\w+)")
+_INT_MATRIX_EMULATED = re.compile(r"array<vec[234]<(?:i32|u32|bool)>,\s*i32\([234]\)>")
+_RESULT_FUNCTION = re.compile(r"\bfn\s+(\w+)\s*\((?:[^()]|\([^()]*\))*\)\s*->[^{]*\{")
+_RETURN = re.compile(r"\breturn\b")
+
+
+def workgroup_pointer_function(code: bytes) -> str | None:
+    """The first function (as Slang names it) that takes a ``ptr<workgroup, T>``."""
+    m = _WORKGROUP_PARAMETER.search(code.decode("utf-8", "replace"))
+    return m.group(1) if m else None
+
+
+def local_buffer(code: bytes) -> str | None:
+    """The first buffer declared inside a function (``var<storage>`` or ``var<uniform>``, as
+    Slang names it)."""
+    m = _LOCAL_BUFFER.search(code.decode("utf-8", "replace"))
+    return m.group(1) if m else None
+
+
+def emulates_integer_matrices(code: bytes) -> bool:
+    """Whether the code holds an integer matrix as Slang writes one: an array of vectors."""
+    return _INT_MATRIX_EMULATED.search(code.decode("utf-8", "replace")) is not None
+
+
+def functions_without_return(code: bytes) -> list[str]:
+    """The functions with a result whose body holds no ``return`` (as Slang names them)."""
+    wgsl = code.decode("utf-8", "replace")
+    out = []
+    for m in _RESULT_FUNCTION.finditer(wgsl):
+        depth, end = 0, len(wgsl)
+        for j in range(m.end() - 1, len(wgsl)):
+            c = wgsl[j]
+            if c in "([{":
+                depth += 1
+            elif c in ")]}":
+                depth -= 1
+                if depth == 0:
+                    end = j
+                    break
+        if not _RETURN.search(wgsl, m.end(), end):
+            out.append(m.group(1))
+    return out

@@ -295,3 +295,21 @@ def name_targets(per_target: dict[Target, list[Diagnostic]]) -> list[Diagnostic]
                 d = replace(d, message=f"{name}: {d.message}")
             out.append(d)
     return out
+
+
+_UNSUPPORTED_SEMANTIC = re.compile(r"system value semantic '(\w+)' is not supported")
+
+
+def unsupported_semantic(message: str) -> str | None:
+    """The semantic Slang's "system value semantic not supported" (E55202) names, or None."""
+    m = _UNSUPPORTED_SEMANTIC.search(message)
+    return m.group(1) if m else None
+
+
+def names_back(message: str, back: Mapping[str, str]) -> str:
+    """``message`` with each whole word of ``back``'s keys as its value (the names Slang was
+    given for a user's names, back)."""
+    if not back:
+        return message
+    words = re.compile(r"\b(" + "|".join(re.escape(n) for n in back) + r")\b")
+    return words.sub(lambda m: back[m.group(1)], message)

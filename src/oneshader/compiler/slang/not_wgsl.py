@@ -5,12 +5,16 @@ where."""
 
 from __future__ import annotations
 
-import re
-
 from oneshader.compiler.emitted.common import demangle
-from oneshader.compiler.emitted.wgsl import reached_identifiers
+from oneshader.compiler.emitted.wgsl import (
+    emulates_integer_matrices,
+    functions_without_return,
+    local_buffer,
+    reached_identifiers,
+    workgroup_pointer_function,
+)
 from oneshader.compiler.slang.facts import TargetFacts
-from oneshader.compiler.source.scanner import closing, line_col, line_offsets, strip_comments
+from oneshader.compiler.source.query import Stream
 from oneshader.compiler.source.sourceset import SourceSet
 from oneshader.diagnostics import Code, Diagnostic
 from oneshader.reflection.model import Stage
@@ -28,9 +32,6 @@ def wgsl_refusal(src: SourceSet, code: bytes, facts: TargetFacts) -> Diagnostic 
     )
 
 
-_FIRST_LANE_CALL = re.compile(r"\b(WaveIsFirstLane)\s*\(")
-
-
 def _subgroup_operations(src: SourceSet, code: bytes) -> Diagnostic | None:
     """Wave and quad intrinsics build on WGSL through its subgroups extension (the entry's
     features say Subgroups, the device's 'subgroup' feature), but for ``WaveIsFirstLane``:
@@ -44,12 +45,13 @@ def _subgroup_operations(src: SourceSet, code: bytes) -> Diagnostic | None:
         "'WaveReadLaneFirst(WaveGetLaneIndex()) == WaveGetLaneIndex()' or build without the "
         "wgsl target"
     )
-    first = next(src.matches(_FIRST_LANE_CALL), None)
-    if first is None:
-        return src.error_in(src.path, 0, 0, message, Code.NOT_ON_TARGET)
-    path, found = first
-    line, col = line_col(strip_comments(src.texts[path]), found.start(1))
-    return src.error_in(path, line, col, f"{message} ('{found.group(1)}')", Code.NOT_ON_TARGET)
+    for s in src.streams():
+        for i in s.calls(("WaveIsFirstLane",)):
+            line, col = s.line_col(i)
+            return src.error_in(
+                s.path, line, col, f"{message} ('WaveIsFirstLane')", Code.NOT_ON_TARGET
+            )
+    return src.error_in(src.path, 0, 0, message, Code.NOT_ON_TARGET)
 
 
 # WGSL's sampling with implicit derivatives (fragment shaders only) and the HLSL methods that
@@ -80,50 +82,48 @@ def _compute_sampling(src: SourceSet, code: bytes, facts: TargetFacts) -> Diagno
             "implicit derivatives in fragment shaders only; use SampleLevel (SampleCmpLevelZero, "
             "SampleGrad) or build without the wgsl target"
         )
-        call = re.compile(rf"\.\s*({'|'.join(used)})\s*\(")
         home = src.function_file(entry)
         start = src.function(entry)
         paths = [home, *(p for p in src.include_order() if p != home)]
         for i, path in enumerate(paths):
-            text = strip_comments(src.texts[path])
-            after = line_offsets(text)[start.line - 1] if i == 0 and start else 0
-            found = call.search(text, after) or (call.search(text) if i == 0 else None)
+            s = src.stream(path)
+            calls = [k for k in s.calls(used) if s.is_(k - 1, ".")]
+            after = s.offset_of(start.line, 1) if i == 0 and start else 0
+            found = next((k for k in calls if s.start(k) >= after), calls[0] if calls else None)
             if found is not None:
-                line, col = line_col(text, found.start(1))
+                line, col = s.line_col(found)
                 return src.error_in(path, line, col, message, Code.NOT_ON_TARGET)
         return src.error_in(src.path, 0, 0, message, Code.NOT_ON_TARGET)
     return None
-
-
-_WORKGROUP_PARAMETER = re.compile(r"\bfn\s+(\w+)\s*\([^)]*:\s*ptr<workgroup\b")
-_GROUPSHARED = re.compile(r"\bgroupshared\b[^;]*?\b(\w+)\s*(?:\[[^\]]*\]\s*)*;")
 
 
 def _workgroup_arguments(src: SourceSet, code: bytes) -> Diagnostic | None:
     """A ``groupshared`` variable passed as an ``out``/``inout`` argument: Slang's WGSL passes a
     ``ptr<workgroup, T>``, which naga (the validator) does not let into a function. An error
     at the first call of that function with a groupshared argument (else at the function)."""
-    found = _WORKGROUP_PARAMETER.search(code.decode("utf-8", "replace"))
+    found = workgroup_pointer_function(code)
     if found is None:
         return None
-    function = demangle(found.group(1))
-    texts = {p: strip_comments(src.texts[p]) for p in src.include_order()}
-    shared = {m.group(1) for t in texts.values() for m in _GROUPSHARED.finditer(t)}
+    function = demangle(found)
+    shared = {n for n, d in src.declarations().items() if "groupshared" in d.modifiers}
     message = (
         f"WGSL: a groupshared variable passed to an out/inout parameter of '{function}': "
         "Slang passes a workgroup pointer, which WGSL's validator (naga) does not let into a "
         "function; copy it into a local, pass that, and copy it back, or build without the "
         "wgsl target"
     )
-    call = re.compile(rf"(?<![\w.:]){re.escape(function)}\s*\(([^;]*)")
-    for path, text in texts.items():
-        for m in call.finditer(text):
-            arg = next((a for a in re.finditer(r"\w+", m.group(1)) if a.group(0) in shared), None)
-            if arg is not None:
-                line, col = line_col(text, m.start(1) + arg.start())
-                return src.error_in(
-                    path, line, col, f"{message} ('{arg.group(0)}')", Code.NOT_ON_TARGET
-                )
+    for s in src.streams():
+        for i in s.calls((function,)):
+            if not s.free(i) or s.is_(i - 1, ":"):
+                continue
+            k = i + 2  # the arguments, to the statement's end
+            while k < len(s) and s.tokens[k].text != ";":
+                if s.tokens[k].kind == "id" and s.tokens[k].text in shared:
+                    line, col = s.line_col(k)
+                    return src.error_in(
+                        s.path, line, col, f"{message} ('{s.tokens[k].text}')", Code.NOT_ON_TARGET
+                    )
+                k += 1
     where = src.function(function)
     return src.error_in(
         src.function_file(function),
@@ -134,65 +134,105 @@ def _workgroup_arguments(src: SourceSet, code: bytes) -> Diagnostic | None:
     )
 
 
-_LOCAL_BUFFER = re.compile(r"(?m)^[ \t]+var<(?:storage|uniform)\b[^>]*>\s*(\w+)")
-_BUFFER_DECLARATION = (
-    r"\b(?:RW)?(?:StructuredBuffer|ByteAddressBuffer)\b(?:\s*<[^;{{}}]*?>)?\s+{name}\b"
+_BUFFERS = frozenset(
+    {"StructuredBuffer", "RWStructuredBuffer", "ByteAddressBuffer", "RWByteAddressBuffer"}
 )
+
+
+def _declares(s: Stream, i: int, name: str) -> int:
+    """For a buffer type at ``i`` (``StructuredBuffer<T>``, ``ByteAddressBuffer``): the index
+    of ``name`` declared with it, or -1."""
+    k = i + 1
+    if s.is_(k, "<"):  # to the '>' the name follows (in the statement)
+        k += 1
+        while k < len(s) and not (s.tokens[k].text.endswith(">") and s.is_(k + 1, name)):
+            if s.tokens[k].text in (";", "{", "}"):
+                return -1
+            k += 1
+        k += 1
+    return k if s.is_(k, name) and s.at(k).kind == "id" else -1
 
 
 def _buffer_locals(src: SourceSet, code: bytes) -> Diagnostic | None:
     """A local variable of a buffer type (assigned one global buffer or another): Slang's WGSL
     declares it ``var<storage>`` in the function, which WGSL does not allow (locals are in the
     function address space). An error at the local's declaration (else at the file)."""
-    found = _LOCAL_BUFFER.search(code.decode("utf-8", "replace"))
+    found = local_buffer(code)
     if found is None:
         return None
-    name = demangle(found.group(1))
+    name = demangle(found)
     message = (
         f"WGSL: '{name}' is a local variable of a buffer type: WGSL has buffers only as "
         "module-scope variables (Slang declares a storage variable in the function, which is "
         "not WGSL); index the global buffers directly, or build without the wgsl target"
     )
-    declaration = re.compile(_BUFFER_DECLARATION.format(name=re.escape(name)))
-    for path in src.include_order():
-        text = strip_comments(src.texts[path])
-        for m in declaration.finditer(text):
-            if (
-                name in src.declarations()
-                and src.declarations()[name].line == line_col(text, m.start())[0]
-            ):
+    declared = src.declarations().get(name)
+    for s in src.streams():
+        for i in s.words(_BUFFERS):
+            k = _declares(s, i, name)
+            if k < 0:
+                continue
+            if declared is not None and declared.line == s.line_col(i)[0]:
                 continue  # the global of that name
-            line, col = line_col(text, m.end() - len(name))
-            return src.error_in(path, line, col, message, Code.NOT_ON_TARGET)
+            line, col = s.line_col(k)
+            return src.error_in(s.path, line, col, message, Code.NOT_ON_TARGET)
     return src.error_in(src.path, 0, 0, message, Code.NOT_ON_TARGET)
 
 
-_INT_MATRIX = (
-    r"\b(?:u?int|min16u?int|u?int32_t|bool)[1-4]x[1-4]\b"
-    r"|\bmatrix\s*<\s*(?:u?int|bool|min16u?int)\w*\s*,"
-)
-_INT_MATRIX_DECLARED = re.compile(rf"(?:{_INT_MATRIX})[^;(]*?\b(\w+)\s*[;=,)\[:]")
-_INT_MATRIX_EMULATED = re.compile(r"array<vec[234]<(?:i32|u32|bool)>,\s*i32\([234]\)>")
-_MUL = re.compile(r"(?<![\w.:])mul\s*\(")
+# HLSL's integer (and bool) matrix types, and the element types ``matrix<T, R, C>`` takes.
+_INT_SCALARS = ("int", "uint", "min16int", "min16uint", "int32_t", "uint32_t", "bool")
+_INT_MATRICES = frozenset(f"{t}{r}x{c}" for t in _INT_SCALARS for r in "1234" for c in "1234")
+_INT_ELEMENTS = ("int", "uint", "bool", "min16int", "min16uint")
+
+
+def _int_matrix(s: Stream, i: int) -> int:
+    """The index just past an integer matrix type at ``i`` (``int3x3``; ``matrix<uint,``: its
+    element type's ``,``), or -1."""
+    t = s.at(i)
+    if t.kind == "id" and t.text in _INT_MATRICES:
+        return i + 1
+    element = s.at(i + 2)
+    if t.text == "matrix" and s.is_(i + 1, "<") and element.text.startswith(_INT_ELEMENTS):
+        return i + 4 if element.kind == "id" and s.is_(i + 3, ",") else -1
+    return -1
+
+
+def _int_matrix_names(s: Stream) -> set[str]:
+    """The names declared with an integer matrix type (the first name after the type that a
+    ``;``, ``=``, ``,``, ``)``, ``[`` or ``:`` follows, in the statement before any ``(``)."""
+    out = set()
+    for i in s.words(("matrix", *_INT_MATRICES)):
+        k = _int_matrix(s, i)
+        if k < 0:
+            continue
+        if s.tokens[i].text == "matrix":
+            close = next((j for j in range(k, len(s)) if s.tokens[j].text.endswith(">")), -1)
+            k = close + 1 if close >= 0 else len(s)
+        while k < len(s) and s.tokens[k].text not in (";", "("):
+            if s.tokens[k].kind == "id" and s.at(k + 1).text in (";", "=", ",", ")", "[", ":"):
+                out.add(s.tokens[k].text)
+                break
+            k += 1
+    return out
 
 
 def _integer_matrix_products(src: SourceSet, code: bytes) -> Diagnostic | None:
     """``mul`` with an integer matrix: WGSL has float matrices only, Slang writes an integer
     matrix as an array of vectors and its product as ``vector * array``, which is not WGSL.
     An error at the first such ``mul`` (only where the WGSL holds such arrays)."""
-    if not _INT_MATRIX_EMULATED.search(code.decode("utf-8", "replace")):
+    if not emulates_integer_matrices(code):
         return None
-    texts = {p: strip_comments(src.texts[p]) for p in src.include_order()}
-    names = {m.group(1) for t in texts.values() for m in _INT_MATRIX_DECLARED.finditer(t)}
-    for path, text in texts.items():
-        for m in _MUL.finditer(text):
-            close = closing(text, m.end() - 1)
-            args = text[m.end() : close - 1 if close > 0 else len(text)]
-            words = set(re.findall(r"\w+", args))
-            if re.search(_INT_MATRIX, args) or words & names:
-                line, col = line_col(text, m.start())
+    names = {n for s in src.streams() for n in _int_matrix_names(s)}
+    for s in src.streams():
+        for i in s.calls(("mul",)):
+            if not s.free(i) or s.is_(i - 1, ":"):
+                continue
+            close = s.closing(i + 1)
+            args = range(i + 2, close - 1 if close > 0 else len(s))
+            if any(_int_matrix(s, k) >= 0 or s.tokens[k].text in names for k in args):
+                line, col = s.line_col(i)
                 return src.error_in(
-                    path,
+                    s.path,
                     line,
                     col,
                     "WGSL: mul with an integer matrix: WGSL has float matrices only (Slang "
@@ -203,32 +243,38 @@ def _integer_matrix_products(src: SourceSet, code: bytes) -> Diagnostic | None:
     return None
 
 
-_RESULT_FUNCTION = re.compile(r"\bfn\s+(\w+)\s*\((?:[^()]|\([^()]*\))*\)\s*->[^{]*\{")
-_ENDLESS_LOOP = re.compile(r"\b(?:for\s*\(\s*[^;]*;\s*;|while\s*\(\s*(?:true|1)\s*\))")
+def _endless_loop(s: Stream, i: int) -> bool:
+    """Whether the ``for`` or ``while`` at ``i`` loops without a condition: ``for (...; ;``,
+    ``while (true)``, ``while (1)``."""
+    if not s.is_(i + 1, "("):
+        return False
+    if s.tokens[i].text == "while":
+        return s.at(i + 2).text in ("true", "1") and s.is_(i + 3, ")")
+    k = next((j for j in range(i + 2, len(s)) if s.tokens[j].text == ";"), -1)
+    return k >= 0 and s.is_(k + 1, ";")
 
 
 def _endless_functions(src: SourceSet, code: bytes) -> Diagnostic | None:
     """A function with a result that never returns (an endless loop with no ``break`` or
     ``return``): Slang's WGSL drops the loop and leaves the function without a ``return``,
     which WGSL refuses. An error at the first endless loop (else at the function)."""
-    wgsl = code.decode("utf-8", "replace")
-    for m in _RESULT_FUNCTION.finditer(wgsl):
-        i = closing(wgsl, m.end() - 1)
-        if re.search(r"\breturn\b", wgsl[m.end() : i if i > 0 else len(wgsl)]):
-            continue
-        function = demangle(m.group(1))
+    for found in functions_without_return(code)[:1]:
+        function = demangle(found)
         message = (
             f"WGSL: '{function}' never returns (an endless loop without break or return): "
             "Slang writes it without a return, which WGSL refuses; give the loop an exit, or "
             "build without the wgsl target"
         )
         home = src.function_file(function)
-        text = strip_comments(src.texts[home])
+        s = src.stream(home)
         start = src.function(function)
-        after = line_offsets(text)[start.line - 1] if start else 0
-        loop = _ENDLESS_LOOP.search(text, after)
+        after = s.offset_of(start.line, 1) if start else 0
+        loop = next(
+            (i for i in s.words(("for", "while")) if s.start(i) >= after and _endless_loop(s, i)),
+            None,
+        )
         if loop is not None:
-            line, col = line_col(text, loop.start())
+            line, col = s.line_col(loop)
             return src.error_in(home, line, col, message, Code.NOT_ON_TARGET)
         line, col = (start.line, start.column) if start else (0, 0)
         return src.error_in(home, line, col, message, Code.NOT_ON_TARGET)

@@ -6,14 +6,13 @@ targets"). The padding is found from a compile's facts and the target compiled a
 
 from __future__ import annotations
 
-import bisect
-import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from oneshader.compiler.api import PADDING, TARGET_NAMES
 from oneshader.compiler.slang.facts import TargetFacts
-from oneshader.compiler.source.scanner import Attribute, Field, line_offsets, strip_comments
+from oneshader.compiler.source.query import Stream
+from oneshader.compiler.source.scanner import Attribute, Field
 from oneshader.compiler.source.sourceset import SourceSet
 from oneshader.diagnostics import Code, Diagnostic
 from oneshader.reflection.model import Target, TypeKind, TypeLayout
@@ -46,7 +45,6 @@ def offset_padding(
     errors for an offset no padding can give: below where the member lands anyway, or not a
     multiple of its alignment on this target."""
     decls = src.declarations()
-    code = CommentFree(src)
     more = dict(pads)
     grown: set[tuple[Path, int, int]] = set()
     errors: list[Diagnostic] = []
@@ -64,7 +62,7 @@ def offset_padding(
                 walk(m.type, m.type.name)
             f = sdef.field(m.name) if sdef is not None else None
             file = src.struct_file(owner)
-            asked = _asked_offset(code, file, f) if f is not None and file is not None else None
+            asked = _asked_offset(src, file, f) if f is not None and file is not None else None
             if placed or f is None or file is None or asked is None:
                 continue
             want, spelled, attr = asked
@@ -94,7 +92,7 @@ def offset_padding(
                     )
                 )
                 continue
-            start = statement_start(code, file, f) or _before_attributes(src, file, attr)
+            start = statement_start(src, file, f) or _before_attributes(src, file, attr)
             grow(more, grown, file, f, start, want - m.offset)
 
     for p in facts.params:
@@ -124,40 +122,32 @@ def grow(
     more[key] = Padding(file, at[0], at[1], size + (before.size if before else 0))
 
 
-_PACKOFFSET = re.compile(
-    r"(?:\s*\[[^\]]*\])*\s*:\s*packoffset\s*\(\s*c(\d+)\s*(?:\.\s*([xyzw]))?\s*\)"
-)
+def _member(s: Stream, f: Field) -> int:
+    """The index of member ``f``'s name in its file's stream."""
+    return s.index(s.offset_of(f.line, f.column))
 
 
-class CommentFree:
-    """Each file of a source set without its comments, and where its lines start: made once
-    per file for a whole pass over a layout's members (once per member cost the square of a
-    cbuffer's size)."""
-
-    def __init__(self, src: SourceSet) -> None:
-        self.src = src
-        self._texts: dict[Path, tuple[str, list[int]]] = {}
-
-    def text(self, file: Path) -> str:
-        return self._get(file)[0]
-
-    def offset(self, file: Path, line: int, column: int) -> int:
-        """The offset of a 1-based line and column."""
-        return self._get(file)[1][line - 1] + column - 1
-
-    def line_col(self, file: Path, offset: int) -> tuple[int, int]:
-        starts = self._get(file)[1]
-        line = bisect.bisect_right(starts, offset)
-        return line, offset - starts[line - 1] + 1
-
-    def _get(self, file: Path) -> tuple[str, list[int]]:
-        if file not in self._texts:
-            text = strip_comments(self.src.texts[file])
-            self._texts[file] = text, line_offsets(text)
-        return self._texts[file]
+def _packoffset(s: Stream, i: int) -> tuple[int, str, str] | None:
+    """After the name at ``i`` (past its array sizes): ``: packoffset(cN)`` or ``(cN.c)``,
+    as (the index of ``packoffset``, N, c or "")."""
+    i += 1
+    while s.is_(i, "["):
+        i = s.closing(i)
+        if i < 0:
+            return None
+    register, k = s.at(i + 3), i + 4
+    component = ""
+    if s.is_(k, ".") and s.at(k + 1).text in ("x", "y", "z", "w"):
+        component, k = s.at(k + 1).text, k + 2
+    if not (s.is_(i, ":") and s.is_(i + 1, "packoffset") and s.is_(i + 2, "(") and s.is_(k, ")")):
+        return None
+    number = register.text[1:]
+    if register.kind != "id" or register.text[:1] != "c" or not number.isdigit():
+        return None
+    return i + 1, number, component
 
 
-def _asked_offset(code: CommentFree, file: Path, f: Field) -> tuple[int, str, Attribute] | None:
+def _asked_offset(src: SourceSet, file: Path, f: Field) -> tuple[int, str, Attribute] | None:
     """The offset the source asks for member ``f``: ``[[vk::offset(n)]]``, or HLSL's
     ``packoffset(cN.c)`` (16 N + 4 c), which Slang's WGSL and Metal code ignores (its
     reflection does not; so ``rewrite.without_packoffsets`` takes it out of their source, and the
@@ -165,35 +155,41 @@ def _asked_offset(code: CommentFree, file: Path, f: Field) -> tuple[int, str, At
     attr = next((a for a in f.attributes if a.name == "vk::offset"), None)
     if attr is not None and attr.args and attr.args[0].isdigit():
         return int(attr.args[0]), f"[[vk::offset({attr.args[0]})]]", attr
-    text = code.text(file)
-    name_at = code.offset(file, f.line, f.column)
-    m = _PACKOFFSET.match(text, name_at + len(f.name))
-    if m is None:
+    s = src.stream(file)
+    found = _packoffset(s, _member(s, f))
+    if found is None:
         return None
-    component = "xyzw".index(m.group(2)) if m.group(2) else 0
-    line, column = code.line_col(file, text.index("packoffset", m.start()))
-    spelled = f"packoffset(c{m.group(1)}{'.' + m.group(2) if m.group(2) else ''})"
-    return 16 * int(m.group(1)) + 4 * component, spelled, Attribute("packoffset", (), line, column)
+    at, register, component = found
+    line, column = s.line_col(at)
+    spelled = f"packoffset(c{register}{'.' + component if component else ''})"
+    offset = 16 * int(register) + 4 * ("xyzw".index(component) if component else 0)
+    return offset, spelled, Attribute("packoffset", (), line, column)
 
 
 def _before_attributes(src: SourceSet, file: Path, attr: Attribute) -> tuple[int, int]:
-    """The position of the ``[[`` that opens ``attr`` (where it is one)."""
-    text = src.texts[file].split("\n")[attr.line - 1]
-    opening = text.rfind("[[", 0, attr.column - 1)
-    return attr.line, opening + 1 if opening >= 0 else attr.column
+    """The position of the ``[[`` that opens ``attr`` (where it is one, on its line)."""
+    s = src.stream(file)
+    i = s.index(s.offset_of(attr.line, attr.column))
+    for k in range(i - 2, -1, -1):
+        line, column = s.line_col(k)
+        if line != attr.line:
+            break
+        if s.is_(k, "[") and s.is_(k + 1, "[") and s.start(k + 1) == s.start(k) + 1:
+            return line, column
+    return attr.line, attr.column
 
 
-def statement_start(code: CommentFree, file: Path, f: Field) -> tuple[int, int] | None:
+def statement_start(src: SourceSet, file: Path, f: Field) -> tuple[int, int] | None:
     """Where the declaration of member ``f`` begins (its attributes, modifiers and type), or
     None where it declares more than one member (``float a, b;``: padding would move both)."""
-    text = code.text(file)
-    at = code.offset(file, f.line, f.column)
-    begin = max(text.rfind(c, 0, at) for c in ";{}") + 1
-    if "," in text[begin:at]:
+    s = src.stream(file)
+    at = _member(s, f)
+    begin = at
+    while begin > 0 and s.tokens[begin - 1].text not in (";", "{", "}"):
+        begin -= 1
+    if any(s.tokens[k].text == "," for k in range(begin, at)):
         return None
-    while begin < at and text[begin].isspace():
-        begin += 1
-    return code.line_col(file, begin)
+    return s.line_col(begin)
 
 
 def without_padding(facts: TargetFacts) -> TargetFacts:

@@ -5,17 +5,22 @@ comes back: each target's code and facts, or its positioned errors."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from oneshader.compiler.api import TARGET_NAMES, CompileOptions
+from oneshader.compiler.emitted.wgsl import without_subgroups_enable
 from oneshader.compiler.emitted.wgsl_names import unreserved_wgsl
 from oneshader.compiler.quirks import rewrites
 from oneshader.compiler.slang import capi as S
 from oneshader.compiler.slang.facts import SLANG_STAGE_ID, TargetFacts, read_facts, with_bools
-from oneshader.compiler.slang.messages import explain, unavailable_at_uses
+from oneshader.compiler.slang.messages import (
+    explain,
+    names_back,
+    unavailable_at_uses,
+    unsupported_semantic,
+)
 from oneshader.compiler.slang.messages import parse as parse_diagnostics
 from oneshader.compiler.slang.not_wgsl import wgsl_refusal
 from oneshader.compiler.slang.padding import (
@@ -30,7 +35,6 @@ from oneshader.compiler.source.precheck import (
     spirv_texture_buffers,
     wgsl_interlocked,
 )
-from oneshader.compiler.source.scanner import line_col, strip_comments
 from oneshader.compiler.source.sourceset import SourceSet
 from oneshader.diagnostics import Code, Diagnostic, Severity, source_excerpt
 from oneshader.reflection.model import ResourceTypeKind, Stage, Target
@@ -192,11 +196,10 @@ def _as_written(src: SourceSet, diags: list[Diagnostic]) -> list[Diagnostic]:
         (src.display(decls[old].file), decls[old].line): (decls[old].column, len(new) - len(old))
         for old, new in renamed.items()
     }
-    names = re.compile(r"\b(" + "|".join(re.escape(n) for n in renamed.values()) + r")\b")
     back = {new: old for old, new in renamed.items()}
     out = []
     for d in diags:
-        d = replace(d, message=names.sub(lambda m: back[m.group(1)], d.message))
+        d = replace(d, message=names_back(d.message, back))
         at, shift = moved.get((d.file, d.line), (0, 0))
         if shift and d.column > at:
             column = max(d.column - shift, at)
@@ -326,7 +329,7 @@ def compile_target(
             replace(
                 src.error_in(
                     path,
-                    *line_col(src.texts[path], start),
+                    *src.stream(path).position(start),
                     f"{TARGET_NAMES[target]}: this printf is left out: debug printf exists on "
                     "SPIR-V (Vulkan's debug printf) only",
                     Code.NOT_ON_TARGET,
@@ -350,22 +353,19 @@ def with_distances(facts: TargetFacts) -> TargetFacts:
     return facts
 
 
-_SEMANTIC = re.compile(r"system value semantic '(\w+)' is not supported")
-
-
 def _at_semantic(src: SourceSet, d: Diagnostic) -> Diagnostic:
     """Slang's "system value semantic not supported" (E55202) sometimes comes without a
-    position: it is given the first place the source writes that semantic."""
-    m = _SEMANTIC.search(d.message)
-    if d.line or m is None:
+    position: it is given the first place the source writes that semantic (``: NAME``, in any
+    case)."""
+    semantic = unsupported_semantic(d.message)
+    if d.line or semantic is None:
         return d
-    pattern = re.compile(rf":\s*({re.escape(m.group(1))})\b", re.IGNORECASE)
-    first = next(src.matches(pattern), None)
-    if first is None:
-        return d
-    path, found = first
-    line, col = line_col(strip_comments(src.texts[path]), found.start(1))
-    return src.error_in(path, line, col, d.message, d.code)
+    wanted = semantic.upper()
+    for s in src.streams():
+        for i, t in enumerate(s.tokens):
+            if t.kind == "id" and t.text.upper() == wanted and s.is_(i - 1, ":"):
+                return src.error_in(s.path, *s.line_col(i), d.message, d.code)
+    return d
 
 
 def _point_sizes_dropped(src: SourceSet) -> list[Diagnostic]:
@@ -454,16 +454,6 @@ def _compile_once(
         req.close()
 
 
-_SUBGROUPS_ENABLE = re.compile(rb"^enable\s+subgroups\s*;[ \t]*\n?", re.MULTILINE)
-
-
-def _without_subgroups_enable(code: bytes) -> bytes:
-    """Slang's WGSL without ``enable subgroups;``: the naga wgpu-py ships refuses the
-    directive ("not yet supported") but takes the subgroup built-ins and operations on a device
-    granted the 'subgroup' feature (the entry points' features say Subgroups)."""
-    return _SUBGROUPS_ENABLE.sub(b"", code)
-
-
 def _entries(options: CompileOptions) -> list[tuple[str, int]]:
     return [(e.name, SLANG_STAGE_ID[e.stage]) for e in options.entry_points]
 
@@ -483,5 +473,5 @@ def _compiled(
     for p in facts.params:
         p.name = original.get(p.name, p.name)
     if target is Target.Wgsl:
-        code = _without_subgroups_enable(unreserved_wgsl(code))
+        code = without_subgroups_enable(unreserved_wgsl(code))
     return CompiledTarget(target, facts, code, warnings)

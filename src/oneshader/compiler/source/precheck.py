@@ -4,21 +4,14 @@ or token that asks for it."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection
 from pathlib import Path
 
 from oneshader.compiler.api import TARGET_NAMES, CompileOptions, stage_from_name
 from oneshader.compiler.source import rewrite
 from oneshader.compiler.source.kinds import RTYPES
-from oneshader.compiler.source.scanner import (
-    Attribute,
-    Field,
-    SourceFile,
-    StructDef,
-    line_col,
-    strip_comments,
-)
+from oneshader.compiler.source.query import Stream, is_word, template_argument, words_of
+from oneshader.compiler.source.scanner import Attribute, Field, SourceFile, StructDef
 from oneshader.compiler.source.sourceset import SourceSet
 from oneshader.compiler.source.varyings import (
     PixelPointSize,
@@ -64,15 +57,19 @@ def check_request(src: SourceSet, options: CompileOptions, problems: Collector) 
         problems.add(missing)
 
 
-_NUMTHREADS = re.compile(r"\[\s*numthreads\s*\(")
-
 MAX_IDENTIFIER = 4096
-# a string literal (skipped), or an identifier longer than MAX_IDENTIFIER
-_LONG_IDENTIFIER = re.compile(rf'"(?:[^"\\\n]|\\.)*"|\b[A-Za-z_]\w{{{MAX_IDENTIFIER},}}')
-
-
 MAX_LINE = 2**31 - 1  # Slang's line numbers are 32-bit signed
-_LINE_DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*line[ \t]+(\d+)", re.MULTILINE)
+
+
+def _line_number(directive: str) -> tuple[int, str] | None:
+    """Where N of a ``#line N ...`` directive (as the preprocessor hands it on) starts in it,
+    and N as written; None for any other directive."""
+    rest = directive[1:].lstrip(" \t")
+    if not rest.startswith("line") or rest[4:5] not in (" ", "\t"):
+        return None
+    after = rest[4:].lstrip(" \t")
+    digits = after[: len(after) - len(after.lstrip("0123456789"))]
+    return (len(directive) - len(after), digits) if digits else None
 
 
 def _lines_out_of_range(src: SourceSet) -> list[Diagnostic]:
@@ -80,14 +77,17 @@ def _lines_out_of_range(src: SourceSet) -> list[Diagnostic]:
     Slang's positions there would wrap (-1, or a small number: never the user's line)."""
     found = []
     for path, text in src.texts.items():
-        clean = strip_comments(text)
-        total = clean.count("\n") + 1
-        for m in _LINE_DIRECTIVE.finditer(clean):
-            line, col = line_col(clean, m.start(1))
-            last = int(m.group(1)) + total - line - 1  # the number of the file's last line
+        total = text.count("\n") + 1
+        s = src.stream(path)
+        for i, t in enumerate(s.tokens):
+            number = _line_number(t.text) if t.kind == "raw" else None
+            if number is None:
+                continue
+            line, col = s.position(s.start(i) + number[0])
+            last = int(number[1]) + total - line - 1  # the number of the file's last line
             if last > MAX_LINE:
                 message = (
-                    f"#line {m.group(1)}: the lines after it would count past {MAX_LINE}, "
+                    f"#line {number[1]}: the lines after it would count past {MAX_LINE}, "
                     "beyond what positions can hold"
                 )
                 found.append(src.error_in(path, line, col, message, Code.LINE_OUT_OF_RANGE))
@@ -98,26 +98,36 @@ def _long_identifiers(src: SourceSet) -> list[Diagnostic]:
     """The first over-long identifier of each file, at it: Slang's SPIR-V fails on one
     (1 MB) with no message at all."""
     found = []
-    for path, text in src.texts.items():
-        clean = strip_comments(text)
-        for m in _LONG_IDENTIFIER.finditer(clean):
-            if m.group().startswith('"'):
-                continue
-            line, col = line_col(clean, m.start())
+    for path in src.texts:
+        s = src.stream(path)
+        long = next(
+            (i for i, t in enumerate(s.tokens) if t.kind == "id" and len(t.text) > MAX_IDENTIFIER),
+            None,
+        )
+        if long is not None:
+            word = s.tokens[long].text
             message = (
-                f"an identifier of {len(m.group())} characters ('{m.group()[:16]}...'): at most "
+                f"an identifier of {len(word)} characters ('{word[:16]}...'): at most "
                 f"{MAX_IDENTIFIER} are supported"
             )
-            found.append(src.error_in(path, line, col, message, Code.IDENTIFIER_TOO_LONG))
-            break
+            found.append(src.error_in(path, *s.line_col(long), message, Code.IDENTIFIER_TOO_LONG))
     return found
+
+
+def _declares_numthreads(src: SourceSet) -> bool:
+    """Whether any file has a ``[numthreads(`` attribute."""
+    return any(
+        s.is_(i - 1, "[") and s.is_(i + 1, "(")
+        for s in src.streams()
+        for i in s.words(("numthreads",))
+    )
 
 
 def _no_entry_point(src: SourceSet, options: CompileOptions) -> Diagnostic | None:
     """HLSL written for DXC marks no entry point (``float4 main(...)``: DXC's command line names
     it and its stage); Slang then finds none (its E57004, "no exported symbols"). Said here,
     with what to write; a ``[numthreads]`` function is one Slang finds (a compute shader)."""
-    if options.entry_points or entry_stages(src, options) or any(src.matches(_NUMTHREADS)):
+    if options.entry_points or entry_stages(src, options) or _declares_numthreads(src):
         return None
     message = (
         'no entry point: the file marks none with [shader("...")] and none was given; name '
@@ -256,7 +266,18 @@ def precheck(
     return frozenset(t for t, errs in per.items() if errs)
 
 
-_DERIVED_STRUCT = re.compile(r"\b(?:struct|class)\s+(\w+)\s*:\s*(?:public\s+)?\w+\s*\{")
+def _derived_structs(src: SourceSet) -> set[str]:
+    """The structs and classes declared with a base (``struct D : [public] Base {``)."""
+    out = set()
+    for s in src.streams():
+        for i in s.words(("struct", "class")):
+            name, k = s.at(i + 1), i + 3
+            if name.kind != "id" or not s.is_(i + 2, ":"):
+                continue
+            k += 1 if s.is_(k, "public") and s.at(k + 1).kind == "id" else 0
+            if s.at(k).kind == "id" and s.is_(k + 1, "{"):
+                out.add(name.text)
+    return out
 
 
 def _derived_stage_structs(
@@ -265,9 +286,7 @@ def _derived_stage_structs(
     """A derived struct (``struct D : Base``) as an entry point's input or output: Slang crashes
     on it for every target (OS9001, the file only; WGSL may first miss a position in the base):
     an error at the parameter (or the entry point, for its result) instead."""
-    derived = {
-        m.group(1) for t in src.texts.values() for m in _DERIVED_STRUCT.finditer(strip_comments(t))
-    }
+    derived = _derived_structs(src)
     targets = [t for t in Target if t in options.targets]
     if not derived or not targets:
         return []
@@ -279,7 +298,7 @@ def _derived_stage_structs(
         places = [(f.line, f.column, f.type_text, f"'{f.name}'") for f in fn.fields]
         places.append((fn.line, fn.column, fn.returns, "the result"))
         for line, col, type_text, what in places:
-            words = set(re.findall(r"\w+", type_text)) & derived
+            words = set(words_of(type_text)) & derived
             if not words:
                 continue
             for t in targets:
@@ -475,17 +494,15 @@ def _indirect_counters(src: SourceSet) -> list[Diagnostic]:
     cannot follow a buffer through a variable (Slang alone rejects every counter: E36107)."""
     decls = src.declarations()
     out = []
-    for p, m in src.counter_uses():
-        d = decls.get(m.group(1))
+    for call in src.counter_uses():
+        d = decls.get(call.obj or "")
         if d is not None and d.base == "RWStructuredBuffer":
             continue
-        line, col = line_col(strip_comments(src.texts[p]), m.start())
         out.append(
-            src.error_in(
-                p,
-                line,
-                col,
-                f"{m.group('op')}Counter on '{m.group(1)}', which is not a global "
+            src.at_token(
+                call.path,
+                call.token,
+                f"{call.name} on '{call.obj}', which is not a global "
                 "RWStructuredBuffer: a counter is only available through the buffer's global "
                 "declaration (a companion counter is made for it); call it on the global "
                 "buffer (an element of a global array is fine) instead of a parameter or local",
@@ -502,10 +519,10 @@ def _counted_parameters(src: SourceSet, target: Target) -> list[Diagnostic]:
     mismatch at the call instead."""
     globals_at = {(src.resolved(d.file), d.line) for d in src.append_consume().values()}
     out = []
-    for p, text in src.texts.items():
-        clean = strip_comments(text)
-        for m in rewrite.APPEND_CONSUME.finditer(clean):
-            line, col = line_col(clean, m.start())
+    for p in src.texts:
+        s = src.stream(p)
+        for i in s.words(("AppendStructuredBuffer", "ConsumeStructuredBuffer")):
+            line, col = s.line_col(i)
             if (p, line) in globals_at:
                 continue
             out.append(
@@ -513,7 +530,7 @@ def _counted_parameters(src: SourceSet, target: Target) -> list[Diagnostic]:
                     p,
                     line,
                     col,
-                    f"{TARGET_NAMES[target]}: an {m.group(1)}StructuredBuffer can only be used "
+                    f"{TARGET_NAMES[target]}: an {s.tokens[i].text} can only be used "
                     "through its global declaration here (its counter becomes a companion "
                     "buffer of that declaration); use the global buffer in the function instead "
                     "of passing it, or build for spirv only",
@@ -536,8 +553,8 @@ def spirv_texture_buffers(src: SourceSet, slang_error: str) -> list[Diagnostic]:
     named = [
         d
         for d in buffers
-        if re.search(rf"ParameterGroup_{re.escape(d.name)}\b", spelled)
-        or re.search(rf"TextureBuffer\(%{re.escape(_template_argument(d.type_text))}\b", spelled)
+        if _names(spelled, f"ParameterGroup_{d.name}")
+        or _names(spelled, f"TextureBuffer(%{template_argument(d.type_text) or chr(0)}")
     ]
     return [
         src.at_decl(
@@ -550,35 +567,71 @@ def spirv_texture_buffers(src: SourceSet, slang_error: str) -> list[Diagnostic]:
     ]
 
 
-# A matrix type with one row or one column: float1x3, int4x1, matrix<float, 1, 3>.
-_ONE_LINE_MATRIX = re.compile(
-    r"\b(?:bool|u?int|dword|half|float|double|min1[026](?:float|u?int)|min12int"
-    r"|u?int(?:16|32|64)_t|float(?:16|32|64)_t)(?:1x[1-4]|[1-4]x1)\b"
-    r"|\bmatrix\s*<\s*\w+\s*,\s*(?:1\s*,\s*[1-4]|[1-4]\s*,\s*1)\s*>"
+def _names(message: str, word: str) -> bool:
+    """Whether ``message`` holds ``word`` not followed by a word character."""
+    at = message.find(word)
+    while at >= 0:
+        after = message[at + len(word) : at + len(word) + 1]
+        if not is_word(after):
+            return True
+        at = message.find(word, at + 1)
+    return False
+
+
+# The scalar types of HLSL's matrices, and the shapes of one row or one column.
+_SCALARS = (
+    *("bool", "int", "uint", "dword", "half", "float", "double"),
+    *(f"min{bits}{t}" for bits in (10, 12, 16) for t in ("float", "int", "uint")),
+    *(f"{t}{bits}_t" for t in ("int", "uint", "float") for bits in (16, 32, 64)),
 )
+_ONE_LINE = ("1", "2", "3", "4")
+_ONE_LINE_SHAPES = {(1, n) for n in range(1, 5)} | {(n, 1) for n in range(1, 5)}
+_ONE_LINE_MATRICES = frozenset(f"{s}{r}x{c}" for s in _SCALARS for r, c in _ONE_LINE_SHAPES)
+
+
+def _one_line_matrix(s: Stream, i: int) -> int:
+    """The index just past a matrix type with one row or one column at ``i`` (``float1x3``,
+    ``int4x1``, ``matrix<float, 1, 3>``), or -1."""
+    t = s.tokens[i]
+    if t.kind != "id":
+        return -1
+    if t.text in _ONE_LINE_MATRICES:
+        return i + 1
+    if t.text != "matrix" or not s.is_(i + 1, "<") or s.at(i + 2).kind != "id":
+        return -1
+    shape = s.at(i + 4).text, s.at(i + 6).text
+    if not (s.is_(i + 3, ",") and s.is_(i + 5, ",") and s.is_(i + 7, ">")):
+        return -1
+    rows, cols = shape
+    if rows in _ONE_LINE and cols in _ONE_LINE and (int(rows), int(cols)) in _ONE_LINE_SHAPES:
+        return i + 8
+    return -1
 
 
 def one_line_matrices(src: SourceSet, target: Target) -> list[Diagnostic]:
     """Slang has no matrices with one row or one column on any target (DXC writes them as
     vectors): its error names no type and no position, so each such type in the source is the
     error, where it is written. Applied only when Slang gave that error."""
-    return [
-        src.error_in(
-            where,
-            *line_col(src.texts[where], m.start()),
-            f"{TARGET_NAMES[target]}: '{m.group(0)}' is a matrix with one row or one column, "
-            "which Slang cannot emit for any target; declare a vector (or an array of vectors) "
-            "instead",
-            Code.TYPE_NOT_EMITTED,
-        )
-        for where, m in src.matches(_ONE_LINE_MATRIX)
-    ]
-
-
-def _template_argument(type_text: str) -> str:
-    """``S`` of ``TextureBuffer<S>`` ("" without template arguments)."""
-    m = re.search(r"<\s*(\w+)", type_text)
-    return m.group(1) if m else "\0"
+    out = []
+    for s in src.streams():
+        i = 0
+        while i < len(s):
+            end = _one_line_matrix(s, i)
+            if end < 0:
+                i += 1
+                continue
+            out.append(
+                src.error_in(
+                    s.path,
+                    *s.line_col(i),
+                    f"{TARGET_NAMES[target]}: '{s.span_text(i, end)}' is a matrix with one row "
+                    "or one column, which Slang cannot emit for any target; declare a vector "
+                    "(or an array of vectors) instead",
+                    Code.TYPE_NOT_EMITTED,
+                )
+            )
+            i = end
+    return out
 
 
 def wgsl_interlocked(src: SourceSet, atomic_words: Collection[str] = ()) -> list[Diagnostic]:
@@ -589,16 +642,14 @@ def wgsl_interlocked(src: SourceSet, atomic_words: Collection[str] = ()) -> list
     ``atomic_words``: the byte-address buffers WGSL holds as atomic words (they build)."""
     decls = src.declarations()
     out: list[Diagnostic] = []
-    for where, call in src.interlocked_calls():
-        text = strip_comments(src.texts[where])
-        fn, method = call.group("fn"), _ATOMIC_METHODS[call.group("fn")]
-        line, col = line_col(text, call.start("fn"))
-        obj = call.group("obj")
-        name = obj or call.group("arg")
+    for call in src.interlocked_calls():
+        fn, method = call.name, _ATOMIC_METHODS[call.name]
+        obj = call.obj
+        name = obj or call.arg
         if obj in atomic_words:
             continue
         d = decls.get(name)
-        element = "int" if d is not None and re.search(r"<\s*int\s*>", d.type_text) else "uint"
+        element = "int" if d is not None and "<int>" in "".join(d.type_text.split()) else "uint"
         if obj is not None and d is not None and d.base == "RWByteAddressBuffer":
             on = (
                 f"a RWByteAddressBuffer ('{obj}') that is not only read and written one word at "
@@ -614,7 +665,7 @@ def wgsl_interlocked(src: SourceSet, atomic_words: Collection[str] = ()) -> list
         elif d is not None and "groupshared" in d.modifiers:
             on = f"groupshared '{name}'"
             instead = f"declare it groupshared Atomic<{d.base}> and use .{method}()"
-        elif d is not None and re.fullmatch(r"\w+<\s*u?int\s*>", d.type_text):
+        elif d is not None and _integer_template(d.type_text):
             on = f"a {d.type_text} ('{name}')"
             instead = f"declare RWStructuredBuffer<Atomic<{element}>> and use .{method}()"
         else:
@@ -624,10 +675,9 @@ def wgsl_interlocked(src: SourceSet, atomic_words: Collection[str] = ()) -> list
                 f".{method}()"
             )
         out.append(
-            src.error_in(
-                where,
-                line,
-                col,
+            src.at_token(
+                call.path,
+                call.token,
                 f"WGSL: {fn} on {on} cannot be expressed (WGSL atomics are atomic<u32>/"
                 f"atomic<i32> variables); {instead}, which returns the original value, or "
                 "build without the wgsl target",
@@ -635,3 +685,10 @@ def wgsl_interlocked(src: SourceSet, atomic_words: Collection[str] = ()) -> list
             )
         )
     return out
+
+
+def _integer_template(type_text: str) -> bool:
+    """Whether a type is written ``Name<int>`` or ``Name<uint>`` (spaces inside the brackets
+    only)."""
+    head, bracket, rest = type_text.partition("<")
+    return bool(bracket) and is_word(head) and "".join(rest.split()) in ("int>", "uint>")

@@ -59,14 +59,22 @@ class Stream:
 
     def position(self, offset: int) -> tuple[int, int]:
         """The line and column (1-based) of an offset of the text."""
+        starts = self._line_starts()
+        line = bisect.bisect_right(starts, offset)
+        return line, offset - starts[line - 1] + 1
+
+    def offset_of(self, line: int, col: int) -> int:
+        """The offset of a line and column (1-based) of the text (a scanned declaration's)."""
+        return self._line_starts()[line - 1] + col - 1
+
+    def _line_starts(self) -> list[int]:
         if not self._starts:
             text, starts, at = self.text, [0], self.text.find("\n")
             while at >= 0:
                 starts.append(at + 1)
                 at = text.find("\n", at + 1)
             self._starts = starts
-        line = bisect.bisect_right(self._starts, offset)
-        return line, offset - self._starts[line - 1] + 1
+        return self._starts
 
     def index(self, offset: int) -> int:
         """The first token that starts at or after ``offset``."""

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 import time
 from collections.abc import Callable, Collection, Hashable, Iterator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +21,7 @@ from oneshader.compiler.source.dxc_syntax import dxc_declarations
 from oneshader.compiler.source.kinds import RTYPES
 from oneshader.compiler.source.lexer import Token
 from oneshader.compiler.source.preprocess import Inclusion, PreprocessorError, Unit, preprocess
-from oneshader.compiler.source.query import Stream
+from oneshader.compiler.source.query import Stream, template_argument, words_of
 from oneshader.compiler.source.scanner import (
     Declaration,
     Field,
@@ -30,7 +29,6 @@ from oneshader.compiler.source.scanner import (
     StructDef,
     include_named,
     scan,
-    strip_comments,
 )
 from oneshader.compiler.source.sourcemap import Rendered, render, slang_text
 from oneshader.diagnostics import Code, Diagnostic, Severity, UserError, source_excerpt
@@ -57,13 +55,32 @@ def not_utf8(name: str, data: bytes, err: UnicodeDecodeError) -> UserError:
     return UserError.at(name, line, col, message, UNREADABLE)
 
 
-_INTERLOCKED = re.compile(
-    r"(?:\b(?P<obj>\w+)\s*\.\s*)?\b(?P<fn>Interlocked(?:CompareExchange|CompareStore|Exchange|"
-    r"Add|And|Or|Xor|Min|Max))\s*\(\s*(?P<arg>\w*)"
-)
+_INTERLOCKED = frozenset(
+    f"Interlocked{op}"
+    for op in ("CompareExchange", "CompareStore", "Exchange", "Add", "And", "Or", "Xor")
+) | {"InterlockedMin", "InterlockedMax"}
+_COUNTERS = frozenset({"IncrementCounter", "DecrementCounter"})
+_BOOLS = frozenset({"bool", "bool1", "bool2", "bool3", "bool4"})
+_DISTANCES = ("SV_CLIPDISTANCE", "SV_CULLDISTANCE")
 
 
-_BOOL = re.compile(r"bool[1-4]?")
+@dataclass(frozen=True)
+class Call:
+    """A call found in a file as compiled: ``token`` is where it is reported (its name, or for
+    a counter, the buffer's), ``name`` the function or method, ``obj`` the object a method is
+    called on (a counter's buffer), ``arg`` the first argument's leading word ("" for none)."""
+
+    path: Path
+    token: Token
+    name: str
+    obj: str | None
+    arg: str = ""
+
+
+def _word(t: Token) -> str:
+    """The leading word characters of a token (what ``\\w*`` takes there)."""
+    words = words_of(t.text) if t.kind in ("id", "num") else []
+    return words[0] if words and t.text.startswith(words[0]) else ""
 
 
 class SourceSet:
@@ -377,7 +394,7 @@ class SourceSet:
             where = self.struct_file(owner) or self.path
             for f in sdef.fields:
                 base = f.type_text.split("<")[0].split()[-1]
-                if _BOOL.fullmatch(base):
+                if base in _BOOLS:
                     out[(owner, f.name)] = (where, f.line, f.column)
                 else:
                     visit(base, seen | {owner})
@@ -386,10 +403,10 @@ class SourceSet:
             if d.base in ("cbuffer", "tbuffer"):
                 visit(d.name, frozenset())
             elif d.base in RTYPES:
-                held = re.search(r"<\s*(\w+)", d.type_text)
+                held = template_argument(d.type_text)
                 if held is not None:
-                    visit(held.group(1), frozenset())
-            elif _BOOL.fullmatch(d.base):
+                    visit(held, frozenset())
+            elif d.base in _BOOLS:
                 constant = d.attribute("vk::constant_id") or {"const", "static"} & set(d.modifiers)
                 if not constant and "groupshared" not in d.modifiers:  # a loose global uniform
                     out[("$Globals", d.name)] = (self.resolved(d.file), d.line, d.column)
@@ -434,14 +451,14 @@ class SourceSet:
         return renamed
 
     def _renamed_blocks(self) -> dict[str, str]:
-        texts = "\n".join(self.texts.values())
+        spelled = self.identifiers()
         out: dict[str, str] = {}
         for d in self.declarations().values():
             block = self.struct(d.name) if d.base in ("cbuffer", "tbuffer") else None
             if block is None or block.kind != d.base or block.field(d.name) is None:
                 continue
             n = 0
-            while re.search(rf"\b{re.escape(d.name)}_{n}\b", texts):
+            while f"{d.name}_{n}" in spelled:
                 n += 1
             out[d.name] = f"{d.name}_{n}"
         return out
@@ -466,12 +483,13 @@ class SourceSet:
         """The file that declares struct ``name``."""
         return next((p for p, s in self.sources.items() if name in s.structs), None)
 
-    def matches(self, pattern: re.Pattern[str]) -> Iterator[tuple[Path, re.Match[str]]]:
-        """Every match of ``pattern`` in every file, in include order (comments blanked, so
-        positions are the file's)."""
-        for p in self.include_order():
-            for m in pattern.finditer(strip_comments(self.texts[p])):
-                yield p, m
+    def identifiers(self) -> frozenset[str]:
+        """Every identifier of every file as compiled."""
+        found: frozenset[str] = self._once(
+            "identifiers",
+            lambda: frozenset(t.text for p in self.texts for t in self.tokens(p) if t.kind == "id"),
+        )
+        return found
 
     def include_order(self) -> list[Path]:
         """Every file read, each after the files it includes (as the preprocessor meets their
@@ -495,18 +513,35 @@ class SourceSet:
                 todo.extend((child, False) for _, child in reversed(inc.children))
         return order
 
-    def counter_uses(self) -> list[tuple[Path, re.Match[str]]]:
-        """Every ``X.IncrementCounter()``/``DecrementCounter()`` of every file, in include order."""
+    def counter_uses(self) -> list[Call]:
+        """Every ``X.IncrementCounter()``/``DecrementCounter()`` of every file (``X[i]`` too), in
+        include order: ``obj`` is X, ``name`` the method, ``token`` X's."""
         return list(self._once("counter_uses", self._counter_uses))
 
-    def _counter_uses(self) -> list[tuple[Path, re.Match[str]]]:
-        return [(p, m) for p in self.include_order() for m in rewrite.counter_calls(self.texts[p])]
+    def _counter_uses(self) -> list[Call]:
+        out = []
+        for s in self.streams():
+            for i in s.calls(_COUNTERS):
+                j = s.object_of(i)
+                if j >= 0 and s.is_(i + 2, ")"):
+                    out.append(Call(s.path, s.tokens[j], s.tokens[i].text, s.tokens[j].text))
+        return out
 
-    def interlocked_calls(self) -> list[tuple[Path, re.Match[str]]]:
-        """Every HLSL ``Interlocked*`` call of every file, in include order (comments blanked, so
-        positions are the file's): group ``obj`` is a method call's object, ``fn`` the function,
-        ``arg`` the first argument's leading identifier."""
-        return list(self.matches(_INTERLOCKED))
+    def interlocked_calls(self) -> list[Call]:
+        """Every HLSL ``Interlocked*`` call of every file, in include order: ``obj`` is a method
+        call's object (the word before its ``.``), ``name`` the function, ``arg`` the first
+        argument's leading word; at the function's name."""
+
+        def calls() -> list[Call]:
+            out = []
+            for s in self.streams():
+                for i in s.calls(_INTERLOCKED):
+                    before = s.at(i - 2)
+                    obj = before.text if s.is_(i - 1, ".") and before.kind == "id" else None
+                    out.append(Call(s.path, s.tokens[i], s.tokens[i].text, obj, _word(s.at(i + 2))))
+            return out
+
+        return list(self._once("interlocked calls", calls))
 
     def unit_point_sizes(self) -> set[str]:
         """Members declared ``[[vk::builtin("PointSize")]]`` that the code only sets to 1.0."""
@@ -517,13 +552,40 @@ class SourceSet:
             for f in sdef.fields
             if any(a.name == "vk::builtin" and a.args[:1] == ("PointSize",) for a in f.attributes)
         }
-        return rewrite.unit_point_sizes(self.texts.values(), names) if names else set()
+        return self._unit_point_sizes(names) if names else set()
+
+    def _unit_point_sizes(self, names: Collection[str]) -> set[str]:
+        """Of ``names``, the members every ``.name`` of which is a statement ``<object>.name =
+        1.0;`` (``1``, ``1.0f``, ``(1.0)``...)."""
+        uses = {n: 0 for n in names}
+        sets = dict(uses)
+        for s in self.streams():
+            for i in s.words(names):
+                if not s.is_(i - 1, "."):
+                    continue
+                name = s.tokens[i].text
+                uses[name] += 1
+                k = i + 2 if s.is_(i + 1, "=") else 0
+                k += 1 if k and s.is_(k, "(") else 0
+                if k and _is_one(s.at(k)):
+                    k += 2 if s.is_(k + 1, ")") else 1
+                    sets[name] += s.is_(k, ";")
+        return {n for n in names if uses[n] and uses[n] == sets[n]}
 
     def has_distances(self) -> bool:
         """Whether any file writes an SV_ClipDistance or SV_CullDistance semantic."""
-        found: bool = self._once(
-            "distances", lambda: next(self.matches(rewrite.DISTANCE_SEMANTIC), None) is not None
-        )
+
+        def written() -> bool:
+            return any(
+                t.kind == "id"
+                and t.text[:15].upper() in _DISTANCES
+                and (len(t.text) == 15 or t.text[15:].isdigit())
+                and s.is_(i - 1, ":")
+                for s in self.streams()
+                for i, t in enumerate(s.tokens)
+            )
+
+        found: bool = self._once("distances", written)
         return found
 
     def append_consume(self) -> dict[str, Declaration]:
@@ -546,8 +608,13 @@ class SourceSet:
             for d in self.declared_as(MEASURED_TYPES).values()
             if d.array is None and d.name not in params
         ]
-        names = [d.name for d in found]
-        called = {m.group(1) for t in self.texts.values() for m in rewrite.length_queries(t, names)}
+        names = {d.name for d in found}
+        called = {
+            s.tokens[i].text
+            for s in self.streams()
+            for i in s.words(names)
+            if s.free(i) and s.is_(s.method(i), "GetDimensions")
+        }
         return [d.name for d in sorted(found, key=self.declaration_order()) if d.name in called]
 
     def storage_typed_buffers(self) -> tuple[str, ...]:
@@ -556,12 +623,13 @@ class SourceSet:
 
         def storage() -> tuple[str, ...]:
             names = self.declared_as({ResourceTypeKind.Buffer, ResourceTypeKind.RWBuffer})
-            texts = [strip_comments(t) for t in self.texts.values()]
-            return tuple(
-                n
-                for n in names
-                if not any(re.search(rf"\b{re.escape(n)}\s*\.\s*GetDimensions\b", t) for t in texts)
-            )
+            measured = {
+                s.tokens[i].text
+                for s in self.streams()
+                for i in s.words(names)
+                if s.is_(i + 1, ".") and s.is_(i + 2, "GetDimensions")
+            }
+            return tuple(n for n in names if n not in measured)
 
         found: tuple[str, ...] = self._once("storage typed buffers", storage)
         return found
@@ -577,13 +645,12 @@ class SourceSet:
         def atomic() -> tuple[str, ...]:
             out = []
             for name in self.declared_as({ResourceTypeKind.RWByteAddressBuffer}):
-                uses = [
-                    (m, method)
-                    for t in self.texts.values()
-                    for m, method in rewrite.byte_buffer_uses(strip_comments(t), name)
-                    if not re.search(r"RWByteAddressBuffer\s*$", strip_comments(t)[: m.start()])
-                ]
-                methods = {method for _, method in uses}
+                methods = {
+                    _byte_method(s, i)
+                    for s in self.streams()
+                    for i in s.words((name,))
+                    if not s.is_(i - 1, ".", "RWByteAddressBuffer")
+                }
                 if None not in methods and any(m and m.startswith("Interlocked") for m in methods):
                     out.append(name)
             return tuple(out)
@@ -605,8 +672,8 @@ class SourceSet:
         """RW structured buffers (declared in any file) whose counter the code uses."""
         decls = self.declarations()
         out: dict[str, Declaration] = {}
-        for _, m in self.counter_uses():
-            d = decls.get(m.group(1))
+        for call in self.counter_uses():
+            d = decls.get(call.obj or "")
             if d is not None and d.base == "RWStructuredBuffer":
                 out[d.name] = d
         return out
@@ -616,7 +683,20 @@ class SourceSet:
         creates those counters)."""
         counted = self.counted_rw()
         order: list[str] = []
-        for _, call in self.counter_uses():
-            if call.group(1) in counted and call.group(1) not in order:
-                order.append(call.group(1))
+        for call in self.counter_uses():
+            if call.obj in counted and call.obj not in order:
+                order.append(call.obj)
         return order
+
+
+def _byte_method(s: Stream, i: int) -> str | None:
+    """The method of ``rewrite.BYTE_ATOMIC_METHODS`` called on the buffer at ``i`` (None: any
+    other use, such as ``Load2`` or passing the buffer on)."""
+    m = s.method(i)
+    return s.tokens[m].text if m >= 0 and s.tokens[m].text in rewrite.BYTE_ATOMIC_METHODS else None
+
+
+def _is_one(t: Token) -> bool:
+    """Whether a number is the constant 1 (``1``, ``1.``, ``1.0``, ``1.0f``, ``1h``)."""
+    text = t.text[:-1] if t.text[-1:] in ("f", "F", "h", "H") else t.text
+    return t.kind == "num" and (text == "1" or (text[:2] == "1." and not text[2:].strip("0")))

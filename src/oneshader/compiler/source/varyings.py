@@ -13,19 +13,12 @@ Slang gives it a semantic of its own (``OS_INSTANCEID``).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from oneshader.compiler.source.scanner import (
-    Field,
-    StructDef,
-    closing,
-    line_col,
-    line_offsets,
-    strip_comments,
-)
+from oneshader.compiler.source.query import Stream
+from oneshader.compiler.source.scanner import Field, StructDef
 from oneshader.compiler.source.sourceset import SourceSet
 from oneshader.reflection.model import Stage
 
@@ -87,26 +80,27 @@ def _signature_types(fn: StructDef) -> list[str]:
     return [*(_type_name(f.type_text) for f in fn.fields), _type_name(fn.returns)]
 
 
-def _span(text: str, f: Field, starts: list[int], openers: str, closers: str) -> tuple[int, int]:
-    """The declaration of ``f``: from after the delimiter before it (one of ``openers``) to the
-    delimiter that ends it (one of ``closers``, at bracket depth 0)."""
-    at = starts[f.line - 1] + f.column - 1
-    first = min([at, *(starts[a.line - 1] + a.column - 1 for a in f.attributes)])
-    start = max(text.rfind(c, 0, first) for c in openers) + 1
+def _span(s: Stream, f: Field, openers: str, closers: str) -> tuple[int, int]:
+    """The declaration of ``f``, as tokens: the delimiter before it (one of ``openers``; -1:
+    none) and the delimiter that ends it (one of ``closers``, at bracket depth 0)."""
+    at = s.index(s.offset_of(f.line, f.column))
+    first = min([at, *(s.index(s.offset_of(a.line, a.column)) for a in f.attributes)])
+    before = next((j for j in range(first - 1, -1, -1) if s.tokens[j].text in openers), -1)
     end, depth = at, 0
-    while end < len(text) and not (depth == 0 and text[end] in closers):
-        depth += {"(": 1, "[": 1, ")": -1, "]": -1}.get(text[end], 0)
+    while end < len(s) and not (depth == 0 and s.tokens[end].text in closers):
+        depth += {"(": 1, "[": 1, ")": -1, "]": -1}.get(s.tokens[end].text, 0)
         end += 1
-    return start, end
+    return before, end
 
 
-def _parameter_span(text: str, f: Field, starts: list[int]) -> tuple[int, int]:
+def _parameter_span(s: Stream, f: Field) -> tuple[int, int]:
     """A parameter's declaration with one comma beside it (the one before it, else the one
-    after it), so that what is left is still a parameter list."""
-    start, end = _span(text, f, starts, ",(", ",)")
-    if text[start - 1] == ",":
-        return start - 1, end
-    return start, end + 1 if text[end] == "," else end
+    after it), so that what is left is still a parameter list: offsets in the text."""
+    before, end = _span(s, f, ",(", ",)")
+    if s.is_(before, ","):
+        return s.start(before), s.start(end)
+    start = s.end(before) if before >= 0 else 0
+    return start, s.end(end) if s.is_(end, ",") else s.start(end)
 
 
 def _reads(src: SourceSet, name: str) -> tuple[Path, int, int] | None:
@@ -119,18 +113,20 @@ def _reads(src: SourceSet, name: str) -> tuple[Path, int, int] | None:
     )
     if other:
         return None
-    for path, m in src.matches(re.compile(rf"\.\s*({re.escape(name)})\b")):
-        return (path, *line_col(strip_comments(src.texts[path]), m.start(1)))
+    for s in src.streams():
+        for i in s.words((name,)):
+            if s.is_(i - 1, "."):
+                return (s.path, *s.line_col(i))
     return None
 
 
-def _body(text: str, after: int) -> tuple[int, int]:
-    """The function body (offsets of its braces) that starts after ``after``."""
-    start = text.find("{", after)
+def _body(s: Stream, after: int) -> range:
+    """The tokens of the function body (its braces) that starts at or after offset ``after``."""
+    start = next((j for j in range(s.index(after), len(s)) if s.tokens[j].text == "{"), -1)
     if start < 0:
-        return after, after
-    close = closing(text, start)
-    return start, close - 1 if close > 0 else len(text)
+        return range(0)
+    close = s.closing(start)
+    return range(start, close if close > 0 else len(s))
 
 
 def pixel_point_sizes(src: SourceSet, stages: Mapping[str, Stage]) -> list[PixelPointSize]:
@@ -149,13 +145,13 @@ def _pixel_point_sizes(src: SourceSet, stages: Mapping[str, Stage]) -> Iterator[
     elsewhere = {s: n for n, fn in others.items() for s in _structs_in(src, _signature_types(fn))}
     inputs, _ = _interface(src, stages, Stage.Pixel, True)
     for path, scanned in src.sources.items():
-        text = strip_comments(src.texts[path])
-        starts = line_offsets(text)
+        s = src.stream(path)
         for name in sorted(inputs & scanned.structs.keys()):
             for f in scanned.structs[name].fields:
                 if _is_point_size(f):
-                    span = _span(text, f, starts, ";{}", ";")
-                    span = (span[0], span[1] + 1)  # with its ';'
+                    before, end = _span(s, f, ";{}", ";")
+                    start = s.end(before) if before >= 0 else 0
+                    span = (start, s.start(end) + 1)  # with its ';'
                     yield PixelPointSize(
                         path, f, name, span, elsewhere.get(name, ""), _reads(src, f.name)
                     )
@@ -164,10 +160,13 @@ def _pixel_point_sizes(src: SourceSet, stages: Mapping[str, Stage]) -> Iterator[
                 continue
             for f in fn.fields:
                 if _is_point_size(f) and "out" not in f.modifiers:
-                    span = _parameter_span(text, f, starts)
-                    used = re.compile(rf"(?<![\w.]){re.escape(f.name)}\b")
-                    read = used.search(text, *_body(text, span[1]))
-                    at = None if read is None else (path, *line_col(text, read.start()))
+                    span = _parameter_span(s, f)
+                    body = _body(s, span[1])
+                    read = next(
+                        (j for j in s.words((f.name,)) if j in body and not s.is_(j - 1, ".")),
+                        None,
+                    )
+                    at = None if read is None else (path, *s.line_col(read))
                     yield PixelPointSize(path, f, entry, span, "", at)
 
 
@@ -215,7 +214,15 @@ def instance_id_varyings(src: SourceSet, stages: Mapping[str, Stage]) -> list[tu
     return [(p, f) for p, f in fields if f.semantic.upper() == "SV_INSTANCEID"]
 
 
-_SEMANTIC_AFTER = re.compile(r":\s*(SV_InstanceID)\b", re.IGNORECASE)
+def _instance_id_after(s: Stream, i: int) -> int:
+    """The index of ``SV_InstanceID`` (any case) written as the semantic after token ``i``
+    (``: SV_InstanceID``), or -1."""
+    at = s.at(i + 2)
+    return (
+        i + 2
+        if s.is_(i + 1, ":") and at.kind == "id" and at.text.upper() == "SV_INSTANCEID"
+        else -1
+    )
 
 
 def instance_id_semantics(
@@ -227,22 +234,21 @@ def instance_id_semantics(
     SV_InstanceID``)."""
     out = []
     for path, f in instance_id_varyings(src, stages):
-        clean = strip_comments(src.texts[path])
-        start = line_offsets(clean)[f.line - 1] + f.column - 1
-        declared = re.compile(rf"\b{re.escape(f.name)}\b\s*(?:\[[^\]]*\]\s*)*")
-        here = declared.search(clean, start)
-        m = _SEMANTIC_AFTER.match(clean, here.end()) if here is not None else None
-        if m is not None:
-            out.append((path, *line_col(clean, m.start(1))))
-    for name, stage in stages.items():
-        if stage is not Stage.Vertex:
-            continue
-        result = re.compile(
-            rf"(?<![\w.:]){re.escape(name)}\s*\((?:[^()]|\([^()]*\))*\)\s*:\s*(SV_InstanceID)\b",
-            re.IGNORECASE,
-        )
-        for path, m in src.matches(result):
-            out.append((path, *line_col(strip_comments(src.texts[path]), m.start(1))))
+        s = src.stream(path)
+        k = s.index(s.offset_of(f.line, f.column))
+        k = next((j for j in range(k, len(s)) if s.tokens[j].text == f.name), -1)
+        while k >= 0 and s.is_(k + 1, "["):  # past its array sizes
+            k = s.closing(k + 1) - 1
+        semantic = _instance_id_after(s, k) if k >= 0 else -1
+        if semantic >= 0:
+            out.append((path, *s.line_col(semantic)))
+    vertex = {name for name, stage in stages.items() if stage is Stage.Vertex}
+    for s in src.streams():
+        for i in s.calls(vertex):
+            close = s.closing(i + 1) if s.free(i) and not s.is_(i - 1, ":") else -1
+            semantic = _instance_id_after(s, close - 1) if close > 0 else -1
+            if semantic >= 0:
+                out.append((s.path, *s.line_col(semantic)))
     return sorted(set(out))
 
 

@@ -10,7 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from oneshader.compiler.slang.facts import TargetFacts
-from oneshader.compiler.slang.padding import CommentFree, Padding, grow, statement_start
+from oneshader.compiler.slang.padding import Padding, grow, statement_start
 from oneshader.compiler.source.scanner import Declaration
 from oneshader.compiler.source.sourceset import SourceSet
 from oneshader.compiler.unify.layouts import packed_relayout, vk_offsets
@@ -33,7 +33,6 @@ def reference_padding(
     whole words and SPIR-V's offset suits the member's Metal alignment. What padding cannot
     place stays for the layout check (OS2001)."""
     decls = src.declarations()
-    code = CommentFree(src)
     more = dict(pads)
     grown: set[tuple[Path, int, int]] = set()
 
@@ -60,7 +59,7 @@ def reference_padding(
             if lack % 4 or r.offset % max(m.type.align, 1) or _bool_vector(m.type):
                 return False  # the layout check names it (OS2001)
             file = src.struct_file(owner)
-            start = statement_start(code, file, f) if file is not None else None
+            start = statement_start(src, file, f) if file is not None else None
             if file is None or start is None:
                 return False
             grow(more, grown, file, f, start, lack)
