@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from module_validation import wgsl_errors
 from oneshader.compiler import (
     CompileOptions,
     CompileResult,
@@ -580,6 +581,31 @@ def test_compared_and_sampled_texture_is_a_wgsl_error(tmp_path: Path) -> None:
     assert "WGSL" in err.message and "'Depth'" in err.message
     spirv = compile_file(str(tmp_path / "s.hlsl"), CompileOptions(targets=(Target.SpirV,)))
     assert spirv.ok
+
+
+def test_a_compared_texture_passed_to_functions_is_a_wgsl_depth_texture(tmp_path: Path) -> None:
+    """A shadow map passed down two functions and compared on the parameter (MiniEngine's
+    ``GetDirectionalShadow(coord, texShadow)``): the global and each parameter are WGSL depth
+    textures (naga refused the module: a comparison on a ``texture_2d<f32>``); a colour
+    texture passed to a function stays one."""
+    (tmp_path / "s.hlsl").write_text(
+        "Texture2D<float> Shadow;\nTexture2D<float4> Albedo;\nSamplerComparisonState C;\n"
+        "SamplerState S;\n"
+        "float shadow(float3 p, Texture2D<float> t)\n"
+        "{ return t.SampleCmpLevelZero(C, p.xy, p.z); }\n"
+        "float light(float3 p, Texture2D<float> tex) { return 0.5 * shadow(p, tex); }\n"
+        "float4 tint(Texture2D<float4> t, float2 uv) { return t.Sample(S, uv); }\n"
+        '[shader("pixel")] float4 P(float3 p : TEXCOORD0) : SV_Target\n'
+        "{ return tint(Albedo, p.xy) * light(p, (Shadow)); }\n"
+    )
+    result = compile_file(str(tmp_path / "s.hlsl"), CompileOptions(source_name="s.hlsl"))
+    assert result.ok, [d.format() for d in result.diagnostics]
+    wgsl = next(o.data.decode() for o in result.outputs if o.target is Target.Wgsl)
+    assert re.search(r"var Shadow(_\d+)? : texture_depth_2d;", wgsl)
+    assert len(re.findall(r"\w+ : texture_depth_2d\b", wgsl)) == 3, wgsl
+    assert re.search(r"var Albedo(_\d+)? : texture_2d<f32>;", wgsl)
+    assert wgsl_errors(wgsl) == ""
+    assert result.reflection is not None and res(result.reflection, "Shadow").depth
 
 
 @pytest.mark.parametrize(

@@ -238,24 +238,17 @@ def _wgsl_depth_textures(
     src: SourceSet, text: str, resources: list[Resource], problems: Collector
 ) -> tuple[str, frozenset[str]]:
     """A texture sampled only with a comparison sampler becomes a WGSL depth texture (WGSL
-    compares depth textures only; Slang declares ``texture_2d<f32>``). A texture compared and
-    also sampled plainly cannot be expressed: an error at its declaration. The declarations
-    and the uses are found in one pass each, not one per texture."""
+    compares depth textures only; Slang declares ``texture_2d<f32>``), and so does each
+    function parameter it is passed to that is itself only compared or passed on
+    (``wgsl.texture_flow``). A texture compared and also sampled plainly cannot be expressed:
+    an error at its declaration."""
     decls = src.declarations()
     declared: dict[str, list[re.Match[str]]] = {}  # by the names each may stand for
-    wanted: set[str] = set()  # the variables that may become depth textures
     for m in _TEXTURE_VAR.finditer(text):
         for name in _names(m.group(2)):
             declared.setdefault(name, []).append(m)
-        if m.group(3) in wgsl.DEPTH_TEXTURES:
-            wanted.add(m.group(2))
-    uses: dict[str, list[int]] = {}
-    for m in _WORD.finditer(text):
-        if m.group(0) in wanted:
-            uses.setdefault(m.group(0), []).append(m.start())
-    taken: set[int] = set()  # declarations made depth textures (no longer texture_2d<f32>)
-    edits: list[tuple[int, int, str]] = []
-    depth_names: set[str] = set()
+    chosen: list[tuple[Resource, re.Match[str]]] = []
+    taken: set[int] = set()  # declarations already given to a resource
     for r in resources:
         if r.rtype not in TEXTURE_TYPES:
             continue
@@ -263,24 +256,35 @@ def _wgsl_depth_textures(
         decl = next(free, None)
         if decl is None or decl.group(3) not in wgsl.DEPTH_TEXTURES:
             continue
-        refs = [i for i in uses.get(decl.group(2), ()) if not (decl.start() <= i < decl.end())]
-        compared = [bool(wgsl.WGSL_COMPARE.search(text[max(0, i - 60) : i])) for i in refs]
-        if not any(compared):
+        taken.add(decl.start())
+        chosen.append((r, decl))
+    if not chosen:
+        return text, frozenset()
+    flow = wgsl.texture_flow(text, [d.group(2) for _, d in chosen])
+    edits: list[tuple[int, int, str]] = []
+    depth_names: set[str] = set()
+    for r, decl in chosen:
+        name = decl.group(2)
+        if name not in flow.compared:
             continue
-        if not all(compared):
+        if name not in flow.depth:
             problems.add(
                 src.at_decl(
                     decls[r.name],
                     f"WGSL: '{r.name}' is sampled both with a comparison sampler and "
-                    "without; WGSL compares depth textures only, which cannot be sampled "
-                    "as colour: use two texture declarations",
+                    "without (or passed where another texture is sampled); WGSL compares "
+                    "depth textures only, which cannot be sampled as colour: use two "
+                    "texture declarations",
                     Code.COMPARED_AND_SAMPLED,
                 )
             )
             continue
-        taken.add(decl.start())
         edits.append((decl.start(3), decl.end(), wgsl.DEPTH_TEXTURES[decl.group(3)]))
         depth_names.add(r.name)
+    for param, (start, end) in flow.params.items():
+        if param in flow.depth:
+            kind = text[start:end].removesuffix("<f32>")
+            edits.append((start, end, wgsl.DEPTH_TEXTURES[kind]))
     out, last = [], 0
     for start, end, depth in sorted(edits):
         out += [text[last:start], depth]

@@ -28,6 +28,184 @@ DEPTH_TEXTURES = {
 WGSL_COMPARE = re.compile(r"texture(?:SampleCompare(?:Level)?|GatherCompare)\(\s*\(?\s*$")
 
 
+@dataclass(frozen=True)
+class TextureFlow:
+    """Which colour textures of a WGSL module may be depth textures, following them into the
+    functions they are passed to (``GetShadow(texShadow)``, compared inside on the parameter).
+    ``depth``: the globals (by emitted name) and the parameters (by function and index) that
+    can become depth textures, every use compared or passed on to such a parameter, every
+    argument such a parameter takes one of them; ``compared``: the globals a comparison
+    reaches (directly or through parameters); ``params``: each parameter's type (start, end)
+    in the text."""
+
+    depth: frozenset[str | tuple[str, int]]
+    compared: frozenset[str]
+    params: Mapping[tuple[str, int], tuple[int, int]]
+
+
+_FN = re.compile(r"\bfn\s+(\w+)\s*\(")
+_PARAM = re.compile(r"^\s*(\w+)\s*:\s*(texture_\w+)<f32>\s*$")
+_IDENT = re.compile(r"\w+")
+
+
+def _split_top(text: str) -> list[tuple[int, int]]:
+    """The spans of ``text``'s comma-separated parts at bracket depth 0."""
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in "(<[":
+            depth += 1
+        elif ch in ")>]":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            out.append((start, i))
+            start = i + 1
+    out.append((start, len(text)))
+    return out
+
+
+def _closing(text: str, open_at: int, pair: str = "()") -> int:
+    """The index of the bracket closing the one at ``open_at``."""
+    depth = 0
+    for i in range(open_at, len(text)):
+        if text[i] == pair[0]:
+            depth += 1
+        elif text[i] == pair[1]:
+            depth -= 1
+            if depth == 0:
+                return i
+    return len(text)
+
+
+def _argument_of(text: str, start: int, end: int) -> tuple[str, int] | None:
+    """(function, index) when the word at ``start:end`` is a whole argument of a call
+    (``f(a, x)``, ``f((x))``); None otherwise."""
+    i, wraps = start, 0
+    while True:
+        j = i - 1
+        while j >= 0 and text[j].isspace():
+            j -= 1
+        if j >= 0 and text[j] == "(" and not _CALL_HEAD.search(text, 0, j):
+            wraps, i = wraps + 1, j
+            continue
+        break
+    k = end
+    for _ in range(wraps + 1):
+        while k < len(text) and text[k].isspace():
+            k += 1
+        if k < len(text) and text[k] == ")" and _ < wraps:
+            k += 1
+    if j < 0 or k >= len(text) or text[k] not in ",)" or text[j] not in "(,":
+        return None
+    depth, commas = 0, 0
+    while j >= 0:
+        ch = text[j]
+        if ch in ")]":
+            depth += 1
+        elif ch in "([":
+            if depth == 0:
+                head = _CALL_HEAD.search(text, 0, j) if ch == "(" else None
+                if head is None or head.group(1) in _NOT_CALLS:
+                    return None
+                return head.group(1), commas
+            depth -= 1
+        elif ch == "," and depth == 0:
+            commas += 1
+        elif ch in ";{}":
+            return None
+        j -= 1
+    return None
+
+
+_CALL_HEAD = re.compile(r"(\w+)\s*\Z")
+
+
+_NOT_CALLS = frozenset({"if", "while", "for", "switch", "return"})
+
+
+def texture_flow(text: str, globals_: Sequence[str]) -> TextureFlow:
+    """The depth textures of ``text`` whose colour globals are ``globals_`` (see
+    :class:`TextureFlow`)."""
+    params: dict[tuple[str, int], tuple[int, int]] = {}
+    scopes: list[tuple[int, int, str, dict[str, tuple[str, int]]]] = []  # body, fn, its params
+    for m in _FN.finditer(text):
+        close = _closing(text, m.end() - 1)
+        named: dict[str, tuple[str, int]] = {}
+        inner = text[m.end() : close]
+        for k, (a, b) in enumerate(_split_top(inner)):
+            pm = _PARAM.match(inner[a:b])
+            if pm and pm.group(2) in DEPTH_TEXTURES:
+                params[(m.group(1), k)] = (m.end() + a + pm.start(2), m.end() + a + pm.end(2) + 5)
+                named[pm.group(1)] = (m.group(1), k)
+        body = text.find("{", close)
+        if body < 0:
+            continue
+        scopes.append((body, _closing(text, body, "{}"), m.group(1), named))
+    if not params and not globals_:
+        return TextureFlow(frozenset(), frozenset(), {})
+    wanted_globals = set(globals_)
+    param_names = {name for sc in scopes for name in sc[3]}
+    Node = str | tuple[str, int]
+    uses: dict[Node, list[str | tuple[str, int]]] = {g: [] for g in globals_}
+    uses.update({p: [] for p in params})
+
+    def resolve(word: str, at: int) -> Node | None:
+        scope = next((sc for sc in scopes if sc[0] <= at < sc[1]), None)
+        if scope is not None and word in scope[3]:
+            return scope[3][word]
+        return word if word in wanted_globals else None
+
+    for m in _IDENT.finditer(text):
+        word = m.group(0)
+        if word not in wanted_globals and word not in param_names:
+            continue
+        node = resolve(word, m.start())
+        if node is None:
+            continue
+        if re.search(r"\bvar\s+$|[(,]\s*$", text[max(0, m.start() - 8) : m.start()]) and (
+            text[m.end() :].lstrip().startswith(":")
+        ):
+            continue  # its declaration
+        call = _argument_of(text, m.start(), m.end())
+        if WGSL_COMPARE.search(text[max(0, m.start() - 60) : m.start()]):
+            uses[node].append("compare")
+        elif call is not None and call in params:
+            uses[node].append(call)
+        else:
+            uses[node].append("other")
+    # what each parameter is given, at every call of its function
+    fed: dict[tuple[str, int], set[Node | None]] = {p: set() for p in params}
+    for fn in {f for f, _ in params}:
+        for m in re.finditer(rf"(?<![\w.]){fn}\s*\(", text):
+            if re.search(r"\bfn\s+$", text[max(0, m.start() - 8) : m.start()]):
+                continue
+            inner = text[m.end() : _closing(text, m.end() - 1)]
+            for k, (a, b) in enumerate(_split_top(inner)):
+                if (fn, k) in params:
+                    arg = inner[a:b].strip(" \t\n()")
+                    fed[(fn, k)].add(resolve(arg, m.start()) if _IDENT.fullmatch(arg) else None)
+    depth: set[Node] = set(uses)
+    changed = True
+    while changed:
+        changed = False
+        for node in list(depth):
+            ok = all(u == "compare" or (isinstance(u, tuple) and u in depth) for u in uses[node])
+            if isinstance(node, tuple):
+                ok = ok and all(f is not None and f in depth for f in fed[node])
+            if not ok:
+                depth.discard(node)
+                changed = True
+    reaches: set[Node] = {n for n, us in uses.items() if "compare" in us}
+    changed = True
+    while changed:
+        changed = False
+        for node, us in uses.items():
+            if node not in reaches and any(isinstance(u, tuple) and u in reaches for u in us):
+                reaches.add(node)
+                changed = True
+    compared = frozenset(n for n in reaches if isinstance(n, str))
+    return TextureFlow(frozenset(depth & reaches), compared, params)
+
+
 def _relocate_fields(body: str, wanted: dict[str, int]) -> str:
     """``@location(n) name_0`` fields of a struct body or parameter list, renumbered."""
 
