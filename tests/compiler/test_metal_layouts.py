@@ -519,3 +519,39 @@ def test_offsets_after_a_widened_array_or_matrix_are_placed_on_metal(tmp_path: P
     assert _reflected_and_emitted(result, "A", lambda m: m.offset) == (a, a)
     b = {"weights": 0, "after": 80, "m": 96, "tail": 160}
     assert _reflected_and_emitted(result, "B", lambda m: m.offset) == (b, b)
+
+
+def test_a_struct_metal_makes_smaller_gets_std430s_size_where_its_size_counts(
+    tmp_path: Path,
+) -> None:
+    """``struct PM { float3 p; float m; float3 v; float a; float r; uint i; }`` is 40 bytes on
+    Metal (its packed float3s align it to 4), 48 in std430 and WGSL: as a structured buffer's
+    element and in arrays (a cbuffer's, a struct's) it was OS2001 on every build with Metal
+    beside SPIR-V (MiniEngine's particle buffers); words after its last member give Metal 48."""
+    source = (
+        "struct PM { float3 p; float m; float3 v; float a; float r; uint i; };\n"
+        "struct Pair { PM a[2]; float t; };\n"
+        "RWStructuredBuffer<PM> Out;\nRWStructuredBuffer<Pair> Pairs;\n"
+        "cbuffer C { PM cm[2]; float after; };\n"
+        '[shader("compute")][numthreads(1,1,1)] void main(uint i : SV_DispatchThreadID) {\n'
+        "  PM p = Out[i + 1]; p.a += cm[1].a + after; Out[i] = p;\n"
+        "  Pair q = Pairs[i]; q.a[1].r = q.t; Pairs[i + 1] = q;\n}\n"
+    )
+    result = _build(tmp_path, source, ALL)
+    assert result.ok, "\n".join(d.format() for d in result.diagnostics)
+    assert result.reflection is not None
+    layouts = {r.name: r.layout for r in result.reflection.resources}
+    out, pairs, c = layouts["Out"], layouts["Pairs"], layouts["C"]
+    assert out is not None and pairs is not None and c is not None
+    assert out.size == 48
+    assert [(m.name, m.offset, m.type.stride) for m in pairs.members] == [
+        ("a", 0, 48),
+        ("t", 96, 0),
+    ]
+    assert [(m.name, m.offset, m.type.stride) for m in c.members] == [
+        ("cm", 0, 48),
+        ("after", 96, 0),
+    ]
+    assert re.search(
+        r"uint i_0;\s*uint oneshader_pad\w+;\s*uint oneshader_pad\w+;\s*\}", _msl(result)
+    )

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from oneshader.compiler.slang.facts import TargetFacts
 from oneshader.compiler.slang.padding import Padding, grow, statement_start
-from oneshader.compiler.source.scanner import Declaration
+from oneshader.compiler.source.scanner import Declaration, StructDef
 from oneshader.compiler.source.sourceset import SourceSet
 from oneshader.compiler.unify.layouts import packed_relayout, vk_offsets
 from oneshader.compiler.unify.metal_arrays import MetalArrays
@@ -36,10 +36,12 @@ def reference_padding(
     more = dict(pads)
     grown: set[tuple[Path, int, int]] = set()
 
-    def walk(metal: TypeLayout, ref: TypeLayout, owner: str) -> bool:
-        """Pads the first misplaced member of each struct inside ``metal``; True if any."""
+    def walk(metal: TypeLayout, ref: TypeLayout, owner: str, whole: bool = False) -> bool:
+        """Pads the first misplaced member of each struct inside ``metal``, and the end of a
+        struct whose whole size counts (``whole``: an array's element, a structured buffer's);
+        True if any."""
         if metal.kind is TypeKind.Array and metal.element is not None and ref.element is not None:
-            return walk(metal.element, ref.element, metal.element.name)
+            return walk(metal.element, ref.element, metal.element.name, True)
         if metal.kind is not TypeKind.Struct or ref.kind is not TypeKind.Struct or not ref.members:
             return False  # (an empty struct has nothing to place)
         sdef = src.struct(owner) if owner else None
@@ -64,15 +66,43 @@ def reference_padding(
                 return False
             grow(more, grown, file, f, start, lack)
             return True
-        return False
+        return whole and sdef is not None and tail(metal, ref, owner, sdef)
+
+    def tail(metal: TypeLayout, ref: TypeLayout, owner: str, sdef: StructDef) -> bool:
+        """Words after the last member of a struct that Metal makes smaller than SPIR-V: a
+        packed ``float3`` aligns it to 4, where std430 aligns it to 16 (``struct { float3 p;
+        float m; float3 v; float a; float r; uint i; }``: 40 bytes on Metal, 48 in std430),
+        so an array of it, or a structured buffer of it, would have another stride."""
+        end = max((m.offset + m.type.size for m in metal.members), default=0)
+        lack = ref.size - end
+        file = src.struct_file(owner)
+        if lack <= 0 or lack % 4 or metal.size >= ref.size or file is None or not sdef.fields:
+            return False
+        last = sdef.fields[-1]
+        s = src.stream(file)
+        i = s.index(s.offset_of(last.line, last.column))
+        while i < len(s) and not s.is_(i, ";"):
+            i += 1
+        if i + 1 >= len(s):
+            return False
+        line, column = s.line_col(i + 1)  # before the struct's closing brace
+        key = (file, line, column)
+        if key in grown:
+            return False
+        grown.add(key)
+        before = more.get(key)
+        more[key] = Padding(file, line, column, lack + (before.size if before else 0))
+        return True
 
     refs = {p.name: p for p in reference.params}
     for p in facts.params:
         r = refs.get(p.name)
         if p.layout is None or r is None or r.layout is None:
             continue
-        owner = _owner(decls.get(p.name), p.layout)
-        walk(p.layout, vk_offsets(src, r.layout, owner) or r.layout, owner)
+        decl = decls.get(p.name)
+        owner = _owner(decl, p.layout)
+        element = decl is not None and decl.base.endswith("StructuredBuffer")
+        walk(p.layout, vk_offsets(src, r.layout, owner) or r.layout, owner, element)
     return more
 
 
