@@ -95,17 +95,23 @@ def test_metal_out_parameters_are_returned_by_a_wrapper(tmp_path: Path, source: 
     assert result.reflection.entry_points == spirv.reflection.entry_points
 
 
-def test_a_metal_struct_out_parameter_beside_others_is_a_positioned_error(
+def test_a_metal_struct_out_parameter_beside_others_is_returned_member_by_member(
     tmp_path: Path,
 ) -> None:
-    """No wrapper returns it (precheck.returned_outputs), and Slang's Metal stops on it."""
+    """Slang's Metal stops on it (it was OS1022): the wrapper returns its members beside the
+    other outputs (precheck.flattened_outputs); one that cannot be flattened (a member without
+    a semantic) stays OS1022 at the parameter."""
     source = (
         "struct O { float4 c : SV_Target0; };\n"
         '[shader("pixel")] void P(float2 a : A, out O o, out float4 d : SV_Target1) '
         "{ o.c = a.x; d = 1; }\n"
     )
     result = _build(tmp_path, source, Target.Msl)
-    assert _errors(result) == [(2, 46, "OS1022")]
+    spirv = _build(tmp_path, source, Target.SpirV)
+    assert result.ok and result.reflection is not None and spirv.reflection is not None
+    assert result.reflection.entry_points == spirv.reflection.entry_points
+    unflat = source.replace("float4 c : SV_Target0;", "float4 c : SV_Target0; float w;")
+    assert _errors(_build(tmp_path, unflat, Target.Msl)) == [(2, 46, "OS1022")]
 
 
 @pytest.mark.parametrize(

@@ -208,8 +208,27 @@ def test_a_struct_out_parameter_is_returned_as_it_is(tmp_path: Path) -> None:
     assert "-> VSOut" in wgsl.outputs[0].data.decode()
 
 
-def test_a_struct_out_parameter_beside_others_is_a_positioned_error(tmp_path: Path) -> None:
+def test_a_struct_out_parameter_beside_others_is_returned_member_by_member(
+    tmp_path: Path,
+) -> None:
+    """``out VSOut o, out float k`` (Diligent's Asteroids: ``out float4 position :
+    SV_Position, out VSOut vs_output``) was OS1003 on WGSL: the wrapper returns the struct's
+    members beside the other outputs, filled from a local, so no struct holds another; the
+    reflection is SPIR-V's."""
     source = SHARED_STRUCT.replace(" OTHER", ", out float k : KAY").replace("o.uv = p;", "k = 1;")
+    wgsl = _ok(tmp_path, source, (Target.Wgsl,))
+    spirv = _ok(tmp_path, source, (Target.SpirV,))
+    assert wgsl.reflection is not None and spirv.reflection is not None
+    assert wgsl.reflection.entry_points == spirv.reflection.entry_points
+    assert [v.name for v in wgsl.reflection.entry_points[0].outputs] == ["pos", "uv", "k"]
+
+
+def test_a_struct_out_parameter_that_cannot_be_flattened_is_a_positioned_error(
+    tmp_path: Path,
+) -> None:
+    """A member without a semantic: no member-by-member return, OS1003 at the parameters."""
+    source = SHARED_STRUCT.replace(" OTHER", ", out float k : KAY").replace("o.uv = p;", "k = 1;")
+    source = source.replace("float2 uv : TEXCOORD0;", "float2 uv : TEXCOORD0; float w;")
     result = _build(tmp_path, source, (Target.Wgsl,))
     errors = [(d.code, d.line, d.column) for d in result.diagnostics if d.is_error]
     assert errors == [("OS1003", 3, 40), ("OS1003", 3, 53)]

@@ -15,7 +15,7 @@ from typing import Any
 from oneshader.compiler.quirks.record import EVERY_TARGET, NOT_SPIRV, Context, Probe, Rewrite
 from oneshader.compiler.source import rewrite
 from oneshader.compiler.source.dxc_syntax import dxc_declarations
-from oneshader.compiler.source.precheck import returned_outputs
+from oneshader.compiler.source.precheck import flattened_outputs, returned_outputs
 from oneshader.compiler.source.sourceset import SourceSet
 from oneshader.compiler.source.varyings import instance_id_semantics, pixel_point_sizes
 from oneshader.reflection.model import ResourceTypeKind, Stage, Target
@@ -99,7 +99,7 @@ def _identifiers(src: SourceSet) -> set[str]:
     return found
 
 
-def _outputs_returned(c: Context) -> tuple[tuple[str, str, bool], ...]:
+def _outputs_returned(c: Context) -> tuple[tuple[str, str, bool, Any], ...]:
     """The entry points whose ``out``/``inout`` parameters a wrapper returns, each with a name
     of the same length that no file uses (for the function the wrapper calls: columns stay).
     WGSL entry points take no pointers; Slang's Metal crashes on them beside a vertex
@@ -124,7 +124,8 @@ def _outputs_returned(c: Context) -> tuple[tuple[str, str, bool], ...]:
             None,
         )
         if hidden is not None:
-            out.append((name, hidden, form == "direct"))
+            flat = () if form == "direct" else flattened_outputs(src, fn) or ()
+            out.append((name, hidden, form == "direct", flat))
             words = words | {hidden}
     return tuple(out)
 
@@ -138,10 +139,12 @@ def _here(path: Path, at: Collection[tuple[Path, int, int]]) -> list[tuple[int, 
 
 
 def _entry_outputs(src: SourceSet, path: Path, text: str, plan: Any) -> str:
-    for name, hidden, direct in plan:
+    for name, hidden, direct, flat in plan:
         fn = src.function(name)
         if fn is not None and src.function_file(name) == path:
-            text = rewrite.entry_outputs_as_results(text, fn.line, fn.column, name, hidden, direct)
+            text = rewrite.entry_outputs_as_results(
+                text, fn.line, fn.column, name, hidden, direct, flat
+            )
     return text
 
 
@@ -286,7 +289,11 @@ _DOCS: dict[str, str] = {
         "first) and the `out`/`inout` parameters (their names, types, modifiers and "
         "semantics), so the emitted stage interface is the one SPIR-V has; the one `out` "
         "parameter of a `void` entry point, when it is a struct, is returned as it is. A "
-        "struct parameter beside other outputs is not wrapped (OS1003 on WGSL, OS1022 on "
+        "struct parameter beside other outputs is returned member by member (each member "
+        "of the outputs struct with its modifiers and semantic, copied from a local the "
+        "function fills: no struct inside another, whose pixel-input built-ins Slang's WGSL"
+        " would lose); one whose members are not all plain varyings with a semantic, or "
+        "whose member names another output has, is not wrapped (OS1003 on WGSL, OS1022 on "
         "Metal)."
     ),
     "own-name-blocks": (

@@ -417,7 +417,51 @@ def returned_outputs(src: SourceSet, fn: StructDef) -> str | None:
     if not structs:
         return "members"
     void = fn.returns.split()[-1:] in ([], ["void"])
-    return "direct" if len(outs) == 1 and void and outs[0].array is None else None
+    if len(outs) == 1 and void and outs[0].array is None:
+        return "direct"
+    return "members" if flattened_outputs(src, fn) is not None else None
+
+
+_FLAT_MODIFIERS = frozenset(
+    {"nointerpolation", "linear", "centroid", "noperspective", "sample", "precise"}
+)
+
+
+def flattened_outputs(
+    src: SourceSet, fn: StructDef
+) -> tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] | None:
+    """The struct ``out``/``inout`` parameters of an entry point beside other outputs as the
+    wrapper returns them, member by member (``rewrite.entry_outputs_as_results``): per such
+    parameter, its name, its members' declarations (modifiers, type, name, semantic) and
+    names. None where they cannot be: a member that is a struct or has no semantic (or an
+    attribute), an array of structs or one with a semantic of its own, or two outputs of one
+    name (the reflection names a stage variable by its member name)."""
+    outs = [f for f in fn.fields if {"out", "inout"} & set(f.modifiers)]
+    names = [f.name for f in outs if src.struct(f.type_text.split()[-1]) is None]
+    if fn.returns.split()[-1:] not in ([], ["void"]):
+        names.append("result")
+    flat = []
+    for f in outs:
+        sdef = src.struct(f.type_text.split()[-1])
+        if sdef is None:
+            continue
+        if f.array is not None or f.semantic or not sdef.fields:
+            return None
+        decls, members = [], []
+        for m in sdef.fields:
+            if src.struct(m.type_text.split()[-1]) is not None or not m.semantic or m.attributes:
+                return None
+            if not set(m.modifiers) <= _FLAT_MODIFIERS:
+                return None
+            count = "" if m.array is None else f"[{m.array}]"
+            mods = " ".join(m.modifiers)
+            decls.append(f"{mods} {m.type_text} {m.name}{count} : {m.semantic};".strip())
+            members.append(m.name)
+        names += members
+        flat.append((f.name, tuple(decls), tuple(members)))
+    if len(set(names)) != len(names):
+        return None
+    return tuple(flat)
 
 
 def _attribute_errors(

@@ -7,7 +7,7 @@ point into the user's file (docs/compiler.md lists them).
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from oneshader.compiler.emitted.common import SLANG_LENGTHS, counter_name
 from oneshader.compiler.source.scanner import (
@@ -931,7 +931,13 @@ _ENTRY_ATTRIBUTE = re.compile(r"\[\s*(?:shader|earlydepthstencil)\b[^\]]*\]")
 
 
 def entry_outputs_as_results(
-    text: str, line: int, column: int, name: str, hidden: str, direct: bool = False
+    text: str,
+    line: int,
+    column: int,
+    name: str,
+    hidden: str,
+    direct: bool = False,
+    flat: Sequence[tuple[str, Sequence[str], Sequence[str]]] = (),
 ) -> str:
     """The entry point ``name`` (declared at ``line``:``column``) with its ``out``/``inout``
     parameters returned instead, for WGSL, whose entry points return their outputs (Slang
@@ -940,9 +946,11 @@ def entry_outputs_as_results(
     brace on the same line (lines stay), returns a struct of the outputs, each a member with
     the parameter's name, type and semantic (the return value first, as member ``result``, the
     name the reflection gives it); ``direct``: the one ``out`` parameter's own struct (Slang
-    loses a pixel input's built-ins of a struct it also finds inside another). The entry
-    point's attributes move to the wrapper. Unchanged when the function is not found as
-    expected."""
+    loses a pixel input's built-ins of a struct it also finds inside another); ``flat``: the
+    struct parameters beside other outputs, returned member by member (name, the members'
+    declarations, their names: ``precheck.flattened_outputs``), through a local the function
+    fills. The entry point's attributes move to the wrapper. Unchanged when the function is
+    not found as expected."""
     code = strip_comments(text)
     at = line_offsets(code)[line - 1] + column - 1
     if code[at : at + len(name)] != name:
@@ -961,7 +969,11 @@ def entry_outputs_as_results(
     entry_attributes = list(_ENTRY_ATTRIBUTE.finditer(code, head_start, at))  # to the wrapper
     attributes = " ".join(m.group(0) for m in entry_attributes)
     result_semantic = code[close:brace].strip()
-    ins, members, args, copies = [], [], [], []
+    ins, args, copies = [], [], []
+    members: list[str] = []
+    after: list[str] = []  # the flattened members, copied from their locals after the call
+    locals_: list[str] = []
+    flats = {pname: (decls, names) for pname, decls, names in flat}
     semantics = []  # Slang checks system values on every function's parameters for WGSL
     for i, j in comma_spans(code, open_ + 1, close - 1):
         p = code[i:j]
@@ -977,6 +989,17 @@ def entry_outputs_as_results(
         if direction is None or direction.group(1) == "in":
             ins.append(bare)
             args.append(pname)
+            continue
+        if pname in flats:  # a struct beside other outputs: returned member by member
+            decls, names = flats[pname]
+            local = f"oneshader_{pname}"
+            members.extend(decls)
+            locals_.append(f"{bare.rsplit(pname, 1)[0].strip()} {local};")
+            args.append(local)
+            after.extend(f"oneshader_out.{n} = {local}.{n};" for n in names)
+            if direction.group(1) == "inout":
+                ins.append(bare)
+                copies.append(f"{local} = {pname};")
             continue
         members.append(f"{bare};")
         args.append(f"oneshader_out.{pname}")
@@ -998,8 +1021,8 @@ def entry_outputs_as_results(
     declaration = f" struct {outputs} {{ {' '.join(members)} }};" if members else ""
     wrapper = (
         f"{declaration} {attributes} {outputs} {name}("
-        f"{', '.join(ins)}) {{ {outputs} oneshader_out; {' '.join(copies)} {call} "
-        "return oneshader_out; }"
+        f"{', '.join(ins)}) {{ {outputs} oneshader_out; {' '.join([*locals_, *copies])} "
+        f"{call} {' '.join(after)} return oneshader_out; }}"
     )
     text = blanked(text, [*(a.span() for a in entry_attributes), *semantics])
     return text[:at] + hidden + text[at + len(name) : end] + wrapper + text[end:]
