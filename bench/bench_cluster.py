@@ -2,8 +2,11 @@
 (``-j 1``) and through a Dask cluster on this machine (a scheduler and one one-thread worker on
 127.0.0.1), both without the compile server. The slope between two project sizes gives each
 path's seconds per shader without the fixed costs (start-up, connecting, the worker's first
-fork); their difference is what the cluster adds per shader on loopback. bench/README.md turns
-the figures into a model of N machines.
+fork); their difference is what the cluster adds per shader on loopback. Besides wall time,
+each side's CPU seconds (the build process and every process it waited for; on the cluster side
+also the scheduler's and the worker's process trees), which other load on the machine barely
+moves: the CPU slope's difference is the per-shader overhead to trust on a busy machine.
+bench/README.md turns the figures into a model of N machines.
 
     python bench/bench_cluster.py [--sizes 8 32] [--reps R]
 """
@@ -11,6 +14,7 @@ the figures into a model of N machines.
 from __future__ import annotations
 
 import argparse
+import resource
 import shutil
 import socket
 import subprocess
@@ -21,7 +25,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bench_build import make_project, run_build
-from timing import interleaved
 
 
 def free_port() -> int:
@@ -74,13 +77,63 @@ def start_cluster(folder: Path) -> tuple[str, list[subprocess.Popen[bytes]]]:
             time.sleep(0.5)
 
 
-def full(root: Path, *args: str) -> Callable[[], object]:
-    def run() -> None:
+def tree_cpu(procs: list[subprocess.Popen[bytes]]) -> float:
+    """CPU seconds of these processes and their descendants, those they reaped included (a
+    process's time moves to its parent's children times when reaped, so the sum is steady)."""
+    import psutil
+
+    total = 0.0
+    for p in procs:
+        root = psutil.Process(p.pid)
+        for proc in (root, *root.children(recursive=True)):
+            try:
+                t = proc.cpu_times()
+            except psutil.NoSuchProcess:
+                continue
+            total += t.user + t.system + t.children_user + t.children_system
+    return total
+
+
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def full(
+    root: Path, *args: str, cluster: list[subprocess.Popen[bytes]] | None = None
+) -> Callable[[], float]:
+    """A cold build; returns its CPU seconds (the build's and, through a cluster, the
+    cluster's processes')."""
+
+    def run() -> float:
         shutil.rmtree(root / "out", ignore_errors=True)
+        c0, t0 = children_cpu(), tree_cpu(cluster or [])
         _, line = run_build(root, "shaders", "-o", "out", "-j", "1", *args)
         assert " 0 failed" in line, line
+        return children_cpu() - c0 + tree_cpu(cluster or []) - t0
 
     return run
+
+
+def interleaved_wall_cpu(
+    a: Callable[[], float], b: Callable[[], float], repeat: int
+) -> tuple[tuple[float, float], tuple[float, float]]:
+    """The best wall time and the best CPU time of each, the two alternating."""
+    runs: tuple[list[tuple[float, float]], list[tuple[float, float]]] = ([], [])
+    for _ in range(repeat):
+        for fn, times in zip((a, b), runs, strict=True):
+            w0 = time.perf_counter()
+            cpu = fn()
+            times.append((time.perf_counter() - w0, cpu))
+    return tuple(  # type: ignore[return-value]
+        (min(w for w, _ in times), min(c for _, c in times)) for times in runs
+    )
+
+
+def slope(figures: dict[int, float], small: int, big: int) -> tuple[float, float]:
+    """Seconds per shader between the two sizes, and the fixed cost left at the small size."""
+    per = (figures[big] - figures[small]) / (big - small)
+    return per, figures[small] - small * per
 
 
 def main() -> None:
@@ -92,30 +145,33 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="oneshader-bench-cluster-") as tmp:
         address, procs = start_cluster(Path(tmp))
         try:
-            times: dict[int, tuple[float, float]] = {}
+            here: dict[int, tuple[float, float]] = {}
+            there: dict[int, tuple[float, float]] = {}
             for n in (small, big):
                 root = Path(tmp) / f"p{n}"
                 make_project(root, n)
-                full(root, "--scheduler", address)()  # the worker's zygote, warm bytecode
-                times[n] = interleaved(
-                    full(root), full(root, "--scheduler", address), repeat=args.reps
-                )
+                via = full(root, "--scheduler", address, cluster=procs)
+                via()  # the worker's zygote, warm bytecode
+                here[n], there[n] = interleaved_wall_cpu(full(root), via, args.reps)
         finally:
             for p in procs:
                 p.terminate()
                 p.wait(timeout=30)
     print(f"full build, -j 1 here vs one one-thread Dask worker on 127.0.0.1, best of {args.reps}")
-    print(f"  {'shaders':>7} {'here':>8} {'cluster':>8}")
-    for n, (here, cluster) in times.items():
-        print(f"  {n:7d} {here:7.2f}s {cluster:7.2f}s")
-    per_here = (times[big][0] - times[small][0]) / (big - small)
-    per_cluster = (times[big][1] - times[small][1]) / (big - small)
-    print(
-        f"  per shader (slope {small}->{big}): here {per_here * 1000:.0f} ms, "
-        f"cluster {per_cluster * 1000:.0f} ms, overhead {(per_cluster - per_here) * 1000:.0f} ms"
-    )
-    fixed = times[small][1] - small * per_cluster - (times[small][0] - small * per_here)
-    print(f"  fixed cost of the cluster path (connect, plugin, first fork): {fixed:.2f}s")
+    print(f"  {'shaders':>7} {'wall here':>10} {'cluster':>8} {'CPU here':>9} {'cluster':>8}")
+    for n in (small, big):
+        print(
+            f"  {n:7d} {here[n][0]:9.2f}s {there[n][0]:7.2f}s "
+            f"{here[n][1]:8.2f}s {there[n][1]:7.2f}s"
+        )
+    for i, what in ((0, "wall"), (1, "CPU")):
+        per_here, fixed_here = slope({n: f[i] for n, f in here.items()}, small, big)
+        per_there, fixed_there = slope({n: f[i] for n, f in there.items()}, small, big)
+        print(
+            f"  {what} per shader (slope {small}->{big}): here {per_here * 1000:.0f} ms, "
+            f"cluster {per_there * 1000:.0f} ms, overhead {(per_there - per_here) * 1000:.0f} ms;"
+            f" fixed cost of the cluster path {fixed_there - fixed_here:.2f}s"
+        )
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """[tool.oneshader.permutations]: the product of declared axes with generated names, beside
-named variants; variants whose defines differ only in macros no file of the shader names are
-compiled once, and their outputs are the bytes of their own compiles."""
+named variants; variants whose preprocessed sources agree are compiled once, and their outputs
+are the bytes of their own compiles."""
 
 from __future__ import annotations
 
@@ -74,7 +74,7 @@ def test_the_product_is_built_with_generated_names(lit: Path, build: BuildRun) -
     assert summary_counts(out) == (12, 0, 0)
     made = sorted(p.name for p in (lit / "out").iterdir() if not p.name.startswith("."))
     assert made == sorted(f"lit.{n}.{ext}" for n in NAMES for ext in ("spv", "wgsl", "reflection"))
-    # SHADOWS is named by no file of the shader: each pair differing in it compiled once
+    # SHADOWS changes nothing the preprocessor gives: each pair differing in it compiled once
     assert shared(out) == 6
     for name in NAMES[::2]:
         twin = name.replace("shadowsoff", "shadowspcf")
@@ -113,25 +113,65 @@ def test_a_shared_compile_writes_the_bytes_of_the_variants_own_compile(
 
 
 @pytest.mark.parametrize(
-    "where",
-    ["in the main file", "in an include", "pasted"],
+    ("body", "alike"),
+    [
+        # SHADOWS named where the preprocessor does not carry it into the source: shared
+        ("  // SHADOWS: not yet", 6),
+        ('\n#include "shadows.hlsli"', 6),
+        ("\n#define CAT(a, b) a##b", 6),
+        ("\n#if defined(SHADOWS)\n  Data[0] = 1;\n#endif", 6),
+        # the preprocessed source differs: compiled apart
+        ("\n#define off 0\n#define pcf 1\n  Data[1] = SHADOWS;", 0),
+        ('\n#include "pcf.hlsli"', 0),
+    ],
+    ids=["comment", "include-tests-other", "paste", "defined-in-all", "expanded", "branch"],
 )
-def test_a_define_named_anywhere_is_compiled_apart(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], where: str
+def test_variants_share_a_compile_exactly_when_their_preprocessed_sources_agree(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    body: str,
+    alike: int,
 ) -> None:
-    """SHADOWS named in a comment of the main file, in an included file, or possibly made by
-    pasting tokens: every variant is compiled on its own."""
-    body = {
-        "in the main file": "  // SHADOWS: not yet",
-        "in an include": '\n#include "shadows.hlsli"',
-        "pasted": "\n#define CAT(a, b) a##b",
-    }[where]
+    """The shared-compile test is the preprocessor's output, not the names in the text: a
+    define in a comment, tested by no #if taken, or defined in every variant changes nothing;
+    one that an expansion carries or an #if branch follows makes its own compile."""
     root = project(tmp_path / "proj", body=body)
     (root / "shaders" / "shadows.hlsli").write_text("#if SHADOWS_pcf\n#endif // SHADOWS\n")
+    (root / "shaders" / "pcf.hlsli").write_text(
+        "#define pcf 1\n#if SHADOWS == pcf\nstatic const int Soft = 1;\n#endif\n"
+    )
     monkeypatch.chdir(root)
     assert main(["build", "--no-server", "-q"]) == 0
     out = capsys.readouterr().out
-    assert summary_counts(out) == (12, 0, 0) and shared(out) == 0
+    assert summary_counts(out) == (12, 0, 0) and shared(out) == alike
+
+
+def test_a_define_tested_only_under_a_branch_not_taken_is_shared(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """FOG_DENSITY is read only under #if FOG: the FOG = 0 variants share one compile, the
+    FOG = 1 variants are compiled apart, and each writes what its own compile writes."""
+    root = project(
+        tmp_path / "proj",
+        axes="{ FOG = [0, 1], QUALITY = [1], FOG_DENSITY = [1, 2] }",
+        body="\n#if FOG\n  Data[2] = FOG_DENSITY;\n#endif",
+    )
+    monkeypatch.chdir(root)
+    assert main(["build", "--no-server", "-q"]) == 0
+    out = capsys.readouterr().out
+    assert summary_counts(out) == (4, 0, 0) and shared(out) == 1
+    spv = {
+        n: (root / f"out/lit.{n}.spv").read_bytes()
+        for n in (
+            "fog0_quality1_fog_density1",
+            "fog0_quality1_fog_density2",
+            "fog1_quality1_fog_density1",
+            "fog1_quality1_fog_density2",
+        )
+    }
+    assert spv["fog0_quality1_fog_density1"] == spv["fog0_quality1_fog_density2"]
+    assert spv["fog1_quality1_fog_density1"] != spv["fog1_quality1_fog_density2"]
 
 
 def test_permutations_beside_named_variants_and_their_bindings(

@@ -161,3 +161,17 @@ def test_a_line_without_an_expansion_is_as_written(path: Path) -> None:
     for number, line in enumerate(rendered.text.split("\n"), 1):
         if line and number not in rendered.columns:
             assert line == clean[number - 1].rstrip(), (number, line)
+
+
+def test_the_digest_follows_what_is_compiled_not_the_defines(tmp_path: Path) -> None:
+    """Unit.digest (the permutations' shared-compile key): equal where the defines change no
+    token; different where a token, or only its origin (a diagnostic's place), differs."""
+    text = "#if FOG\nfloat f = DENSITY;\n#endif\nfloat g = 1; // DENSITY\n"
+    assert _unit(tmp_path, text, FOG="0", DENSITY="1").digest() == (
+        _unit(tmp_path, text, FOG="0", DENSITY="2").digest()
+    )
+    assert _unit(tmp_path, text, FOG="1", DENSITY="1").digest() != (
+        _unit(tmp_path, text, FOG="1", DENSITY="2").digest()
+    )
+    moved = "\n" + text
+    assert _unit(tmp_path, text, FOG="0").digest() != _unit(tmp_path, moved, FOG="0").digest()

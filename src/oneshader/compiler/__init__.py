@@ -8,6 +8,7 @@ loaded on the first compile.
 from __future__ import annotations
 
 import functools
+from typing import TYPE_CHECKING
 
 from oneshader.compiler.api import (
     BindRegister,
@@ -20,6 +21,9 @@ from oneshader.compiler.api import (
     stage_from_name,
 )
 from oneshader.fsutil import read_file
+
+if TYPE_CHECKING:
+    from oneshader.compiler.source.sourceset import SourceSet
 
 # Bumped by hand when outputs change meaning; the digest below catches every other code change.
 COMPILER_CODE_VERSION = "1"
@@ -34,6 +38,7 @@ __all__ = [
     "compile_file",
     "compiler_version",
     "missing_compiler",
+    "preprocessed_digest",
     "source_files",
     "stage_from_name",
 ]
@@ -55,7 +60,23 @@ def source_files(
     """What a compile of ``path`` with ``defines`` reads, without Slang: the files the source
     model includes (the ``#if`` branches those defines take) as read now, main file first, and
     their texts as written; None when they cannot be read (the compile reports why). The
-    shared-compile test of permutations and the cluster's file bundles are built from it."""
+    cluster's file bundles are built from it."""
+    src = _read_sources(path, name, include_dirs, defines)
+    return None if src is None else (tuple(src.inputs), tuple(src.written.values()))
+
+
+def preprocessed_digest(path: str, name: str, options: CompileOptions) -> str | None:
+    """A digest of the source a compile of ``path`` with ``options`` hands on after
+    preprocessing, without Slang (``Unit.digest``): two compiles of one file whose options
+    differ only in their defines, with equal digests, give the same outputs (the permutations'
+    shared compiles). None when the files cannot be read (the compile reports why)."""
+    src = _read_sources(path, name, options.include_dirs, options.preprocessor_defines)
+    return None if src is None or src.unit is None else src.unit.digest()
+
+
+def _read_sources(
+    path: str, name: str, include_dirs: tuple[str, ...], defines: tuple[tuple[str, str], ...]
+) -> SourceSet | None:
     from oneshader.compiler.source.sourceset import SourceSet
     from oneshader.diagnostics import UserError
 
@@ -64,7 +85,7 @@ def source_files(
         src.read()
     except (UserError, OSError, ValueError):
         return None
-    return tuple(src.inputs), tuple(src.written.values())
+    return src
 
 
 def missing_compiler() -> str | None:

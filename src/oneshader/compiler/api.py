@@ -99,6 +99,13 @@ class CompileOptions:
     # places as DXC does either way.
     dxc_placement: bool = False
 
+    @property
+    def preprocessor_defines(self) -> tuple[tuple[str, str], ...]:
+        """The macros the preprocessor starts with: ``defines``, and DXC's
+        ``__HLSL_ENABLE_16_BIT`` under ``enable_16bit_types`` (what ``#if`` reads of the
+        options; nothing else of a compile sees the defines)."""
+        return self.defines + ((("__HLSL_ENABLE_16_BIT", "1"),) if self.enable_16bit_types else ())
+
 
 @dataclass(frozen=True)
 class CompileLimits:

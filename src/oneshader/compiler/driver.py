@@ -46,10 +46,8 @@ from oneshader.reflection.model import ShaderReflection, Target
 def _compile(path: str, options: CompileOptions) -> CompileResult:
     """The pipeline; user errors at any step come back as diagnostics, never raised. This is the
     one wrapper that turns a bug into OS9002 (the worker's child relies on it)."""
-    # DXC's -enable-16bit-types defines __HLSL_ENABLE_16_BIT: an #if of the preprocessor's
-    sixteen = (("__HLSL_ENABLE_16_BIT", "1"),) if options.enable_16bit_types else ()
     name = options.source_name or Path(path).as_posix()
-    src = SourceSet(path, name, options.include_dirs, options.defines + sixteen)
+    src = SourceSet(path, name, options.include_dirs, options.preprocessor_defines)
     try:
         problems = Collector()  # what every step adds its errors to
         check_targets(src, options, problems)

@@ -14,6 +14,7 @@ first token.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -89,6 +90,24 @@ class Unit:
             inc = todo.pop()
             yield inc
             todo.extend(child for _, child in reversed(inc.children))
+
+    def digest(self) -> str:
+        """Everything of this unit a compile depends on, as one digest: the files read, and
+        each inclusion's tokens with their origins (diagnostics are placed from them). Two
+        compiles of units with equal digests and equal options but the defines are alike:
+        the defines reach nothing but the preprocessor."""
+        h = hashlib.sha256()
+        for path, lines in zip(self.paths, self.line_counts, strict=True):
+            h.update(f"{path}\0{lines}\n".encode())
+        for inc in self.inclusions():
+            h.update(
+                f"@{inc.file} {[(line, child.file) for line, child in inc.children]}\n".encode()
+            )
+            for t in inc.tokens:
+                h.update(
+                    f"{t.kind} {t.text!r} {t.file} {t.line} {t.col} {t.space} {t.site}\n".encode()
+                )
+        return h.hexdigest()
 
 
 # Reads a file named by an #include: (path, the name as written, the including file and the
