@@ -143,3 +143,17 @@ def test_clip_of_a_matrix_builds_on_every_target(tmp_path: Path) -> None:
         assert result.ok, [d.format() for d in result.diagnostics]
         for out in result.outputs:
             assert module_errors(out.suffix, out.data, "s" + out.suffix) == ""
+
+
+def test_a_texture_of_half_texels_is_a_positioned_wgsl_error(tmp_path: Path) -> None:
+    """Slang's WGSL failed in its own module (E41400 at hlsl.meta.slang, a path of this
+    machine, no position in the shader); SPIR-V and Metal sample it as float."""
+    source = (
+        "RWStructuredBuffer<float> o;\nTexture2D<half4> t;\n"
+        "[numthreads(1,1,1)] void main() { o[0] = t.Load(int3(0, 0, 0)).x; }\n"
+    )
+    result = _build(tmp_path, source, *_ALL)
+    errors = [d for d in result.diagnostics if d.is_error]
+    assert [(d.line, d.column, d.code) for d in errors] == [(2, 1, "OS1003")]
+    assert errors[0].message.startswith("WGSL: a texture of 16-bit texels (Texture2D<half4>)")
+    assert _build(tmp_path, source, Target.SpirV, Target.Msl).ok

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
 from oneshader.compiler.slang.messages import dedupe, explain, name_targets, parse
+from oneshader.compiler.source.sourceset import SourceSet
 from oneshader.diagnostics import Diagnostic, Severity
 from oneshader.reflection.model import Target
 
@@ -115,3 +117,16 @@ def test_a_line_past_slangs_counter_is_unknown_not_negative() -> None:
     (d,) = _parse(_line("E30015", "error", -1, 9, "undefined identifier"))
     assert (d.line, d.column, d.excerpt) == (0, 0, "")
     assert '"line": 0' in json.dumps(d.to_json())
+
+
+def test_paths_of_this_machine_in_a_message_are_the_names_users_see(tmp_path: Path) -> None:
+    """Slang names files where it read them, in a message's text too; a diagnostic carries no
+    path of the machine: the file's name for users there as in the file field, and Slang's own
+    module (a static assertion of hlsl.meta.slang, E41400) by its name, not resolved against
+    the working folder (it was '/work/.../hlsl.meta.slang')."""
+    (tmp_path / "shader.hlsl").write_text(_TEXT)
+    src = SourceSet(str(tmp_path / "shader.hlsl"), "shader.hlsl", ())
+    line = _line("E1", "error", 3, 12, f"see {tmp_path / 'shader.hlsl'}: x", "hlsl.meta.slang")
+    (d,) = parse(line, src.display, src.text_of)
+    assert (d.file, d.message) == ("hlsl.meta.slang", "see shader.hlsl: x")
+    assert str(tmp_path) not in d.format()

@@ -31,6 +31,18 @@ def _float_atomic(tokens: Sequence[Token]) -> tuple[Token, str] | None:
     return None if found is None else (found[0], found[1] + ">")
 
 
+_TEXTURES = [
+    f"{prefix}Texture{shape}"
+    for prefix in ("", "RW", "RasterizerOrdered")
+    for shape in ("1D", "1DArray", "2D", "2DArray", "3D", "Cube", "CubeArray", "2DMS", "2DMSArray")
+]
+
+
+def _half_texels(tokens: Sequence[Token]) -> tuple[Token, str] | None:
+    """A texture of ``half`` (``float16_t``) texels, ``Texture2D<half4>``, at the type."""
+    return sequence(_TEXTURES, ["<"], variants("half", "float16_t"))(tokens)
+
+
 def _say(text: str) -> Callable[[Target], str]:
     return lambda _target: text
 
@@ -61,6 +73,22 @@ REFUSALS: tuple[Refusal, ...] = (
         _say("WGSL: no 16-bit integers ({token}); use int/uint or build without the wgsl target"),
         "WGSL: 16-bit integers (`int16_t`, `uint16_t` and their vectors).",
         Probe(_KERNEL.format("uint16_t x = uint16_t(o[1]); o[0] = uint(x * x);"), Target.Wgsl),
+    ),
+    Refusal(
+        "wgsl-half-texels",
+        _WGSL,
+        _half_texels,
+        _say(
+            "WGSL: a texture of 16-bit texels ({token}>): WGSL's textures hold f32, i32 or u32 "
+            "(a half texture is sampled as float on every target); declare its texels float "
+            "(float4 for half4) or build without the wgsl target"
+        ),
+        "WGSL: a texture of `half` (`float16_t`) texels, `Texture2D<half4>` (Slang's WGSL "
+        "fails in its own module, E41400, without a position).",
+        Probe(
+            "Texture2D<half4> t;\n" + _KERNEL.format("o[0] = uint(t.Load(int3(0, 0, 0)).x);"),
+            Target.Wgsl,
+        ),
     ),
     Refusal(
         "wgsl-float-atomic",

@@ -45,6 +45,11 @@ _RECORD = re.compile(
 _RECORD_START = re.compile(r"[^\t\n]*\t[a-z]+(?: [a-z]+)?\t")
 
 
+# A path of this machine inside a message's text (Slang names files by where it read them):
+# given back as the file's name for users, as the message's file is.
+_ABSOLUTE_PATH = re.compile(r"(?<![\w.~/])(?:/|[A-Za-z]:[\\/])[\w.+-]+(?:[\\/][\w.+-]+)+")
+
+
 def _records(output: str) -> Iterator[tuple[str, ...]]:
     """The messages of Slang's output; a line that does not complete a message yet (a file
     name with a newline) is joined with the next."""
@@ -100,6 +105,7 @@ def parse(
         if suppressed_group:
             continue
         file = name_of(path)
+        message = _ABSOLUTE_PATH.sub(lambda m: name_of(m.group(0)), message)
         text = text_of(path) if path and line else None
         excerpt = source_excerpt(text, line, col) if text else ""
         out.append(Diagnostic(file, line, col, severity, message, code, excerpt))
