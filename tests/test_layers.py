@@ -148,7 +148,6 @@ LEXER = f"{COMPILER}.source.lexer"
 REGEX_ON_HLSL_LEFT = {
     f"{COMPILER}.{m}"
     for m in (
-        "source.dxc_syntax",
         "source.rewrite",
         "source.scanner",
     )

@@ -20,23 +20,16 @@ registry of the source model takes them over as records.)
 
 from __future__ import annotations
 
-import re
-
-from oneshader.compiler.source.scanner import closing, strip_comments
+from oneshader.compiler.source.query import Stream, blank, edited, lexed, spelled
 
 __all__ = ["ANONYMOUS_STRUCT", "dxc_declarations", "out_of_line_methods", "struct_declarators"]
 
 ANONYMOUS_STRUCT = "oneshader_anon_"  # the name given an anonymous struct: this + its variable
 
-_STRUCT_HEAD = re.compile(r"\bstruct\b(?:\s+([A-Za-z_]\w*))?\s*\{")
-_DECLARATOR = re.compile(r"\s*([A-Za-z_]\w*)[^;{}]*;")
 # What may stand before a struct declared with its variables: attributes and qualifiers.
-_PREFIX = re.compile(
-    r"(?:\s+|\[\[[^\[\]]*\]\]|\[[^\[\]]*\]"
-    r"|\b(?:static|const|uniform|groupshared|extern|volatile|precise|shared)\b)*"
+_QUALIFIERS = frozenset(
+    ("static", "const", "uniform", "groupshared", "extern", "volatile", "precise", "shared")
 )
-_METHOD_HEAD = re.compile(r"\b([A-Za-z_]\w*)\s*::\s*([A-Za-z_]\w*)\s*\(")
-_RETURN_TYPE = re.compile(r"\s*[A-Za-z_][\w\s<>,]*")
 
 
 def dxc_declarations(text: str) -> str:
@@ -44,29 +37,63 @@ def dxc_declarations(text: str) -> str:
     return out_of_line_methods(struct_declarators(text))
 
 
-def _statement_start(clean: str, at: int) -> int:
-    """Where the statement holding offset ``at`` starts: after the last ``;``, ``{``, ``}`` or
-    preprocessor line before it."""
-    start = max(clean.rfind(c, 0, at) for c in ";{}") + 1
-    directive = clean.rfind("\n#", start, at)
-    if directive >= 0:
-        start = clean.find("\n", directive + 1) + 1 or at
-    return start
+def _close(c: Stream, i: int) -> int:
+    """The index of the bracket closing the one at ``i``, or -1."""
+    past = c.closing(i)
+    return past - 1 if past > 0 else -1
 
 
-def _depth(clean: str, at: int) -> int:
-    return clean.count("{", 0, at) - clean.count("}", 0, at)
+def _struct_head(c: Stream, i: int) -> tuple[str | None, int] | None:
+    """At a ``struct`` token, its name (None: anonymous) and the index of its ``{``."""
+    if not c.seq(i, "struct") or not c.word(i):
+        return None
+    if c.word(i + 1) and c.seq(i + 2, "{"):
+        return c.tokens[i + 1].text, i + 2
+    return (None, i + 1) if c.seq(i + 1, "{") else None
 
 
-def _edited(text: str, edits: list[tuple[int, int, str]]) -> str:
-    """``text`` with each ``(start, end, new)`` span replaced, from the last one back."""
-    for start, end, new in sorted(edits, reverse=True):
-        text = text[:start] + new + text[end:]
-    return text
+def _statement_offset(c: Stream, first: int) -> int:
+    """Where the statement whose first token is ``first`` starts in the text: just past the
+    ``;``, ``{`` or ``}`` before it, or at the line after a preprocessor line (0 at the top)."""
+    if first == 0:
+        return 0
+    before = c.tokens[first - 1]
+    if before.text in (";", "{", "}"):
+        return c.end(first - 1)
+    at = c.text.find("\n", c.end(first - 1))
+    return at + 1 if at >= 0 else c.start(first)
 
 
-def _blank(text: str, start: int, end: int) -> tuple[int, int, str]:
-    return start, end, re.sub(r"[^\n]", " ", text[start:end])
+def _prefix(c: Stream, i: int, j: int) -> bool:
+    """Whether tokens ``i`` to ``j`` are attributes (``[[...]]``, ``[...]``) and qualifiers."""
+    while i < j:
+        t = c.tokens[i]
+        if t.kind == "id" and t.text in _QUALIFIERS:
+            i += 1
+            continue
+        if t.text != "[":
+            return False
+        double = c.seq(i + 1, "[")
+        k = i + 2 if double else i + 1
+        while k < j and c.tokens[k].text not in ("[", "]"):
+            k += 1
+        if not c.seq(k, "]") or (double and not c.seq(k + 1, "]")):
+            return False
+        i = k + 2 if double else k + 1
+    return i == j
+
+
+def _declarator(c: Stream, end: int) -> str | None:
+    """After a struct's ``}`` (token ``end``), the first variable's name when a declarator list
+    ending in ``;`` follows (no brace before the ``;``)."""
+    if not c.word(end + 1):
+        return None
+    for k in range(end + 2, len(c)):
+        if c.tokens[k].text == ";":
+            return c.tokens[end + 1].text
+        if c.tokens[k].text in ("{", "}"):
+            return None
+    return None
 
 
 def struct_declarators(text: str) -> str:
@@ -74,25 +101,39 @@ def struct_declarators(text: str) -> str:
     (module docstring)."""
     if "struct" not in text:
         return text
-    clean = strip_comments(text)
+    c = lexed(text)
     edits: list[tuple[int, int, str]] = []
-    for m in _STRUCT_HEAD.finditer(clean):
-        end = closing(clean, m.end() - 1)
-        declarator = _DECLARATOR.match(clean, end) if end > 0 else None
-        if declarator is None or _depth(clean, m.start()) != 0:
+    for i in c.words(("struct",)):
+        head = _struct_head(c, i)
+        if head is None:
             continue
-        start = _statement_start(clean, m.start())
-        prefix = clean[start : m.start()]
-        if not _PREFIX.fullmatch(prefix):
+        name, brace = head
+        end = _close(c, brace)
+        variable = _declarator(c, end) if end > 0 else None
+        if variable is None or c.depth(i) != 0:
+            continue
+        first = c.statement_start(i)
+        if not _prefix(c, first, i):
             continue  # (typedef struct ..., or what this does not know)
-        name = m.group(1) or f"{ANONYMOUS_STRUCT}{declarator.group(1)}"
-        if prefix.strip():
-            edits.append(_blank(text, start, m.start()))
-        if m.group(1) is None:
-            edits.append((m.start() + len("struct"), m.start() + len("struct"), f" {name}"))
-        moved = " ".join(prefix.split())
-        edits.append((end, end, f"; {moved} {name}" if moved else f"; {name}"))
-    return _edited(text, edits) if edits else text
+        name = name or f"{ANONYMOUS_STRUCT}{variable}"
+        if first < i:
+            edits.append(blank(text, _statement_offset(c, first), c.start(i)))
+        if head[0] is None:
+            edits.append((c.end(i), c.end(i), f" {name}"))
+        moved = spelled(c, first, i)
+        after = c.end(end)
+        edits.append((after, after, f"; {moved} {name}" if moved else f"; {name}"))
+    return edited(text, edits) if edits else text
+
+
+def _return_type(c: Stream, i: int, j: int) -> bool:
+    """Whether tokens ``i`` to ``j`` can be a function's result type (a name first, then names,
+    numbers, ``<``, ``>`` and commas)."""
+    return (
+        j > i
+        and c.word(i)
+        and all(ch.isalnum() or ch in "_<>," for t in c.tokens[i:j] for ch in t.text)
+    )
 
 
 def out_of_line_methods(text: str) -> str:
@@ -100,54 +141,52 @@ def out_of_line_methods(text: str) -> str:
     in place, and its declaration in the struct blanked (module docstring)."""
     if "::" not in text:
         return text
-    clean = strip_comments(text)
-    structs = {
-        m.group(1): m
-        for m in _STRUCT_HEAD.finditer(clean)
-        if m.group(1) and _depth(clean, m.start()) == 0
-    }
+    c = lexed(text)
+    structs: dict[str, int] = {}
+    for i in c.words(("struct",)):
+        head = _struct_head(c, i)
+        if head is not None and head[0] is not None and c.depth(i) == 0:
+            structs[head[0]] = head[1]
     edits: list[tuple[int, int, str]] = []
     blanked: set[tuple[str, str]] = set()
-    for m in _METHOD_HEAD.finditer(clean):
-        owner, method = m.group(1), m.group(2)
-        if owner not in structs or _depth(clean, m.start()) != 0:
+    for i in range(len(c) - 3):
+        if not (c.word(i) and c.seq(i + 1, "::") and c.word(i + 2) and c.seq(i + 3, "(")):
             continue
-        start = _statement_start(clean, m.start())
-        head = _RETURN_TYPE.fullmatch(clean, start, m.start())
-        params_end = closing(clean, m.end() - 1)
-        body = re.compile(r"\s*\{").match(clean, params_end) if params_end > 0 else None
-        if head is None or not clean[start : m.start()].strip() or body is None:
+        owner, method = c.tokens[i].text, c.tokens[i + 2].text
+        if owner not in structs or c.depth(i) != 0:
             continue
-        end = closing(clean, body.end() - 1)
+        first = c.statement_start(i)
+        params_end = _close(c, i + 3)
+        if not _return_type(c, first, i) or params_end < 0 or not c.seq(params_end + 1, "{"):
+            continue
+        end = _close(c, params_end + 1)
         if end < 0:
             continue
-        static = (owner, method) in blanked or _blank_prototypes(
-            text, clean, structs[owner], method, edits
-        )
+        static = (owner, method) in blanked or _blank_prototypes(c, structs[owner], method, edits)
         blanked.add((owner, method))
-        first = start + len(clean[start : m.start()]) - len(clean[start : m.start()].lstrip())
-        edits.append((first, first, f"extension {owner} {{ {'static ' if static else ''}"))
-        edits.append(_blank(text, m.start(1), m.start(2)))  # Owner::
-        edits.append((end, end, " }"))
-    return _edited(text, edits) if edits else text
+        at = c.start(first)
+        edits.append((at, at, f"extension {owner} {{ {'static ' if static else ''}"))
+        edits.append(blank(text, c.start(i), c.start(i + 2)))  # Owner::
+        edits.append((c.end(end), c.end(end), " }"))
+    return edited(text, edits) if edits else text
 
 
 def _blank_prototypes(
-    text: str, clean: str, struct: re.Match[str], method: str, edits: list[tuple[int, int, str]]
+    c: Stream, brace: int, method: str, edits: list[tuple[int, int, str]]
 ) -> bool:
-    """Blanks (into ``edits``) each body-less declaration of ``method`` in ``struct``'s body;
-    whether one was ``static``."""
-    body_end = closing(clean, struct.end() - 1)
+    """Blanks (into ``edits``) each body-less declaration of ``method`` in the body of the
+    struct whose ``{`` is token ``brace``; whether one was ``static``."""
+    body_end = _close(c, brace)
+    if body_end < 0:
+        body_end = len(c)
     static = False
-    prototype = re.compile(rf"\b{re.escape(method)}\s*\(")
-    for p in prototype.finditer(clean, struct.end(), body_end):
-        if _depth(clean, p.start()) - _depth(clean, struct.end()) != 0:
+    for p in range(brace + 1, body_end):
+        if not (c.seq(p, method, "(") and c.word(p)) or c.depth(p) != c.depth(brace + 1):
             continue
-        params_end = closing(clean, p.end() - 1)
-        semicolon = re.compile(r"\s*;").match(clean, params_end) if params_end > 0 else None
-        if semicolon is None:
+        params_end = _close(c, p + 1)
+        if params_end < 0 or not c.seq(params_end + 1, ";"):
             continue
-        start = _statement_start(clean, p.start())
-        static = static or re.search(r"\bstatic\b", clean[start : p.start()]) is not None
-        edits.append(_blank(text, start, semicolon.end()))
+        first = c.statement_start(p)
+        static = static or any(c.tokens[k].text == "static" for k in range(first, p))
+        edits.append(blank(c.text, _statement_offset(c, first), c.end(params_end + 1)))
     return static

@@ -9,13 +9,24 @@ linear in the tokens it reads.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Collection, Iterator, Sequence
+from collections import OrderedDict
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from oneshader.compiler.source.lexer import Token
+from oneshader.compiler.source.lexer import Token, lex
 
-__all__ = ["OPENERS", "Stream", "is_word", "template_argument", "words_of"]
+__all__ = [
+    "OPENERS",
+    "Stream",
+    "blank",
+    "edited",
+    "is_word",
+    "lexed",
+    "spelled",
+    "template_argument",
+    "words_of",
+]
 
 # Each opening bracket and the bracket that closes it.
 OPENERS = {"(": ")", "[": "]", "{": "}"}
@@ -33,6 +44,9 @@ class Stream:
     tokens: Sequence[Token]
     offsets: Sequence[int]
     _starts: list[int] = field(default_factory=list, repr=False)
+    _depths: list[int] = field(default_factory=list, repr=False)
+    _lines: list[int] = field(default_factory=list, repr=False)
+    _cleaned: str | None = field(default=None, repr=False)
 
     def __len__(self) -> int:
         return len(self.tokens)
@@ -143,6 +157,115 @@ class Stream:
             j = self.opening(j) - 1
         return j if j >= 0 and self.at(j).kind == "id" else -1
 
+    def seq(self, i: int, *texts: str) -> bool:
+        """Whether the tokens from ``i`` are ``texts``, in order."""
+        return i >= 0 and all(self.at(i + k).text == t for k, t in enumerate(texts))
+
+    def word(self, i: int) -> bool:
+        """Whether token ``i`` is an identifier."""
+        return self.at(i).kind == "id"
+
+    def first_on_line(self, i: int) -> bool:
+        """Whether token ``i`` is the first of its line."""
+        return i == 0 or self.tokens[i - 1].line != self.tokens[i].line
+
+    def index_at(self, offset: int) -> int:
+        """The token that starts at ``offset``, or -1."""
+        i = self.index(offset)
+        return i if i < len(self.offsets) and self.offsets[i] == offset else -1
+
+    def on_line(self, line: int) -> range:
+        """The tokens written on ``line``."""
+        if not self._lines:
+            self._lines = [t.line for t in self.tokens]
+        lines = self._lines
+        return range(bisect.bisect_left(lines, line), bisect.bisect_right(lines, line))
+
+    def depth(self, i: int) -> int:
+        """How many ``{`` are open before token ``i``."""
+        if not self._depths:
+            depth, depths = 0, []
+            for t in self.tokens:
+                depths.append(depth)
+                depth += t.text == "{"
+                depth -= t.text == "}"
+            self._depths = depths
+        return self._depths[i] if i < len(self._depths) else 0
+
+    @property
+    def cleaned(self) -> str:
+        """The text with its comments blanked (line breaks kept): every offset stays."""
+        if self._cleaned is None:
+            parts: list[str] = []
+            at = 0
+            for i, t in enumerate(self.tokens):
+                start = self.offsets[i]
+                parts += (_uncommented(self.text[at:start]), t.text)
+                at = start + len(t.text)
+            parts.append(_uncommented(self.text[at:]))
+            self._cleaned = "".join(parts)
+        return self._cleaned
+
+    def items(self, a: int, b: int, angles: bool = True) -> list[tuple[int, int]]:
+        """Each non-empty item (first index, end index) of the list of tokens a..b-1, split at
+        its commas outside brackets (``angles``: each ``<``/``>`` counts as one too, so
+        ``array<float, 2> x`` is one item)."""
+        out, depth, first = [], 0, a
+        for k in range(a, b):
+            t = self.tokens[k]
+            if t.kind != "punct":
+                continue
+            for c in t.text:
+                if c in "([{" or (angles and c == "<"):
+                    depth += 1
+                elif c in ")]}" or (angles and c == ">"):
+                    depth -= 1
+                elif c == "," and depth == 0:
+                    out.append((first, k))
+                    first = k + 1
+        out.append((first, b))
+        return [(i, j) for i, j in out if j > i]
+
+    def statement_start(self, i: int) -> int:
+        """The first token of the statement holding token ``i``: after the last ``;``, ``{`` or
+        ``}`` before it, or after a preprocessor line (a ``#`` first on its line)."""
+        k = i - 1
+        while k >= 0:
+            t = self.tokens[k]
+            if t.text in (";", "{", "}"):
+                break
+            if t.text == "#" and self.first_on_line(k):
+                while k + 1 < i and self.tokens[k + 1].line == t.line:
+                    k += 1
+                break
+            k -= 1
+        return k + 1
+
+    def postfix_start(self, i: int) -> int:
+        """The first token of the postfix expression whose member access is token ``i`` (its
+        ``.`` or ``->``): names, ``.``/``->`` and balanced ``[...]``/``(...)`` walked back over
+        (a call's callee or a parenthesised base's name too)."""
+        j = i
+        while j > 0:
+            k = j - 1
+            t = self.tokens[k]
+            if t.text in (")", "]"):
+                k = self.opening(k)
+                if k < 0:
+                    return j
+                if t.text == "]":
+                    j = k
+                    continue
+                if self.word(k - 1):
+                    k -= 1
+            elif t.kind != "id":
+                return j
+            j = k
+            if self.at(j - 1).text not in (".", "->"):
+                return j
+            j -= 1
+        return j
+
     def span_text(self, a: int, b: int) -> str:
         """The text of tokens a..b-1 as compiled."""
         if a >= b:
@@ -179,3 +302,70 @@ def template_argument(type_text: str) -> str | None:
     rest = type_text[at + 1 :].lstrip()
     words = words_of(rest)
     return words[0] if words and rest.startswith(words[0]) else None
+
+
+_LEXED: OrderedDict[str, Stream] = OrderedDict()
+
+
+def lexed(text: str) -> Stream:
+    """The tokens of a text (a file's text as compiled, or as the rewrites before made it):
+    the rewrites chain, each reading the text the one before made, so the last few texts'
+    streams are remembered (most rewrites leave most files as they were)."""
+    found = _LEXED.get(text)
+    if found is None:
+        tokens = [t for t in lex(text, 0) if t.kind != "nl"]
+        found = Stream(Path(), text, tokens, [])
+        found.offsets = [found.offset_of(t.line, t.col) for t in tokens]
+        _LEXED[text] = found
+        if len(_LEXED) > 32:
+            _LEXED.popitem(last=False)
+    else:
+        _LEXED.move_to_end(text)
+    return found
+
+
+def spelled(s: Stream, a: int, b: int) -> str:
+    """Tokens a..b-1 on one line: one space where the text has white space, a comment or a
+    line break between two of them, none elsewhere."""
+    out: list[str] = []
+    for k in range(a, b):
+        t = s.tokens[k]
+        if out and (t.space or s.first_on_line(k)):
+            out.append(" ")
+        out.append(t.text)
+    return "".join(out)
+
+
+def edited(text: str, edits: Iterable[tuple[int, int, str]]) -> str:
+    """``text`` with each ``(start, end, new)`` offset span replaced (from the last back; the
+    spans do not overlap)."""
+    for start, end, new in sorted(edits, reverse=True):
+        text = text[:start] + new + text[end:]
+    return text
+
+
+def blank(text: str, start: int, end: int) -> tuple[int, int, str]:
+    """The edit that blanks ``text[start:end]`` but its line breaks."""
+    return start, end, "".join(c if c == "\n" else " " for c in text[start:end])
+
+
+def _uncommented(gap: str) -> str:
+    """The white space between two tokens with its comments blanked (line breaks kept)."""
+    if "/" not in gap:
+        return gap
+    out: list[str] = []
+    i, n = 0, len(gap)
+    while i < n:
+        if gap.startswith("//", i):
+            end = gap.find("\n", i)
+            end = n if end < 0 else end
+        elif gap.startswith("/*", i):
+            end = gap.find("*/", i + 2)
+            end = n if end < 0 else end + 2
+        else:
+            out.append(gap[i])
+            i += 1
+            continue
+        out.append("".join(c if c == "\n" else " " for c in gap[i:end]))
+        i = end
+    return "".join(out)
