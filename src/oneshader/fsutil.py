@@ -14,7 +14,6 @@ import errno
 import os
 import re
 import stat
-import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TypeVar
@@ -56,6 +55,8 @@ def temporary_target(name: str) -> str | None:
 
 def _temporary(target: Path, data: bytes, *, durable: bool) -> str:
     """A temporary beside ``target`` holding ``data`` (mode 0644); its path."""
+    import tempfile  # random's import and seeding are costly: only a build that writes pays
+
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(
         prefix=f".{target.name}.", suffix=TEMPORARY_SUFFIX, dir=target.parent

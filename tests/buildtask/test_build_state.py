@@ -11,6 +11,7 @@ import pytest
 
 from oneshader.buildtask.state import (
     STATE_NAME,
+    VERSION,
     BuildState,
     Checker,
     ShaderRecord,
@@ -50,7 +51,7 @@ def test_missing_state_is_a_silent_fresh_start(tmp_path: Path) -> None:
         (lambda text: text[: len(text) // 2], "damaged"),
         (lambda text: text.replace('"k1"', '"k2"'), "checksum"),
         (lambda text: text.replace("oneshader-build-state", "something-else"), "not a oneshader"),
-        (lambda text: text.replace('"version":1', '"version":99'), "version"),
+        (lambda text: text.replace(f'"version":{VERSION}', '"version":99'), "version"),
         (lambda text: "\x00\xff garbage", "damaged"),
         (lambda text: "[1, 2, 3]", "not a oneshader"),
     ],

@@ -14,8 +14,7 @@ from pathlib import Path
 from oneshader.buildtask.sources import ShaderJob
 from oneshader.buildtask.state import Stamp, is_inside, stamp
 from oneshader.compiler.api import CompileResult
-from oneshader.fsutil import atomic_write, temporary_target
-from oneshader.reflection.format import ReflectionFormat
+from oneshader.fsutil import TEMPORARY_SUFFIX, atomic_write, temporary_target
 from oneshader.reflection.model import Target
 
 REFLECTION_SUFFIX = ".reflection"
@@ -26,6 +25,8 @@ OUTPUT_SUFFIXES = (*(t.suffix for t in Target), REFLECTION_SUFFIX)
 def planned_files(job: ShaderJob, result: CompileResult) -> list[tuple[str, bytes]]:
     """(OUT-relative path, content) of every output of a successful compile, reflection last;
     ValueError if the reflection cannot be written (a bug, reported as that shader failing)."""
+    from oneshader.reflection.format import ReflectionFormat  # not on a no-op build's path
+
     assert result.reflection is not None
     files = [(job.stem + o.suffix, o.data) for o in result.outputs]
     files.append((job.stem + REFLECTION_SUFFIX, ReflectionFormat.write(result.reflection)))
@@ -92,24 +93,29 @@ def sweep_temporaries(out: Path, owned: Iterable[str]) -> int:
     project's nested output folder and its in-flight temporaries) are never touched, and
     ``-o ~`` does not walk the home folder. The caller holds the lock, so no other build of
     this OUT is writing."""
-    by_folder: dict[str, set[str]] = {}
-    for rel in owned:
-        if is_inside(rel):
-            folder, _, name = rel.rpartition("/")
-            by_folder.setdefault(folder, set()).add(name)
+    owned = owned if isinstance(owned, (set, frozenset)) else set(owned)
+    # the folders first (a no-op build's sweep finds nothing: each owned name is looked at
+    # only when a temporary of that name is there)
+    folders = {rel.rpartition("/")[0] for rel in owned}
     top = os.path.realpath(out)
     removed = 0
-    for folder, names in sorted(by_folder.items()):
+    for folder in sorted(folders):
+        if folder and not is_inside(folder):
+            continue  # no owned file that is inside OUT is in it
         here = out / folder if folder else out
-        real = os.path.realpath(here)
-        if real != top and not real.startswith(top + os.sep):  # a link out of OUT
-            continue
         try:
-            entries = list(os.scandir(here))
+            entries = [e for e in os.scandir(here) if e.name.endswith(TEMPORARY_SUFFIX)]
         except OSError:  # not made yet, or not a folder
             continue
+        real = os.path.realpath(here) if entries else top
+        if real != top and not real.startswith(top + os.sep):  # a link out of OUT
+            continue
         for entry in entries:
-            if temporary_target(entry.name) in names and entry.is_file(follow_symlinks=False):
+            target = temporary_target(entry.name)
+            if target is None:
+                continue
+            rel = f"{folder}/{target}" if folder else target
+            if rel in owned and is_inside(rel) and entry.is_file(follow_symlinks=False):
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(entry.path)
                     removed += 1

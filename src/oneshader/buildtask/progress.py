@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 import time
 from typing import TextIO
@@ -67,6 +66,8 @@ class Progress:
             return
         current = next(iter(self.running), "")
         elapsed = time.perf_counter() - self.started
+        import shutil  # not imported by a build that draws no progress line (a no-op)
+
         width = shutil.get_terminal_size((80, 24)).columns
         cached = f", {self.cached} from cache" if self.cached else ""
         line = f"[{self.done}/{self.total}{cached}] {elapsed:5.1f}s {printable(current)}"

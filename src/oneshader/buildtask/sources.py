@@ -3,7 +3,7 @@ its place in OUT and the key of everything that affects its outputs."""
 
 from __future__ import annotations
 
-import functools
+import dataclasses
 import hashlib
 import json
 import os
@@ -58,16 +58,29 @@ def options_key(options: CompileOptions, root: Path) -> str:
     """A digest of the options, with paths relative to the project so that moving it is free.
     Every field of :class:`CompileOptions` counts, as the process wire carries it
     (``process.plain``): an option added there rebuilds what it changes without a change here."""
-    shared = _shared_options_json(replace(options, source_name=""), root)
+    shared = _shared_options_json(options, root)
     doc = f"{json.dumps(options.source_name)}\0{shared}"
     return hashlib.sha256(doc.encode()).hexdigest()[:32]
 
 
-@functools.lru_cache(maxsize=64)
+_SHARED_FIELDS = tuple(
+    f.name for f in dataclasses.fields(CompileOptions) if f.name != "source_name"
+)
+_shared_json: dict[tuple[object, ...], str] = {}
+
+
 def _shared_options_json(options: CompileOptions, root: Path) -> str:
-    """The options every shader of a build shares, as JSON: made once per build, not once per
-    shader (a no-op build's time goes to its shaders' keys otherwise)."""
-    return json.dumps(options_doc(options, root), sort_keys=True)
+    """The options every shader of a build shares (all but its ``source_name``), as JSON: made
+    once per build, not once per shader (a no-op build's time goes to its shaders' keys
+    otherwise)."""
+    shared = (root, *(getattr(options, f) for f in _SHARED_FIELDS))
+    text = _shared_json.get(shared)
+    if text is None:
+        if len(_shared_json) >= 64:  # a long --watch with options edited now and then
+            _shared_json.clear()
+        doc = options_doc(replace(options, source_name=""), root)
+        text = _shared_json[shared] = json.dumps(doc, sort_keys=True)
+    return text
 
 
 def options_doc(options: CompileOptions, root: Path) -> dict[str, object]:
@@ -114,17 +127,17 @@ def discover(config: BuildConfig) -> list[ShaderJob]:
             seen.add(path)
             _refuse_special(path)
             base = rel[: -len(path.suffix)] if path.suffix else rel
+            name = project_name(path, config.root)
             targets = _rule(path, config.target_rules, where)
             entry_points = (
                 (config.command_entry,)
                 if config.command_entry is not None
                 else config.entry_points.get(path, ())
-                or entry_for_file(path, project_name(path, config.root), config.stage_rules)
+                or entry_for_file(path, name, config.stage_rules)
             )
             named = _rule(path, config.variant_rules, where)
             product = _rule(path, config.permutation_rules, where)
             variants = [*(named.variants if named else ()), *(product.variants if product else ())]
-            name = project_name(path, config.root)
             for variant in variants or (Variant(""),):
                 stem = f"{base}.{variant.name}" if variant.name else base
                 other = by_stem.get(stem)

@@ -60,9 +60,13 @@ class StageRule:
     entry: str = DEFAULT_ENTRY
 
     def matches(self, path: Path, name: str) -> bool:
-        if "/" in self.pattern:
-            return fnmatch.fnmatchcase(name, self.pattern)
-        return fnmatch.fnmatchcase(path.name, self.pattern)
+        return self._matches(path.name, name)
+
+    def _matches(self, file_name: str, name: str) -> bool:
+        return fnmatch.fnmatchcase(name if "/" in self.pattern else file_name, self.pattern)
+
+
+_DEFAULT_RULES = tuple(StageRule(p, s) for p, s in DEFAULT_PATTERNS)
 
 
 def stage_from_profile(profile: str) -> Stage:
@@ -89,8 +93,9 @@ def entry_for_file(
 ) -> tuple[EntryPointSpec, ...]:
     """The entry point a name pattern gives ``path`` (``name`` its project-relative path), when
     the file marks none with ``[shader("...")]``; () otherwise."""
-    every = [*rules, *(StageRule(p, s) for p, s in DEFAULT_PATTERNS if defaults)]
-    rule = next((r for r in every if r.matches(path, name)), None)
+    every = (*rules, *_DEFAULT_RULES) if defaults else rules
+    file_name = path.name
+    rule = next((r for r in every if r._matches(file_name, name)), None)
     if rule is None or _marks_entries(path):
         return ()
     return (EntryPointSpec(rule.entry, rule.stage),)

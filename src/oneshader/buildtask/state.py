@@ -1,7 +1,9 @@
 """The build's memory: per shader, what it was built from and what it wrote.
 
-It lives in OUT as one JSON file with a format tag, a version and a checksum of its body; a file
-that is missing, unreadable, damaged or foreign is ignored (everything is rebuilt), never trusted.
+It lives in OUT as one JSON file with a format tag, a version and a checksum of its body (of the
+body's text as stored: a load hashes the bytes it read, it does not encode the body again); a
+file that is missing, unreadable, damaged or foreign is ignored (everything is rebuilt), never
+trusted.
 Checking is cheap: a file whose size and mtime are as recorded is taken as unchanged, and only a
 file whose stamp moved is hashed (a new hash equal to the old one just refreshes the stamp).
 """
@@ -11,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat as stat_mode
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +24,7 @@ from oneshader.fsutil import atomic_write, read_file, read_regular
 
 STATE_NAME = ".oneshader-state.json"
 FORMAT = "oneshader-build-state"
-VERSION = 1
+VERSION = 2  # 2: the checksum digests the body's stored text
 # An input modified this close to the moment it was stamped may change again within the same mtime
 # tick; its stamp is then stored as unknown (mtime 0) so that the next check hashes it.
 _RACY_NS = 100_000_000
@@ -77,23 +80,36 @@ class BuildState:
                 return BuildState(), f"{STATE_NAME} is not a oneshader build state"
             if doc.get("version") != VERSION:
                 return BuildState(), f"{STATE_NAME} has version {doc.get('version')!r}"
-            body = doc["body"]
-            if doc.get("checksum") != _checksum(body):
+            checksum = doc["checksum"]
+            head, tail = _frame(checksum)
+            stored = raw[len(head) : -len(tail)]
+            if not (raw.startswith(head) and raw.endswith(tail)) or _checksum(stored) != checksum:
                 return BuildState(), f"{STATE_NAME} is damaged (checksum mismatch)"
-            return _from_body(body), ""
+            return _from_body(doc["body"]), ""
         except (ValueError, KeyError, TypeError, AttributeError):
             return BuildState(), f"{STATE_NAME} is damaged"
 
     def save(self, out: Path) -> None:
-        body = _to_body(self)
-        doc = {"format": FORMAT, "version": VERSION, "checksum": _checksum(body), "body": body}
-        text = json.dumps(doc, sort_keys=True, separators=(",", ":")) + "\n"
-        atomic_write(out / STATE_NAME, text.encode())
+        body = json.dumps(_to_body(self), sort_keys=True, separators=(",", ":")).encode()
+        head, tail = _frame(_checksum(body))
+        # the document json.dumps(doc, sort_keys=True, separators=(",", ":")) would write
+        atomic_write(out / STATE_NAME, head + body + tail)
         self.dirty = False
 
 
-def _checksum(body: Any) -> str:
-    return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
+def _checksum(body: bytes) -> str:
+    return hashlib.sha256(body).hexdigest()
+
+
+def _frame(checksum: object) -> tuple[bytes, bytes]:
+    """What a state file holds before and after its body's text, whose digest is
+    ``checksum``: the body is the first key of the document, the rest follow it."""
+    rest = json.dumps(
+        {"checksum": checksum, "format": FORMAT, "version": VERSION},
+        sort_keys=True,
+        separators=(",", ":"),
+    )
+    return b'{"body":', b"," + rest[1:].encode() + b"\n"
 
 
 def is_inside(rel: str) -> bool:
@@ -105,8 +121,11 @@ def is_inside(rel: str) -> bool:
         and "\\" not in rel
         and "\0" not in rel
         and ":" not in parts[0]
-        and all(p not in ("", ".", "..") for p in parts)
+        and _NOT_A_NAME.isdisjoint(parts)
     )
+
+
+_NOT_A_NAME = frozenset(("", ".", ".."))
 
 
 def _stamps(items: Any) -> list[Stamp]:
@@ -116,8 +135,12 @@ def _stamps(items: Any) -> list[Stamp]:
     for row in items:
         if len(row) not in (4, 6):
             raise ValueError("a stamp of neither 4 nor 6 fields")
-        p, m, s, h, *links = row
-        stamps.append(Stamp(str(p), int(m), int(s), str(h), *map(str, links)))
+        if len(row) == 6:
+            p, m, s, h, r, i = row
+            stamps.append(Stamp(str(p), int(m), int(s), str(h), str(r), str(i)))
+        else:
+            p, m, s, h = row
+            stamps.append(Stamp(str(p), int(m), int(s), str(h)))
     return stamps
 
 
@@ -209,30 +232,32 @@ class Checker:
         # path -> (mtime, size, digest or None, the file it leads to, its device:inode)
         self._seen: dict[str, tuple[int, int, str | None, str, str]] = {}
         self._folders: dict[str, str] = {}  # folder -> with its links resolved
+        self.refreshed = 0  # stamps refreshed in place (the state wants saving)
 
-    def _real(self, path: str) -> str:
-        """``os.path.realpath(path)``, resolving each folder once per build (most inputs share
-        a few folders) and the file's own name only when it is a link."""
-        folder, name = os.path.split(path)
-        real_folder = self._folders.get(folder)
-        if real_folder is None:
-            real_folder = self._folders[folder] = os.path.realpath(folder)
-        joined = os.path.join(real_folder, name)
-        return os.path.realpath(joined) if os.path.islink(joined) else joined
+    def _look(self, path: str) -> tuple[int, int, str | None, str, str]:
+        """Stat ``path`` (one ``lstat`` unless it is a link) and find the file it leads to:
+        ``os.path.realpath(path)``, resolving each folder once per build (most inputs share a
+        few folders) and the file's own name only when it is a link."""
+        try:
+            s = os.lstat(path)
+            folder, name = os.path.split(path)
+            real_folder = self._folders.get(folder)
+            if real_folder is None:
+                real_folder = self._folders[folder] = os.path.realpath(folder)
+            where = os.path.join(real_folder, name)
+            if stat_mode.S_ISLNK(s.st_mode):
+                s = os.stat(path)
+                where = os.path.realpath(where)
+        except OSError:
+            return (-1, -1, None, "", "")
+        return (s.st_mtime_ns, s.st_size, None, where, f"{s.st_dev}:{s.st_ino}")
 
     def unchanged(self, path: str, st: Stamp, real: str | None = None) -> bool:
         """Whether ``path`` still holds what ``st`` stamped; for an input, ``real`` is the
         absolute file it led to then ("" when not recorded: not current)."""
         info = self._seen.get(path)
         if info is None:
-            try:
-                s = os.stat(path)
-                where = self._real(path)
-            except OSError:
-                self._seen[path] = (-1, -1, None, "", "")
-                return False
-            info = (s.st_mtime_ns, s.st_size, None, where, f"{s.st_dev}:{s.st_ino}")
-            self._seen[path] = info
+            info = self._seen[path] = self._look(path)
         mtime, size, digest, where, identity = info
         if size < 0 or (real is not None and real != where):
             return False  # gone, or the name leads to another file now (a link retargeted)
@@ -250,6 +275,8 @@ class Checker:
         if digest != st.sha256:
             return False
         if time.time_ns() - mtime > _RACY_NS:
+            if (st.mtime_ns, st.identity) != (mtime, st.identity and identity):
+                self.refreshed += 1
             st.mtime_ns = mtime
             if st.identity:
                 st.identity = identity
@@ -263,14 +290,14 @@ def is_current(
     whether a stamp was refreshed on the way (the state then wants saving)."""
     if record.key != key:
         return False, False
-    before = [(s.mtime_ns, s.identity) for s in (*record.inputs, *record.outputs)]
+    refreshed = checker.refreshed
     root_s, out_s = str(root), str(out)
+    join, unchanged = os.path.join, checker.unchanged
     for s in record.inputs:
-        real = os.path.normpath(os.path.join(root_s, s.real)) if s.real else ""
-        if not checker.unchanged(os.path.join(root_s, s.path), s, real):
+        real = os.path.normpath(join(root_s, s.real)) if s.real else ""
+        if not unchanged(join(root_s, s.path), s, real):
             return False, False
     for s in record.outputs:
-        if not checker.unchanged(os.path.join(out_s, s.path), s):
+        if not unchanged(join(out_s, s.path), s):
             return False, False
-    after = [(s.mtime_ns, s.identity) for s in (*record.inputs, *record.outputs)]
-    return True, before != after
+    return True, checker.refreshed != refreshed

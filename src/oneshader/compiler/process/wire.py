@@ -18,7 +18,6 @@ from oneshader.compiler.api import CompileOptions, CompileResult, InputFile, Out
 from oneshader.compiler.process.plain import from_plain, list_of, object_with, to_plain
 from oneshader.diagnostics import Diagnostic, Severity
 from oneshader.reflection.errors import ReflectionFormatError
-from oneshader.reflection.format import ReflectionFormat
 from oneshader.reflection.model import Target
 
 __all__ = [
@@ -99,6 +98,8 @@ _RESULT_KEYS = {"diagnostics", "reflection", "outputs", "inputs", "crashed"}
 
 
 def encode_result(result: CompileResult) -> bytes:
+    from oneshader.reflection.format import ReflectionFormat  # a costly import: results only
+
     r = result
     return _dumps(
         {
@@ -156,6 +157,8 @@ def _input(v: object) -> InputFile:
 
 
 def decode_result(data: bytes) -> CompileResult:
+    from oneshader.reflection.format import ReflectionFormat  # a costly import: results only
+
     doc = object_with(_loads(data), _RESULT_KEYS)
     text = doc["reflection"]
     try:
