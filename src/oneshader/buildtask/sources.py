@@ -41,6 +41,12 @@ class ShaderJob:
 
 def project_name(path: Path, root: Path) -> str:
     """The name a file has in reflections, diagnostics and the state: relative to the project."""
+    p, r = str(path), str(root)
+    # a file below the root, both absolute, nothing to normalize (a Path has no "." or "//"
+    # parts, only ".." can be): the rest of the path, as os.path.relpath would give it
+    below = p.startswith(r) and p[len(r) : len(r) + 1] == "/" and "/.." not in p
+    if below and os.sep == "/" and r[:1] == "/" and not r.endswith("/"):
+        return p[len(r) + 1 :]
     return display_path(path, root)
 
 
@@ -114,7 +120,7 @@ def discover(config: BuildConfig) -> list[ShaderJob]:
     seen: set[Path] = set()
     for src in config.sources:
         if src.is_dir():  # walked from a resolved folder, without following links
-            files = [(f, f.relative_to(src).as_posix()) for f in walk_shaders(src, config.out)]
+            files = [(f, project_name(f, src)) for f in walk_shaders(src, config.out)]
         elif src.exists():
             files = [(src, src.name)]  # named as given (a link too: docs/build.md)
         else:

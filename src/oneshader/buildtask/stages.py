@@ -67,6 +67,8 @@ class StageRule:
 
 
 _DEFAULT_RULES = tuple(StageRule(p, s) for p, s in DEFAULT_PATTERNS)
+# each pattern is "*" and an ending: a name without one of these endings matches none of them
+_DEFAULT_ENDINGS = tuple(p.removeprefix("*") for p, _ in DEFAULT_PATTERNS)
 
 
 def stage_from_profile(profile: str) -> Stage:
@@ -93,9 +95,10 @@ def entry_for_file(
 ) -> tuple[EntryPointSpec, ...]:
     """The entry point a name pattern gives ``path`` (``name`` its project-relative path), when
     the file marks none with ``[shader("...")]``; () otherwise."""
-    every = (*rules, *_DEFAULT_RULES) if defaults else rules
     file_name = path.name
-    rule = next((r for r in every if r._matches(file_name, name)), None)
+    rule = next((r for r in rules if r._matches(file_name, name)), None)
+    if rule is None and defaults and file_name.endswith(_DEFAULT_ENDINGS):
+        rule = next((r for r in _DEFAULT_RULES if r._matches(file_name, name)), None)
     if rule is None or _marks_entries(path):
         return ()
     return (EntryPointSpec(rule.entry, rule.stage),)

@@ -30,7 +30,7 @@ VERSION = 2  # 2: the checksum digests the body's stored text
 _RACY_NS = 100_000_000
 
 
-@dataclass
+@dataclass(slots=True)  # a build holds one per file of every shader: 2,000 shaders, ~12,000
 class Stamp:
     """What a file looked like: ``path`` relative to the project (inputs) or to OUT (outputs).
 
@@ -47,7 +47,7 @@ class Stamp:
     identity: str = ""
 
 
-@dataclass
+@dataclass(slots=True)
 class ShaderRecord:
     source: str
     key: str
@@ -229,28 +229,32 @@ class Checker:
     """
 
     def __init__(self) -> None:
-        # path -> (mtime, size, digest or None, the file it leads to, its device:inode)
-        self._seen: dict[str, tuple[int, int, str | None, str, str]] = {}
+        # path -> (its lstat, or its stat when it is a link; None when gone), its digest once
+        # hashed, the file it leads to (computed when an input's check asks)
+        self._seen: dict[str, tuple[os.stat_result | None, str | None, str | None]] = {}
         self._folders: dict[str, str] = {}  # folder -> with its links resolved
         self.refreshed = 0  # stamps refreshed in place (the state wants saving)
 
-    def _look(self, path: str) -> tuple[int, int, str | None, str, str]:
-        """Stat ``path`` (one ``lstat`` unless it is a link) and find the file it leads to:
-        ``os.path.realpath(path)``, resolving each folder once per build (most inputs share a
-        few folders) and the file's own name only when it is a link."""
+    def _look(self, path: str) -> tuple[os.stat_result | None, str | None, str | None]:
+        """Stat ``path``: one ``lstat`` unless it is a link (then its target's stat, and the
+        file it leads to)."""
         try:
             s = os.lstat(path)
-            folder, name = os.path.split(path)
-            real_folder = self._folders.get(folder)
-            if real_folder is None:
-                real_folder = self._folders[folder] = os.path.realpath(folder)
-            where = os.path.join(real_folder, name)
             if stat_mode.S_ISLNK(s.st_mode):
                 s = os.stat(path)
-                where = os.path.realpath(where)
+                return (s, None, os.path.realpath(self._where(path)))
         except OSError:
-            return (-1, -1, None, "", "")
-        return (s.st_mtime_ns, s.st_size, None, where, f"{s.st_dev}:{s.st_ino}")
+            return (None, None, None)
+        return (s, None, None)
+
+    def _where(self, path: str) -> str:
+        """``path`` with its folders' links resolved, each folder once per build (most inputs
+        share a few folders): ``os.path.realpath(path)`` for a file that is not a link."""
+        folder, name = os.path.split(path)
+        real_folder = self._folders.get(folder)
+        if real_folder is None:
+            real_folder = self._folders[folder] = os.path.realpath(folder)
+        return os.path.join(real_folder, name)
 
     def unchanged(self, path: str, st: Stamp, real: str | None = None) -> bool:
         """Whether ``path`` still holds what ``st`` stamped; for an input, ``real`` is the
@@ -258,11 +262,18 @@ class Checker:
         info = self._seen.get(path)
         if info is None:
             info = self._seen[path] = self._look(path)
-        mtime, size, digest, where, identity = info
-        if size < 0 or (real is not None and real != where):
-            return False  # gone, or the name leads to another file now (a link retargeted)
-        same_file = not st.identity or st.identity == identity
-        if st.mtime_ns == mtime and st.size == size and mtime != 0 and same_file:
+        s, digest, where = info
+        if s is None:
+            return False  # gone
+        if real is not None:
+            if where is None:
+                where = self._where(path)
+                self._seen[path] = (s, digest, where)
+            if real != where:
+                return False  # the name leads to another file now (a link retargeted)
+        mtime, size = s.st_mtime_ns, s.st_size
+        identity = f"{s.st_dev}:{s.st_ino}" if st.identity else ""
+        if st.mtime_ns == mtime and st.size == size and mtime != 0 and st.identity == identity:
             return True
         if size != st.size:
             return False
@@ -271,15 +282,14 @@ class Checker:
                 digest = file_hash(Path(path))
             except OSError:
                 return False
-            self._seen[path] = (mtime, size, digest, where, identity)
+            self._seen[path] = (s, digest, where)
         if digest != st.sha256:
             return False
         if time.time_ns() - mtime > _RACY_NS:
-            if (st.mtime_ns, st.identity) != (mtime, st.identity and identity):
+            if (st.mtime_ns, st.identity) != (mtime, identity):
                 self.refreshed += 1
             st.mtime_ns = mtime
-            if st.identity:
-                st.identity = identity
+            st.identity = identity
         return True
 
 
