@@ -6,11 +6,14 @@ lines, included files, cbuffer members, resources, diagnostics) at 1x, 10x and 1
 base size, compiles each in this process (``compile_file``, every target by default) and
 prints, per kind, the CPU seconds per unit at each size and the ratio of the 100x time to the
 10x time. Linear cost gives a ratio near 10 (less where the fixed cost of a compile still
-shows at 10x); a cost that grows with the square of the size gives near 100. The goal is a
-ratio of at most 12 for every kind; the script exits 1 if one is above. Beside each, plain
+shows at 10x); a cost that grows with the square of the size gives near 100. Beside each, plain
 Slang's one request for the same file and targets (``plain_slang.py``), timed in turn with
 oneshader's: its own ratio, and oneshader's time over it at 100x, show which of the two a
-growth comes from.
+growth comes from. oneshader's own share ("own s") is its time outside the calls into Slang
+that compile, emit code and lay out the program (``capi.Request``'s ``compile``, ``code``,
+``reflection``), measured in the same compile. The goal is a ratio of at most 12 for every
+kind, of oneshader's own share where plain Slang alone grows faster than that (Slang's growth
+is not oneshader's to fix); the script exits 1 if one is above.
 
 CPU seconds (this process, where Slang runs too) are the figure, the fastest of ``--repeat``
 runs (the 100x size once): the machine's other processes change wall time more than CPU time.
@@ -25,6 +28,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from plain_slang import compile_request
 
@@ -110,29 +114,64 @@ KINDS = [
 ]
 
 
-def measure(kind: Kind, n: int, options: CompileOptions, repeat: int) -> tuple[float, float, float]:
-    """The fastest CPU and wall seconds of a compile of ``kind`` at ``n`` units, and the
-    fastest CPU seconds of plain Slang's one request for the same file and targets (the two
-    taking turns)."""
+class _InSlang:
+    """The CPU seconds spent inside ``capi.Request``'s calls into Slang while it is entered."""
+
+    METHODS = ("compile", "code", "reflection")
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self._real: dict[str, Callable[..., Any]] = {}
+
+    def __enter__(self) -> _InSlang:
+        for name in self.METHODS:
+            real = self._real[name] = getattr(S.Request, name)
+            setattr(S.Request, name, self._timed(real))
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for name, real in self._real.items():
+            setattr(S.Request, name, real)
+
+    def _timed(self, real: Callable[..., Any]) -> Callable[..., Any]:
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            c0 = time.process_time()
+            try:
+                return real(*args, **kwargs)
+            finally:
+                self.seconds += time.process_time() - c0
+
+        return timed
+
+
+def measure(
+    kind: Kind, n: int, options: CompileOptions, repeat: int
+) -> tuple[float, float, float, float]:
+    """The fastest CPU and wall seconds of a compile of ``kind`` at ``n`` units, the CPU
+    seconds of oneshader's own share of that compile (outside Slang), and the fastest CPU
+    seconds of plain Slang's one request for the same file and targets (the two taking
+    turns)."""
     lib = S.library()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         builds = kind.make(n, folder)
         path = str(folder / "main.hlsl")
         plain = {"path": path, "targets": [t.value for t in options.targets]}
-        cpu, wall, slang = [], [], []
+        cpu, wall, own, slang = [], [], [], []
         for _ in range(repeat):
-            c0, w0 = time.process_time(), time.perf_counter()
-            result = compile_file(path, options)
-            cpu.append(time.process_time() - c0)
-            wall.append(time.perf_counter() - w0)
+            with _InSlang() as inside:
+                c0, w0 = time.process_time(), time.perf_counter()
+                result = compile_file(path, options)
+                cpu.append(time.process_time() - c0)
+                wall.append(time.perf_counter() - w0)
+            own.append(cpu[-1] - inside.seconds)
             if result.ok != builds or (not builds and len(result.diagnostics) < n):
                 shown = "\n".join(d.format() for d in result.diagnostics[:5])
                 raise SystemExit(f"{kind.name} x{n}: unexpected result (ok={result.ok})\n{shown}")
             c0 = time.process_time()
             compile_request(lib, plain)
             slang.append(time.process_time() - c0)
-        return min(cpu), min(wall), min(slang)
+        return min(cpu), min(wall), min(own), min(slang)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -149,7 +188,10 @@ def main(argv: list[str] | None = None) -> int:
     chosen = [k for k in KINDS if k.name in args.kinds.split(",")]
     print(f"CPU seconds of one compile (best of {args.repeat}; the largest size once),")
     print(f"targets {args.targets}; 'slang': plain Slang's one request for the same file")
-    print(f"{'kind':<11} {'units':>7} {'cpu s':>8} {'wall s':>8} {'ms/unit':>8} {'slang s':>8}")
+    print(
+        f"{'kind':<11} {'units':>7} {'cpu s':>8} {'wall s':>8} {'ms/unit':>8} {'slang s':>8}"
+        f" {'own s':>8}"
+    )
     with tempfile.TemporaryDirectory() as tmp:  # Slang loaded and warm before any figure
         blank(0, Path(tmp))
         compile_file(str(Path(tmp) / "main.hlsl"), options)
@@ -157,25 +199,29 @@ def main(argv: list[str] | None = None) -> int:
     for kind in chosen:
         cpu_at: dict[int, float] = {}
         slang_at: dict[int, float] = {}
+        own_at: dict[int, float] = {}
         for f in factors:
             n = kind.base * f
             repeat = 1 if f == max(factors) else args.repeat
-            cpu, wall, slang = measure(kind, n, options, repeat)
-            cpu_at[f], slang_at[f] = cpu, slang
+            cpu, wall, own, slang = measure(kind, n, options, repeat)
+            cpu_at[f], slang_at[f], own_at[f] = cpu, slang, own
             print(
                 f"{kind.name:<11} {n:>7} {cpu:>8.3f} {wall:>8.3f} {1000 * cpu / n:>8.3f}"
-                f" {slang:>8.3f}",
+                f" {slang:>8.3f} {own:>8.3f}",
                 flush=True,
             )
         if 10 in cpu_at and 100 in cpu_at:
             ratio = cpu_at[100] / cpu_at[10]
             slang_ratio = slang_at[100] / slang_at[10]
             against = cpu_at[100] / slang_at[100]
-            worst = max(worst, ratio)
-            verdict = "ok" if ratio <= GOAL else f"ABOVE THE GOAL ({GOAL:g})"
+            own = own_at[100] / own_at[10]
+            judged = own if slang_ratio > GOAL else ratio
+            worst = max(worst, judged)
+            verdict = "ok" if judged <= GOAL else f"ABOVE THE GOAL ({GOAL:g})"
             print(
-                f"{kind.name:<11} 100x/10x = {ratio:.1f}  {verdict}  (per {kind.unit}; plain"
-                f" Slang's own {slang_ratio:.1f}; at 100x {against:.2f}x plain Slang's time)",
+                f"{kind.name:<11} 100x/10x = {ratio:.1f}, oneshader's own share {own:.1f}"
+                f"  {verdict}  (per {kind.unit}; plain Slang's own {slang_ratio:.1f}; at 100x"
+                f" {against:.2f}x plain Slang's time)",
                 flush=True,
             )
     return 0 if worst <= GOAL else 1

@@ -149,7 +149,8 @@ def test_strip_comments_keeps_positions_as_the_character_loop_did(text: str) -> 
 
 def test_the_insides_of_function_bodies_and_initializers_are_never_tokenized() -> None:
     """The scanner reads declarations: a body of 20,000 statements (or a constant table of
-    as many numbers) costs it two braces, so that megabytes of code scan in Slang's shadow."""
+    as many numbers) is two braces among its tokens (the source model lexed it once), so that
+    megabytes of code scan in Slang's shadow."""
     from oneshader.compiler.source.scanner import _tokens
 
     body = "    x = x * 3 + 1; { y = 2; }\n" * 20_000

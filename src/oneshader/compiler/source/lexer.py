@@ -9,10 +9,11 @@ unless it is spliced.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
-__all__ = ["Token", "lex"]
+__all__ = ["Token", "lex", "strip_comments"]
 
 _LEX = re.compile(
     r"""(\n)
@@ -72,3 +73,20 @@ def lex(text: str, file: int) -> list[Token]:
     if not out or out[-1].kind != "nl":
         out.append(Token("nl", "\n", file, line, len(text) - start + 1))
     return out
+
+
+_COMMENT_OR_STRING = re.compile(r'//[^\n]*|/\*.*?(?:\*/|\Z)|"(?:\\.|[^"\\\n])*["\n]?', re.DOTALL)
+_NOT_NEWLINE = re.compile(r"[^\n]")
+
+
+def _blank(m: re.Match[str]) -> str:
+    text = m.group(0)
+    return text if text[0] == '"' else _NOT_NEWLINE.sub(" ", text)
+
+
+@functools.lru_cache(maxsize=256)
+def strip_comments(text: str) -> str:
+    """The text with comments blanked out (newlines kept), so offsets and positions survive;
+    string literals are kept whole (a ``//`` inside one is no comment). Cached: every rewrite and
+    scan of a compile asks for the same few texts."""
+    return _COMMENT_OR_STRING.sub(_blank, text)

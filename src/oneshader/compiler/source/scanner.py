@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import bisect
 import functools
-import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from oneshader.compiler.source.kinds import RTYPES
+from oneshader.compiler.source.lexer import Token, lex, strip_comments
 
 __all__ = [
     "Attribute",
@@ -25,18 +26,10 @@ __all__ = [
     "StructDef",
     "include_named",
     "scan",
+    "strip_comments",
 ]
 
-_TOKEN = re.compile(
-    r"""(?P<id>[A-Za-z_][A-Za-z0-9_]*)
-      | (?P<num>\d[\w.]*)
-      | (?P<str>"(?:\\.|[^"\\\n])*")
-      | (?P<punct>\S)""",
-    re.VERBOSE,
-)
-_REGISTER = re.compile(r"^\s*([btsuBTSU])(\d+)\s*(?:,\s*space(\d+)\s*)?$")
 _BLOCKS = ("cbuffer", "tbuffer")
-_SPACE_ONLY = re.compile(r"^\s*space(\d+)\s*$")
 
 # Modifiers that may precede a declaration's type and are not part of it.
 _MODIFIERS = frozenset(
@@ -68,18 +61,13 @@ _MODIFIERS = frozenset(
 INTERPOLATION_MODIFIERS = ("nointerpolation", "linear", "centroid", "noperspective", "sample")
 
 
-_COMMENT_OR_STRING = re.compile(r'//[^\n]*|/\*.*?(?:\*/|\Z)|"(?:\\.|[^"\\\n])*["\n]?', re.DOTALL)
-_NOT_NEWLINE = re.compile(r"[^\n]")
-
-
-def _blank(m: re.Match[str]) -> str:
-    text = m.group(0)
-    return text if text[0] == '"' else _NOT_NEWLINE.sub(" ", text)
-
-
 def line_offsets(text: str) -> list[int]:
     """The offset at which each line of ``text`` starts (index 0: line 1)."""
-    return [0, *(m.end() for m in re.finditer("\n", text))]
+    starts, at = [0], text.find("\n")
+    while at >= 0:
+        starts.append(at + 1)
+        at = text.find("\n", at + 1)
+    return starts
 
 
 def line_col(text: str, offset: int) -> tuple[int, int]:
@@ -117,14 +105,6 @@ def comma_spans(text: str, a: int, b: int) -> list[tuple[int, int]]:
             start = j + 1
     out.append((start, b))
     return [(i, j) for i, j in out if text[i:j].strip()]
-
-
-@functools.lru_cache(maxsize=256)
-def strip_comments(text: str) -> str:
-    """The text with comments blanked out (newlines kept), so offsets and positions survive;
-    string literals are kept whole (a ``//`` inside one is no comment). Cached: every rewrite and
-    scan of a compile asks for the same few texts."""
-    return _COMMENT_OR_STRING.sub(_blank, text)
 
 
 @dataclass(frozen=True)
@@ -244,17 +224,8 @@ class _Positions:
         return line, offset - self.starts[line - 1] + 1
 
 
-_PREPROCESSOR = re.compile(r"^[ \t]*#(?:[^\n]*\\\n)*[^\n]*", re.MULTILINE)
-
-
-def _blank_preprocessor(text: str) -> str:
-    """Preprocessor lines blanked (newlines kept): the scanner sees declarations only."""
-    return _PREPROCESSOR.sub(lambda m: _NOT_NEWLINE.sub(" ", m.group()), text)
-
-
-_BRACE_OR_STRING = re.compile(r'"(?:\\.|[^"\\\n])*"|[{}]')
 # Blocks whose contents the scanner reads; any other block (a function's body, an initializer)
-# is skipped whole, so that its tokens are never made.
+# is skipped whole: only its braces are kept.
 _READ_INSIDE = frozenset({"struct", "cbuffer", "tbuffer", "namespace"})
 
 
@@ -274,38 +245,51 @@ def _header_word(toks: list[_Tok]) -> str:
     return ""
 
 
-def _tokens(text: str) -> list[_Tok]:
-    """The tokens of ``text`` (comments already blanked), but for the insides of blocks the
-    scanner skips: their braces only. Linear, and fast on files of many megabytes."""
-    text = _blank_preprocessor(text)
-    toks: list[_Tok] = []
-    start = 0
-    skipping = 0  # brace depth inside a skipped block (0: reading)
-
-    def read(end: int) -> None:
-        toks.extend(
-            [_Tok(m.lastgroup or "punct", m.group(), m.start()) for m in finditer(text, start, end)]
-        )
-
-    finditer = _TOKEN.finditer
-
-    for m in _BRACE_OR_STRING.finditer(text):
-        brace = m.group()
-        if brace not in ("{", "}"):
+def _lexed(text: str) -> tuple[list[Token], list[int]]:
+    """The source model's tokens of ``text`` (``lexer.lex``) but for preprocessor lines, each
+    with its offset."""
+    starts = line_offsets(text)
+    tokens: list[Token] = []
+    offsets: list[int] = []
+    line_start, directive = True, False
+    for t in lex(text, 0):
+        if t.kind == "nl":
+            line_start, directive = True, False
             continue
-        at = m.start()
+        directive = directive or (line_start and t.text == "#")
+        line_start = False
+        if not directive:
+            tokens.append(t)
+            offsets.append(starts[t.line - 1] + t.col - 1)
+    return tokens, offsets
+
+
+def _tokens(
+    text: str, tokens: Sequence[Token] | None = None, offsets: Sequence[int] | None = None
+) -> list[_Tok]:
+    """The scanner's tokens of ``text``: the source model's (``tokens`` with their ``offsets``
+    in ``text`` where the caller has them, else lexed here), each punctuator one character, and
+    of the blocks the scanner skips only their braces. Linear."""
+    if tokens is None or offsets is None:
+        tokens, offsets = _lexed(text)
+    toks: list[_Tok] = []
+    skipping = 0  # brace depth inside a skipped block (0: reading)
+    for t, at in zip(tokens, offsets, strict=True):
+        kind, word = t.kind, t.text
         if skipping:
-            skipping += 1 if brace == "{" else -1
-            if skipping:
-                continue
-        else:
-            read(at)
-            if brace == "{" and _header_word(toks) not in _READ_INSIDE:
+            if word == "{":
+                skipping += 1
+            elif word == "}":
+                skipping -= 1
+                if not skipping:
+                    toks.append(_Tok("punct", "}", at))
+            continue
+        if kind == "punct":
+            if word == "{" and _header_word(toks) not in _READ_INSIDE:
                 skipping = 1
-        toks.append(_Tok("punct", brace, at))
-        start = at + 1
-    if not skipping:
-        read(len(text))
+            toks.extend(_Tok("punct", c, at + k) for k, c in enumerate(word))
+        elif kind != "raw":  # a directive handed on as written
+            toks.append(_Tok(kind, word, at))
     return toks
 
 
@@ -361,11 +345,17 @@ def _top_level_parts(text: str, offset: int) -> list[tuple[int, str]]:
 
 
 class _Scanner:
-    def __init__(self, path: str, text: str) -> None:
+    def __init__(
+        self,
+        path: str,
+        text: str,
+        tokens: Sequence[Token] | None = None,
+        offsets: Sequence[int] | None = None,
+    ) -> None:
         self.path = path
         self.text = strip_comments(text)
         self.pos = _Positions(self.text)
-        self.toks = _tokens(self.text)
+        self.toks = _tokens(self.text, tokens, offsets)
         self.out = SourceFile(path)
 
     def at(self, tok: _Tok) -> tuple[int, int]:
@@ -392,11 +382,11 @@ class _Scanner:
                 stop = toks[inner_b - 1].offset + len(toks[inner_b - 1].text)
                 # [[a(1), b(2)]] holds two attributes, as DXC reads it
                 for at, part in _top_level_parts(self.text[start:stop], start):
-                    m = re.match(r"\s*([A-Za-z_][\w:]*)\s*(?:\((.*)\))?\s*$", part, re.DOTALL)
-                    if m:
-                        line, col = self.pos.at(at + m.start(1))
-                        name = m.group(1).replace(" ", "")
-                        attrs.append(Attribute(name, _args(m.group(2) or ""), line, col))
+                    parsed = _attribute(part)
+                    if parsed is not None:
+                        lead, name, args = parsed
+                        line, col = self.pos.at(at + lead)
+                        attrs.append(Attribute(name, _args(args), line, col))
             i = close
         return attrs, i
 
@@ -582,11 +572,9 @@ class _Scanner:
         for x in range(a, b - 1):
             if toks[x].text == "register" and toks[x + 1].text == "(":
                 close = _match(toks, x + 1, "(", ")")
-                inner = self.span(x + 2, close - 1)
-                m = _REGISTER.match(inner)
-                if m:
-                    space = int(m.group(3)) if m.group(3) else 0
-                    return (m.group(1).lower(), int(m.group(2)), space), self.at(toks[x])
+                found = _register(self.span(x + 2, close - 1))
+                if found is not None:
+                    return found, self.at(toks[x])
         return None, (0, 0)
 
     def space_only(self, a: int, b: int) -> int | None:
@@ -594,9 +582,9 @@ class _Scanner:
         toks = self.toks
         for x in range(a, b - 1):
             if toks[x].text == "register" and toks[x + 1].text == "(":
-                m = _SPACE_ONLY.match(self.span(x + 2, _match(toks, x + 1, "(", ")") - 1))
-                if m:
-                    return int(m.group(1))
+                space = _space(self.span(x + 2, _match(toks, x + 1, "(", ")") - 1))
+                if space is not None:
+                    return space
         return None
 
     def statement(self, a: int, b: int) -> None:
@@ -679,9 +667,61 @@ class _Scanner:
         )
 
 
-def scan(path: str, text: str) -> SourceFile:
-    """Scan one file's text; ``path`` is only recorded (as the name diagnostics use)."""
-    return _Scanner(path, text).run()
+def scan(
+    path: str,
+    text: str,
+    tokens: Sequence[Token] | None = None,
+    offsets: Sequence[int] | None = None,
+) -> SourceFile:
+    """Scan one file's text; ``path`` is only recorded (as the name diagnostics use).
+    ``tokens``/``offsets``: the text's tokens as the source model has them (its stream), where
+    the caller has them (else the text is lexed here)."""
+    return _Scanner(path, text, tokens, offsets).run()
+
+
+def _is_word(text: str) -> bool:
+    return bool(text) and text.isascii() and (text.replace("_", "a").isalnum())
+
+
+def _attribute(part: str) -> tuple[int, str, str] | None:
+    """One attribute of a list, ``name`` or ``name(args)`` (a name of word characters and
+    ``:``): where its name starts in ``part``, the name and the text of its arguments; None
+    for anything else."""
+    lead = len(part) - len(part.lstrip())
+    rest = part[lead:]
+    end = 0
+    while end < len(rest) and (rest[end] == ":" or _is_word(rest[end])):
+        end += 1
+    name, after = rest[:end], rest[end:].strip()
+    if not name or not (name[0].isalpha() or name[0] == "_") or not name[0].isascii():
+        return None
+    if not after:
+        return lead, name, ""
+    if after[0] != "(" or after[-1] != ")":
+        return None
+    return lead, name, after[1:-1]
+
+
+def _number(text: str) -> int | None:
+    return int(text) if text.isascii() and text.isdigit() else None
+
+
+def _space(text: str) -> int | None:
+    """M of ``spaceM`` (spaces around it allowed), or None."""
+    text = text.strip()
+    return _number(text[5:]) if text.startswith("space") else None
+
+
+def _register(text: str) -> tuple[str, int, int] | None:
+    """The class, number and space of a register's arguments (``t3``, ``b0, space1``), or
+    None for any other form."""
+    head, comma, tail = text.strip().partition(",")
+    head = head.rstrip()
+    number = _number(head[1:])
+    if not head or head[0] not in "btsuBTSU" or number is None:
+        return None
+    space = _space(tail) if comma else 0
+    return None if space is None else (head[0].lower(), number, space)
 
 
 def include_named(path: Path, name: str, include_dirs: tuple[str, ...]) -> Path | None:

@@ -242,7 +242,17 @@ class SourceSet:
                 self._first[inc.path] = inc
                 rendered = self.maps[inc.path] = render(inc, unit.line_counts[inc.file])
                 self.texts[inc.path] = rendered.text
-                self.sources[inc.path] = scan(str(inc.path), dxc_declarations(rendered.text))
+                self.sources[inc.path] = self._scan(inc.path, rendered)
+
+    def _scan(self, path: Path, rendered: Rendered) -> SourceFile:
+        """The scan of a file as compiled, with DXC's declarations Slang does not parse as
+        Slang is given them (``dxc_declarations``): from the file's tokens where those leave
+        the text as it is (nearly always), else from the text they make."""
+        text = dxc_declarations(rendered.text)
+        if text != rendered.text:
+            return scan(str(path), text)
+        s = self.stream(path)
+        return scan(str(path), text, s.tokens, s.offsets)
 
     def tokens(self, path: Path) -> list[Token]:
         """The tokens of a file as compiled (its first inclusion, macros expanded), in order."""
