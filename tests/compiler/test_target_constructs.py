@@ -14,7 +14,7 @@ import pytest
 from target_support import ALL, build, run_wgsl, wgsl_of
 from verify_support import pack, render
 
-from module_validation import device
+from module_validation import device, wgsl_errors
 from oneshader.bindings import from_reflection
 from oneshader.codegen import render_module
 from oneshader.compiler import CompileOptions, compile_file
@@ -387,15 +387,33 @@ def test_wave_operations_build_on_wgsl_through_subgroups(tmp_path: Path) -> None
     assert DeviceFeatures.Subgroups in spirv_only.entry_points[0].features
 
 
-def test_first_lane_is_refused_on_wgsl_at_the_call(tmp_path: Path) -> None:
-    """``WaveIsFirstLane`` is WGSL's ``subgroupElect``, which this naga does not know."""
-    source = WAVES.replace("bool any = ", "bool any = WaveIsFirstLane() && ")
-    path = tmp_path / "first.hlsl"
-    path.write_text(source)
-    result = compile_file(str(path), CompileOptions(targets=ALL, source_name="first.hlsl"))
-    (error,) = [d for d in result.diagnostics if d.is_error]
-    assert (error.line, error.column, error.code) == (10, 16, "OS1003")
-    assert "WaveIsFirstLane" in error.message and "WGSL" in error.message
+@pytest.mark.invalid_modules("subgroup operations: valid on an adapter with the subgroup feature")
+def test_first_lane_quad_reads_and_bit_counts_build_on_wgsl(tmp_path: Path) -> None:
+    """``WaveIsFirstLane`` (Slang's ``subgroupElect``, which this naga does not know: it was
+    OS1003), ``QuadReadLaneAt`` and ``WaveActiveCountBits`` (Slang's E36107) are helpers of
+    the subgroup operations naga knows: broadcast-first, shuffle, ballot. Where the adapter
+    has no 'subgroup' feature, naga's only complaint is that capability."""
+    source = WAVES.replace("bool any = ", "bool any = WaveIsFirstLane() && ").replace(
+        "+ 0 * WaveGetLaneIndex();",
+        "+ 0 * WaveGetLaneIndex() + 0 * WaveActiveCountBits(id.x > 3) "
+        "+ 0 * QuadReadLaneAt(id.x, 2);",
+    )
+    result = build(tmp_path, source)
+    assert result.ok, [d.format() for d in result.diagnostics]
+    wgsl = wgsl_of(result)
+    assert "subgroupElect" not in wgsl and "subgroupShuffle" in wgsl
+    complaint = wgsl_errors(wgsl)
+    if _has_subgroups():
+        assert complaint == ""
+    else:
+        assert (
+            all(
+                "Capabilities(SUBGROUP)" in line
+                for line in complaint.splitlines()
+                if "requires" in line
+            )
+            and "unknown" not in complaint.lower()
+        ), complaint
 
 
 BYTE_ATOMICS = """\

@@ -303,6 +303,30 @@ HELPERS: dict[str, tuple[frozenset[Target], str]] = {
             for t in ("float4", "half4")
         ),
     ),
+    # Wave operations Slang's WGSL writes as what the naga of wgpu-py does not know
+    # (WaveIsFirstLane: subgroupElect) or not at all (E36107), in the subgroup operations it
+    # knows: the first active lane is the one whose index subgroupBroadcastFirst gives; a
+    # quad is four consecutive lanes (SPIR-V's and WGSL's quads), read by subgroupShuffle;
+    # the bits of a ballot counted word by word.
+    "WaveIsFirstLane": (
+        frozenset({Target.Wgsl}),
+        "bool oneshader_WaveIsFirstLane() "
+        "{ return WaveReadLaneFirst(WaveGetLaneIndex()) == WaveGetLaneIndex(); }",
+    ),
+    "QuadReadLaneAt": (
+        frozenset({Target.Wgsl}),
+        " ".join(
+            f"{t}{n} oneshader_QuadReadLaneAt({t}{n} x, uint i) "
+            "{ return WaveReadLaneAt(x, (WaveGetLaneIndex() & ~3u) + (i & 3u)); }"
+            for t in ("float", "int", "uint")
+            for n in ("", "2", "3", "4")
+        ),
+    ),
+    "WaveActiveCountBits": (
+        frozenset({Target.Wgsl}),
+        "uint oneshader_WaveActiveCountBits(bool b) { uint4 m = WaveActiveBallot(b); "
+        "return countbits(m.x) + countbits(m.y) + countbits(m.z) + countbits(m.w); }",
+    ),
     # fwidth(x) is abs(ddx(x)) + abs(ddy(x)) by definition.
     "fwidth": (
         frozenset({Target.Msl}),
