@@ -157,8 +157,8 @@ class SourceSet:
                     return resolved.relative_to(Path(d).resolve()).as_posix()
                 except ValueError:
                     continue
-            if resolved not in self.written:  # Slang's own module (hlsl.meta.slang): its name
-                return Path(slang_path).name
+            if resolved not in self.written and not resolved.is_file():
+                return Path(slang_path).name  # Slang's own module (hlsl.meta.slang): its name
             return resolved.as_posix()  # outside the project: its full name, never a look-alike
         base = Path(self.name).parent
         return (base / rel).as_posix() if base.as_posix() != "." else rel.as_posix()
