@@ -157,3 +157,29 @@ def test_a_texture_of_half_texels_is_a_positioned_wgsl_error(tmp_path: Path) -> 
     assert [(d.line, d.column, d.code) for d in errors] == [(2, 1, "OS1003")]
     assert errors[0].message.startswith("WGSL: a texture of 16-bit texels (Texture2D<half4>)")
     assert _build(tmp_path, source, Target.SpirV, Target.Msl).ok
+
+
+def test_a_constant_buffer_scalar_array_element_passed_on_is_a_wgsl_error(tmp_path: Path) -> None:
+    """``asuint(w[i])`` (or any call given the element itself) of ``cbuffer C { float w[4];
+    }``, a struct's member there too: Slang's WGSL crashed the compiler (SIGSEGV, OS9001,
+    plain Slang alike); it is OS1003 at the use, naming the function. Arithmetic on it and
+    type conversions build."""
+    source = (
+        "struct S { uint u[2]; };\ncbuffer C { float w[4]; S s; };\n"
+        "RWStructuredBuffer<uint> o;\n"
+        "[numthreads(1,1,1)] void main(uint3 id : SV_DispatchThreadID) {\n"
+        "    o[1] = uint(w[id.x]) + uint(sqrt(w[2] * 2));\n"
+        "    o[0] = asuint(w[id.x]);\n"
+        "}\n"
+    )
+    result = _build(tmp_path, source, Target.SpirV, Target.Wgsl)
+    errors = [d for d in result.diagnostics if d.is_error]
+    assert [(d.line, d.column, d.code) for d in errors] == [(6, 19, "OS1003")]
+    assert errors[0].message.startswith("WGSL: 'w[...]'") and "'asuint'" in errors[0].message
+    assert _build(tmp_path, source, Target.SpirV).ok
+    nested = source.replace("asuint(w[id.x])", "max(s.u[id.x], 1u)")
+    errors = [d for d in _build(tmp_path, nested, Target.Wgsl).diagnostics if d.is_error]
+    assert "'max'" in errors[0].message
+    assert [(d.line, d.column, d.code) for d in errors] == [(6, 18, "OS1003")]
+    fine = source.replace("o[0] = asuint(w[id.x]);", "")
+    assert _build(tmp_path, fine, Target.SpirV, Target.Wgsl).ok

@@ -238,6 +238,8 @@ def precheck(
     for t in (Target.Msl, Target.Wgsl):
         if t in targets:
             per[t] += _counted_parameters(src, t)
+    if Target.Wgsl in targets:
+        per[Target.Wgsl] += _uniform_scalar_arrays_passed(src)
     if Target.Msl in targets:
         per[Target.Msl] += _metal_out_parameters(src, options)
     stages = entry_stages(src, options)
@@ -264,6 +266,110 @@ def precheck(
     if every_target:
         return frozenset(per)
     return frozenset(t for t, errs in per.items() if errs)
+
+
+_UNIFORM_SCALARS = frozenset(
+    {"float", "int", "uint", "bool", "half", "dword", "min16float", "min16int", "min16uint"}
+)
+_NUMERIC_TYPES = frozenset(
+    f"{b}{n}" for b in _UNIFORM_SCALARS for n in ("", "1", "2", "3", "4", "2x2", "3x3", "4x4")
+) | {"if", "while", "for", "switch", "return"}
+
+
+def _uniform_scalar_arrays_passed(src: SourceSet) -> list[Diagnostic]:
+    """WGSL: an element of an array of scalars in a constant buffer (``cbuffer C { float
+    w[4]; }``, a struct's member there, a loose global) that is a call's whole argument
+    (``sqrt(w[i])``, ``asuint(w[i])``, a user's function): Slang's WGSL back end crashes on
+    it (SIGSEGV: its std140 wrapper of the array, each element a vec4, is not unwrapped for
+    the call; plain Slang alike), so it is refused at the first such use. Type conversions
+    (``uint(w[i])``) and arithmetic (``sqrt(w[i] * 2)``) build."""
+    names: set[str] = set()  # direct (a block's or a global's) and members (after a ".")
+    members: set[str] = set()
+    structs: list[str] = []
+    decls = src.declarations()
+    for scanned in src.sources.values():
+        for sdef in scanned.structs.values():
+            if sdef.kind not in ("cbuffer", "tbuffer"):
+                continue
+            for f in sdef.fields:
+                if (
+                    f.array is not None
+                    and f.type_text.split()[-1:]
+                    and (f.type_text.split()[-1] in _UNIFORM_SCALARS)
+                ):
+                    names.add(f.name)
+                else:
+                    structs.append(f.type_text.split()[-1] if f.type_text else "")
+    for d in decls.values():
+        loose = not {"static", "const", "groupshared"} & set(d.modifiers)
+        if d.base in _UNIFORM_SCALARS and d.array is not None and loose:
+            names.add(d.name)
+        if d.base.startswith("ConstantBuffer"):
+            inner = d.type_text.split("<", 1)[-1].rstrip(">").strip()
+            structs.append(inner)
+    seen: set[str] = set()
+    while structs:
+        name = structs.pop()
+        held = src.struct(name) if name not in seen else None
+        seen.add(name)
+        if held is None:
+            continue
+        for f in held.fields:
+            last = f.type_text.split()[-1] if f.type_text else ""
+            if f.array is not None and last in _UNIFORM_SCALARS:
+                members.add(f.name)
+            else:
+                structs.append(last)
+    if not names and not members:
+        return []
+    for s in src.streams():
+        for i in s.words(names | members):
+            if not s.is_(i + 1, "["):
+                continue
+            after_dot = s.at(i - 1).text == "."
+            if (after_dot and s.at(i).text not in members) or (
+                not after_dot and s.at(i).text not in names
+            ):
+                continue
+            start = i - 2 if after_dot and s.at(i - 2).kind == "id" else i
+            end = s.closing(i + 1)
+            whole = s.at(start - 1).text in ("(", ",") and s.at(end).text in (")", ",")
+            callee = _enclosing_call(s, i) if whole and end > 0 else None
+            if callee is None:
+                continue
+            line, col = s.line_col(i)
+            return [
+                src.error_in(
+                    s.path,
+                    line,
+                    col,
+                    f"WGSL: '{s.at(i).text}[...]', an element of a constant buffer's array of "
+                    f"scalars, passed to '{callee}': Slang's WGSL back end crashes on it; "
+                    f"declare the array of 4-vectors ('float4 {s.at(i).text}[N]', the same "
+                    "std140 layout) and read '.x', or build without the wgsl target",
+                    Code.NOT_ON_TARGET,
+                )
+            ]
+    return []
+
+
+def _enclosing_call(s: Stream, i: int) -> str | None:
+    """The function whose call's arguments hold token ``i`` (in the statement), when it is not
+    a numeric type's conversion or a statement's keyword."""
+    j = i - 1
+    while j >= 0:
+        t = s.at(j).text
+        if t in (";", "{", "}"):
+            return None
+        if t in (")", "]"):
+            j = s.opening(j) - 1
+            if j < -1:
+                return None
+            continue
+        if t == "(" and s.at(j - 1).kind == "id" and s.at(j - 1).text not in _NUMERIC_TYPES:
+            return s.at(j - 1).text
+        j -= 1
+    return None
 
 
 def _derived_structs(src: SourceSet) -> set[str]:
