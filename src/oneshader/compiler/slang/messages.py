@@ -14,7 +14,7 @@ from dataclasses import replace
 from itertools import takewhile
 
 from oneshader.compiler.api import TARGET_NAMES
-from oneshader.compiler.source.scanner import line_col, strip_comments
+from oneshader.compiler.source.lexer import Token, lex
 from oneshader.diagnostics import Diagnostic, Severity, source_excerpt
 from oneshader.reflection.model import Target
 
@@ -227,46 +227,35 @@ def _components(type_name: str) -> int:
     return 1 if type_name in _SCALARS else 0
 
 
-_STATEMENT_END = re.compile(r"[;{}]|\breturn\b")
-_WORD_OR_CHAR = re.compile(r"[A-Za-z_]\w*|\S")
-
-
 def _open_return(text: str, line: int, col: int) -> tuple[int, int] | None:
     """Where a ``return`` ends (line, column just after it) whose statement runs on, without a
     ';', to 1-based ``line``/``col`` across a line end: the ';' after it is missing."""
-    found = _last_before(_STATEMENT_END, text, line, col)
-    if found is None:
+    last = _last_before(text, line, col, lambda t: t.text in (";", "{", "}", "return"))
+    if last is None or last.text != "return" or last.line >= line:
         return None
-    last, clean = found
-    if last.group(0) != "return" or "\n" not in clean[last.end() :]:
-        return None
-    return line_col(clean, last.end())
+    return last.line, last.col + len(last.text)
 
 
 def _token_before(text: str, line: int, col: int) -> tuple[str, int, int] | None:
     """The token before 1-based ``line``/``col`` of ``text`` (comments skipped): (token, line,
     column), None at the start of the file or outside it."""
-    found = _last_before(_WORD_OR_CHAR, text, line, col)
-    if found is None:
-        return None
-    last, clean = found
-    return (last.group(0), *line_col(clean, last.start()))
+    last = _last_before(text, line, col, lambda t: True)
+    return None if last is None else (last.text, last.line, last.col)
 
 
-def _last_before(
-    pattern: re.Pattern[str], text: str, line: int, col: int
-) -> tuple[re.Match[str], str] | None:
-    """The last match of ``pattern`` before 1-based ``line``/``col`` (comments blanked), and
-    the text it was found in; None when there is none or the position is outside the text."""
-    lines = text.split("\n")
-    if not 1 <= line <= len(lines):
+def _last_before(text: str, line: int, col: int, wanted: Callable[[Token], bool]) -> Token | None:
+    """The last token of ``text`` (as the source model's lexer reads it) that starts before
+    1-based ``line``/``col`` and is ``wanted``; None when there is none or the position is
+    outside the text."""
+    if not 1 <= line <= text.count("\n") + 1:
         return None
-    offset = sum(len(x) + 1 for x in lines[: line - 1]) + col - 1
-    clean = strip_comments(text)[:offset]
     last = None
-    for last in pattern.finditer(clean):  # noqa: B007 (the last match is wanted)
-        pass
-    return None if last is None else (last, clean)
+    for t in lex(text, 0):
+        if (t.line, t.col) >= (line, col):
+            break
+        if t.kind != "nl" and wanted(t):
+            last = t
+    return last
 
 
 def dedupe(diags: Sequence[Diagnostic]) -> list[Diagnostic]:
