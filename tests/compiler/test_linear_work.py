@@ -18,7 +18,8 @@ import pytest
 from oneshader.compiler import CompileOptions, compile_file
 from oneshader.compiler.patch import apply
 from oneshader.compiler.slang.messages import parse
-from oneshader.compiler.source import rewrite
+from oneshader.compiler.source import query, rewrite
+from oneshader.compiler.source.scanner import strip_comments
 from oneshader.compiler.source.sourceset import SourceSet
 from oneshader.diagnostics import source_excerpt
 from oneshader.reflection.model import Target
@@ -150,8 +151,8 @@ def test_wgsl_bindings_are_patched_in_one_pass_not_one_per_resource(
 
 
 def _include_strips(folder: Path, n: int, monkeypatch: pytest.MonkeyPatch) -> int:
-    """How often the source rewrites strip a file's comments for a shader of ``n`` includes,
-    each declaring a texture the main file loads with an offset."""
+    """How often the source rewrites lex a file's text for a shader of ``n`` includes, each
+    declaring a texture the main file loads with an offset."""
     folder.mkdir()
     for i in range(n):
         (folder / f"part{i}.hlsli").write_text(
@@ -161,7 +162,7 @@ def _include_strips(folder: Path, n: int, monkeypatch: pytest.MonkeyPatch) -> in
     body = "".join(f"    acc += T{i}.Load(int3(0, 0, 0), int2(1, 0));\n" for i in range(n))
     (folder / "main.hlsl").write_text(includes + KERNEL.format(body=body))
     with monkeypatch.context() as patched:
-        strips = _counting(patched, rewrite, "strip_comments")
+        strips = _counting(patched, query, "lex")
         result = compile_file(str(folder / "main.hlsl"), WGSL)
     assert result.ok, result.diagnostics
     return strips[0]
@@ -185,6 +186,6 @@ def test_void_casts_are_found_where_statements_start_as_before() -> None:
     rnd = random.Random(7)
     for _ in range(3000):
         text = "".join(rnd.choice(pieces) for _ in range(rnd.randint(0, 10)))
-        code = rewrite.strip_comments(text)
+        code = strip_comments(text)
         spans = [m.span(3) for m in _OLD_VOID_CAST.finditer(code)]
         assert rewrite.without_void_casts(text) == rewrite.blanked(text, spans), text

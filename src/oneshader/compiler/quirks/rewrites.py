@@ -70,8 +70,7 @@ def _helpers_called(src: SourceSet) -> list[str]:
         return [
             name
             for name in rewrite.HELPERS
-            if src.function(name) is None
-            and any(rewrite.helper_calls(name).search(t) for t in texts)
+            if src.function(name) is None and any(rewrite.helper_calls(t, name) for t in texts)
         ]
 
     result: list[str] = src.derived("helpers called", called)
@@ -708,7 +707,7 @@ REWRITES: tuple[Rewrite, ...] = (
         "sixteen-bit-literals",
         EVERY_TARGET,
         _DOCS["sixteen-bit-literals"],
-        lambda c: _in_any_file(c.src, rewrite.SIXTEEN_BIT_CASTS.findall),
+        lambda c: _in_any_file(c.src, rewrite.sixteen_bit_casts),
         lambda src, path, text, plan: text,
         lambda plan: rewrite.SIXTEEN_BIT_LITERALS,
         2,

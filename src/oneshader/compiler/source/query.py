@@ -47,6 +47,7 @@ class Stream:
     _depths: list[int] = field(default_factory=list, repr=False)
     _lines: list[int] = field(default_factory=list, repr=False)
     _cleaned: str | None = field(default=None, repr=False)
+    _by_word: dict[str, list[int]] = field(default_factory=dict, repr=False)
 
     def __len__(self) -> int:
         return len(self.tokens)
@@ -125,10 +126,20 @@ class Stream:
         return -1
 
     def words(self, names: Collection[str]) -> Iterator[int]:
-        """Each identifier that is one of ``names``."""
-        for i, t in enumerate(self.tokens):
-            if t.kind == "id" and t.text in names:
-                yield i
+        """Each identifier that is one of ``names``, in order (looked up in an index of the
+        identifiers, made once: the rewrites ask for a few names each, of every file)."""
+        if not self._by_word:
+            by_word: dict[str, list[int]] = {}
+            for i, t in enumerate(self.tokens):
+                if t.kind == "id":
+                    by_word.setdefault(t.text, []).append(i)
+            self._by_word = by_word or {"": []}
+        found = [self._by_word.get(n, []) for n in names]
+        found = [f for f in found if f]
+        if len(found) == 1:
+            yield from found[0]
+        elif found:
+            yield from sorted(i for f in found for i in f)
 
     def calls(self, names: Collection[str]) -> Iterator[int]:
         """Each identifier of ``names`` followed by ``(`` (a call, or a declaration's name)."""
@@ -305,20 +316,23 @@ def template_argument(type_text: str) -> str | None:
 
 
 _LEXED: OrderedDict[str, Stream] = OrderedDict()
+_LEXED_CHARS = [0]  # the length of the texts remembered
+_LEXED_LIMIT = 1 << 24  # characters: every file of a large shader's includes, once
 
 
 def lexed(text: str) -> Stream:
     """The tokens of a text (a file's text as compiled, or as the rewrites before made it):
-    the rewrites chain, each reading the text the one before made, so the last few texts'
-    streams are remembered (most rewrites leave most files as they were)."""
+    the rewrites chain, each reading the text the one before made, so the texts lexed last
+    are remembered (most rewrites leave most files as they were), up to 16 M characters."""
     found = _LEXED.get(text)
     if found is None:
         tokens = [t for t in lex(text, 0) if t.kind != "nl"]
         found = Stream(Path(), text, tokens, [])
         found.offsets = [found.offset_of(t.line, t.col) for t in tokens]
         _LEXED[text] = found
-        if len(_LEXED) > 32:
-            _LEXED.popitem(last=False)
+        _LEXED_CHARS[0] += len(text)
+        while _LEXED_CHARS[0] > _LEXED_LIMIT and len(_LEXED) > 1:
+            _LEXED_CHARS[0] -= len(_LEXED.popitem(last=False)[0])
     else:
         _LEXED.move_to_end(text)
     return found

@@ -1,22 +1,23 @@
 """Source rewrites: where the text handed to Slang differs from the file, and why.
 
 Each rewrite keeps line numbers, and the columns before the change, so Slang's diagnostics still
-point into the user's file (docs/compiler.md lists them).
+point into the user's file (docs/compiler.md lists them). Each finds what it edits among the
+tokens of the text it is given (``query.lexed``: the rewrites chain), and edits the text of
+spans of tokens; no regular expression reads the text.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 
 from oneshader.compiler.emitted.common import SLANG_LENGTHS, counter_name
+from oneshader.compiler.source.query import Stream, blank, edited, is_word, lexed
 from oneshader.compiler.source.scanner import (
     Declaration,
     SourceFile,
     closing,
     comma_spans,
-    line_offsets,
-    strip_comments,
 )
 from oneshader.reflection.model import SAMPLER_TYPES, TEXTURE_TYPES, Target
 
@@ -27,6 +28,7 @@ __all__ = [
     "OFFSET_HELPER",
     "SAMPLE_POSITION_HELPER",
     "STANDARD_SAMPLE_POSITIONS",
+    "CounterCall",
     "bitfield_words",
     "blank_words",
     "blanked",
@@ -38,6 +40,7 @@ __all__ = [
     "byte_stores",
     "classes_as_structs",
     "counter_calls",
+    "distance_semantics",
     "distances_as_varyings",
     "entry_outputs_as_results",
     "instance_ids_as_varyings",
@@ -52,6 +55,7 @@ __all__ = [
     "register_letters",
     "rename_at",
     "sample_position_queries",
+    "sixteen_bit_casts",
     "status_arguments",
     "subpass_inputs_as_vectors",
     "typed_buffers_as_structured",
@@ -86,9 +90,16 @@ def blanked(text: str, spans: Iterable[tuple[int, int]]) -> str:
 
 
 def blank_words(text: str, word: str) -> str:
-    """The text with the keyword ``word`` blanked where it is a modifier (not in comments)."""
-    clean = strip_comments(text)
-    return blanked(text, (m.span() for m in re.finditer(rf"\b{word}\b(?=\s+[A-Za-z_])", clean)))
+    """The text with the keyword ``word`` blanked where it is a modifier (a name follows)."""
+    s = lexed(text)
+    return blanked(
+        text,
+        (
+            (s.start(i), s.end(i))
+            for i in s.words((word,))
+            if s.word(i + 1) and (s.at(i + 1).space or s.first_on_line(i + 1))
+        ),
+    )
 
 
 # DXC's [[vk::builtin("X")]] names Slang knows as system-value semantics.
@@ -98,39 +109,73 @@ VK_BUILTINS = {
     "BaseInstance": "SV_StartInstanceLocation",
     "DrawIndex": "SV_DrawIndex",  # SPIR-V only: neither Metal nor WGSL has it
 }
-VK_BUILTIN = re.compile(r'\[\[\s*vk::builtin\(\s*"(\w+)"\s*\)\s*\]\]([^;:,)]*)(:\s*\w+)?')
+
+
+def _attribute(s: Stream, i: int, *name: str) -> int:
+    """At ``[`` ``[`` followed by the tokens ``name``: the index just past the attribute's
+    ``]]`` when its arguments are one bracket-free list (or none), else -1."""
+    if not s.seq(i, "[", "[", *name):
+        return -1
+    k = i + 2 + len(name)
+    if s.is_(k, "("):
+        close = s.closing(k)
+        if close < 0 or any(s.at(j).text in ("[", "]") for j in range(k + 1, close - 1)):
+            return -1
+        k = close
+    return k + 2 if s.seq(k, "]", "]") else -1
 
 
 def vk_builtins(text: str) -> str:
     """DXC's ``[[vk::builtin("PointSize")]] float s : PSIZE`` as Slang's ``float s :
     SV_PointSize`` (and BaseVertex/BaseInstance as SV_StartVertex/InstanceLocation, DrawIndex
     as SV_DrawIndex)."""
-    clean = strip_comments(text)
-    out, last = [], 0
-    for m in VK_BUILTIN.finditer(clean):
-        semantic = VK_BUILTINS.get(m.group(1))
-        if semantic is None:
+    s = lexed(text)
+    edits: list[tuple[int, int, str]] = []
+    i, n = 0, len(s)
+    while i < n:
+        if not s.seq(i, "[", "[", "vk", "::", "builtin", "(") or not s.seq(i + 7, ")", "]", "]"):
+            i += 1
             continue
-        out.append(text[last : m.start()])
-        out.append(" " * (m.start(2) - m.start()))
-        out.append(text[m.start(2) : m.end(2)].rstrip())
-        out.append(f" : {semantic}")
-        last = m.end()
-    out.append(text[last:])
-    return "".join(out)
-
-
-_OWN_ATTRIBUTE = re.compile(r"\[\[\s*oneshader::\w+\s*(?:\([^)\]]*\))?\s*\]\]")
+        literal = s.at(i + 6)
+        semantic = VK_BUILTINS.get(literal.text[1:-1]) if literal.kind == "str" else None
+        past = i + 10
+        stop = past  # the declaration up to its semantic (or the end of the member)
+        while stop < n and not any(c in ";:,)" for c in s.at(stop).text):
+            stop += 1
+        declared_end = end = s.start(stop)
+        resume = stop
+        if s.is_(stop, ":") and is_word(s.at(stop + 1).text):
+            end, resume = s.end(stop + 1), stop + 2
+        if semantic is not None:
+            declared = text[s.end(i + 9) : declared_end].rstrip()
+            spaces = " " * (s.end(i + 9) - s.start(i))
+            edits.append((s.start(i), end, f"{spaces}{declared} : {semantic}"))
+        i = resume
+    return edited(text, edits)
 
 
 def without_own_attributes(text: str) -> str:
     """oneshader's own attributes (``[[oneshader::format("unorm8x4")]]``, read by the
     scanner) blanked (lines and columns stay): Slang warns of attributes it does not know."""
-    return blanked(text, (m.span() for m in _OWN_ATTRIBUTE.finditer(strip_comments(text))))
+    s = lexed(text)
+    spans = []
+    for i in s.words(("oneshader",)):
+        if s.is_(i + 1, "::") and s.word(i + 2):
+            past = _attribute(s, i - 2, "oneshader", "::", s.at(i + 2).text)
+            if past > 0:
+                spans.append((s.start(i - 2), s.end(past - 1)))
+    return blanked(text, spans)
 
 
-# ``class Name {`` or ``class Name : Base {`` (not ``enum class``, not ``template<class T>``)
-_CLASS = re.compile(r"(?<![\w:])(?<!enum )class(?=\s+[A-Za-z_]\w*\s*(?::[^{};]*)?\{)")
+def _after_member(s: Stream, i: int) -> bool:
+    """Whether token ``i`` follows a ``.`` or a ``:``/``::`` with nothing between."""
+    before = s.at(i - 1)
+    return (
+        i > 0
+        and before.text[-1:] in (".", ":")
+        and not s.at(i).space
+        and (before.line == s.at(i).line)
+    )
 
 
 def classes_as_structs(text: str) -> str:
@@ -138,21 +183,51 @@ def classes_as_structs(text: str) -> str:
     members are public; Slang takes ``class`` for its own reference type, whose methods its
     SPIR-V emitter cannot write ("Unhandled global inst in spirv-emit", an internal error
     without a position). The columns after it on its line move by one."""
-    clean = strip_comments(text)
-    out, last = [], 0
-    for m in _CLASS.finditer(clean):
-        out.append(text[last : m.start()])
-        out.append("struct")
-        last = m.end()
-    out.append(text[last:])
-    return "".join(out)
+    s = lexed(text)
+    edits = []
+    for i in s.words(("class",)):
+        if _after_member(s, i) or s.is_(i - 1, "enum"):
+            continue
+        name = s.at(i + 1)
+        if name.kind != "id" or not (name.space or s.first_on_line(i + 1)):
+            continue
+        k = i + 2
+        if s.is_(k, ":", "::"):  # a base: anything but braces and ';' up to the body
+            k += 1
+            while k < len(s) and s.at(k).text not in ("{", "}", ";"):
+                k += 1
+        if s.is_(k, "{"):
+            edits.append((s.start(i), s.end(i), "struct"))
+    return edited(text, edits)
 
 
-# A texture or typed buffer of one-component vectors (``Texture2D<float1>``), its ``1``.
-_ONE_COMPONENT_TEXEL = re.compile(
-    r"\b(?:RW|RasterizerOrdered)?(?:Texture(?:1D|2D|3D|Cube)(?:Array)?|Texture2DMS(?:Array)?"
-    r"|Buffer)\s*<\s*(?:float|half|int|uint|min16float|min16int|min16uint|float16_t"
-    r"|float32_t|int32_t|uint32_t)(1)\s*[,>]"
+# The types of a texture or typed buffer (``one_component_texels``) and the scalars of their
+# one-component vectors.
+_TEXEL_HOLDERS = frozenset(
+    f"{rw}{t}"
+    for rw in ("", "RW", "RasterizerOrdered")
+    for t in (
+        *(f"Texture{d}{a}" for d in ("1D", "2D", "3D", "Cube") for a in ("", "Array")),
+        "Texture2DMS",
+        "Texture2DMSArray",
+        "Buffer",
+    )
+)
+_ONE_COMPONENT = frozenset(
+    f"{t}1"
+    for t in (
+        "float",
+        "half",
+        "int",
+        "uint",
+        "min16float",
+        "min16int",
+        "min16uint",
+        "float16_t",
+        "float32_t",
+        "int32_t",
+        "uint32_t",
+    )
 )
 
 
@@ -174,12 +249,18 @@ BYTE_ATOMIC_METHODS = {
 BYTE_ATOMIC_TYPE = "RWStructuredBuffer<Atomic<uint>>"
 
 
-def byte_buffer_uses(text: str, name: str) -> list[tuple[re.Match[str], str | None]]:
-    """Each use of buffer ``name`` in ``text`` (comments blanked), with the method it calls
-    (None: any other use, such as ``Load2`` or passing the buffer on)."""
-    out: list[tuple[re.Match[str], str | None]] = []
-    for m in re.finditer(rf"(?<![\w.]){re.escape(name)}\b(?:\s*\.\s*(\w+)\s*\()?", text):
-        out.append((m, m.group(1) if m.group(1) in BYTE_ATOMIC_METHODS else None))
+def byte_buffer_uses(text: str, name: str) -> list[tuple[int, str | None, bool]]:
+    """Each use of buffer ``name`` in ``text``: its token's index in ``lexed(text)``, the
+    method it calls (None: any other use, such as ``Load2`` or passing the buffer on), and
+    whether it is the name's declaration (after ``RWByteAddressBuffer``)."""
+    s = lexed(text)
+    out: list[tuple[int, str | None, bool]] = []
+    for i in s.words((name,)):
+        if s.is_(i - 1, ".") and not s.at(i).space and s.at(i - 1).line == s.at(i).line:
+            continue
+        method = s.at(i + 2).text if s.method(i) > 0 else None
+        declared = s.is_(i - 1, "RWByteAddressBuffer")
+        out.append((i, method if method in BYTE_ATOMIC_METHODS else None, declared))
     return out
 
 
@@ -191,39 +272,48 @@ def byte_atomics(text: str, names: Collection[str]) -> str:
     innermost call first, so calls nest). Columns after a change on its line move; lines
     stay."""
     for name in names:
-        declared = re.compile(rf"\bRWByteAddressBuffer(?=\s+{re.escape(name)}\b)")
-        for m in reversed(list(declared.finditer(strip_comments(text)))):
-            text = text[: m.start()] + BYTE_ATOMIC_TYPE + text[m.end() :]
+        s = lexed(text)
+        text = edited(
+            text,
+            (
+                (s.start(i), s.end(i), BYTE_ATOMIC_TYPE)
+                for i in s.words(("RWByteAddressBuffer",))
+                if s.at(i + 1).text == name and (s.at(i + 1).space or s.first_on_line(i + 1))
+            ),
+        )
         while True:
-            clean = strip_comments(text)
-            calls = [(m, method) for m, method in byte_buffer_uses(clean, name) if method]
-            edit = _byte_atomic_call(clean, name, *calls[-1]) if calls else None
+            s = lexed(text)
+            calls = [(i, m) for i, m, _ in byte_buffer_uses(text, name) if m]
+            edit = _byte_atomic_call(s, name, *calls[-1]) if calls else None
             if edit is None:
                 break
             text = text[: edit[0]] + edit[2] + text[edit[1] :]
     return text
 
 
-def _byte_atomic_call(
-    clean: str, name: str, m: re.Match[str], method: str | None
-) -> tuple[int, int, str] | None:
-    """The span of one call of :func:`byte_atomics` and the text that replaces it."""
-    atomic, values, original = BYTE_ATOMIC_METHODS[method or ""]
-    end = closing(clean, m.end() - 1)
-    args = [clean[i:j].strip() for i, j in comma_spans(clean, m.end(), end - 1)]
-    if end < 0 or not values <= len(args) - 1 <= values + original:
+def _byte_atomic_call(s: Stream, name: str, i: int, method: str) -> tuple[int, int, str] | None:
+    """The span of one call of :func:`byte_atomics` (the buffer's name at token ``i``) and the
+    text that replaces it."""
+    atomic, values, original = BYTE_ATOMIC_METHODS[method]
+    close = s.closing(i + 3) - 1
+    if close < 0:
+        return None
+    clean = s.cleaned
+    args = [clean[s.start(a) : s.end(b - 1)].strip() for a, b in s.items(i + 4, close)]
+    if not values <= len(args) - 1 <= values + original:
         return None
     call = f"{name}[({args[0]}) / 4].{atomic}({', '.join(args[1 : 1 + values])})"
     if len(args) > 1 + values:
         call = f"({args[-1]}) = {call}"
-    return m.start(), end, call
+    return s.start(i), s.end(close), call
 
 
-# A typed buffer of 32-bit scalars or 2- or 4-vectors of them: WGSL holds one as a storage array
-# of the same bytes (a 3-vector's array stride would be 16, its texels 12 bytes apart).
-_TYPED_BUFFER = re.compile(
-    r"(?<![\w.:])(RW)?Buffer(\s*<\s*(?:float|int|uint|float32_t|int32_t|uint32_t|dword)"
-    r"(?:[124])?\s*>)"
+# The texels of a typed buffer WGSL holds as a storage array of the same bytes (a 3-vector's
+# array stride would be 16, its texels 12 bytes apart): 32-bit scalars, 2- and 4-vectors.
+_STORAGE_TEXELS = frozenset(
+    f"{t}{n}"
+    for t in ("float", "int", "uint", "float32_t", "int32_t", "uint32_t", "dword")
+    for n in ("", "1", "2", "4")
 )
 
 
@@ -234,12 +324,14 @@ def typed_buffers_as_structured(text: str, names: Collection[str]) -> str:
     same byte offsets (T a 32-bit scalar or a 2- or 4-vector of one; a buffer whose
     ``GetDimensions`` the code calls is left alone: a storage array has no such query). Columns
     after it on its line move."""
-    clean = strip_comments(text)
-    for m in reversed(list(_TYPED_BUFFER.finditer(clean))):
-        declared = re.match(r"\s*(\w+)", clean[m.end() :])
-        if declared is not None and declared.group(1) in names:
-            text = f"{text[: m.start()]}{m.group(1) or ''}StructuredBuffer{text[m.start(2) :]}"
-    return text
+    s = lexed(text)
+    edits = []
+    for i in s.words(("Buffer", "RWBuffer")):
+        if _after_member(s, i) or not (s.is_(i + 1, "<") and s.is_(i + 3, ">")):
+            continue
+        if s.at(i + 2).text in _STORAGE_TEXELS and s.at(i + 4).text in names and s.word(i + 4):
+            edits.append((s.start(i), s.end(i), s.at(i).text[:-6] + "StructuredBuffer"))
+    return edited(text, edits)
 
 
 def one_component_texels(text: str) -> str:
@@ -247,11 +339,17 @@ def one_component_texels(text: str) -> str:
     scalar (``Texture2D<float >``): the same texels on every target, where Slang's WGSL refuses
     the vector (E41400 "WGSL supports only f32/i32/u32 type textures"); a read gives the scalar,
     which converts to the one-component vector and takes its swizzles. Columns stay."""
-    clean = strip_comments(text)
-    ones = [m.start(1) for m in _ONE_COMPONENT_TEXEL.finditer(clean)]
-    for i in reversed(ones):
-        text = text[:i] + " " + text[i + 1 :]
-    return text
+    s = lexed(text)
+    edits = []
+    for i in s.words(_TEXEL_HOLDERS):
+        texel = s.at(i + 2)
+        if (
+            s.is_(i + 1, "<")
+            and texel.text in _ONE_COMPONENT
+            and s.at(i + 3).text[:1] in (",", ">")
+        ):
+            edits.append((s.end(i + 2) - 1, s.end(i + 2), " "))
+    return edited(text, edits)
 
 
 def with_inserted(text: str, inserts: Collection[tuple[int, int, str]]) -> str:
@@ -337,11 +435,9 @@ HELPERS: dict[str, tuple[frozenset[Target], str]] = {
 }
 
 
-# asfloat16/asuint16/asint16 of a float literal (FidelityFX's ``asfloat16(1.0)``): DXC's literal
-# converts to half, the one 16-bit type it can be; Slang's ``1.0`` is a float, which converts to
-# half, int16_t and uint16_t alike (E39999, ambiguous call). Overloads taking float (any width)
-# make the literal's half explicit.
-SIXTEEN_BIT_CASTS = re.compile(r"(?<![\w.:])as(?:float|uint|int)16(?=\s*\()")
+SIXTEEN_BIT_CASTS = ("asfloat16", "asuint16", "asint16")
+
+
 SIXTEEN_BIT_LITERALS = " ".join(
     f"{r}{n} as{name}16(float{n} x) {{ return {inner}; }}"
     for n in ("", "2", "3", "4")
@@ -353,23 +449,25 @@ SIXTEEN_BIT_LITERALS = " ".join(
 )
 
 
-def helper_calls(name: str) -> re.Pattern[str]:
-    """Calls of the free function ``name`` (not methods, not qualified names)."""
-    return re.compile(rf"(?<![\w.:]){name}(?=\s*\()")
+def helper_calls(text: str, name: str) -> list[int]:
+    """The tokens (of ``lexed(text)``) of the calls of the free function ``name`` (not methods,
+    not qualified names)."""
+    s = lexed(text)
+    return [i for i in s.words((name,)) if s.is_(i + 1, "(") and not _after_member(s, i)]
+
+
+def sixteen_bit_casts(text: str) -> list[int]:
+    """The calls of ``asfloat16``/``asuint16``/``asint16`` (:data:`SIXTEEN_BIT_LITERALS`)."""
+    return [i for name in SIXTEEN_BIT_CASTS for i in helper_calls(text, name)]
 
 
 def with_helpers(text: str, names: Collection[str]) -> str:
     """Calls of each of ``names`` renamed to its helper, ``oneshader_<name>`` (see
     :data:`HELPERS`); the columns after a call on its line move."""
     for name in names:
-        clean = strip_comments(text)
-        out, last = [], 0
-        for m in helper_calls(name).finditer(clean):
-            out.append(text[last : m.start()])
-            out.append(f"oneshader_{name}")
-            last = m.end()
-        out.append(text[last:])
-        text = "".join(out)
+        s = lexed(text)
+        calls = helper_calls(text, name)
+        text = edited(text, ((s.start(i), s.end(i), f"oneshader_{name}") for i in calls))
     return text
 
 
@@ -377,29 +475,44 @@ def with_helpers(text: str, names: Collection[str]) -> str:
 # ordinary varyings under a marker semantic of the same length (columns stay): the WGSL patch
 # makes the vertex outputs WebGPU's clip_distances built-in and drops unread pixel inputs.
 DISTANCE_MARKERS = {"SV_ClipDistance": "OS_CLIPDISTANCE", "SV_CullDistance": "OS_CULLDISTANCE"}
-DISTANCE_SEMANTIC = re.compile(r"(:\s*)(SV_(?:Clip|Cull)Distance)(\d*)\b", re.IGNORECASE)
 _DISTANCE_LOCATION = 64  # Slang's WGSL numbers varyings itself; this only has to be explicit
+
+
+def distance_semantics(text: str) -> list[int]:
+    """The tokens (of ``lexed(text)``) of each ``SV_ClipDistanceN``/``SV_CullDistanceN``
+    semantic (any case, after its ``:``)."""
+    s = lexed(text)
+    out = []
+    for i, t in enumerate(s.tokens):
+        upper = t.text.upper()
+        distance = upper.startswith(("SV_CLIPDISTANCE", "SV_CULLDISTANCE")) and t.kind == "id"
+        if distance and (upper[15:].isdigit() or len(upper) == 15) and s.is_(i - 1, ":"):
+            out.append(i)
+    return out
 
 
 def distances_as_varyings(text: str) -> str:
     """Each ``: SV_ClipDistanceN`` (``SV_CullDistanceN``) as ``: OS_CLIPDISTANCEN``
     (:data:`DISTANCE_MARKERS`), given a ``[[vk::location]]`` of its own where a sibling in its
     struct or parameter list has one (Slang refuses explicit and implicit locations mixed)."""
-    clean = strip_comments(text)
+    s = lexed(text)
     edits: list[tuple[int, int, str]] = []
-    for n, m in enumerate(DISTANCE_SEMANTIC.finditer(clean)):
-        marker = DISTANCE_MARKERS["SV_" + m.group(2)[3:7].capitalize() + "Distance"]
-        edits.append((m.start(2), m.end(2), marker))
-        opened = _unclosed(clean, m.start())
-        closes = [i for i in (clean.find("}", m.end()), clean.find(")", m.end())) if i >= 0]
-        scope = clean[opened + 1 : min(closes, default=len(clean))]
-        if "vk::location" in scope:
-            member = max(opened, *(clean.rfind(c, opened, m.start()) for c in ";,")) + 1
-            at = len(clean[member:]) - len(clean[member:].lstrip()) + member
-            edits.append((at, at, f"[[vk::location({_DISTANCE_LOCATION + n})]] "))
-    for start, end, new in sorted(edits, reverse=True):
-        text = text[:start] + new + text[end:]
-    return text
+    for n, i in enumerate(distance_semantics(text)):
+        marker = DISTANCE_MARKERS["SV_" + s.at(i).text[3:7].capitalize() + "Distance"]
+        edits.append((s.start(i), s.start(i) + 15, marker))
+        opened = _unclosed(s, i - 1)
+        close = next((k for k in range(i + 1, len(s)) if s.at(k).text in ("}", ")")), len(s))
+        if not any(s.seq(k, "vk", "::", "location") for k in range(opened + 1, close)):
+            continue
+        member = opened + 1
+        if opened >= 0:
+            member = 1 + max(
+                (k for k in range(opened + 1, i - 1) if s.at(k).text in (";", ",")),
+                default=opened,
+            )
+        at = s.start(member)
+        edits.append((at, at, f"[[vk::location({_DISTANCE_LOCATION + n})]] "))
+    return edited(text, edits)
 
 
 INSTANCE_MARKER = "OS_INSTANCEID"  # SV_InstanceID between the stages: an ordinary varying
@@ -409,38 +522,49 @@ def instance_ids_as_varyings(text: str, at: Collection[tuple[int, int]]) -> str:
     """The ``SV_InstanceID`` semantic at each (line, column) (``varyings.instance_id_semantics``:
     a vertex output or pixel input, which DXC passes as an ordinary varying and Slang as a
     built-in no target has there) as :data:`INSTANCE_MARKER`, of the same length."""
-    starts = line_offsets(text)
+    s = lexed(text)
     for line, column in at:
-        i = starts[line - 1] + column - 1
+        i = s.offset_of(line, column)
         text = text[:i] + INSTANCE_MARKER + text[i + len(INSTANCE_MARKER) :]
     return text
 
 
-def _unclosed(text: str, i: int) -> int:
-    """Where the ``{`` or ``(`` that encloses position ``i`` opens (-1 at file scope)."""
+def _unclosed(s: Stream, i: int) -> int:
+    """The ``{`` or ``(`` that encloses token ``i`` (-1 at file scope)."""
     depth = 0
     for j in range(i - 1, -1, -1):
-        if text[j] in ")}]":
+        t = s.at(j).text
+        if t in (")", "}", "]"):
             depth += 1
-        elif text[j] in "({[":
-            if depth == 0 and text[j] != "[":
+        elif t in ("(", "{", "["):
+            if depth == 0 and t != "[":
                 return j
             depth = max(depth - 1, 0)
     return -1
 
 
-_ONE = r"\(?\s*1(?:\.0*)?[fFhH]?\s*\)?"
+def _one(s: Stream, i: int) -> int:
+    """At ``=``: the index just past ``= 1.0;`` (``1``, ``1.0f``, ``(1.0h)``...), or -1."""
+    k = i + 1 + s.is_(i + 1, "(")
+    number = s.at(k).text
+    digits = number.rstrip("fFhH")
+    if len(number) - len(digits) > 1 or digits[:1] != "1" or digits[1:2] not in ("", "."):
+        return -1
+    if digits[2:].strip("0"):
+        return -1
+    k += 1 + s.is_(k + 1, ")")
+    return k + 1 if s.is_(k, ";") else -1
 
 
 def unit_point_sizes(texts: Iterable[str], names: Collection[str]) -> set[str]:
     """The PointSize members of ``names`` that the code only ever sets to the constant 1.0
     (what Vulkan validation asks a point-list vertex shader to write): every ``.name`` in
     ``texts`` is a statement ``<object>.name = 1.0;``."""
+    streams = [lexed(t) for t in texts]
     out = set()
-    cleaned = [strip_comments(t) for t in texts]
     for name in names:
-        uses = [m for t in cleaned for m in re.finditer(rf"\.\s*{name}\b", t)]
-        sets = [m for t in cleaned for m in re.finditer(rf"\.\s*{name}\s*=\s*{_ONE}\s*;", t)]
+        uses = [(s, i) for s in streams for i in s.words((name,)) if s.is_(i - 1, ".")]
+        sets = [(s, i) for s, i in uses if s.is_(i + 1, "=") and _one(s, i + 1) > 0]
         if uses and len(uses) == len(sets):
             out.add(name)
     return out
@@ -449,15 +573,29 @@ def unit_point_sizes(texts: Iterable[str], names: Collection[str]) -> set[str]:
 def without_point_size(text: str, name: str) -> str:
     """The ``[[vk::builtin("PointSize")]]`` member ``name`` and its ``<object>.name = 1.0;``
     statements blanked out (lines and columns kept): WGSL draws 1-pixel points anyway."""
-    clean = strip_comments(text)
-    spans = [
-        (m.start(), m.end())
-        for m in re.finditer(
-            rf'\[\[\s*vk::builtin\(\s*"PointSize"\s*\)\s*\]\][^;]*\b{name}\b[^;]*;', clean
-        )
-    ]
-    for m in re.finditer(rf"\.\s*{name}\s*=\s*{_ONE}\s*;", clean):
-        spans.append((postfix_start(clean, m.start()), m.end()))
+    s = lexed(text)
+    spans = []
+    i = 0
+    while i < len(s):
+        past = -1
+        if s.seq(i, "[", "[", "vk", "::", "builtin", "(", '"PointSize"', ")", "]", "]"):
+            past = i + 10
+        if past < 0:
+            i += 1
+            continue
+        end = next((k for k in range(past, len(s)) if s.at(k).text == ";"), -1)
+        if end < 0:
+            break
+        if any(s.at(k).text == name for k in range(past, end)):
+            spans.append((s.start(i), s.end(end)))
+            i = end + 1
+        else:
+            i += 1
+    for i in s.words((name,)):
+        if s.is_(i - 1, ".") and s.is_(i + 1, "="):
+            past = _one(s, i + 1)
+            if past > 0:
+                spans.append((s.start(s.postfix_start(i - 1)), s.end(past - 1)))
     return blanked(text, spans)
 
 
@@ -503,9 +641,34 @@ def postfix_start(text: str, i: int) -> int:
     return j
 
 
-MAJOR_ARRAY = re.compile(
-    r"\b(row_major|column_major)(\s+)((?:\w+\d+x\d+|matrix\s*<[^;>]*>))(?=\s+\w+\s*\[)"
-)
+_MAJORNESS = ("row_major", "column_major")
+
+
+def _matrix_name(name: str) -> bool:
+    """Whether ``name`` is a matrix type's, ``<word><digits>x<digits>`` (``float2x3``)."""
+    head, x, cols = name.rpartition("x")
+    rows = head.rstrip("0123456789")
+    return (
+        bool(x and cols.isdigit() and cols.isascii() and rows)
+        and head[len(rows) :].isascii()
+        and len(head) > len(rows)
+        and is_word(rows)
+    )
+
+
+def _matrix_type(s: Stream, i: int) -> int:
+    """At a matrix type (``float2x3``, ``matrix<float, 2, 3>``): the index just past it, or
+    -1."""
+    if s.word(i) and _matrix_name(s.at(i).text):
+        return i + 1
+    if s.seq(i, "matrix", "<"):
+        for k in range(i + 2, len(s)):
+            t = s.at(k).text
+            if ";" in t:
+                return -1
+            if ">" in t:
+                return k + 1 if t == ">" else -1
+    return -1
 
 
 def matrix_array_majorness(text: str) -> str:
@@ -513,16 +676,34 @@ def matrix_array_majorness(text: str) -> str:
     _os_major0;``: Slang drops the majorness of an array of matrices (stride 48, DXC's 32) but
     keeps a typedef's. The typedef goes right after the ``;``, ``{`` or ``}`` before the
     declaration (usually the end of the previous line), so the declaration's columns stay."""
-    clean = strip_comments(text)
+    s = lexed(text)
     edits: list[tuple[int, int, str]] = []
-    for n, m in enumerate(MAJOR_ARRAY.finditer(clean)):
+    n = 0
+    for i in s.words(_MAJORNESS):
+        past = _matrix_type(s, i + 1)
+        if past < 0 or not (s.at(i + 1).space or s.first_on_line(i + 1)):
+            continue
+        name = s.at(past)
+        if not (name.kind == "id" and (name.space or s.first_on_line(past))):
+            continue
+        if not s.is_(past + 1, "["):
+            continue
         alias = f"_os_major{n}"
-        where = max(clean.rfind(c, 0, m.start()) for c in ";{}") + 1
-        edits.append((where, where, f" typedef {m.group(1)} {m.group(3)} {alias};"))
-        edits.append((m.start(), m.end(), alias.ljust(m.end() - m.start())))
-    for start, end, new in sorted(edits, reverse=True):
-        text = text[:start] + new + text[end:]
-    return text
+        n += 1
+        before = next((k for k in range(i - 1, -1, -1) if s.at(k).text in (";", "{", "}")), -1)
+        where = s.end(before) if before >= 0 else 0
+        matrix = s.cleaned[s.start(i + 1) : s.end(past - 1)]
+        edits.append((where, where, f" typedef {s.at(i).text} {matrix} {alias};"))
+        edits.append((s.start(i), s.end(past - 1), alias.ljust(s.end(past - 1) - s.start(i))))
+    return edited(text, edits)
+
+
+def _after_last(s: Stream, offset: int, texts: Collection[str]) -> int:
+    """The offset just past the last token of ``texts`` before ``offset`` (0: none)."""
+    k = s.index(offset) - 1
+    while k >= 0 and s.at(k).text not in texts:
+        k -= 1
+    return s.end(k) if k >= 0 else 0
 
 
 def bitfield_words(text: str, scanned: SourceFile) -> str:
@@ -530,8 +711,7 @@ def bitfield_words(text: str, scanned: SourceFile) -> str:
     bitfield before it: DXC starts a new word there (``uint a : 1; int b : 1;`` are two words),
     Slang would pack both into one. Inserted after the ``;`` that ends the member before, so
     the line and the member's columns stay."""
-    starts = line_offsets(text)
-    clean = strip_comments(text)
+    s = lexed(text)
     where: list[int] = []
     for sdef in scanned.structs.values():
         if sdef.kind != "struct":
@@ -540,8 +720,7 @@ def bitfield_words(text: str, scanned: SourceFile) -> str:
         for f in sdef.fields:
             bits = f.semantic.isdigit()
             if bits and before and f.type_text != before:
-                name_at = starts[f.line - 1] + f.column - 1
-                where.append(max(clean.rfind(";", 0, name_at), clean.rfind("{", 0, name_at)) + 1)
+                where.append(_after_last(s, s.offset_of(f.line, f.column), (";", "{")))
             before = f.type_text if bits else ""
     for n, at in sorted(enumerate(where), key=lambda x: -x[1]):
         text = f"{text[:at]} uint _os_word{n} : 0;{text[at:]}"
@@ -555,11 +734,11 @@ def block_resources_as_globals(text: str, scanned: SourceFile) -> str:
     the ``;``, ``{`` or ``}`` before the block, so lines stay."""
     if not scanned.block_resources:
         return text
-    clean = strip_comments(text)
+    s = lexed(text)
     edits: list[tuple[int, int, str]] = []
     moved: dict[int, list[str]] = {}
     for block, start, end in scanned.block_resources:
-        where = max(clean.rfind(c, 0, block) for c in ";{}") + 1
+        where = _after_last(s, block, (";", "{", "}"))
         moved.setdefault(where, []).append(" ".join(text[start:end].split()))
         edits.append((start, end, " " * (end - start)))
     edits += [(at, at, " " + " ".join(decls)) for at, decls in moved.items()]
@@ -571,14 +750,43 @@ def block_resources_as_globals(text: str, scanned: SourceFile) -> str:
     return text
 
 
-PACK_MATRIX = re.compile(
-    r"^[ \t]*#[ \t]*pragma[ \t]+pack_matrix[ \t]*\([ \t]*(row_major|column_major)[ \t]*\)[^\n]*",
-    re.MULTILINE,
-)
-_MATRIX_DECLARED = re.compile(
-    r"(?<![\w.])(?P<type>(?:[a-z]+(?:\d+[a-z_]*)?[1-4]x[1-4])|matrix\s*<[^;>]*>)"
-    r"(?=\s*>|\s+[A-Za-z_]\w*\s*[;:\[=,)])"
-)
+_LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
+
+
+def _packed_matrix_name(name: str) -> bool:
+    """Whether ``name`` is a matrix type's that ``pack_matrix`` gives a majorness:
+    ``<lower-case letters>[<digits><lower-case letters or _>]<1-4>x<1-4>``."""
+    if len(name) < 4 or name[-2] != "x" or name[-1] not in "1234" or name[-3] not in "1234":
+        return False
+    head = name[:-3]
+    k = 0
+    while k < len(head) and head[k] in _LOWER:
+        k += 1
+    if k == 0:
+        return False
+    d = k
+    while d < len(head) and head[d] in "0123456789":
+        d += 1
+    return (d == k == len(head)) or (d > k and all(c in _LOWER or c == "_" for c in head[d:]))
+
+
+def _pack_matrix_pragmas(s: Stream) -> list[tuple[int, int, str]]:
+    """Each ``#pragma pack_matrix(row_major|column_major)`` line: the index of its ``#``, the
+    index past its line's tokens, and the majorness."""
+    out = []
+    for i in s.words(("pack_matrix",)):
+        if not (s.is_(i - 2, "#") and s.is_(i - 1, "pragma") and s.first_on_line(i - 2)):
+            continue
+        if not (s.is_(i + 1, "(") and s.at(i + 2).text in _MAJORNESS and s.is_(i + 3, ")")):
+            continue
+        line = s.at(i).line
+        if any(s.at(k).line != line for k in range(i - 2, i + 4)):
+            continue
+        past = i + 4
+        while past < len(s) and s.at(past).line == line:
+            past += 1
+        out.append((i - 2, past, s.at(i + 2).text))
+    return out
 
 
 def pack_matrix(text: str) -> str:
@@ -586,36 +794,50 @@ def pack_matrix(text: str) -> str:
     the next one, every matrix declared without its own majorness gets the pragma's (a
     member, a global, a parameter, a local, a template argument; not a function's result,
     where Slang allows no modifier). The pragma line is blanked."""
-    clean = strip_comments(text)
-    pragmas = list(PACK_MATRIX.finditer(clean))
+    if "pack_matrix" not in text:
+        return text
+    s = lexed(text)
+    pragmas = _pack_matrix_pragmas(s)
     if not pragmas:
         return text
-    edits: list[tuple[int, int, str]] = [
-        (m.start(), m.end(), " " * (m.end() - m.start())) for m in pragmas
-    ]
-    for n, pragma in enumerate(pragmas):
-        end = pragmas[n + 1].start() if n + 1 < len(pragmas) else len(clean)
-        for m in _MATRIX_DECLARED.finditer(clean, pragma.end(), end):
-            before = clean[: m.start()].rstrip()
-            if before.endswith(("row_major", "column_major")):
+    edits: list[tuple[int, int, str]] = []
+    for n, (hash_, past, major) in enumerate(pragmas):
+        line_start = s.text.rfind("\n", 0, s.start(hash_)) + 1
+        line_end = s.text.find("\n", s.start(hash_))
+        edits.append(blank(text, line_start, len(text) if line_end < 0 else line_end))
+        end = pragmas[n + 1][0] if n + 1 < len(pragmas) else len(s)
+        for i in range(past, end):
+            matrix = s.is_(i, "matrix")
+            after = i + 1 if _packed_matrix_name(s.at(i).text) else -1
+            after = _matrix_type(s, i) if matrix else after
+            if after < 0 or not s.word(i) or s.at(i - 1).text in _MAJORNESS:
                 continue
-            edits.append((m.start(), m.start(), f"{pragma.group(1)} "))
-    for start, stop, new in sorted(edits, reverse=True):
-        text = text[:start] + new + text[stop:]
-    return text
-
-
-SPACE_ONLY = re.compile(r":\s*register\s*\(\s*space\d+\s*\)")
+            if s.is_(i - 1, ".") and not s.at(i).space and s.at(i - 1).line == s.at(i).line:
+                continue
+            following = s.at(after)
+            declared = following.text.startswith(">") or (
+                following.kind == "id"
+                and (following.space or s.first_on_line(after))
+                and s.at(after + 1).text[:1] in (";", ":", "[", "=", ",", ")")
+                and s.at(after + 1).text != ""
+            )
+            if declared:
+                edits.append((s.start(i), s.start(i), f"{major} "))
+    return edited(text, edits)
 
 
 def without_space_only_registers(text: str) -> str:
     """DXC's ``: register(space1)`` (a set, no binding) blanked: Slang rejects it (E31222), and
     oneshader places such a resource itself (the next free binding of that set)."""
-    clean = strip_comments(text)
-    chars = list(text)
-    for m in SPACE_ONLY.finditer(clean):
-        chars[m.start() : m.end()] = " " * (m.end() - m.start())
-    return "".join(chars)
+    s = lexed(text)
+    spans = []
+    for i in s.words(("register",)):
+        space = s.at(i + 2).text
+        digits = space[5:]
+        numbered = space.startswith("space") and digits.isdigit() and digits.isascii()
+        if numbered and s.is_(i - 1, ":") and s.is_(i + 1, "(") and s.is_(i + 3, ")"):
+            spans.append((s.start(i - 1), s.end(i + 3)))
+    return blanked(text, spans)
 
 
 # The register letter Slang asks of a resource type whose letter DXC lets be either t or s
@@ -624,7 +846,6 @@ _T_OR_S = {
     **{t.name: "t" for t in TEXTURE_TYPES if not t.name.startswith("RW")},
     **{t.name: "s" for t in SAMPLER_TYPES},
 }
-_REGISTER_LETTER = re.compile(r"register\s*\(\s*([A-Za-z])")
 
 
 def register_letters(text: str, scanned: SourceFile) -> str:
@@ -632,29 +853,69 @@ def register_letters(text: str, scanned: SourceFile) -> str:
     Slang takes for the type (E31222 otherwise); DXC takes either letter for both, and its
     binding (the number, the space, the shift of the letter as written) is oneshader's
     placement, which reads the declaration, not this text. Same length: columns stay."""
-    starts = line_offsets(text)
-    chars = list(text)
+    s = lexed(text)
+    edits = []
     for d in scanned.declarations:
         wanted = _T_OR_S.get(d.base)
         if wanted is None or d.register is None or d.register[0] == wanted:
             continue
-        line, col = d.register_pos
-        m = _REGISTER_LETTER.match(text, starts[line - 1] + col - 1)
-        if m is not None and m.group(1).lower() in "ts":
-            chars[m.start(1)] = wanted
-    return "".join(chars)
+        i = s.index_at(s.offset_of(*d.register_pos))
+        slot = s.at(i + 2)
+        if s.seq(i, "register", "(") and slot.text[:1].lower() in ("t", "s"):
+            at = s.start(i + 2)
+            edits.append((at, at + 1, wanted))
+    return edited(text, edits)
 
 
-# X.IncrementCounter(), or X[i].IncrementCounter() for an array of buffers (i: one level of
-# nested brackets): group "index" is "[i]" or "".
-COUNTER_CALL = re.compile(
-    r"\b(\w+)\s*(?P<index>\[(?:[^\[\]]|\[[^\[\]]*\])*\])?\s*\.\s*"
-    r"(?P<op>Increment|Decrement)Counter\s*\(\s*\)"
-)
+# X.IncrementCounter(), or X[i].IncrementCounter() for an array of buffers.
+_COUNTER_METHODS = {"IncrementCounter": "Increment", "DecrementCounter": "Decrement"}
 
 
-def counter_calls(text: str) -> list[re.Match[str]]:
-    return list(COUNTER_CALL.finditer(strip_comments(text)))
+@dataclass(frozen=True)
+class CounterCall:
+    """``X.IncrementCounter()`` (``X[i].DecrementCounter()``): the buffer's name, the
+    subscript as written (comments blanked; "" without one), ``Increment`` or ``Decrement``,
+    and the call's span in the text."""
+
+    name: str
+    index: str
+    op: str
+    start: int
+    end: int
+
+
+def counter_calls(text: str) -> list[CounterCall]:
+    """Every counter call in ``text``."""
+    s = lexed(text)
+    out = []
+    for i in s.words(_COUNTER_METHODS):
+        if not (s.is_(i - 1, ".") and s.seq(i + 1, "(", ")")):
+            continue
+        j, index = i - 2, ""
+        if s.is_(j, "]"):
+            opening = s.opening(j)
+            if opening < 0 or _nesting(s, opening, j) > 2:
+                continue
+            index = s.cleaned[s.start(opening) : s.end(j)]
+            j = opening - 1
+        if not is_word(s.at(j).text) or j < 0:
+            continue
+        op = _COUNTER_METHODS[s.at(i).text]
+        out.append(CounterCall(s.at(j).text, index, op, s.start(j), s.end(i + 2)))
+    return out
+
+
+def _nesting(s: Stream, a: int, b: int) -> int:
+    """How deep ``[`` nest in tokens a..b (the deepest)."""
+    depth = deepest = 0
+    for k in range(a, b + 1):
+        t = s.at(k).text
+        if t == "[":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif t == "]":
+            depth -= 1
+    return deepest
 
 
 def with_counter_buffers(
@@ -663,22 +924,16 @@ def with_counter_buffers(
     """RW structured buffer counters as Slang can compile them (it rejects IncrementCounter):
     a companion ``RWStructuredBuffer<Atomic<uint>> X_counter`` declared at the end of X's line
     (for the ``declared_here`` in this file) and ``X.IncrementCounter()`` as
-    ``X_counter[0].add(1u)`` (the same length), which returns the old value as DXC's does;
-    DecrementCounter returns the new one, as DXC's."""
-    out, last = [], 0
-    for m in counter_calls(text):
-        name = m.group(1)
-        if name not in names:
+    ``X_counter[0].add(1u)``, which returns the old value as DXC's does; DecrementCounter
+    returns the new one, as DXC's."""
+    edits = []
+    for call in counter_calls(text):
+        if call.name not in names:
             continue
-        out.append(text[last : m.start()])
-        counter = f"{counter_name(name)}{m.group('index') or ''}[0]"
-        if m.group("op") == "Increment":
-            out.append(f"{counter}.add(1u)")
-        else:
-            out.append(f"({counter}.sub(1u)-1u)")
-        last = m.end()
-    out.append(text[last:])
-    return _with_companions("".join(out), names, declared_here)
+        counter = f"{counter_name(call.name)}{call.index}[0]"
+        new = f"{counter}.add(1u)" if call.op == "Increment" else f"({counter}.sub(1u)-1u)"
+        edits.append((call.start, call.end, new))
+    return _with_companions(edited(text, edits), names, declared_here)
 
 
 def _with_companions(
@@ -694,7 +949,7 @@ def _with_companions(
     return "\n".join(lines)
 
 
-APPEND_CONSUME = re.compile(r"\b(Append|Consume)StructuredBuffer\b")
+APPEND_CONSUME = ("AppendStructuredBuffer", "ConsumeStructuredBuffer")
 
 
 def with_append_consume_as_rw(
@@ -707,27 +962,21 @@ def with_append_consume_as_rw(
     slots DXC's SPIR-V uses (Append takes the old count, Consume the new one)."""
     if not names:
         return text
-    clean = strip_comments(text)
-    chars = list(text)
+    s = lexed(text)
     lines_of = {d.line for n, d in names.items() if n in declared_here}
-    for m in APPEND_CONSUME.finditer(clean):
-        if clean.count("\n", 0, m.start()) + 1 in lines_of:
-            chars[m.start() : m.end()] = "RWStructuredBuffer".ljust(m.end() - m.start())
-    text = "".join(chars)
-    clean = strip_comments(text)
-    alts = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
-    call = re.compile(rf"\b({alts})\s*\.\s*(?:(Append)\s*\(|(Consume)\s*\(\s*\))")
-    out, last = [], 0
-    for m in call.finditer(clean):
-        name = m.group(1)
-        out.append(text[last : m.start()])
-        if m.group(2):
-            out.append(f"{name}[{counter_name(name)}[0].add(1u)]=(")
-        else:
-            out.append(f"{name}[{counter_name(name)}[0].sub(1u)-1u]")
-        last = m.end()
-    out.append(text[last:])
-    return _with_companions("".join(out), names, declared_here)
+    edits: list[tuple[int, int, str]] = []
+    for i in s.words(APPEND_CONSUME):
+        if s.at(i).line in lines_of:
+            width = len(s.at(i).text)
+            edits.append((s.start(i), s.end(i), "RWStructuredBuffer".ljust(width)))
+    for i in s.words(names):
+        name = s.at(i).text
+        if s.seq(i + 1, ".", "Append", "("):
+            edits.append((s.start(i), s.end(i + 3), f"{name}[{counter_name(name)}[0].add(1u)]=("))
+        elif s.seq(i + 1, ".", "Consume", "(", ")"):
+            new = f"{name}[{counter_name(name)}[0].sub(1u)-1u]"
+            edits.append((s.start(i), s.end(i + 4), new))
+    return _with_companions(edited(text, edits), names, declared_here)
 
 
 # Metal: what GetDimensions on a buffer becomes (docs/compiler.md "Buffer lengths on Metal"): the
@@ -750,27 +999,30 @@ _LENGTH_HELPERS = " ".join(
 )
 
 
-def length_queries(text: str, names: Collection[str]) -> list[re.Match[str]]:
-    """``X.GetDimensions(`` calls on the buffers ``names`` (not in comments)."""
+def length_queries(text: str, names: Collection[str]) -> list[tuple[str, int, int]]:
+    """``X.GetDimensions(`` calls on the buffers ``names``: the name and the span of
+    ``X.GetDimensions(``."""
     if not names:
         return []
-    alts = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
-    pattern = re.compile(rf"(?<![\w.:])({alts})\s*\.\s*GetDimensions\s*\(")
-    return list(pattern.finditer(strip_comments(text)))
+    s = lexed(text)
+    return [
+        (s.at(i).text, s.start(i), s.end(i + 3))
+        for i in s.words(names)
+        if s.seq(i + 1, ".", "GetDimensions", "(") and not _after_member(s, i)
+    ]
 
 
 def with_buffer_lengths(text: str, names: Collection[str]) -> str:
     """Metal: ``X.GetDimensions(n, s)`` on each global buffer of ``names`` as
     ``oneshader_GetDimensions(X, oneshader_lengths.X, n, s)`` (the helpers and the companion of
     :func:`buffer_lengths_prelude`); the columns after the call's head on its line move."""
-    out, last = [], 0
-    for m in length_queries(text, names):
-        name = m.group(1)
-        out.append(text[last : m.start()])
-        out.append(f"oneshader_GetDimensions({name}, {SLANG_LENGTHS}.{name}, ")
-        last = m.end()
-    out.append(text[last:])
-    return "".join(out)
+    return edited(
+        text,
+        (
+            (start, end, f"oneshader_GetDimensions({name}, {SLANG_LENGTHS}.{name}, ")
+            for name, start, end in length_queries(text, names)
+        ),
+    )
 
 
 def buffer_lengths_prelude(names: Collection[str]) -> str:
@@ -802,30 +1054,45 @@ BYTE_STORE_PRELUDE = " ".join(
     ]
 )
 
-_BOOL_CALL = re.compile(r"(?:isnan|isinf|isfinite|any|all|and|or|bool[1-4]?)\s*\(")
-_COMPARISON = re.compile(r"==|!=|<=|>=|&&|\|\||(?<![<>])[<>](?![<>=])")
+_BOOLS = frozenset(("bool", "bool1", "bool2", "bool3", "bool4"))
+_BOOL_CALLS = _BOOLS | {"isnan", "isinf", "isfinite", "any", "all", "and", "or"}
+_COMPARISONS = frozenset(("==", "!=", "<=", ">=", "&&", "||", "<", ">", "<<=", ">>=", "->"))
 
 
-def _boolean(value: str, bools: Collection[str]) -> bool:
-    """Whether a Store's value (comments stripped) is a bool as written: a comparison or
-    logical operation outside brackets, a negation, ``true``/``false``, a call of ``isnan``
-    and its kin or a ``bool`` cast, or a variable declared ``bool`` (``bools``)."""
-    v = value.strip()
-    depth, top = 0, []
-    for c in v:
-        depth += {"(": 1, "[": 1, ")": -1, "]": -1}.get(c, 0)
-        top.append(c if depth == 0 else " ")
-    outside = "".join(top)
-    if "?" in outside:
-        return False  # a ternary's value is its branches'
-    first = re.match(r"\w+", v)
-    return bool(
-        _COMPARISON.search(outside)
-        or v.startswith("!")
-        or v in ("true", "false")
-        or (_BOOL_CALL.match(v) and v.endswith(")"))
-        or (first is not None and first.group(0) in bools and re.fullmatch(r"\w+(?:\.\w+)?", v))
+def _boolean(s: Stream, a: int, b: int, bools: Collection[str]) -> bool:
+    """Whether a Store's value (tokens a..b-1) is a bool as written: a comparison or logical
+    operation outside brackets, a negation, ``true``/``false``, a call of ``isnan`` and its
+    kin or a ``bool`` cast, or a variable declared ``bool`` (``bools``)."""
+    if a >= b:
+        return False
+    depth, comparison = 0, False
+    for k in range(a, b):
+        t = s.at(k).text
+        if depth == 0 and "?" in t and s.at(k).kind == "punct":
+            return False  # a ternary's value is its branches'
+        comparison = comparison or (depth == 0 and t in _COMPARISONS)
+        depth += t in ("(", "[")
+        depth -= t in (")", "]")
+    first = s.at(a)
+    words = [s.at(k) for k in range(a, b)]
+    single = len(words) == 1 or (
+        len(words) == 3
+        and words[1].text == "."
+        and words[2].kind == "id"
+        and not words[1].space
+        and not words[2].space
+        and words[1].line == words[2].line == first.line
     )
+    return bool(
+        comparison
+        or first.text.startswith("!")
+        or (b - a == 1 and first.text in ("true", "false"))
+        or (first.text in _BOOL_CALLS and s.is_(a + 1, "(") and s.at(b - 1).text == ")")
+        or (first.kind == "id" and first.text in bools and single)
+    )
+
+
+_STORES = frozenset(("Store", "Store2", "Store3", "Store4"))
 
 
 def byte_stores(text: str, names: Collection[str]) -> list[tuple[int, int]]:
@@ -833,25 +1100,38 @@ def byte_stores(text: str, names: Collection[str]) -> list[tuple[int, int]]:
     ``X.Store<T>(`` calls on the buffers ``names`` in ``text``."""
     if not names:
         return []
-    clean = strip_comments(text)
-    bools = set(re.findall(r"\bbool[1-4]?\s+(\w+)", clean))
-    alts = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
-    pattern = re.compile(rf"(?<![\w.:])(?:{alts})\s*\.\s*Store[234]?\s*(?:<[^<>()]*>\s*)?\(")
+    s = lexed(text)
+    bools = {
+        s.at(i + 1).text
+        for i in s.words(_BOOLS)
+        if is_word(s.at(i + 1).text) and (s.at(i + 1).space or s.first_on_line(i + 1))
+    }
     spans = []
-    for m in pattern.finditer(clean):
-        depth, comma = 0, None
-        for i in range(m.end(), len(clean)):
-            c = clean[i]
-            if c in "([{":
+    for i in s.words(names):
+        if _after_member(s, i) or not s.is_(i + 1, ".") or s.at(i + 2).text not in _STORES:
+            continue
+        k = i + 3
+        if s.is_(k, "<"):  # Store<T>: no brackets inside
+            while k + 1 < len(s) and s.at(k + 1).text not in ("<", ">", "(", ")"):
+                k += 1
+            if not s.is_(k + 1, ">"):
+                continue
+            k += 2
+        if not s.is_(k, "("):
+            continue
+        depth, comma = 0, -1
+        for j in range(k + 1, len(s)):
+            t = s.at(j).text
+            if t in ("(", "[", "{"):
                 depth += 1
-            elif c in ")]}":
+            elif t in (")", "]", "}"):
                 if depth == 0:
-                    if comma is not None and _boolean(clean[comma + 1 : i], bools):
-                        spans.append((comma + 1, i))
+                    if comma >= 0 and _boolean(s, comma + 1, j, bools):
+                        spans.append((s.end(comma), s.start(j)))
                     break
                 depth -= 1
-            elif c == "," and depth == 0:
-                comma = i if comma is None else comma
+            elif t == "," and depth == 0 and comma < 0:
+                comma = j
     return spans
 
 
@@ -867,26 +1147,19 @@ def with_byte_stores(text: str, names: Collection[str]) -> str:
     return "".join(out)
 
 
-_VOID_CAST = re.compile(r"\(\s*void\s*\)")
-
-
 def without_void_casts(text: str) -> str:
     """A statement's cast to void (``(void)x;``, the idiom that silences an unused variable)
     blanked to spaces: the expression is evaluated and discarded all the same. Slang fails on
     it for every target without a word (SPIR-V: an internal error). A parameter list ``f(void)``
     follows a name, so it is left alone."""
-    code = strip_comments(text)
-    return blanked(text, (m.span() for m in _VOID_CAST.finditer(code) if _starts(code, m.start())))
-
-
-def _starts(code: str, at: int) -> bool:
-    """Whether ``at`` begins a statement: first on its line, or after ``;``, ``{`` or ``}``
-    with only white space between. (Looked at backwards from each cast: a pattern that tried
-    every line start forwards cost the square of a run of blank or comment lines.)"""
-    begin = at
-    while begin > 0 and code[begin - 1].isspace():
-        begin -= 1
-    return begin == 0 or code[begin - 1] in ";{}" or "\n" in code[begin:at]
+    s = lexed(text)
+    spans = []
+    for i in s.words(("void",)):
+        if s.is_(i - 1, "(") and s.is_(i + 1, ")"):
+            start = i - 1
+            if start == 0 or s.first_on_line(start) or s.at(start - 1).text in (";", "{", "}"):
+                spans.append((s.start(start), s.end(i + 1)))
+    return blanked(text, spans)
 
 
 def rename_at(text: str, names: Collection[tuple[int, int, str, str]]) -> str:
@@ -901,9 +1174,21 @@ def rename_at(text: str, names: Collection[tuple[int, int, str, str]]) -> str:
     return "\n".join(lines)
 
 
-_NARROW_TEXEL = re.compile(
-    r"\b(SubpassInput(?:MS)?\s*<\s*)((?:float|int|uint|half)(?:16_t|32_t)?)([123]?)(\s*>)"
-)
+_SUBPASS_INPUTS = ("SubpassInput", "SubpassInputMS")
+
+
+def _narrow_texel(s: Stream, i: int) -> tuple[int, int] | None:
+    """At ``SubpassInput<float3>``: the texel's token and its width (1 to 3), or None for a
+    4-component texel or another type."""
+    texel = s.at(i + 2).text
+    if not (s.is_(i, *_SUBPASS_INPUTS) and s.is_(i + 1, "<") and s.is_(i + 3, ">")):
+        return None
+    width = texel[-1:] if texel[-1:] in ("1", "2", "3") else ""
+    base = texel[: len(texel) - len(width)]
+    for scalar in ("float", "int", "uint", "half"):
+        if base in (scalar, f"{scalar}16_t", f"{scalar}32_t"):
+            return i + 2, int(width or 1)
+    return None
 
 
 def subpass_inputs_as_vectors(
@@ -914,33 +1199,38 @@ def subpass_inputs_as_vectors(
     reads a narrower texel with an OpImageRead of that width, which spirv-val rejects (Vulkan
     reads 4 components), where DXC reads 4 and keeps the first. Columns after a change on its
     line shift by the characters added."""
-    lines = text.split("\n")
+    s = lexed(text)
     width: dict[str, int] = {}
+    edits: list[tuple[int, int, str]] = []
     for name, decl in names.items():
-        m = _NARROW_TEXEL.search(decl.type_text)
-        if m is None:
+        declared = lexed(decl.type_text)
+        found = next(
+            (n for k in declared.words(_SUBPASS_INPUTS) if (n := _narrow_texel(declared, k))),
+            None,
+        )
+        if found is None:
             continue
-        width[name] = int(m.group(3) or 1)
-        if name not in declared_here or not 1 <= decl.line <= len(lines):
+        width[name] = found[1]
+        if name not in declared_here:
             continue
-        row = lines[decl.line - 1]
-        here = _NARROW_TEXEL.search(row[: decl.column - 1])
-        if here is not None:
-            lines[decl.line - 1] = f"{row[: here.end(2)]}4{row[here.end(3) :]}"
+        here = [
+            n
+            for k in s.on_line(decl.line)
+            if (n := _narrow_texel(s, k)) is not None
+            and s.end(n[0] + 1) <= s.offset_of(decl.line, decl.column)
+        ]
+        if here:
+            texel = s.at(here[0][0]).text
+            scalar = texel[:-1] if texel[-1:] in ("1", "2", "3") else texel
+            edits.append((s.start(here[0][0]), s.end(here[0][0]), f"{scalar}4"))
     if not width:
         return text
-    text = "\n".join(lines)
-    clean = strip_comments(text)
-    alts = "|".join(re.escape(n) for n in sorted(width, key=len, reverse=True))
-    out, last = [], 0
-    for m in re.finditer(rf"\b({alts})\s*\.\s*SubpassLoad\s*\(", clean):
-        end = closing(clean, m.end() - 1)
-        end = len(clean) if end < 0 else end
-        out.append(text[last:end])
-        out.append("." + "xyz"[: width[m.group(1)]])
-        last = end
-    out.append(text[last:])
-    return "".join(out)
+    for i in s.words(width):
+        if s.seq(i + 1, ".", "SubpassLoad", "("):
+            close = s.closing(i + 3)
+            at = s.end(close - 1) if close > 0 else len(text)
+            edits.append((at, at, "." + "xyz"[: width[s.at(i).text]]))
+    return edited(text, edits)
 
 
 def outputs_struct(entry: str) -> str:
@@ -948,10 +1238,54 @@ def outputs_struct(entry: str) -> str:
     return f"{entry}_oneshader_outputs"
 
 
-_DIRECTION = re.compile(r"\b(in|out|inout)\b")
-_PARAMETER_NAME = re.compile(r"(\w+)\s*(?:\[[^\]]*\]\s*)*(?::\s*\w+\s*)?$")
-_SEMANTIC = re.compile(r":\s*\w+\s*$")
-_ENTRY_ATTRIBUTE = re.compile(r"\[\s*(?:shader|earlydepthstencil)\b[^\]]*\]")
+_DIRECTIONS = ("in", "out", "inout")
+_ENTRY_ATTRIBUTES = ("shader", "earlydepthstencil")
+
+
+def _entry_attributes(s: Stream, a: int, b: int) -> list[tuple[int, int]]:
+    """The spans of the ``[shader(...)]``/``[earlydepthstencil]`` attributes between the
+    offsets a and b."""
+    out = []
+    k, stop = s.index(a), s.index(b)
+    while k < stop:
+        if s.is_(k, "[") and s.is_(k + 1, *_ENTRY_ATTRIBUTES) and s.word(k + 1):
+            close = next((j for j in range(k + 2, len(s)) if s.at(j).text == "]"), -1)
+            if close >= 0 and s.end(close) <= b:
+                out.append((s.start(k), s.end(close)))
+                k = close + 1
+                continue
+        k += 1
+    return out
+
+
+def _parameter(p: str) -> tuple[str, int, str | None, str] | None:
+    """A parameter's name, where its semantic's ``:`` is in ``p`` (-1: none), its direction
+    and the parameter without it (on one line), or None when ``p`` ends in no name."""
+    s = lexed(p)
+    end = len(s)
+    semantic = -1
+    if end >= 2 and s.is_(end - 2, ":") and is_word(s.at(end - 1).text):
+        semantic = s.start(end - 2)
+        end -= 2
+    while end > 0 and s.is_(end - 1, "]"):
+        opening = s.opening(end - 1)
+        if opening < 0 or any(s.at(k).text == "]" for k in range(opening + 1, end - 1)):
+            break
+        end = opening
+    if end <= 0 or not is_word(s.at(end - 1).text):
+        return None
+    direction = next((t.text for t in s.tokens if t.kind == "id" and t.text in _DIRECTIONS), None)
+    out: list[str] = []
+    removed = False
+    for k, t in enumerate(s.tokens):
+        if t.kind == "id" and t.text in _DIRECTIONS:
+            removed = True
+            continue
+        if out and (removed or t.space or s.first_on_line(k)):
+            out.append(" ")
+        out.append(t.text)
+        removed = False
+    return s.at(end - 1).text, semantic, direction, "".join(out)
 
 
 def entry_outputs_as_results(
@@ -975,8 +1309,9 @@ def entry_outputs_as_results(
     declarations, their names: ``precheck.flattened_outputs``), through a local the function
     fills. The entry point's attributes move to the wrapper. Unchanged when the function is
     not found as expected."""
-    code = strip_comments(text)
-    at = line_offsets(code)[line - 1] + column - 1
+    stream = lexed(text)
+    code = stream.cleaned
+    at = stream.offset_of(line, column)
     if code[at : at + len(name)] != name:
         return text
     open_ = code.find("(", at + len(name))
@@ -988,10 +1323,13 @@ def entry_outputs_as_results(
     if end < 0:
         return text
     head_start = max(code.rfind(";", 0, at), code.rfind("}", 0, at)) + 1
-    head = code[head_start:at]
-    returns = _ENTRY_ATTRIBUTE.sub("", head).strip()
-    entry_attributes = list(_ENTRY_ATTRIBUTE.finditer(code, head_start, at))  # to the wrapper
-    attributes = " ".join(m.group(0) for m in entry_attributes)
+    entry_attributes = _entry_attributes(stream, head_start, at)  # to the wrapper
+    kept, last = [], head_start
+    for a, b in entry_attributes:
+        kept.append(code[last:a])
+        last = b
+    returns = "".join([*kept, code[last:at]]).strip()
+    attributes = " ".join(code[a:b] for a, b in entry_attributes)
     result_semantic = code[close:brace].strip()
     ins, args, copies = [], [], []
     members: list[str] = []
@@ -1000,17 +1338,13 @@ def entry_outputs_as_results(
     flats = {pname: (decls, names) for pname, decls, names in flat}
     semantics = []  # Slang checks system values on every function's parameters for WGSL
     for i, j in comma_spans(code, open_ + 1, close - 1):
-        p = code[i:j]
-        m = _PARAMETER_NAME.search(p.rstrip())
-        if m is None:
+        parameter = _parameter(code[i:j])
+        if parameter is None:
             return text
-        pname = m.group(1)
-        semantic = _SEMANTIC.search(p)
-        if semantic is not None:
-            semantics.append((i + semantic.start(), i + semantic.end()))
-        direction = _DIRECTION.search(p)
-        bare = " ".join(_DIRECTION.sub(" ", p).split())
-        if direction is None or direction.group(1) == "in":
+        pname, semantic, direction, bare = parameter
+        if semantic >= 0:
+            semantics.append((i + semantic, j))
+        if direction is None or direction == "in":
             ins.append(bare)
             args.append(pname)
             continue
@@ -1021,13 +1355,13 @@ def entry_outputs_as_results(
             locals_.append(f"{bare.rsplit(pname, 1)[0].strip()} {local};")
             args.append(local)
             after.extend(f"oneshader_out.{n} = {local}.{n};" for n in names)
-            if direction.group(1) == "inout":
+            if direction == "inout":
                 ins.append(bare)
                 copies.append(f"{local} = {pname};")
             continue
         members.append(f"{bare};")
         args.append(f"oneshader_out.{pname}")
-        if direction.group(1) == "inout":
+        if direction == "inout":
             ins.append(bare)
             copies.append(f"oneshader_out.{pname} = {pname};")
     call = f"{hidden}({', '.join(args)});"
@@ -1048,7 +1382,7 @@ def entry_outputs_as_results(
         f"{', '.join(ins)}) {{ {outputs} oneshader_out; {' '.join([*locals_, *copies])} "
         f"{call} {' '.join(after)} return oneshader_out; }}"
     )
-    text = blanked(text, [*(a.span() for a in entry_attributes), *semantics])
+    text = blanked(text, [*entry_attributes, *semantics])
     return text[:at] + hidden + text[at + len(name) : end] + wrapper + text[end:]
 
 
@@ -1071,26 +1405,38 @@ _STATUS_ARITY: dict[str, frozenset[int]] = {
         for k in ("", "Red", "Green", "Blue", "Alpha")
     },
 }
-_STATUS_CALL = re.compile(r"\.\s*(" + "|".join(_STATUS_ARITY) + r")\s*\(")
+_UINTS = ("uint", "uint32_t", "dword")
+
+
+def _declared_uint(s: Stream) -> set[str]:
+    """The names the text declares ``uint`` (``uint32_t``, ``dword``)."""
+    return {
+        s.at(i + 1).text
+        for i in s.words(_UINTS)
+        if s.word(i + 1) and (s.at(i + 1).space or s.first_on_line(i + 1))
+    }
 
 
 def status_arguments(text: str) -> list[tuple[int, int]]:
     """The (start, end) offsets of each sparse-residency status argument (with its comma) of
     a texture method call in ``text``: a last argument at a count only the status form has,
     that is a name the text declares ``uint``."""
-    code = strip_comments(text)
+    s = lexed(text)
+    uints: set[str] | None = None
     out = []
-    for m in _STATUS_CALL.finditer(code):
-        close = closing(code, m.end() - 1)
-        spans = comma_spans(code, m.end(), close - 1) if close > 0 else []
-        if len(spans) not in _STATUS_ARITY[m.group(1)] or len(spans) < 2:
+    for i in s.words(_STATUS_ARITY):
+        if not (s.is_(i - 1, ".") and s.is_(i + 1, "(")):
             continue
-        name = code[spans[-1][0] : spans[-1][1]].strip()
-        if not re.fullmatch(r"[A-Za-z_]\w*", name) or not re.search(
-            rf"\b(?:uint|uint32_t|dword)\s+{name}\b", code
-        ):
+        close = s.closing(i + 1) - 1
+        items = s.items(i + 2, close) if close > 0 else []
+        if len(items) not in _STATUS_ARITY[s.at(i).text] or len(items) < 2:
             continue
-        out.append((spans[-2][1], spans[-1][1]))
+        a, b = items[-1]
+        if b - a != 1 or s.at(a).kind != "id":
+            continue
+        uints = _declared_uint(s) if uints is None else uints
+        if s.at(a).text in uints:
+            out.append((s.start(items[-2][1]), s.start(close)))
     return out
 
 
@@ -1101,7 +1447,6 @@ def without_status_arguments(text: str) -> str:
     return blanked(text, status_arguments(text))
 
 
-_LOAD = re.compile(r"\b(\w+)\s*\.\s*Load\s*\(")
 # For WGSL and Metal, before the file (``without_load_offsets``): the coordinate plus the offset
 # widened with zeros (a mip level, an array layer), per (coordinate, offset) shape.
 OFFSET_HELPER = " ".join(
@@ -1122,35 +1467,52 @@ _LOAD_WITH_OFFSET = {
     **dict.fromkeys(("Texture1D", "Texture1DArray", "Texture2D", "Texture2DArray", "Texture3D"), 2),
     **dict.fromkeys(("Texture2DMS", "Texture2DMSArray"), 3),
 }
-_TEXTURE_DECLARATION = re.compile(
-    r"\b(" + "|".join(_LOAD_WITH_OFFSET) + r")\b\s*(?:<[^<>]*(?:<[^<>]*>[^<>]*)?>)?\s+(\w+)"
-)
+
+
+def _texture_declarations(text: str) -> Iterator[tuple[str, str]]:
+    """Each (name, type) of a texture whose Load takes an offset declared in ``text``."""
+    s = lexed(text)
+    for i in s.words(_LOAD_WITH_OFFSET):
+        k = i + 1
+        if s.is_(k, "<"):
+            depth, j = 0, k
+            while j < len(s):
+                t = s.at(j).text
+                if "<" in t or ">" in t:
+                    depth += t.count("<") - t.count(">")
+                    if depth <= 0 or depth > 2:
+                        break
+                j += 1
+            if depth != 0 or j >= len(s):
+                continue
+            k = j + 1
+        name = s.at(k)
+        if name.kind == "id" and (name.space or s.first_on_line(k)):
+            yield name.text, s.at(i).text
 
 
 def offset_textures(texts: Iterable[str]) -> dict[str, str]:
     """The texture type of each name ``texts`` declare as a texture whose Load takes an offset
     (what :func:`load_offsets` needs: found once for all the files, not once per file)."""
-    return {
-        m.group(2): m.group(1)
-        for t in texts
-        for m in _TEXTURE_DECLARATION.finditer(strip_comments(t))
-    }
+    return {name: kind for t in texts for name, kind in _texture_declarations(t)}
 
 
 def load_offsets(text: str, textures: Mapping[str, str]) -> list[tuple[int, int, str]]:
     """Each texture ``Load`` with an offset (the texture one of :func:`offset_textures`) as
     (start, end, new arguments): ``oneshader_offset(location, offset)`` and the sample index
     of a multisampled one. Slang does not add the offset for WGSL and Metal (E36107)."""
-    code = strip_comments(text)
+    s = lexed(text)
     edits = []
-    for m in _LOAD.finditer(code):
-        close = closing(code, m.end() - 1)
-        spans = comma_spans(code, m.end(), close - 1) if close > 0 else []
-        if len(spans) != _LOAD_WITH_OFFSET.get(textures.get(m.group(1), ""), 0):
+    for i in s.words(("Load",)):
+        if not (s.is_(i - 1, ".") and s.is_(i + 1, "(") and is_word(s.at(i - 2).text)):
             continue
-        args = [text[a:b].strip() for a, b in spans]
+        close = s.closing(i + 1) - 1
+        items = s.items(i + 2, close) if close > 0 else []
+        if len(items) != _LOAD_WITH_OFFSET.get(textures.get(s.at(i - 2).text, ""), 0):
+            continue
+        args = [text[s.end(a - 1) : s.start(b)].strip() for a, b in items]
         call = ", ".join([f"oneshader_offset({args[0]}, {args[-1]})", *args[1:-1]])
-        edits.append((m.end(), close - 1, call))
+        edits.append((s.end(i + 1), s.start(close), call))
     return edits
 
 
@@ -1161,19 +1523,14 @@ def without_load_offsets(text: str, textures: Mapping[str, str]) -> str:
     return text
 
 
-_PRINTF = helper_calls("printf")
-_STATEMENT_END = re.compile(r"\s*;")
-
-
 def printf_calls(text: str) -> list[tuple[int, int]]:
     """The (start, end) offsets of each ``printf(...);`` statement in ``text``."""
-    code = strip_comments(text)
+    s = lexed(text)
     out = []
-    for m in _PRINTF.finditer(code):
-        close = closing(code, code.index("(", m.end()))
-        semicolon = _STATEMENT_END.match(code, close) if close > 0 else None
-        if semicolon is not None:
-            out.append((m.start(), semicolon.end()))
+    for i in helper_calls(text, "printf"):
+        close = s.closing(i + 1)
+        if close > 0 and s.is_(close, ";"):
+            out.append((s.start(i), s.end(close)))
     return out
 
 
@@ -1209,26 +1566,26 @@ SAMPLE_POSITION_HELPER = (
     "int i) { uint w, h, e, n; t.GetDimensions(w, h, e, n); "
     "return oneshader_sample_position(n, i); }"
 )
-_SAMPLE_POSITION = re.compile(r"\.\s*GetSamplePosition\s*\(")
 
 
-def sample_position_queries(text: str) -> list[re.Match[str]]:
-    """``.GetSamplePosition(`` calls (not in comments)."""
-    return list(_SAMPLE_POSITION.finditer(strip_comments(text)))
+def sample_position_queries(text: str) -> list[int]:
+    """The ``.`` of each ``.GetSamplePosition(`` call (its token in ``lexed(text)``)."""
+    s = lexed(text)
+    return [
+        i - 1 for i in s.words(("GetSamplePosition",)) if s.is_(i - 1, ".") and s.is_(i + 1, "(")
+    ]
 
 
 def with_sample_positions(text: str) -> str:
     """``t.GetSamplePosition(i)`` as ``oneshader_GetSamplePosition(t, i)`` (the helpers of
     :data:`SAMPLE_POSITION_HELPER`); the columns after the call's head on its line move."""
-    code = strip_comments(text)
-    for m in reversed(sample_position_queries(text)):
-        start = postfix_start(code, m.start())
-        head = f"oneshader_GetSamplePosition({text[start : m.start()].strip()}, "
-        text = text[:start] + head + text[m.end() :]
-    return text
-
-
-_BOOL_TYPE = re.compile(r"\bbool(?=[1-4]?\b)")
+    s = lexed(text)
+    edits = []
+    for dot in sample_position_queries(text):
+        start = s.start(s.postfix_start(dot))
+        head = f"oneshader_GetSamplePosition({text[start : s.start(dot)].strip()}, "
+        edits.append((start, s.end(dot + 2), head))
+    return edited(text, edits)
 
 
 def bools_as_uints(text: str, names: Iterable[tuple[int, int]]) -> str:
@@ -1236,18 +1593,25 @@ def bools_as_uints(text: str, names: Iterable[tuple[int, int]]) -> str:
     ``uint`` (same length: columns stay). WGSL has no bool in buffers; a 4-byte uint holding 0
     or 1 is how SPIR-V stores HLSL's bool there too, and HLSL converts between them wherever
     the code uses one as the other."""
-    lines = text.split("\n")
+    s = lexed(text)
+    edits = []
     for line, col in names:
-        row = lines[line - 1]
-        found = list(_BOOL_TYPE.finditer(row, 0, col - 1))
+        found = [k for k in s.on_line(line) if s.at(k).text in _BOOLS and s.at(k).col + 3 < col - 1]
         if found:
-            at = found[-1].start()
-            lines[line - 1] = row[:at] + "uint" + row[at + 4 :]
-    return "\n".join(lines)
+            at = s.start(found[-1])
+            edits.append((at, at + 4, "uint"))
+    return edited(text, edits)
 
 
 def without_packoffsets(text: str) -> str:
     """``: packoffset(...)`` blanked out (columns kept), for WGSL and Metal: Slang's code for
     them ignores it while its reflection follows it; the padding members (``slang.padding``)
     place the member."""
-    return re.sub(r":\s*packoffset\s*\([^)]*\)", lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+    s = lexed(text)
+    spans = []
+    for i in s.words(("packoffset",)):
+        if s.is_(i - 1, ":") and s.is_(i + 1, "("):
+            close = next((k for k in range(i + 2, len(s)) if s.at(k).text == ")"), -1)
+            if close > 0:
+                spans.append((s.start(i - 1), s.end(close)))
+    return blanked(text, spans)
