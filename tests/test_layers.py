@@ -142,8 +142,8 @@ def test_the_parts_depend_one_way() -> None:
 
 
 # The modules that still apply a regular expression to HLSL text (issue 20: the source model's
-# lexer should be the only one). The list only shrinks: a module leaves it when its queries
-# read the token stream (docs/compiler.md "The source model").
+# lexer is the only one; none is left). A module that needs one again reads the token stream
+# instead (source/query.py; docs/compiler.md "The source model").
 LEXER = f"{COMPILER}.source.lexer"
 REGEX_ON_HLSL_LEFT: set[str] = set()
 

@@ -19,7 +19,7 @@ from oneshader.compiler import CompileOptions, compile_file
 from oneshader.compiler.patch import apply
 from oneshader.compiler.slang.messages import parse
 from oneshader.compiler.source import query, rewrite
-from oneshader.compiler.source.scanner import strip_comments
+from oneshader.compiler.source.lexer import strip_comments
 from oneshader.compiler.source.sourceset import SourceSet
 from oneshader.diagnostics import source_excerpt
 from oneshader.reflection.model import Target
