@@ -183,3 +183,27 @@ def test_a_constant_buffer_scalar_array_element_passed_on_is_a_wgsl_error(tmp_pa
     assert [(d.line, d.column, d.code) for d in errors] == [(6, 18, "OS1003")]
     fine = source.replace("o[0] = asuint(w[id.x]);", "")
     assert _build(tmp_path, fine, Target.SpirV, Target.Wgsl).ok
+
+
+def test_resources_named_as_slang_suffixes_names_are_read_by_their_own_names(
+    tmp_path: Path,
+) -> None:
+    """``rw_img_mip_5`` (FidelityFX's luminance pyramid), which Slang keeps in WGSL and MSL and
+    the readers took for Slang's suffix of ``rw_img_mip``: OS9000 on Metal ("code declares
+    resource ... that the reflection lacks") and WGSL (the entry's uses); each entry point
+    uses exactly its own."""
+    source = (
+        "RWTexture2D<float> rw_level_1 : register(u1);\n"
+        "RWTexture2D<float> rw_level_2 : register(u2);\n"
+        "RWTexture2D<float> rw_level : register(u3);\n"
+        '[shader("compute")][numthreads(8,8,1)] void A(uint3 id : SV_DispatchThreadID)'
+        " { rw_level_1[id.xy] = 1; rw_level[id.xy] = 3; }\n"
+        '[shader("compute")][numthreads(8,8,1)] void B(uint3 id : SV_DispatchThreadID)'
+        " { rw_level_2[id.xy] = 2; }\n"
+    )
+    for targets in ((Target.Msl,), (Target.Wgsl,), _ALL):
+        result = _build(tmp_path, source, *targets)
+        assert result.ok and result.reflection is not None, [d.format() for d in result.diagnostics]
+        uses = {e.name: e.uses for e in result.reflection.entry_points}
+        if Target.Msl not in targets or len(targets) > 1:
+            assert uses == {"A": ("rw_level_1", "rw_level"), "B": ("rw_level_2",)}

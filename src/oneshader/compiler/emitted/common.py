@@ -318,6 +318,9 @@ class EmittedEntry:
     uses: frozenset[str] | None = None  # resource names the entry references, where knowable
     spec_uses: frozenset[str] | None = None  # emitted names of the spec constants it reads
     helpers: frozenset[str] = frozenset()  # target built-ins the compiler added on its own
+    # the globals it references as emitted (``rw_img_mip_5`` may be a resource's own name, or
+    # Slang's suffix of ``rw_img_mip``: ``uses`` holds the latter reading)
+    spelled: frozenset[str] = frozenset()
 
 
 @dataclass

@@ -734,6 +734,7 @@ def _entry(
         outputs=tuple(outputs),
         uses=frozenset(reached),
         spec_uses=frozenset(specs),
+        spelled=frozenset(i for i in idents if i in global_names),
         helpers=frozenset(
             v.target_builtin for v in inputs if v.builtin is None and v.target_builtin
         ),

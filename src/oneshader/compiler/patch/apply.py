@@ -213,7 +213,11 @@ def _names(emitted: str) -> tuple[str, ...]:
 
 
 def _named(table: dict[str, _V], emitted: str) -> _V | None:
-    """The entry of ``table`` (in insertion order: the last one wins) for an emitted name."""
+    """The entry of ``table`` for an emitted name: its own first (``rw_img_mip_5`` is a
+    resource's own name where the table has it, not Slang's suffix of ``rw_img_mip``), else
+    (in insertion order: the last one wins) what it may stand for."""
+    if emitted in table:
+        return table[emitted]
     found = [name for name in _names(emitted) if name in table]
     if not found:
         return None

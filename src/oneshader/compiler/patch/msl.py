@@ -144,8 +144,12 @@ def renumber_msl(text: str, indices: dict[str, tuple[str, int]]) -> str:
     """Every ``name_N [[buffer|texture|sampler(n)]]`` argument given oneshader's index for it."""
     indices = {emitted_name(name): index for name, index in indices.items()}
 
+    def index_of(emitted: str) -> tuple[str, int] | None:
+        # a resource's own name first: ``rw_img_mip_5`` is not Slang's suffix of ``rw_img_mip``
+        return indices.get(emitted) or indices.get(demangle(emitted))
+
     def number(m: re.Match[str]) -> str:
-        want = indices.get(demangle(m.group(1)))
+        want = index_of(m.group(1))
         if want is None or want[0] != m.group(3):
             return m.group(0)
         return f"{m.group(1)}{m.group(2)}[[{m.group(3)}({want[1]})]]"
@@ -153,7 +157,7 @@ def renumber_msl(text: str, indices: dict[str, tuple[str, int]]) -> str:
     text = re.sub(r"(\w+)(\s*)\[\[(buffer|texture|sampler)\((\d+)\)\]\]", number, text)
 
     def array_index(m: re.Match[str]) -> str:
-        want = indices.get(demangle(m.group(2)))
+        want = index_of(m.group(2))
         if want is None:
             return m.group(0)
         return f"{m.group(1)} [[{want[0]}({want[1]})]]"

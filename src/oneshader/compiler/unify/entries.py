@@ -5,15 +5,17 @@ blocks, spec constants) and needs (device features), read from the emitted code.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import replace
 
 from oneshader.compiler.emitted.common import (
     LENGTHS,
+    EmittedEntry,
     counter_name,
     demangle,
     emitted_name,
     emitted_pattern,
+    resource_name,
 )
 from oneshader.compiler.emitted.msl import unattributed_inputs_read
 from oneshader.compiler.emitted.wgsl import parse_wgsl, reached_identifiers
@@ -371,7 +373,7 @@ def entry_points(
     """Every entry point of the primary target, from the patched ``outputs`` (and, for a
     Metal-only build, ``usage_outputs``: a SPIR-V or WGSL compile that is not written out);
     an entry point in error is left out, its errors added to ``problems``."""
-    usage = _usage({**outputs, **usage_outputs})
+    usage = _usage({**outputs, **usage_outputs}, [r.name for r in resources])
     features = _features(outputs)
     vk_location: dict[tuple[str, bool, str], int] = {}
     resource_names = [r.name for r in resources]
@@ -814,7 +816,21 @@ def _features(outputs: dict[Target, bytes]) -> DeviceFeatures:
     return out
 
 
-def _usage(outputs: dict[Target, bytes]) -> dict[str, tuple[set[str] | None, DeviceFeatures]]:
+def _exact_uses(e: EmittedEntry, names: Collection[str]) -> set[str]:
+    """What a WGSL entry point touches, a global Slang emitted under a resource's own name
+    (``rw_img_mip_5``, FidelityFX's) read as that resource, not as Slang's suffix of another
+    (``rw_img_mip``)."""
+    assert e.uses is not None
+    own = {emitted_name(n) for n in names}
+    exact = {i for i in e.spelled if i in own}
+    if not exact:
+        return set(e.uses)
+    return exact | {resource_name(i) for i in e.spelled if i not in own}
+
+
+def _usage(
+    outputs: dict[Target, bytes], names: Collection[str] = ()
+) -> dict[str, tuple[set[str] | None, DeviceFeatures]]:
     """Per entry point: the names it really touches and the device features it needs, read from
     the emitted code (SPIR-V preferred: its entry points list their interface). The names are
     what any target's code touches (SPIR-V's and WGSL's together): Slang may fold a read away
@@ -833,7 +849,7 @@ def _usage(outputs: dict[Target, bytes]) -> dict[str, tuple[set[str] | None, Dev
             for name, e in read_wgsl_shared(outputs[Target.Wgsl]).entries.items():
                 spirv_uses, features = out.get(name, (set(), features))
                 if spirv_uses is not None and e.uses is not None:
-                    out[name] = (spirv_uses | e.uses, features)
+                    out[name] = (spirv_uses | _exact_uses(e, names), features)
         return out
     for target, module_name, func in (
         (Target.Wgsl, "wgsl", "read_wgsl_shared"),
@@ -852,7 +868,7 @@ def _usage(outputs: dict[Target, bytes]) -> dict[str, tuple[set[str] | None, Dev
         # WGSL says its features module-wide (as SPIR-V's capabilities are)
         features = wgsl_features(m.enables)
         for name, e in m.entries.items():
-            out[name] = (set(e.uses) if e.uses is not None else None, features)
+            out[name] = (_exact_uses(e, names) if e.uses is not None else None, features)
         return out
     return out
 

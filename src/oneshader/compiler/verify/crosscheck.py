@@ -25,6 +25,7 @@ from oneshader.compiler.emitted.common import (
     counter_name,
     demangle,
     emitted_name,
+    resource_name,
     round_up,
     slang_scrubbed,
 )
@@ -170,7 +171,10 @@ def check(reflection: ShaderReflection, outputs: Sequence[OutputFile]) -> CheckR
     union: dict[tuple[str, str], tuple[set[str], set[str]]] = {}
     for target, modules in per_target.items():
         folded = [
-            _with_flattened_structs(_with_companion_counters(module, reflection), reflection)
+            _with_flattened_structs(
+                _with_companion_counters(_with_exact_names(module, reflection), reflection),
+                reflection,
+            )
             for module in modules
         ]
         checker = _Checker(reflection, target, folded, report, len(listing) < 2)
@@ -261,6 +265,36 @@ def _with_flattened_structs(module: EmittedModule, reflection: ShaderReflection)
         return module
     fields = {emitted_name(r.name): r.name for r in reflection.resources if "." in r.name}
     return _renamed(module, fields, None)
+
+
+def _with_exact_names(module: EmittedModule, reflection: ShaderReflection) -> EmittedModule:
+    """A resource whose own name ends in ``_<n>`` (FidelityFX's ``rw_img_mip_5``), which Slang
+    keeps in WGSL and MSL and the readers take for Slang's suffix of ``rw_img_mip``: read under
+    the name it is emitted with wherever the reflection has that name, in the entry points'
+    uses too. A copy where it changes anything: the module read is shared."""
+    if module.target is Target.SpirV:
+        return module
+    known = {r.name for r in reflection.resources} | {p.name for p in reflection.push_blocks}
+    exact = {
+        em.emitted
+        for name, found in module.resources.items()
+        for em in found
+        if em.emitted in known and em.emitted != name
+    }
+    if not exact:
+        return module
+    resources: dict[str, list[EmittedResource]] = {}
+    for name, found in module.resources.items():
+        for em in found:
+            key = em.emitted if em.emitted in exact else name
+            resources.setdefault(key, []).append(replace(em, name=key))
+    entries = dict(module.entries)
+    for key, entry in entries.items():
+        if entry.uses is not None and entry.spelled & exact:
+            uses = {i if i in exact else resource_name(i) for i in entry.spelled}
+            uses |= entry.uses - {resource_name(i) for i in entry.spelled}
+            entries[key] = replace(entry, uses=frozenset(uses))
+    return replace(module, resources=resources, entries=entries)
 
 
 def _renamed(module: EmittedModule, names: dict[str, str], role: str | None) -> EmittedModule:
