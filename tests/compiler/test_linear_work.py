@@ -13,7 +13,9 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+import hypothesis
 import pytest
+from hypothesis import strategies as st
 
 from oneshader.compiler import CompileOptions, compile_file
 from oneshader.compiler.patch import apply
@@ -189,3 +191,16 @@ def test_void_casts_are_found_where_statements_start_as_before() -> None:
         code = strip_comments(text)
         spans = [m.span(3) for m in _OLD_VOID_CAST.finditer(code)]
         assert rewrite.without_void_casts(text) == rewrite.blanked(text, spans), text
+
+
+@hypothesis.settings(max_examples=300, deadline=None)
+@hypothesis.given(st.text(alphabet="ab_1 \n\t(,)", max_size=30), st.integers(0, 30))
+def test_a_call_head_is_read_backwards_as_the_search_found_it(text: str, j: int) -> None:
+    """The WGSL texture flow names the function a ``(`` calls by reading back from it (a
+    search of all the text before it, once per use of a texture, cost the square: 2,000
+    textures took minutes)."""
+    from oneshader.compiler.patch.wgsl import _call_head
+
+    j = min(j, len(text))
+    found = re.search(r"(\w+)\s*\Z", text[:j])
+    assert _call_head(text, j) == (found.group(1) if found else None)

@@ -84,7 +84,7 @@ def _argument_of(text: str, start: int, end: int) -> tuple[str, int] | None:
         j = i - 1
         while j >= 0 and text[j].isspace():
             j -= 1
-        if j >= 0 and text[j] == "(" and not _CALL_HEAD.search(text, 0, j):
+        if j >= 0 and text[j] == "(" and _call_head(text, j) is None:
             wraps, i = wraps + 1, j
             continue
         break
@@ -103,10 +103,10 @@ def _argument_of(text: str, start: int, end: int) -> tuple[str, int] | None:
             depth += 1
         elif ch in "([":
             if depth == 0:
-                head = _CALL_HEAD.search(text, 0, j) if ch == "(" else None
-                if head is None or head.group(1) in _NOT_CALLS:
+                head = _call_head(text, j) if ch == "(" else None
+                if head is None or head in _NOT_CALLS:
                     return None
-                return head.group(1), commas
+                return head, commas
             depth -= 1
         elif ch == "," and depth == 0:
             commas += 1
@@ -116,7 +116,17 @@ def _argument_of(text: str, start: int, end: int) -> tuple[str, int] | None:
     return None
 
 
-_CALL_HEAD = re.compile(r"(\w+)\s*\Z")
+def _call_head(text: str, j: int) -> str | None:
+    """The word that ends, but for whitespace, where ``text[j]`` begins (the function a ``(``
+    at ``j`` calls), or None. Read backwards from ``j``: its cost is the word's length (a
+    search of the text before ``j`` cost the square of the text over its textures)."""
+    k = j
+    while k > 0 and text[k - 1].isspace():
+        k -= 1
+    end = k
+    while k > 0 and (text[k - 1].isalnum() or text[k - 1] == "_"):
+        k -= 1
+    return text[k:end] if k < end else None
 
 
 _NOT_CALLS = frozenset({"if", "while", "for", "switch", "return"})
@@ -161,8 +171,11 @@ def texture_flow(text: str, globals_: Sequence[str]) -> TextureFlow:
         node = resolve(word, m.start())
         if node is None:
             continue
+        after = m.end()
+        while after < len(text) and text[after].isspace():
+            after += 1
         if re.search(r"\bvar\s+$|[(,]\s*$", text[max(0, m.start() - 8) : m.start()]) and (
-            text[m.end() :].lstrip().startswith(":")
+            text.startswith(":", after)
         ):
             continue  # its declaration
         call = _argument_of(text, m.start(), m.end())
