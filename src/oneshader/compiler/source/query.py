@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import bisect
 from collections import OrderedDict
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -128,18 +128,26 @@ class Stream:
     def words(self, names: Collection[str]) -> Iterator[int]:
         """Each identifier that is one of ``names``, in order (looked up in an index of the
         identifiers, made once: the rewrites ask for a few names each, of every file)."""
+        by_word = self._index()
+        found = [f for f in (by_word.get(n) for n in names) if f]
+        if len(found) == 1:
+            yield from found[0]
+        elif found:
+            yield from sorted(i for f in found for i in f)
+
+    def words_where(self, test: Callable[[str], bool]) -> Iterator[int]:
+        """Each identifier whose text passes ``test`` (asked once a distinct identifier), in
+        order."""
+        yield from sorted(i for w, found in self._index().items() if test(w) for i in found)
+
+    def _index(self) -> dict[str, list[int]]:
         if not self._by_word:
             by_word: dict[str, list[int]] = {}
             for i, t in enumerate(self.tokens):
                 if t.kind == "id":
                     by_word.setdefault(t.text, []).append(i)
             self._by_word = by_word or {"": []}
-        found = [self._by_word.get(n, []) for n in names]
-        found = [f for f in found if f]
-        if len(found) == 1:
-            yield from found[0]
-        elif found:
-            yield from sorted(i for f in found for i in f)
+        return self._by_word
 
     def calls(self, names: Collection[str]) -> Iterator[int]:
         """Each identifier of ``names`` followed by ``(`` (a call, or a declaration's name)."""

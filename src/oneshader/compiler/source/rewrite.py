@@ -131,10 +131,12 @@ def vk_builtins(text: str) -> str:
     as SV_DrawIndex)."""
     s = lexed(text)
     edits: list[tuple[int, int, str]] = []
-    i, n = 0, len(s)
-    while i < n:
-        if not s.seq(i, "[", "[", "vk", "::", "builtin", "(") or not s.seq(i + 7, ")", "]", "]"):
-            i += 1
+    n, resume = len(s), 0
+    for k in s.words(("builtin",)):
+        i = k - 4
+        if i < resume or not s.seq(i, "[", "[", "vk", "::", "builtin", "("):
+            continue
+        if not s.seq(i + 7, ")", "]", "]"):
             continue
         literal = s.at(i + 6)
         semantic = VK_BUILTINS.get(literal.text[1:-1]) if literal.kind == "str" else None
@@ -150,7 +152,6 @@ def vk_builtins(text: str) -> str:
             declared = text[s.end(i + 9) : declared_end].rstrip()
             spaces = " " * (s.end(i + 9) - s.start(i))
             edits.append((s.start(i), end, f"{spaces}{declared} : {semantic}"))
-        i = resume
     return edited(text, edits)
 
 
@@ -482,13 +483,14 @@ def distance_semantics(text: str) -> list[int]:
     """The tokens (of ``lexed(text)``) of each ``SV_ClipDistanceN``/``SV_CullDistanceN``
     semantic (any case, after its ``:``)."""
     s = lexed(text)
-    out = []
-    for i, t in enumerate(s.tokens):
-        upper = t.text.upper()
-        distance = upper.startswith(("SV_CLIPDISTANCE", "SV_CULLDISTANCE")) and t.kind == "id"
-        if distance and (upper[15:].isdigit() or len(upper) == 15) and s.is_(i - 1, ":"):
-            out.append(i)
-    return out
+    return [i for i in s.words_where(_distance) if s.is_(i - 1, ":")]
+
+
+def _distance(word: str) -> bool:
+    upper = word.upper()
+    return upper.startswith(("SV_CLIPDISTANCE", "SV_CULLDISTANCE")) and (
+        upper[15:].isdigit() or len(upper) == 15
+    )
 
 
 def distances_as_varyings(text: str) -> str:
@@ -575,22 +577,19 @@ def without_point_size(text: str, name: str) -> str:
     statements blanked out (lines and columns kept): WGSL draws 1-pixel points anyway."""
     s = lexed(text)
     spans = []
-    i = 0
-    while i < len(s):
-        past = -1
-        if s.seq(i, "[", "[", "vk", "::", "builtin", "(", '"PointSize"', ")", "]", "]"):
-            past = i + 10
-        if past < 0:
-            i += 1
+    resume = 0
+    for k in s.words(("builtin",)):
+        i = k - 4
+        if i < resume or not s.seq(
+            i, "[", "[", "vk", "::", "builtin", "(", '"PointSize"', ")", "]", "]"
+        ):
             continue
-        end = next((k for k in range(past, len(s)) if s.at(k).text == ";"), -1)
+        end = next((j for j in range(i + 10, len(s)) if s.at(j).text == ";"), -1)
         if end < 0:
             break
-        if any(s.at(k).text == name for k in range(past, end)):
+        if any(s.at(j).text == name for j in range(i + 10, end)):
             spans.append((s.start(i), s.end(end)))
-            i = end + 1
-        else:
-            i += 1
+            resume = end + 1
     for i in s.words((name,)):
         if s.is_(i - 1, ".") and s.is_(i + 1, "="):
             past = _one(s, i + 1)
