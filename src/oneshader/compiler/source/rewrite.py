@@ -16,8 +16,6 @@ from oneshader.compiler.source.query import Stream, blank, edited, is_word, lexe
 from oneshader.compiler.source.scanner import (
     Declaration,
     SourceFile,
-    closing,
-    comma_spans,
 )
 from oneshader.reflection.model import SAMPLER_TYPES, TEXTURE_TYPES, Target
 
@@ -1241,6 +1239,11 @@ _DIRECTIONS = ("in", "out", "inout")
 _ENTRY_ATTRIBUTES = ("shader", "earlydepthstencil")
 
 
+def _next(s: Stream, i: int, text: str) -> int:
+    """The first token ``text`` from token ``i`` on, or -1."""
+    return next((k for k in range(i, len(s)) if s.at(k).text == text), -1)
+
+
 def _entry_attributes(s: Stream, a: int, b: int) -> list[tuple[int, int]]:
     """The spans of the ``[shader(...)]``/``[earlydepthstencil]`` attributes between the
     offsets a and b."""
@@ -1313,15 +1316,17 @@ def entry_outputs_as_results(
     at = stream.offset_of(line, column)
     if code[at : at + len(name)] != name:
         return text
-    open_ = code.find("(", at + len(name))
-    close = closing(code, open_) if open_ >= 0 else -1
-    brace = code.find("{", close) if close >= 0 else -1
-    if brace < 0 or code[close:brace].strip(" \t\r\n:").count(";"):
+    first = stream.index(at + len(name))
+    opening = _next(stream, first, "(")
+    closer = stream.closing(opening) - 1 if opening >= 0 else -1
+    body = _next(stream, closer + 1, "{") if closer >= 0 else -1
+    if body < 0 or any(stream.at(k).text == ";" for k in range(closer + 1, body)):
         return text
-    end = closing(code, brace)
+    end = stream.closing(body)
     if end < 0:
         return text
-    head_start = max(code.rfind(";", 0, at), code.rfind("}", 0, at)) + 1
+    close, brace, end = stream.end(closer), stream.start(body), stream.end(end - 1)
+    head_start = _after_last(stream, at, (";", "}"))
     entry_attributes = _entry_attributes(stream, head_start, at)  # to the wrapper
     kept, last = [], head_start
     for a, b in entry_attributes:
@@ -1336,7 +1341,8 @@ def entry_outputs_as_results(
     locals_: list[str] = []
     flats = {pname: (decls, names) for pname, decls, names in flat}
     semantics = []  # Slang checks system values on every function's parameters for WGSL
-    for i, j in comma_spans(code, open_ + 1, close - 1):
+    for a, b in stream.items(opening + 1, closer):
+        i, j = stream.end(a - 1), stream.start(b)
         parameter = _parameter(code[i:j])
         if parameter is None:
             return text
