@@ -207,3 +207,27 @@ def test_resources_named_as_slang_suffixes_names_are_read_by_their_own_names(
         uses = {e.name: e.uses for e in result.reflection.entry_points}
         if Target.Msl not in targets or len(targets) > 1:
             assert uses == {"A": ("rw_level_1", "rw_level"), "B": ("rw_level_2",)}
+
+
+def test_methods_that_change_their_object_build(tmp_path: Path) -> None:
+    """HLSL methods may assign to their struct's members (``void add(float v) { n += 1; }``);
+    Slang's only when ``[mutating]`` (E30047 and E30011 on every target before). A method that
+    only reads, and a static one, are left as written."""
+    source = (
+        "struct Counter {\n"
+        "    uint n; float acc[2];\n"
+        "    void add(float v) { n += 1; acc[0] = acc[0] + v; }\n"
+        "    void reset() { this.n = 0; acc[1] = 0; acc[0] = 0; }\n"
+        "    float mean() { return acc[0] / n; }\n"
+        "    static float twice(float x) { return 2 * x; }\n"
+        "};\n"
+        "RWStructuredBuffer<float> o;\n"
+        "[numthreads(1,1,1)] void main() {\n"
+        "    Counter c; c.reset(); c.add(2); c.add(o[1]);\n"
+        "    o[0] = Counter::twice(c.mean());\n"
+        "}\n"
+    )
+    result = _build(tmp_path, source, *_ALL)
+    assert result.ok, [d.format() for d in result.diagnostics]
+    for out in result.outputs:
+        assert module_errors(out.suffix, out.data, "s" + out.suffix) == ""

@@ -237,9 +237,9 @@ _DOCS: dict[str, str] = {
         "HLSL 2021 (`R S::f(...) { ... }` for `R f(...);` in `struct S`; Slang's E20001 "
         "at `::`) becomes `extension S { R f(...) { ... } }` where it stands, and its "
         "declaration in the struct is blanked (`static` moves to the definition). A "
-        "struct named in the same file only; a namespace's `N::f` is left alone. (Slang's"
-        " methods cannot assign to the struct's members, E30047, where DXC's can: that "
-        "holds for methods written inside the struct too.)"
+        "struct named in the same file only; a namespace's `N::f` is left alone. (An "
+        "out-of-line method that assigns to the struct's members stays Slang's E30047: "
+        "`mutating-methods` below reads methods written inside the struct.)"
     ),
     "register-letters": (
         "A read-only texture on an `s` register or a sampler on a `t` "
@@ -376,6 +376,13 @@ _DOCS: dict[str, str] = {
     "own-attributes": (
         'oneshader\'s own attributes (`[[oneshader::format("unorm8x4")]]`, '
         "read by the scanner) are blanked: Slang warns of attributes it does not know."
+    ),
+    "mutating-methods": (
+        "A method of a struct that assigns to the struct's own members (`void add(float v) "
+        "{ n += 1; }`, `this.x = v`, `++n`), as DXC lets an HLSL method do, gets Slang's "
+        "`[mutating]` in front of it (Slang's methods cannot change their object otherwise: "
+        "E30047, E30011); a static method is left alone. The columns after it on its line "
+        "move."
     ),
     "void-casts": (
         "A statement's cast to void (`(void)x;`) is blanked to spaces (the "
@@ -526,6 +533,15 @@ REWRITES: tuple[Rewrite, ...] = (
         _DOCS["dxc-declarations"],
         _always,
         _text(dxc_declarations),
+    ),
+    Rewrite(
+        "mutating-methods",
+        EVERY_TARGET,
+        _DOCS["mutating-methods"],
+        lambda c: c.src.mutating_methods(),
+        lambda src, path, text, plan: rewrite.with_inserted(
+            text, [(line, col, "[mutating] ") for p, line, col in plan if p == path]
+        ),
     ),
     Rewrite(
         "register-letters",
@@ -753,6 +769,11 @@ _KERNEL = "RWStructuredBuffer<float> o;\n[numthreads(1,1,1)] void main() {{ {} }
 # probe Slang builds (into a valid module) can be retired. A rewrite without one is a DXC
 # convention or a layout oneshader chooses, not a gap Slang may close.
 _PROBES = {
+    "mutating-methods": Probe(
+        "struct C { uint n; void add() { n += 1; } };\n"
+        + _KERNEL.format("C c; c.n = 0; c.add(); o[0] = c.n;"),
+        Target.SpirV,
+    ),
     "void-casts": Probe(_KERNEL.format("float y = 2; (void)y; o[0] = 1;"), Target.SpirV),
     "classes": Probe(
         "class C { float f() { return 1; } };\n" + _KERNEL.format("C c; o[0] = c.f();"),

@@ -646,6 +646,20 @@ class SourceSet:
         found: tuple[str, ...] = self._once("storage typed buffers", storage)
         return found
 
+    def mutating_methods(self) -> tuple[tuple[Path, int, int], ...]:
+        """Where each method of a struct that assigns to the struct's own members begins (its
+        first token, in the text as compiled): DXC lets an HLSL method change its object, a
+        Slang method only when declared ``[mutating]`` (E30047/E30011 otherwise)."""
+
+        def found() -> tuple[tuple[Path, int, int], ...]:
+            out = []
+            for s in self.streams():
+                out += [(s.path, *s.line_col(i)) for i in _mutating_methods(s)]
+            return tuple(out)
+
+        result: tuple[tuple[Path, int, int], ...] = self._once("mutating methods", found)
+        return result
+
     def byte_atomic_buffers(self) -> tuple[str, ...]:
         """The RW byte-address buffers WGSL can hold as ``array<atomic<u32>>`` (``rewrite.
         byte_atomics``): an ``Interlocked*`` on them, and every use in any file a one-word
@@ -712,3 +726,91 @@ def _is_one(t: Token) -> bool:
     """Whether a number is the constant 1 (``1``, ``1.``, ``1.0``, ``1.0f``, ``1h``)."""
     text = t.text[:-1] if t.text[-1:] in ("f", "F", "h", "H") else t.text
     return t.kind == "num" and (text == "1" or (text[:2] == "1." and not text[2:].strip("0")))
+
+
+_ASSIGNING = frozenset({"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="})
+
+
+def _mutating_methods(s: Stream) -> list[int]:
+    """The first token of each method, inside a ``struct``'s braces, whose body assigns to (or
+    increments) a member of that struct, by its bare name or through ``this``: ``n += 1;``,
+    ``acc.x = v;``, ``++n``, ``this.n = 0``. Static methods and those already ``[mutating]``
+    are left alone."""
+    out: list[int] = []
+    i = 0
+    while i < len(s):
+        if not (s.is_(i, "struct") and s.at(i + 1).kind == "id"):
+            i += 1
+            continue
+        brace = i + 2
+        while brace < len(s) and not s.is_(brace, "{", ";"):
+            brace += 1
+        if not s.is_(brace, "{"):
+            i = brace
+            continue
+        end = s.closing(brace)
+        if end < 0:
+            break
+        members: set[str] = set()
+        methods: list[tuple[int, int, int]] = []  # (first token, body's brace, body's end)
+        k, start = brace + 1, brace + 1
+        while k < end - 1:
+            t = s.at(k)
+            if t.text == "(" and s.at(k - 1).kind == "id":
+                close = s.closing(k)
+                if close > 0 and s.is_(close, "{", "const"):
+                    body = close if s.is_(close, "{") else close + 1
+                    if s.is_(body, "{"):
+                        body_end = s.closing(body)
+                        methods.append((start, body, body_end))
+                        k = start = body_end
+                        continue
+                k = close if close > 0 else k + 1
+                continue
+            if t.text == ";":
+                if s.at(k - 1).kind == "id" or s.is_(k - 1, "]"):
+                    j = k - 1
+                    if s.is_(j, "]"):
+                        j = s.opening(j) - 1
+                    if s.at(j).kind == "id":
+                        members.add(s.at(j).text)
+                k = start = k + 1
+                continue
+            if t.text == "{":  # a nested struct's body
+                k = start = s.closing(k)
+                if k < 0:
+                    break
+                continue
+            k += 1
+        for first, body, body_end in methods:
+            head = {s.at(x).text for x in range(first, body)}
+            if "static" in head or "mutating" in head:
+                continue
+            if _assigns(s, body, body_end, members):
+                out.append(first)
+        i = end
+    return out
+
+
+def _assigns(s: Stream, a: int, b: int, members: set[str]) -> bool:
+    """Whether tokens ``a``..``b`` assign to one of ``members`` (or increment it)."""
+    for k in range(a, b):
+        t = s.at(k)
+        if t.kind != "id" or t.text not in members:
+            continue
+        before = s.at(k - 1).text
+        if before == "." and not s.is_(k - 2, "this"):
+            continue
+        if before in ("++", "--"):
+            return True
+        j = k + 1
+        while s.is_(j, "[", "."):
+            if s.is_(j, "["):
+                j = s.closing(j)
+                if j < 0:
+                    return False
+            else:
+                j += 2
+        if s.at(j).text in _ASSIGNING or s.at(j).text in ("++", "--"):
+            return True
+    return False
