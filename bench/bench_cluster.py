@@ -99,18 +99,33 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+# (project, CPU seconds of the build process and what it waited for) of each cluster build
+CLIENT: list[tuple[Path, float]] = []
+
+
+def idle_rate(cluster: list[subprocess.Popen[bytes]], seconds: float = 10.0) -> float:
+    """CPU seconds per second the idle cluster spends (heartbeats, the scheduler's periodic
+    work): what a build through it pays for its wall time, whatever it compiles."""
+    t0 = tree_cpu(cluster)
+    time.sleep(seconds)
+    return (tree_cpu(cluster) - t0) / seconds
+
+
 def full(
-    root: Path, *args: str, cluster: list[subprocess.Popen[bytes]] | None = None
+    root: Path, *args: str, cluster: list[subprocess.Popen[bytes]] | None = None, idle: float = 0
 ) -> Callable[[], float]:
     """A cold build; returns its CPU seconds (the build's and, through a cluster, the
-    cluster's processes')."""
+    cluster's processes' less their idle spending over the build's wall time)."""
 
     def run() -> float:
         shutil.rmtree(root / "out", ignore_errors=True)
         c0, t0 = children_cpu(), tree_cpu(cluster or [])
-        _, line = run_build(root, "shaders", "-o", "out", "-j", "1", *args)
+        wall, line = run_build(root, "shaders", "-o", "out", "-j", "1", *args)
         assert " 0 failed" in line, line
-        return children_cpu() - c0 + tree_cpu(cluster or []) - t0
+        client = children_cpu() - c0
+        if cluster is not None:
+            CLIENT.append((root, client))
+        return client + tree_cpu(cluster or []) - t0 - idle * wall
 
     return run
 
@@ -147,10 +162,11 @@ def main() -> None:
         try:
             here: dict[int, tuple[float, float]] = {}
             there: dict[int, tuple[float, float]] = {}
+            idle = idle_rate(procs)
             for n in (small, big):
                 root = Path(tmp) / f"p{n}"
                 make_project(root, n)
-                via = full(root, "--scheduler", address, cluster=procs)
+                via = full(root, "--scheduler", address, cluster=procs, idle=idle)
                 via()  # the worker's zygote, warm bytecode
                 here[n], there[n] = interleaved_wall_cpu(full(root), via, args.reps)
         finally:
@@ -164,6 +180,8 @@ def main() -> None:
             f"  {n:7d} {here[n][0]:9.2f}s {there[n][0]:7.2f}s "
             f"{here[n][1]:8.2f}s {there[n][1]:7.2f}s"
         )
+    print(f"  the idle cluster spends {idle * 1000:.0f} ms of CPU a second (left out above)")
+    client = {n: min(cpu for root, cpu in CLIENT if root.name == f"p{n}") for n in (small, big)}
     for i, what in ((0, "wall"), (1, "CPU")):
         per_here, fixed_here = slope({n: f[i] for n, f in here.items()}, small, big)
         per_there, fixed_there = slope({n: f[i] for n, f in there.items()}, small, big)
@@ -172,6 +190,8 @@ def main() -> None:
             f"cluster {per_there * 1000:.0f} ms, overhead {(per_there - per_here) * 1000:.0f} ms;"
             f" fixed cost of the cluster path {fixed_there - fixed_here:.2f}s"
         )
+    per_client, _ = slope(client, small, big)
+    print(f"  of the cluster path's CPU per shader, the client's: {per_client * 1000:.0f} ms")
 
 
 if __name__ == "__main__":

@@ -46,6 +46,18 @@ def corpus_project(root: Path) -> Path:
         'out = "out"\nmemory-limit = 1024\n'
     )
     (root / "shaders" / "Bomb.hlsl").write_text(BOMB)
+    # includes named with '..', through a folder that holds nothing the compile reads
+    deep = root / "shaders" / "deep"
+    (deep / "sub").mkdir(parents=True)
+    (deep / "sub" / "Unused.hlsli").write_text("")
+    (root / "shaders" / "Parent.hlsli").write_text("static const float Scale = 2.0;\n")
+    (deep / "Twice.hlsli").write_text("float twice(float x) { return x * Scale * 2.0; }\n")
+    (deep / "UsesParent.hlsl").write_text(
+        '#include "../Parent.hlsli"\n#include "sub/../Twice.hlsli"\n'
+        "RWStructuredBuffer<float> Data;\n"
+        '[shader("compute")][numthreads(8, 1, 1)]\n'
+        "void main(uint3 id : SV_DispatchThreadID) { Data[id.x] = twice(Data[id.x]); }\n"
+    )
     return root
 
 
@@ -93,6 +105,7 @@ def test_the_corpus_built_on_the_cluster_is_byte_identical(
     assert "note:" not in done.stderr, done.stderr  # nothing fell back to a local compile
     made, failed, diagnostics = local
     assert outputs(root / "out") == made and len(made) > 40
+    assert "deep/UsesParent.spv" in made
     assert _failed(done.stdout) == failed
     # the shader that blows its compiler's memory failed alone, as here, saying the same
     assert "shaders/Bomb.hlsl" in failed

@@ -24,6 +24,7 @@ import base64
 import contextlib
 import json
 import logging
+import posixpath
 import queue
 import threading
 import time
@@ -46,23 +47,37 @@ SCHEDULER_VARIABLE = "ONESHADER_SCHEDULER"
 
 
 @dataclass
+class _Bundle:
+    """What a worker needs of this machine's files for one compile."""
+
+    files: list[list[str]]  # (path, base64) rows
+    folders: list[str]  # folders a name passes through before a '..': they must exist there
+    stamps: dict[str, InputFile]  # each name's file as read here
+
+
+@dataclass
 class _Sent:
     job: ShaderJob
     files: dict[str, InputFile]  # what was sent, as this machine read it
     started: float
 
 
-def _bundle(job: ShaderJob) -> tuple[list[list[str]], dict[str, InputFile]] | None:
-    """The files a compile of ``job`` may read, as (path, base64) rows and their stamps; None
-    when the source model cannot read them (the local compile then reports why)."""
+def _bundle(job: ShaderJob) -> _Bundle | None:
+    """The files a compile of ``job`` may read; None when the source model cannot read them
+    (the local compile then reports why). A name with ``..`` (``#include "../common.hlsli"``)
+    is sent as the path it spells, with the folders it passes through: the worker's folder holds
+    no links, so that is where its compile looks; two names of one path with different bytes
+    (a link in between) are compiled here."""
     from oneshader.compiler import source_files
 
     found = source_files(
-        str(job.source), job.source_name, job.options.include_dirs, job.options.defines
+        str(job.source), job.source_name, job.options.include_dirs, job.options.preprocessor_defines
     )
     if found is None:
         return None
-    rows, stamps = [], {}
+    sent: dict[str, str] = {}
+    folders: dict[str, None] = {}
+    stamps = {}
     for f in found[0]:  # each as read by the model: its digest, status, name and identity
         try:
             data, _ = read_regular(f.path)
@@ -72,9 +87,16 @@ def _bundle(job: ShaderJob) -> tuple[list[list[str]], dict[str, InputFile]] | No
             return None
         text = base64.b64encode(data).decode()
         for path in dict.fromkeys((f.named or f.path, f.path)):  # a link's name and its file
-            rows.append([path, text])
-            stamps[path] = f
-    return rows, stamps
+            stamps[path] = stamps[posixpath.normpath(path)] = f
+            if sent.setdefault(posixpath.normpath(path), text) != text:
+                return None
+            parts = path.split("/")
+            folders.update(
+                (posixpath.normpath("/".join(parts[:i]) or "/"), None)
+                for i, part in enumerate(parts)
+                if part == ".."
+            )
+    return _Bundle([[path, text] for path, text in sent.items()], list(folders), stamps)
 
 
 def _sha(data: bytes) -> str:
@@ -83,14 +105,13 @@ def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def encode_payload(
-    job: ShaderJob, files: list[list[str]], limits: CompileLimits, toolchain: str
-) -> bytes:
+def encode_payload(job: ShaderJob, bundle: _Bundle, limits: CompileLimits, toolchain: str) -> bytes:
     return json.dumps(
         {
             "toolchain": toolchain,
             "limits": [limits.seconds, limits.memory_mib],
-            "files": files,
+            "files": bundle.files,
+            "folders": bundle.folders,
             "request": encode_request(str(job.source), job.options).decode(),
         },
         separators=(",", ":"),
@@ -259,8 +280,7 @@ class ClusterPool:
             if bundle is None:
                 here.append(job)
                 continue
-            files, stamps = bundle
-            payload = encode_payload(job, files, self.limits, self.toolchain)
+            payload = encode_payload(job, bundle, self.limits, self.toolchain)
             future = self.client.submit(
                 compile_on_worker,
                 payload,
@@ -269,7 +289,7 @@ class ClusterPool:
                 allow_other_workers=False,
                 pure=False,
             )
-            sent[future] = _Sent(job, stamps, time.perf_counter())
+            sent[future] = _Sent(job, bundle.stamps, time.perf_counter())
             on_start(job)
         events: queue.SimpleQueue[Any] = queue.SimpleQueue()
 

@@ -139,7 +139,7 @@ class CompilerPlugin(_Plugin):  # type: ignore[misc]
                 with open(path, "wb") as f:
                     f.write(base64.b64decode(data, validate=True))
             path, options = decode_request(doc["request"].encode())
-            for d in options.include_dirs:
+            for d in (*options.include_dirs, *doc["folders"]):
                 os.makedirs(_inside(here, d), exist_ok=True)
             options = dataclasses.replace(
                 options, include_dirs=tuple(_inside(here, d) for d in options.include_dirs)
