@@ -202,3 +202,25 @@ def test_every_token_knows_its_place_in_the_text_as_compiled(tmp_path: Path) -> 
                 (t.site[0], t.site[1]) if t.site else (t.line, t.col)
             )
     assert [s.path.name for s in src.streams()] == ["inc.hlsl", "s.hlsl"]
+
+
+def test_an_error_after_a_rewrite_on_its_line_is_where_it_is_written(tmp_path: Path) -> None:
+    """A rewrite that changes a line's length (``class`` -> ``struct``; ``X.Append(v)`` ->
+    ``X[X_counter[0].add(1u)]=(v)`` on WGSL) moves the columns after it in the text Slang is
+    given; Slang's error there comes back at the column as written (was one or 20 columns
+    on: the rewrites kept only the columns before them)."""
+    line = "class C { float f() { return missing; } };"
+    source = line + "\n" + _KERNEL % "C c; o[0] = c.f();"
+    result = _build(tmp_path, source, Target.SpirV)
+    errors = [d for d in result.diagnostics if d.is_error]
+    assert errors and (errors[0].line, errors[0].column) == (1, line.index("missing") + 1), [
+        d.format() for d in errors
+    ]
+    call = "a.Append(1.0); o[0] = missing;"
+    source = "AppendStructuredBuffer<float> a;\n" + _KERNEL % call
+    result = _build(tmp_path, source, Target.Wgsl)
+    errors = [d for d in result.diagnostics if d.is_error]
+    column = (_KERNEL % call).split("\n")[1].index("missing") + 1
+    assert errors and (errors[0].line, errors[0].column) == (3, column), [
+        d.format() for d in errors
+    ]

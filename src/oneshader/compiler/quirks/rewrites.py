@@ -303,8 +303,7 @@ _DOCS: dict[str, str] = {
         "every `ubo.x` would be ambiguous (E39999), which it is not in HLSL. The "
         "reflection, the SPIR-V names (`ubo`, as DXC) and the bindings keep `ubo`; WGSL "
         "and MSL declare `ubo_N`, which their readers take for `ubo` (Slang's `_<n>` "
-        "suffix). Slang's diagnostics are given back in the file's terms (the name `ubo`,"
-        " the columns after it on its line)."
+        "suffix). Slang's diagnostics are given back in the file's terms (the name `ubo`)."
     ),
     "rw-counters": (
         "`X.IncrementCounter()` becomes `X_counter[0].add(1u)` on a "
@@ -318,14 +317,13 @@ _DOCS: dict[str, str] = {
     ),
     "append-consume": (
         "`AppendStructuredBuffer<T> X` / `ConsumeStructuredBuffer<T> X` "
-        "are declared as `RWStructuredBuffer<T>` (padded with spaces to the same width) "
+        "are declared as `RWStructuredBuffer<T>` "
         "with the same companion `X_counter`; `X.Append(v)` becomes "
         "`X[X_counter[0].add(1u)]=(v)` (the old count, as DXC's SPIR-V) and `X.Consume()`"
         " becomes `X[X_counter[0].sub(1u)-1u]` (the new count). The reflection still says"
         " AppendStructuredBuffer/ConsumeStructuredBuffer, and the cross-check reads "
         "`X_counter` as X's counter (a user's own buffer called `X_counter`, where X has "
-        "no counter, stays a resource). SPIR-V keeps Slang's hidden `X.counter`. Columns "
-        "after an `Append(`/`Consume()` on its line shift (the line numbers do not)."
+        "no counter, stays a resource). SPIR-V keeps Slang's hidden `X.counter`."
     ),
     "wgsl-unit-point-size": (
         "A PointSize member the code only ever sets to the constant 1.0 (`o.PSize ="
@@ -393,12 +391,12 @@ _DOCS: dict[str, str] = {
         "HLSL's `class Name {` (or `class Name : Base {`) becomes `struct`:"
         " in HLSL a class is a struct (a value type, public members), while Slang takes "
         "`class` for its own reference type, whose methods its SPIR-V and WGSL emitters "
-        "cannot write (an internal error without a position, E99997). The columns after "
-        "it on its line move by one. `enum class` and `template<class T>` are left alone."
+        "cannot write (an internal error without a position, E99997). `enum class` and "
+        "`template<class T>` are left alone."
     ),
     "one-component-texels": (
         "A texture or typed buffer of one-component vectors (`Texture2D<float1>`, "
-        "`RWTexture2D<uint1>`, `Buffer<int1>`) is the scalar's (`Texture2D<float >`) on "
+        "`RWTexture2D<uint1>`, `Buffer<int1>`) is the scalar's (`Texture2D<float>`) on "
         "every target: Slang's WGSL refused the vector (E41400 \"WGSL supports only "
         'f32/i32/u32 type textures"); a read gives the scalar, which converts to the '
         "one-component vector and takes its swizzles."
@@ -436,8 +434,7 @@ _DOCS: dict[str, str] = {
         "`SubpassInput<float4>` and its `x.SubpassLoad(...)` `x.SubpassLoad(...).x` "
         "(`.xy`, `.xyz`): Slang's SPIR-V reads a narrower texel with an `OpImageRead` of "
         "that width, which spirv-val rejects; DXC reads four and keeps the first, as this"
-        " does. The reflection keeps the declared texel type. Columns after the change on"
-        " its line shift by the characters added."
+        " does. The reflection keeps the declared texel type."
     ),
     "linear": (
         "The `linear` modifier blanked out (it is HLSL's default; Slang "
@@ -463,14 +460,14 @@ _DOCS: dict[str, str] = {
         "sample positions (D3D's and Vulkan's, which are WebGPU's for its 4 samples and "
         "Metal's defaults) for the texture's sample count, as DXC's SPIR-V does: WGSL and"
         " Metal cannot ask for a sample's position, and Slang's SPIR-V crashed on it "
-        "(SIGSEGV). Columns after the call's head on its line move."
+        "(SIGSEGV)."
     ),
     "load-offsets": (
         "A texture `Load` with an offset (`t.Load(loc, offset)`, "
         "multisampled `t.Load(coord, sample, offset)`) becomes "
         "`t.Load(oneshader_offset(loc, offset)[, sample])`, the offset added to the "
         "location (widened with zeros for the mip level or layer), which Slang does only "
-        "for SPIR-V (E36107 before). Columns after such a call on its line move."
+        "for SPIR-V (E36107 before)."
     ),
     "helpers": (
         "HLSL intrinsics Slang has only for other targets (or crashes on) become calls of"
@@ -482,8 +479,8 @@ _DOCS: dict[str, str] = {
         " WaveGetLaneIndex()` (Slang's `subgroupElect`, which wgpu-py's naga does not know),"
         " `QuadReadLaneAt(x, i)` is `WaveReadLaneAt(x, (WaveGetLaneIndex() & ~3) + i)` and"
         " `WaveActiveCountBits(b)` counts the bits of `WaveActiveBallot(b)` (Slang's E36107"
-        " for both). The call is renamed `oneshader_clip(`/`oneshader_fwidth(`, so the columns"
-        " after it on its line move. A user's own function of that name is left alone."
+        " for both). The call is renamed `oneshader_clip(`/`oneshader_fwidth(`. A user's "
+        "own function of that name is left alone."
         " `clip` of a matrix (`float2x3`...) discards where any element is negative, row"
         " by row."
     ),
@@ -497,8 +494,7 @@ _DOCS: dict[str, str] = {
     "metal-buffer-lengths": (
         "`X.GetDimensions(` on a global buffer becomes `oneshader_GetDimensions(X,"
         " oneshader_lengths.X, `, with the helpers and the companion `oneshader_lengths` "
-        'defined before the main file\'s first line (see "Buffer lengths on Metal"); the '
-        "columns after the call's head on its line move."
+        'defined before the main file\'s first line (see "Buffer lengths on Metal").'
     ),
     "byte-stores": (
         "A bool value of `X.Store(offset, v)` (`Store2`..`Store4`, "
@@ -509,8 +505,7 @@ _DOCS: dict[str, str] = {
         "DXC stores (overloads for float, int, uint and half pass a value that only looks"
         " boolean as it is). Slang stores a bool as `bitcast<u32>(b)` in WGSL (naga: not "
         "WGSL), `as_type<uint32_t>(b)` of Metal's 1-byte bool, and a bool vector as such "
-        "in SPIR-V (spirv-val refuses it). The columns after the value's start, and after"
-        " the call's end, on their lines move."
+        "in SPIR-V (spirv-val refuses it)."
     ),
     "sixteen-bit-literals": (
         "`asfloat16`/`asuint16`/`asint16` of a float literal (FidelityFX's "
@@ -519,10 +514,7 @@ _DOCS: dict[str, str] = {
         " Slang's `1.0` is a float that converts to half, int16_t and uint16_t alike "
         "(E39999, ambiguous call)."
     ),
-    "offset-padding": (
-        "`[[vk::offset]]`'s padding members (see \"One layout for all "
-        'targets"); the columns after them on their line move.'
-    ),
+    "offset-padding": ('`[[vk::offset]]`\'s padding members (see "One layout for all targets").'),
 }
 
 

@@ -35,8 +35,9 @@ from oneshader.compiler.source.precheck import (
     spirv_texture_buffers,
     wgsl_interlocked,
 )
+from oneshader.compiler.source.sourcemap import Edited, edited
 from oneshader.compiler.source.sourceset import SourceSet
-from oneshader.diagnostics import Code, Diagnostic, Severity, source_excerpt
+from oneshader.diagnostics import Code, Diagnostic, Severity
 from oneshader.reflection.model import ResourceTypeKind, Stage, Target
 
 _SLANG_TARGET = {Target.SpirV: "spirv", Target.Msl: "metal", Target.Wgsl: "wgsl"}
@@ -176,8 +177,41 @@ def slang_source(
     return text
 
 
+def _rewritten(src: SourceSet, how: rewrites.Plan) -> dict[Path, str]:
+    """Every file's text for Slang (once a plan)."""
+    texts: dict[Path, str] = src.derived(
+        ("rewritten", how), lambda: {p: rewrites.rewritten(src, p, how) for p in src.texts}
+    )
+    return texts
+
+
+def _origin(src: SourceSet, how: rewrites.Plan) -> Callable[[str, int, int], tuple[int, int]]:
+    """Where a position of the text Slang was given (every file rewritten by ``how``) is
+    written: back through each file's rewrites (``sourcemap.edited``: the columns a rewrite
+    moved on its line), then through the source model's map (``SourceSet.origin_of``)."""
+
+    def maps() -> dict[Path, Edited]:
+        texts = _rewritten(src, how)
+        found = {p: edited(src.texts[p], t) for p, t in texts.items()}
+        return {p: m for p, m in found.items() if m is not None}
+
+    moved: dict[Path, Edited] = src.derived(("edit maps", how), maps)
+
+    def origin(slang_path: str, line: int, col: int) -> tuple[int, int]:
+        if moved and slang_path:
+            try:
+                found = moved.get(src.resolved(slang_path))
+            except OSError:
+                found = None
+            if found is not None:
+                col = found.before(line, col)
+        return src.origin_of(slang_path, line, col)
+
+    return origin
+
+
 def _slang_source(src: SourceSet, how: rewrites.Plan) -> str:
-    texts = {p: rewrites.rewritten(src, p, how) for p in src.texts}
+    texts = _rewritten(src, how)
     main = src.slang_text(texts)
     prelude = rewrites.preludes(how)
     if prelude:  # the helpers first, then the file from its own line 1
@@ -187,27 +221,13 @@ def _slang_source(src: SourceSet, how: rewrites.Plan) -> str:
 
 def _as_written(src: SourceSet, diags: list[Diagnostic]) -> list[Diagnostic]:
     """Slang's diagnostics in the file's terms where a block was renamed for it
-    (``SourceSet.renamed_blocks``): the block's own name, and the columns after it on its line."""
+    (``SourceSet.renamed_blocks``): the block's own name (the columns after it on its line come
+    back through the map of the rewrites, ``_origin``)."""
     renamed = src.renamed_blocks()
     if not renamed:
         return diags
-    decls = src.declarations()
-    moved = {
-        (src.display(decls[old].file), decls[old].line): (decls[old].column, len(new) - len(old))
-        for old, new in renamed.items()
-    }
     back = {new: old for old, new in renamed.items()}
-    out = []
-    for d in diags:
-        d = replace(d, message=names_back(d.message, back))
-        at, shift = moved.get((d.file, d.line), (0, 0))
-        if shift and d.column > at:
-            column = max(d.column - shift, at)
-            text = src.displayed_text(d.file)
-            excerpt = source_excerpt(text, d.line, column) if text else d.excerpt
-            d = replace(d, column=column, excerpt=excerpt)
-        out.append(d)
-    return out
+    return [replace(d, message=names_back(d.message, back)) for d in diags]
 
 
 # More padding to add after a compile (the facts it gave, the padding it had).
@@ -232,20 +252,24 @@ def compile_together(
     together: dict[Target, CompiledTarget] = {}
     for text, group in groups.items():
         if len(group) > 1:
-            together.update(_compile_group(lib, src, options, group, text))
+            origin = _origin(src, rewrites.plan(src, group[0], (), stages))
+            together.update(_compile_group(lib, src, options, group, text, origin))
     return together
 
 
 def _compile_group(
-    lib: S.Library, src: SourceSet, options: CompileOptions, group: list[Target], text: str
+    lib: S.Library,
+    src: SourceSet,
+    options: CompileOptions,
+    group: list[Target],
+    text: str,
+    origin: Callable[[str, int, int], tuple[int, int]],
 ) -> dict[Target, CompiledTarget]:
     args = _request_args(src, options, group)
     req = S.Request(lib, args, (str(src.path), text), _entries(options), len(group))
     try:
         result = req.compile()
-        if not result.ok or parse_diagnostics(
-            result.diagnostics, src.display, src.text_of, src.origin_of
-        ):
+        if not result.ok or parse_diagnostics(result.diagnostics, src.display, src.text_of, origin):
             return {}
         codes = [req.code(i) for i in range(len(group))]
         reflections = [req.reflection(i) for i in range(len(group))]
@@ -414,12 +438,14 @@ def _compile_once(
     pads: Collection[Padding],
 ) -> tuple[CompiledTarget | None, list[Diagnostic]]:
     args = _request_args(src, options, [target])
-    text = slang_source(src, target, pads, entry_stages(src, options))
+    stages = entry_stages(src, options)
+    text = slang_source(src, target, pads, stages)
+    origin = _origin(src, rewrites.plan(src, target, pads, stages))
     req = S.Request(lib, args, (str(src.path), text), _entries(options))
     try:
         result = req.compile()
         diags = _as_written(
-            src, parse_diagnostics(result.diagnostics, src.display, src.text_of, src.origin_of)
+            src, parse_diagnostics(result.diagnostics, src.display, src.text_of, origin)
         )
         if not result.ok:
             user_files = {src.display(str(p)) for p in src.texts}

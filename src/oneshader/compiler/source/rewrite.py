@@ -148,8 +148,7 @@ def vk_builtins(text: str) -> str:
             end, resume = s.end(stop + 1), stop + 2
         if semantic is not None:
             declared = text[s.end(i + 9) : declared_end].rstrip()
-            spaces = " " * (s.end(i + 9) - s.start(i))
-            edits.append((s.start(i), end, f"{spaces}{declared} : {semantic}"))
+            edits.append((s.start(i), end, f"{declared.lstrip()} : {semantic}"))
     return edited(text, edits)
 
 
@@ -335,9 +334,9 @@ def typed_buffers_as_structured(text: str, names: Collection[str]) -> str:
 
 def one_component_texels(text: str) -> str:
     """A texture or typed buffer of one-component vectors (``Texture2D<float1>``) as one of the
-    scalar (``Texture2D<float >``): the same texels on every target, where Slang's WGSL refuses
+    scalar (``Texture2D<float>``): the same texels on every target, where Slang's WGSL refuses
     the vector (E41400 "WGSL supports only f32/i32/u32 type textures"); a read gives the scalar,
-    which converts to the one-component vector and takes its swizzles. Columns stay."""
+    which converts to the one-component vector and takes its swizzles."""
     s = lexed(text)
     edits = []
     for i in s.words(_TEXEL_HOLDERS):
@@ -347,7 +346,7 @@ def one_component_texels(text: str) -> str:
             and texel.text in _ONE_COMPONENT
             and s.at(i + 3).text[:1] in (",", ">")
         ):
-            edits.append((s.end(i + 2) - 1, s.end(i + 2), " "))
+            edits.append((s.end(i + 2) - 1, s.end(i + 2), ""))
     return edited(text, edits)
 
 
@@ -691,7 +690,7 @@ def matrix_array_majorness(text: str) -> str:
         where = s.end(before) if before >= 0 else 0
         matrix = s.cleaned[s.start(i + 1) : s.end(past - 1)]
         edits.append((where, where, f" typedef {s.at(i).text} {matrix} {alias};"))
-        edits.append((s.start(i), s.end(past - 1), alias.ljust(s.end(past - 1) - s.start(i))))
+        edits.append((s.start(i), s.end(past - 1), alias))
     return edited(text, edits)
 
 
@@ -953,7 +952,7 @@ def with_append_consume_as_rw(
     text: str, names: Mapping[str, Declaration], declared_here: Collection[str]
 ) -> str:
     """Append/consume buffers for targets without hidden counters (WGSL, Metal): each of
-    ``declared_here`` declared as a ``RWStructuredBuffer`` (padded to the same length) with the
+    ``declared_here`` declared as a ``RWStructuredBuffer`` with the
     companion counter of :func:`with_counter_buffers`; ``X.Append(v)`` as
     ``X[X_counter[0].add(1u)]=(v)`` and ``X.Consume()`` as ``X[X_counter[0].sub(1u)-1u]``, the
     slots DXC's SPIR-V uses (Append takes the old count, Consume the new one)."""
@@ -964,8 +963,7 @@ def with_append_consume_as_rw(
     edits: list[tuple[int, int, str]] = []
     for i in s.words(APPEND_CONSUME):
         if s.at(i).line in lines_of:
-            width = len(s.at(i).text)
-            edits.append((s.start(i), s.end(i), "RWStructuredBuffer".ljust(width)))
+            edits.append((s.start(i), s.end(i), "RWStructuredBuffer"))
     for i in s.words(names):
         name = s.at(i).text
         if s.seq(i + 1, ".", "Append", "("):

@@ -14,6 +14,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from difflib import SequenceMatcher
 from pathlib import Path
 
 from oneshader.compiler.source.lexer import Token
@@ -43,6 +44,44 @@ class Rendered:
             return line, col
         at, written, direct = segments[i]
         return line, written + (col - at) if direct else written
+
+
+@dataclass
+class Edited:
+    """Where the columns of a rewritten file's text (what Slang is given) were in the file's
+    text as compiled: for each line a rewrite changed, its segments (column in the rewritten
+    line, column before, whether the segment is kept as it was). Rewrites keep every line, so
+    only columns move; a column in what a rewrite wrote is where that edit stands."""
+
+    lines: dict[int, list[tuple[int, int, bool]]]
+
+    def before(self, line: int, col: int) -> int:
+        """The column before the rewrites of the rewritten text's ``line``:``col``."""
+        segments = self.lines.get(line)
+        if not segments or col <= 0:
+            return col
+        i = bisect.bisect_right(segments, (col, 1 << 30, True)) - 1
+        if i < 0:
+            return col
+        at, was, kept = segments[i]
+        return was + (col - at) if kept else was
+
+
+def edited(before: str, after: str) -> Edited | None:
+    """The map of ``after`` (``before`` rewritten, lines kept) back to ``before``: None where
+    no column moved."""
+    if before == after:
+        return None
+    old, new = before.split("\n"), after.split("\n")
+    if len(old) != len(new):
+        return None
+    lines: dict[int, list[tuple[int, int, bool]]] = {}
+    for n, (a, b) in enumerate(zip(old, new, strict=True), 1):
+        if a == b or len(a) == len(b):
+            continue  # the same or an edit of the same length: every column stays
+        matcher = SequenceMatcher(None, a, b, autojunk=False)
+        lines[n] = [(j + 1, i + 1, tag == "equal") for tag, i, _, j, _ in matcher.get_opcodes()]
+    return Edited(lines) if lines else None
 
 
 def _spaced(prev: Token, t: Token) -> bool:
