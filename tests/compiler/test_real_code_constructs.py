@@ -231,3 +231,23 @@ def test_methods_that_change_their_object_build(tmp_path: Path) -> None:
     assert result.ok, [d.format() for d in result.diagnostics]
     for out in result.outputs:
         assert module_errors(out.suffix, out.data, "s" + out.suffix) == ""
+
+
+def test_the_sampler_type_is_a_sampler_state(tmp_path: Path) -> None:
+    """``sampler S : register(s0);`` and a ``sampler`` parameter, which DXC takes for
+    SamplerState (Diligent's samples): Slang's E30015 (undefined identifier 'sampler') on every
+    target before."""
+    from oneshader.reflection.model import ResourceTypeKind
+
+    source = (
+        "sampler S : register(s0);\nTexture2D<float4> T : register(t0);\n"
+        "float4 get(Texture2D<float4> t, sampler s, float2 uv) { return t.Sample(s, uv); }\n"
+        '[shader("pixel")] float4 main(float2 uv : TEXCOORD0) : SV_Target '
+        "{ return get(T, S, uv); }\n"
+    )
+    result = _build(tmp_path, source, *_ALL)
+    assert result.ok and result.reflection is not None, [d.format() for d in result.diagnostics]
+    (s,) = [r for r in result.reflection.resources if r.name == "S"]
+    assert s.rtype is ResourceTypeKind.SamplerState
+    for out in result.outputs:
+        assert module_errors(out.suffix, out.data, "s" + out.suffix) == ""

@@ -375,6 +375,12 @@ _DOCS: dict[str, str] = {
         'oneshader\'s own attributes (`[[oneshader::format("unorm8x4")]]`, '
         "read by the scanner) are blanked: Slang warns of attributes it does not know."
     ),
+    "sampler-type": (
+        "HLSL's `sampler` type (`sampler S : register(s0);`, a parameter `sampler s`), which "
+        "DXC takes for `SamplerState` and Slang does not know (E30015), becomes "
+        "`SamplerState` (the reflection's rtype is SamplerState). The columns after it on "
+        "its line move."
+    ),
     "mutating-methods": (
         "A method of a struct that assigns to the struct's own members (`void add(float v) "
         "{ n += 1; }`, `this.x = v`, `++n`), as DXC lets an HLSL method do, gets Slang's "
@@ -618,6 +624,13 @@ REWRITES: tuple[Rewrite, ...] = (
     ),
     Rewrite("classes", EVERY_TARGET, _DOCS["classes"], _always, _text(rewrite.classes_as_structs)),
     Rewrite(
+        "sampler-type",
+        EVERY_TARGET,
+        _DOCS["sampler-type"],
+        _always,
+        _text(rewrite.samplers_as_sampler_states),
+    ),
+    Rewrite(
         "one-component-texels",
         EVERY_TARGET,
         _DOCS["one-component-texels"],
@@ -761,6 +774,11 @@ _KERNEL = "RWStructuredBuffer<float> o;\n[numthreads(1,1,1)] void main() {{ {} }
 # probe Slang builds (into a valid module) can be retired. A rewrite without one is a DXC
 # convention or a layout oneshader chooses, not a gap Slang may close.
 _PROBES = {
+    "sampler-type": Probe(
+        "sampler s;\nTexture2D<float4> t;\n"
+        + _KERNEL.format("o[0] = t.SampleLevel(s, float2(0, 0), 0).x;"),
+        Target.SpirV,
+    ),
     "mutating-methods": Probe(
         "struct C { uint n; void add() { n += 1; } };\n"
         + _KERNEL.format("C c; c.n = 0; c.add(); o[0] = c.n;"),

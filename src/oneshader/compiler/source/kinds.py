@@ -12,6 +12,7 @@ RTYPES: dict[str, tuple[ResourceTypeKind, ResourceKind]] = {
     "TextureBuffer": (ResourceTypeKind.TextureBuffer, ResourceKind.ShaderResource),
     "SamplerState": (ResourceTypeKind.SamplerState, ResourceKind.Sampler),
     "SamplerComparisonState": (ResourceTypeKind.SamplerComparisonState, ResourceKind.Sampler),
+    "sampler": (ResourceTypeKind.SamplerState, ResourceKind.Sampler),  # DXC's SamplerState
     "SubpassInput": (ResourceTypeKind.SubpassInput, ResourceKind.ShaderResource),
     "SubpassInputMS": (ResourceTypeKind.SubpassInputMS, ResourceKind.ShaderResource),
     "RaytracingAccelerationStructure": (

@@ -199,6 +199,19 @@ def classes_as_structs(text: str) -> str:
     return edited(text, edits)
 
 
+def samplers_as_sampler_states(text: str) -> str:
+    """HLSL's ``sampler`` type (``sampler S : register(s0);``, a parameter ``sampler s``), which
+    DXC takes for ``SamplerState`` and Slang does not know (E30015), written ``SamplerState``:
+    the word followed by a declarator's name. The columns after it on its line move."""
+    s = lexed(text)
+    edits = [
+        (s.start(i), s.end(i), "SamplerState")
+        for i in s.words(("sampler",))
+        if not _after_member(s, i) and s.at(i + 1).kind == "id"
+    ]
+    return edited(text, edits)
+
+
 # The types of a texture or typed buffer (``one_component_texels``) and the scalars of their
 # one-component vectors.
 _TEXEL_HOLDERS = frozenset(
