@@ -325,13 +325,15 @@ def template_argument(type_text: str) -> str | None:
 
 _LEXED: OrderedDict[str, Stream] = OrderedDict()
 _LEXED_CHARS = [0]  # the length of the texts remembered
-_LEXED_LIMIT = 1 << 24  # characters: every file of a large shader's includes, once
+# characters: a large shader's files and their rewritten texts (FidelityFX's heaviest pass with
+# its includes is about 0.4 M), within tens of MB of tokens in a worker that lives on
+_LEXED_LIMIT = 1 << 21
 
 
 def lexed(text: str) -> Stream:
     """The tokens of a text (a file's text as compiled, or as the rewrites before made it):
     the rewrites chain, each reading the text the one before made, so the texts lexed last
-    are remembered (most rewrites leave most files as they were), up to 16 M characters."""
+    are remembered (most rewrites leave most files as they were), up to 2 M characters."""
     found = _LEXED.get(text)
     if found is None:
         tokens = [t for t in lex(text, 0) if t.kind != "nl"]
