@@ -157,6 +157,14 @@ def test_a_texture_of_half_texels_is_a_positioned_wgsl_error(tmp_path: Path) -> 
     assert [(d.line, d.column, d.code) for d in errors] == [(2, 1, "OS1003")]
     assert errors[0].message.startswith("WGSL: a texture of 16-bit texels (Texture2D<half4>)")
     assert _build(tmp_path, source, Target.SpirV, Target.Msl).ok
+    aliased = (
+        "typedef float16_t4 F16x4;\ntypedef F16x4 Texel;\nTexture2D<Texel> u;\n"
+        "RWStructuredBuffer<float> o;\n"
+        "[numthreads(1,1,1)] void main() { o[0] = u.Load(int3(0, 0, 0)).x; }\n"
+    )  # FidelityFX's Texture2D<FfxFloat16x4>: a typedef of half (E41400 unpositioned before)
+    errors = [d for d in _build(tmp_path, aliased, *_ALL).diagnostics if d.is_error]
+    assert [(d.line, d.column, d.code) for d in errors] == [(3, 18, "OS1003")]
+    assert "(Texel, a float16_t4)" in errors[0].message
 
 
 def test_a_constant_buffer_scalar_array_element_passed_on_is_a_wgsl_error(tmp_path: Path) -> None:

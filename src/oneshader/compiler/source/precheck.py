@@ -20,7 +20,13 @@ from oneshader.compiler.source.varyings import (
     pixel_point_sizes,
 )
 from oneshader.diagnostics import Code, Collector, Diagnostic, Severity
-from oneshader.reflection.model import SUBPASS_INPUT_TYPES, ResourceTypeKind, Stage, Target
+from oneshader.reflection.model import (
+    SUBPASS_INPUT_TYPES,
+    TEXTURE_TYPES,
+    ResourceTypeKind,
+    Stage,
+    Target,
+)
 
 
 def check_targets(src: SourceSet, options: CompileOptions, problems: Collector) -> None:
@@ -240,6 +246,7 @@ def precheck(
             per[t] += _counted_parameters(src, t)
     if Target.Wgsl in targets:
         per[Target.Wgsl] += _uniform_scalar_arrays_passed(src)
+        per[Target.Wgsl] += _half_texel_typedefs(src, options.enable_16bit_types)
     if Target.Msl in targets:
         per[Target.Msl] += _metal_out_parameters(src, options)
     stages = entry_stages(src, options)
@@ -351,6 +358,47 @@ def _uniform_scalar_arrays_passed(src: SourceSet) -> list[Diagnostic]:
                 )
             ]
     return []
+
+
+_HALF_TEXELS = frozenset(f"{b}{n}" for b in ("half", "float16_t") for n in ("", "1", "2", "3", "4"))
+_MIN16_TEXELS = frozenset(f"min16float{n}" for n in ("", "1", "2", "3", "4"))
+
+
+def _half_texel_typedefs(src: SourceSet, sixteen_bit: bool) -> list[Diagnostic]:
+    """WGSL: a texture whose texel type is a typedef of ``half`` (FidelityFX's
+    ``Texture2D<FfxFloat16x4>``, ``typedef float16_t4 FfxFloat16x4;``; ``min16float`` under
+    ``-enable-16bit-types``): Slang's WGSL fails in its own module (E41400, no position in the
+    shader). A texel spelled ``half4`` is the quirk record ``wgsl-half-texels``'s."""
+    aliases: dict[str, str] = {}
+    for s in src.streams():
+        for i in s.words(("typedef",)):
+            j = i + 1
+            while s.at(j).kind == "id" and s.at(j + 1).kind == "id":
+                j += 1
+            if s.at(j).kind == "id" and s.is_(j + 1, ";") and j > i + 1:
+                aliases[s.at(j).text] = s.at(j - 1).text
+    halves = _HALF_TEXELS | (_MIN16_TEXELS if sixteen_bit else frozenset())
+    out = []
+    for d in src.declarations().values():
+        rtype = RTYPES.get(d.base, (None, None))[0]
+        texel = template_argument(d.type_text) if rtype in TEXTURE_TYPES else None
+        if texel is None or texel not in aliases:
+            continue
+        resolved, seen = texel, set()
+        while resolved in aliases and resolved not in seen:
+            seen.add(resolved)
+            resolved = aliases[resolved]
+        if resolved in halves:
+            out.append(
+                src.at_decl(
+                    d,
+                    f"WGSL: '{d.name}' is a texture of 16-bit texels ({texel}, a {resolved}): "
+                    "WGSL's textures hold f32, i32 or u32 (a half texture is sampled as float "
+                    "on every target); declare its texels float or build without the wgsl target",
+                    Code.NOT_ON_TARGET,
+                )
+            )
+    return out
 
 
 def _enclosing_call(s: Stream, i: int) -> str | None:
