@@ -31,7 +31,7 @@ from oneshader.compiler.api import (
     RegisterShift,
     stage_from_name,
 )
-from oneshader.compiler.process.server import DEFAULT_IDLE_SECONDS
+from oneshader.compiler.process.policy import DEFAULT_IDLE_SECONDS
 from oneshader.diagnostics import Code, Diagnostic, Severity, UserError, source_excerpt
 from oneshader.fsutil import display_path as display_path  # its home before fsutil
 from oneshader.fsutil import named_path, read_file

@@ -13,15 +13,16 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from oneshader.buildtask.sources import ShaderJob
 from oneshader.compiler.api import CompileLimits, CompileOptions, CompileResult
-from oneshader.compiler.process.server import CompileServer
-from oneshader.compiler.process.spawned import SpawnedWorker, uses_spawn
-from oneshader.compiler.process.worker import CompilerWorker
-from oneshader.compiler.process.zygote import Zygote
+from oneshader.compiler.process.policy import uses_spawn
 from oneshader.diagnostics import Code, Diagnostic, Severity, UserError
+
+if TYPE_CHECKING:  # the process code is imported once there is something to compile
+    from oneshader.compiler.process.server import CompileServer
+    from oneshader.compiler.process.zygote import Zygote
 
 PIP_INSTALL_HINT = "install it with: pip install 'oneshader[compiler]'"
 
@@ -94,11 +95,16 @@ class WorkerPool:
         on the portable path a process of its own."""
         if self.spawn:
             from oneshader.compiler import missing_compiler
+            from oneshader.compiler.process.spawned import SpawnedWorker
 
             reason = missing_compiler()
             if reason is not None:
                 raise CompilerUnavailable(reason)
             return SpawnedWorker(self.limits.seconds, self.limits.memory_bytes)
+        from oneshader.compiler.process.server import CompileServer
+        from oneshader.compiler.process.worker import CompilerWorker
+        from oneshader.compiler.process.zygote import Zygote
+
         with self._zygote_lock:
             if self._zygote is None:
                 from oneshader.compiler import missing_compiler

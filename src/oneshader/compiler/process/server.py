@@ -21,16 +21,15 @@ import os
 import socket
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 from oneshader.compiler.process.folder import RefusedFolder, address, open_folder
+from oneshader.compiler.process.policy import DEFAULT_IDLE_SECONDS
 from oneshader.compiler.process.zygote import package_root, peer_credentials, zygote_command
 from oneshader.fsutil import read_file
 
 __all__ = ["DEFAULT_IDLE_SECONDS", "CompileServer"]
 
-DEFAULT_IDLE_SECONDS = 600.0
 _START_SECONDS = 30.0
 _MAX_SOCKET_PATH = 100  # sun_path holds 108 bytes on Linux
 
@@ -48,6 +47,8 @@ def find_runtime_folder() -> tuple[Path, str]:
     if xdg and Path(xdg).is_dir():
         folder = Path(xdg) / "oneshader"
     else:
+        import tempfile  # random's import and seeding: only where a folder is looked for
+
         folder = Path(tempfile.gettempdir()) / f"oneshader-{os.getuid()}"
     try:
         os.close(open_folder(folder, create=True))

@@ -24,49 +24,18 @@ from __future__ import annotations
 
 import contextlib
 import os
-import socket
 import subprocess
 import sys
 import threading
 import time
 
+from oneshader.compiler.process.policy import PROCESS_ENV, fork_path_available, uses_spawn
 from oneshader.compiler.process.worker import CompilerWorker, _Child
 from oneshader.compiler.process.zygote import python_command
-from oneshader.diagnostics import Code, UserError
 
 __all__ = ["PROCESS_ENV", "SpawnedWorker", "fork_path_available", "uses_spawn"]
 
-PROCESS_ENV = "ONESHADER_PROCESS"
 _REAP_SECONDS = 5.0
-
-
-def fork_path_available() -> bool:
-    """Whether this system has what the zygote's path needs: Linux's pidfds and
-    ``SO_PEERCRED``, and ``fork``."""
-    return (
-        sys.platform.startswith("linux")
-        and hasattr(os, "fork")
-        and hasattr(os, "pidfd_open")
-        and hasattr(socket, "SO_PEERCRED")
-    )
-
-
-def uses_spawn() -> bool:
-    """Whether builds start spawned workers (the portable path) rather than forking them from
-    a zygote: ``ONESHADER_PROCESS`` decides when set (``spawn`` or ``fork``; ``fork`` where the
-    system cannot is a usage error), else the system does."""
-    forced = os.environ.get(PROCESS_ENV, "").strip().lower()
-    if forced == "spawn":
-        return True
-    if forced == "fork" and fork_path_available():
-        return False
-    if forced not in ("", "fork"):
-        message = f"{PROCESS_ENV} must be 'spawn' or 'fork', not {forced!r}"
-    elif forced == "fork":
-        message = f"{PROCESS_ENV}=fork: this system has no fork path (Linux only); use spawn"
-    else:
-        return not fork_path_available()
-    raise UserError.at(PROCESS_ENV, 0, 0, message, Code.BAD_USAGE)
 
 
 class _SpawnedChild(_Child):
