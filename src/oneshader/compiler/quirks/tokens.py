@@ -31,10 +31,15 @@ def sequence(*parts: Collection[str], folded: bool = False) -> Trigger:
         frozenset(x.upper() for x in parts[-1]) if folded else frozenset(parts[-1])
     ]
 
+    n = len(wanted)
+    first, fold_first = wanted[0], folded and n == 1
+
     def find(tokens: Sequence[Token]) -> tuple[Token, str] | None:
-        n = len(wanted)
         for i in range(len(tokens) - n + 1):
-            if all(matches(tokens[i + k], wanted[k], k == n - 1) for k in range(n)):
+            text = tokens[i].text
+            if (text.upper() if fold_first else text) not in first:
+                continue  # most tokens: one look-up, not a generator per position
+            if all(matches(tokens[i + k], wanted[k], k == n - 1) for k in range(1, n)):
                 return tokens[i], "".join(t.text for t in tokens[i : i + n])
         return None
 
