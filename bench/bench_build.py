@@ -1,7 +1,8 @@
 """Benchmark of ``oneshader build`` on generated projects of N shaders (default N = 50 and 500).
 
 Prints, per N: the full build with ``-j 1`` and with ``-j CPUS`` and the speed-up, the no-op
-rebuild (a whole ``oneshader build`` process, and the build itself in-process), the rebuild
+rebuild (a whole ``oneshader build`` process, wall and CPU, beside ``python -c pass``: the floor
+of any command; and the build itself in-process), the rebuild
 after touching an include shared by half of the shaders, and the ratio of a full build to the
 sum of direct in-process compile times of the same shaders (the cost of the build machinery).
 Full builds are measured both without the compile server (each build starts its compiler) and
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import signal
 import statistics
@@ -140,6 +142,37 @@ def speed_up(times: list[float], jobs: int, label: str) -> str:
     )
 
 
+def noop_processes(root: Path, common: list[str], jobs: int, reps: int = 5) -> tuple[float, float]:
+    """Best wall and CPU seconds of ``reps`` no-op ``oneshader build`` processes, as a user
+    runs them (no server to ask: none is started by a build with nothing to compile)."""
+    walls, cpus = [], []
+    for _ in range(reps):
+        c0 = _children_cpu()
+        seconds, line = run_build(root, *common, "-o", "out", "-j", str(jobs))
+        if " 0 built" not in line:  # the compiler's code changed under us (a key)
+            sys.exit(f"the no-op rebuild compiled something, figures are void: {line}")
+        walls.append(seconds)
+        cpus.append(_children_cpu() - c0)
+    return min(walls), min(cpus)
+
+
+def python_floor(root: Path, reps: int = 5) -> tuple[float, float]:
+    """Best wall and CPU seconds of ``python -c pass`` with the builds' environment: the
+    start-up no command of this Python can go below."""
+    walls, cpus = [], []
+    for _ in range(reps):
+        c0, t0 = _children_cpu(), time.perf_counter()
+        subprocess.run([sys.executable, "-c", "pass"], check=True, env=build_env(root, False))
+        walls.append(time.perf_counter() - t0)
+        cpus.append(_children_cpu() - c0)
+    return min(walls), min(cpus)
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def noop_in_process(root: Path, args: list[str]) -> float:
     from oneshader.buildtask.builder import Build
     from oneshader.buildtask.config import load_config
@@ -195,9 +228,8 @@ def bench(n: int, targets: str, jobs: int, reps: int) -> None:
             for _ in range(reps):
                 cold += full_builds(root, common, jobs, 1, server=False)
                 warm += full_builds(root, common, jobs, 1, server=True)
-            noop, line = run_build(root, *common, "-o", "out", "-j", str(jobs), server=True)
-            if " 0 built" not in line:  # the compiler's code changed under us (a key)
-                sys.exit(f"the no-op rebuild compiled something, figures are void: {line}")
+            noop, noop_cpu = noop_processes(root, common, jobs)
+            floor, floor_cpu = python_floor(root)
             noop_inproc = noop_in_process(root, [*common, "-o", "out"])
             shared = shaders / "SharedA.hlsli"
             shared.write_text(shared.read_text().replace("0.1, 0.2", "0.15, 0.2"))
@@ -212,7 +244,8 @@ def bench(n: int, targets: str, jobs: int, reps: int) -> None:
     print(f"N = {n} shaders, targets {targets}, {jobs} CPUs, best of {reps} full builds each")
     print(speed_up(cold, jobs, "without compile server"))
     print(speed_up(warm, jobs, "with a running server"))
-    print(f"  no-op rebuild (process)   {noop:8.3f} s")
+    print(f"  no-op rebuild (process)   {noop:8.3f} s   ({noop_cpu:.3f} s CPU; best of 5)")
+    print(f"  python -c pass (floor)    {floor:8.3f} s   ({floor_cpu:.3f} s CPU)")
     print(f"  no-op rebuild (in-proc)   {noop_inproc:8.3f} s")
     print(
         f"  rebuild, half touched     {half:8.2f} s   ({(n + 1) // 2} shaders; "
