@@ -391,18 +391,22 @@ def test_wave_operations_build_on_wgsl_through_subgroups(tmp_path: Path) -> None
 def test_first_lane_quad_reads_and_bit_counts_build_on_wgsl(tmp_path: Path) -> None:
     """``WaveIsFirstLane`` (Slang's ``subgroupElect``, which this naga does not know: it was
     OS1003), ``QuadReadLaneAt`` and ``WaveActiveCountBits`` (Slang's E36107) are helpers of
-    the subgroup operations naga knows: broadcast-first, shuffle, ballot. Where the adapter
-    has no 'subgroup' feature, naga's only complaint is that capability."""
+    the subgroup operations naga knows: broadcast-first, shuffle, ballot; a shuffle's lane is
+    a u32 (Slang's i32 was an invalid module, WaveReadLaneAt's too). Where the adapter has no
+    'subgroup' feature, naga's only complaint is that capability."""
     source = WAVES.replace("bool any = ", "bool any = WaveIsFirstLane() && ").replace(
         "+ 0 * WaveGetLaneIndex();",
         "+ 0 * WaveGetLaneIndex() + 0 * WaveActiveCountBits(id.x > 3) "
-        "+ 0 * QuadReadLaneAt(id.x, 2);",
+        "+ 0 * QuadReadLaneAt(id.x, 2) + 0 * uint(QuadReadLaneAt(float4(id.x, 0, 0, 0), 1).x) "
+        "+ 0 * WaveReadLaneAt(id.x, 1);",
     )
     result = build(tmp_path, source)
     assert result.ok, [d.format() for d in result.diagnostics]
     wgsl = wgsl_of(result)
     assert "subgroupElect" not in wgsl and "subgroupShuffle" in wgsl
     complaint = wgsl_errors(wgsl)
+    # the lane of a shuffle is a u32 for naga (Slang writes i32: "invalid type")
+    assert "invalid type" not in complaint and "u32(i32(" in wgsl, complaint
     if _has_subgroups():
         assert complaint == ""
     else:

@@ -176,6 +176,7 @@ def _patch_wgsl(
             text,
         )
     text, depth = _wgsl_depth_textures(src, text, resources, problems)
+    text = wgsl.unsigned_lane_indices(text)
     # Slang declares a tbuffer var<uniform>, with a storage buffer's layout (which the uniform
     # address space may refuse); it is read-only storage, as its bindings say.
     tbuffers = {

@@ -28,6 +28,33 @@ DEPTH_TEXTURES = {
 WGSL_COMPARE = re.compile(r"texture(?:SampleCompare(?:Level)?|GatherCompare)\(\s*\(?\s*$")
 
 
+_SHUFFLE = re.compile(r"\bsubgroupShuffle(?:Xor|Up|Down)?\s*\(")
+
+
+def unsigned_lane_indices(text: str) -> str:
+    """Slang's ``subgroupShuffle(x, i32(lane))`` (``WaveReadLaneAt``, oneshader's
+    ``QuadReadLaneAt``) with the lane as ``u32``, which is what naga takes ("Subgroup gather
+    index type Sint, expected unsigned int"; WGSL's spec allows either): the second argument
+    converted."""
+    out, last = [], 0
+    for m in _SHUFFLE.finditer(text):
+        if m.start() < last:
+            continue
+        close = _closing(text, m.end() - 1)
+        inner = text[m.end() : close]
+        parts = _split_top(inner)
+        if len(parts) != 2:
+            continue
+        a, b = parts[1]
+        arg = inner[a:b].strip()
+        if arg.startswith("u32("):
+            continue
+        out += [text[last : m.end()], inner[:a], f" u32({arg})", text[close : close + 1]]
+        last = close + 1
+    out.append(text[last:])
+    return "".join(out)
+
+
 @dataclass(frozen=True)
 class TextureFlow:
     """Which colour textures of a WGSL module may be depth textures, following them into the
