@@ -259,3 +259,17 @@ def test_the_sampler_type_is_a_sampler_state(tmp_path: Path) -> None:
     assert s.rtype is ResourceTypeKind.SamplerState
     for out in result.outputs:
         assert module_errors(out.suffix, out.data, "s" + out.suffix) == ""
+
+
+def test_a_structured_buffer_of_bools_is_a_positioned_wgsl_error(tmp_path: Path) -> None:
+    """``RWStructuredBuffer<bool4>`` (DXC's op.vector.swizzle.buffer-store): Slang's WGSL
+    declared an array of bools, which naga refuses (an invalid module); OS1003 at the
+    declaration, as SPIR-V's. Metal builds it."""
+    source = (
+        "RWStructuredBuffer<bool4> flags;\n"
+        "[numthreads(1,1,1)] void main() { bool3 a = flags[0].xyz; flags[1].xyz = a; }\n"
+    )
+    errors = [d for d in _build(tmp_path, source, Target.Wgsl).diagnostics if d.is_error]
+    assert [(d.line, d.column, d.code) for d in errors] == [(1, 27, "OS1003")]
+    assert errors[0].message.startswith("WGSL: 'flags' holds bools")
+    assert _build(tmp_path, source, Target.Msl).ok

@@ -123,6 +123,23 @@ def _one_layout(
                 Code.NOT_ON_TARGET,
             )
         )
+    wgsl = per[Target.Wgsl].layout if Target.Wgsl in per else None
+    scalar_kinds = (TypeKind.Scalar, TypeKind.Vector)
+    # (a bool member of a struct is stored as a uint: the wgsl-bools rewrite)
+    if (
+        not block
+        and wgsl is not None
+        and (wgsl.kind, wgsl.scalar) in ((k, ScalarKind.Bool) for k in scalar_kinds)
+    ):
+        problems.add(
+            src.at_decl(
+                decl,
+                f"WGSL: '{decl.name}' holds bools ({decl.type_text}): WGSL has no "
+                "host-shareable bool, and Slang's WGSL declares the buffer of them, which "
+                "naga refuses; use uint (0 or 1), or a struct that holds the bool",
+                Code.NOT_ON_TARGET,
+            )
+        )
     if block and base.kind is TypeKind.Struct:
         sizes = [p.layout.size for p in per.values() if p.layout is not None]
         base = replace(base, size=max(sizes, default=base.size))
