@@ -29,3 +29,26 @@ def test_numthreads_on_a_vertex_entry_point_is_left_out_as_dxc_leaves_it(tmp_pat
     assert result.ok and result.reflection is not None, [d.format() for d in result.diagnostics]
     assert spirv_errors(result.outputs[0].data) == ""
     assert result.reflection.entry_points[0].workgroup == (0, 0, 0)
+
+
+def test_numthreads_on_a_helper_function_is_left_out(tmp_path: Path) -> None:
+    """Sascha Willems's computecullandlod/cull.comp puts ``[numthreads]`` on ``frustumCheck``,
+    which ``main`` calls: DXC ignores it, Slang's SPIR-V and Metal back ends crashed on it
+    (SIGSEGV, OS9001 in a worker). It is blanked on every target."""
+    from oneshader.compiler.process.worker import CompilerWorker
+
+    (tmp_path / "c.hlsl").write_text(
+        "RWStructuredBuffer<float4> planes;\n"
+        "[numthreads(16, 1, 1)]\n"
+        "bool inside(float4 pos) { return dot(pos, planes[1]) > 0.0; }\n"
+        "[numthreads(16, 1, 1)]\n"
+        "void main(uint3 id : SV_DispatchThreadID) { if (inside(planes[id.x])) planes[0] = 1; }\n"
+    )
+    spec = EntryPointSpec("main", Stage.Compute)
+    for targets in ((Target.SpirV,), (Target.Msl,), (Target.SpirV, Target.Msl, Target.Wgsl)):
+        options = CompileOptions(targets, "c.hlsl", entry_points=(spec,))
+        with CompilerWorker() as worker:
+            result = worker.compile(str(tmp_path / "c.hlsl"), options)
+        assert not result.crashed and result.ok, [d.format() for d in result.diagnostics]
+        assert result.reflection is not None
+        assert result.reflection.entry_points[0].workgroup == (16, 1, 1)

@@ -375,6 +375,12 @@ _DOCS: dict[str, str] = {
         'oneshader\'s own attributes (`[[oneshader::format("unorm8x4")]]`, '
         "read by the scanner) are blanked: Slang warns of attributes it does not know."
     ),
+    "helper-numthreads": (
+        "`[numthreads(...)]` on a function that is no entry point (a helper the compute "
+        "shader calls, as in Sascha Willems's computecullandlod/cull.comp) is blanked: DXC "
+        "ignores it there, Slang's back ends crashed on it (SIGSEGV, OS9001). Lines and "
+        "columns stay."
+    ),
     "sampler-type": (
         "HLSL's `sampler` type (`sampler S : register(s0);`, a parameter `sampler s`), which "
         "DXC takes for `SamplerState` and Slang does not know (E30015), becomes "
@@ -623,6 +629,13 @@ REWRITES: tuple[Rewrite, ...] = (
         "void-casts", EVERY_TARGET, _DOCS["void-casts"], _always, _text(rewrite.without_void_casts)
     ),
     Rewrite("classes", EVERY_TARGET, _DOCS["classes"], _always, _text(rewrite.classes_as_structs)),
+    Rewrite(
+        "helper-numthreads",
+        EVERY_TARGET,
+        _DOCS["helper-numthreads"],
+        lambda c: tuple(sorted(name for name, _ in c.stages)),
+        lambda src, path, text, plan: rewrite.without_helper_numthreads(text, plan),
+    ),
     Rewrite(
         "sampler-type",
         EVERY_TARGET,

@@ -199,6 +199,31 @@ def classes_as_structs(text: str) -> str:
     return edited(text, edits)
 
 
+def without_helper_numthreads(text: str, entries: Collection[str]) -> str:
+    """``[numthreads(...)]`` on a function that is no entry point (Sascha Willems's cull.comp
+    puts it on ``frustumCheck``, which ``main`` calls) blanked: DXC ignores it there, Slang's
+    back ends crash on it (SIGSEGV). Lines and columns stay."""
+    s = lexed(text)
+    edits = []
+    for i in s.words(("numthreads",)):
+        if not (s.is_(i - 1, "[") and s.is_(i + 1, "(")):
+            continue
+        close = s.closing(i + 1)
+        if close < 0 or not s.is_(close, "]"):
+            continue
+        k = close + 1
+        while s.is_(k, "["):  # further attributes
+            k = s.closing(k)
+            if k < 0:
+                break
+        while 0 <= k < len(s) and not s.is_(k, "(", ";", "{"):
+            k += 1
+        name = s.at(k - 1)
+        if s.is_(k, "(") and name.kind == "id" and name.text not in entries:
+            edits.append(blank(text, s.start(i - 1), s.end(close)))
+    return edited(text, edits)
+
+
 def samplers_as_sampler_states(text: str) -> str:
     """HLSL's ``sampler`` type (``sampler S : register(s0);``, a parameter ``sampler s``), which
     DXC takes for ``SamplerState`` and Slang does not know (E30015), written ``SamplerState``:
