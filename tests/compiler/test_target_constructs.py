@@ -514,3 +514,21 @@ def test_typed_buffers_are_storage_arrays_on_wgsl(tmp_path: Path) -> None:
     three = compile_file(str(path), CompileOptions(targets=(Target.Wgsl,), source_name="t.hlsl"))
     (error,) = [d for d in three.diagnostics if d.is_error]
     assert error.code == "E36107" and "a 3-vector's array stride" in error.message
+
+
+def test_the_lane_index_in_a_two_dimensional_workgroup_is_a_wgsl_error(tmp_path: Path) -> None:
+    """``QuadReadLaneAt`` (its WGSL helper reads ``@builtin(subgroup_invocation_id)``) in a
+    ``numthreads(2, 2, 1)`` entry point (DXC's sm6.quad-read-lane-at.quad): naga refuses the
+    built-in in a workgroup of more than one dimension (an invalid module); OS1003 at the call."""
+    source = (
+        "RWStructuredBuffer<float> o;\n"
+        '[shader("compute")][numthreads(2, 2, 1)]\n'
+        "void main(uint3 id : SV_DispatchThreadID) { o[id.x] = QuadReadLaneAt(o[id.y], 1); }\n"
+    )
+    path = tmp_path / "lanes.hlsl"
+    path.write_text(source)
+    options = CompileOptions(targets=(Target.Wgsl,), source_name="lanes.hlsl")
+    result = compile_file(str(path), options)
+    errors = [(d.line, d.column, d.code) for d in result.diagnostics if d.is_error]
+    assert errors == [(3, 55, "OS1003")], [d.format() for d in result.diagnostics]
+    assert build(tmp_path, source, (Target.SpirV,)).ok

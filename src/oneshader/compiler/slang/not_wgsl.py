@@ -11,6 +11,7 @@ from oneshader.compiler.emitted.wgsl import (
     functions_without_return,
     local_buffer,
     reached_identifiers,
+    read_wgsl_shared,
     workgroup_pointer_function,
 )
 from oneshader.compiler.slang.facts import TargetFacts
@@ -29,7 +30,39 @@ def wgsl_refusal(src: SourceSet, code: bytes, facts: TargetFacts) -> Diagnostic 
         or _buffer_locals(src, code)
         or _integer_matrix_products(src, code)
         or _endless_functions(src, code)
+        or _multi_dimensional_lanes(src, code, facts)
     )
+
+
+_LANE_CALLS = ("WaveGetLaneIndex", "QuadReadLaneAt", "WaveIsFirstLane")
+
+
+def _multi_dimensional_lanes(src: SourceSet, code: bytes, facts: TargetFacts) -> Diagnostic | None:
+    """A compute entry point of a workgroup of more than one dimension that reads the lane
+    index (``WaveGetLaneIndex``, and the WGSL helpers of ``QuadReadLaneAt``/``WaveIsFirstLane``:
+    ``@builtin(subgroup_invocation_id)``), which naga takes in one-dimensional workgroups only
+    ("Workgroup size is multi dimensional"): an error at the first such call."""
+    if b"subgroup_invocation_id" not in code:
+        return None
+    module = read_wgsl_shared(code)
+    for e in facts.entries:
+        emitted = module.entries.get(e.name) or module.entries.get(f"{e.name}_0")
+        if e.stage is not Stage.Compute or emitted is None:
+            continue
+        if "subgroup_invocation_id" not in emitted.helpers or sorted(e.workgroup)[1] <= 1:
+            continue
+        message = (
+            f"WGSL: the lane index (WaveGetLaneIndex; QuadReadLaneAt and WaveIsFirstLane read "
+            f"it on WGSL) in compute entry point '{e.name}' of workgroup {e.workgroup}: naga "
+            "takes it in one-dimensional workgroups only; use numthreads(N, 1, 1) or build "
+            "without the wgsl target"
+        )
+        for st in src.streams():
+            for k in st.calls(_LANE_CALLS):
+                line, col = st.line_col(k)
+                return src.error_in(st.path, line, col, message, Code.NOT_ON_TARGET)
+        return src.error_in(src.path, 0, 0, message, Code.NOT_ON_TARGET)
+    return None
 
 
 def _subgroup_operations(src: SourceSet, code: bytes) -> Diagnostic | None:
