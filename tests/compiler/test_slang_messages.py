@@ -123,7 +123,7 @@ def test_paths_of_this_machine_in_a_message_are_the_names_users_see(tmp_path: Pa
     """Slang names files where it read them, in a message's text too; a diagnostic carries no
     path of the machine: the file's name for users there as in the file field, and Slang's own
     module (a static assertion of hlsl.meta.slang, E41400) by its name, not resolved against
-    the working folder (it was '/work/.../hlsl.meta.slang')."""
+    the working folder (it was the working folder joined to that name)."""
     (tmp_path / "shader.hlsl").write_text(_TEXT)
     src = SourceSet(str(tmp_path / "shader.hlsl"), "shader.hlsl", ())
     line = _line("E1", "error", 3, 12, f"see {tmp_path / 'shader.hlsl'}: x", "hlsl.meta.slang")
