@@ -1,8 +1,8 @@
 """oneshader on real HLSL trees beside plain Slang: what builds, what fails and why, what is bad.
 
     python bench/corpus.py PATH [--config bench/corpora/NAME.toml] [--targets spirv,msl,wgsl]
-                           [-j N] [--match GLOB ...] [--examples N] [--no-plain] [--cost [REPS]]
-                           [--outputs DIR] [--digests FILE] [--shared-check]
+                           [-j N] [--match GLOB ...] [--examples N] [--no-plain] [--validate-plain]
+                           [--cost [REPS]] [--outputs DIR] [--digests FILE] [--shared-check]
 
 Every HLSL shader under PATH (walked as users keep a tree, hidden folders skipped) is built through
 oneshader's compile workers (crash-isolated, a cold private zygote, as ``oneshader build`` runs
@@ -11,7 +11,9 @@ for all targets; the failures grouped by their first error code (count and one e
 col and message); the invalid modules (spirv-val ``--target-env vulkan1.2`` on every ``.spv``,
 naga through wgpu-py on every ``.wgsl``); the build time; and how many of the same files plain
 Slang requests compile per target (oneshader's ctypes binding, one request per file and target, in
-crash-isolated processes: ``plain_slang.py``). ``--cost`` adds the cost of a cold ``oneshader
+crash-isolated processes: ``plain_slang.py``; ``--validate-plain``: only those whose SPIR-V and
+WGSL the same validators accept), and per target the shaders plain Slang compiled that oneshader
+did not build, each with oneshader's first error. ``--cost`` adds the cost of a cold ``oneshader
 build -j 1`` process against a cold process of plain Slang requests for the same files (those
 built for every target) and targets, the two taking turns, best of REPS (default 3).
 
@@ -38,6 +40,7 @@ for the files the config selects.
 from __future__ import annotations
 
 import argparse
+import base64
 import fnmatch
 import hashlib
 import json
@@ -504,6 +507,10 @@ def first_error(result: CompileResult) -> str:
     return errors[0].format() if errors else "failed without an error (no reflection)"
 
 
+def _first_line(result: CompileResult) -> str:
+    return first_error(result).splitlines()[0][:200]
+
+
 def failure_groups(run: BuildRun) -> list[tuple[str, list[tuple[str, str]]]]:
     """(code, [(shader, first error line)]) by the shaders' first error code, largest first."""
     groups: dict[str, list[tuple[str, str]]] = defaultdict(list)
@@ -610,12 +617,47 @@ class _PlainServer:
 
 
 def plain_slang(
-    shaders: Sequence[Shader], targets: tuple[Target, ...], jobs: int
+    shaders: Sequence[Shader], targets: tuple[Target, ...], jobs: int, validate: bool = False
 ) -> dict[tuple[str, Target], dict[str, object]]:
-    """The answer of plain Slang for every shader and target."""
+    """The answer of plain Slang for every shader and target; ``validate``: a module the
+    validators oneshader's modules face reject (spirv-val, naga: ``invalid_modules``) counts as
+    not compiled, its answer ``{"ok": False, "invalid": True, "error": the validator's line}``
+    (Metal's code is not validated: no validator here reads it)."""
     work: list[tuple[tuple[Shader, Target | None], dict[str, object]]]
-    work = [((s, t), _request(s, t)) for s in shaders for t in targets]
-    return _served(work, jobs, "plain_slang.py")  # type: ignore[return-value]
+    work = [
+        ((s, t), _request(s, t) | ({"code": True} if validate else {}))
+        for s in shaders
+        for t in targets
+    ]
+    answers: dict[tuple[str, Target], dict[str, object]]
+    answers = _served(work, jobs, "plain_slang.py")  # type: ignore[assignment]
+    if validate:
+        _validated(answers, jobs)
+    return answers
+
+
+_SUFFIX = {Target.SpirV: ".spv", Target.Wgsl: ".wgsl"}
+
+
+def _validated(answers: dict[tuple[str, Target], dict[str, object]], jobs: int) -> None:
+    """Plain Slang's modules validated as ``invalid_modules`` validates oneshader's: an invalid
+    one's answer becomes a failure naming the validator's complaint."""
+    modules = [
+        (key, _SUFFIX[key[1]], base64.b64decode(str(a.pop("code"))))
+        for key, a in answers.items()
+        if "code" in a and key[1] in _SUFFIX
+    ]
+    for a in answers.values():
+        a.pop("code", None)
+    spirv = [m for m in modules if m[1] == ".spv"]
+    wgsl = [m for m in modules if m[1] == ".wgsl"]
+    with ThreadPoolExecutor(max(1, jobs)) as ex:  # spirv-val runs as a process per module
+        errors = list(ex.map(lambda m: module_errors(m[1], m[2]), spirv))
+    errors += [module_errors(s, data, key[0] + s) for key, s, data in wgsl]  # one device
+    for (key, suffix, _), error in zip([*spirv, *wgsl], errors, strict=True):
+        if error:
+            tool = "spirv-val" if suffix == ".spv" else "naga"
+            answers[key] = {"ok": False, "invalid": True, "error": f"{tool}: {_error_line(error)}"}
 
 
 def shared_check(
@@ -866,16 +908,38 @@ def report(args: argparse.Namespace) -> None:
             print(f"      {name}: {'; '.join(str(w) for w in why)[:300]}")  # type: ignore[attr-defined]
 
     if not args.no_plain:
-        answers = plain_slang(shaders, targets, args.jobs)
-        print("\nplain Slang requests (same files, same targets; one request per file and target):")
+        answers = plain_slang(shaders, targets, args.jobs, args.validate_plain)
+        checked = (
+            "; SPIR-V and WGSL validated (spirv-val, naga), an invalid module not counted;"
+            " Metal's code is not validated here"
+            if args.validate_plain
+            else ""
+        )
+        print(
+            "\nplain Slang requests (same files, same targets; one request per file and target"
+            f"{checked}):"
+        )
         for t in targets:
             ok = sum(bool(answers[(s.name, t)]["ok"]) for s in shaders)
-            print(f"  {t.value:<5} compiled {ok:4} of {total}")
+            invalid = sum(bool(answers[(s.name, t)].get("invalid")) for s in shaders)
+            print(f"  {t.value:<5} compiled {ok:4} of {total}", end="")
+            print(f"   ({invalid} more compiled to invalid modules)" if invalid else "")
         all_ok = sum(all(answers[(s.name, t)]["ok"] for t in targets) for s in shaders)
         print(f"  {names:<5} compiled {all_ok:4} of {total}")
         slang_crashes = sorted({n for (n, _), a in answers.items() if a.get("crashed")})
         if slang_crashes:
             print(f"  Slang crashed on: {', '.join(slang_crashes)}")
+        for t, r in runs.items():
+            if r is everything:
+                continue
+            behind = [
+                s.name for s in shaders if answers[(s.name, t)]["ok"] and not r.results[s.name].ok
+            ]
+            print(
+                f"  compiled by plain Slang for {t.value} but not built by oneshader: {len(behind)}"
+            )
+            for name in sorted(behind):
+                print(f"      {name}: {_first_line(r.results[name])}")
         behind = [
             s.name
             for s in shaders
@@ -884,7 +948,7 @@ def report(args: argparse.Namespace) -> None:
         ]
         print(f"  compiled by plain Slang for {names} but not built by oneshader: {len(behind)}")
         for name in sorted(behind):
-            print(f"      {name}")
+            print(f"      {name}: {_first_line(everything.results[name])}")
 
     print(f"\nfailures ({names} build), by first error code:")
     for code, members in failure_groups(everything):
@@ -947,6 +1011,11 @@ def main() -> None:
     )
     parser.add_argument("--examples", type=int, default=1, help="distinct examples per group")
     parser.add_argument("--no-plain", action="store_true", help="skip the plain Slang requests")
+    parser.add_argument(
+        "--validate-plain",
+        action="store_true",
+        help="count plain Slang's modules only when spirv-val and naga accept them",
+    )
     parser.add_argument(
         "--cost",
         type=int,

@@ -11,13 +11,15 @@ A request: ``{"path": ..., "target": "spirv"|"msl"|"wgsl", "entries": [[name, st
 "defines": [[name, value], ...], "shifts": [[class, shift, space], ...], "row_major": bool}``
 (stages as oneshader names them; no entries: the file's ``[shader]`` attributes), or with
 ``"targets": [...]`` instead of ``"target"``: one request for all of them (Slang's front end
-once; ok when every target compiled). An answer: ``{"ok": bool, "error": first error line or
-""}``.
+once; ok when every target compiled); ``"code": true`` asks for the code too. An answer:
+``{"ok": bool, "error": first error line or ""}``, with ``"code"`` (base64 of the first target's
+code) when asked and compiled: the caller validates it (``corpus.py --validate-plain``).
 """
 
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import sys
 import time
@@ -66,14 +68,18 @@ def compile_request(lib: S.Library, request: dict[str, Any]) -> dict[str, Any]:
     req = S.Request(lib, plain_args(request), (path, text), entries, targets=count)
     try:
         result = req.compile()
-        ok = result.ok and all(req.code(i) for i in range(count))
+        codes = [req.code(i) for i in range(count)] if result.ok else []
+        ok = result.ok and all(codes)
     finally:
         req.close()
     error = ""
     if not ok:
         lines = [ln for ln in result.diagnostics.splitlines() if "error" in ln.lower()]
         error = (lines or result.diagnostics.splitlines() or ["compilation failed"])[0]
-    return {"ok": ok, "error": error}
+    answer: dict[str, Any] = {"ok": ok, "error": error}
+    if ok and request.get("code"):
+        answer["code"] = base64.b64encode(codes[0] or b"").decode("ascii")
+    return answer
 
 
 def serve() -> None:

@@ -104,3 +104,43 @@ def test_the_shipped_configurations_load(tmp_path: Path) -> None:
     for name in names:
         config = corpus.load_config(BENCH / "corpora" / f"{name}.toml", tmp_path)
         assert config.groups and config.variants
+
+
+def test_validate_plain_counts_only_the_modules_the_validators_accept(tmp_path: Path) -> None:
+    """``--validate-plain``: plain Slang's SPIR-V and WGSL face spirv-val and naga, as
+    oneshader's do; an invalid module is a failure naming the validator, never a success."""
+    import base64
+
+    from oneshader.reflection.model import Target
+
+    _tree(
+        tmp_path,
+        {
+            "a.comp.hlsl": "RWStructuredBuffer<uint> B;\n"
+            "[numthreads(1,1,1)] void main() { B[0] = 1; }\n"
+        },
+    )
+    shader = corpus.discover(tmp_path, []).shaders[0]
+    answers = corpus.plain_slang([shader], (Target.SpirV, Target.Wgsl), 1, validate=True)
+    assert [a["ok"] for a in answers.values()] == [True, True]
+    assert not any("code" in a for a in answers.values())
+
+    bad = {
+        ("x", Target.SpirV): {
+            "ok": True,
+            "error": "",
+            "code": base64.b64encode(b"\0" * 20).decode(),
+        },
+        ("x", Target.Wgsl): {
+            "ok": True,
+            "error": "",
+            "code": base64.b64encode(b"fn f( {").decode(),
+        },
+        ("x", Target.Msl): {"ok": True, "error": "", "code": base64.b64encode(b"?").decode()},
+    }
+    corpus._validated(bad, 1)  # type: ignore[arg-type]
+    assert bad[("x", Target.SpirV)]["invalid"] and "spirv-val" in str(
+        bad[("x", Target.SpirV)]["error"]
+    )
+    assert bad[("x", Target.Wgsl)]["invalid"] and "naga" in str(bad[("x", Target.Wgsl)]["error"])
+    assert bad[("x", Target.Msl)] == {"ok": True, "error": ""}  # Metal: no validator here
