@@ -4,19 +4,22 @@ into a valid module, its record can go, and this test says so)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from module_validation import module_errors
 from oneshader.compiler.api import CompileOptions
-from oneshader.compiler.quirks import docs
-from oneshader.compiler.quirks.record import Probe
+from oneshader.compiler.quirks import docs, rewrites
+from oneshader.compiler.quirks.record import EVERY_TARGET, Probe, Rewrite
 from oneshader.compiler.quirks.refusals import REFUSALS
 from oneshader.compiler.quirks.rewrites import REWRITES
 from oneshader.compiler.slang import capi as S
 from oneshader.compiler.slang.facts import SLANG_STAGE_ID
 from oneshader.compiler.slang.request import slang_args
+from oneshader.compiler.source.query import Edit, Stream, blanks
+from oneshader.compiler.source.sourceset import SourceSet
 from oneshader.reflection.model import Stage, Target
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -34,6 +37,53 @@ def test_the_docs_show_the_records_as_they_are() -> None:
     record, then run ``python -m oneshader.compiler.quirks.docs docs/compiler.md``."""
     text = (ROOT / "docs" / "compiler.md").read_text()
     assert docs.updated(text) == text
+
+
+def _blank_word(word: str, new: str = "") -> Rewrite:
+    """A record that blanks every ``word`` of a file (or writes ``new`` there)."""
+
+    def edits(src: SourceSet, path: Path, s: Stream, plan: object) -> list[Edit]:
+        spans = [(s.start(i), s.end(i)) for i in s.words((word,))]
+        return [(a, b, new) for a, b in spans] if new else blanks(s.text, spans)
+
+    return Rewrite(f"blank-{word}", EVERY_TARGET, "", lambda c: True, edits)
+
+
+def _rewrite_with(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, records: tuple[Rewrite, ...], text: str
+) -> str:
+    shader = tmp_path / "s.hlsl"
+    shader.write_text(text)
+    src = SourceSet(str(shader), "s.hlsl", ())
+    src.read()
+    monkeypatch.setattr(rewrites, "REWRITES", records)
+    path = next(iter(src.texts))
+    return rewrites.rewritten(src, path, tuple((r.id, True) for r in records))
+
+
+def test_the_records_edits_are_applied_together(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Records' span edits of one stream are made in one pass: neither reads the other's."""
+    text = "float a; float b;\n"
+    out = _rewrite_with(tmp_path, monkeypatch, (_blank_word("a"), _blank_word("b")), text)
+    assert out == "float  ; float  ;\n"
+
+
+def test_overlapping_edits_of_two_records_are_an_internal_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two records editing one span would each undo the other: the loop refuses, naming
+    both, rather than pick one."""
+    records = (_blank_word("a"), replace(_blank_word("a", "c"), id="again"))
+    with pytest.raises(rewrites.OverlappingEdits, match="'blank-a' and 'again'"):
+        _rewrite_with(tmp_path, monkeypatch, records, "float a;\n")
+    # a record that reads the edited text sees the first one's result instead
+    records = (records[0], replace(records[1], reads_edited=True))
+    assert _rewrite_with(tmp_path, monkeypatch, records, "float a;\n") == "float  ;\n"
+    # the same edit found by both is made once
+    records = (_blank_word("a"), replace(_blank_word("a"), id="again"))
+    assert _rewrite_with(tmp_path, monkeypatch, records, "float a;\n") == "float  ;\n"
 
 
 def test_a_refusal_without_a_probe_is_a_gap_of_the_reflection_format() -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from oneshader.compiler.source.lexer import Token
+from oneshader.compiler.source.query import Edit, Stream
 from oneshader.compiler.source.sourceset import SourceSet
 from oneshader.reflection.model import Target
 
@@ -45,14 +46,21 @@ class Refusal:
 class Rewrite:
     """An edit of the text handed to Slang. ``plan`` is the trigger: what the edit needs for a
     target (a hashable value; falsy: the rewrite does not apply), worked out once a compile;
-    ``edit`` makes it in one file's text; ``prelude`` is what it defines before the main file
-    (helpers), in ``rank`` order."""
+    ``edits`` gives the edits of one file as offset spans of the stream it is given (the
+    file's text as compiled, with the edits of the records before applied only up to the last
+    record that ``reads_edited``), which one loop applies together with the other records'
+    (``rewrites.rewritten``). ``reads_edited``: the record reads what the records before it
+    made (the loop applies the edits gathered so far and lexes the text again first); ``text``
+    instead of ``edits``: a rewrite of the whole text (it reads the edited text too).
+    ``prelude`` is what it defines before the main file (helpers), in ``rank`` order."""
 
     id: str
     targets: frozenset[Target]
     doc: str
     plan: Callable[[Context], Hashable]
-    edit: Callable[[SourceSet, Path, str, Any], str]
+    edits: Callable[[SourceSet, Path, Stream, Any], Sequence[Edit]] | None = None
+    text: Callable[[SourceSet, Path, str, Any], str] | None = None
+    reads_edited: bool = False
     prelude: Callable[[Any], str] | None = None
     rank: int = 0
     probe: Probe | None = None

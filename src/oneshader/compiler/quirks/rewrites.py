@@ -1,9 +1,12 @@
 """The source rewrites: where the text handed to Slang differs from the file as compiled, one
 record each (a DXC idiom Slang does not take, a Slang work-around, a target's gap), applied by one
-loop (``rewritten``) in the records' order, which some depend on (the status arguments go before
-the load offsets). A record's trigger works out once a compile what its edit needs (its ``plan``);
-targets whose plans agree get the same text, made once. The edits themselves are text edits of
-``source/rewrite.py`` on the text as compiled (the source model's), lines kept."""
+loop (``rewritten``). A record's trigger works out once a compile what its edit needs (its
+``plan``); targets whose plans agree get the same text, made once. A record's edits are offset
+spans of one stream (``source/rewrite.py``'s ``*_edits``, lines kept), gathered from every
+record and made in one pass, so that no record re-lexes another's text; the few that read what
+an earlier one made (the load offsets count the arguments the status arguments leave) say so
+(``reads_edited``, or a rewrite of the whole text), and the loop applies what it has gathered
+before them."""
 
 from __future__ import annotations
 
@@ -16,6 +19,7 @@ from oneshader.compiler.quirks.record import EVERY_TARGET, NOT_SPIRV, Context, P
 from oneshader.compiler.source import rewrite
 from oneshader.compiler.source.dxc_syntax import dxc_declarations
 from oneshader.compiler.source.precheck import flattened_outputs, returned_outputs
+from oneshader.compiler.source.query import Edit, Stream, blanks, lexed
 from oneshader.compiler.source.sourceset import SourceSet
 from oneshader.compiler.source.varyings import instance_id_semantics, pixel_point_sizes
 from oneshader.reflection.model import ResourceTypeKind, Stage, Target
@@ -147,65 +151,64 @@ def _entry_outputs(src: SourceSet, path: Path, text: str, plan: Any) -> str:
     return text
 
 
-def _own_name_blocks(src: SourceSet, path: Path, text: str, plan: Any) -> str:
+def _own_name_blocks(src: SourceSet, path: Path, s: Stream, plan: Any) -> list[Edit]:
     decls = src.declarations()
     renamed = [
         (decls[old].line, decls[old].column, old, new)
         for old, new in plan
         if src.resolved(decls[old].file) == path
     ]
-    return rewrite.rename_at(text, renamed) if renamed else text
+    return rewrite.rename_edits(s, renamed) if renamed else []
 
 
-def _counters(src: SourceSet, path: Path, text: str, plan: Any) -> str:
+def _counters(src: SourceSet, path: Path, s: Stream, plan: Any) -> list[Edit]:
     counted = src.counted_rw()
-    return rewrite.with_counter_buffers(text, counted, _declared_in(src, counted, path))
+    return rewrite.counter_edits(s, counted, _declared_in(src, counted, path))
 
 
-def _append_consume(src: SourceSet, path: Path, text: str, plan: Any) -> str:
+def _append_consume(src: SourceSet, path: Path, s: Stream, plan: Any) -> list[Edit]:
     # SPIR-V has hidden counters; WGSL and Metal get the same companion as RW counters.
     appended = src.append_consume()
-    return rewrite.with_append_consume_as_rw(text, appended, _declared_in(src, appended, path))
+    return rewrite.append_consume_edits(s, appended, _declared_in(src, appended, path))
 
 
-def _unit_point_sizes(src: SourceSet, path: Path, text: str, plan: Any) -> str:
-    for name in src.unit_point_sizes():
-        text = rewrite.without_point_size(text, name)
-    return text
-
-
-def _subpass(src: SourceSet, path: Path, text: str, plan: Any) -> str:
+def _subpass(src: SourceSet, path: Path, s: Stream, plan: Any) -> list[Edit]:
     subpass = src.subpass_inputs()
-    return rewrite.subpass_inputs_as_vectors(text, subpass, _declared_in(src, subpass, path))
+    return rewrite.subpass_edits(s, subpass, _declared_in(src, subpass, path))
 
 
-def _linear(src: SourceSet, path: Path, text: str, plan: Any) -> str:
+def _linear(src: SourceSet, path: Path, s: Stream, plan: Any) -> list[Edit]:
     # HLSL's 'linear' is the default (perspective-correct) interpolation; Slang emits it as
-    # WGSL @interpolate(linear) and Metal sample_no_perspective, which are not.
-    text = rewrite.blank_words(text, "linear")
-    # Slang's reflection follows packoffset there but its code does not: the padding does
-    return rewrite.without_packoffsets(text)
+    # WGSL @interpolate(linear) and Metal sample_no_perspective, which are not. Slang's
+    # reflection follows packoffset there but its code does not: the padding does.
+    return [*rewrite.blank_word_edits(s, "linear"), *rewrite.packoffset_edits(s)]
 
 
-def _padding(src: SourceSet, path: Path, text: str, plan: Any) -> str:
+def _padding(src: SourceSet, path: Path, s: Stream, plan: Any) -> list[Edit]:
     here = [(p.line, p.column, p.declarations()) for p in plan if p.file == path]
-    return rewrite.with_inserted(text, here) if here else text
+    return rewrite.inserted_edits(s, here) if here else []
 
 
 def _always(c: Context) -> bool:
     return True
 
 
-def _text(edit: Callable[[str], str]) -> Callable[[SourceSet, Path, str, Any], str]:
-    """An edit of the text alone."""
-    return lambda src, path, text, plan: edit(text)
+def _stream(
+    edits: Callable[[Stream], list[Edit]],
+) -> Callable[[SourceSet, Path, Stream, Any], list[Edit]]:
+    """Edits of the stream alone."""
+    return lambda src, path, s, plan: edits(s)
 
 
 def _scanned(
-    edit: Callable[[str, Any], str],
-) -> Callable[[SourceSet, Path, str, Any], str]:
-    """An edit of the text with the file's scan."""
-    return lambda src, path, text, plan: edit(text, src.sources[path])
+    edits: Callable[[Stream, Any], list[Edit]],
+) -> Callable[[SourceSet, Path, Stream, Any], list[Edit]]:
+    """Edits of the stream with the file's scan."""
+    return lambda src, path, s, plan: edits(s, src.sources[path])
+
+
+def _none(src: SourceSet, path: Path, s: Stream, plan: Any) -> list[Edit]:
+    return []
 
 
 _DOCS: dict[str, str] = {
@@ -536,15 +539,15 @@ REWRITES: tuple[Rewrite, ...] = (
         EVERY_TARGET,
         _DOCS["dxc-declarations"],
         _always,
-        _text(dxc_declarations),
+        text=lambda src, path, text, plan: dxc_declarations(text),
     ),
     Rewrite(
         "mutating-methods",
         EVERY_TARGET,
         _DOCS["mutating-methods"],
         lambda c: c.src.mutating_methods(),
-        lambda src, path, text, plan: rewrite.with_inserted(
-            text, [(line, col, "[mutating] ") for p, line, col in plan if p == path]
+        lambda src, path, s, plan: rewrite.inserted_edits(
+            s, [(line, col, "[mutating] ") for p, line, col in plan if p == path]
         ),
     ),
     Rewrite(
@@ -552,15 +555,15 @@ REWRITES: tuple[Rewrite, ...] = (
         EVERY_TARGET,
         _DOCS["register-letters"],
         _always,
-        _scanned(rewrite.register_letters),
+        _scanned(rewrite.register_letter_edits),
     ),
     Rewrite(
         "wgsl-bools",
         _WGSL,
         _DOCS["wgsl-bools"],
         lambda c: bool(c.src.buffer_bools()),
-        lambda src, path, text, plan: rewrite.bools_as_uints(
-            text, [(line, col) for p, line, col in src.buffer_bools().values() if p == path]
+        lambda src, path, s, plan: rewrite.bool_edits(
+            s, [(line, col) for p, line, col in src.buffer_bools().values() if p == path]
         ),
     ),
     Rewrite(
@@ -570,18 +573,19 @@ REWRITES: tuple[Rewrite, ...] = (
         lambda c: tuple(
             (p.path, *p.span) for p in pixel_point_sizes(c.src, dict(c.stages)) if p.left_out
         ),
-        lambda src, path, text, plan: rewrite.blanked(text, _here(path, plan)),
+        lambda src, path, s, plan: blanks(s.text, _here(path, plan)),
     ),
     Rewrite(
         "instance-id-varyings",
         EVERY_TARGET,
         _DOCS["instance-id-varyings"],
         lambda c: tuple(instance_id_semantics(c.src, dict(c.stages))),
-        lambda src, path, text, plan: (
-            rewrite.instance_ids_as_varyings(text, _here(path, plan)) if _here(path, plan) else text
-        ),
+        lambda src, path, s, plan: rewrite.instance_id_edits(s, _here(path, plan)),
     ),
-    Rewrite("entry-outputs", NOT_SPIRV, _DOCS["entry-outputs"], _outputs_returned, _entry_outputs),
+    # the wrapper reads the parameters as the records before left them
+    Rewrite(
+        "entry-outputs", NOT_SPIRV, _DOCS["entry-outputs"], _outputs_returned, text=_entry_outputs
+    ),
     Rewrite(
         "own-name-blocks",
         EVERY_TARGET,
@@ -608,76 +612,94 @@ REWRITES: tuple[Rewrite, ...] = (
         _WGSL,
         _DOCS["wgsl-unit-point-size"],
         lambda c: bool(c.src.unit_point_sizes()),
-        _unit_point_sizes,
+        lambda src, path, s, plan: rewrite.point_size_edits(s, src.unit_point_sizes()),
     ),
     Rewrite(
         "wgsl-distances",
         _WGSL,
         _DOCS["wgsl-distances"],
         lambda c: c.src.has_distances(),
-        _text(rewrite.distances_as_varyings),
+        _stream(rewrite.distance_edits),
     ),
-    Rewrite("vk-builtins", EVERY_TARGET, _DOCS["vk-builtins"], _always, _text(rewrite.vk_builtins)),
+    # a PointSize member the two records before blanked is no built-in to rename
+    Rewrite(
+        "vk-builtins",
+        EVERY_TARGET,
+        _DOCS["vk-builtins"],
+        _always,
+        _stream(rewrite.vk_builtin_edits),
+        reads_edited=True,
+    ),
     Rewrite(
         "own-attributes",
         EVERY_TARGET,
         _DOCS["own-attributes"],
         _always,
-        _text(rewrite.without_own_attributes),
+        _stream(rewrite.own_attribute_edits),
     ),
     Rewrite(
-        "void-casts", EVERY_TARGET, _DOCS["void-casts"], _always, _text(rewrite.without_void_casts)
+        "void-casts", EVERY_TARGET, _DOCS["void-casts"], _always, _stream(rewrite.void_cast_edits)
     ),
-    Rewrite("classes", EVERY_TARGET, _DOCS["classes"], _always, _text(rewrite.classes_as_structs)),
+    Rewrite("classes", EVERY_TARGET, _DOCS["classes"], _always, _stream(rewrite.class_edits)),
     Rewrite(
         "helper-numthreads",
         EVERY_TARGET,
         _DOCS["helper-numthreads"],
         lambda c: tuple(sorted(name for name, _ in c.stages)),
-        lambda src, path, text, plan: rewrite.without_helper_numthreads(text, plan),
+        lambda src, path, s, plan: rewrite.helper_numthreads_edits(s, plan),
     ),
     Rewrite(
         "sampler-type",
         EVERY_TARGET,
         _DOCS["sampler-type"],
         _always,
-        _text(rewrite.samplers_as_sampler_states),
+        _stream(rewrite.sampler_edits),
     ),
     Rewrite(
         "one-component-texels",
         EVERY_TARGET,
         _DOCS["one-component-texels"],
         _always,
-        _text(rewrite.one_component_texels),
+        _stream(rewrite.one_component_edits),
     ),
-    Rewrite("pack-matrix", EVERY_TARGET, _DOCS["pack-matrix"], _always, _text(rewrite.pack_matrix)),
+    Rewrite(
+        "pack-matrix",
+        EVERY_TARGET,
+        _DOCS["pack-matrix"],
+        _always,
+        _stream(rewrite.pack_matrix_edits),
+    ),
+    # an array of matrices pack-matrix gave a majorness is one too
     Rewrite(
         "matrix-array-majorness",
         EVERY_TARGET,
         _DOCS["matrix-array-majorness"],
         _always,
-        _text(rewrite.matrix_array_majorness),
+        _stream(rewrite.majorness_edits),
+        reads_edited=True,
     ),
     Rewrite(
         "space-only-registers",
         EVERY_TARGET,
         _DOCS["space-only-registers"],
         _always,
-        _text(rewrite.without_space_only_registers),
+        _stream(rewrite.space_only_register_edits),
     ),
     Rewrite(
         "bitfield-words",
         EVERY_TARGET,
         _DOCS["bitfield-words"],
         _always,
-        _scanned(rewrite.bitfield_words),
+        _scanned(rewrite.bitfield_edits),
     ),
+    # moves the declarations as the records before wrote them
     Rewrite(
         "cbuffer-resources",
         EVERY_TARGET,
         _DOCS["cbuffer-resources"],
         _always,
-        _scanned(rewrite.block_resources_as_globals),
+        _scanned(rewrite.block_resource_edits),
+        reads_edited=True,
     ),
     Rewrite(
         "subpass-inputs",
@@ -692,93 +714,105 @@ REWRITES: tuple[Rewrite, ...] = (
         NOT_SPIRV,
         _DOCS["status-arguments"],
         lambda c: _in_any_file(c.src, rewrite.status_arguments),
-        _text(rewrite.without_status_arguments),
+        _stream(rewrite.status_argument_edits),
     ),
     Rewrite(
         "printf",
         NOT_SPIRV,
         _DOCS["printf"],
         lambda c: bool(printf_calls(c.src)),
-        _text(rewrite.without_printf),
+        _stream(rewrite.printf_edits),
     ),
     Rewrite(
         "sample-positions",
         EVERY_TARGET,
         _DOCS["sample-positions"],
         lambda c: _in_any_file(c.src, rewrite.sample_position_queries),
-        _text(rewrite.with_sample_positions),
-        lambda plan: rewrite.SAMPLE_POSITION_HELPER,
-        6,
+        _stream(rewrite.sample_position_edits),
+        prelude=lambda plan: rewrite.SAMPLE_POSITION_HELPER,
+        rank=6,
     ),
+    # the calls without their status arguments (their arguments are counted)
     Rewrite(
         "load-offsets",
         NOT_SPIRV,
         _DOCS["load-offsets"],
         lambda c: _has_load_offsets(c.src),
-        lambda src, path, text, plan: rewrite.without_load_offsets(text, _offset_textures(src)),
-        lambda plan: rewrite.OFFSET_HELPER,
-        4,
+        text=lambda src, path, text, plan: rewrite.without_load_offsets(
+            text, _offset_textures(src)
+        ),
+        prelude=lambda plan: rewrite.OFFSET_HELPER,
+        rank=4,
     ),
     Rewrite(
         "helpers",
         EVERY_TARGET,
         _DOCS["helpers"],
         lambda c: tuple(n for n in _helpers_called(c.src) if c.target in rewrite.HELPERS[n][0]),
-        lambda src, path, text, plan: rewrite.with_helpers(text, plan),
-        lambda plan: " ".join(rewrite.HELPERS[name][1] for name in plan),
-        1,
+        lambda src, path, s, plan: rewrite.helper_edits(s, plan),
+        prelude=lambda plan: " ".join(rewrite.HELPERS[name][1] for name in plan),
+        rank=1,
     ),
     Rewrite(
         "spirv-matrix-clip",
         frozenset({Target.SpirV}),
         _DOCS["spirv-matrix-clip"],
         lambda c: "clip" in _helpers_called(c.src),
-        lambda src, path, text, plan: text,
-        lambda plan: rewrite.MATRIX_CLIP.format(name="clip"),
-        1,
+        _none,
+        prelude=lambda plan: rewrite.MATRIX_CLIP.format(name="clip"),
+        rank=1,
     ),
     Rewrite(
         "sixteen-bit-literals",
         EVERY_TARGET,
         _DOCS["sixteen-bit-literals"],
         lambda c: _in_any_file(c.src, rewrite.sixteen_bit_casts),
-        lambda src, path, text, plan: text,
-        lambda plan: rewrite.SIXTEEN_BIT_LITERALS,
-        2,
+        _none,
+        prelude=lambda plan: rewrite.SIXTEEN_BIT_LITERALS,
+        rank=2,
     ),
     Rewrite(
         "metal-buffer-lengths",
         _MSL,
         _DOCS["metal-buffer-lengths"],
         lambda c: tuple(c.src.measured_buffers()),
-        lambda src, path, text, plan: rewrite.with_buffer_lengths(text, plan),
-        rewrite.buffer_lengths_prelude,
-        3,
+        lambda src, path, s, plan: rewrite.buffer_length_edits(s, plan),
+        prelude=rewrite.buffer_lengths_prelude,
+        rank=3,
     ),
     Rewrite(
         "byte-stores",
         EVERY_TARGET,
         _DOCS["byte-stores"],
         lambda c: _byte_stored(c.src),
-        lambda src, path, text, plan: rewrite.with_byte_stores(text, plan),
-        lambda plan: rewrite.BYTE_STORE_PRELUDE,
-        5,
+        lambda src, path, s, plan: rewrite.byte_store_edits(s, plan),
+        prelude=lambda plan: rewrite.BYTE_STORE_PRELUDE,
+        rank=5,
     ),
+    # rewrites whole calls, nested ones inside out
     Rewrite(
         "wgsl-byte-atomics",
         _WGSL,
         _DOCS["wgsl-byte-atomics"],
         lambda c: c.src.byte_atomic_buffers(),
-        lambda src, path, text, plan: rewrite.byte_atomics(text, plan),
+        text=lambda src, path, text, plan: rewrite.byte_atomics(text, plan),
     ),
     Rewrite(
         "wgsl-typed-buffers",
         _WGSL,
         _DOCS["wgsl-typed-buffers"],
         lambda c: c.src.storage_typed_buffers(),
-        lambda src, path, text, plan: rewrite.typed_buffers_as_structured(text, plan),
+        lambda src, path, s, plan: rewrite.typed_buffer_edits(s, plan),
     ),
-    Rewrite("offset-padding", NOT_SPIRV, _DOCS["offset-padding"], lambda c: c.pads, _padding),
+    # the padding's positions are in the text the records before made
+    Rewrite(
+        "offset-padding",
+        NOT_SPIRV,
+        _DOCS["offset-padding"],
+        lambda c: c.pads,
+        _padding,
+        reads_edited=True,
+    ),
 )
 
 
@@ -847,14 +881,53 @@ def plan(
 
 
 def rewritten(src: SourceSet, path: Path, how: Plan) -> str:
-    """One file's text for Slang: its text as compiled with every planned record's edit, in the
-    records' order."""
+    """One file's text for Slang: its text as compiled with every planned record's edits. The
+    records' span edits are gathered on one stream and applied together (one pass over the
+    text); a record that ``reads_edited`` (or rewrites the whole ``text``) first has the edits
+    gathered so far applied and the text lexed again, only where they changed it."""
     planned = dict(how)
     text = src.texts[path]
+    stream: Stream | None = None
+    pending: list[tuple[int, int, str, str]] = []
     for record in REWRITES:
-        if record.id in planned:
-            text = record.edit(src, path, text, planned[record.id])
-    return text
+        if record.id not in planned:
+            continue
+        if pending and (record.reads_edited or record.edits is None):
+            text, pending, stream = applied(text, pending), [], None
+        if record.edits is not None:
+            stream = stream or lexed(text)
+            found = record.edits(src, path, stream, planned[record.id])
+            pending += [(a, b, new, record.id) for a, b, new in found]
+        elif record.text is not None:
+            changed = record.text(src, path, text, planned[record.id])
+            stream = None if changed != text else stream
+            text = changed
+    return applied(text, pending) if pending else text
+
+
+class OverlappingEdits(RuntimeError):
+    """Two records' edits of one span: a bug of the registry (the driver's OS9002)."""
+
+
+def applied(text: str, edits: list[tuple[int, int, str, str]]) -> str:
+    """``text`` with the span edits ``(start, end, new, record id)`` made in one pass; edits
+    at one offset in the order given. Two that overlap are a bug of the records (they would
+    edit what another rewrote): an internal error that names both."""
+    order = sorted(edits, key=lambda e: (e[0], e[1]))
+    parts: list[str] = []
+    at, last = 0, None
+    for e in order:
+        start, end, new, _ = e
+        if last is not None and start < at:
+            if e[:3] == last[:3] and end > start:
+                continue  # the same edit twice (one span found twice)
+            raise OverlappingEdits(
+                f"rewrites {last[3]!r} and {e[3]!r} overlap: {last[:2]} and {(start, end)}"
+            )
+        parts += (text[at:start], new)
+        at, last = max(at, end), e
+    parts.append(text[at:])
+    return "".join(parts)
 
 
 def preludes(how: Plan) -> list[str]:

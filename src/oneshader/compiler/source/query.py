@@ -18,8 +18,10 @@ from oneshader.compiler.source.lexer import Token, lex
 
 __all__ = [
     "OPENERS",
+    "Edit",
     "Stream",
     "blank",
+    "blanks",
     "edited",
     "is_word",
     "lexed",
@@ -32,6 +34,8 @@ __all__ = [
 OPENERS = {"(": ")", "[": "]", "{": "}"}
 _CLOSERS = frozenset(OPENERS.values())
 _NONE = Token("", "", -1, 0, 0)  # beyond either end of a stream
+# An edit of a text: the offsets of the span it replaces and what replaces it.
+Edit = tuple[int, int, str]
 
 
 @dataclass
@@ -331,9 +335,9 @@ _LEXED_LIMIT = 1 << 21
 
 
 def lexed(text: str) -> Stream:
-    """The tokens of a text (a file's text as compiled, or as the rewrites before made it):
-    the rewrites chain, each reading the text the one before made, so the texts lexed last
-    are remembered (most rewrites leave most files as they were), up to 2 M characters."""
+    """The tokens of a text (a file's text as compiled, or as the rewrites before a record that
+    reads their result made it): the triggers and the rewrites of a compile ask for the same
+    texts, so the texts lexed last are remembered, up to 2 M characters."""
     found = _LEXED.get(text)
     if found is None:
         tokens = [t for t in lex(text, 0) if t.kind != "nl"]
@@ -371,6 +375,21 @@ def edited(text: str, edits: Iterable[tuple[int, int, str]]) -> str:
 def blank(text: str, start: int, end: int) -> tuple[int, int, str]:
     """The edit that blanks ``text[start:end]`` but its line breaks."""
     return start, end, "".join(c if c == "\n" else " " for c in text[start:end])
+
+
+def blanks(text: str, spans: Iterable[tuple[int, int]]) -> list[Edit]:
+    """The edits that blank each ``(start, end)`` span of ``text`` but its line breaks, spans
+    that overlap or touch merged into one (so that the edits never overlap)."""
+    out: list[Edit] = []
+    for start, end in sorted(spans):
+        if end <= start:
+            continue
+        if out and start <= out[-1][1]:
+            if end > out[-1][1]:
+                out[-1] = blank(text, out[-1][0], end)
+            continue
+        out.append(blank(text, start, end))
+    return out
 
 
 def _uncommented(gap: str) -> str:

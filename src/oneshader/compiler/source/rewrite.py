@@ -2,8 +2,10 @@
 
 Each rewrite keeps line numbers, and the columns before the change, so Slang's diagnostics still
 point into the user's file (docs/compiler.md lists them). Each finds what it edits among the
-tokens of the text it is given (``query.lexed``: the rewrites chain), and edits the text of
-spans of tokens; no regular expression reads the text.
+tokens of a stream (``query.Stream``) and gives its edits as offset spans of that stream's text
+(``*_edits``), so that the records of ``quirks/rewrites.py`` gather the edits of many rewrites
+on one stream and apply them together; the text forms (``f(text) -> text``) apply one rewrite
+alone. No regular expression reads the text.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from oneshader.compiler.emitted.common import SLANG_LENGTHS, counter_name
-from oneshader.compiler.source.query import Stream, blank, edited, is_word, lexed
+from oneshader.compiler.source.query import Edit, Stream, blank, blanks, edited, is_word, lexed
 from oneshader.compiler.source.scanner import (
     Declaration,
     SourceFile,
@@ -89,9 +91,13 @@ def blanked(text: str, spans: Iterable[tuple[int, int]]) -> str:
 
 def blank_words(text: str, word: str) -> str:
     """The text with the keyword ``word`` blanked where it is a modifier (a name follows)."""
-    s = lexed(text)
-    return blanked(
-        text,
+    return edited(text, blank_word_edits(lexed(text), word))
+
+
+def blank_word_edits(s: Stream, word: str) -> list[Edit]:
+    """:func:`blank_words` as edits of ``s``."""
+    return blanks(
+        s.text,
         (
             (s.start(i), s.end(i))
             for i in s.words((word,))
@@ -127,7 +133,12 @@ def vk_builtins(text: str) -> str:
     """DXC's ``[[vk::builtin("PointSize")]] float s : PSIZE`` as Slang's ``float s :
     SV_PointSize`` (and BaseVertex/BaseInstance as SV_StartVertex/InstanceLocation, DrawIndex
     as SV_DrawIndex)."""
-    s = lexed(text)
+    return edited(text, vk_builtin_edits(lexed(text)))
+
+
+def vk_builtin_edits(s: Stream) -> list[Edit]:
+    """:func:`vk_builtins` as edits of ``s``."""
+    text = s.text
     edits: list[tuple[int, int, str]] = []
     n, resume = len(s), 0
     for k in s.words(("builtin",)):
@@ -149,20 +160,24 @@ def vk_builtins(text: str) -> str:
         if semantic is not None:
             declared = text[s.end(i + 9) : declared_end].rstrip()
             edits.append((s.start(i), end, f"{declared.lstrip()} : {semantic}"))
-    return edited(text, edits)
+    return sorted(edits)
 
 
 def without_own_attributes(text: str) -> str:
     """oneshader's own attributes (``[[oneshader::format("unorm8x4")]]``, read by the
     scanner) blanked (lines and columns stay): Slang warns of attributes it does not know."""
-    s = lexed(text)
+    return edited(text, own_attribute_edits(lexed(text)))
+
+
+def own_attribute_edits(s: Stream) -> list[Edit]:
+    """:func:`without_own_attributes` as edits of ``s``."""
     spans = []
     for i in s.words(("oneshader",)):
         if s.is_(i + 1, "::") and s.word(i + 2):
             past = _attribute(s, i - 2, "oneshader", "::", s.at(i + 2).text)
             if past > 0:
                 spans.append((s.start(i - 2), s.end(past - 1)))
-    return blanked(text, spans)
+    return blanks(s.text, spans)
 
 
 def _after_member(s: Stream, i: int) -> bool:
@@ -181,7 +196,11 @@ def classes_as_structs(text: str) -> str:
     members are public; Slang takes ``class`` for its own reference type, whose methods its
     SPIR-V emitter cannot write ("Unhandled global inst in spirv-emit", an internal error
     without a position). The columns after it on its line move by one."""
-    s = lexed(text)
+    return edited(text, class_edits(lexed(text)))
+
+
+def class_edits(s: Stream) -> list[Edit]:
+    """:func:`classes_as_structs` as edits of ``s``."""
     edits = []
     for i in s.words(("class",)):
         if _after_member(s, i) or s.is_(i - 1, "enum"):
@@ -196,14 +215,18 @@ def classes_as_structs(text: str) -> str:
                 k += 1
         if s.is_(k, "{"):
             edits.append((s.start(i), s.end(i), "struct"))
-    return edited(text, edits)
+    return sorted(edits)
 
 
 def without_helper_numthreads(text: str, entries: Collection[str]) -> str:
     """``[numthreads(...)]`` on a function that is no entry point (Sascha Willems's cull.comp
     puts it on ``frustumCheck``, which ``main`` calls) blanked: DXC ignores it there, Slang's
     back ends crash on it (SIGSEGV). Lines and columns stay."""
-    s = lexed(text)
+    return edited(text, helper_numthreads_edits(lexed(text), entries))
+
+
+def helper_numthreads_edits(s: Stream, entries: Collection[str]) -> list[Edit]:
+    """:func:`without_helper_numthreads` as edits of ``s``."""
     edits = []
     for i in s.words(("numthreads",)):
         if not (s.is_(i - 1, "[") and s.is_(i + 1, "(")):
@@ -220,21 +243,24 @@ def without_helper_numthreads(text: str, entries: Collection[str]) -> str:
             k += 1
         name = s.at(k - 1)
         if s.is_(k, "(") and name.kind == "id" and name.text not in entries:
-            edits.append(blank(text, s.start(i - 1), s.end(close)))
-    return edited(text, edits)
+            edits.append(blank(s.text, s.start(i - 1), s.end(close)))
+    return sorted(edits)
 
 
 def samplers_as_sampler_states(text: str) -> str:
     """HLSL's ``sampler`` type (``sampler S : register(s0);``, a parameter ``sampler s``), which
     DXC takes for ``SamplerState`` and Slang does not know (E30015), written ``SamplerState``:
     the word followed by a declarator's name. The columns after it on its line move."""
-    s = lexed(text)
-    edits = [
+    return edited(text, sampler_edits(lexed(text)))
+
+
+def sampler_edits(s: Stream) -> list[Edit]:
+    """:func:`samplers_as_sampler_states` as edits of ``s``."""
+    return [
         (s.start(i), s.end(i), "SamplerState")
         for i in s.words(("sampler",))
         if not _after_member(s, i) and s.at(i + 1).kind == "id"
     ]
-    return edited(text, edits)
 
 
 # The types of a texture or typed buffer (``one_component_texels``) and the scalars of their
@@ -360,14 +386,18 @@ def typed_buffers_as_structured(text: str, names: Collection[str]) -> str:
     same byte offsets (T a 32-bit scalar or a 2- or 4-vector of one; a buffer whose
     ``GetDimensions`` the code calls is left alone: a storage array has no such query). Columns
     after it on its line move."""
-    s = lexed(text)
+    return edited(text, typed_buffer_edits(lexed(text), names))
+
+
+def typed_buffer_edits(s: Stream, names: Collection[str]) -> list[Edit]:
+    """:func:`typed_buffers_as_structured` as edits of ``s``."""
     edits = []
     for i in s.words(("Buffer", "RWBuffer")):
         if _after_member(s, i) or not (s.is_(i + 1, "<") and s.is_(i + 3, ">")):
             continue
         if s.at(i + 2).text in _STORAGE_TEXELS and s.at(i + 4).text in names and s.word(i + 4):
             edits.append((s.start(i), s.end(i), s.at(i).text[:-6] + "StructuredBuffer"))
-    return edited(text, edits)
+    return edits
 
 
 def one_component_texels(text: str) -> str:
@@ -375,7 +405,11 @@ def one_component_texels(text: str) -> str:
     scalar (``Texture2D<float>``): the same texels on every target, where Slang's WGSL refuses
     the vector (E41400 "WGSL supports only f32/i32/u32 type textures"); a read gives the scalar,
     which converts to the one-component vector and takes its swizzles."""
-    s = lexed(text)
+    return edited(text, one_component_edits(lexed(text)))
+
+
+def one_component_edits(s: Stream) -> list[Edit]:
+    """:func:`one_component_texels` as edits of ``s``."""
     edits = []
     for i in s.words(_TEXEL_HOLDERS):
         texel = s.at(i + 2)
@@ -385,7 +419,7 @@ def one_component_texels(text: str) -> str:
             and s.at(i + 3).text[:1] in (",", ">")
         ):
             edits.append((s.end(i + 2) - 1, s.end(i + 2), ""))
-    return edited(text, edits)
+    return sorted(edits)
 
 
 def with_inserted(text: str, inserts: Collection[tuple[int, int, str]]) -> str:
@@ -397,6 +431,20 @@ def with_inserted(text: str, inserts: Collection[tuple[int, int, str]]) -> str:
             here = lines[line - 1]
             lines[line - 1] = here[: column - 1] + inserted + here[column - 1 :]
     return "\n".join(lines)
+
+
+def inserted_edits(s: Stream, inserts: Collection[tuple[int, int, str]]) -> list[Edit]:
+    """:func:`with_inserted` as edits of ``s`` (a column past its line's end is the end)."""
+    starts = s._line_starts()
+    text, edits = s.text, []
+    for line, column, inserted in inserts:
+        if 1 <= line <= len(starts):
+            start = starts[line - 1]
+            end = text.find("\n", start)
+            end = len(text) if end < 0 else end
+            at = start + column - 1 if column >= 1 else end + column - 1
+            edits.append((max(start, min(at, end)), max(start, min(at, end)), inserted))
+    return sorted(edits)
 
 
 _VECTORS = ("float", "float2", "float3", "float4")
@@ -500,11 +548,16 @@ def sixteen_bit_casts(text: str) -> list[int]:
 def with_helpers(text: str, names: Collection[str]) -> str:
     """Calls of each of ``names`` renamed to its helper, ``oneshader_<name>`` (see
     :data:`HELPERS`); the columns after a call on its line move."""
-    for name in names:
-        s = lexed(text)
-        calls = helper_calls(text, name)
-        text = edited(text, ((s.start(i), s.end(i), f"oneshader_{name}") for i in calls))
-    return text
+    return edited(text, helper_edits(lexed(text), names))
+
+
+def helper_edits(s: Stream, names: Collection[str]) -> list[Edit]:
+    """:func:`with_helpers` as edits of ``s``."""
+    return sorted(
+        (s.start(i), s.end(i), f"oneshader_{s.at(i).text}")
+        for i in s.words(names)
+        if s.is_(i + 1, "(") and not _after_member(s, i)
+    )
 
 
 # SV_ClipDistanceN/SV_CullDistanceN, which Slang's WGSL refuses (E55202), handed to it as
@@ -532,9 +585,14 @@ def distances_as_varyings(text: str) -> str:
     """Each ``: SV_ClipDistanceN`` (``SV_CullDistanceN``) as ``: OS_CLIPDISTANCEN``
     (:data:`DISTANCE_MARKERS`), given a ``[[vk::location]]`` of its own where a sibling in its
     struct or parameter list has one (Slang refuses explicit and implicit locations mixed)."""
-    s = lexed(text)
+    return edited(text, distance_edits(lexed(text)))
+
+
+def distance_edits(s: Stream) -> list[Edit]:
+    """:func:`distances_as_varyings` as edits of ``s``."""
     edits: list[tuple[int, int, str]] = []
-    for n, i in enumerate(distance_semantics(text)):
+    semantics = [i for i in s.words_where(_distance) if s.is_(i - 1, ":")]
+    for n, i in enumerate(semantics):
         marker = DISTANCE_MARKERS["SV_" + s.at(i).text[3:7].capitalize() + "Distance"]
         edits.append((s.start(i), s.start(i) + 15, marker))
         opened = _unclosed(s, i - 1)
@@ -549,7 +607,7 @@ def distances_as_varyings(text: str) -> str:
             )
         at = s.start(member)
         edits.append((at, at, f"[[vk::location({_DISTANCE_LOCATION + n})]] "))
-    return edited(text, edits)
+    return sorted(edits)
 
 
 INSTANCE_MARKER = "OS_INSTANCEID"  # SV_InstanceID between the stages: an ordinary varying
@@ -559,11 +617,13 @@ def instance_ids_as_varyings(text: str, at: Collection[tuple[int, int]]) -> str:
     """The ``SV_InstanceID`` semantic at each (line, column) (``varyings.instance_id_semantics``:
     a vertex output or pixel input, which DXC passes as an ordinary varying and Slang as a
     built-in no target has there) as :data:`INSTANCE_MARKER`, of the same length."""
-    s = lexed(text)
-    for line, column in at:
-        i = s.offset_of(line, column)
-        text = text[:i] + INSTANCE_MARKER + text[i + len(INSTANCE_MARKER) :]
-    return text
+    return edited(text, instance_id_edits(lexed(text), at))
+
+
+def instance_id_edits(s: Stream, at: Collection[tuple[int, int]]) -> list[Edit]:
+    """:func:`instance_ids_as_varyings` as edits of ``s``."""
+    found = {s.offset_of(line, column) for line, column in at}
+    return [(i, i + len(INSTANCE_MARKER), INSTANCE_MARKER) for i in sorted(found)]
 
 
 def _unclosed(s: Stream, i: int) -> int:
@@ -610,7 +670,15 @@ def unit_point_sizes(texts: Iterable[str], names: Collection[str]) -> set[str]:
 def without_point_size(text: str, name: str) -> str:
     """The ``[[vk::builtin("PointSize")]]`` member ``name`` and its ``<object>.name = 1.0;``
     statements blanked out (lines and columns kept): WGSL draws 1-pixel points anyway."""
-    s = lexed(text)
+    return edited(text, point_size_edits(lexed(text), (name,)))
+
+
+def point_size_edits(s: Stream, names: Collection[str]) -> list[Edit]:
+    """:func:`without_point_size` of each of ``names`` as edits of ``s``."""
+    return blanks(s.text, [span for name in names for span in _point_size_spans(s, name)])
+
+
+def _point_size_spans(s: Stream, name: str) -> list[tuple[int, int]]:
     spans = []
     resume = 0
     for k in s.words(("builtin",)):
@@ -630,7 +698,7 @@ def without_point_size(text: str, name: str) -> str:
             past = _one(s, i + 1)
             if past > 0:
                 spans.append((s.start(s.postfix_start(i - 1)), s.end(past - 1)))
-    return blanked(text, spans)
+    return spans
 
 
 def postfix_start(text: str, i: int) -> int:
@@ -710,7 +778,11 @@ def matrix_array_majorness(text: str) -> str:
     _os_major0;``: Slang drops the majorness of an array of matrices (stride 48, DXC's 32) but
     keeps a typedef's. The typedef goes right after the ``;``, ``{`` or ``}`` before the
     declaration (usually the end of the previous line), so the declaration's columns stay."""
-    s = lexed(text)
+    return edited(text, majorness_edits(lexed(text)))
+
+
+def majorness_edits(s: Stream) -> list[Edit]:
+    """:func:`matrix_array_majorness` as edits of ``s``."""
     edits: list[tuple[int, int, str]] = []
     n = 0
     for i in s.words(_MAJORNESS):
@@ -729,7 +801,7 @@ def matrix_array_majorness(text: str) -> str:
         matrix = s.cleaned[s.start(i + 1) : s.end(past - 1)]
         edits.append((where, where, f" typedef {s.at(i).text} {matrix} {alias};"))
         edits.append((s.start(i), s.end(past - 1), alias))
-    return edited(text, edits)
+    return sorted(edits)
 
 
 def _after_last(s: Stream, offset: int, texts: Collection[str]) -> int:
@@ -745,7 +817,11 @@ def bitfield_words(text: str, scanned: SourceFile) -> str:
     bitfield before it: DXC starts a new word there (``uint a : 1; int b : 1;`` are two words),
     Slang would pack both into one. Inserted after the ``;`` that ends the member before, so
     the line and the member's columns stay."""
-    s = lexed(text)
+    return edited(text, bitfield_edits(lexed(text), scanned))
+
+
+def bitfield_edits(s: Stream, scanned: SourceFile) -> list[Edit]:
+    """:func:`bitfield_words` as edits of ``s``."""
     where: list[int] = []
     for sdef in scanned.structs.values():
         if sdef.kind != "struct":
@@ -756,9 +832,9 @@ def bitfield_words(text: str, scanned: SourceFile) -> str:
             if bits and before and f.type_text != before:
                 where.append(_after_last(s, s.offset_of(f.line, f.column), (";", "{")))
             before = f.type_text if bits else ""
-    for n, at in sorted(enumerate(where), key=lambda x: -x[1]):
-        text = f"{text[:at]} uint _os_word{n} : 0;{text[at:]}"
-    return text
+    # at one offset (never, in practice), the later word first, as inserted from the last back
+    inserts = sorted(enumerate(where), key=lambda x: (x[1], -x[0]))
+    return [(at, at, f" uint _os_word{n} : 0;") for n, at in inserts]
 
 
 def block_resources_as_globals(text: str, scanned: SourceFile) -> str:
@@ -768,7 +844,14 @@ def block_resources_as_globals(text: str, scanned: SourceFile) -> str:
     the ``;``, ``{`` or ``}`` before the block, so lines stay."""
     if not scanned.block_resources:
         return text
-    s = lexed(text)
+    return edited(text, block_resource_edits(lexed(text), scanned))
+
+
+def block_resource_edits(s: Stream, scanned: SourceFile) -> list[Edit]:
+    """:func:`block_resources_as_globals` as edits of ``s``."""
+    if not scanned.block_resources:
+        return []
+    text = s.text
     edits: list[tuple[int, int, str]] = []
     moved: dict[int, list[str]] = {}
     for block, start, end in scanned.block_resources:
@@ -779,9 +862,9 @@ def block_resources_as_globals(text: str, scanned: SourceFile) -> str:
     for start, brace, close, end in scanned.resource_only_blocks:
         edits.append((start, brace, " " * (brace - start)))
         edits.append((close, end, " " * (end - close)))
-    for start, end, new in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
-        text = text[:start] + new + text[end:]
-    return text
+    # at one span, the later edit first, as applied from the last back
+    order = sorted(enumerate(edits), key=lambda e: (e[1][0], e[1][1], -e[0]))
+    return [e for _, e in order]
 
 
 _LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
@@ -830,10 +913,15 @@ def pack_matrix(text: str) -> str:
     where Slang allows no modifier). The pragma line is blanked."""
     if "pack_matrix" not in text:
         return text
-    s = lexed(text)
+    return edited(text, pack_matrix_edits(lexed(text)))
+
+
+def pack_matrix_edits(s: Stream) -> list[Edit]:
+    """:func:`pack_matrix` as edits of ``s``."""
+    if "pack_matrix" not in s.text:
+        return []
+    text = s.text
     pragmas = _pack_matrix_pragmas(s)
-    if not pragmas:
-        return text
     edits: list[tuple[int, int, str]] = []
     for n, (hash_, past, major) in enumerate(pragmas):
         line_start = s.text.rfind("\n", 0, s.start(hash_)) + 1
@@ -857,13 +945,17 @@ def pack_matrix(text: str) -> str:
             )
             if declared:
                 edits.append((s.start(i), s.start(i), f"{major} "))
-    return edited(text, edits)
+    return sorted(edits)
 
 
 def without_space_only_registers(text: str) -> str:
     """DXC's ``: register(space1)`` (a set, no binding) blanked: Slang rejects it (E31222), and
     oneshader places such a resource itself (the next free binding of that set)."""
-    s = lexed(text)
+    return edited(text, space_only_register_edits(lexed(text)))
+
+
+def space_only_register_edits(s: Stream) -> list[Edit]:
+    """:func:`without_space_only_registers` as edits of ``s``."""
     spans = []
     for i in s.words(("register",)):
         space = s.at(i + 2).text
@@ -871,7 +963,7 @@ def without_space_only_registers(text: str) -> str:
         numbered = space.startswith("space") and digits.isdigit() and digits.isascii()
         if numbered and s.is_(i - 1, ":") and s.is_(i + 1, "(") and s.is_(i + 3, ")"):
             spans.append((s.start(i - 1), s.end(i + 3)))
-    return blanked(text, spans)
+    return blanks(s.text, spans)
 
 
 # The register letter Slang asks of a resource type whose letter DXC lets be either t or s
@@ -887,7 +979,11 @@ def register_letters(text: str, scanned: SourceFile) -> str:
     Slang takes for the type (E31222 otherwise); DXC takes either letter for both, and its
     binding (the number, the space, the shift of the letter as written) is oneshader's
     placement, which reads the declaration, not this text. Same length: columns stay."""
-    s = lexed(text)
+    return edited(text, register_letter_edits(lexed(text), scanned))
+
+
+def register_letter_edits(s: Stream, scanned: SourceFile) -> list[Edit]:
+    """:func:`register_letters` as edits of ``s``."""
     edits = []
     for d in scanned.declarations:
         wanted = _T_OR_S.get(d.base)
@@ -898,7 +994,7 @@ def register_letters(text: str, scanned: SourceFile) -> str:
         if s.seq(i, "register", "(") and slot.text[:1].lower() in ("t", "s"):
             at = s.start(i + 2)
             edits.append((at, at + 1, wanted))
-    return edited(text, edits)
+    return sorted(edits)
 
 
 # X.IncrementCounter(), or X[i].IncrementCounter() for an array of buffers.
@@ -920,7 +1016,10 @@ class CounterCall:
 
 def counter_calls(text: str) -> list[CounterCall]:
     """Every counter call in ``text``."""
-    s = lexed(text)
+    return _counter_calls(lexed(text))
+
+
+def _counter_calls(s: Stream) -> list[CounterCall]:
     out = []
     for i in s.words(_COUNTER_METHODS):
         if not (s.is_(i - 1, ".") and s.seq(i + 1, "(", ")")):
@@ -960,27 +1059,45 @@ def with_counter_buffers(
     (for the ``declared_here`` in this file) and ``X.IncrementCounter()`` as
     ``X_counter[0].add(1u)``, which returns the old value as DXC's does; DecrementCounter
     returns the new one, as DXC's."""
+    return edited(text, counter_edits(lexed(text), names, declared_here))
+
+
+def counter_edits(
+    s: Stream, names: Mapping[str, Declaration], declared_here: Collection[str]
+) -> list[Edit]:
+    """:func:`with_counter_buffers` as edits of ``s``."""
     edits = []
-    for call in counter_calls(text):
+    for call in _counter_calls(s):
         if call.name not in names:
             continue
         counter = f"{counter_name(call.name)}{call.index}[0]"
         new = f"{counter}.add(1u)" if call.op == "Increment" else f"({counter}.sub(1u)-1u)"
         edits.append((call.start, call.end, new))
-    return _with_companions(edited(text, edits), names, declared_here)
+    return _with_companions(s, sorted(edits), names, declared_here)
 
 
 def _with_companions(
-    text: str, names: Mapping[str, Declaration], declared_here: Collection[str]
-) -> str:
-    """Each of ``declared_here``'s companion counter declared at the end of its line (an array
-    of counters for an array of buffers)."""
-    lines = text.split("\n")
+    s: Stream, edits: list[Edit], names: Mapping[str, Declaration], declared_here: Collection[str]
+) -> list[Edit]:
+    """``edits`` and each of ``declared_here``'s companion counter declared at the end of its
+    line (an array of counters for an array of buffers), after any edit there."""
+    starts = s._line_starts()
+    ends: dict[int, list[str]] = {}
     for name, decl in names.items():
-        if name in declared_here and 1 <= decl.line <= len(lines):
+        if name in declared_here and 1 <= decl.line <= len(starts):
             size = "" if decl.array is None else f"[{decl.array or ''}]"
-            lines[decl.line - 1] += f" RWStructuredBuffer<Atomic<uint>> {counter_name(name)}{size};"
-    return "\n".join(lines)
+            end = s.text.find("\n", starts[decl.line - 1])
+            end = len(s.text) if end < 0 else end
+            new = f" RWStructuredBuffer<Atomic<uint>> {counter_name(name)}{size};"
+            ends.setdefault(end, []).append(new)
+    if not ends:
+        return edits
+    # stable: a companion goes after the edits at its offset
+    return sorted([*edits, *((at, at, "".join(news)) for at, news in ends.items())], key=_span)
+
+
+def _span(edit: Edit) -> tuple[int, int]:
+    return edit[0], edit[1]
 
 
 APPEND_CONSUME = ("AppendStructuredBuffer", "ConsumeStructuredBuffer")
@@ -996,7 +1113,15 @@ def with_append_consume_as_rw(
     slots DXC's SPIR-V uses (Append takes the old count, Consume the new one)."""
     if not names:
         return text
-    s = lexed(text)
+    return edited(text, append_consume_edits(lexed(text), names, declared_here))
+
+
+def append_consume_edits(
+    s: Stream, names: Mapping[str, Declaration], declared_here: Collection[str]
+) -> list[Edit]:
+    """:func:`with_append_consume_as_rw` as edits of ``s``."""
+    if not names:
+        return []
     lines_of = {d.line for n, d in names.items() if n in declared_here}
     edits: list[tuple[int, int, str]] = []
     for i in s.words(APPEND_CONSUME):
@@ -1009,7 +1134,7 @@ def with_append_consume_as_rw(
         elif s.seq(i + 1, ".", "Consume", "(", ")"):
             new = f"{name}[{counter_name(name)}[0].sub(1u)-1u]"
             edits.append((s.start(i), s.end(i + 4), new))
-    return _with_companions(edited(text, edits), names, declared_here)
+    return _with_companions(s, sorted(edits), names, declared_here)
 
 
 # Metal: what GetDimensions on a buffer becomes (docs/compiler.md "Buffer lengths on Metal"): the
@@ -1035,9 +1160,12 @@ _LENGTH_HELPERS = " ".join(
 def length_queries(text: str, names: Collection[str]) -> list[tuple[str, int, int]]:
     """``X.GetDimensions(`` calls on the buffers ``names``: the name and the span of
     ``X.GetDimensions(``."""
+    return _length_queries(lexed(text), names) if names else []
+
+
+def _length_queries(s: Stream, names: Collection[str]) -> list[tuple[str, int, int]]:
     if not names:
         return []
-    s = lexed(text)
     return [
         (s.at(i).text, s.start(i), s.end(i + 3))
         for i in s.words(names)
@@ -1049,12 +1177,14 @@ def with_buffer_lengths(text: str, names: Collection[str]) -> str:
     """Metal: ``X.GetDimensions(n, s)`` on each global buffer of ``names`` as
     ``oneshader_GetDimensions(X, oneshader_lengths.X, n, s)`` (the helpers and the companion of
     :func:`buffer_lengths_prelude`); the columns after the call's head on its line move."""
-    return edited(
-        text,
-        (
-            (start, end, f"oneshader_GetDimensions({name}, {SLANG_LENGTHS}.{name}, ")
-            for name, start, end in length_queries(text, names)
-        ),
+    return edited(text, buffer_length_edits(lexed(text), names))
+
+
+def buffer_length_edits(s: Stream, names: Collection[str]) -> list[Edit]:
+    """:func:`with_buffer_lengths` as edits of ``s``."""
+    return sorted(
+        (start, end, f"oneshader_GetDimensions({name}, {SLANG_LENGTHS}.{name}, ")
+        for name, start, end in _length_queries(s, names)
     )
 
 
@@ -1131,9 +1261,12 @@ _STORES = frozenset(("Store", "Store2", "Store3", "Store4"))
 def byte_stores(text: str, names: Collection[str]) -> list[tuple[int, int]]:
     """The spans of the bool values (:func:`_boolean`) of ``X.Store(``, ``X.Store2(`` ..
     ``X.Store<T>(`` calls on the buffers ``names`` in ``text``."""
+    return _byte_store_spans(lexed(text), names) if names else []
+
+
+def _byte_store_spans(s: Stream, names: Collection[str]) -> list[tuple[int, int]]:
     if not names:
         return []
-    s = lexed(text)
     bools = {
         s.at(i + 1).text
         for i in s.words(_BOOLS)
@@ -1172,12 +1305,16 @@ def with_byte_stores(text: str, names: Collection[str]) -> str:
     """Each bool value of a Store on ``names`` (:func:`byte_stores`) as
     ``oneshader_stored(value)`` (:data:`BYTE_STORE_PRELUDE`); the columns after the value's
     start on its line move (and after the call's end on its line)."""
-    out, last = [], 0
-    for start, end in byte_stores(text, names):
-        out += [text[last:start], " oneshader_stored(", text[start:end], ")"]
-        last = end
-    out.append(text[last:])
-    return "".join(out)
+    return edited(text, byte_store_edits(lexed(text), names))
+
+
+def byte_store_edits(s: Stream, names: Collection[str]) -> list[Edit]:
+    """:func:`with_byte_stores` as edits of ``s``: two insertions a value."""
+    return [
+        edit
+        for start, end in _byte_store_spans(s, names)
+        for edit in ((start, start, " oneshader_stored("), (end, end, ")"))
+    ]
 
 
 def without_void_casts(text: str) -> str:
@@ -1185,14 +1322,18 @@ def without_void_casts(text: str) -> str:
     blanked to spaces: the expression is evaluated and discarded all the same. Slang fails on
     it for every target without a word (SPIR-V: an internal error). A parameter list ``f(void)``
     follows a name, so it is left alone."""
-    s = lexed(text)
+    return edited(text, void_cast_edits(lexed(text)))
+
+
+def void_cast_edits(s: Stream) -> list[Edit]:
+    """:func:`without_void_casts` as edits of ``s``."""
     spans = []
     for i in s.words(("void",)):
         if s.is_(i - 1, "(") and s.is_(i + 1, ")"):
             start = i - 1
             if start == 0 or s.first_on_line(start) or s.at(start - 1).text in (";", "{", "}"):
                 spans.append((s.start(start), s.end(i + 1)))
-    return blanked(text, spans)
+    return blanks(s.text, spans)
 
 
 def rename_at(text: str, names: Collection[tuple[int, int, str, str]]) -> str:
@@ -1205,6 +1346,20 @@ def rename_at(text: str, names: Collection[tuple[int, int, str, str]]) -> str:
             if row[col - 1 : col - 1 + len(old)] == old:
                 lines[line - 1] = row[: col - 1] + new + row[col - 1 + len(old) :]
     return "\n".join(lines)
+
+
+def rename_edits(s: Stream, names: Collection[tuple[int, int, str, str]]) -> list[Edit]:
+    """:func:`rename_at` as edits of ``s``."""
+    starts, text = s._line_starts(), s.text
+    edits = []
+    for line, col, old, new in names:
+        if 1 <= line <= len(starts) and col >= 1:
+            at = starts[line - 1] + col - 1
+            end = text.find("\n", starts[line - 1])
+            end = len(text) if end < 0 else end
+            if at + len(old) <= end and text[at : at + len(old)] == old:
+                edits.append((at, at + len(old), new))
+    return sorted(edits)
 
 
 _SUBPASS_INPUTS = ("SubpassInput", "SubpassInputMS")
@@ -1232,7 +1387,13 @@ def subpass_inputs_as_vectors(
     reads a narrower texel with an OpImageRead of that width, which spirv-val rejects (Vulkan
     reads 4 components), where DXC reads 4 and keeps the first. Columns after a change on its
     line shift by the characters added."""
-    s = lexed(text)
+    return edited(text, subpass_edits(lexed(text), names, declared_here))
+
+
+def subpass_edits(
+    s: Stream, names: Mapping[str, Declaration], declared_here: Collection[str]
+) -> list[Edit]:
+    """:func:`subpass_inputs_as_vectors` as edits of ``s``."""
     width: dict[str, int] = {}
     edits: list[tuple[int, int, str]] = []
     for name, decl in names.items():
@@ -1257,13 +1418,13 @@ def subpass_inputs_as_vectors(
             scalar = texel[:-1] if texel[-1:] in ("1", "2", "3") else texel
             edits.append((s.start(here[0][0]), s.end(here[0][0]), f"{scalar}4"))
     if not width:
-        return text
+        return []
     for i in s.words(width):
         if s.seq(i + 1, ".", "SubpassLoad", "("):
             close = s.closing(i + 3)
-            at = s.end(close - 1) if close > 0 else len(text)
+            at = s.end(close - 1) if close > 0 else len(s.text)
             edits.append((at, at, "." + "xyz"[: width[s.at(i).text]]))
-    return edited(text, edits)
+    return sorted(edits)
 
 
 def outputs_struct(entry: str) -> str:
@@ -1462,7 +1623,10 @@ def status_arguments(text: str) -> list[tuple[int, int]]:
     """The (start, end) offsets of each sparse-residency status argument (with its comma) of
     a texture method call in ``text``: a last argument at a count only the status form has,
     that is a name the text declares ``uint``."""
-    s = lexed(text)
+    return _status_spans(lexed(text))
+
+
+def _status_spans(s: Stream) -> list[tuple[int, int]]:
     uints: set[str] | None = None
     out = []
     for i in s.words(_STATUS_ARITY):
@@ -1485,7 +1649,12 @@ def without_status_arguments(text: str) -> str:
     """The text with every sparse-residency status argument blanked (columns stay): WGSL and
     Metal have no residency feedback, and every texel is resident there, which the
     ``CheckAccessFullyMapped`` helper says."""
-    return blanked(text, status_arguments(text))
+    return edited(text, status_argument_edits(lexed(text)))
+
+
+def status_argument_edits(s: Stream) -> list[Edit]:
+    """:func:`without_status_arguments` as edits of ``s``."""
+    return blanks(s.text, _status_spans(s))
 
 
 # For WGSL and Metal, before the file (``without_load_offsets``): the coordinate plus the offset
@@ -1566,9 +1735,13 @@ def without_load_offsets(text: str, textures: Mapping[str, str]) -> str:
 
 def printf_calls(text: str) -> list[tuple[int, int]]:
     """The (start, end) offsets of each ``printf(...);`` statement in ``text``."""
-    s = lexed(text)
+    return _printf_spans(lexed(text))
+
+
+def _printf_spans(s: Stream) -> list[tuple[int, int]]:
     out = []
-    for i in helper_calls(text, "printf"):
+    calls = [i for i in s.words(("printf",)) if s.is_(i + 1, "(") and not _after_member(s, i)]
+    for i in calls:
         close = s.closing(i + 1)
         if close > 0 and s.is_(close, ";"):
             out.append((s.start(i), s.end(close)))
@@ -1578,7 +1751,12 @@ def printf_calls(text: str) -> list[tuple[int, int]]:
 def without_printf(text: str) -> str:
     """The text with every ``printf`` statement blanked (lines and columns stay): debug printf
     exists on SPIR-V only, and has no effect on what a shader computes."""
-    return blanked(text, printf_calls(text))
+    return edited(text, printf_edits(lexed(text)))
+
+
+def printf_edits(s: Stream) -> list[Edit]:
+    """:func:`without_printf` as edits of ``s``."""
+    return blanks(s.text, _printf_spans(s))
 
 
 # D3D's and Vulkan's standard sample positions (1, 2, 4, 8, 16 samples; the n positions of n
@@ -1620,13 +1798,20 @@ def sample_position_queries(text: str) -> list[int]:
 def with_sample_positions(text: str) -> str:
     """``t.GetSamplePosition(i)`` as ``oneshader_GetSamplePosition(t, i)`` (the helpers of
     :data:`SAMPLE_POSITION_HELPER`); the columns after the call's head on its line move."""
-    s = lexed(text)
+    return edited(text, sample_position_edits(lexed(text)))
+
+
+def sample_position_edits(s: Stream) -> list[Edit]:
+    """:func:`with_sample_positions` as edits of ``s``."""
     edits = []
-    for dot in sample_position_queries(text):
+    dots = [
+        i - 1 for i in s.words(("GetSamplePosition",)) if s.is_(i - 1, ".") and s.is_(i + 1, "(")
+    ]
+    for dot in dots:
         start = s.start(s.postfix_start(dot))
-        head = f"oneshader_GetSamplePosition({text[start : s.start(dot)].strip()}, "
+        head = f"oneshader_GetSamplePosition({s.text[start : s.start(dot)].strip()}, "
         edits.append((start, s.end(dot + 2), head))
-    return edited(text, edits)
+    return sorted(edits)
 
 
 def bools_as_uints(text: str, names: Iterable[tuple[int, int]]) -> str:
@@ -1634,25 +1819,33 @@ def bools_as_uints(text: str, names: Iterable[tuple[int, int]]) -> str:
     ``uint`` (same length: columns stay). WGSL has no bool in buffers; a 4-byte uint holding 0
     or 1 is how SPIR-V stores HLSL's bool there too, and HLSL converts between them wherever
     the code uses one as the other."""
-    s = lexed(text)
+    return edited(text, bool_edits(lexed(text), names))
+
+
+def bool_edits(s: Stream, names: Iterable[tuple[int, int]]) -> list[Edit]:
+    """:func:`bools_as_uints` as edits of ``s``."""
     edits = []
     for line, col in names:
         found = [k for k in s.on_line(line) if s.at(k).text in _BOOLS and s.at(k).col + 3 < col - 1]
         if found:
             at = s.start(found[-1])
             edits.append((at, at + 4, "uint"))
-    return edited(text, edits)
+    return sorted(set(edits))
 
 
 def without_packoffsets(text: str) -> str:
     """``: packoffset(...)`` blanked out (columns kept), for WGSL and Metal: Slang's code for
     them ignores it while its reflection follows it; the padding members (``slang.padding``)
     place the member."""
-    s = lexed(text)
+    return edited(text, packoffset_edits(lexed(text)))
+
+
+def packoffset_edits(s: Stream) -> list[Edit]:
+    """:func:`without_packoffsets` as edits of ``s``."""
     spans = []
     for i in s.words(("packoffset",)):
         if s.is_(i - 1, ":") and s.is_(i + 1, "("):
             close = next((k for k in range(i + 2, len(s)) if s.at(k).text == ")"), -1)
             if close > 0:
                 spans.append((s.start(i - 1), s.end(close)))
-    return blanked(text, spans)
+    return blanks(s.text, spans)
