@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from oneshader.compiler.emitted.common import demangle, split_member
 from oneshader.compiler.emitted.wgsl import WgslType, _Member, _Parsed, parse_wgsl
 from oneshader.compiler.patch.common import patch_struct, with_bare_result
+from oneshader.compiler.source.scanner import comma_spans
 from oneshader.reflection.model import BuiltIn, Interpolation, StageVariable
 
 DEPTH_TEXTURES = {
@@ -42,7 +43,7 @@ def unsigned_lane_indices(text: str) -> str:
             continue
         close = _closing(text, m.end() - 1)
         inner = text[m.end() : close]
-        parts = _split_top(inner)
+        parts = comma_spans(inner, 0, len(inner), keep_empty=True)
         if len(parts) != 2:
             continue
         a, b = parts[1]
@@ -73,21 +74,6 @@ class TextureFlow:
 _FN = re.compile(r"\bfn\s+(\w+)\s*\(")
 _PARAM = re.compile(r"^\s*(\w+)\s*:\s*(texture_\w+)<f32>\s*$")
 _IDENT = re.compile(r"\w+")
-
-
-def _split_top(text: str) -> list[tuple[int, int]]:
-    """The spans of ``text``'s comma-separated parts at bracket depth 0."""
-    out, depth, start = [], 0, 0
-    for i, ch in enumerate(text):
-        if ch in "(<[":
-            depth += 1
-        elif ch in ")>]":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            out.append((start, i))
-            start = i + 1
-    out.append((start, len(text)))
-    return out
 
 
 def _closing(text: str, open_at: int, pair: str = "()") -> int:
@@ -168,7 +154,7 @@ def texture_flow(text: str, globals_: Sequence[str]) -> TextureFlow:
         close = _closing(text, m.end() - 1)
         named: dict[str, tuple[str, int]] = {}
         inner = text[m.end() : close]
-        for k, (a, b) in enumerate(_split_top(inner)):
+        for k, (a, b) in enumerate(comma_spans(inner, 0, len(inner), keep_empty=True)):
             pm = _PARAM.match(inner[a:b])
             if pm and pm.group(2) in DEPTH_TEXTURES:
                 params[(m.group(1), k)] = (m.end() + a + pm.start(2), m.end() + a + pm.end(2) + 5)
@@ -219,7 +205,7 @@ def texture_flow(text: str, globals_: Sequence[str]) -> TextureFlow:
             if re.search(r"\bfn\s+$", text[max(0, m.start() - 8) : m.start()]):
                 continue
             inner = text[m.end() : _closing(text, m.end() - 1)]
-            for k, (a, b) in enumerate(_split_top(inner)):
+            for k, (a, b) in enumerate(comma_spans(inner, 0, len(inner), keep_empty=True)):
                 if (fn, k) in params:
                     arg = inner[a:b].strip(" \t\n()")
                     fed[(fn, k)].add(resolve(arg, m.start()) if _IDENT.fullmatch(arg) else None)

@@ -90,9 +90,11 @@ def closing(text: str, i: int) -> int:
     return -1
 
 
-def comma_spans(text: str, a: int, b: int) -> list[tuple[int, int]]:
+def comma_spans(text: str, a: int, b: int, keep_empty: bool = False) -> list[tuple[int, int]]:
     """The (start, end) offsets of each non-empty item of the list in ``text[a:b]``, split at
-    its commas outside brackets (``<...>`` too: ``array<float, 2> x`` is one item)."""
+    its commas outside brackets (``<...>`` too: ``array<float, 2> x`` is one item);
+    ``keep_empty``: every item, blank ones too (a WGSL patch counts arguments by position).
+    Plain text, no tokens: the MSL and WGSL patches split emitted code with it too."""
     out, depth, start = [], 0, a
     for j in range(a, b):
         c = text[j]
@@ -104,7 +106,7 @@ def comma_spans(text: str, a: int, b: int) -> list[tuple[int, int]]:
             out.append((start, j))
             start = j + 1
     out.append((start, b))
-    return [(i, j) for i, j in out if text[i:j].strip()]
+    return out if keep_empty else [(i, j) for i, j in out if text[i:j].strip()]
 
 
 @dataclass(frozen=True)
