@@ -36,7 +36,7 @@ _REFUSED_AND_CLASHING = """cbuffer A : register(b0) { float4 a; };
 cbuffer B : register(b0) { float4 b; };
 RWStructuredBuffer<float4> Out;
 [shader("compute")] [numthreads(1, 1, 1)]
-void Main() { double d = 1.0; Out[0] = a + b + float4(d, 0, 0, 0); }
+void Main() { double d = Out[1].x; Out[0] = a + b + float4(d * d, 0, 0, 0); }
 """
 
 

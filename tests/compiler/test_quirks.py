@@ -128,7 +128,7 @@ def test_a_refusal_is_found_in_the_tokens_as_compiled(tmp_path: Path) -> None:
     macro makes is refused at the invocation (the regex over the text found the ``#define``)."""
     from oneshader.compiler import compile_file
 
-    main = "[numthreads(1,1,1)] void main() { REAL y = 1; o[0] = (float)y; }"
+    main = "[numthreads(1,1,1)] void main() { REAL y = o[1]; o[0] = (float)(y * y); }"
     source = (
         "// a double in a comment\n#define REAL double\n#if 0\nint64_t x;\n#endif\n"
         f"RWStructuredBuffer<float> o;\n{main}\n"
@@ -139,3 +139,52 @@ def test_a_refusal_is_found_in_the_tokens_as_compiled(tmp_path: Path) -> None:
     (error,) = [d for d in result.diagnostics if d.is_error]
     assert (error.line, error.column, error.code) == (7, main.index("REAL") + 1, "OS1003")
     assert "no 64-bit floats (double)" in error.message and "REAL y" in error.excerpt
+
+
+_DEAD = """RWStructuredBuffer<uint> o;
+[numthreads(1,1,1)] void main()
+{
+    int64_t unused = 5;  // never read: Slang's code holds no 64-bit type
+    double d = 2.0;
+    uint16_t s = 3;
+    o[0] = 1;
+}
+"""
+
+
+@pytest.mark.parametrize("targets", [(Target.Msl,), (Target.Wgsl,), tuple(Target)])
+def test_a_type_refusal_stands_only_where_the_module_or_the_reflection_holds_the_type(
+    tmp_path: Path, targets: tuple[Target, ...]
+) -> None:
+    """A refused type (``refusals.unless_dead``) in dead code builds, as plain Slang's module:
+    Slang drops it, so the module is the shader as written; live, or in a resource the
+    reflection states (even one no code reads), it is refused at the first token that asks
+    for it, on the target that lacks it."""
+    from oneshader.compiler import compile_file
+
+    def build(source: str) -> list[str]:
+        (tmp_path / "s.hlsl").write_text(source)
+        options = CompileOptions(targets=targets, source_name="s.hlsl")
+        result = compile_file(str(tmp_path / "s.hlsl"), options)
+        assert result.ok == (not [d for d in result.diagnostics if d.is_error])
+        return [f"{d.line}:{d.column} {d.message.split(';')[0]}" for d in result.diagnostics]
+
+    assert build(_DEAD) == []
+    live = (
+        "RWStructuredBuffer<uint> o;\n"
+        "[numthreads(1,1,1)] void main() { double d = o[1]; o[0] = uint(d * d); }\n"
+    )
+    expected = {
+        Target.Msl: "2:35 Metal: no 64-bit floats (double)",
+        Target.Wgsl: "2:35 WGSL: no 64-bit floats (double)",
+    }
+    assert build(live) == [expected[t] for t in targets if t in expected]
+    unread = "cbuffer C { uint64_t big; float f; }\nStructuredBuffer<double> sd;\n" + _DEAD
+    expected_unread = {
+        Target.Msl: ["2:18 Metal: no 64-bit floats (double)"],
+        Target.Wgsl: [
+            "1:13 WGSL: no 64-bit integers (uint64_t)",
+            "2:18 WGSL: no 64-bit floats (double)",
+        ],
+    }
+    assert build(unread) == [e for t in targets for e in expected_unread.get(t, [])]

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import functools
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 
 from oneshader.compiler.api import CompileOptions, CompileResult, OutputFile
+from oneshader.compiler.emitted.common import holds_scalars
 from oneshader.compiler.patch.access import storage_access, with_access
 from oneshader.compiler.patch.apply import patch_bindings, patch_locations
 from oneshader.compiler.quirks import refusals
@@ -40,7 +41,7 @@ from oneshader.compiler.unify.entries import (
 from oneshader.compiler.unify.metal_padding import as_declared, reference_padding
 from oneshader.compiler.unify.nesting import check_nesting
 from oneshader.diagnostics import Code, Collector, Diagnostic, Severity, UserError
-from oneshader.reflection.model import ShaderReflection, Target
+from oneshader.reflection.model import ScalarKind, ShaderReflection, Target, TypeKind, TypeLayout
 
 
 def _compile(path: str, options: CompileOptions) -> CompileResult:
@@ -56,10 +57,13 @@ def _compile(path: str, options: CompileOptions) -> CompileResult:
         check_request(src, options, problems)
         problems.check()
         lacking = refusals.refused(src, options.targets, options.enable_16bit_types)
-        refused = precheck(src, options, problems, lacking)
-        compiled, usage_outputs = _compile_targets(src, options, refused, problems)
+        unless = refusals.unless_dead(src, options.targets, options.enable_16bit_types)
+        dead = {t: [d for d, _ in found] for t, found in unless.items()}
+        refused = precheck(src, options, problems, lacking, dead)
+        pending = {t: unless[t] for t in Target if t in unless and t not in refused}
+        compiled, usage_outputs = _compile_targets(src, options, refused, problems, pending)
         problems.check()
-        return _finish(src, options, compiled, usage_outputs, problems)
+        return _finish(src, options, compiled, usage_outputs, problems, pending)
     except UserError as err:
         return CompileResult(diagnostics=err.diagnostics, inputs=src.final_inputs())
     except MemoryError:  # the memory limit (a macro bomb): no bug, the worker's crash says so
@@ -71,12 +75,19 @@ def _compile(path: str, options: CompileOptions) -> CompileResult:
 
 
 def _compile_targets(
-    src: SourceSet, options: CompileOptions, refused: frozenset[Target], problems: Collector
+    src: SourceSet,
+    options: CompileOptions,
+    refused: frozenset[Target],
+    problems: Collector,
+    pending: dict[Target, list[tuple[Diagnostic, frozenset[ScalarKind]]]] | None = None,
 ) -> tuple[list[CompiledTarget], dict[Target, bytes]]:
     """Every requested target in target order (but those ``precheck`` refused), and the code of
     a compile that is not written out where only Metal was requested (for ``uses``). When a
     target was refused or failed, Slang's errors (named by target once all are in) and the
-    slot and layout errors of the targets that did compile are added to ``problems``."""
+    slot and layout errors of the targets that did compile are added to ``problems``. A
+    ``pending`` refusal (``refusals.unless_dead``) stands, in place of Slang's errors, where
+    Slang failed on its target or the target's code holds one of its types (the others are
+    decided on the reflection by ``_finish``)."""
     lib = library()
     compiled: list[CompiledTarget] = []
     per_target: dict[Target, list[Diagnostic]] = {}
@@ -104,6 +115,14 @@ def _compile_targets(
         per_target[target] = errs
         if t is not None:
             compiled.append(t)
+    for target, found in (pending or {}).items():
+        made = next((c for c in compiled if c.target is target), None)
+        standing = [
+            d for d, kinds in found if made is None or holds_scalars(made.code, target, kinds)
+        ]
+        if standing:
+            per_target[target] = standing
+            compiled = [c for c in compiled if c.target is not target]
     compiled.sort(key=lambda c: list(Target).index(c.target))  # back in target order
     per_target = {t: per_target[t] for t in Target if t in per_target}
     slang_failed = any(per_target.values())
@@ -143,8 +162,12 @@ def _finish(
     compiled: list[CompiledTarget],
     usage_outputs: dict[Target, bytes],
     problems: Collector,
+    pending: dict[Target, list[tuple[Diagnostic, frozenset[ScalarKind]]]] | None = None,
 ) -> CompileResult:
-    """Assemble, patch, derive the entry points, verify; ``problems`` is checked after each."""
+    """Assemble, patch, derive the entry points, verify; ``problems`` is checked after each.
+    A ``pending`` refusal whose target's code did not hold its types (Slang dropped the
+    construct as dead code) stands still where the reflection holds one: a resource no code
+    of the target declares is still a resource of the reflection, on every target."""
     primary = compiled[0]
     check_entries(src, primary, problems)
     check_vertex_positions(src, compiled, problems)
@@ -153,6 +176,11 @@ def _finish(
     problems.check()
     outputs = {t.target: t.code for t in compiled}
     shader = assemble(src, options, compiled, outputs, problems)
+    held = {k for r in shader.resources for k in _scalars(r.layout)}
+    held |= {k for b in shader.pushes for k in _scalars(b.layout)}
+    held |= {s.scalar for s in shader.specs}
+    for found in (pending or {}).values():
+        problems.extend(d for d, kinds in found if kinds & held)
     check_nesting(src, [*shader.resources, *shader.pushes], problems)
     problems.check()
     outputs, depth = patch_bindings(src, outputs, shader, problems)
@@ -192,6 +220,17 @@ def _finish(
     _crosscheck(src.name, reflection, files, report)
     checked = None if report.failed else reflection  # no reflection the code disagrees with
     return CompileResult(tuple(report.diagnostics), checked, files, inputs)
+
+
+def _scalars(layout: TypeLayout | None) -> Iterator[ScalarKind]:
+    """The scalar kinds of every vector, matrix and scalar inside ``layout``."""
+    if layout is None:
+        return
+    if layout.kind in (TypeKind.Scalar, TypeKind.Vector, TypeKind.Matrix):
+        yield layout.scalar
+    yield from _scalars(layout.element)
+    for m in layout.members:
+        yield from _scalars(m.type)
 
 
 def _crosscheck(

@@ -41,6 +41,7 @@ __all__ = [
     "demangle",
     "emitted_name",
     "emitted_pattern",
+    "holds_scalars",
     "literal_bits",
     "resource_name",
     "round_up",
@@ -70,6 +71,34 @@ def token_pieces(pattern: re.Pattern[str], text: str) -> list[tuple[str, str]] |
     if sum(map(len, itertools.chain.from_iterable(pieces))) != len(text):
         return None
     return pieces
+
+
+_NOT_CODE = re.compile(r'//[^\n]*|/\*.*?\*/|^\s*#[^\n]*|"(?:[^"\\\n]|\\.)*"', re.S | re.M)
+
+
+_TYPE_WORDS = {
+    Target.Wgsl: {
+        ScalarKind.Int64: "i64",
+        ScalarKind.UInt64: "u64",
+        ScalarKind.Float64: "f64",
+        ScalarKind.Int16: "i16",
+        ScalarKind.UInt16: "u16",
+    },
+    Target.Msl: {ScalarKind.Float64: "double"},
+}
+
+
+def holds_scalars(code: bytes, target: Target, scalars: Iterable[ScalarKind]) -> bool:
+    """Whether ``target``'s text code (WGSL, MSL) names a type of ``scalars``: ``i64``,
+    ``vec3<i64>``; ``double``, ``double2``, ``double3x4`` (comments, strings and preprocessor
+    lines, Slang's ``#line "file"``, left out). A kind the target spells as no word of its own
+    is not looked for."""
+    words = [w for k in scalars if (w := _TYPE_WORDS.get(target, {}).get(k))]
+    if not words:
+        return False
+    text = _NOT_CODE.sub(" ", code.decode("utf-8", "replace"))
+    alternatives = "|".join(re.escape(w) for w in words)
+    return re.search(rf"\b(?:{alternatives})(?:\d(?:x\d)?)?\b", text) is not None
 
 
 def demangle(name: str) -> str:

@@ -10,7 +10,7 @@ from typing import Any
 from oneshader.compiler.source.lexer import Token
 from oneshader.compiler.source.query import Edit, Stream
 from oneshader.compiler.source.sourceset import SourceSet
-from oneshader.reflection.model import Target
+from oneshader.reflection.model import ScalarKind, Target
 
 EVERY_TARGET = frozenset(Target)
 NOT_SPIRV = frozenset({Target.Msl, Target.Wgsl})
@@ -40,6 +40,11 @@ class Refusal:
     doc: str
     probe: Probe | None  # None: a gap of oneshader's own (the reflection format), not Slang's
     sixteen_bit: bool = False  # only under -enable-16bit-types
+    # the scalar types the construct is (``int64_t``: Int64, UInt64): given, the refusal stands
+    # only where Slang fails on the target, its code holds such a type, or the reflection
+    # does (a resource's layout); where Slang dropped the construct as dead code (a local never
+    # read), the module is the shader as written and it builds (``refusals.unless_dead``)
+    scalars: frozenset[ScalarKind] = frozenset()
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ a position). One record each; ``refused`` raises them all, in one place."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 
 from oneshader.compiler.api import TARGET_NAMES
 from oneshader.compiler.quirks.record import EVERY_TARGET, Probe, Refusal
@@ -12,7 +12,7 @@ from oneshader.compiler.quirks.tokens import sequence, variants, word_in
 from oneshader.compiler.source.lexer import Token
 from oneshader.compiler.source.sourceset import SourceSet
 from oneshader.diagnostics import Code, Diagnostic
-from oneshader.reflection.model import Target
+from oneshader.reflection.model import ScalarKind, Target
 
 _WGSL = frozenset({Target.Wgsl})
 _MSL = frozenset({Target.Msl})
@@ -57,6 +57,7 @@ REFUSALS: tuple[Refusal, ...] = (
         ),
         "WGSL: 64-bit integers (`int64_t`, `uint64_t` and their vectors).",
         Probe(_KERNEL.format("uint64_t x = o[1]; o[0] = uint(x * x);"), Target.Wgsl),
+        scalars=frozenset({ScalarKind.Int64, ScalarKind.UInt64}),
     ),
     Refusal(
         "wgsl-double",
@@ -65,6 +66,7 @@ REFUSALS: tuple[Refusal, ...] = (
         _say("WGSL: no 64-bit floats ({token}); use float or build without the wgsl target"),
         "WGSL: 64-bit floats (`double`, `float64_t`, their vectors and matrices).",
         Probe(_KERNEL.format("double x = o[1]; o[0] = uint(x * x);"), Target.Wgsl),
+        scalars=frozenset({ScalarKind.Float64}),
     ),
     Refusal(
         "wgsl-int16",
@@ -73,6 +75,7 @@ REFUSALS: tuple[Refusal, ...] = (
         _say("WGSL: no 16-bit integers ({token}); use int/uint or build without the wgsl target"),
         "WGSL: 16-bit integers (`int16_t`, `uint16_t` and their vectors).",
         Probe(_KERNEL.format("uint16_t x = uint16_t(o[1]); o[0] = uint(x * x);"), Target.Wgsl),
+        scalars=frozenset({ScalarKind.Int16, ScalarKind.UInt16}),
     ),
     Refusal(
         "wgsl-half-texels",
@@ -112,6 +115,7 @@ REFUSALS: tuple[Refusal, ...] = (
         _say("Metal: no 64-bit floats ({token}); use float or build without the msl target"),
         "Metal: 64-bit floats (`double`, `float64_t`, their vectors and matrices).",
         Probe(_KERNEL.format("double x = o[1]; o[0] = uint(x * x);"), Target.Msl, "double"),
+        scalars=frozenset({ScalarKind.Float64}),
     ),
     Refusal(
         "wgsl-min16-int",
@@ -125,6 +129,7 @@ REFUSALS: tuple[Refusal, ...] = (
         "`min12int`, `min16uint`...), which are then 16-bit integers.",
         Probe(_KERNEL.format("int16_t x = int16_t(o[1]); o[0] = uint(x * x);"), Target.Wgsl),
         sixteen_bit=True,
+        scalars=frozenset({ScalarKind.Int16, ScalarKind.UInt16}),
     ),
     *(
         Refusal(
@@ -200,9 +205,33 @@ assert all(r.targets <= EVERY_TARGET for r in REFUSALS)
 def refused(
     src: SourceSet, targets: Collection[Target], sixteen_bit: bool
 ) -> dict[Target, list[Diagnostic]]:
-    """Every refusal of ``REFUSALS`` for ``targets``: per file, each record's first token, at
-    that token as written (a macro's at its invocation)."""
+    """Every refusal of ``REFUSALS`` for ``targets`` but those of records that name their
+    ``scalars`` (``unless_dead``): per file, each record's first token, at that token as
+    written (a macro's at its invocation)."""
     out: dict[Target, list[Diagnostic]] = {}
+    for record, target, diag in _found(src, targets, sixteen_bit):
+        if not record.scalars:
+            out.setdefault(target, []).append(diag)
+    return out
+
+
+def unless_dead(
+    src: SourceSet, targets: Collection[Target], sixteen_bit: bool
+) -> dict[Target, list[tuple[Diagnostic, frozenset[ScalarKind]]]]:
+    """The refusals of the records that name their ``scalars``, each with them: the driver
+    raises one where Slang fails on the target, or the target's code or the reflection holds
+    such a type; where neither does (Slang dropped the construct as dead code: a local never
+    read), the target builds."""
+    out: dict[Target, list[tuple[Diagnostic, frozenset[ScalarKind]]]] = {}
+    for record, target, diag in _found(src, targets, sixteen_bit):
+        if record.scalars:
+            out.setdefault(target, []).append((diag, record.scalars))
+    return out
+
+
+def _found(
+    src: SourceSet, targets: Collection[Target], sixteen_bit: bool
+) -> Iterator[tuple[Refusal, Target, Diagnostic]]:
     for path in src.texts:
         tokens = src.tokens(path)
         for record in REFUSALS:
@@ -215,7 +244,4 @@ def refused(
             token, spelled = found
             for target in wanted:
                 message = record.message(target).format(token=spelled)
-                out.setdefault(target, []).append(
-                    src.at_token(path, token, message, Code.NOT_ON_TARGET)
-                )
-    return out
+                yield record, target, src.at_token(path, token, message, Code.NOT_ON_TARGET)

@@ -186,12 +186,15 @@ def precheck(
     options: CompileOptions,
     problems: Collector,
     lacking: dict[Target, list[Diagnostic]],
+    unless_dead: dict[Target, list[Diagnostic]] | None = None,
 ) -> frozenset[Target]:
     """Errors a target would give without a position (or crash on), found in the source and
     added to ``problems`` in target order, each target's after it ``lacking`` (the quirk
-    registry's refusals: ``quirks.refusals.refused``); returns the targets refused. A refused
-    target is not compiled; the others are, so their errors come in the same run (the driver
-    checks ``problems`` once every target has compiled)."""
+    registry's refusals: ``quirks.refusals.refused``) and, for a target refused anyway,
+    ``unless_dead`` (the refusals the driver otherwise decides from Slang's code:
+    ``quirks.refusals.unless_dead``); returns the targets refused. A refused target is not
+    compiled; the others are, so their errors come in the same run (the driver checks
+    ``problems`` once every target has compiled)."""
     per: dict[Target, list[Diagnostic]] = {t: [] for t in Target if t in options.targets}
     decls = src.declarations()
     targets = options.targets
@@ -267,12 +270,14 @@ def precheck(
     for t, errors in lacking.items():
         if t in per:
             per[t] += errors
+    refused = frozenset(per) if every_target else frozenset(t for t, errs in per.items() if errs)
+    for t, errors in (unless_dead or {}).items():
+        if t in refused:
+            per[t] += errors
     problems.extend(every_target)
     for t in Target:
         problems.extend(per.get(t, []))
-    if every_target:
-        return frozenset(per)
-    return frozenset(t for t, errs in per.items() if errs)
+    return refused
 
 
 _UNIFORM_SCALARS = frozenset(
