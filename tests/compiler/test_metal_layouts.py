@@ -555,3 +555,22 @@ def test_a_struct_metal_makes_smaller_gets_std430s_size_where_its_size_counts(
     assert re.search(
         r"uint i_0;\s*uint oneshader_pad\w+;\s*uint oneshader_pad\w+;\s*\}", _msl(result)
     )
+
+
+def test_a_cbuffer_array_named_as_a_swizzle_is_widened_where_the_block_is_never_copied(
+    tmp_path: Path,
+) -> None:
+    """``float a[4]`` (a name ``.a`` also spells as a swizzle): where the block's struct is
+    reached through its pointer only (``CB->a``, no copy of it), every ``->a`` is the member
+    and it is widened as any other; swizzles stay as they are."""
+    source = (
+        "cbuffer CB { float a[4]; float4 c; };\nRWStructuredBuffer<float> o;\n"
+        '[shader("compute")][numthreads(1,1,1)] void main(uint i : SV_DispatchThreadID)'
+        " { float4 k = c * 2; o[0] = a[i] + k.a + c.a; }\n"
+    )
+    result = _build(tmp_path, source, ALL)
+    assert result.ok, "\n".join(d.format() for d in result.diagnostics)
+    want = {"a": (0, 16), "c": (64, 0)}
+    assert _reflected_and_emitted(result, "CB", lambda m: (m.offset, m.type.stride)) == (want, want)
+    text = _msl(result)
+    assert "array<float4, int(4)> a;" in text and re.search(r"CB->a\[i_\d\.x\]\.x \+", text)

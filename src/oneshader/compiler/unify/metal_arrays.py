@@ -82,10 +82,13 @@ class MetalArrays:
         rows = el.rows if el.kind is TypeKind.Vector else 1
         if rows not in _SWIZZLE or el.scalar.size != 4 or t.stride != el.size:
             return False
-        if re.fullmatch(r"[xyzw]{1,4}|[rgba]{1,4}", member):
-            return False  # its uses could not be told from swizzles
         found = _declared(self.code, emitted_name(resource), member)
-        return found is not None and _only_element_reads(self.code, found.group(2))
+        if found is None:
+            return False
+        arrow = _swizzle_like(found.group(2))
+        if arrow and not _by_pointer_only(self.code, emitted_name(resource)):
+            return False  # a copy's ``.a`` could not be told from a swizzle
+        return _only_element_reads(self.code, found.group(2), arrow)
 
     def _widens_matrix(self, resource: str, ref: TypeLayout, t: TypeLayout, member: str) -> bool:
         """A column-major matrix whose stored vectors std140 puts 16 apart, Metal 8 (a
@@ -122,13 +125,35 @@ def _declared(code: str, resource: str, member: str) -> re.Match[str] | None:
     return found
 
 
-def _uses(code: str, member: str) -> list[re.Match[str]]:
-    return list(re.finditer(rf"(?:->|\.)\s*{re.escape(member)}\b", code))
+def _swizzle_like(member: str) -> bool:
+    """A member named as a swizzle (``a``, ``xy``): ``.a`` in the code may be either."""
+    return re.fullmatch(r"[xyzw]{1,4}|[rgba]{1,4}", member) is not None
 
 
-def _only_element_reads(code: str, member: str) -> bool:
+def _by_pointer_only(code: str, resource: str) -> bool:
+    """Whether the struct of Metal argument ``resource`` is named only where it is defined
+    and as a ``constant*``: no copy of the block exists, so its members are reached by ``->``
+    alone, and a ``.a`` is a swizzle."""
+    param = re.search(rf"(\w+)\s+constant\s*\*\s*{emitted_pattern(resource)}\s*\[\[", code)
+    if param is None:
+        return False
+    name = re.escape(param.group(1))
+    named = len(re.findall(rf"\b{name}\b", code))
+    defined = len(re.findall(rf"\bstruct\s+{name}\b", code))
+    pointed = len(re.findall(rf"\b{name}\s+constant\s*\*", code))
+    return defined == 1 and named == defined + pointed
+
+
+def _uses(code: str, member: str, arrow: bool = False) -> list[re.Match[str]]:
+    """The accesses of ``member`` (``arrow``: through a pointer only, ``->a``, where ``.a``
+    is a swizzle)."""
+    access = "->" if arrow else r"(?:->|\.)"
+    return list(re.finditer(rf"{access}\s*{re.escape(member)}\b", code))
+
+
+def _only_element_reads(code: str, member: str, arrow: bool = False) -> bool:
     """Every use of ``member`` is indexed (``->t[i]``) and not written (no assignment)."""
-    for m in _uses(code, member):
+    for m in _uses(code, member, arrow):
         if not re.match(r"\s*\[", code[m.end() :]):
             return False
         close = closing(code, code.index("[", m.end())) - 1  # at the "]" (-2: not closed)
@@ -157,7 +182,8 @@ def widen_arrays(code: str, resource: str, members: list[str]) -> str:
             count=1,
         )
         out, last = [], 0
-        for m in _uses(code, emitted):
+        arrow = _swizzle_like(emitted)  # (``_widens`` saw no copy of the block)
+        for m in _uses(code, emitted, arrow):
             close = closing(code, code.index("[", m.end())) - 1
             indexed = re.match(r"\s*\[", code[close + 1 :])  # a component: read as it is
             out.append(code[last : close + 1] + ("" if indexed else swizzle))
