@@ -338,3 +338,18 @@ def test_the_instance_id_passed_as_the_error_says_builds(tmp_path: Path) -> None
     (entry,) = _reflection(vertex).entry_points
     assert {v.name: (v.location, v.builtin) for v in entry.outputs}["Inst"] == (1, BuiltIn.None_)
     _ok(_build(tmp_path, source + _READS_INSTANCE))
+
+
+def test_a_vk_builtin_the_reflection_has_no_record_for_says_so_on_each_target(
+    tmp_path: Path,
+) -> None:
+    """``[[vk::builtin("HelperInvocation")]]``: SPIR-V has the built-in, the reflection format
+    does not; the refusal says that (not that a target cannot express it), at the attribute."""
+    source = (
+        'struct PSIn { float4 c : COLOR; [[vk::builtin("HelperInvocation")]] bool h : HI; };\n'
+        "float4 main(PSIn i) : SV_TARGET { return i.h ? i.c : 0; }\n"
+    )
+    errors = _errors(_build(tmp_path, source))
+    assert [(e.code, e.line, e.column) for e in errors] == [("OS1011", 1, 35)] * 3
+    assert [e.message.split(": ")[1] for e in errors] == ["SPIR-V", "Metal", "WGSL"]
+    assert all("the reflection format has no record for this built-in" in e.message for e in errors)

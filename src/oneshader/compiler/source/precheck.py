@@ -655,12 +655,25 @@ def _attribute_errors(
                         if draw_index
                         else "has no draw-parameter built-ins"
                     )
-                else:
-                    why = (
-                        "cannot express this built-in (oneshader knows "
-                        + ", ".join(rewrite.VK_BUILTINS)
-                        + ")"
+                else:  # (SPIR-V has it: the gap is the reflection's, on every target)
+                    out.append(
+                        (
+                            t,
+                            src.error(
+                                file,
+                                a.line,
+                                a.column,
+                                f"[[vk::builtin(\"{builtin}\")]] on '{name}': "
+                                f"{TARGET_NAMES[t]}: the reflection format has no record for "
+                                "this built-in (oneshader knows "
+                                + ", ".join(rewrite.VK_BUILTINS)
+                                + "); remove it, or use its HLSL system-value semantic where "
+                                "HLSL has one",
+                                Code.VK_BUILTIN,
+                            ),
+                        )
                     )
+                    continue
                 out.append(
                     (
                         t,
