@@ -2,7 +2,9 @@
 
 Prints, per N: the full build with ``-j 1`` and with ``-j CPUS`` and the speed-up, the no-op
 rebuild (a whole ``oneshader build`` process, wall and CPU, beside ``python -c pass``: the floor
-of any command; and the build itself in-process), the rebuild
+of any command; the normal path, forced by ``ONESHADER_NOOP=0``, against the fast path that
+answers from the record of the last build, and their ratio; and the build itself in-process),
+the rebuild
 after touching an include shared by half of the shaders, and the ratio of a full build to the
 sum of direct in-process compile times of the same shaders (the cost of the build machinery).
 Full builds are measured both without the compile server (each build starts its compiler) and
@@ -11,7 +13,9 @@ this run; nothing is compared with stored numbers. The builds run as separate pr
 Python's bytecode cache on (see ``build_env``), as for an installed oneshader; the speed-up is
 given best against best and per pair of runs.
 
-    python bench/bench_build.py [N ...] [--targets spirv,msl,wgsl]
+    python bench/bench_build.py [N ...] [--targets spirv,msl,wgsl] [--noop-only]
+
+``--noop-only``: one full build, then the no-op figures alone (a quick measurement).
 
 Run it on a quiet machine and a fixed checkout: any edit to the compiler package changes the
 incremental key, which would turn the no-op rebuild into a full one (the script then stops).
@@ -81,7 +85,7 @@ def make_project(root: Path, n: int) -> Path:
     return shaders
 
 
-def build_env(root: Path, server: bool) -> dict[str, str]:
+def build_env(root: Path, server: bool, fast: bool = True) -> dict[str, str]:
     """The builds' environment: bytecode cached as an installed package has it (pip compiles
     it on install; a machine that sets PYTHONDONTWRITEBYTECODE would otherwise make every
     process compile oneshader from source, ~0.1 s each; the cache goes to a folder of this run,
@@ -93,17 +97,19 @@ def build_env(root: Path, server: bool) -> dict[str, str]:
     (root / "run").mkdir(mode=0o700, exist_ok=True)
     env["XDG_RUNTIME_DIR"] = str(root / "run")
     env["ONESHADER_SERVER"] = "120" if server else "0"
+    if not fast:
+        env["ONESHADER_NOOP"] = "0"  # the normal path even when nothing is to do
     return env
 
 
-def run_build(root: Path, *args: str, server: bool = False) -> tuple[float, str]:
+def run_build(root: Path, *args: str, server: bool = False, fast: bool = True) -> tuple[float, str]:
     t0 = time.perf_counter()
     result = subprocess.run(
         [sys.executable, "-m", "oneshader.cli", "build", "-q", *args],
         cwd=root,
         capture_output=True,
         text=True,
-        env=build_env(root, server),
+        env=build_env(root, server, fast),
     )
     seconds = time.perf_counter() - t0
     if result.returncode != 0:
@@ -142,18 +148,33 @@ def speed_up(times: list[float], jobs: int, label: str) -> str:
     )
 
 
-def noop_processes(root: Path, common: list[str], jobs: int, reps: int = 5) -> tuple[float, float]:
+NoopTimes = tuple[float, float]  # best wall, best CPU seconds
+
+
+def noop_processes(
+    root: Path, common: list[str], jobs: int, reps: int = 7
+) -> tuple[NoopTimes, NoopTimes]:
     """Best wall and CPU seconds of ``reps`` no-op ``oneshader build`` processes, as a user
-    runs them (no server to ask: none is started by a build with nothing to compile)."""
-    walls, cpus = [], []
+    runs them (no server to ask: none is started by a build with nothing to compile), on the
+    normal path (``ONESHADER_NOOP=0``) and on the fast path, taking turns: (normal, fast).
+    Each normal run removes the record, so a recording run (not timed) comes between."""
+    times: dict[bool, tuple[list[float], list[float]]] = {False: ([], []), True: ([], [])}
+    args = [*common, "-o", "out", "-j", str(jobs)]
+    record = root / "out" / ".oneshader-noop.json"
     for _ in range(reps):
-        c0 = _children_cpu()
-        seconds, line = run_build(root, *common, "-o", "out", "-j", str(jobs))
-        if " 0 built" not in line:  # the compiler's code changed under us (a key)
-            sys.exit(f"the no-op rebuild compiled something, figures are void: {line}")
-        walls.append(seconds)
-        cpus.append(_children_cpu() - c0)
-    return min(walls), min(cpus)
+        for fast in (False, True):
+            if fast:
+                run_build(root, *args)  # records
+                if not record.is_file():
+                    sys.exit("the no-op build left no record: the fast path cannot be measured")
+            c0 = _children_cpu()
+            seconds, line = run_build(root, *args, fast=fast)
+            if " 0 built" not in line:  # the compiler's code changed under us (a key)
+                sys.exit(f"the no-op rebuild compiled something, figures are void: {line}")
+            times[fast][0].append(seconds)
+            times[fast][1].append(_children_cpu() - c0)
+    normal, fast_ = times[False], times[True]
+    return (min(normal[0]), min(normal[1])), (min(fast_[0]), min(fast_[1]))
 
 
 def python_floor(root: Path, reps: int = 5) -> tuple[float, float]:
@@ -228,7 +249,7 @@ def bench(n: int, targets: str, jobs: int, reps: int) -> None:
             for _ in range(reps):
                 cold += full_builds(root, common, jobs, 1, server=False)
                 warm += full_builds(root, common, jobs, 1, server=True)
-            noop, noop_cpu = noop_processes(root, common, jobs)
+            (noop, noop_cpu), (fast, fast_cpu) = noop_processes(root, common, jobs)
             floor, floor_cpu = python_floor(root)
             noop_inproc = noop_in_process(root, [*common, "-o", "out"])
             shared = shaders / "SharedA.hlsli"
@@ -244,7 +265,7 @@ def bench(n: int, targets: str, jobs: int, reps: int) -> None:
     print(f"N = {n} shaders, targets {targets}, {jobs} CPUs, best of {reps} full builds each")
     print(speed_up(cold, jobs, "without compile server"))
     print(speed_up(warm, jobs, "with a running server"))
-    print(f"  no-op rebuild (process)   {noop:8.3f} s   ({noop_cpu:.3f} s CPU; best of 5)")
+    print_noop(noop, noop_cpu, fast, fast_cpu)
     print(f"  python -c pass (floor)    {floor:8.3f} s   ({floor_cpu:.3f} s CPU)")
     print(f"  no-op rebuild (in-proc)   {noop_inproc:8.3f} s")
     print(
@@ -256,14 +277,40 @@ def bench(n: int, targets: str, jobs: int, reps: int) -> None:
     print(f"  full -j {jobs:<2}/ direct sum    {min(cold[1::2]) / direct:8.2f}", flush=True)
 
 
+def print_noop(noop: float, noop_cpu: float, fast: float, fast_cpu: float) -> None:
+    print(f"  no-op, normal path        {noop:8.3f} s   ({noop_cpu:.3f} s CPU; best of 7)")
+    print(
+        f"  no-op, fast path          {fast:8.3f} s   ({fast_cpu:.3f} s CPU; best of 7; "
+        f"x{noop / fast:.2f} faster wall, x{noop_cpu / fast_cpu:.2f} CPU)"
+    )
+
+
+def noop_only(n: int, targets: str, jobs: int) -> None:
+    """One full build of N shaders, then the no-op figures alone."""
+    with tempfile.TemporaryDirectory(prefix="oneshader-bench-") as tmp:
+        root = Path(tmp)
+        make_project(root, n)
+        common = ["shaders", "--targets", targets]
+        run_build(root, *common, "-o", "out", "-j", str(jobs))
+        (noop, noop_cpu), (fast, fast_cpu) = noop_processes(root, common, jobs)
+        floor, floor_cpu = python_floor(root)
+    print(f"N = {n} shaders, targets {targets}, -j {jobs}, no-op builds only")
+    print_noop(noop, noop_cpu, fast, fast_cpu)
+    print(f"  python -c pass (floor)    {floor:8.3f} s   ({floor_cpu:.3f} s CPU)", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("sizes", nargs="*", type=int, default=[50, 500])
     parser.add_argument("--targets", default="spirv,msl,wgsl")
     parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--reps", type=int, default=0, help="full builds per size (default 5, 1)")
+    parser.add_argument("--noop-only", action="store_true", help="the no-op figures alone")
     args = parser.parse_args()
     for n in args.sizes:
+        if args.noop_only:
+            noop_only(n, args.targets, args.jobs)
+            continue
         bench(n, args.targets, args.jobs, args.reps or (5 if n <= 100 else 1))
 
 

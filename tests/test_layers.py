@@ -214,3 +214,19 @@ def test_only_the_build_and_prove_layouts_import_the_compiler() -> None:
     }
     assert "prove" in parts and parts <= {"buildtask", "prove", "cli"}, parts
     assert not any(_room(d) for d in GRAPH["oneshader.bindings.probe"])
+
+
+def test_the_no_op_fast_path_imports_nothing_heavy() -> None:
+    """``oneshader build`` with nothing to do answers from ``buildtask.noop`` before the CLI
+    imports anything else: that module reads oneshader's version and, only when a build
+    records, the atomic write of ``fsutil``; the CLI imports the rest only after it."""
+    assert set(GRAPH["oneshader.buildtask.noop"]) <= {"oneshader", "oneshader.fsutil"}
+    tree = ast.parse(MODULES["oneshader.cli"].read_text())
+    top = [
+        n
+        for n in tree.body
+        if isinstance(n, (ast.Import, ast.ImportFrom))
+        and not (isinstance(n, ast.ImportFrom) and n.module in ("__future__", "typing"))
+    ]
+    names = [a.name for n in top for a in n.names]
+    assert names == ["sys", "__version__"], names

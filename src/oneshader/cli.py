@@ -2,17 +2,21 @@
 
 Exit status: 0 success, 1 a file or shader failed, 2 bad usage or configuration. A
 :class:`~oneshader.diagnostics.UserError` escaping a command is printed without a traceback.
-Imports happen inside the commands so that ``oneshader generate`` never loads the compiler.
+Imports happen inside the commands so that ``oneshader generate`` never loads the compiler,
+and a ``oneshader build`` with nothing to do answers before anything but the standard library's
+basics is imported (``buildtask.noop``).
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
-from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from oneshader import __version__
-from oneshader.diagnostics import DIAGNOSTIC_FORMATS, Reporter, UserError
+
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
 
 
 def _reflection_check(args: argparse.Namespace) -> int:
@@ -53,6 +57,7 @@ def _generate(args: argparse.Namespace) -> int:
 
 def _prove_layouts(args: argparse.Namespace) -> int:
     from oneshader.buildtask.config import parse_targets
+    from oneshader.diagnostics import UserError
     from oneshader.prove import prove_paths
     from oneshader.reflection.model import Target
 
@@ -201,6 +206,10 @@ def _add_build_arguments(p: argparse.ArgumentParser) -> None:
 
 def _common_options() -> argparse.ArgumentParser:
     """The options every command takes (after its name)."""
+    import argparse
+
+    from oneshader.diagnostics import DIAGNOSTIC_FORMATS
+
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
         "--diagnostics-format",
@@ -213,6 +222,8 @@ def _common_options() -> argparse.ArgumentParser:
 
 
 def make_parser() -> argparse.ArgumentParser:
+    import argparse
+
     parser = argparse.ArgumentParser(
         prog="oneshader",
         description="HLSL once; SPIR-V, MSL and WGSL with host bindings that agree with them.",
@@ -277,7 +288,16 @@ def make_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = make_parser().parse_args(argv)
+    from oneshader.buildtask.noop import up_to_date
+
+    given = list(sys.argv[1:] if argv is None else argv)
+    done = up_to_date(given)
+    if done is not None:
+        return done
+    from oneshader.diagnostics import Reporter, UserError
+
+    args = make_parser().parse_args(given)
+    args.noop_argv = given
     args.reporter = Reporter.for_stream(args.diagnostics_format, sys.stderr)
     try:
         status: int = args.func(args)

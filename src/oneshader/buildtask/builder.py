@@ -13,11 +13,13 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import hashlib
+import os
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from oneshader.buildtask import noop
 from oneshader.buildtask.config import BuildConfig
 from oneshader.buildtask.lock import OutLock
 from oneshader.buildtask.outputs import (
@@ -29,7 +31,7 @@ from oneshader.buildtask.outputs import (
     write_files,
 )
 from oneshader.buildtask.progress import FROM_CACHE, Progress
-from oneshader.buildtask.sources import ShaderJob, discover, project_name
+from oneshader.buildtask.sources import ShaderJob, discover, project_name, walk_folders
 from oneshader.buildtask.state import (
     STATE_NAME,
     BuildState,
@@ -112,6 +114,9 @@ class Build:
         self._shown_names: dict[str, str] = {}  # file names in diagnostics -> as shown
         self._errors: dict[str, str] = {}  # stem -> the errors of a failed shader with kept outputs
         self.cache: SharedCache | None = None
+        # set by `oneshader build`: the key of its command line, for the no-op record
+        self.noop_key: str | None = None
+        self.noop_recorded = False
 
     # --- the steps ---------------------------------------------------------------------------
 
@@ -136,6 +141,7 @@ class Build:
             self.cache = open_cache(cfg.cache, cfg.cache_mode, cfg.root)
         self.report.cache_used = self.cache is not None
         with OutLock(cfg.out, self.progress.message):
+            noop.forget(str(cfg.out))  # whatever happens next, the record describes the past
             self.state, why = BuildState.load(cfg.out)
             sweep_temporaries(cfg.out, self._owned(jobs))
             if why:
@@ -178,14 +184,69 @@ class Build:
             elif self._refreshed:  # only stamps moved: worth saving, not worth failing for
                 with contextlib.suppress(OSError):
                     self.state.save(cfg.out)
+            if self.noop_key is not None and self._recordable():
+                self._record_noop(jobs, self.noop_key)
         self.report.seconds = time.perf_counter() - t0
         return self.report
+
+    def _recordable(self) -> bool:
+        """Whether the next identical build may skip straight to the no-op's summary: this one
+        succeeded and a no-op of it prints nothing but that summary and touches nothing (no
+        forced rebuild, no shared cache or cluster to talk to, no depfile to rewrite)."""
+        cfg, report = self.config, self.report
+        return (
+            report.ok
+            and not report.failed
+            and not self._errors
+            and not self.state.dirty
+            and not cfg.force
+            and cfg.cache is None
+            and cfg.scheduler is None
+            and cfg.depfile is None
+        )
+
+    def _record_noop(self, jobs: list[ShaderJob], key: str) -> None:
+        """Record what the next identical build must find unchanged to be a no-op
+        (:mod:`noop`): the state's stamps, checked to be the files' now, and the folders and
+        files a change of the configuration, the set of shaders or the toolchain shows in."""
+        cfg = self.config
+        cwd = os.getcwd()
+        where = noop.anchors(cwd, str(cfg.out))
+        root = str(cfg.root)
+        join, rel = os.path.join, os.path.relpath
+
+        def here(path: str | Path) -> noop.Place:
+            return ("cwd", rel(path, cwd))
+
+        expected: list[tuple[noop.Place, int, int, str]] = []
+        folders: set[str] = set()
+        for record in self.state.shaders.values():
+            if record.key == STALE_KEY:
+                return
+            for s in record.inputs:
+                path = join(root, s.path)
+                expected.append((here(path), s.mtime_ns, s.size, s.identity))
+                folders.add(os.path.dirname(path))
+            expected.extend((("out", s.path), s.mtime_ns, s.size, "") for s in record.outputs)
+        free = [("cwd", p) for p in noop.project_paths(cwd)]
+        free.extend(noop.toolchain_paths(where))
+        free.extend(here(d) for d in cfg.include_dirs)
+        for src in cfg.sources:
+            if src.is_dir():
+                free.extend(here(d) for d in walk_folders(src, cfg.out))
+            else:
+                free.extend((here(src), here(src.parent)))
+        free.extend(here(d) for d in sorted(folders))
+        if cfg.bindings is not None:
+            free.append(here(cfg.bindings))
+        written = [("out", STATE_NAME)]
+        self.noop_recorded = noop.record(where, key, len(jobs), free, expected, written)
 
     def _owned(self, jobs: list[ShaderJob]) -> set[str]:
         """The OUT-relative files this build writes or wrote: the state, the outputs it
         records, and every output its shaders can have (one a killed first build was
         writing is not recorded yet)."""
-        owned = {STATE_NAME}
+        owned = {STATE_NAME, noop.NOOP_NAME}
         for record in self.state.shaders.values():
             owned.update(s.path for s in record.outputs)
         for job in jobs:

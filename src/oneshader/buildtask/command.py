@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from oneshader.buildtask import noop
 from oneshader.buildtask.builder import Build, BuildReport
 from oneshader.buildtask.config import BuildConfig, load_config
 from oneshader.buildtask.progress import Progress
@@ -22,10 +23,16 @@ WATCH_SETTLE_SECONDS = 0.02  # a save is over once the files stay as they are th
 
 
 def run_once(
-    config: BuildConfig, pool: Compilers, progress: Progress, inputs: set[Path] | None = None
+    config: BuildConfig,
+    pool: Compilers,
+    progress: Progress,
+    inputs: set[Path] | None = None,
+    noop_key: str | None = None,
 ) -> BuildReport:
-    """One build and its summary; ``inputs``, if given, receives the files it depends on."""
+    """One build and its summary; ``inputs``, if given, receives the files it depends on;
+    ``noop_key``, if given, keys the record that lets the next such build be a fast no-op."""
     build = Build(config, pool, progress)
+    build.noop_key = noop_key
     report = build.run()
     progress.summary(report.summary())
     if inputs is not None:
@@ -51,7 +58,7 @@ def build_command(args: argparse.Namespace, cwd: Path | None = None) -> int:
 
         compilers = ClusterPool(config.scheduler, pool, config.limits, progress.message)
     try:
-        report = run_once(config, compilers, progress)
+        report = run_once(config, compilers, progress, noop_key=_noop_key(args, cwd))
     finally:
         compilers.close()
     refused = pool.refusal()
@@ -64,6 +71,15 @@ def build_command(args: argparse.Namespace, cwd: Path | None = None) -> int:
             "idle minutes; --no-server or ONESHADER_SERVER=0 for none)"
         )
     return 0 if report.ok else 1
+
+
+def _noop_key(args: argparse.Namespace, cwd: Path | None) -> str | None:
+    """The key of the command line the CLI ran (``args.noop_argv``, which :mod:`noop` checks
+    before parsing anything), or None: no record for a build run another way."""
+    argv = getattr(args, "noop_argv", None)
+    if argv is None or cwd is not None or not noop.enabled():
+        return None
+    return noop.invocation_key(argv, os.getcwd())
 
 
 # --- watch -----------------------------------------------------------------------------------

@@ -60,6 +60,17 @@ def walk_shaders(folder: Path, skip: Path | None = None) -> list[Path]:
     return found
 
 
+def walk_folders(folder: Path, skip: Path | None = None) -> list[str]:
+    """The folders :func:`walk_shaders` looks in (a file added to or removed from one changes
+    its mtime: what the no-op record watches)."""
+    found: list[str] = []
+    for dirpath, dirnames, _ in os.walk(folder):
+        here = Path(dirpath)
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and here / d != skip)
+        found.append(dirpath)
+    return found
+
+
 def options_key(options: CompileOptions, root: Path) -> str:
     """A digest of the options, with paths relative to the project so that moving it is free.
     Every field of :class:`CompileOptions` counts, as the process wire carries it
