@@ -160,7 +160,7 @@ def noop_processes(
     Each normal run removes the record, so a recording run (not timed) comes between."""
     times: dict[bool, tuple[list[float], list[float]]] = {False: ([], []), True: ([], [])}
     args = [*common, "-o", "out", "-j", str(jobs)]
-    record = root / "out" / ".oneshader-noop.json"
+    record = root / "out" / ".oneshader-noop"
     for _ in range(reps):
         for fast in (False, True):
             if fast:

@@ -10,10 +10,10 @@ basics is imported (``buildtask.noop``).
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
 
 from oneshader import __version__
 
+TYPE_CHECKING = False  # typing's import costs a no-op more than its whole check
 if TYPE_CHECKING:
     import argparse
     from collections.abc import Sequence

@@ -7,7 +7,6 @@ it must."""
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import shutil
 import subprocess
@@ -25,6 +24,8 @@ CHILD = """
 import sys
 from oneshader.cli import main
 status = main(sys.argv[1:])
+heavy = ("argparse", "json", "hashlib", "oneshader.diagnostics", "oneshader.buildtask.config")
+print("HEAVY:" + ",".join(m for m in heavy if m in sys.modules), file=sys.stderr)
 print("LOADED" if "oneshader.compiler" in sys.modules else "NOT-LOADED", file=sys.stderr)
 sys.exit(status)
 """
@@ -46,6 +47,21 @@ def run(root: Path, *args: str, **env: str) -> tuple[int, str, bool]:
     assert "Traceback" not in done.stderr, done.stderr
     fast = done.stderr.strip().endswith("NOT-LOADED")
     return done.returncode, done.stdout, fast
+
+
+def run_heavy(root: Path) -> str:
+    """The heavy modules a ``oneshader build -q`` in ``root`` loaded (comma-separated)."""
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("ONESHADER_")}
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD, "build", "-q"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**environ, "CI": "1"},
+    )
+    (line,) = [x for x in done.stderr.splitlines() if x.startswith("HEAVY:")]
+    return line[len("HEAVY:") :]
 
 
 def age(root: Path) -> None:
@@ -91,6 +107,7 @@ def test_a_no_op_takes_the_fast_path_and_says_what_the_normal_one_says(proj: Pat
     before = digests(proj / "out")
     status, fast_out, fast = run(proj)
     assert (status, fast) == (0, True)
+    assert run_heavy(proj) == ""  # nor anything else the normal path needs
     assert str(proj).encode() not in (proj / "out" / NOOP_NAME).read_bytes()
     status, slow_out, fast = run(proj, ONESHADER_NOOP="0")
     assert (status, fast) == (0, False)
@@ -173,32 +190,47 @@ def test_a_nearer_pyproject_takes_the_normal_path(tmp_path: Path) -> None:
 
 
 def _reseal(path: Path, edit: object) -> None:
-    """Rewrite the record with ``edit(doc)`` applied and a valid checksum (as a build would)."""
-    raw = path.read_bytes()
-    doc = json.loads(raw.partition(b"\n")[2])
-    edit(doc)  # type: ignore[operator]
-    body = json.dumps(doc, separators=(",", ":")).encode()
+    """Rewrite the record with ``edit(lines)`` applied and a valid checksum (as a build would)."""
+    lines = path.read_bytes().partition(b"\n")[2].decode().split("\n")
+    edit(lines)  # type: ignore[operator]
+    body = "\n".join(lines).encode()
     path.write_bytes(hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
+
+
+def _entry(lines: list[str], anchor: str, folder_ends: str, name: str) -> int:
+    """The index of the line of ``name`` in the first folder of ``anchor`` that ends so."""
+    group = ""
+    for i, line in enumerate(lines):
+        fields = line.split("\t")
+        if len(fields) == 2:
+            group = line
+        elif (
+            group.startswith(f"@{anchor}\t") and group.endswith(folder_ends) and (fields[0] == name)
+        ):
+            return i
+    raise AssertionError(f"no {name} under {anchor}")
+
+
+def _bump(lines: list[str], i: int, field: int) -> None:
+    fields = lines[i].split("\t")
+    fields[field] = str(int(fields[field]) - 1)
+    lines[i] = "\t".join(fields)
 
 
 def test_a_changed_toolchain_takes_the_normal_path(proj: Path) -> None:
     record = proj / "out" / NOOP_NAME
-    _reseal(record, lambda doc: None)  # resealed as is: still the fast path
+    _reseal(record, lambda lines: None)  # resealed as is: still the fast path
     assert run(proj)[2] is True
 
-    def upgrade(doc: dict[str, dict[str, dict[str, list[list[object]]]]]) -> None:
-        slangpy = doc["stamps"]["slangpy"]
-        (meta,) = [e for f, es in slangpy.items() if f.endswith(".dist-info") for e in es]
-        assert meta[0] == "METADATA"
-        meta[1] = int(str(meta[1])) - 1  # as if pip had put another slangpy's there
+    def upgrade(lines: list[str]) -> None:  # as if pip had put another slangpy's there
+        _bump(lines, _entry(lines, "slangpy", ".dist-info", "METADATA"), 1)
 
     _reseal(record, upgrade)
     status, out, fast = run(proj)
     assert (status, fast, summary_counts(out)) == (0, False, (0, 5, 0))
 
-    def edit_code(doc: dict[str, dict[str, dict[str, list[list[object]]]]]) -> None:
-        modules = doc["stamps"]["oneshader"]["compiler"]
-        modules[0][2] = int(str(modules[0][2])) + 1
+    def edit_code(lines: list[str]) -> None:  # as if oneshader's compiler had been edited
+        _bump(lines, _entry(lines, "oneshader", "\tcompiler", "api.py"), 2)
 
     built_then_recorded(proj)
     _reseal(record, edit_code)
@@ -212,7 +244,7 @@ def test_a_damaged_record_takes_the_normal_path(proj: Path, damage: str) -> None
     if damage == "truncated":
         record.write_bytes(raw[: len(raw) // 2])
     elif damage == "garbage":
-        record.write_bytes(raw[:64] + b"\n{not json")
+        record.write_bytes(raw[:64] + b"\nnot a record")
     elif damage == "empty":
         record.write_bytes(b"")
     else:

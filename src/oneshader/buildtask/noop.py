@@ -10,8 +10,9 @@ state's stamps when recorded), the state file itself, and the toolchain's files 
 code, slangpy's package and ``.dist-info``). The next run stats them with ``os`` alone: all
 equal, and it prints what a no-op prints; anything else (a change, a missing or damaged record,
 a doubt) and the normal build runs, which removes the record first and writes a new one when it
-succeeds. This module imports nothing heavier than ``json`` and ``hashlib``, and never the
-compiler (tests/test_layers.py holds that).
+succeeds. This module imports no module ``python -c pass`` has not loaded but a SHA-256 (not
+even ``json``, whose ``re`` costs more than the whole check; the record is lines of text), and
+never the compiler (tests/test_layers.py holds that).
 
 The record names no folder of the machine (OUT may be shipped): each path is relative to an
 anchor found again at check time: the current folder, OUT, oneshader's package and slangpy's.
@@ -19,15 +20,23 @@ anchor found again at check time: the current folder, OUT, oneshader's package a
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
-import json
 import os
 import sys
 import time
-from collections.abc import Iterable, Sequence
 
-NOOP_NAME = ".oneshader-noop.json"
+try:  # the built-in SHA-256: hashlib's import loads OpenSSL (~4 ms, more than the check)
+    from _sha256 import sha256  # type: ignore[import-not-found,unused-ignore]
+except ImportError:  # pragma: no cover - another Python
+    try:
+        from _sha2 import sha256  # type: ignore[import-not-found,no-redef,unused-ignore]
+    except ImportError:
+        from hashlib import sha256  # type: ignore[assignment,unused-ignore]
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
+NOOP_NAME = ".oneshader-noop"
 FORMAT = "oneshader-noop"
 VERSION = 1
 DISABLE_VARIABLE = "ONESHADER_NOOP"  # "0": always the normal build (the benchmark's "before")
@@ -60,7 +69,8 @@ def invocation_key(argv: Sequence[str], cwd: str) -> str:
         oneshader.__file__,
         oneshader.__version__,
     ]
-    return hashlib.sha256(json.dumps(doc).encode()).hexdigest()
+    digest: str = sha256(repr(doc).encode("utf-8", "surrogateescape")).hexdigest()
+    return digest
 
 
 def stamp_of(path: str) -> Stamp:
@@ -111,26 +121,30 @@ def _out_from_argv(argv: Sequence[str], cwd: str) -> str | None:
         folder = parent
 
 
-def _read(out: str) -> dict[str, object] | None:
-    """The record in ``out``, or None when there is none or it is damaged."""
+# The record: lines of text, tab-separated (a path holding a tab or a line break is not
+# recorded). The first line is the SHA-256 of the rest; then the format, the key, the number of
+# shaders; then per folder "@ANCHOR<tab>FOLDER" (two fields) and its entries
+# "NAME<tab>MTIME<tab>SIZE<tab>INODE" (four; -1 -1 -1: absent).
+HEADER = f"{FORMAT} {VERSION}"
+
+
+def _read(out: str) -> list[str] | None:
+    """The lines of the record in ``out``, or None when there is none or it is damaged."""
     try:
         with open(os.path.join(out, NOOP_NAME), "rb") as f:
             raw = f.read()
     except OSError:
         return None
     checksum, _, body = raw.partition(b"\n")
-    if hashlib.sha256(body).hexdigest().encode() != checksum:
+    if sha256(body).hexdigest().encode() != checksum:
         return None
-    doc = json.loads(body)
-    if not isinstance(doc, dict) or doc.get("format") != FORMAT or doc.get("version") != VERSION:
-        return None
-    return doc
+    lines = body.decode("utf-8", "surrogateescape").split("\n")
+    return lines if lines[0] == HEADER else None
 
 
 def anchors(cwd: str, out: str) -> dict[str, str]:
-    """The folders the record's paths are relative to, as this process finds them."""
-    import importlib.util
-
+    """The folders the record's paths are relative to, as this process finds them (slangpy's
+    as ``importlib.util.find_spec`` would, without importing it)."""
     import oneshader
 
     found = {
@@ -138,33 +152,41 @@ def anchors(cwd: str, out: str) -> dict[str, str]:
         "out": out,
         "oneshader": os.path.dirname(os.path.abspath(oneshader.__file__)),
     }
-    try:
-        spec = importlib.util.find_spec("slangpy")
-    except (ImportError, ValueError):
-        spec = None
-    if spec is not None and spec.submodule_search_locations:
-        found["slangpy"] = os.path.abspath(next(iter(spec.submodule_search_locations)))
+    module = sys.modules.get("slangpy")
+    spec = getattr(module, "__spec__", None)
+    for finder in sys.meta_path if spec is None else ():
+        find = getattr(finder, "find_spec", None)
+        try:
+            spec = find("slangpy", None) if find is not None else None
+        except (ImportError, ValueError):
+            spec = None
+        if spec is not None:
+            break
+    locations = getattr(spec, "submodule_search_locations", None)
+    if locations:
+        found["slangpy"] = os.path.abspath(next(iter(locations)))
     return found
 
 
-def _holds(doc: dict[str, object], where: dict[str, str]) -> bool:
+def _holds(lines: list[str], where: dict[str, str]) -> bool:
     """Whether every recorded stamp is still what it was."""
-    by_anchor = doc["stamps"]
-    assert isinstance(by_anchor, dict)
-    join = os.path.join
-    for anchor, folders in by_anchor.items():
-        base = where[anchor]  # KeyError (slangpy gone): not a no-op
-        for folder, entries in folders.items():
-            here = join(base, folder)
-            for name, mtime, size, inode in entries:
-                try:
-                    st = os.stat(join(here, name))
-                except OSError:
-                    if mtime != -1:
-                        return False
-                    continue
-                if (st.st_mtime_ns, st.st_size, st.st_ino) != (mtime, size, inode):
-                    return False
+    join, stat = os.path.join, os.stat
+    here = ""
+    for line in lines:
+        fields = line.split("\t")
+        if len(fields) == 2:
+            anchor, folder = fields
+            here = join(where[anchor[1:]], folder)  # KeyError (slangpy gone): not a no-op
+            continue
+        name, mtime, size, inode = fields
+        try:
+            st = stat(join(here, name))
+        except OSError:
+            if mtime != "-1":
+                return False
+            continue
+        if (str(st.st_mtime_ns), str(st.st_size), str(st.st_ino)) != (mtime, size, inode):
+            return False
     return True
 
 
@@ -180,13 +202,11 @@ def up_to_date(argv: Sequence[str]) -> int | None:
         if out is None:
             return None
         out = os.path.realpath(out)
-        doc = _read(out)
-        if doc is None or doc.get("key") != invocation_key(argv, cwd):
+        lines = _read(out)
+        if lines is None or lines[1] != invocation_key(argv, cwd):
             return None
-        if not _holds(doc, anchors(cwd, out)):
-            return None
-        count = doc["up_to_date"]
-        if not isinstance(count, int):
+        count = int(lines[2])
+        if not _holds(lines[3:], anchors(cwd, out)):
             return None
     except Exception:  # a doubt: the normal build decides
         return None
@@ -202,6 +222,8 @@ def up_to_date(argv: Sequence[str]) -> int | None:
 
 def forget(out: str) -> None:
     """Remove the record: a build is about to change what it describes."""
+    import contextlib
+
     # none, or OUT read-only: a record is trusted only while all its stamps hold anyway
     with contextlib.suppress(OSError):
         os.unlink(os.path.join(out, NOOP_NAME))
@@ -287,25 +309,23 @@ def record(
         stamps[place] = (st.st_mtime_ns, st.st_size, st.st_ino)
     for place in written:
         stamps[place] = stamp_of(join(where[place[0]], place[1]))
-    by_anchor: dict[str, dict[str, list[list[object]]]] = {}
+    if any("\t" in path or "\n" in path for _, path in stamps):
+        return False  # a name the record cannot hold: the normal build every time
+    lines = [HEADER, key, str(up_to_date)]
+    group = None
     for (anchor, path), (mtime, size, inode) in sorted(stamps.items()):
         folder, name = os.path.split(os.path.normpath(path))
-        entry = [name or ".", mtime, size, inode]
-        by_anchor.setdefault(anchor, {}).setdefault(folder or ".", []).append(entry)
-    doc = {
-        "format": FORMAT,
-        "version": VERSION,
-        "key": key,
-        "up_to_date": up_to_date,
-        "stamps": by_anchor,
-    }
-    body = json.dumps(doc, separators=(",", ":")).encode()
+        if group != (anchor, folder or "."):
+            group = (anchor, folder or ".")
+            lines.append(f"@{anchor}\t{group[1]}")
+        lines.append(f"{name or '.'}\t{mtime}\t{size}\t{inode}")
+    body = "\n".join(lines).encode("utf-8", "surrogateescape")
     from oneshader.fsutil import atomic_write  # a build that records has it loaded
 
     try:
         atomic_write(
             os.path.join(where["out"], NOOP_NAME),
-            hashlib.sha256(body).hexdigest().encode() + b"\n" + body,
+            sha256(body).hexdigest().encode() + b"\n" + body,
             durable=False,  # lost after a power cut: then the normal build runs, that is all
         )
     except OSError:
