@@ -539,7 +539,9 @@ REWRITES: tuple[Rewrite, ...] = (
         EVERY_TARGET,
         _DOCS["dxc-declarations"],
         _always,
-        text=lambda src, path, text, plan: dxc_declarations(text),
+        text=lambda src, path, text, plan: (
+            src.dxc_declared(path) if text is src.texts[path] else dxc_declarations(text)
+        ),
     ),
     Rewrite(
         "mutating-methods",
@@ -864,6 +866,8 @@ _PROBES = {
     ),
 }
 REWRITES = tuple(replace(r, probe=_PROBES.get(r.id)) for r in REWRITES)
+# The records of each target, in order (a frozenset's look-up of an enum costs: once a plan).
+_FOR_TARGET = {t: tuple(r for r in REWRITES if t in r.targets) for t in Target}
 
 
 def plan(
@@ -872,11 +876,10 @@ def plan(
     """The records that apply to ``target`` in this compile, each with what its edit needs."""
     c = Context(src, target, tuple(pads), tuple(stages.items()))
     out = []
-    for record in REWRITES:
-        if target in record.targets:
-            value = record.plan(c)
-            if value:
-                out.append((record.id, value))
+    for record in _FOR_TARGET[target]:
+        value = record.plan(c)
+        if value:
+            out.append((record.id, value))
     return tuple(out)
 
 

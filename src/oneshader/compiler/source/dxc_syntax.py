@@ -147,13 +147,15 @@ def out_of_line_methods(text: str) -> str:
         head = _struct_head(c, i)
         if head is not None and head[0] is not None and c.depth(i) == 0:
             structs[head[0]] = head[1]
+    if not structs:
+        return text
     edits: list[tuple[int, int, str]] = []
     blanked: set[tuple[str, str]] = set()
-    for i in range(len(c) - 3):
-        if not (c.word(i) and c.seq(i + 1, "::") and c.word(i + 2) and c.seq(i + 3, "(")):
+    for i in c.words(structs):  # a struct's name (not every token: "::" is in most files)
+        if not (c.seq(i + 1, "::") and c.word(i + 2) and c.seq(i + 3, "(")):
             continue
         owner, method = c.tokens[i].text, c.tokens[i + 2].text
-        if owner not in structs or c.depth(i) != 0:
+        if c.depth(i) != 0:
             continue
         first = c.statement_start(i)
         params_end = _close(c, i + 3)

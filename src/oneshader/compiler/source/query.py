@@ -132,8 +132,8 @@ class Stream:
     def words(self, names: Collection[str]) -> Iterator[int]:
         """Each identifier that is one of ``names``, in order (looked up in an index of the
         identifiers, made once: the rewrites ask for a few names each, of every file)."""
-        by_word = self._index()
-        found = [f for f in (by_word.get(n) for n in names) if f]
+        by_word = self._by_word or self._index()
+        found = list(filter(None, map(by_word.get, names)))
         if len(found) == 1:
             yield from found[0]
         elif found:

@@ -248,11 +248,18 @@ class SourceSet:
         """The scan of a file as compiled, with DXC's declarations Slang does not parse as
         Slang is given them (``dxc_declarations``): from the file's tokens where those leave
         the text as it is (nearly always), else from the text they make."""
-        text = dxc_declarations(rendered.text)
+        text = self.dxc_declared(path)
         if text != rendered.text:
             return scan(str(path), text)
         s = self.stream(path)
         return scan(str(path), text, s.tokens, s.offsets)
+
+    def dxc_declared(self, path: Path) -> str:
+        """A file's text as compiled with DXC's declarations Slang does not parse rewritten
+        (``dxc_declarations``): what the scanner reads and the first rewrite record makes,
+        made once a read."""
+        found: str = self._once(("dxc declared", path), lambda: dxc_declarations(self.texts[path]))
+        return found
 
     def tokens(self, path: Path) -> list[Token]:
         """The tokens of a file as compiled (its first inclusion, macros expanded), in order."""
@@ -589,12 +596,11 @@ class SourceSet:
 
         def written() -> bool:
             return any(
-                t.kind == "id"
-                and t.text[:15].upper() in _DISTANCES
-                and (len(t.text) == 15 or t.text[15:].isdigit())
-                and s.is_(i - 1, ":")
+                s.is_(i - 1, ":")
                 for s in self.streams()
-                for i, t in enumerate(s.tokens)
+                for i in s.words_where(
+                    lambda w: w[:15].upper() in _DISTANCES and (len(w) == 15 or w[15:].isdigit())
+                )
             )
 
         found: bool = self._once("distances", written)
@@ -738,9 +744,11 @@ def _mutating_methods(s: Stream) -> list[int]:
     are left alone."""
     out: list[int] = []
     i = 0
-    while i < len(s):
-        if not (s.is_(i, "struct") and s.at(i + 1).kind == "id"):
-            i += 1
+    for found in s.words(("struct",)):  # each struct once (not every token of the file)
+        if found < i:
+            continue
+        i = found
+        if s.at(i + 1).kind != "id":
             continue
         brace = i + 2
         while brace < len(s) and not s.is_(brace, "{", ";"):
