@@ -231,7 +231,14 @@ def instance_id_semantics(
     """Where each ``SV_InstanceID`` between the vertex and pixel stages is written (file, line,
     column of the semantic): the members and parameters of :func:`instance_id_varyings`, and
     a vertex entry point's bare result (``uint main(uint i : SV_InstanceID) :
-    SV_InstanceID``)."""
+    SV_InstanceID``). Computed once per read and set of entry points (every target's plan
+    asks)."""
+    key = ("instance ids", tuple(sorted((n, s.value) for n, s in stages.items())))
+    found: list[tuple[Path, int, int]] = src.derived(key, lambda: _instance_ids(src, stages))
+    return found
+
+
+def _instance_ids(src: SourceSet, stages: Mapping[str, Stage]) -> list[tuple[Path, int, int]]:
     out = []
     for path, f in instance_id_varyings(src, stages):
         s = src.stream(path)
