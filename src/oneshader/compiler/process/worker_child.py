@@ -29,6 +29,9 @@ def prepare() -> None:
     ended when this returns, as forking requires."""
     warm = threading.Thread(target=_make_session, name="slang-session", daemon=True)
     warm.start()
+    # Every room of the compiler (~65 modules, ~0.1 s of CPU) imported here, once, not in each
+    # forked worker at its first request: at -j N that was N times a cost no worker shares.
+    import oneshader.compiler.driver  # noqa: F401
 
     warm.join()
 
