@@ -185,7 +185,10 @@ class Build:
                 with contextlib.suppress(OSError):
                     self.state.save(cfg.out)
             if self.noop_key is not None and self._recordable():
-                self._record_noop(jobs, self.noop_key)
+                try:
+                    self._record_noop(jobs, self.noop_key)
+                except (OSError, ValueError):  # no record: the next build takes the normal path
+                    self.noop_recorded = False
         self.report.seconds = time.perf_counter() - t0
         return self.report
 
