@@ -574,3 +574,28 @@ def test_a_cbuffer_array_named_as_a_swizzle_is_widened_where_the_block_is_never_
     assert _reflected_and_emitted(result, "CB", lambda m: (m.offset, m.type.stride)) == (want, want)
     text = _msl(result)
     assert "array<float4, int(4)> a;" in text and re.search(r"CB->a\[i_\d\.x\]\.x \+", text)
+
+
+def test_a_widened_array_copied_whole_and_an_array_of_float2x3_have_std140_strides_on_metal(
+    tmp_path: Path,
+) -> None:
+    """``t.s = w;`` (a constant buffer's ``float w[3]`` copied whole into a struct, as Slang
+    writes it: one statement) is copied element by element, each element's first component;
+    ``float2x3 m[2]``: 48 bytes apart in std140, 24 in Slang's Metal, its wrapper's columns
+    widened to float4. A whole array passed to a function stays OS2001 (the test above).
+    (SPIR-V's std140 is the reference; Slang's WGSL for such a copy is not valid: another
+    matter.)"""
+    source = (
+        "cbuffer CB { float w[3]; float2x3 m[2]; float u; };\nRWStructuredBuffer<float> o;\n"
+        "struct T { float s[3]; float2x3 k[2]; };\n"
+        '[shader("compute")][numthreads(1,1,1)] void main(uint3 i : SV_DispatchThreadID)'
+        " { T t; t.s = w; t.k = m; o[0] = t.s[i.x] + t.k[i.y][1].z + m[1][0].y + u; }\n"
+    )
+    result = _build(tmp_path, source, (Target.SpirV, Target.Msl))
+    assert result.ok, "\n".join(d.format() for d in result.diagnostics)
+    want = {"w": (0, 16), "m": (48, 48), "u": (144, 0)}
+    assert _reflected_and_emitted(result, "CB", lambda m: (m.offset, m.type.stride)) == (want, want)
+    text = _msl(result)
+    assert "array<float4, int(3)> w;" in text and "array<float4, int(3)> data_" in text
+    copies = re.findall(r"->s_\d+\[int\((\d)\)\] = CB->w\[int\(\1\)\]\.x;", text)
+    assert copies == ["0", "1", "2"]

@@ -65,6 +65,12 @@ class MetalArrays:
             elif r is not None and self._widens_matrix(resource, r.type, t, m.name):
                 t = replace(t, mstride=16, size=16 * (t.size // t.mstride), align=16)
                 names.append(m.name)
+            elif r is not None and self._widens_matrices(resource, r.type, t, m.name):
+                assert t.element is not None
+                el = t.element
+                el = replace(el, mstride=16, size=16 * (el.size // el.mstride), align=16)
+                t = replace(t, element=el, stride=el.size, size=el.size * t.length, align=16)
+                names.append(m.name)
             offset = relaid_offset(end, t, m, was)
             members.append(replace(m, offset=offset, type=t))
             end, align, was = offset + t.size, max(align, t.align), m.offset + m.type.size
@@ -83,12 +89,12 @@ class MetalArrays:
         if rows not in _SWIZZLE or el.scalar.size != 4 or t.stride != el.size:
             return False
         found = _declared(self.code, emitted_name(resource), member)
-        if found is None:
-            return False
+        if found is None or not re.fullmatch(emitted_pattern(member), found.group(2)):
+            return False  # (not declared an array itself: a wrapper's)
         arrow = _swizzle_like(found.group(2))
         if arrow and not _by_pointer_only(self.code, emitted_name(resource)):
             return False  # a copy's ``.a`` could not be told from a swizzle
-        return _only_element_reads(self.code, found.group(2), arrow)
+        return _only_element_reads(self.code, found.group(2), arrow, copies=True)
 
     def _widens_matrix(self, resource: str, ref: TypeLayout, t: TypeLayout, member: str) -> bool:
         """A column-major matrix whose stored vectors std140 puts 16 apart, Metal 8 (a
@@ -99,6 +105,16 @@ class MetalArrays:
             return False
         found = _declared(self.code, emitted_name(resource), member)
         return found is not None and _only_element_reads(self.code, found.group(2))
+
+    def _widens_matrices(self, resource: str, ref: TypeLayout, t: TypeLayout, member: str) -> bool:
+        """An array of such matrices (``float2x3 m[2]``: 48 bytes apart in std140, 24 on
+        Metal), held in Slang's ``_Array_`` struct of their wrappers."""
+        el, r = t.element, ref.element
+        if t.kind is not TypeKind.Array or el is None or r is None or not t.length:
+            return False
+        if not self._widens_matrix(resource, r, el, member):
+            return False
+        return ref.stride == 16 * (el.size // el.mstride)
 
 
 def _declared(code: str, resource: str, member: str) -> re.Match[str] | None:
@@ -114,13 +130,33 @@ def _declared(code: str, resource: str, member: str) -> re.Match[str] | None:
     array = r"array<\s*(\w+)\s*,\s*int\(\d+\)\s*>\s+"
     found = re.search(rf"{array}({emitted_pattern(member)})\s*;", body.group(1))
     wrapper = re.search(rf"(_MatrixStorage_\w+)\s+{emitted_pattern(member)}\s*;", body.group(1))
+    listed = re.search(rf"(_Array_\w+)\s+{emitted_pattern(member)}\s*;", body.group(1))
+    if found is None and wrapper is None and listed is not None:
+        # an array of matrices: Slang's ``_Array_`` struct of an array of their wrappers, each
+        # named nowhere else (so widening the wrapper's vectors changes no other layout)
+        outer = re.search(
+            rf"struct\s+{listed.group(1)}\s*\{{\s*array<\s*(_MatrixStorage_\w+)\s*,"
+            r"\s*int\(\d+\)\s*>\s+\w+\s*;\s*\};",
+            code,
+        )
+        if outer is None:
+            return None
+        if any(len(re.findall(rf"\b{n}\b", code)) != 2 for n in (listed[1], outer[1])):
+            return None
+        inner = re.search(rf"struct\s+{outer.group(1)}\s*\{{\s*{array}(\w+)\s*;\s*\}};", code)
+        if inner is None:
+            return None
+        found = inner
     if found is None and wrapper is not None:
         # the matrix's vectors, in a wrapper no other member uses (it is widened for all)
         inner = re.search(rf"struct\s+{wrapper.group(1)}\s*\{{\s*{array}(\w+)\s*;\s*\}};", code)
         if inner is None or len(re.findall(rf"\b{wrapper.group(1)}\s+\w+\s*;", code)) != 1:
             return None
         found = inner
-    if found is None or len(re.findall(rf"[\s>]{re.escape(found.group(2))}\s*;", code)) != 1:
+    if found is None:
+        return None
+    declared = rf"(?:\s|(?<!-)>){re.escape(found.group(2))}\s*;"  # (not a copy's ``->t;``)
+    if len(re.findall(declared, code)) != 1:
         return None  # another struct's member of the same name: its uses would be ambiguous
     return found
 
@@ -151,10 +187,13 @@ def _uses(code: str, member: str, arrow: bool = False) -> list[re.Match[str]]:
     return list(re.finditer(rf"{access}\s*{re.escape(member)}\b", code))
 
 
-def _only_element_reads(code: str, member: str, arrow: bool = False) -> bool:
-    """Every use of ``member`` is indexed (``->t[i]``) and not written (no assignment)."""
+def _only_element_reads(code: str, member: str, arrow: bool = False, copies: bool = False) -> bool:
+    """Every use of ``member`` is indexed (``->t[i]``) and not written (no assignment), or
+    (``copies``) the whole right side of an assignment statement (``_copy``)."""
     for m in _uses(code, member, arrow):
         if not re.match(r"\s*\[", code[m.end() :]):
+            if copies and _copy(code, m) is not None:
+                continue
             return False
         close = closing(code, code.index("[", m.end())) - 1  # at the "]" (-2: not closed)
         if close < 0 or re.match(
@@ -162,6 +201,40 @@ def _only_element_reads(code: str, member: str, arrow: bool = False) -> bool:
         ):
             return False
     return True
+
+
+_COPY = r"(?P<indent>[ \t]*)(?P<lhs>[\w.&()\->\[\]]+)\s*=\s*(?P<rhs>[\w.&()\->\[\]]+)\s*;[ \t]*"
+
+
+def _copy(code: str, use: re.Match[str]) -> re.Match[str] | None:
+    """The statement ``lhs = base->t;`` (the line the use ``->t`` of ``_uses`` ends, the whole
+    array copied into an lvalue, as Slang writes ``t.s = W;``), or None."""
+    start = code.rfind("\n", 0, use.start()) + 1
+    end = code.find("\n", use.end())
+    end = len(code) if end < 0 else end
+    found = re.fullmatch(_COPY, code[start:end])
+    if found is None or start + found.end("rhs") != use.end():
+        return None
+    return found
+
+
+def _copies_by_element(code: str, member: str, length: int, arrow: bool) -> str:
+    """``code`` with each whole copy of ``member`` (``_copy``) made one element read per
+    element (``lhs[int(i)] = base->t[int(i)];``, as Slang writes an array's copy itself), for
+    the element reads' rewrite to take its components."""
+    for m in reversed(_uses(code, member, arrow)):
+        if re.match(r"\s*\[", code[m.end() :]):
+            continue
+        found = _copy(code, m)
+        if found is None:
+            continue
+        start = code.rfind("\n", 0, m.start()) + 1
+        lines = "\n".join(
+            f"{found['indent']}{found['lhs']}[int({i})] = {found['rhs']}[int({i})];"
+            for i in range(length)
+        )
+        code = code[:start] + lines + code[start + found.end() :]
+    return code
 
 
 def widen_arrays(code: str, resource: str, members: list[str]) -> str:
@@ -181,8 +254,11 @@ def widen_arrays(code: str, resource: str, members: list[str]) -> str:
             code,
             count=1,
         )
-        out, last = [], 0
         arrow = _swizzle_like(emitted)  # (``_widens`` saw no copy of the block)
+        length = re.search(rf"int\((\d+)\)\s*>\s+{re.escape(emitted)}\s*;", code)
+        if length is not None:
+            code = _copies_by_element(code, emitted, int(length.group(1)), arrow)
+        out, last = [], 0
         for m in _uses(code, emitted, arrow):
             close = closing(code, code.index("[", m.end())) - 1
             indexed = re.match(r"\s*\[", code[close + 1 :])  # a component: read as it is
