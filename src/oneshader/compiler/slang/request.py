@@ -142,7 +142,7 @@ def _target_args(target: Target) -> list[str]:
     return args
 
 
-def _common_args(o: CompileOptions) -> list[str]:
+def _common_args(o: CompileOptions, min_precision: bool = True) -> list[str]:
     args = [
         "-matrix-layout-row-major" if o.row_major else "-matrix-layout-column-major",
         "-enable-machine-readable-diagnostics",
@@ -153,14 +153,25 @@ def _common_args(o: CompileOptions) -> list[str]:
     for d in o.include_dirs:
         args += ["-I", d]
     # the defines are the preprocessor's (source.preprocess): Slang is given its output
-    return args + _MIN_PRECISION_ARGS[o.enable_16bit_types]
+    if min_precision:
+        return args + _MIN_PRECISION_ARGS[o.enable_16bit_types]
+    return args + (["-D", "__HLSL_ENABLE_16_BIT=1"] if o.enable_16bit_types else [])
 
 
-def _request_args(src: SourceSet, o: CompileOptions, targets: Sequence[Target]) -> list[str]:
+def _request_args(
+    src: SourceSet, o: CompileOptions, targets: Sequence[Target], text: str
+) -> list[str]:
     """The arguments of a request for ``targets`` (in that order: the request's target
-    indices)."""
+    indices) given ``text``."""
     per_target = [arg for t in targets for arg in _target_args(t) + _capabilities(src, t)]
-    return per_target + _common_args(o)
+    return per_target + _common_args(o, _may_name_min_precision(text))
+
+
+def _may_name_min_precision(text: str) -> bool:
+    """Whether Slang could meet a minimum-precision type's name in ``text`` (written, pasted
+    by ``##``, or in a file Slang would include): where it cannot, the 105 defines that map
+    those names change nothing but cost every request Slang's parsing of 210 arguments."""
+    return "min1" in text or "##" in text or "#include" in text
 
 
 def slang_source(
@@ -265,7 +276,7 @@ def _compile_group(
     text: str,
     origin: Callable[[str, int, int], tuple[int, int]],
 ) -> dict[Target, CompiledTarget]:
-    args = _request_args(src, options, group)
+    args = _request_args(src, options, group, text)
     req = S.Request(lib, args, (str(src.path), text), _entries(options), len(group))
     try:
         result = req.compile()
@@ -437,9 +448,9 @@ def _compile_once(
     target: Target,
     pads: Collection[Padding],
 ) -> tuple[CompiledTarget | None, list[Diagnostic]]:
-    args = _request_args(src, options, [target])
     stages = entry_stages(src, options)
     text = slang_source(src, target, pads, stages)
+    args = _request_args(src, options, [target], text)
     origin = _origin(src, rewrites.plan(src, target, pads, stages))
     req = S.Request(lib, args, (str(src.path), text), _entries(options))
     try:
