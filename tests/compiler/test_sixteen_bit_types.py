@@ -94,3 +94,25 @@ def test_asfloat16_of_a_float_literal_is_a_half(tmp_path: Path) -> None:
     result = _compile(tmp_path, LITERAL, Target.SpirV, True)
     assert result.ok, [d.format() for d in result.diagnostics]
     assert spirv_errors(result.outputs[0].data) == ""
+
+
+# The name pasted by a macro Slang expands (oneshader hands such a macro on as written)
+PASTED = """#define MIN16(t) min16##t
+RWStructuredBuffer<float> Out : register(u0);
+[numthreads(8, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    MIN16(float2) h = (MIN16(float2))Out[id.x];
+    Out[id.x] = h.x * h.y;
+}
+"""
+
+
+@pytest.mark.parametrize("sixteen", [False, True])
+def test_min_precision_defines_reach_a_pasted_name(sixteen: bool, tmp_path: Path) -> None:
+    """A request leaves the min-precision defines out only where its text cannot name those
+    types: a name made by ``##`` still gets them (and, with the option, is a half)."""
+    result = _compile(tmp_path, PASTED, Target.SpirV, sixteen)
+    assert result.ok and result.reflection is not None, [d.format() for d in result.diagnostics]
+    (entry,) = result.reflection.entry_points
+    assert (DeviceFeatures.Float16 in entry.features) is sixteen
