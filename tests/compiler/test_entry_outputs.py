@@ -247,3 +247,21 @@ def test_an_instance_id_result_of_a_vertex_shader_is_a_varying(
     assert (out.semantic, out.location, out.builtin.name) == ("SV_InstanceID", 0, "None_")
     msl = next(o.data.decode() for o in result.outputs if o.target is Target.Msl)
     assert "[[user(SV_INSTANCEID)]]" in msl and "[[position]]" not in msl
+
+
+def test_a_uniform_scalar_array_copied_whole_into_a_struct_member_is_refused_on_wgsl(
+    tmp_path: Path,
+) -> None:
+    """``t.s = w;`` with ``cbuffer { float w[3]; }``: Slang's WGSL for it is not valid, so
+    it is refused at ``w``; a local array's copy (``a = w;``) and a one-element array's build."""
+    head = "cbuffer CB { float w[3]; float one[1]; float u; };\nRWStructuredBuffer<float> o;\n"
+    head += "struct T { float s[3]; float k[1]; };\n"
+    main = '[shader("compute")][numthreads(1,1,1)] void main(uint3 i : SV_DispatchThreadID) '
+    copied = main + "{ T t; t.s = w; o[0] = t.s[i.x] + u; }\n"
+    refused = _build(tmp_path, head + copied, Target.Wgsl)
+    assert _errors(refused) == [(4, copied.index("w;") + 1, "OS1003")]
+    message = refused.diagnostics[0].message
+    assert message.startswith("WGSL: 'w', a constant buffer's array of scalars, copied whole")
+    fine = main + "{ T t; float a[3]; a = w; t.k = one; o[0] = a[i.x] + t.k[0] + u; }\n"
+    result = _build(tmp_path, head + fine, *Target)
+    assert result.ok, [d.format() for d in result.diagnostics]

@@ -294,9 +294,13 @@ def _uniform_scalar_arrays_passed(src: SourceSet) -> list[Diagnostic]:
     (``sqrt(w[i])``, ``asuint(w[i])``, a user's function): Slang's WGSL back end crashes on
     it (SIGSEGV: its std140 wrapper of the array, each element a vec4, is not unwrapped for
     the call; plain Slang alike), so it is refused at the first such use. Type conversions
-    (``uint(w[i])``) and arithmetic (``sqrt(w[i] * 2)``) build."""
+    (``uint(w[i])``) and arithmetic (``sqrt(w[i] * 2)``) build. Such an array of 2 or more
+    copied whole into a struct's member (``t.s = w;``) is refused too: Slang's WGSL for it is
+    not valid (bare ``CB.w.data_0[1].x;`` statements, an undeclared ``_S1``; plain Slang
+    alike), where a local array's (``a = w;``, ``float a[3] = w;``) is."""
     names: set[str] = set()  # direct (a block's or a global's) and members (after a ".")
     members: set[str] = set()
+    single: set[str] = set()  # arrays of one element (copied whole, valid)
     structs: list[str] = []
     decls = src.declarations()
     for scanned in src.sources.values():
@@ -310,12 +314,14 @@ def _uniform_scalar_arrays_passed(src: SourceSet) -> list[Diagnostic]:
                     and (f.type_text.split()[-1] in _UNIFORM_SCALARS)
                 ):
                     names.add(f.name)
+                    single |= {f.name} if f.array == 1 else set()
                 else:
                     structs.append(f.type_text.split()[-1] if f.type_text else "")
     for d in decls.values():
         loose = not {"static", "const", "groupshared"} & set(d.modifiers)
         if d.base in _UNIFORM_SCALARS and d.array is not None and loose:
             names.add(d.name)
+            single |= {d.name} if d.array == 1 else set()
         if d.base.startswith("ConstantBuffer"):
             inner = d.type_text.split("<", 1)[-1].rstrip(">").strip()
             structs.append(inner)
@@ -330,6 +336,7 @@ def _uniform_scalar_arrays_passed(src: SourceSet) -> list[Diagnostic]:
             last = f.type_text.split()[-1] if f.type_text else ""
             if f.array is not None and last in _UNIFORM_SCALARS:
                 members.add(f.name)
+                single |= {f.name} if f.array == 1 else set()
             else:
                 structs.append(last)
     if not names and not members:
@@ -337,7 +344,29 @@ def _uniform_scalar_arrays_passed(src: SourceSet) -> list[Diagnostic]:
     for s in src.streams():
         for i in s.words(names | members):
             if not s.is_(i + 1, "["):
-                continue
+                after = s.at(i - 1).text == "."
+                if (after and s.at(i).text not in members) or (
+                    not after and s.at(i).text not in names
+                ):
+                    continue
+                start = i - 2 if after and s.at(i - 2).kind == "id" else i
+                copied = s.is_(i + 1, ";") and s.is_(start - 1, "=") and s.is_(start - 3, ".")
+                if not copied or s.at(start - 2).kind != "id" or s.at(i).text in single:
+                    continue
+                line, col = s.line_col(i)
+                return [
+                    src.error_in(
+                        s.path,
+                        line,
+                        col,
+                        f"WGSL: '{s.at(i).text}', a constant buffer's array of scalars, copied "
+                        f"whole into a struct's member '{s.at(start - 2).text}': Slang's WGSL "
+                        "for it is not valid; copy it into a local array first "
+                        f"('float a[N] = {s.at(i).text};'), or element by element, or build "
+                        "without the wgsl target",
+                        Code.NOT_ON_TARGET,
+                    )
+                ]
             after_dot = s.at(i - 1).text == "."
             if (after_dot and s.at(i).text not in members) or (
                 not after_dot and s.at(i).text not in names
