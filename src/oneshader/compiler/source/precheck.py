@@ -343,13 +343,13 @@ def _uniform_scalar_arrays_passed(src: SourceSet) -> list[Diagnostic]:
         return []
     for s in src.streams():
         for i in s.words(names | members):
+            after_dot = s.at(i - 1).text == "."
+            if (after_dot and s.at(i).text not in members) or (
+                not after_dot and s.at(i).text not in names
+            ):
+                continue
+            start = i - 2 if after_dot and s.at(i - 2).kind == "id" else i
             if not s.is_(i + 1, "["):
-                after = s.at(i - 1).text == "."
-                if (after and s.at(i).text not in members) or (
-                    not after and s.at(i).text not in names
-                ):
-                    continue
-                start = i - 2 if after and s.at(i - 2).kind == "id" else i
                 copied = s.is_(i + 1, ";") and s.is_(start - 1, "=") and s.is_(start - 3, ".")
                 if not copied or s.at(start - 2).kind != "id" or s.at(i).text in single:
                     continue
@@ -367,12 +367,6 @@ def _uniform_scalar_arrays_passed(src: SourceSet) -> list[Diagnostic]:
                         Code.NOT_ON_TARGET,
                     )
                 ]
-            after_dot = s.at(i - 1).text == "."
-            if (after_dot and s.at(i).text not in members) or (
-                not after_dot and s.at(i).text not in names
-            ):
-                continue
-            start = i - 2 if after_dot and s.at(i - 2).kind == "id" else i
             end = s.closing(i + 1)
             whole = s.at(start - 1).text in ("(", ",") and s.at(end).text in (")", ",")
             callee = _enclosing_call(s, i) if whole and end > 0 else None
