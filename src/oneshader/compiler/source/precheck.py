@@ -353,38 +353,27 @@ def _uniform_scalar_arrays_passed(src: SourceSet) -> list[Diagnostic]:
                 copied = s.is_(i + 1, ";") and s.is_(start - 1, "=") and s.is_(start - 3, ".")
                 if not copied or s.at(start - 2).kind != "id" or s.at(i).text in single:
                     continue
-                line, col = s.line_col(i)
-                return [
-                    src.error_in(
-                        s.path,
-                        line,
-                        col,
-                        f"WGSL: '{s.at(i).text}', a constant buffer's array of scalars, copied "
-                        f"whole into a struct's member '{s.at(start - 2).text}': Slang's WGSL "
-                        "for it is not valid; copy it into a local array first "
-                        f"('float a[N] = {s.at(i).text};'), or element by element, or build "
-                        "without the wgsl target",
-                        Code.NOT_ON_TARGET,
-                    )
-                ]
-            end = s.closing(i + 1)
-            whole = s.at(start - 1).text in ("(", ",") and s.at(end).text in (")", ",")
-            callee = _enclosing_call(s, i) if whole and end > 0 else None
-            if callee is None:
-                continue
-            line, col = s.line_col(i)
-            return [
-                src.error_in(
-                    s.path,
-                    line,
-                    col,
+                message = (
+                    f"WGSL: '{s.at(i).text}', a constant buffer's array of scalars, copied "
+                    f"whole into a struct's member '{s.at(start - 2).text}': Slang's WGSL "
+                    "for it is not valid; copy it into a local array first "
+                    f"('float a[N] = {s.at(i).text};'), or element by element, or build "
+                    "without the wgsl target"
+                )
+            else:
+                end = s.closing(i + 1)
+                whole = s.at(start - 1).text in ("(", ",") and s.at(end).text in (")", ",")
+                callee = _enclosing_call(s, i) if whole and end > 0 else None
+                if callee is None:
+                    continue
+                message = (
                     f"WGSL: '{s.at(i).text}[...]', an element of a constant buffer's array of "
                     f"scalars, passed to '{callee}': Slang's WGSL back end crashes on it; "
                     f"declare the array of 4-vectors ('float4 {s.at(i).text}[N]', the same "
-                    "std140 layout) and read '.x', or build without the wgsl target",
-                    Code.NOT_ON_TARGET,
+                    "std140 layout) and read '.x', or build without the wgsl target"
                 )
-            ]
+            line, col = s.line_col(i)
+            return [src.error_in(s.path, line, col, message, Code.NOT_ON_TARGET)]
     return []
 
 
