@@ -82,7 +82,7 @@ def _helpers_called(src: SourceSet) -> list[str]:
 
 
 def _byte_stored(src: SourceSet) -> tuple[str, ...]:
-    """The RW byte-address buffers whose ``Store`` the code calls (``rewrite.with_byte_stores``)."""
+    """The RW byte-address buffers whose ``Store`` the code calls (``rewrite.byte_store_edits``)."""
 
     def stored() -> tuple[str, ...]:
         names = list(src.declared_as({ResourceTypeKind.RWByteAddressBuffer}))

@@ -461,7 +461,7 @@ def _gather_globals(
 
 def with_bools(facts: TargetFacts, members: Collection[tuple[str, str]]) -> TargetFacts:
     """``facts`` with the members ``members`` (owner, member) bool again, as the source
-    declares them (WGSL's code holds them as uint: ``rewrite.bools_as_uints``)."""
+    declares them (WGSL's code holds them as uint: ``rewrite.bool_edits``)."""
 
     def fix(t: TypeLayout, owner: str, member: str) -> TypeLayout:
         if t.kind is TypeKind.Struct:  # a cbuffer's layout is nameless: the block's name

@@ -150,7 +150,7 @@ def _packoffset(s: Stream, i: int) -> tuple[int, str, str] | None:
 def _asked_offset(src: SourceSet, file: Path, f: Field) -> tuple[int, str, Attribute] | None:
     """The offset the source asks for member ``f``: ``[[vk::offset(n)]]``, or HLSL's
     ``packoffset(cN.c)`` (16 N + 4 c), which Slang's WGSL and Metal code ignores (its
-    reflection does not; so ``rewrite.without_packoffsets`` takes it out of their source, and the
+    reflection does not; so ``rewrite.packoffset_edits`` takes it out of their source, and the
     padding puts the member there). With how the source spells it, and where."""
     attr = next((a for a in f.attributes if a.name == "vk::offset"), None)
     if attr is not None and attr.args and attr.args[0].isdigit():

@@ -347,7 +347,7 @@ def compile_target(
         compiled.facts = without_padding(compiled.facts)
     if target is Target.Wgsl and src.buffer_bools():
         compiled.facts = with_bools(compiled.facts, src.buffer_bools().keys())
-        # Slang's warnings about the conversions bools_as_uints made are not the user's
+        # Slang's warnings about the conversions rewrite.bool_edits made are not the user's
         compiled.warnings = [
             w
             for w in compiled.warnings
@@ -378,7 +378,7 @@ def compile_target(
 
 def with_distances(facts: TargetFacts) -> TargetFacts:
     """The facts of a WGSL compile with the clip and cull distances that went to Slang as
-    marked varyings (``rewrite.distances_as_varyings``) named as the system values they are:
+    marked varyings (``rewrite.distance_edits``) named as the system values they are:
     built-ins, without a location."""
     back = {marker: name for name, marker in rewrite.DISTANCE_MARKERS.items()}
     for e in facts.entries:

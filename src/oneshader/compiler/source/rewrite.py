@@ -4,8 +4,9 @@ Each rewrite keeps line numbers, and the columns before the change, so Slang's d
 point into the user's file (docs/compiler.md lists them). Each finds what it edits among the
 tokens of a stream (``query.Stream``) and gives its edits as offset spans of that stream's text
 (``*_edits``), so that the records of ``quirks/rewrites.py`` gather the edits of many rewrites
-on one stream and apply them together; the text forms (``f(text) -> text``) apply one rewrite
-alone. No regular expression reads the text.
+on one stream and apply them together; the few that remake the text as a whole
+(``byte_atomics``, ``without_load_offsets``, ``entry_outputs_as_results``) take and give text.
+No regular expression reads the text.
 """
 
 from __future__ import annotations
@@ -29,52 +30,22 @@ __all__ = [
     "SAMPLE_POSITION_HELPER",
     "STANDARD_SAMPLE_POSITIONS",
     "CounterCall",
-    "bitfield_words",
-    "blank_words",
     "blanked",
-    "block_resources_as_globals",
-    "bools_as_uints",
     "buffer_lengths_prelude",
     "byte_atomics",
     "byte_buffer_uses",
     "byte_stores",
-    "classes_as_structs",
-    "counter_calls",
-    "distance_semantics",
-    "distances_as_varyings",
     "entry_outputs_as_results",
-    "instance_ids_as_varyings",
     "load_offsets",
-    "matrix_array_majorness",
     "offset_textures",
-    "one_component_texels",
     "outputs_struct",
-    "pack_matrix",
     "postfix_start",
     "printf_calls",
-    "register_letters",
-    "rename_at",
     "sample_position_queries",
     "sixteen_bit_casts",
     "status_arguments",
-    "subpass_inputs_as_vectors",
-    "typed_buffers_as_structured",
-    "unit_point_sizes",
-    "vk_builtins",
-    "with_append_consume_as_rw",
-    "with_buffer_lengths",
-    "with_counter_buffers",
-    "with_helpers",
-    "with_inserted",
-    "with_sample_positions",
     "without_load_offsets",
-    "without_own_attributes",
-    "without_packoffsets",
-    "without_point_size",
-    "without_printf",
-    "without_space_only_registers",
     "without_status_arguments",
-    "without_void_casts",
 ]
 
 
@@ -89,13 +60,8 @@ def blanked(text: str, spans: Iterable[tuple[int, int]]) -> str:
     return "".join(chars)
 
 
-def blank_words(text: str, word: str) -> str:
-    """The text with the keyword ``word`` blanked where it is a modifier (a name follows)."""
-    return edited(text, blank_word_edits(lexed(text), word))
-
-
 def blank_word_edits(s: Stream, word: str) -> list[Edit]:
-    """:func:`blank_words` as edits of ``s``."""
+    """The keyword ``word`` blanked where it is a modifier (a name follows)."""
     return blanks(
         s.text,
         (
@@ -129,15 +95,10 @@ def _attribute(s: Stream, i: int, *name: str) -> int:
     return k + 2 if s.seq(k, "]", "]") else -1
 
 
-def vk_builtins(text: str) -> str:
+def vk_builtin_edits(s: Stream) -> list[Edit]:
     """DXC's ``[[vk::builtin("PointSize")]] float s : PSIZE`` as Slang's ``float s :
     SV_PointSize`` (and BaseVertex/BaseInstance as SV_StartVertex/InstanceLocation, DrawIndex
     as SV_DrawIndex)."""
-    return edited(text, vk_builtin_edits(lexed(text)))
-
-
-def vk_builtin_edits(s: Stream) -> list[Edit]:
-    """:func:`vk_builtins` as edits of ``s``."""
     text = s.text
     edits: list[tuple[int, int, str]] = []
     n, resume = len(s), 0
@@ -163,14 +124,9 @@ def vk_builtin_edits(s: Stream) -> list[Edit]:
     return sorted(edits)
 
 
-def without_own_attributes(text: str) -> str:
+def own_attribute_edits(s: Stream) -> list[Edit]:
     """oneshader's own attributes (``[[oneshader::format("unorm8x4")]]``, read by the
     scanner) blanked (lines and columns stay): Slang warns of attributes it does not know."""
-    return edited(text, own_attribute_edits(lexed(text)))
-
-
-def own_attribute_edits(s: Stream) -> list[Edit]:
-    """:func:`without_own_attributes` as edits of ``s``."""
     spans = []
     for i in s.words(("oneshader",)):
         if s.is_(i + 1, "::") and s.word(i + 2):
@@ -191,16 +147,11 @@ def _after_member(s: Stream, i: int) -> bool:
     )
 
 
-def classes_as_structs(text: str) -> str:
+def class_edits(s: Stream) -> list[Edit]:
     """HLSL's ``class`` as ``struct``: in HLSL (DXC) a class is a struct, a value type whose
     members are public; Slang takes ``class`` for its own reference type, whose methods its
     SPIR-V emitter cannot write ("Unhandled global inst in spirv-emit", an internal error
     without a position). The columns after it on its line move by one."""
-    return edited(text, class_edits(lexed(text)))
-
-
-def class_edits(s: Stream) -> list[Edit]:
-    """:func:`classes_as_structs` as edits of ``s``."""
     edits = []
     for i in s.words(("class",)):
         if _after_member(s, i) or s.is_(i - 1, "enum"):
@@ -218,15 +169,10 @@ def class_edits(s: Stream) -> list[Edit]:
     return sorted(edits)
 
 
-def without_helper_numthreads(text: str, entries: Collection[str]) -> str:
+def helper_numthreads_edits(s: Stream, entries: Collection[str]) -> list[Edit]:
     """``[numthreads(...)]`` on a function that is no entry point (Sascha Willems's cull.comp
     puts it on ``frustumCheck``, which ``main`` calls) blanked: DXC ignores it there, Slang's
     back ends crash on it (SIGSEGV). Lines and columns stay."""
-    return edited(text, helper_numthreads_edits(lexed(text), entries))
-
-
-def helper_numthreads_edits(s: Stream, entries: Collection[str]) -> list[Edit]:
-    """:func:`without_helper_numthreads` as edits of ``s``."""
     edits = []
     for i in s.words(("numthreads",)):
         if not (s.is_(i - 1, "[") and s.is_(i + 1, "(")):
@@ -247,15 +193,10 @@ def helper_numthreads_edits(s: Stream, entries: Collection[str]) -> list[Edit]:
     return sorted(edits)
 
 
-def samplers_as_sampler_states(text: str) -> str:
+def sampler_edits(s: Stream) -> list[Edit]:
     """HLSL's ``sampler`` type (``sampler S : register(s0);``, a parameter ``sampler s``), which
     DXC takes for ``SamplerState`` and Slang does not know (E30015), written ``SamplerState``:
     the word followed by a declarator's name. The columns after it on its line move."""
-    return edited(text, sampler_edits(lexed(text)))
-
-
-def sampler_edits(s: Stream) -> list[Edit]:
-    """:func:`samplers_as_sampler_states` as edits of ``s``."""
     return [
         (s.start(i), s.end(i), "SamplerState")
         for i in s.words(("sampler",))
@@ -263,7 +204,7 @@ def sampler_edits(s: Stream) -> list[Edit]:
     ]
 
 
-# The types of a texture or typed buffer (``one_component_texels``) and the scalars of their
+# The types of a texture or typed buffer (``one_component_edits``) and the scalars of their
 # one-component vectors.
 _TEXEL_HOLDERS = frozenset(
     f"{rw}{t}"
@@ -379,18 +320,13 @@ _STORAGE_TEXELS = frozenset(
 )
 
 
-def typed_buffers_as_structured(text: str, names: Collection[str]) -> str:
+def typed_buffer_edits(s: Stream, names: Collection[str]) -> list[Edit]:
     """The declarations of the typed buffers ``names``, ``Buffer<T>`` (``RWBuffer<T>``), as
     ``StructuredBuffer<T>`` (``RWStructuredBuffer<T>``), for WGSL, which has no texel buffers:
     a storage array of T, read (written) by index or ``Load`` as the typed buffer is, at the
     same byte offsets (T a 32-bit scalar or a 2- or 4-vector of one; a buffer whose
     ``GetDimensions`` the code calls is left alone: a storage array has no such query). Columns
     after it on its line move."""
-    return edited(text, typed_buffer_edits(lexed(text), names))
-
-
-def typed_buffer_edits(s: Stream, names: Collection[str]) -> list[Edit]:
-    """:func:`typed_buffers_as_structured` as edits of ``s``."""
     edits = []
     for i in s.words(("Buffer", "RWBuffer")):
         if _after_member(s, i) or not (s.is_(i + 1, "<") and s.is_(i + 3, ">")):
@@ -400,16 +336,11 @@ def typed_buffer_edits(s: Stream, names: Collection[str]) -> list[Edit]:
     return edits
 
 
-def one_component_texels(text: str) -> str:
+def one_component_edits(s: Stream) -> list[Edit]:
     """A texture or typed buffer of one-component vectors (``Texture2D<float1>``) as one of the
     scalar (``Texture2D<float>``): the same texels on every target, where Slang's WGSL refuses
     the vector (E41400 "WGSL supports only f32/i32/u32 type textures"); a read gives the scalar,
     which converts to the one-component vector and takes its swizzles."""
-    return edited(text, one_component_edits(lexed(text)))
-
-
-def one_component_edits(s: Stream) -> list[Edit]:
-    """:func:`one_component_texels` as edits of ``s``."""
     edits = []
     for i in s.words(_TEXEL_HOLDERS):
         texel = s.at(i + 2)
@@ -422,19 +353,9 @@ def one_component_edits(s: Stream) -> list[Edit]:
     return sorted(edits)
 
 
-def with_inserted(text: str, inserts: Collection[tuple[int, int, str]]) -> str:
-    """The text with each ``(line, column, text)`` inserted at that position (1-based): the
-    lines stay, the columns after an insertion on its line move."""
-    lines = text.split("\n")
-    for line, column, inserted in sorted(inserts, reverse=True):
-        if 1 <= line <= len(lines):
-            here = lines[line - 1]
-            lines[line - 1] = here[: column - 1] + inserted + here[column - 1 :]
-    return "\n".join(lines)
-
-
 def inserted_edits(s: Stream, inserts: Collection[tuple[int, int, str]]) -> list[Edit]:
-    """:func:`with_inserted` as edits of ``s`` (a column past its line's end is the end)."""
+    """Each ``(line, column, text)`` inserted at that position (1-based; a column past its
+    line's end is the end): the lines stay, the columns after an insertion on its line move."""
     starts = s._line_starts()
     text, edits = s.text, []
     for line, column, inserted in inserts:
@@ -545,14 +466,9 @@ def sixteen_bit_casts(text: str) -> list[int]:
     return [i for name in SIXTEEN_BIT_CASTS for i in helper_calls(text, name)]
 
 
-def with_helpers(text: str, names: Collection[str]) -> str:
+def helper_edits(s: Stream, names: Collection[str]) -> list[Edit]:
     """Calls of each of ``names`` renamed to its helper, ``oneshader_<name>`` (see
     :data:`HELPERS`); the columns after a call on its line move."""
-    return edited(text, helper_edits(lexed(text), names))
-
-
-def helper_edits(s: Stream, names: Collection[str]) -> list[Edit]:
-    """:func:`with_helpers` as edits of ``s``."""
     return sorted(
         (s.start(i), s.end(i), f"oneshader_{s.at(i).text}")
         for i in s.words(names)
@@ -567,13 +483,6 @@ DISTANCE_MARKERS = {"SV_ClipDistance": "OS_CLIPDISTANCE", "SV_CullDistance": "OS
 _DISTANCE_LOCATION = 64  # Slang's WGSL numbers varyings itself; this only has to be explicit
 
 
-def distance_semantics(text: str) -> list[int]:
-    """The tokens (of ``lexed(text)``) of each ``SV_ClipDistanceN``/``SV_CullDistanceN``
-    semantic (any case, after its ``:``)."""
-    s = lexed(text)
-    return [i for i in s.words_where(_distance) if s.is_(i - 1, ":")]
-
-
 def _distance(word: str) -> bool:
     upper = word.upper()
     return upper.startswith(("SV_CLIPDISTANCE", "SV_CULLDISTANCE")) and (
@@ -581,15 +490,10 @@ def _distance(word: str) -> bool:
     )
 
 
-def distances_as_varyings(text: str) -> str:
+def distance_edits(s: Stream) -> list[Edit]:
     """Each ``: SV_ClipDistanceN`` (``SV_CullDistanceN``) as ``: OS_CLIPDISTANCEN``
     (:data:`DISTANCE_MARKERS`), given a ``[[vk::location]]`` of its own where a sibling in its
     struct or parameter list has one (Slang refuses explicit and implicit locations mixed)."""
-    return edited(text, distance_edits(lexed(text)))
-
-
-def distance_edits(s: Stream) -> list[Edit]:
-    """:func:`distances_as_varyings` as edits of ``s``."""
     edits: list[tuple[int, int, str]] = []
     semantics = [i for i in s.words_where(_distance) if s.is_(i - 1, ":")]
     for n, i in enumerate(semantics):
@@ -613,15 +517,10 @@ def distance_edits(s: Stream) -> list[Edit]:
 INSTANCE_MARKER = "OS_INSTANCEID"  # SV_InstanceID between the stages: an ordinary varying
 
 
-def instance_ids_as_varyings(text: str, at: Collection[tuple[int, int]]) -> str:
+def instance_id_edits(s: Stream, at: Collection[tuple[int, int]]) -> list[Edit]:
     """The ``SV_InstanceID`` semantic at each (line, column) (``varyings.instance_id_semantics``:
     a vertex output or pixel input, which DXC passes as an ordinary varying and Slang as a
     built-in no target has there) as :data:`INSTANCE_MARKER`, of the same length."""
-    return edited(text, instance_id_edits(lexed(text), at))
-
-
-def instance_id_edits(s: Stream, at: Collection[tuple[int, int]]) -> list[Edit]:
-    """:func:`instance_ids_as_varyings` as edits of ``s``."""
     found = {s.offset_of(line, column) for line, column in at}
     return [(i, i + len(INSTANCE_MARKER), INSTANCE_MARKER) for i in sorted(found)]
 
@@ -653,28 +552,10 @@ def _one(s: Stream, i: int) -> int:
     return k + 1 if s.is_(k, ";") else -1
 
 
-def unit_point_sizes(texts: Iterable[str], names: Collection[str]) -> set[str]:
-    """The PointSize members of ``names`` that the code only ever sets to the constant 1.0
-    (what Vulkan validation asks a point-list vertex shader to write): every ``.name`` in
-    ``texts`` is a statement ``<object>.name = 1.0;``."""
-    streams = [lexed(t) for t in texts]
-    out = set()
-    for name in names:
-        uses = [(s, i) for s in streams for i in s.words((name,)) if s.is_(i - 1, ".")]
-        sets = [(s, i) for s, i in uses if s.is_(i + 1, "=") and _one(s, i + 1) > 0]
-        if uses and len(uses) == len(sets):
-            out.add(name)
-    return out
-
-
-def without_point_size(text: str, name: str) -> str:
-    """The ``[[vk::builtin("PointSize")]]`` member ``name`` and its ``<object>.name = 1.0;``
-    statements blanked out (lines and columns kept): WGSL draws 1-pixel points anyway."""
-    return edited(text, point_size_edits(lexed(text), (name,)))
-
-
 def point_size_edits(s: Stream, names: Collection[str]) -> list[Edit]:
-    """:func:`without_point_size` of each of ``names`` as edits of ``s``."""
+    """The ``[[vk::builtin("PointSize")]]`` member of each of ``names`` and its
+    ``<object>.name = 1.0;`` statements blanked out (lines and columns kept): WGSL draws
+    1-pixel points anyway."""
     return blanks(s.text, [span for name in names for span in _point_size_spans(s, name)])
 
 
@@ -773,16 +654,11 @@ def _matrix_type(s: Stream, i: int) -> int:
     return -1
 
 
-def matrix_array_majorness(text: str) -> str:
+def majorness_edits(s: Stream) -> list[Edit]:
     """``row_major float2x3 m[2]`` as ``_os_major0 m[2]`` after ``typedef row_major float2x3
     _os_major0;``: Slang drops the majorness of an array of matrices (stride 48, DXC's 32) but
     keeps a typedef's. The typedef goes right after the ``;``, ``{`` or ``}`` before the
     declaration (usually the end of the previous line), so the declaration's columns stay."""
-    return edited(text, majorness_edits(lexed(text)))
-
-
-def majorness_edits(s: Stream) -> list[Edit]:
-    """:func:`matrix_array_majorness` as edits of ``s``."""
     edits: list[tuple[int, int, str]] = []
     n = 0
     for i in s.words(_MAJORNESS):
@@ -812,16 +688,11 @@ def _after_last(s: Stream, offset: int, texts: Collection[str]) -> int:
     return s.end(k) if k >= 0 else 0
 
 
-def bitfield_words(text: str, scanned: SourceFile) -> str:
+def bitfield_edits(s: Stream, scanned: SourceFile) -> list[Edit]:
     """A zero-width ``uint _os_wordN : 0;`` before each bitfield whose type differs from the
     bitfield before it: DXC starts a new word there (``uint a : 1; int b : 1;`` are two words),
     Slang would pack both into one. Inserted after the ``;`` that ends the member before, so
     the line and the member's columns stay."""
-    return edited(text, bitfield_edits(lexed(text), scanned))
-
-
-def bitfield_edits(s: Stream, scanned: SourceFile) -> list[Edit]:
-    """:func:`bitfield_words` as edits of ``s``."""
     where: list[int] = []
     for sdef in scanned.structs.values():
         if sdef.kind != "struct":
@@ -837,18 +708,11 @@ def bitfield_edits(s: Stream, scanned: SourceFile) -> list[Edit]:
     return [(at, at, f" uint _os_word{n} : 0;") for n, at in inserts]
 
 
-def block_resources_as_globals(text: str, scanned: SourceFile) -> str:
+def block_resource_edits(s: Stream, scanned: SourceFile) -> list[Edit]:
     """Resources declared in a cbuffer body declared before the block instead, as DXC makes
     them (Slang would emit them as ``Block.tex``); a block left with nothing but resources is
     dropped (its header and closing brace blanked), as DXC drops it. The declarations go after
     the ``;``, ``{`` or ``}`` before the block, so lines stay."""
-    if not scanned.block_resources:
-        return text
-    return edited(text, block_resource_edits(lexed(text), scanned))
-
-
-def block_resource_edits(s: Stream, scanned: SourceFile) -> list[Edit]:
-    """:func:`block_resources_as_globals` as edits of ``s``."""
     if not scanned.block_resources:
         return []
     text = s.text
@@ -871,7 +735,7 @@ _LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
 
 
 def _packed_matrix_name(name: str) -> bool:
-    """Whether ``name`` is a matrix type's that ``pack_matrix`` gives a majorness:
+    """Whether ``name`` is a matrix type's that ``#pragma pack_matrix`` gives a majorness:
     ``<lower-case letters>[<digits><lower-case letters or _>]<1-4>x<1-4>``."""
     if len(name) < 4 or name[-2] != "x" or name[-1] not in "1234" or name[-3] not in "1234":
         return False
@@ -906,18 +770,11 @@ def _pack_matrix_pragmas(s: Stream) -> list[tuple[int, int, str]]:
     return out
 
 
-def pack_matrix(text: str) -> str:
+def pack_matrix_edits(s: Stream) -> list[Edit]:
     """DXC's ``#pragma pack_matrix(row_major)`` (Slang ignores it, E15601): from the pragma to
     the next one, every matrix declared without its own majorness gets the pragma's (a
     member, a global, a parameter, a local, a template argument; not a function's result,
     where Slang allows no modifier). The pragma line is blanked."""
-    if "pack_matrix" not in text:
-        return text
-    return edited(text, pack_matrix_edits(lexed(text)))
-
-
-def pack_matrix_edits(s: Stream) -> list[Edit]:
-    """:func:`pack_matrix` as edits of ``s``."""
     if "pack_matrix" not in s.text:
         return []
     text = s.text
@@ -948,14 +805,9 @@ def pack_matrix_edits(s: Stream) -> list[Edit]:
     return sorted(edits)
 
 
-def without_space_only_registers(text: str) -> str:
+def space_only_register_edits(s: Stream) -> list[Edit]:
     """DXC's ``: register(space1)`` (a set, no binding) blanked: Slang rejects it (E31222), and
     oneshader places such a resource itself (the next free binding of that set)."""
-    return edited(text, space_only_register_edits(lexed(text)))
-
-
-def space_only_register_edits(s: Stream) -> list[Edit]:
-    """:func:`without_space_only_registers` as edits of ``s``."""
     spans = []
     for i in s.words(("register",)):
         space = s.at(i + 2).text
@@ -974,16 +826,11 @@ _T_OR_S = {
 }
 
 
-def register_letters(text: str, scanned: SourceFile) -> str:
+def register_letter_edits(s: Stream, scanned: SourceFile) -> list[Edit]:
     """``Texture2D t : register(s1)`` and ``SamplerState s : register(t1)`` with the letter
     Slang takes for the type (E31222 otherwise); DXC takes either letter for both, and its
     binding (the number, the space, the shift of the letter as written) is oneshader's
     placement, which reads the declaration, not this text. Same length: columns stay."""
-    return edited(text, register_letter_edits(lexed(text), scanned))
-
-
-def register_letter_edits(s: Stream, scanned: SourceFile) -> list[Edit]:
-    """:func:`register_letters` as edits of ``s``."""
     edits = []
     for d in scanned.declarations:
         wanted = _T_OR_S.get(d.base)
@@ -1014,12 +861,8 @@ class CounterCall:
     end: int
 
 
-def counter_calls(text: str) -> list[CounterCall]:
-    """Every counter call in ``text``."""
-    return _counter_calls(lexed(text))
-
-
 def _counter_calls(s: Stream) -> list[CounterCall]:
+    """Every counter call in ``s``."""
     out = []
     for i in s.words(_COUNTER_METHODS):
         if not (s.is_(i - 1, ".") and s.seq(i + 1, "(", ")")):
@@ -1051,21 +894,14 @@ def _nesting(s: Stream, a: int, b: int) -> int:
     return deepest
 
 
-def with_counter_buffers(
-    text: str, names: Mapping[str, Declaration], declared_here: Collection[str]
-) -> str:
+def counter_edits(
+    s: Stream, names: Mapping[str, Declaration], declared_here: Collection[str]
+) -> list[Edit]:
     """RW structured buffer counters as Slang can compile them (it rejects IncrementCounter):
     a companion ``RWStructuredBuffer<Atomic<uint>> X_counter`` declared at the end of X's line
     (for the ``declared_here`` in this file) and ``X.IncrementCounter()`` as
     ``X_counter[0].add(1u)``, which returns the old value as DXC's does; DecrementCounter
     returns the new one, as DXC's."""
-    return edited(text, counter_edits(lexed(text), names, declared_here))
-
-
-def counter_edits(
-    s: Stream, names: Mapping[str, Declaration], declared_here: Collection[str]
-) -> list[Edit]:
-    """:func:`with_counter_buffers` as edits of ``s``."""
     edits = []
     for call in _counter_calls(s):
         if call.name not in names:
@@ -1103,23 +939,14 @@ def _span(edit: Edit) -> tuple[int, int]:
 APPEND_CONSUME = ("AppendStructuredBuffer", "ConsumeStructuredBuffer")
 
 
-def with_append_consume_as_rw(
-    text: str, names: Mapping[str, Declaration], declared_here: Collection[str]
-) -> str:
-    """Append/consume buffers for targets without hidden counters (WGSL, Metal): each of
-    ``declared_here`` declared as a ``RWStructuredBuffer`` with the
-    companion counter of :func:`with_counter_buffers`; ``X.Append(v)`` as
-    ``X[X_counter[0].add(1u)]=(v)`` and ``X.Consume()`` as ``X[X_counter[0].sub(1u)-1u]``, the
-    slots DXC's SPIR-V uses (Append takes the old count, Consume the new one)."""
-    if not names:
-        return text
-    return edited(text, append_consume_edits(lexed(text), names, declared_here))
-
-
 def append_consume_edits(
     s: Stream, names: Mapping[str, Declaration], declared_here: Collection[str]
 ) -> list[Edit]:
-    """:func:`with_append_consume_as_rw` as edits of ``s``."""
+    """Append/consume buffers for targets without hidden counters (WGSL, Metal): each of
+    ``declared_here`` declared as a ``RWStructuredBuffer`` with the
+    companion counter of :func:`counter_edits`; ``X.Append(v)`` as
+    ``X[X_counter[0].add(1u)]=(v)`` and ``X.Consume()`` as ``X[X_counter[0].sub(1u)-1u]``, the
+    slots DXC's SPIR-V uses (Append takes the old count, Consume the new one)."""
     if not names:
         return []
     lines_of = {d.line for n, d in names.items() if n in declared_here}
@@ -1157,13 +984,9 @@ _LENGTH_HELPERS = " ".join(
 )
 
 
-def length_queries(text: str, names: Collection[str]) -> list[tuple[str, int, int]]:
+def _length_queries(s: Stream, names: Collection[str]) -> list[tuple[str, int, int]]:
     """``X.GetDimensions(`` calls on the buffers ``names``: the name and the span of
     ``X.GetDimensions(``."""
-    return _length_queries(lexed(text), names) if names else []
-
-
-def _length_queries(s: Stream, names: Collection[str]) -> list[tuple[str, int, int]]:
     if not names:
         return []
     return [
@@ -1173,15 +996,10 @@ def _length_queries(s: Stream, names: Collection[str]) -> list[tuple[str, int, i
     ]
 
 
-def with_buffer_lengths(text: str, names: Collection[str]) -> str:
+def buffer_length_edits(s: Stream, names: Collection[str]) -> list[Edit]:
     """Metal: ``X.GetDimensions(n, s)`` on each global buffer of ``names`` as
     ``oneshader_GetDimensions(X, oneshader_lengths.X, n, s)`` (the helpers and the companion of
     :func:`buffer_lengths_prelude`); the columns after the call's head on its line move."""
-    return edited(text, buffer_length_edits(lexed(text), names))
-
-
-def buffer_length_edits(s: Stream, names: Collection[str]) -> list[Edit]:
-    """:func:`with_buffer_lengths` as edits of ``s``."""
     return sorted(
         (start, end, f"oneshader_GetDimensions({name}, {SLANG_LENGTHS}.{name}, ")
         for name, start, end in _length_queries(s, names)
@@ -1189,7 +1007,7 @@ def buffer_length_edits(s: Stream, names: Collection[str]) -> list[Edit]:
 
 
 def buffer_lengths_prelude(names: Collection[str]) -> str:
-    """The helpers of :func:`with_buffer_lengths` and the companion constant buffer, one
+    """The helpers of :func:`buffer_length_edits` and the companion constant buffer, one
     ``uint`` (the buffer's size in bytes) per buffer of ``names``, in that order."""
     members = " ".join(f"uint {n};" for n in names)
     return (
@@ -1198,7 +1016,7 @@ def buffer_lengths_prelude(names: Collection[str]) -> str:
     )
 
 
-# A bool value of a byte-address buffer's Store passed through this (``with_byte_stores``):
+# A bool value of a byte-address buffer's Store passed through this (``byte_store_edits``):
 # Slang stores a bool as ``bitcast<u32>(b)`` in WGSL (not WGSL), ``as_type<uint32_t>(b)`` in
 # Metal (a 1-byte bool), a bool vector in SPIR-V as a bool in a storage buffer (spirv-val
 # refuses it); DXC stores the uint 0 or 1, as the bool overloads do. A value that only looks
@@ -1301,15 +1119,10 @@ def _byte_store_spans(s: Stream, names: Collection[str]) -> list[tuple[int, int]
     return spans
 
 
-def with_byte_stores(text: str, names: Collection[str]) -> str:
+def byte_store_edits(s: Stream, names: Collection[str]) -> list[Edit]:
     """Each bool value of a Store on ``names`` (:func:`byte_stores`) as
     ``oneshader_stored(value)`` (:data:`BYTE_STORE_PRELUDE`); the columns after the value's
-    start on its line move (and after the call's end on its line)."""
-    return edited(text, byte_store_edits(lexed(text), names))
-
-
-def byte_store_edits(s: Stream, names: Collection[str]) -> list[Edit]:
-    """:func:`with_byte_stores` as edits of ``s``: two insertions a value."""
+    start on its line move (and after the call's end on its line): two insertions a value."""
     return [
         edit
         for start, end in _byte_store_spans(s, names)
@@ -1317,16 +1130,11 @@ def byte_store_edits(s: Stream, names: Collection[str]) -> list[Edit]:
     ]
 
 
-def without_void_casts(text: str) -> str:
+def void_cast_edits(s: Stream) -> list[Edit]:
     """A statement's cast to void (``(void)x;``, the idiom that silences an unused variable)
     blanked to spaces: the expression is evaluated and discarded all the same. Slang fails on
     it for every target without a word (SPIR-V: an internal error). A parameter list ``f(void)``
     follows a name, so it is left alone."""
-    return edited(text, void_cast_edits(lexed(text)))
-
-
-def void_cast_edits(s: Stream) -> list[Edit]:
-    """:func:`without_void_casts` as edits of ``s``."""
     spans = []
     for i in s.words(("void",)):
         if s.is_(i - 1, "(") and s.is_(i + 1, ")"):
@@ -1336,20 +1144,9 @@ def void_cast_edits(s: Stream) -> list[Edit]:
     return blanks(s.text, spans)
 
 
-def rename_at(text: str, names: Collection[tuple[int, int, str, str]]) -> str:
-    """The text with each (line, column, old, new) identifier renamed where it is declared
-    (columns after it on its line shift by the difference in length)."""
-    lines = text.split("\n")
-    for line, col, old, new in sorted(names, key=lambda n: (n[0], -n[1])):
-        if 1 <= line <= len(lines):
-            row = lines[line - 1]
-            if row[col - 1 : col - 1 + len(old)] == old:
-                lines[line - 1] = row[: col - 1] + new + row[col - 1 + len(old) :]
-    return "\n".join(lines)
-
-
 def rename_edits(s: Stream, names: Collection[tuple[int, int, str, str]]) -> list[Edit]:
-    """:func:`rename_at` as edits of ``s``."""
+    """Each (line, column, old, new) identifier renamed where it is declared
+    (columns after it on its line shift by the difference in length)."""
     starts, text = s._line_starts(), s.text
     edits = []
     for line, col, old, new in names:
@@ -1379,21 +1176,14 @@ def _narrow_texel(s: Stream, i: int) -> tuple[int, int] | None:
     return None
 
 
-def subpass_inputs_as_vectors(
-    text: str, names: Mapping[str, Declaration], declared_here: Collection[str]
-) -> str:
+def subpass_edits(
+    s: Stream, names: Mapping[str, Declaration], declared_here: Collection[str]
+) -> list[Edit]:
     """``SubpassInput<float>`` (or a 2- or 3-component texel) as ``SubpassInput<float4>``, its
     ``x.SubpassLoad(...)`` as ``x.SubpassLoad(...).x`` (``.xy``, ``.xyz``): Slang's SPIR-V
     reads a narrower texel with an OpImageRead of that width, which spirv-val rejects (Vulkan
     reads 4 components), where DXC reads 4 and keeps the first. Columns after a change on its
     line shift by the characters added."""
-    return edited(text, subpass_edits(lexed(text), names, declared_here))
-
-
-def subpass_edits(
-    s: Stream, names: Mapping[str, Declaration], declared_here: Collection[str]
-) -> list[Edit]:
-    """:func:`subpass_inputs_as_vectors` as edits of ``s``."""
     width: dict[str, int] = {}
     edits: list[tuple[int, int, str]] = []
     for name, decl in names.items():
@@ -1748,14 +1538,9 @@ def _printf_spans(s: Stream) -> list[tuple[int, int]]:
     return out
 
 
-def without_printf(text: str) -> str:
-    """The text with every ``printf`` statement blanked (lines and columns stay): debug printf
-    exists on SPIR-V only, and has no effect on what a shader computes."""
-    return edited(text, printf_edits(lexed(text)))
-
-
 def printf_edits(s: Stream) -> list[Edit]:
-    """:func:`without_printf` as edits of ``s``."""
+    """Every ``printf`` statement blanked (lines and columns stay): debug printf exists on
+    SPIR-V only, and has no effect on what a shader computes."""
     return blanks(s.text, _printf_spans(s))
 
 
@@ -1770,7 +1555,7 @@ STANDARD_SAMPLE_POSITIONS = (
     *((1, 1), (-1, -3), (-3, 2), (4, -1), (-5, -2), (2, 5), (5, 3), (3, -5)),
     *((-2, 6), (0, -7), (-4, -6), (-6, 4), (-8, 0), (7, -4), (6, 7), (-7, -8)),
 )
-# Before the file, for every target (``with_sample_positions``): WGSL and Metal cannot ask for
+# Before the file, for every target (``sample_position_edits``): WGSL and Metal cannot ask for
 # a sample's position, Slang's SPIR-V crashes on it (DXC's SPIR-V holds this table too); the
 # texture tells its sample count.
 SAMPLE_POSITION_HELPER = (
@@ -1795,14 +1580,9 @@ def sample_position_queries(text: str) -> list[int]:
     ]
 
 
-def with_sample_positions(text: str) -> str:
+def sample_position_edits(s: Stream) -> list[Edit]:
     """``t.GetSamplePosition(i)`` as ``oneshader_GetSamplePosition(t, i)`` (the helpers of
     :data:`SAMPLE_POSITION_HELPER`); the columns after the call's head on its line move."""
-    return edited(text, sample_position_edits(lexed(text)))
-
-
-def sample_position_edits(s: Stream) -> list[Edit]:
-    """:func:`with_sample_positions` as edits of ``s``."""
     edits = []
     dots = [
         i - 1 for i in s.words(("GetSamplePosition",)) if s.is_(i - 1, ".") and s.is_(i + 1, "(")
@@ -1814,16 +1594,11 @@ def sample_position_edits(s: Stream) -> list[Edit]:
     return sorted(edits)
 
 
-def bools_as_uints(text: str, names: Iterable[tuple[int, int]]) -> str:
+def bool_edits(s: Stream, names: Iterable[tuple[int, int]]) -> list[Edit]:
     """WGSL: the ``bool`` type of each member or global named at (line, column) written
     ``uint`` (same length: columns stay). WGSL has no bool in buffers; a 4-byte uint holding 0
     or 1 is how SPIR-V stores HLSL's bool there too, and HLSL converts between them wherever
     the code uses one as the other."""
-    return edited(text, bool_edits(lexed(text), names))
-
-
-def bool_edits(s: Stream, names: Iterable[tuple[int, int]]) -> list[Edit]:
-    """:func:`bools_as_uints` as edits of ``s``."""
     edits = []
     for line, col in names:
         found = [k for k in s.on_line(line) if s.at(k).text in _BOOLS and s.at(k).col + 3 < col - 1]
@@ -1833,15 +1608,10 @@ def bool_edits(s: Stream, names: Iterable[tuple[int, int]]) -> list[Edit]:
     return sorted(set(edits))
 
 
-def without_packoffsets(text: str) -> str:
+def packoffset_edits(s: Stream) -> list[Edit]:
     """``: packoffset(...)`` blanked out (columns kept), for WGSL and Metal: Slang's code for
     them ignores it while its reflection follows it; the padding members (``slang.padding``)
     place the member."""
-    return edited(text, packoffset_edits(lexed(text)))
-
-
-def packoffset_edits(s: Stream) -> list[Edit]:
-    """:func:`without_packoffsets` as edits of ``s``."""
     spans = []
     for i in s.words(("packoffset",)):
         if s.is_(i - 1, ":") and s.is_(i + 1, "("):

@@ -636,7 +636,7 @@ class SourceSet:
         return [d.name for d in sorted(found, key=self.declaration_order()) if d.name in called]
 
     def storage_typed_buffers(self) -> tuple[str, ...]:
-        """The typed buffers WGSL holds as storage arrays (``rewrite.typed_buffers_as_structured``):
+        """The typed buffers WGSL holds as storage arrays (``rewrite.typed_buffer_edits``):
         all but those whose ``GetDimensions`` a file calls."""
 
         def storage() -> tuple[str, ...]:

@@ -394,7 +394,7 @@ def _resource(
 
 def _declared_texel(decl: Declaration, layout: TypeLayout | None) -> TypeLayout | None:
     """A subpass input's texel type as declared (``SubpassInput<float>``: a float), where the
-    source handed to Slang reads four components (``rewrite.subpass_inputs_as_vectors``)."""
+    source handed to Slang reads four components (``rewrite.subpass_edits``)."""
     m = re.search(r"<\s*[A-Za-z_]+?(?:16_t|32_t)?([123]?)\s*>", decl.type_text)
     if m is None or layout is None or layout.kind is not TypeKind.Vector:
         return layout

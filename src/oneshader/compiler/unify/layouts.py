@@ -376,7 +376,7 @@ def wgsl_buffer_errors(
 ) -> list[Diagnostic]:
     """What Slang's WGSL cannot hold in a buffer, at the member: in a uniform buffer, arrays
     of half (Slang emits an invalid ``vec8<f16>`` slot). (WGSL has no host-shareable bool
-    either: bools in buffers are written uint for it, ``rewrite.bools_as_uints``.)"""
+    either: bools in buffers are written uint for it, ``rewrite.bool_edits``.)"""
 
     def why(t: TypeLayout, in_array: bool) -> str | None:
         if uniform and in_array and t.scalar is ScalarKind.Float16:
