@@ -25,25 +25,63 @@ from oneshader.reflection.model import SAMPLER_TYPES, TEXTURE_TYPES, Target
 __all__ = [
     "BYTE_ATOMIC_METHODS",
     "BYTE_ATOMIC_TYPE",
+    "BYTE_STORE_PRELUDE",
+    "DISTANCE_MARKERS",
+    "HELPERS",
     "INSTANCE_MARKER",
+    "MATRIX_CLIP",
     "OFFSET_HELPER",
     "SAMPLE_POSITION_HELPER",
+    "SIXTEEN_BIT_LITERALS",
     "STANDARD_SAMPLE_POSITIONS",
+    "VK_BUILTINS",
     "CounterCall",
+    "append_consume_edits",
+    "bitfield_edits",
+    "blank_word_edits",
     "blanked",
+    "block_resource_edits",
+    "bool_edits",
+    "buffer_length_edits",
     "buffer_lengths_prelude",
     "byte_atomics",
     "byte_buffer_uses",
+    "byte_store_edits",
     "byte_stores",
+    "class_edits",
+    "counter_edits",
+    "distance_edits",
     "entry_outputs_as_results",
+    "helper_calls",
+    "helper_edits",
+    "helper_numthreads_edits",
+    "inserted_edits",
+    "instance_id_edits",
     "load_offsets",
+    "majorness_edits",
     "offset_textures",
+    "one_component_edits",
     "outputs_struct",
+    "own_attribute_edits",
+    "pack_matrix_edits",
+    "packoffset_edits",
+    "point_size_edits",
     "postfix_start",
     "printf_calls",
+    "printf_edits",
+    "register_letter_edits",
+    "rename_edits",
+    "sample_position_edits",
     "sample_position_queries",
+    "sampler_edits",
     "sixteen_bit_casts",
+    "space_only_register_edits",
+    "status_argument_edits",
     "status_arguments",
+    "subpass_edits",
+    "typed_buffer_edits",
+    "vk_builtin_edits",
+    "void_cast_edits",
     "without_load_offsets",
     "without_status_arguments",
 ]
@@ -1574,7 +1612,10 @@ SAMPLE_POSITION_HELPER = (
 
 def sample_position_queries(text: str) -> list[int]:
     """The ``.`` of each ``.GetSamplePosition(`` call (its token in ``lexed(text)``)."""
-    s = lexed(text)
+    return _sample_position_dots(lexed(text))
+
+
+def _sample_position_dots(s: Stream) -> list[int]:
     return [
         i - 1 for i in s.words(("GetSamplePosition",)) if s.is_(i - 1, ".") and s.is_(i + 1, "(")
     ]
@@ -1584,10 +1625,7 @@ def sample_position_edits(s: Stream) -> list[Edit]:
     """``t.GetSamplePosition(i)`` as ``oneshader_GetSamplePosition(t, i)`` (the helpers of
     :data:`SAMPLE_POSITION_HELPER`); the columns after the call's head on its line move."""
     edits = []
-    dots = [
-        i - 1 for i in s.words(("GetSamplePosition",)) if s.is_(i - 1, ".") and s.is_(i + 1, "(")
-    ]
-    for dot in dots:
+    for dot in _sample_position_dots(s):
         start = s.start(s.postfix_start(dot))
         head = f"oneshader_GetSamplePosition({s.text[start : s.start(dot)].strip()}, "
         edits.append((start, s.end(dot + 2), head))
