@@ -53,7 +53,8 @@ def _differences(target: Target, shared: CompiledTarget, alone: CompiledTarget) 
         keys = [k for k in a if a[k] != b[k]]
         out.append(f"{target.value}: facts differ ({', '.join(keys)})")
     if [d.format() for d in shared.warnings] != [d.format() for d in alone.warnings]:
-        out.append(f"{target.value}: warnings differ")
+        codes = [" ".join(d.code for d in c.warnings) or "none" for c in (shared, alone)]
+        out.append(f"{target.value}: warnings differ (shared: {codes[0]}; alone: {codes[1]})")
     return out
 
 

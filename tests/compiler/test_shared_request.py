@@ -1,19 +1,23 @@
 """One Slang request for the targets given the same source text (``compile_together``): each
 target's code and facts are those of a request of its own, and a request that does not compile
-every target cleanly leaves each target to its own request (its own errors and warnings)."""
+every target cleanly (but for warnings of Slang's front end, ``quirks.shared``) leaves each
+target to its own request (its own errors and warnings)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from oneshader.compiler.api import CompileOptions, EntryPointSpec
 from oneshader.compiler.driver import compile_file
+from oneshader.compiler.quirks.record import SharedWarning
+from oneshader.compiler.quirks.shared import SHARED_CODES, SHARED_WARNINGS
 from oneshader.compiler.slang import capi as S
-from oneshader.compiler.slang import library
-from oneshader.compiler.slang.request import compile_target, compile_together
+from oneshader.compiler.slang import library, request
+from oneshader.compiler.slang.request import _compile_once, compile_target, compile_together
 from oneshader.compiler.source.sourceset import SourceSet
 from oneshader.diagnostics import Severity
 from oneshader.reflection.model import Stage, Target
@@ -112,14 +116,73 @@ def test_targets_given_other_source_text_get_their_own_request(
         assert alone is not None and together[target].code == alone.code
 
 
-def test_a_request_with_a_warning_leaves_each_target_its_own(tmp_path: Path) -> None:
+@pytest.fixture
+def requests(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+    """Counts the Slang requests made (``capi.Request`` creations)."""
+    made: list[int] = []
+    real = S.Request.__init__
+
+    def counted(self: S.Request, *args: Any, **kwargs: Any) -> None:
+        made.append(1)
+        real(self, *args, **kwargs)
+
+    monkeypatch.setattr(S.Request, "__init__", counted)
+    yield made
+
+
+def test_a_request_with_a_front_end_warning_gives_each_target_the_warning(
+    tmp_path: Path, requests: list[int]
+) -> None:
+    """E30081 (an implicit conversion) is Slang's front end's: the one request counts, and the
+    build's warnings are those each target's own request gave before."""
     text = _VERTEX.replace("o.pos = mul(", "int cut = scale.x;\n    o.pos = cut * mul(")
     src, options = _source(tmp_path, text)
-    assert compile_together(library(), src, options, ALL) == {}
+    together = compile_together(library(), src, options, ALL)
+    assert list(together) == ALL and len(requests) == 1
+    for target in ALL:
+        alone, _ = compile_target(library(), src, options, target)
+        assert alone is not None
+        assert [d.format() for d in together[target].warnings] == [
+            d.format() for d in alone.warnings
+        ]
+        assert [(d.code, d.line) for d in alone.warnings] == [("E30081", 12)]
+    requests.clear()
     path = str(tmp_path / "a.vert.hlsl")
     result = compile_file(path, CompileOptions(entry_points=options.entry_points))
     warnings = [d for d in result.diagnostics if d.severity is Severity.WARNING]
     assert result.ok and [(d.code, d.line) for d in warnings] == [("E30081", 12)]
+    assert len(requests) == 1
+
+
+def test_a_request_with_another_warning_leaves_each_target_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A warning not known to be the front end's (here E30081 taken out of the set) leaves
+    each target to its own request."""
+    monkeypatch.setattr(request, "SHARED_CODES", SHARED_CODES - {"E30081"})
+    text = _VERTEX.replace("o.pos = mul(", "int cut = scale.x;\n    o.pos = cut * mul(")
+    src, options = _source(tmp_path, text)
+    assert compile_together(library(), src, options, ALL) == {}
+
+
+@pytest.mark.parametrize("record", SHARED_WARNINGS, ids=lambda w: w.code)
+def test_each_front_end_warning_is_every_targets_own(tmp_path: Path, record: SharedWarning) -> None:
+    """Each registered warning's probe gets the warning (and only it) from one request for
+    the three targets, as each target's own request gives it: the day Slang gives one of
+    them per target (or no longer), its record is wrong and this says so."""
+    path = tmp_path / "probe.hlsl"
+    path.write_text(record.probe)
+    src = SourceSet(str(path), "probe.hlsl", ())
+    src.read()
+    options = CompileOptions(entry_points=(EntryPointSpec("main", record.stage),))
+    together = compile_together(library(), src, options, ALL)
+    assert list(together) == ALL
+    for target in ALL:
+        alone, errors = _compile_once(library(), src, options, target, ())
+        assert alone is not None and not errors
+        shared = [d.format() for d in together[target].warnings]
+        assert shared == [d.format() for d in alone.warnings]
+        assert {d.code for d in together[target].warnings} == {record.code}
 
 
 def test_a_target_that_fails_leaves_each_target_its_own_errors(tmp_path: Path) -> None:

@@ -1,6 +1,7 @@
-"""docs/compiler.md's list of source rewrites and its table of constructs a target lacks, made
-from the registry (``python -m oneshader.compiler.quirks.docs docs/compiler.md`` writes them in;
-tests/compiler/test_quirks.py fails when the file and the records differ)."""
+"""docs/compiler.md's list of source rewrites, its table of constructs a target lacks and its
+table of the warnings a shared request may give, made from the registry (``python -m
+oneshader.compiler.quirks.docs docs/compiler.md`` writes them in; tests/compiler/test_quirks.py
+fails when the file and the records differ)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 from oneshader.compiler.api import TARGET_NAMES
 from oneshader.compiler.quirks.refusals import REFUSALS
 from oneshader.compiler.quirks.rewrites import REWRITES
+from oneshader.compiler.quirks.shared import SHARED_WARNINGS
 from oneshader.reflection.model import Target
 
 
@@ -35,7 +37,18 @@ def refusals_markdown() -> str:
     return "\n".join(rows)
 
 
-BLOCKS = {"rewrites": rewrites_markdown, "refusals": refusals_markdown}
+def shared_markdown() -> str:
+    """One table row per warning of Slang's front end a shared request may give."""
+    rows = ["| code | Slang's warning | where Slang emits it |", "|---|---|---|"]
+    rows += [f"| {w.code} | {w.name} | {w.emitted} |" for w in SHARED_WARNINGS]
+    return "\n".join(rows)
+
+
+BLOCKS = {
+    "rewrites": rewrites_markdown,
+    "refusals": refusals_markdown,
+    "shared warnings": shared_markdown,
+}
 
 
 def _markers(name: str) -> tuple[str, str]:

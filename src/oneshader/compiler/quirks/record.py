@@ -10,7 +10,7 @@ from typing import Any
 from oneshader.compiler.source.lexer import Token
 from oneshader.compiler.source.query import Edit, Stream
 from oneshader.compiler.source.sourceset import SourceSet
-from oneshader.reflection.model import ScalarKind, Target
+from oneshader.reflection.model import ScalarKind, Stage, Target
 
 EVERY_TARGET = frozenset(Target)
 NOT_SPIRV = frozenset({Target.Msl, Target.Wgsl})
@@ -69,6 +69,23 @@ class Rewrite:
     prelude: Callable[[Any], str] | None = None
     rank: int = 0
     probe: Probe | None = None
+
+
+@dataclass(frozen=True)
+class SharedWarning:
+    """A warning of Slang's front end (its lexer and preprocessor, parser, semantic checks, and
+    the checks of the module's IR before any target's passes): Slang gives it once for a
+    request, whatever its targets, so a request for several targets gives each target the
+    warning a request of its own gives it (``slang.request.compile_together`` keeps such a
+    request). ``code`` is Slang's (``E`` and the number), ``emitted`` where Slang emits it,
+    ``probe`` a shader (entry ``main`` of ``stage``) that gets the warning, and only it, on
+    every target (tests/compiler/test_shared_request.py)."""
+
+    code: str
+    name: str
+    emitted: str
+    probe: str
+    stage: Stage = Stage.Compute
 
 
 @dataclass(frozen=True)

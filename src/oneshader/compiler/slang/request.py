@@ -13,6 +13,7 @@ from oneshader.compiler.api import TARGET_NAMES, CompileOptions
 from oneshader.compiler.emitted.wgsl import without_subgroups_enable
 from oneshader.compiler.emitted.wgsl_names import unreserved_wgsl
 from oneshader.compiler.quirks import rewrites
+from oneshader.compiler.quirks.shared import SHARED_CODES
 from oneshader.compiler.slang import capi as S
 from oneshader.compiler.slang.facts import SLANG_STAGE_ID, TargetFacts, read_facts, with_bools
 from oneshader.compiler.slang.messages import (
@@ -254,8 +255,9 @@ def compile_together(
     request: Slang parses, checks and lowers the source once for all of them (a third less
     of Slang's time for three targets), and its code and reflection for each target are those
     of a request of its own. Only a request that compiles every target of it without a
-    diagnostic counts; else its targets are left to :func:`compile_target`'s own requests,
-    which give each target its own errors and warnings."""
+    diagnostic but warnings of Slang's front end (``quirks.shared``: each target gets them, as
+    its own request gives them) counts; else its targets are left to :func:`compile_target`'s
+    own requests, which give each target its own errors and warnings."""
     groups: dict[str, list[Target]] = {}
     stages = entry_stages(src, options)
     for target in targets:
@@ -280,14 +282,19 @@ def _compile_group(
     req = S.Request(lib, args, (str(src.path), text), _entries(options), len(group))
     try:
         result = req.compile()
-        if not result.ok or parse_diagnostics(result.diagnostics, src.display, src.text_of, origin):
+        if not result.ok:
+            return {}
+        warnings = _as_written(
+            src, parse_diagnostics(result.diagnostics, src.display, src.text_of, origin)
+        )
+        if any(d.severity is not Severity.WARNING or d.code not in SHARED_CODES for d in warnings):
             return {}
         codes = [req.code(i) for i in range(len(group))]
         reflections = [req.reflection(i) for i in range(len(group))]
         if any(c is None for c in codes) or not all(reflections):
             return {}
         return {
-            target: _compiled(lib, src, target, reflection, code or b"", [])
+            target: _compiled(lib, src, target, reflection, code or b"", list(warnings))
             for target, code, reflection in zip(group, codes, reflections, strict=True)
         }
     finally:
