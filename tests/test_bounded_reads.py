@@ -114,7 +114,8 @@ def test_generate_waits_for_a_reflection_a_build_is_rewriting(
     data = _reflection(tmp_path).read_bytes()
     (tmp_path / "s.wgsl").write_text("// code\n")
     (tmp_path / "s.reflection").unlink()
-    back = threading.Timer(0.03, (tmp_path / "s.reflection").write_bytes, (data,))
+    # put back as a build does: renamed into place whole (a reader never sees half of it)
+    back = threading.Timer(0.03, fsutil.atomic_write, (tmp_path / "s.reflection", data))
     back.start()
     monkeypatch.chdir(tmp_path)
     assert main(["generate", "s.reflection", "-o", "gen"]) == 0

@@ -43,7 +43,6 @@ from oneshader.fsutil import read_regular
 DISTRIBUTED_INSTALL_HINT = "pip install 'oneshader[distributed]'"
 CONNECT_SECONDS = 10.0  # to reach the scheduler before compiling here instead
 LOST_SECONDS = 10.0  # a scheduler unreachable this long mid-build is gone: the rest here
-SCHEDULER_VARIABLE = "ONESHADER_SCHEDULER"
 
 
 @dataclass
