@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from oneshader.compiler import driver
 from oneshader.compiler.api import CompileOptions, EntryPointSpec
 from oneshader.compiler.driver import compile_file
 from oneshader.compiler.quirks.record import SharedWarning
@@ -199,3 +200,30 @@ def test_a_target_that_fails_leaves_each_target_its_own_errors(tmp_path: Path) -
     msl, errors = compile_target(library(), src, options, Target.Msl)
     assert spirv is not None and wgsl is not None and msl is None
     assert [(d.code, d.line) for d in errors] == [("E36107", 9)]
+
+
+# A push block whose second member SPIR-V places by [[vk::offset]]: WGSL and Metal each need a
+# second round with a padding member before it, the same text for both.
+_PADDED = """struct Params { [[vk::offset(0)]] float4 a; [[vk::offset(32)]] float4 b; };
+[[vk::push_constant]] Params p;
+float4 main() : SV_Target { return p.a + p.b; }
+"""
+
+
+def test_wgsl_and_metal_pad_in_one_request_as_each_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, requests: list[int]
+) -> None:
+    path = tmp_path / "a.frag.hlsl"
+    path.write_text(_PADDED)
+    options = CompileOptions(entry_points=(EntryPointSpec("main", Stage.Pixel),))
+    together = compile_file(str(path), options)
+    assert together.ok and len(requests) == 2  # the shared request, then one padding round
+    requests.clear()
+    monkeypatch.setattr(driver, "_padded_together", lambda *_: {})
+    alone = compile_file(str(path), options)
+    assert alone.ok and len(requests) == 3  # each target pads in a request of its own
+    assert [(o.suffix, o.data) for o in together.outputs] == [
+        (o.suffix, o.data) for o in alone.outputs
+    ]
+    assert together.reflection == alone.reflection
+    assert together.diagnostics == alone.diagnostics

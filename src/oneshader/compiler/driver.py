@@ -25,7 +25,12 @@ from oneshader.compiler.patch.apply import patch_bindings, patch_locations
 from oneshader.compiler.quirks import refusals
 from oneshader.compiler.slang import library
 from oneshader.compiler.slang.messages import dedupe, name_targets
-from oneshader.compiler.slang.request import CompiledTarget, compile_target, compile_together
+from oneshader.compiler.slang.request import (
+    CompiledTarget,
+    compile_target,
+    compile_together,
+    pad_together,
+)
 from oneshader.compiler.source.precheck import check_request, check_targets, precheck
 from oneshader.compiler.source.sourceset import SourceSet
 from oneshader.compiler.unify.assemble import assemble, with_stages
@@ -93,6 +98,7 @@ def _compile_targets(
     per_target: dict[Target, list[Diagnostic]] = {}
     wanted = [t for t in Target if t in options.targets and t not in refused]
     together = compile_together(lib, src, options, wanted)
+    ready = _padded_together(src, options, together)
     # Metal last: its buffers are padded to lay out as SPIR-V's, else WGSL's (the same
     # std140/std430 offsets), whichever was compiled
     for target in sorted(wanted, key=lambda t: t is Target.Msl):
@@ -111,7 +117,7 @@ def _compile_targets(
             else None
         )
         first = together.get(target)
-        t, errs = compile_target(lib, src, options, target, also_pad, declared, first)
+        t, errs = compile_target(lib, src, options, target, also_pad, declared, first, ready)
         per_target[target] = errs
         if t is not None:
             compiled.append(t)
@@ -139,6 +145,26 @@ def _compile_targets(
             if hidden is not None:
                 return compiled, {extra: hidden.code}
     return compiled, {}
+
+
+def _padded_together(
+    src: SourceSet, options: CompileOptions, together: dict[Target, CompiledTarget]
+) -> dict[tuple[Target, str], CompiledTarget]:
+    """WGSL's and Metal's second padding round in one request, where both need one
+    (``pad_together``): known before either's rounds only when SPIR-V's compile, which Metal's
+    padding follows, was made in the shared request too (it has no rounds of its own)."""
+    if not all(t in together for t in (Target.SpirV, Target.Wgsl, Target.Msl)):
+        return {}
+    spirv = together[Target.SpirV].facts
+    firsts = {
+        Target.Wgsl: (together[Target.Wgsl], None, None),
+        Target.Msl: (
+            together[Target.Msl],
+            functools.partial(reference_padding, src, spirv),
+            functools.partial(as_declared, src, spirv),
+        ),
+    }
+    return pad_together(library(), src, options, firsts)
 
 
 def _assembly_errors(

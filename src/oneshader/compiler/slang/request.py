@@ -1,5 +1,6 @@
 """Slang's requests: one for the targets given the same source text, each target's facts read
-from its own reflection (else one per target, and one per padding round); the arguments, the
+from its own reflection (else one per target, and one per padding round but WGSL's and Metal's
+second made together where their padded text is the same); the arguments, the
 source text handed to Slang (every file rewritten, docs/compiler.md "Source rewrites"), and what
 comes back: each target's code and facts, or its positioned errors."""
 
@@ -301,14 +302,67 @@ def _compile_group(
         req.close()
 
 
+# What a target's padding rounds are given: the rule finding more padding (Metal's) and the
+# layouts a compile's facts are read as (Metal's), or None.
+Declared = Callable[[TargetFacts, bytes], TargetFacts]
+Pads = dict[tuple[Path, int, int], Padding]
+
+
+def _more_padding(
+    src: SourceSet,
+    target: Target,
+    compiled: CompiledTarget,
+    pads: Pads,
+    also_pad: PaddingRule | None,
+    as_declared: Declared | None,
+) -> tuple[Pads, list[Diagnostic], bool]:
+    """The padding after a compile with ``pads``: ``[[vk::offset]]``'s, else (when that one
+    needs no more) ``also_pad``'s; its refusals; whether ``also_pad`` was asked."""
+    seen = as_declared(compiled.facts, compiled.code) if as_declared else compiled.facts
+    more, refused = offset_padding(src, seen, target, pads)
+    if refused:
+        return pads, refused, False
+    if more == pads and also_pad is not None:
+        return also_pad(seen, pads), [], True
+    return more, [], False
+
+
+def pad_together(
+    lib: S.Library,
+    src: SourceSet,
+    options: CompileOptions,
+    firsts: Mapping[Target, tuple[CompiledTarget, PaddingRule | None, Declared | None]],
+) -> dict[tuple[Target, str], CompiledTarget]:
+    """The second round of the targets given (WGSL and Metal, each with its first compile and
+    its rules) made in one request, when each needs one and their padded source is the same
+    text; as :func:`compile_together`, only a request without a diagnostic but the front
+    end's warnings counts. Keyed by target and text, for :func:`compile_target` to take."""
+    stages = entry_stages(src, options)
+    texts: dict[Target, str] = {}
+    pads: dict[Target, Pads] = {}
+    for target, (first, also_pad, as_declared) in firsts.items():
+        more, refused, _ = _more_padding(src, target, first, {}, also_pad, as_declared)
+        if refused or not more:
+            return {}
+        texts[target], pads[target] = slang_source(src, target, more.values(), stages), more
+    group = list(texts)
+    if len(group) < 2 or len(set(texts.values())) != 1:
+        return {}
+    text = texts[group[0]]
+    origin = _origin(src, rewrites.plan(src, group[0], pads[group[0]].values(), stages))
+    found = _compile_group(lib, src, options, group, text, origin)
+    return {(target, text): compiled for target, compiled in found.items()}
+
+
 def compile_target(
     lib: S.Library,
     src: SourceSet,
     options: CompileOptions,
     target: Target,
     also_pad: PaddingRule | None = None,
-    as_declared: Callable[[TargetFacts, bytes], TargetFacts] | None = None,
+    as_declared: Declared | None = None,
     first: CompiledTarget | None = None,
+    ready: Mapping[tuple[Target, str], CompiledTarget] | None = None,
 ) -> tuple[CompiledTarget | None, list[Diagnostic]]:
     """The target's code and facts, or its errors. WGSL and Metal are compiled again while
     ``[[vk::offset]]`` members need padding to sit where SPIR-V puts them (a compile per
@@ -316,26 +370,25 @@ def compile_target(
     ``also_pad`` finds more (Metal's members placed as SPIR-V's); both on the layouts
     ``as_declared`` gives a compile's facts, where the emitted code is declared otherwise
     (Metal's widened arrays, packed and aligned vectors). ``first``: the first round's
-    compile, made already (:func:`compile_together`)."""
-    pads: dict[tuple[Path, int, int], Padding] = {}
-    offset_only: dict[tuple[Path, int, int], Padding] | None = None  # before also_pad's
+    compile, made already (:func:`compile_together`); ``ready``: compiles of later rounds
+    made already, by target and source text (:func:`pad_together`)."""
+    pads: Pads = {}
+    offset_only: Pads | None = None  # before also_pad's
     compiled: CompiledTarget | None
     errors: list[Diagnostic]
     for _ in range(_PADDING_ROUNDS):
-        if first is not None:
-            compiled, errors, first = first, [], None
+        made = _made(src, options, target, pads, ready) if first is None else first
+        if made is not None:
+            compiled, errors, first = made, [], None
         else:
             compiled, errors = _compile_once(lib, src, options, target, pads.values())
         if compiled is None or target is Target.SpirV:
             return compiled, errors
-        seen = as_declared(compiled.facts, compiled.code) if as_declared else compiled.facts
-        more, refused = offset_padding(src, seen, target, pads)
+        more, refused, asked = _more_padding(src, target, compiled, pads, also_pad, as_declared)
         if refused:
             return None, refused
-        if more == pads and also_pad is not None:
-            if offset_only is None:
-                offset_only = dict(pads)
-            more = also_pad(seen, pads)
+        if asked and offset_only is None:
+            offset_only = dict(pads)
         if more == pads:
             break
         pads = more
@@ -381,6 +434,20 @@ def compile_target(
             for path, start, _ in rewrites.printf_calls(src)
         ]
     return compiled, errors
+
+
+def _made(
+    src: SourceSet,
+    options: CompileOptions,
+    target: Target,
+    pads: Pads,
+    ready: Mapping[tuple[Target, str], CompiledTarget] | None,
+) -> CompiledTarget | None:
+    """The compile of ``target`` with ``pads`` in ``ready``, if it was made already."""
+    if not ready or not pads:
+        return None
+    text = slang_source(src, target, pads.values(), entry_stages(src, options))
+    return ready.get((target, text))
 
 
 def with_distances(facts: TargetFacts) -> TargetFacts:
