@@ -245,7 +245,11 @@ def _declarator(toks: list[str]) -> _Decl:
     return _Decl(rest[:-1], rest[-1], attrs)
 
 
+@functools.lru_cache(maxsize=4)
 def _parse(text: str) -> _Parsed:
+    """The module's declarations, parsed once per text: the readers and the patches of one
+    compile read the same code several times, so the result is shared and its callers must
+    not change it."""
     toks = _tokens(text)
     out = _Parsed()
     i = 0

@@ -429,9 +429,12 @@ class _Parser:
         return _Function(name, attrs, params, result, self.block_idents())
 
 
+@functools.lru_cache(maxsize=4)
 def parse_wgsl(text: str) -> _Parsed:
     """The module's declarations: structs, and functions with their attributes and parameters
-    (for the patches that wrap entry points)."""
+    (for the patches that wrap entry points). Parsed once per text: the readers, the entry
+    points and the patches of one compile read the same code several times, so the result is
+    shared and its callers must not change it."""
     return _Parser(text).parse()
 
 
@@ -619,14 +622,15 @@ SUBGROUP_OPERATION = re.compile(
 
 def read_wgsl(data: bytes, source: str = ".wgsl") -> EmittedModule:
     """Everything the cross-check compares, as this module declares it."""
-    parsed = _Parser(data.decode("utf-8")).parse()
+    text = data.decode("utf-8")
+    parsed = parse_wgsl(text)
     structs = {
         name: [(m.name, m.type, m.attrs) for m in members]
         for name, members in parsed.structs.items()
     }
     lay = _Layouts(structs, parsed.aliases, parsed.consts)
     enables = set(parsed.enables)
-    if SUBGROUP_OPERATION.search(data.decode("utf-8")):
+    if SUBGROUP_OPERATION.search(text):
         enables.add("subgroups")  # (naga knows the operations, not yet the 'enable')
     out = EmittedModule(Target.Wgsl, source, enables=frozenset(enables))
     global_names: dict[str, str] = {}
@@ -760,7 +764,7 @@ def _reached(parsed: _Parsed, entry: str) -> set[str]:
 def reached_identifiers(data: bytes, entries: Iterable[str]) -> dict[str, set[str]]:
     """Per entry point: the identifiers in the code it reaches (for what it reads of names that
     are not resources, such as spec constants)."""
-    parsed = _Parser(data.decode("utf-8")).parse()
+    parsed = parse_wgsl(data.decode("utf-8"))
     return {entry: _reached(parsed, entry) for entry in entries}
 
 
