@@ -630,7 +630,7 @@ def read_wgsl(data: bytes, source: str = ".wgsl") -> EmittedModule:
     }
     lay = _Layouts(structs, parsed.aliases, parsed.consts)
     enables = set(parsed.enables)
-    if SUBGROUP_OPERATION.search(text):
+    if ("subgroup" in text or "quad" in text) and SUBGROUP_OPERATION.search(text):
         enables.add("subgroups")  # (naga knows the operations, not yet the 'enable')
     out = EmittedModule(Target.Wgsl, source, enables=frozenset(enables))
     global_names: dict[str, str] = {}
@@ -805,6 +805,7 @@ _LOCAL_BUFFER = re.compile(r"(?m)^[ \t]+var<(?:storage|uniform)\b[^>]*>\s*(\w+)"
 _INT_MATRIX_EMULATED = re.compile(r"array<vec[234]<(?:i32|u32|bool)>,\s*i32\([234]\)>")
 _RESULT_FUNCTION = re.compile(r"\bfn\s+(\w+)\s*\((?:[^()]|\([^()]*\))*\)\s*->[^{]*\{")
 _RETURN = re.compile(r"\breturn\b")
+_BRACKET = re.compile(r"[()\[\]{}]")
 
 
 def workgroup_pointer_function(code: bytes) -> str | None:
@@ -831,14 +832,13 @@ def functions_without_return(code: bytes) -> list[str]:
     out = []
     for m in _RESULT_FUNCTION.finditer(wgsl):
         depth, end = 0, len(wgsl)
-        for j in range(m.end() - 1, len(wgsl)):
-            c = wgsl[j]
-            if c in "([{":
+        for b in _BRACKET.finditer(wgsl, m.end() - 1):  # the brackets only, not every character
+            if b.group() in "([{":
                 depth += 1
-            elif c in ")]}":
+            else:
                 depth -= 1
                 if depth == 0:
-                    end = j
+                    end = b.start()
                     break
         if not _RETURN.search(wgsl, m.end(), end):
             out.append(m.group(1))

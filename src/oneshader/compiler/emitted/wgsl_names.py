@@ -100,7 +100,7 @@ def unreserved_wgsl(code: bytes) -> bytes:
     def reserved(word: str) -> bool:
         return word in WGSL_RESERVED or _reserved_start(word)
 
-    if not any(reserved(w) for w in _WORD.findall(text)):
+    if not any(reserved(w) for w in set(_WORD.findall(text))):  # each name once
         return text.encode()
     renamed = _WORD.sub(lambda m: wgsl_escaped(w) if reserved(w := m.group(0)) else w, text)
     return renamed.encode()

@@ -154,7 +154,8 @@ def renumber_msl(text: str, indices: dict[str, tuple[str, int]]) -> str:
             return m.group(0)
         return f"{m.group(1)}{m.group(2)}[[{m.group(3)}({want[1]})]]"
 
-    text = re.sub(r"(\w+)(\s*)\[\[(buffer|texture|sampler)\((\d+)\)\]\]", number, text)
+    # (``\b``: a name is tried from its start only, not from each of its letters)
+    text = re.sub(r"\b(\w+)(\s*)\[\[(buffer|texture|sampler)\((\d+)\)\]\]", number, text)
 
     def array_index(m: re.Match[str]) -> str:
         want = index_of(m.group(2))

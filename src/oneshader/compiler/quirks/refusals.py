@@ -231,6 +231,18 @@ def unless_dead(
 
 def _found(
     src: SourceSet, targets: Collection[Target], sixteen_bit: bool
+) -> list[tuple[Refusal, Target, Diagnostic]]:
+    """Every record's first token per file, looked for once per read (``refused`` and
+    ``unless_dead`` each take their share)."""
+    key = ("refusals", frozenset(targets), sixteen_bit)
+    found: list[tuple[Refusal, Target, Diagnostic]] = src.derived(
+        key, lambda: list(_look(src, targets, sixteen_bit))
+    )
+    return found
+
+
+def _look(
+    src: SourceSet, targets: Collection[Target], sixteen_bit: bool
 ) -> Iterator[tuple[Refusal, Target, Diagnostic]]:
     for path in src.texts:
         tokens = src.tokens(path)
