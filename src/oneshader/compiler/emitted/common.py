@@ -37,11 +37,13 @@ __all__ = [
     "EmittedResource",
     "EmittedSpec",
     "EmittedVariable",
+    "brace_pairs",
     "counter_name",
     "demangle",
     "emitted_name",
     "emitted_pattern",
     "holds_scalars",
+    "identifiers",
     "literal_bits",
     "resource_name",
     "round_up",
@@ -71,6 +73,27 @@ def token_pieces(pattern: re.Pattern[str], text: str) -> list[tuple[str, str]] |
     if sum(map(len, itertools.chain.from_iterable(pieces))) != len(text):
         return None
     return pieces
+
+
+_BRACES = frozenset("{}")
+
+
+def brace_pairs(toks: list[str]) -> dict[int, int]:
+    """The index of the ``}`` that closes each ``{`` of a token list (an unclosed one has none),
+    found from the braces alone: a reader skips a body without a Python step per token."""
+    pairs: dict[int, int] = {}
+    opened: list[int] = []
+    for j in itertools.compress(range(len(toks)), map(_BRACES.__contains__, toks)):
+        if toks[j] == "{":
+            opened.append(j)
+        elif opened:
+            pairs[opened.pop()] = j
+    return pairs
+
+
+def identifiers(toks: Iterable[str]) -> set[str]:
+    """The identifiers among tokens (each distinct token looked at once)."""
+    return {t for t in set(toks) if t[:1].isalpha() or t[:1] == "_"}
 
 
 _NOT_CODE = re.compile(r'//[^\n]*|/\*.*?\*/|^\s*#[^\n]*|"(?:[^"\\\n]|\\.)*"', re.S | re.M)

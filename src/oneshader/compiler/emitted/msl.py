@@ -26,7 +26,9 @@ from oneshader.compiler.emitted.common import (
     EmittedResource,
     EmittedSpec,
     EmittedVariable,
+    brace_pairs,
     demangle,
+    identifiers,
     literal_bits,
     resource_name,
     round_up,
@@ -251,6 +253,7 @@ def _parse(text: str) -> _Parsed:
     compile read the same code several times, so the result is shared and its callers must
     not change it."""
     toks = _tokens(text)
+    closes = brace_pairs(toks)
     out = _Parsed()
     i = 0
     n = len(toks)
@@ -275,15 +278,7 @@ def _parse(text: str) -> _Parsed:
             _declaration(head, out)
             continue
         body_start = i
-        depth = 0
-        while i < n:
-            if toks[i] == "{":
-                depth += 1
-            elif toks[i] == "}":
-                depth -= 1
-                if depth == 0:
-                    break
-            i += 1
+        i = closes.get(body_start, n)
         body = toks[body_start + 1 : i]
         i += 1
         if head[:1] == ["struct"] and len(head) >= 2:
@@ -294,7 +289,7 @@ def _parse(text: str) -> _Parsed:
                 i += 1
         elif "(" in head:
             fn = _function(head)
-            fn.idents = frozenset(t for t in body if t[:1].isalpha() or t[:1] == "_")
+            fn.idents = frozenset(identifiers(body))
             out.functions.append(fn)
     return out
 

@@ -32,7 +32,9 @@ from oneshader.compiler.emitted.common import (
     EmittedResource,
     EmittedSpec,
     EmittedVariable,
+    brace_pairs,
     demangle,
+    identifiers,
     literal_bits,
     resource_name,
     round_up,
@@ -208,6 +210,7 @@ class _Parser:
             self._bad_character()
         self._pieces = pieces
         self.toks: list[str] = [tok for _, tok in self._pieces if tok]
+        self._closes = brace_pairs(self.toks)
         self.i = 0
 
     def _bad_character(self) -> NoReturn:
@@ -320,21 +323,12 @@ class _Parser:
     def block_idents(self) -> set[str]:
         """Skip a brace-delimited body and return every identifier in it."""
         self.expect("{")
-        toks, i, depth = self.toks, self.i, 1
-        idents: set[str] = set()
-        while depth:  # the hottest loop of reading WGSL: no method calls
-            if i >= len(toks):
-                self.i = i
-                raise EmittedCodeError("WGSL: unexpected end of module")
-            tok = toks[i]
-            i += 1
-            if tok == "{":
-                depth += 1
-            elif tok == "}":
-                depth -= 1
-            elif tok[:1].isalpha() or tok[:1] == "_":
-                idents.add(tok)
-        self.i = i
+        close = self._closes.get(self.i - 1)
+        if close is None:
+            self.i = len(self.toks)
+            raise EmittedCodeError("WGSL: unexpected end of module")
+        idents = identifiers(self.toks[self.i : close])
+        self.i = close + 1
         return idents
 
     def member(self) -> _Member:
