@@ -175,6 +175,8 @@ def _decorated(data: bytes, access: Mapping[str, Access]) -> bytes:
     last_annotation = 0
     variables: list[int] = []
     for i, opcode, ops in _instructions(words):
+        if opcode == OP_FUNCTION:
+            break  # (names, decorations and global variables all come before the functions)
         if opcode == OP_NAME and ops:
             named[ops[0]] = _name(ops)
         if opcode in _DECORATIONS:

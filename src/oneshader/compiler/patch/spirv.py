@@ -33,6 +33,7 @@ from oneshader.compiler.emitted.spirv_ops import (
     OP_EXECUTION_MODE,
     OP_EXECUTION_MODE_ID,
     OP_FIRST_TYPE,
+    OP_FUNCTION,
     OP_LAST_TYPE,
     OP_MEMBER_DECORATE,
     OP_MEMBER_DECORATE_STRING,
@@ -66,13 +67,18 @@ def _words(data: bytes) -> list[int]:
     return list(struct.unpack(f"<{len(data) // 4}I", data))
 
 
-def _instructions(words: list[int]) -> Iterator[tuple[int, int, int]]:
-    """(index, word count, opcode) of every instruction after the header."""
+def _instructions(words: list[int], declarations: bool = False) -> Iterator[tuple[int, int, int]]:
+    """(index, word count, opcode) of every instruction after the header; ``declarations``:
+    only those before the first function, where SPIR-V's layout puts every capability, entry
+    point, execution mode, debug name, decoration, type and global variable (the patches that
+    read no code skip the functions, most of a module)."""
     i = 5
     while i < len(words):
         count, opcode = words[i] >> 16, words[i] & 0xFFFF
         if count == 0:
             raise ValueError("malformed SPIR-V instruction")
+        if declarations and opcode == OP_FUNCTION:
+            return
         yield i, count, opcode
         i += count
 
@@ -99,7 +105,7 @@ def rebind(
     decorations: dict[tuple[int, int], int] = {}  # (id, decoration) -> index of its literal
     last_annotation = 0
     first_type = 0
-    for i, count, opcode in _instructions(words):
+    for i, count, opcode in _instructions(words, declarations=True):
         if opcode == OP_NAME:
             names[words[i + 1]] = _string(words, i + 2, i + count)
         elif (
@@ -138,7 +144,8 @@ def rebind(
 
 def _rename(words: list[int], renames: Mapping[str, str]) -> list[int]:
     out = words[:5]
-    for i, count, opcode in _instructions(words):
+    end = 5  # where the declarations end: the functions are copied whole
+    for i, count, opcode in _instructions(words, declarations=True):
         if opcode == OP_NAME and _string(words, i + 2, i + count) in renames:
             new = renames[_string(words, i + 2, i + count)].encode() + b"\0"
             new += b"\0" * (-len(new) % 4)
@@ -146,7 +153,8 @@ def _rename(words: list[int], renames: Mapping[str, str]) -> list[int]:
             out += [((2 + len(literal)) << 16) | OP_NAME, words[i + 1], *literal]
         else:
             out += words[i : i + count]
-    return out
+        end = i + count
+    return out + words[end:]
 
 
 def relocate(
@@ -164,7 +172,7 @@ def relocate(
     locations: dict[int, int] = {}
     interface: list[int] = []
     last_annotation = 0
-    for i, count, opcode in _instructions(words):
+    for i, count, opcode in _instructions(words, declarations=True):
         if opcode == OP_NAME:
             names[words[i + 1]] = _string(words, i + 2, i + count)
         elif opcode == OP_ENTRY_POINT:
@@ -332,11 +340,13 @@ def without_stray_workgroup_sizes(data: bytes) -> bytes:
     wrote it as LocalSize, which the reflection (no workgroup outside compute) and Vulkan's
     rules refuse; a module without one is returned as is."""
     words = _words(data)
-    entries = [i for i, _, opcode in _instructions(words) if opcode == OP_ENTRY_POINT]
+    entries = [
+        i for i, _, opcode in _instructions(words, declarations=True) if opcode == OP_ENTRY_POINT
+    ]
     models = {words[i + 2]: words[i + 1] for i in entries}
     stray = [
         (i, count)
-        for i, count, opcode in _instructions(words)
+        for i, count, opcode in _instructions(words, declarations=True)
         if opcode in (OP_EXECUTION_MODE, OP_EXECUTION_MODE_ID)
         and words[i + 2] in _WORKGROUP_MODES
         and models.get(words[i + 1], 5) not in _WORKGROUP_MODELS
@@ -355,7 +365,7 @@ def with_sample_rate_shading(data: bytes) -> bytes:
     words = _words(data)
     needed = any(
         opcode == OP_DECORATE and count >= 3 and words[i + 2] == DECO_SAMPLE
-        for i, count, opcode in _instructions(words)
+        for i, count, opcode in _instructions(words, declarations=True)
     )
     return _with_capability(data, CAP_SAMPLE_RATE_SHADING) if needed else data
 
@@ -370,7 +380,7 @@ def with_extended_formats(data: bytes) -> bytes:
         and count >= 9
         and words[i + 8] not in BASE_IMAGE_FORMATS
         and words[i + 8] < 40
-        for i, count, opcode in _instructions(words)
+        for i, count, opcode in _instructions(words, declarations=True)
     )
     return _with_capability(data, CAP_STORAGE_IMAGE_EXTENDED_FORMATS) if needed else data
 
@@ -385,7 +395,7 @@ def without_format_capabilities(data: bytes) -> bytes:
     ``set_image_formats`` then gives one): wgpu (naga) refuses modules that declare them."""
     words = _words(data)
     drop: list[int] = []
-    for i, count, opcode in _instructions(words):
+    for i, count, opcode in _instructions(words, declarations=True):
         if opcode == OP_CAPABILITY and words[i + 1] in _WITHOUT_FORMAT_CAPABILITIES:
             drop.append(i)
         elif opcode == OP_TYPE_IMAGE and count >= 9 and words[i + 7] == 2 and words[i + 8] == 0:
@@ -407,7 +417,7 @@ def with_flat_integer_inputs(data: bytes) -> bytes:
     fragment: set[int] = set()
     flat: set[int] = set()
     builtins: dict[int, int] = {}  # variable id -> the index after its BuiltIn decoration
-    for i, count, opcode in _instructions(words):
+    for i, count, opcode in _instructions(words, declarations=True):
         if opcode == OP_ENTRY_POINT and words[i + 1] == MODEL_FRAGMENT:
             name_end = next(k for k in range(i + 3, i + count) if words[k] >> 24 == 0)
             fragment.update(words[name_end + 1 : i + count])
@@ -435,7 +445,7 @@ def _with_capability(data: bytes, capability: int) -> bytes:
     it has it)."""
     words = _words(data)
     last_capability = 5
-    for i, count, opcode in _instructions(words):
+    for i, count, opcode in _instructions(words, declarations=True):
         if opcode == OP_CAPABILITY:
             if words[i + 1] == capability:
                 return data
