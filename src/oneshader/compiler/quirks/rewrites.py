@@ -873,14 +873,20 @@ _FOR_TARGET = {t: tuple(r for r in REWRITES if t in r.targets) for t in Target}
 def plan(
     src: SourceSet, target: Target, pads: Collection[Any], stages: Mapping[str, Stage]
 ) -> Plan:
-    """The records that apply to ``target`` in this compile, each with what its edit needs."""
+    """The records that apply to ``target`` in this compile, each with what its edit needs
+    (once per read: each request of a target asks again, with the same padding)."""
     c = Context(src, target, tuple(pads), tuple(stages.items()))
-    out = []
-    for record in _FOR_TARGET[target]:
-        value = record.plan(c)
-        if value:
-            out.append((record.id, value))
-    return tuple(out)
+
+    def planned() -> Plan:
+        out = []
+        for record in _FOR_TARGET[target]:
+            value = record.plan(c)
+            if value:
+                out.append((record.id, value))
+        return tuple(out)
+
+    how: Plan = src.derived(("plan", target, c.pads, c.stages), planned)
+    return how
 
 
 def rewritten(src: SourceSet, path: Path, how: Plan) -> str:
