@@ -38,9 +38,11 @@ def refusals_markdown() -> str:
 
 
 def shared_markdown() -> str:
-    """One table row per warning of Slang's front end a shared request may give."""
-    rows = ["| code | Slang's warning | where Slang emits it |", "|---|---|---|"]
-    rows += [f"| {w.code} | {w.name} | {w.emitted} |" for w in SHARED_WARNINGS]
+    """One table row per warning a shared request may give, and the targets given it."""
+    rows = ["| code | Slang's warning | where Slang emits it | given to |", "|---|---|---|---|"]
+    for w in SHARED_WARNINGS:
+        given = TARGET_NAMES[w.only] if w.only else "every target"
+        rows.append(f"| {w.code} | {w.name} | {w.emitted} | {given} |")
     return "\n".join(rows)
 
 

@@ -73,19 +73,22 @@ class Rewrite:
 
 @dataclass(frozen=True)
 class SharedWarning:
-    """A warning of Slang's front end (its lexer and preprocessor, parser, semantic checks, and
-    the checks of the module's IR before any target's passes): Slang gives it once for a
-    request, whatever its targets, so a request for several targets gives each target the
-    warning a request of its own gives it (``slang.request.compile_together`` keeps such a
-    request). ``code`` is Slang's (``E`` and the number), ``emitted`` where Slang emits it,
-    ``probe`` a shader (entry ``main`` of ``stage``) that gets the warning, and only it, on
-    every target (tests/compiler/test_shared_request.py)."""
+    """A warning a shared request may give and still be used (``slang.request.compile_together``
+    keeps such a request): one of Slang's front end (its lexer and preprocessor, parser,
+    semantic checks, and the checks of the module's IR before any target's passes), given once
+    for a request whatever its targets, so each target gets it as a request of its own gives
+    it; or (``only``) one of a single target's own passes, which that target alone gets (the
+    others' own requests do not give it). ``code`` is Slang's (``E`` and the number),
+    ``emitted`` where Slang emits it, ``probe`` a shader (entry ``main`` of ``stage``) that
+    gets the warning, and only it, on every target or on ``only``
+    (tests/compiler/test_shared_request.py)."""
 
     code: str
     name: str
     emitted: str
     probe: str
     stage: Stage = Stage.Compute
+    only: Target | None = None
 
 
 @dataclass(frozen=True)

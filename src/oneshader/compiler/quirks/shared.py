@@ -1,16 +1,17 @@
 """The warnings a shared Slang request may give and still be used (``record.SharedWarning``):
-each is emitted by Slang's front end, once for the request whatever its targets, so every target
-gets it as a request of its own gives it. A request giving any other diagnostic (an error, or a
-warning of a target's own passes, such as E41012's profile upgraded with SPIR-V's capabilities
-or E41026's switch fall-through restructured) is left, and each of its targets is compiled
-alone. Measured on this Slang over every corpus bench/corpus.py reads (``--shared-check``
-compares a shared request's warnings with each target's own request's); where each is emitted,
-read in Slang's source."""
+most are emitted by Slang's front end, once for the request whatever its targets, so every
+target gets it as a request of its own gives it; one (E41012, the SPIR-V profile upgraded with
+the capabilities the code uses) by SPIR-V's own passes, which SPIR-V alone gets. A request
+giving any other diagnostic (an error, or another warning of a target's own passes, such as
+E41026's switch fall-through restructured, which SPIR-V and Metal give and WGSL does not) is
+left, and each of its targets is compiled alone. Measured on this Slang over every corpus
+bench/corpus.py reads (``--shared-check`` compares a shared request's warnings with each
+target's own request's); where each is emitted, read in Slang's source."""
 
 from __future__ import annotations
 
 from oneshader.compiler.quirks.record import SharedWarning
-from oneshader.reflection.model import Stage
+from oneshader.reflection.model import Stage, Target
 
 
 def _kernel(body: str, before: str = "") -> str:
@@ -83,6 +84,15 @@ SHARED_WARNINGS: tuple[SharedWarning, ...] = (
         _kernel("o[0] = 1; return; o[1] = 2;"),
     ),
     SharedWarning(
+        "E41012",
+        "profile implicitly upgraded",
+        "SPIR-V's own passes (the capabilities its code uses, against the profile's)",
+        "Texture2D<float4> t;\nSamplerState s;\n"
+        "float4 main(float4 p : SV_Position) : SV_Target { return t.GatherRed(s, p.xy); }\n",
+        Stage.Pixel,
+        Target.SpirV,
+    ),
+    SharedWarning(
         "E41015",
         "use of an uninitialized out parameter",
         _UNINITIALIZED,
@@ -121,3 +131,5 @@ SHARED_WARNINGS: tuple[SharedWarning, ...] = (
 )
 
 SHARED_CODES = frozenset(w.code for w in SHARED_WARNINGS)
+# the codes one target alone gives, and that target
+ONE_TARGET_CODES = {w.code: w.only for w in SHARED_WARNINGS if w.only is not None}

@@ -14,7 +14,7 @@ from oneshader.compiler.api import TARGET_NAMES, CompileOptions
 from oneshader.compiler.emitted.wgsl import without_subgroups_enable
 from oneshader.compiler.emitted.wgsl_names import unreserved_wgsl
 from oneshader.compiler.quirks import rewrites
-from oneshader.compiler.quirks.shared import SHARED_CODES
+from oneshader.compiler.quirks.shared import ONE_TARGET_CODES, SHARED_CODES
 from oneshader.compiler.slang import capi as S
 from oneshader.compiler.slang.facts import SLANG_STAGE_ID, TargetFacts, read_facts, with_bools
 from oneshader.compiler.slang.messages import (
@@ -288,18 +288,33 @@ def _compile_group(
         warnings = _as_written(
             src, parse_diagnostics(result.diagnostics, src.display, src.text_of, origin)
         )
-        if any(d.severity is not Severity.WARNING or d.code not in SHARED_CODES for d in warnings):
+        if not all(_shared(d, group) for d in warnings):
             return {}
         codes = [req.code(i) for i in range(len(group))]
         reflections = [req.reflection(i) for i in range(len(group))]
         if any(c is None for c in codes) or not all(reflections):
             return {}
         return {
-            target: _compiled(lib, src, target, reflection, code or b"", list(warnings))
+            target: _compiled(lib, src, target, reflection, code or b"", _of(warnings, target))
             for target, code, reflection in zip(group, codes, reflections, strict=True)
         }
     finally:
         req.close()
+
+
+def _shared(d: Diagnostic, group: Sequence[Target]) -> bool:
+    """Whether a shared request for ``group`` giving ``d`` may be used (``quirks.shared``)."""
+    return (
+        d.severity is Severity.WARNING
+        and d.code in SHARED_CODES
+        and ONE_TARGET_CODES.get(d.code, group[0]) in group
+    )
+
+
+def _of(warnings: Sequence[Diagnostic], target: Target) -> list[Diagnostic]:
+    """The warnings of a shared request ``target``'s own request gives: every one of the front
+    end's, and those of ``target``'s own passes."""
+    return [d for d in warnings if ONE_TARGET_CODES.get(d.code, target) is target]
 
 
 # What a target's padding rounds are given: the rule finding more padding (Metal's) and the
