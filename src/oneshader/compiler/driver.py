@@ -24,9 +24,12 @@ from oneshader.compiler.patch.access import storage_access, with_access
 from oneshader.compiler.patch.apply import patch_bindings, patch_locations
 from oneshader.compiler.quirks import refusals
 from oneshader.compiler.slang import library
+from oneshader.compiler.slang.facts import TargetFacts
 from oneshader.compiler.slang.messages import dedupe, name_targets
 from oneshader.compiler.slang.request import (
     CompiledTarget,
+    Declared,
+    PaddingRule,
     compile_target,
     compile_together,
     pad_together,
@@ -106,15 +109,8 @@ def _compile_targets(
             (c.facts for t in (Target.SpirV, Target.Wgsl) for c in compiled if c.target is t),
             None,
         )
-        also_pad = (
-            functools.partial(reference_padding, src, spirv)
-            if target is Target.Msl and spirv is not None
-            else None
-        )
-        declared = (
-            functools.partial(as_declared, src, spirv)
-            if target is Target.Msl and spirv is not None
-            else None
+        also_pad, declared = (
+            _metal_rules(src, spirv) if target is Target.Msl and spirv is not None else (None, None)
         )
         first = together.get(target)
         t, errs = compile_target(lib, src, options, target, also_pad, declared, first, ready)
@@ -155,16 +151,20 @@ def _padded_together(
     padding follows, was made in the shared request too (it has no rounds of its own)."""
     if not all(t in together for t in (Target.SpirV, Target.Wgsl, Target.Msl)):
         return {}
-    spirv = together[Target.SpirV].facts
     firsts = {
         Target.Wgsl: (together[Target.Wgsl], None, None),
-        Target.Msl: (
-            together[Target.Msl],
-            functools.partial(reference_padding, src, spirv),
-            functools.partial(as_declared, src, spirv),
-        ),
+        Target.Msl: (together[Target.Msl], *_metal_rules(src, together[Target.SpirV].facts)),
     }
     return pad_together(library(), src, options, firsts)
+
+
+def _metal_rules(src: SourceSet, spirv: TargetFacts) -> tuple[PaddingRule, Declared]:
+    """Metal's padding rule and the layouts its compiles are read as, both following the
+    SPIR-V (else WGSL) compile's facts ``spirv``: its members placed as SPIR-V's."""
+    return (
+        functools.partial(reference_padding, src, spirv),
+        functools.partial(as_declared, src, spirv),
+    )
 
 
 def _assembly_errors(
