@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import io
+import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 from build_helpers import CORPUS, kernel
@@ -50,6 +52,40 @@ def test_watch_rebuilds_on_save_and_survives_errors(
     ]
     assert "pyproject.toml:1:" in out.err  # the broken config was reported, positioned
     assert (project / "out/K0.reflection").is_file()
+
+
+def test_a_save_during_a_build_is_not_lost(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A save that lands after the build read the shader is a change for the next round (the
+    watch compares with the stamps the build read, not with those when it ended)."""
+    k0 = project / "shaders/K0.hlsl"
+    real_run_once = command.run_once
+    rounds: list[str] = []
+
+    def run_once(*args: Any, **kwargs: Any) -> Any:
+        report = real_run_once(*args, **kwargs)
+        rounds.append(k0.read_text())
+        if len(rounds) == 1:
+            k0.write_text(kernel("K0", 7))  # saved while the first build ends
+        return report
+
+    monkeypatch.setattr(command, "run_once", run_once)
+    # were the save lost, the watch would wait for ever: a broken config a while later ends it
+    # with another status than the one asserted
+    rescue = threading.Timer(
+        20, lambda: (project / "pyproject.toml").write_text("[tool.oneshader\n")
+    )
+    rescue.start()
+    try:
+        args = make_parser().parse_args(["build", "--watch", "-q"])
+        final = command.watch(args, project, rounds=2)
+    finally:
+        rescue.cancel()
+    assert final == 0
+    assert rounds[1] == kernel("K0", 7)
+    summaries = [ln for ln in capsys.readouterr().out.splitlines() if "oneshader build:" in ln]
+    assert summaries[1].startswith("oneshader build: 1 built, 4 up to date, 0 failed")
 
 
 def test_live_line_on_a_terminal() -> None:

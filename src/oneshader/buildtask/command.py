@@ -8,6 +8,7 @@ import os
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypeAlias
 
 from oneshader.buildtask import noop
 from oneshader.buildtask.builder import Build, BuildReport
@@ -18,8 +19,11 @@ from oneshader.buildtask.sources import walk_shaders
 from oneshader.diagnostics import UserError
 
 WATCH_POLL_SECONDS = 0.3  # the whole tree (new shaders, the pyproject)
-WATCH_INPUTS_SECONDS = 0.01  # the files the outputs were built from: an edit is seen at once
-WATCH_SETTLE_SECONDS = 0.02  # a save is over once the files stay as they are this long
+WATCH_INPUTS_SECONDS = 0.005  # the files the outputs were built from: an edit is seen at once
+# A save is over once the files stay as they are this long: an editor's writes of one save
+# follow each other within it. A save slower than that is not lost: it is a change after the
+# stamps the build read, and the next round starts at once.
+WATCH_SETTLE_SECONDS = 0.002
 
 
 def run_once(
@@ -102,16 +106,27 @@ def _watched(config: BuildConfig | None, inputs: set[Path], cwd: Path) -> set[Pa
     return files
 
 
-def _snapshot(files: set[Path]) -> frozenset[object]:
-    """The stamps of ``files`` (a stat each)."""
-    stamps: set[object] = set()
+Stamps: TypeAlias = dict[Path, tuple[int, int] | None]
+
+
+def _snapshot(files: set[Path]) -> Stamps:
+    """The stamps of ``files`` (a stat each; None for a file that is not there)."""
+    stamps: Stamps = {}
     for f in files:
         try:
             st = os.stat(f)
-            stamps.add((f, st.st_mtime_ns, st.st_size))
+            stamps[f] = (st.st_mtime_ns, st.st_size)
         except OSError:
-            stamps.add((f, None))
-    return frozenset(stamps)
+            stamps[f] = None
+    return stamps
+
+
+def _as_read(files: set[Path], seen: Stamps) -> Stamps:
+    """What the round that just ended read: ``seen``, the stamps when its change was seen,
+    for the files it knew; the stamps now for the files it found (new includes). A save that
+    lands while the build runs is then a change the next wait sees at once, not lost."""
+    now = _snapshot(files - seen.keys())
+    return {f: seen[f] if f in seen else now[f] for f in files}
 
 
 def _wait_for_change(
@@ -119,30 +134,30 @@ def _wait_for_change(
     inputs: set[Path],
     cwd: Path,
     files: set[Path],
-    before: frozenset[object],
-) -> None:
-    """Return once a watched file changed and then stayed as it is for a moment (an editor's
-    save is over). The files known are stat'ed every few milliseconds (an edit of a shader or
-    of one of its includes is seen at once); the walk of the whole tree, which finds new
-    shaders, every :data:`WATCH_POLL_SECONDS`. ``before``: the stamps of ``files`` when the
-    last build ended."""
+    before: Stamps,
+) -> Stamps:
+    """Return the stamps once a watched file changed and then stayed as it is for a moment
+    (an editor's save is over). The files known are stat'ed every few milliseconds (an edit of
+    a shader or of one of its includes is seen at once); the walk of the whole tree, which
+    finds new shaders, every :data:`WATCH_POLL_SECONDS`. ``before``: the stamps of ``files``
+    the last build read."""
     walked = time.monotonic()
     pause = WATCH_INPUTS_SECONDS
     while True:
-        time.sleep(pause)
         if time.monotonic() - walked >= WATCH_POLL_SECONDS:
             files, walked = _watched(config, inputs, cwd), time.monotonic()
         t0 = time.monotonic()
-        if _snapshot(files) != before:
+        now = _snapshot(files)
+        if now != {f: before.get(f) for f in files}:
             break
         # the stat'ing takes at most about 2% of a core however big the tree
         pause = max(WATCH_INPUTS_SECONDS, 50 * (time.monotonic() - t0))
-    now = _snapshot(files)
+        time.sleep(pause)
     while True:
         time.sleep(WATCH_SETTLE_SECONDS)
         later = _snapshot(files)
         if later == now:
-            return
+            return now
         now = later
 
 
@@ -161,6 +176,7 @@ def watch(
     progress = _progress(args, bool(getattr(args, "quiet", False)))
     status = 0
     n = 0
+    seen: Stamps = {}  # the watched files' stamps when the round's change was seen
     try:
         while rounds is None or n < rounds:
             config: BuildConfig | None = None
@@ -175,6 +191,8 @@ def watch(
                         server_idle_seconds=config.server_idle_seconds,
                         limits=config.limits,
                     )
+                if not seen:  # the first round: what is there before the build reads it
+                    seen = _snapshot(_watched(config, inputs, cwd))
                 report = run_once(config, pool, progress, inputs)
                 status = 0 if report.ok else 1
                 pool.warm()  # the next edit's compile waits for no compiler to start
@@ -184,13 +202,13 @@ def watch(
                 status = 2
             n += 1
             files = _watched(config, inputs, cwd)
-            before = _snapshot(files)
+            before = _as_read(files, seen)
             if on_round is not None:
                 on_round(n, status)
             if rounds is not None and n >= rounds:
                 break
             progress.summary("watching for changes (Ctrl-C to stop)")
-            _wait_for_change(config, inputs, cwd, files, before)
+            seen = _wait_for_change(config, inputs, cwd, files, before)
     except KeyboardInterrupt:
         progress.summary("stopped watching")
     finally:
