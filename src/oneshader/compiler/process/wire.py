@@ -27,11 +27,13 @@ __all__ = [
     "diagnostic_row",
     "encode_request",
     "encode_result",
+    "frame_size",
     "receive",
     "send",
 ]
 
 _HEADER = struct.Struct("<Q")
+HEADER_SIZE = _HEADER.size
 _MAX_FRAME = 1 << 30  # a bigger frame is a broken or hostile peer, not a shader's outputs
 
 
@@ -41,14 +43,20 @@ def send(stream: IO[bytes], data: bytes) -> None:
     stream.flush()
 
 
+def frame_size(header: bytes) -> int:
+    """The size a frame's header announces; EOFError for one no worker would send."""
+    (size,) = _HEADER.unpack(header)
+    if size > _MAX_FRAME:
+        raise EOFError
+    return int(size)
+
+
 def receive(stream: IO[bytes]) -> bytes:
     """One frame; EOFError at end of file, or for a frame no worker would send."""
     header = stream.read(_HEADER.size)
     if len(header) < _HEADER.size:
         raise EOFError
-    (size,) = _HEADER.unpack(header)
-    if size > _MAX_FRAME:
-        raise EOFError
+    size = frame_size(header)
     data = stream.read(size)
     if len(data) < size:
         raise EOFError

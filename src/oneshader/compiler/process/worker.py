@@ -17,11 +17,18 @@ import select
 import signal
 import socket
 import threading
+import time
 from types import TracebackType
 from typing import IO
 
 from oneshader.compiler.api import CompileOptions, CompileResult
-from oneshader.compiler.process.wire import decode_result, encode_request, receive, send
+from oneshader.compiler.process.wire import (
+    HEADER_SIZE,
+    decode_result,
+    encode_request,
+    frame_size,
+    send,
+)
 from oneshader.compiler.process.zygote import Zygote
 from oneshader.diagnostics import Code, Diagnostic, Severity
 
@@ -78,8 +85,31 @@ class _Child:
     def __init__(self, pid: int, channel: socket.socket) -> None:
         self.pid = pid
         self.channel = channel
-        self.reader: IO[bytes] = channel.makefile("rb")
         self.writer: IO[bytes] = channel.makefile("wb")
+
+    def receive(self, deadline: float | None) -> bytes:
+        """One frame of the child's (:func:`.wire.receive`), waiting until ``deadline`` (of
+        ``time.monotonic``; None: no limit) at most: TimeoutError past it, EOFError when the
+        child ended. The wait is the socket's own (no timer thread per compile: starting one
+        took the build's thread ~1 ms and a hand-over of the GIL, while the worker idled)."""
+        header = self._exactly(HEADER_SIZE, deadline)
+        return self._exactly(frame_size(header), deadline)
+
+    def _exactly(self, size: int, deadline: float | None) -> bytes:
+        data = bytearray(size)
+        view = memoryview(data)
+        got = 0
+        channel = self.channel
+        while got < size:
+            if deadline is not None:
+                left = deadline - time.monotonic()
+                if left <= 0 or not select.select([channel], [], [], left)[0]:
+                    raise TimeoutError
+            n = channel.recv_into(view[got:])
+            if n == 0:
+                raise EOFError
+            got += n
+        return bytes(data)
 
     def idle_and_alive(self) -> bool:
         """An idle worker never writes unasked: a readable channel means it has ended."""
@@ -91,9 +121,8 @@ class _Child:
             os.kill(self.pid, signal.SIGKILL)
 
     def close(self) -> None:
-        for stream in (self.writer, self.reader):
-            with contextlib.suppress(OSError):
-                stream.close()
+        with contextlib.suppress(OSError):
+            self.writer.close()
         self.channel.close()
 
 
@@ -155,26 +184,19 @@ class CompilerWorker:
     def compile(self, path: str, options: CompileOptions) -> CompileResult:
         with self._lock:
             child = self._ensure()
-            timer: threading.Timer | None = None
-            timed_out = threading.Event()
-            if self.timeout is not None:
-
-                def stop() -> None:
-                    timed_out.set()
-                    child.kill()
-
-                timer = threading.Timer(self.timeout, stop)
-                timer.start()
+            deadline = None if self.timeout is None else time.monotonic() + self.timeout
+            timed_out = False
             try:
                 send(child.writer, encode_request(path, options))
-                reply = receive(child.reader)
+                reply = child.receive(deadline)
+            except TimeoutError:
+                timed_out = True
+                child.kill()
+                reply = None
             except (EOFError, OSError):
                 reply = None
-            finally:
-                if timer is not None:
-                    timer.cancel()  # before the child is reaped: its pid must not be killed then
             if reply is None:
-                return self._crashed(options, timed_out.is_set())
+                return self._crashed(options, timed_out)
             try:
                 return decode_result(reply)
             except ValueError as err:
