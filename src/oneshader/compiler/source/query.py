@@ -25,6 +25,7 @@ __all__ = [
     "edited",
     "is_word",
     "lexed",
+    "lexed_from",
     "spelled",
     "template_argument",
     "words_of",
@@ -343,13 +344,78 @@ def lexed(text: str) -> Stream:
         tokens = [t for t in lex(text, 0) if t.kind != "nl"]
         found = Stream(Path(), text, tokens, [])
         found.offsets = [found.offset_of(t.line, t.col) for t in tokens]
-        _LEXED[text] = found
-        _LEXED_CHARS[0] += len(text)
-        while _LEXED_CHARS[0] > _LEXED_LIMIT and len(_LEXED) > 1:
-            _LEXED_CHARS[0] -= len(_LEXED.popitem(last=False)[0])
+        _remember(found)
     else:
         _LEXED.move_to_end(text)
     return found
+
+
+def _remember(found: Stream) -> None:
+    _LEXED[found.text] = found
+    _LEXED_CHARS[0] += len(found.text)
+    while _LEXED_CHARS[0] > _LEXED_LIMIT and len(_LEXED) > 1:
+        _LEXED_CHARS[0] -= len(_LEXED.popitem(last=False)[0])
+
+
+def lexed_from(
+    text: str, tokens: Sequence[Token], offsets: Sequence[int], moved: Collection[int]
+) -> Stream:
+    """:func:`lexed` of a file's text as compiled (``sourcemap.render``: ``tokens`` placed at
+    ``offsets``, ``moved`` the lines holding an expansion), made from those tokens rather than
+    by lexing the text again. A token on any other line stands where the file writes it, with
+    blanks or the tokens the file writes next to it around it, so lexing gives it back with its
+    text and kind; its line, column and leading blank are read off the text. A line in
+    ``moved``, or holding a directive handed on as written, is lexed alone. Where a line could
+    lex otherwise alone than in the whole text (a spliced line, a comment opened on a line
+    lexed alone), the text is lexed whole."""
+    found = _LEXED.get(text)
+    if found is not None:
+        _LEXED.move_to_end(text)
+        return found
+    made = _placed(text, tokens, offsets, moved)
+    if made is None:
+        return lexed(text)
+    found = Stream(Path(), text, *made)
+    _remember(found)
+    return found
+
+
+def _placed(
+    text: str, tokens: Sequence[Token], offsets: Sequence[int], moved: Collection[int]
+) -> tuple[list[Token], list[int]] | None:
+    """The tokens and offsets of :func:`lexed_from`, or None where lexing is needed."""
+    if "\\\n" in text:
+        return None
+    lines = text.split("\n")
+    out: list[Token] = []
+    at_: list[int] = []
+    line, base, end = 1, 0, len(lines[0])  # the current line, its start and its end's offset
+    alone = 1 in moved
+    relexed = 0  # the last line lexed alone
+    for t, at in zip(tokens, offsets, strict=True):
+        if at >= end:
+            while at >= end:
+                line, base = line + 1, end + 1
+                end = base + len(lines[line - 1])
+            alone = line in moved
+        if alone or t.kind == "raw":
+            if relexed == line:
+                continue
+            if at_ and at_[-1] >= base:
+                return None  # (a directive shares its line with no other token)
+            piece = lines[line - 1]
+            if "/*" in piece:
+                return None
+            relexed = line
+            for u in lex(piece, 0):
+                if u.kind != "nl":
+                    u.line = line
+                    out.append(u)
+                    at_.append(base + u.col - 1)
+            continue
+        out.append(Token(t.kind, t.text, 0, line, at - base + 1, at > base and text[at - 1] == " "))
+        at_.append(at)
+    return out, at_
 
 
 def spelled(s: Stream, a: int, b: int) -> str:

@@ -21,7 +21,7 @@ from oneshader.compiler.source.dxc_syntax import dxc_declarations
 from oneshader.compiler.source.kinds import RTYPES
 from oneshader.compiler.source.lexer import Token
 from oneshader.compiler.source.preprocess import Inclusion, PreprocessorError, Unit, preprocess
-from oneshader.compiler.source.query import Stream, template_argument, words_of
+from oneshader.compiler.source.query import Stream, lexed_from, template_argument, words_of
 from oneshader.compiler.source.scanner import (
     Declaration,
     Field,
@@ -242,6 +242,8 @@ class SourceSet:
                 self._first[inc.path] = inc
                 rendered = self.maps[inc.path] = render(inc, unit.line_counts[inc.file])
                 self.texts[inc.path] = rendered.text
+                # what the queries and rewrites lex this text to, from its tokens
+                lexed_from(rendered.text, inc.tokens, rendered.offsets, rendered.columns)
                 self.sources[inc.path] = self._scan(inc.path, rendered)
 
     def _scan(self, path: Path, rendered: Rendered) -> SourceFile:
