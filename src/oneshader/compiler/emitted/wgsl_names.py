@@ -83,10 +83,13 @@ def wgsl_source_name(name: str) -> str:
 # Any identifier token; one of Slang's own names never is ``_`` or starts with ``__`` (Slang
 # writes ``__x`` as ``_x_0``), nor is a WGSL reserved word, so every such token is a kept name.
 _WORD = re.compile(r"(?<![\w@])[A-Za-z_]\w*")
-_KEYWORD_NAME = re.compile(
-    rf"(?<=\.)(?:{'|'.join(WGSL_KEYWORDS)})\b"
-    rf"|(?<![\w@])(?:{'|'.join(WGSL_KEYWORDS)})(?=\s*(?:[\[\].),;*+\-/%&|^:]|[=!<>]=|=(?!=)))"
-)
+_RESERVED_START = re.compile(r"(?<![\w@])_(?:_|(?!\w))")  # a word _reserved_start holds
+# A keyword, then whether it is a name: after a member access's ``.``, or not after a word
+# character or ``@`` and before what follows a name. (The keyword first: the search skips to
+# where a keyword's first letter is, where a look-behind first tries every position.)
+_KEYWORD = re.compile(rf"(?:{'|'.join(WGSL_KEYWORDS)})\b")
+_WORD_BEFORE = re.compile(r"[\w@]")
+_NAME_AFTER = re.compile(r"\s*(?:[\[\].),;*+\-/%&|^:]|[=!<>]=|=(?!=))")
 
 
 def unreserved_wgsl(code: bytes) -> bytes:
@@ -95,12 +98,22 @@ def unreserved_wgsl(code: bytes) -> bytes:
     ``cbuffer _``) wherever it stands, a keyword (a member called ``var``) only where WGSL's
     grammar never puts the keyword: after a member access's ``.``, or before what follows a
     name (a declaration's ``:``, an operator, an index, ``;``), since Slang's code uses it."""
-    text = _KEYWORD_NAME.sub(lambda m: wgsl_escaped(m.group(0)), code.decode())
+    text = code.decode()
+
+    def keyword(m: re.Match[str]) -> str:
+        at = m.start()
+        if at and text[at - 1] == ".":
+            return wgsl_escaped(m.group(0))
+        if at and _WORD_BEFORE.match(text, at - 1):
+            return m.group(0)
+        return wgsl_escaped(m.group(0)) if _NAME_AFTER.match(text, m.end()) else m.group(0)
+
+    text = _KEYWORD.sub(keyword, text)
+    if set(_WORD.findall(text)).isdisjoint(WGSL_RESERVED) and not _RESERVED_START.search(text):
+        return text.encode()  # (each name once: no name to rename)
 
     def reserved(word: str) -> bool:
         return word in WGSL_RESERVED or _reserved_start(word)
 
-    if not any(reserved(w) for w in set(_WORD.findall(text))):  # each name once
-        return text.encode()
     renamed = _WORD.sub(lambda m: wgsl_escaped(w) if reserved(w := m.group(0)) else w, text)
     return renamed.encode()
