@@ -97,3 +97,27 @@ def test_made_without_lexing_where_no_line_is_spliced(tmp_path: Path) -> None:
             rendered.text, src._first[p].tokens, rendered.offsets, rendered.columns
         )
         assert placed is not None, p
+
+
+# Texts edited within their lines, as the rewrites edit them (lines kept): what changed and
+# what did not, next to each other; a line count changed; a block comment written.
+EDITS = [
+    ("float a;\nfloat b;\n\nint c = 1;\n", "float a;\nfloat bb;\n\nint c = 1;\n"),
+    ("cbuffer C { float4 x; };\nstatic float y;\n", "cbuffer C { float4 x; };\nstatic float  y;\n"),
+    ("a\n b\n  c", "xx a\n b\n  c"),
+    ("a\nb\nc\n", "a\nb\n"),
+    ("a\nb\nc\n", "a\nb /* c */\nc\n"),
+    ("[numthreads(1,1,1)]\nvoid main() {}\n", "[numthreads(1,1,1)]\nvoid main() { return; }\n"),
+    ("x = 'a'; y = \"s\"\nz = 1.0e+5f;\n", "x = 'a'; y = \"t\"\nz = 1.0e+5f;\n"),
+    ("a \\\nb\n", "a \\\nbb\n"),
+]
+
+
+@pytest.mark.parametrize(("before", "after"), EDITS)
+def test_stream_after_edits_is_the_lexed_one(before: str, after: str) -> None:
+    query._LEXED.pop(after, None)
+    made = query.lexed_after(query.lexed(before), after)
+    tokens = [t for t in lex(after, 0) if t.kind != "nl"]
+    fresh = query.Stream(Path(), after, tokens, [])
+    offsets = [fresh.offset_of(t.line, t.col) for t in tokens]
+    assert (list(made.tokens), list(made.offsets)) == (tokens, offsets)

@@ -19,7 +19,7 @@ from oneshader.compiler.quirks.record import EVERY_TARGET, NOT_SPIRV, Context, P
 from oneshader.compiler.source import rewrite
 from oneshader.compiler.source.dxc_syntax import dxc_declarations
 from oneshader.compiler.source.precheck import flattened_outputs, returned_outputs
-from oneshader.compiler.source.query import Edit, Stream, blanks, lexed
+from oneshader.compiler.source.query import Edit, Stream, blanks, lexed, lexed_after
 from oneshader.compiler.source.sourceset import SourceSet
 from oneshader.compiler.source.varyings import instance_id_semantics, pixel_point_sizes
 from oneshader.reflection.model import ResourceTypeKind, Stage, Target
@@ -897,6 +897,8 @@ def rewritten(src: SourceSet, path: Path, how: Plan) -> str:
     planned = dict(how)
     text = src.texts[path]
     stream: Stream | None = None
+    last: Stream | None = None  # the stream of the text before the edits made since (lexed
+    # again only where they changed a line: ``query.lexed_after``)
     pending: list[tuple[int, int, str, str]] = []
     for record in REWRITES:
         if record.id not in planned:
@@ -904,7 +906,8 @@ def rewritten(src: SourceSet, path: Path, how: Plan) -> str:
         if pending and (record.reads_edited or record.edits is None):
             text, pending, stream = applied(text, pending), [], None
         if record.edits is not None:
-            stream = stream or lexed(text)
+            stream = stream or lexed_after(last or lexed(src.texts[path]), text)
+            last = stream
             found = record.edits(src, path, stream, planned[record.id])
             pending += [(a, b, new, record.id) for a, b, new in found]
         elif record.text is not None:

@@ -25,6 +25,7 @@ __all__ = [
     "edited",
     "is_word",
     "lexed",
+    "lexed_after",
     "lexed_from",
     "spelled",
     "template_argument",
@@ -380,6 +381,49 @@ def lexed_from(
     return found
 
 
+def lexed_after(before: Stream, text: str) -> Stream:
+    """:func:`lexed` of ``text``, ``before``'s text edited within its lines (the rewrites keep
+    every line), made from ``before``'s tokens: a line the edits left as it was keeps its
+    tokens, moved by what the lines above it grew or shrank; a line they changed is lexed
+    alone. Lexed whole where a line could lex otherwise alone than in the whole text (a block
+    comment, a spliced line) or the lines are not the same in number."""
+    found = _LEXED.get(text)
+    if found is not None:
+        _LEXED.move_to_end(text)
+        return found
+    old = before.text
+    if "/*" in text or "/*" in old or "\\\n" in text or "\\\n" in old:
+        return lexed(text)
+    old_lines, new_lines = old.split("\n"), text.split("\n")
+    if len(old_lines) != len(new_lines):
+        return lexed(text)
+    tokens: list[Token] = []
+    offsets: list[int] = []
+    was, at = before.tokens, before.offsets
+    i = old_base = new_base = 0
+    for n, (a, b) in enumerate(zip(old_lines, new_lines, strict=True), 1):
+        j = bisect.bisect_left(at, old_base + len(a) + 1, i)  # past line n's tokens
+        if a == b:
+            tokens += was[i:j]
+            shift = new_base - old_base
+            offsets += at[i:j] if not shift else [k + shift for k in at[i:j]]
+        else:
+            _lex_line(b, n, new_base, tokens, offsets)
+        i, old_base, new_base = j, old_base + len(a) + 1, new_base + len(b) + 1
+    found = Stream(Path(), text, tokens, offsets)
+    _remember(found)
+    return found
+
+
+def _lex_line(piece: str, line: int, base: int, tokens: list[Token], offsets: list[int]) -> None:
+    """The tokens of line ``line`` (``piece``, at offset ``base`` of its text), lexed alone."""
+    for u in lex(piece, 0):
+        if u.kind != "nl":
+            u.line = line
+            tokens.append(u)
+            offsets.append(base + u.col - 1)
+
+
 def _placed(
     text: str, tokens: Sequence[Token], offsets: Sequence[int], moved: Collection[int]
 ) -> tuple[list[Token], list[int]] | None:
@@ -407,11 +451,7 @@ def _placed(
             if "/*" in piece:
                 return None
             relexed = line
-            for u in lex(piece, 0):
-                if u.kind != "nl":
-                    u.line = line
-                    out.append(u)
-                    at_.append(base + u.col - 1)
+            _lex_line(piece, line, base, out, at_)
             continue
         out.append(Token(t.kind, t.text, 0, line, at - base + 1, at > base and text[at - 1] == " "))
         at_.append(at)
