@@ -266,6 +266,19 @@ class Stream:
             k -= 1
         return k + 1
 
+    def one_assigned(self, i: int) -> int:
+        """At an ``=`` (token ``i``): the index just past ``= 1.0;`` (``1``, ``1.``, ``1.0f``,
+        ``(1.0h)``...), or -1."""
+        k = i + 1 + self.is_(i + 1, "(")
+        number = self.at(k).text
+        digits = number.rstrip("fFhH")
+        if len(number) - len(digits) > 1 or digits[:1] != "1" or digits[1:2] not in ("", "."):
+            return -1
+        if digits[2:].strip("0"):
+            return -1
+        k += 1 + self.is_(k + 1, ")")
+        return k + 1 if self.is_(k, ";") else -1
+
     def postfix_start(self, i: int) -> int:
         """The first token of the postfix expression whose member access is token ``i`` (its
         ``.`` or ``->``): names, ``.``/``->`` and balanced ``[...]``/``(...)`` walked back over

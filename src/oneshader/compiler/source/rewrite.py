@@ -577,19 +577,6 @@ def _unclosed(s: Stream, i: int) -> int:
     return -1
 
 
-def _one(s: Stream, i: int) -> int:
-    """At ``=``: the index just past ``= 1.0;`` (``1``, ``1.0f``, ``(1.0h)``...), or -1."""
-    k = i + 1 + s.is_(i + 1, "(")
-    number = s.at(k).text
-    digits = number.rstrip("fFhH")
-    if len(number) - len(digits) > 1 or digits[:1] != "1" or digits[1:2] not in ("", "."):
-        return -1
-    if digits[2:].strip("0"):
-        return -1
-    k += 1 + s.is_(k + 1, ")")
-    return k + 1 if s.is_(k, ";") else -1
-
-
 def point_size_edits(s: Stream, names: Collection[str]) -> list[Edit]:
     """The ``[[vk::builtin("PointSize")]]`` member of each of ``names`` and its
     ``<object>.name = 1.0;`` statements blanked out (lines and columns kept): WGSL draws
@@ -614,7 +601,7 @@ def _point_size_spans(s: Stream, name: str) -> list[tuple[int, int]]:
             resume = end + 1
     for i in s.words((name,)):
         if s.is_(i - 1, ".") and s.is_(i + 1, "="):
-            past = _one(s, i + 1)
+            past = s.one_assigned(i + 1)
             if past > 0:
                 spans.append((s.start(s.postfix_start(i - 1)), s.end(past - 1)))
     return spans

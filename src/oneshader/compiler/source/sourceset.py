@@ -586,11 +586,7 @@ class SourceSet:
                     continue
                 name = s.tokens[i].text
                 uses[name] += 1
-                k = i + 2 if s.is_(i + 1, "=") else 0
-                k += 1 if k and s.is_(k, "(") else 0
-                if k and _is_one(s.at(k)):
-                    k += 2 if s.is_(k + 1, ")") else 1
-                    sets[name] += s.is_(k, ";")
+                sets[name] += s.is_(i + 1, "=") and s.one_assigned(i + 1) > 0
         return {n for n in names if uses[n] and uses[n] == sets[n]}
 
     def has_distances(self) -> bool:
@@ -728,12 +724,6 @@ def _byte_method(s: Stream, i: int) -> str | None:
     other use, such as ``Load2`` or passing the buffer on)."""
     m = s.method(i)
     return s.tokens[m].text if m >= 0 and s.tokens[m].text in rewrite.BYTE_ATOMIC_METHODS else None
-
-
-def _is_one(t: Token) -> bool:
-    """Whether a number is the constant 1 (``1``, ``1.``, ``1.0``, ``1.0f``, ``1h``)."""
-    text = t.text[:-1] if t.text[-1:] in ("f", "F", "h", "H") else t.text
-    return t.kind == "num" and (text == "1" or (text[:2] == "1." and not text[2:].strip("0")))
 
 
 _ASSIGNING = frozenset({"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="})
