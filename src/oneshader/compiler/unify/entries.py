@@ -192,7 +192,10 @@ def _distance_limits(
                 )
     if t.target is not Target.Msl:
         return out
-    read = unattributed_inputs_read(t.code, e.name) if e.stage is Stage.Pixel else set()
+    distances = any(v.semantic.upper() in _DISTANCES for v in e.inputs)
+    # (the code is read only where an input is a distance: most entry points have none)
+    pixel = distances and e.stage is Stage.Pixel
+    read = unattributed_inputs_read(t.code, e.name) if pixel else set()
     for v in e.inputs:
         if v.semantic.upper() in _DISTANCES and v.name in read:
             what = f"'{v.name}' : {_DISTANCES[v.semantic.upper()]}{v.semantic_index}"
