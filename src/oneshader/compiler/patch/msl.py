@@ -140,6 +140,9 @@ def unposition_msl(text: str, entry: str, output: StageVariable) -> str:
     return patch_struct(text, m.group(1), user)
 
 
+_INDEX_ATTRIBUTE = re.compile(r"\[\[(buffer|texture|sampler)\((\d+)\)\]\]")
+
+
 def renumber_msl(text: str, indices: dict[str, tuple[str, int]]) -> str:
     """Every ``name_N [[buffer|texture|sampler(n)]]`` argument given oneshader's index for it."""
     indices = {emitted_name(name): index for name, index in indices.items()}
@@ -148,14 +151,24 @@ def renumber_msl(text: str, indices: dict[str, tuple[str, int]]) -> str:
         # a resource's own name first: ``rw_img_mip_5`` is not Slang's suffix of ``rw_img_mip``
         return indices.get(emitted) or indices.get(demangle(emitted))
 
-    def number(m: re.Match[str]) -> str:
-        want = index_of(m.group(1))
-        if want is None or want[0] != m.group(3):
-            return m.group(0)
-        return f"{m.group(1)}{m.group(2)}[[{m.group(3)}({want[1]})]]"
-
-    # (``\b``: a name is tried from its start only, not from each of its letters)
-    text = re.sub(r"\b(\w+)(\s*)\[\[(buffer|texture|sampler)\((\d+)\)\]\]", number, text)
+    # Each ``[[buffer(n)]]`` (texture, sampler) and the name before it, blanks between: found
+    # from the attribute, the name walked back over (``\w+\s*``; a pattern led by the name is
+    # tried at every word of the module, fifty times slower).
+    parts: list[str] = []
+    at = 0
+    for m in _INDEX_ATTRIBUTE.finditer(text):
+        end = m.start()
+        while end and text[end - 1].isspace():
+            end -= 1
+        start = end
+        while start and (text[start - 1].isalnum() or text[start - 1] == "_"):
+            start -= 1
+        want = index_of(text[start:end]) if start < end else None
+        if want is None or want[0] != m.group(1):
+            continue
+        parts += (text[at : m.start()], f"[[{m.group(1)}({want[1]})]]")
+        at = m.end()
+    text = "".join(parts) + text[at:]
 
     def array_index(m: re.Match[str]) -> str:
         want = index_of(m.group(2))
