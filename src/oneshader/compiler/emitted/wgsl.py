@@ -795,12 +795,12 @@ def without_subgroups_enable(code: bytes) -> bytes:
 
 
 # What naga refuses in Slang's WGSL (slang/not_wgsl.py says where the source asks for it).
-_WORKGROUP_PARAMETER = re.compile(r"\bfn\s+(\w+)\s*\([^)]*:\s*ptr<workgroup\b")
-_LOCAL_BUFFER = re.compile(r"(?m)^[ \t]+var<(?:storage|uniform)\b[^>]*>\s*(\w+)")
-_INT_MATRIX_EMULATED = re.compile(r"array<vec[234]<(?:i32|u32|bool)>,\s*i32\([234]\)>")
 # (A pattern that starts with its word, the word boundary before it looked behind for, is
 # searched for from the word's letters; one that starts with ``\b`` is tried at every position:
 # fifteen times slower on a module.)
+_WORKGROUP_PARAMETER = re.compile(r"fn(?<!\wfn)\s+(\w+)\s*\([^)]*:\s*ptr<workgroup\b")
+_LOCAL_BUFFER = re.compile(r"(?m)^[ \t]+var<(?:storage|uniform)\b[^>]*>\s*(\w+)")
+_INT_MATRIX_EMULATED = re.compile(r"array<vec[234]<(?:i32|u32|bool)>,\s*i32\([234]\)>")
 _RESULT_FUNCTION = re.compile(r"fn(?<!\wfn)\s+(\w+)\s*\((?:[^()]|\([^()]*\))*\)\s*->[^{]*\{")
 _RETURN = re.compile(r"return(?<!\wreturn)\b")
 _BRACKET = re.compile(r"[()\[\]{}]")

@@ -29,7 +29,9 @@ DEPTH_TEXTURES = {
 WGSL_COMPARE = re.compile(r"texture(?:SampleCompare(?:Level)?|GatherCompare)\(\s*\(?\s*$")
 
 
-_SHUFFLE = re.compile(r"\bsubgroupShuffle(?:Xor|Up|Down)?\s*\(")
+# (the word boundary looked behind for after the word: a pattern led by ``\b`` is tried at every
+# position of the module)
+_SHUFFLE = re.compile(r"subgroupShuffle(?<!\wsubgroupShuffle)(?:Xor|Up|Down)?\s*\(")
 
 
 def unsigned_lane_indices(text: str) -> str:
@@ -71,7 +73,7 @@ class TextureFlow:
     params: Mapping[tuple[str, int], tuple[int, int]]
 
 
-_FN = re.compile(r"\bfn\s+(\w+)\s*\(")
+_FN = re.compile(r"fn(?<!\wfn)\s+(\w+)\s*\(")
 _PARAM = re.compile(r"^\s*(\w+)\s*:\s*(texture_\w+)<f32>\s*$")
 _IDENT = re.compile(r"\w+")
 
