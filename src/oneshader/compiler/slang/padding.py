@@ -6,6 +6,7 @@ targets"). The padding is found from a compile's facts and the target compiled a
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -200,12 +201,18 @@ def without_padding(facts: TargetFacts) -> TargetFacts:
 
 
 def unpadded(t: TypeLayout) -> TypeLayout:
-    """Layout ``t`` without the padding members of :func:`offset_padding`, at any depth."""
+    """Layout ``t`` without the padding members of :func:`offset_padding`, at any depth (``t``
+    itself where it holds none: layouts are frozen, and most hold no padding)."""
     if t.kind is TypeKind.Array and t.element is not None:
-        return replace(t, element=unpadded(t.element))
+        element = unpadded(t.element)
+        return t if element is t.element else replace(t, element=element)
     if t.kind is not TypeKind.Struct:
         return t
     members = tuple(
-        replace(m, type=unpadded(m.type)) for m in t.members if not m.name.startswith(PADDING)
+        m if (inner := unpadded(m.type)) is m.type else replace(m, type=inner)
+        for m in t.members
+        if not m.name.startswith(PADDING)
     )
+    if len(members) == len(t.members) and all(map(operator.is_, members, t.members)):
+        return t
     return replace(t, members=members)

@@ -8,6 +8,7 @@ the layout itself, which the bytes decide, is never touched.
 
 from __future__ import annotations
 
+import operator
 from dataclasses import replace
 from pathlib import Path
 
@@ -54,8 +55,10 @@ class _Docs:
         return self.lines[path]
 
     def layout(self, t: TypeLayout) -> TypeLayout:
+        """``t`` with its members' docs (``t`` itself where none is new: layouts are frozen)."""
         if t.kind is TypeKind.Array and t.element is not None:
-            return replace(t, element=self.layout(t.element))
+            element = self.layout(t.element)
+            return t if element is t.element else replace(t, element=element)
         if t.kind is not TypeKind.Struct:
             return t
         if t in self.done:
@@ -64,9 +67,12 @@ class _Docs:
         members = []
         for m in t.members:
             f = owner[0].field(m.name) if owner else None
-            doc = _trailing_comment(owner[1], f) if owner and f else ""
-            members.append(replace(m, type=self.layout(m.type), doc=doc or m.doc))
-        out = replace(t, members=tuple(members))
+            doc = (_trailing_comment(owner[1], f) if owner and f else "") or m.doc
+            inner = self.layout(m.type)
+            same = inner is m.type and doc == m.doc
+            members.append(m if same else replace(m, type=inner, doc=doc))
+        kept = all(map(operator.is_, members, t.members))
+        out = t if kept else replace(t, members=tuple(members))
         self.done[t] = out
         return out
 

@@ -4,6 +4,7 @@ positioned OS2001 where they disagree (docs/compiler.md "One layout for all targ
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -253,9 +254,17 @@ def packed_relayout(
                 t = replace(t, element=el, stride=wide, size=wide * t.length, align=wide)
                 paths.append(((*path, m.name), False))
         offset = relaid_offset(end, t, m, was)
-        members.append(replace(m, offset=offset, type=t))
+        same = offset == m.offset and t is m.type  # (most: no replace, a frozen member)
+        members.append(m if same else replace(m, offset=offset, type=t))
         end, align, was = offset + t.size, max(align, t.align), m.offset + m.type.size
-    return replace(metal, members=tuple(members), size=round_up(end, align), align=align)
+    size = round_up(end, align)
+    if (
+        size == metal.size
+        and align == metal.align
+        and all(map(operator.is_, members, metal.members))
+    ):
+        return metal
+    return replace(metal, members=tuple(members), size=size, align=align)
 
 
 def _aligned_vector(rows: int, scalar: ScalarKind) -> int:
@@ -441,7 +450,8 @@ def vk_offsets(src: SourceSet, layout: TypeLayout | None, owner: str) -> TypeLay
         else:
             offset = m.offset
         moved = moved or inner != m.type
-        members.append(replace(m, offset=offset, type=inner))
+        same = offset == m.offset and inner is m.type  # (most: no replace, a frozen member)
+        members.append(m if same else replace(m, offset=offset, type=inner))
         end = offset + inner.size
     if not moved:
         return layout
