@@ -88,23 +88,35 @@ def _create_beside(target: Path) -> tuple[int, str]:
     raise FileExistsError(errno.EEXIST, "no free name for a temporary", os.fspath(target))
 
 
-def _temporary(target: Path, data: bytes, *, durable: bool) -> str:
-    """A temporary beside ``target`` holding ``data`` (mode 0644); its path."""
+def _temporary(target: Path, data: bytes, *, durable: bool) -> tuple[str, os.stat_result]:
+    """A temporary beside ``target`` holding ``data`` (mode 0644): its path and its status
+    (what the file shows once renamed: a rename moves neither its mtime nor its size). Written
+    through its descriptor (no file object, no lookup of its path again to chmod it)."""
     fd, tmp = _create_beside(target)
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
             if durable:
-                f.flush()
-                os.fsync(f.fileno())
-        os.chmod(tmp, 0o644)
+                os.fsync(fd)
+            if _FCHMOD:
+                os.fchmod(fd, 0o644)
+            else:  # Windows: no fchmod (chmod only sets the read-only flag there)
+                os.chmod(tmp, 0o644)
+            st = os.fstat(fd)
+        finally:
+            os.close(fd)
     except BaseException as err:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         if isinstance(err, OSError) and err.filename is None:  # a write's: a full disk
             raise OSError(err.errno, err.strerror, os.fspath(target)) from None
         raise
-    return tmp
+    return tmp, st
+
+
+_FCHMOD = hasattr(os, "fchmod")
 
 
 def _holds(target: Path, data: bytes) -> bool:
@@ -114,17 +126,21 @@ def _holds(target: Path, data: bytes) -> bool:
         return False
 
 
-def atomic_write(path: str | os.PathLike[str], data: bytes, *, durable: bool = True) -> None:
+def atomic_write(
+    path: str | os.PathLike[str], data: bytes, *, durable: bool = True
+) -> os.stat_result:
     """Write ``data`` whole: old file or new, whatever kills the writer; ``durable`` (fsync
-    before the rename) also holds after a power loss, at the price of a disk flush."""
+    before the rename) also holds after a power loss, at the price of a disk flush. The
+    written file's status (as a ``stat`` of ``path`` just after would give it)."""
     target = Path(path)
-    tmp = _temporary(target, data, durable=durable)
+    tmp, st = _temporary(target, data, durable=durable)
     try:
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+    return st
 
 
 def write_if_changed(path: str | os.PathLike[str], data: bytes) -> bool:
@@ -149,7 +165,7 @@ def write_many_if_changed(
         for path, data in files:
             target = Path(path)
             if not _holds(target, data):
-                pending.append((_temporary(target, data, durable=False), target))
+                pending.append((_temporary(target, data, durable=False)[0], target))
         for tmp, target in pending:
             os.replace(tmp, target)
     except BaseException:

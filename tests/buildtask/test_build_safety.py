@@ -221,11 +221,11 @@ def test_a_shaders_outputs_change_as_one_unit_for_readers(
     real = outputs.atomic_write
     written: list[str] = []
 
-    def dies_after_one(path: Any, data: bytes, *, durable: bool = True) -> None:
+    def dies_after_one(path: Any, data: bytes, *, durable: bool = True) -> os.stat_result:
         if written:
             raise OSError(28, "No space left on device", str(path))
         written.append(str(path))
-        real(path, data, durable=durable)
+        return real(path, data, durable=durable)
 
     monkeypatch.setattr(outputs, "atomic_write", dies_after_one)
     files = [("S.spv", b"v2 spirv"), ("S.wgsl", b"v2 wgsl"), ("S.reflection", b"v2 refl")]

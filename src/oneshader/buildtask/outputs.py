@@ -9,10 +9,11 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterable
+from hashlib import sha256
 from pathlib import Path
 
 from oneshader.buildtask.sources import ShaderJob
-from oneshader.buildtask.state import Stamp, is_inside, stamp
+from oneshader.buildtask.state import Stamp, is_inside
 from oneshader.compiler.api import CompileResult
 from oneshader.fsutil import TEMPORARY_SUFFIX, atomic_write, temporary_target
 from oneshader.reflection.model import Target
@@ -29,7 +30,10 @@ def planned_files(job: ShaderJob, result: CompileResult) -> list[tuple[str, byte
 
     assert result.reflection is not None
     files = [(job.stem + o.suffix, o.data) for o in result.outputs]
-    files.append((job.stem + REFLECTION_SUFFIX, ReflectionFormat.write(result.reflection)))
+    text = result.reflection_file
+    if text is None:
+        text = ReflectionFormat.write(result.reflection)
+    files.append((job.stem + REFLECTION_SUFFIX, text))
     return files
 
 
@@ -49,9 +53,9 @@ def write_files(out: Path, files: Iterable[tuple[str, bytes]]) -> list[Stamp]:
             (out / files[-1][0]).unlink()
     stamps = []
     for rel, data in files:
-        path = out / rel
-        atomic_write(path, data, durable=False)
-        stamps.append(stamp(path, rel, data))
+        # stamped as stamp(path, rel, data) would, from the status of the file just written
+        st = atomic_write(out / rel, data, durable=False)
+        stamps.append(Stamp(rel, st.st_mtime_ns, st.st_size, sha256(data).hexdigest()))
     return stamps
 
 

@@ -162,6 +162,10 @@ class CompileResult:
     outputs: tuple[OutputFile, ...] = ()
     inputs: tuple[InputFile, ...] = field(default=())  # files read, transitively
     crashed: bool = False
+    # The reflection as its file holds it (what ``ReflectionFormat.write`` makes of it), when
+    # the result crossed from a worker with it (read and checked into ``reflection`` there):
+    # the build writes these bytes instead of making them again. None: made from ``reflection``.
+    reflection_file: bytes | None = field(default=None, compare=False, repr=False)
 
     @property
     def ok(self) -> bool:

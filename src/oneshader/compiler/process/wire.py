@@ -182,4 +182,5 @@ def decode_result(data: bytes) -> CompileResult:
         outputs=tuple(_output(o) for o in list_of(doc["outputs"])),
         inputs=tuple(_input(f) for f in list_of(doc["inputs"])),
         crashed=crashed,
+        reflection_file=None if text is None else text.encode(),
     )
