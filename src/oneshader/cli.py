@@ -294,10 +294,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     done = up_to_date(given)
     if done is not None:
         return done
+    from oneshader.buildtask import early
+
+    zygote = early.start(given)  # a cold build's compiler, warming while the rest loads
+    try:
+        return _run(given, zygote)
+    finally:
+        if zygote is not None:  # closed by the build's pool when adopted: nothing left then
+            zygote.abandon()
+
+
+def _run(given: list[str], zygote: object) -> int:
     from oneshader.diagnostics import Reporter, UserError
 
     args = make_parser().parse_args(given)
     args.noop_argv = given
+    args.early_zygote = zygote
     args.reporter = Reporter.for_stream(args.diagnostics_format, sys.stderr)
     try:
         status: int = args.func(args)

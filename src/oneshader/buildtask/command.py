@@ -54,7 +54,10 @@ def build_command(args: argparse.Namespace, cwd: Path | None = None) -> int:
     config = load_config(args, cwd)
     progress = _progress(args, config.quiet)
     pool = WorkerPool(
-        config.jobs, server_idle_seconds=config.server_idle_seconds, limits=config.limits
+        config.jobs,
+        server_idle_seconds=config.server_idle_seconds,
+        limits=config.limits,
+        early=getattr(args, "early_zygote", None),
     )
     compilers: Compilers = pool
     if config.scheduler:

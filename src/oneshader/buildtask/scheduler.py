@@ -72,12 +72,15 @@ class WorkerPool:
         server_idle_seconds: float | None = None,
         install_hint: str = PIP_INSTALL_HINT,
         limits: CompileLimits | None = None,
+        early: Zygote | None = None,
     ) -> None:
         """``server_idle_seconds``: fork workers from the compile server (started if needed,
         ending after that long without callers) instead of a zygote of this pool's own.
         ``install_hint`` tells how to install the compiler when it is missing (the packaging
         hook names its ``[build-system]`` table instead of pip). ``limits``: each compile's time
-        and memory (the defaults when None)."""
+        and memory (the defaults when None). ``early``: a private zygote started before the
+        configuration was read (:mod:`.early`), adopted when this pool would start one, else
+        closed unused."""
         self.size = max(1, size)
         self.install_hint = install_hint
         self.factory = factory or self._compiler_worker
@@ -89,6 +92,7 @@ class WorkerPool:
         self._workers: list[Worker | None] = [None] * self.size
         self._zygote: Zygote | None = None
         self._zygote_lock = threading.Lock()
+        self._early = early
 
     def _compiler_worker(self) -> Worker:
         """A real worker, forked from the pool's one zygote (Slang's start-up paid once), or
@@ -119,7 +123,14 @@ class WorkerPool:
                     else:
                         self.server = found
                 connect = self.server.connect if self.server else None
-                self._zygote = Zygote(connect, self.limits.memory_bytes)
+                early, self._early = self._early, None
+                if connect is None and early is not None:
+                    early.memory_limit = self.limits.memory_bytes  # sent with each fork
+                    self._zygote = early
+                else:
+                    if early is not None:
+                        early.abandon()
+                    self._zygote = Zygote(connect, self.limits.memory_bytes)
             zygote = self._zygote
         return CompilerWorker(self.limits.seconds, zygote)
 
@@ -246,8 +257,11 @@ class WorkerPool:
             self._discard(slot)
         with self._zygote_lock:
             zygote, self._zygote = self._zygote, None
+            early, self._early = self._early, None
         if zygote is not None:
             zygote.close()
+        if early is not None:
+            early.abandon()
 
     def __enter__(self) -> WorkerPool:
         return self

@@ -80,6 +80,7 @@ class Zygote:
         self._proc: subprocess.Popen[bytes] | None = None
         self._control: socket.socket | None = None
         self.starts = 0  # connections made so far (private: zygote processes started)
+        self.forks = 0  # workers asked for so far
 
     @property
     def pid(self) -> int | None:
@@ -93,6 +94,7 @@ class Zygote:
         request = b"fork\0" + os.fsencode(os.getcwd()) + b"\0" + caller_limits(self.memory_limit)
         try:
             with self._lock:
+                self.forks += 1
                 for _ in range(2):  # a zygote that died is replaced once
                     control = self._ensure()
                     try:
@@ -133,8 +135,24 @@ class Zygote:
         except ValueError:  # "none", or not a zygote's answer
             return None
 
+    def start(self) -> None:
+        """Start the zygote (or connect to it) now, without waiting for it to be warm: the
+        first :meth:`fork` waits for that."""
+        with self._lock:
+            self._ensure()
+
     def close(self) -> None:
         with self._lock:
+            self._stop()
+
+    def abandon(self) -> None:
+        """End a private zygote that forked no worker at once (no workers to reap, so no wait
+        for it to be warm and read its end of file): one started for a build that turned out
+        to need none."""
+        with self._lock:
+            if self._proc is not None and self.forks == 0:
+                with contextlib.suppress(OSError):
+                    self._proc.kill()
             self._stop()
 
     def _ensure(self) -> socket.socket:
