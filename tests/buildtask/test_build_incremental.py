@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from build_helpers import BuildRun, fork_path_only, kernel, summary_counts
 
+from oneshader import fsutil
 from oneshader.buildtask.builder import STALE_KEY
 from oneshader.buildtask.command import run_once
 from oneshader.buildtask.config import load_config
@@ -453,26 +454,25 @@ def test_a_noop_build_of_a_read_only_out_succeeds(
     assert summary_counts(out) == (0, 5, 0)
 
 
-class _FullDisk:
-    """A file whose writes fail as on a full disk (the error names no file)."""
-
-    def __init__(self, fd: int, mode: str) -> None:
-        os.close(fd)
-
-    def __enter__(self) -> _FullDisk:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        pass
-
-    def write(self, data: bytes) -> int:
-        raise OSError(errno.ENOSPC, "No space left on device")
-
-
 def test_a_full_disk_is_reported_at_the_file_being_written(
     project: Path, build: BuildRun, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(os, "fdopen", _FullDisk)
+    # writes to the build's temporaries fail as on a full disk (the error names no file)
+    temporaries: set[int] = set()
+    real_create, real_write = fsutil._create_beside, os.write
+
+    def create(target: Path) -> tuple[int, str]:
+        fd, tmp = real_create(target)
+        temporaries.add(fd)
+        return fd, tmp
+
+    def write(fd: int, data: bytes) -> int:
+        if fd in temporaries:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_write(fd, data)
+
+    monkeypatch.setattr(fsutil, "_create_beside", create)
+    monkeypatch.setattr(os, "write", write)
     status, _, err = build("-j", "1", "shaders/K0.hlsl")
     assert status == 2
     assert err.startswith("out/K0.spv: error OS2003: cannot write: No space left on device"), err
