@@ -188,6 +188,45 @@ def test_each_front_end_warning_is_every_targets_own(tmp_path: Path, record: Sha
         assert {d.code for d in together[target].warnings} == given
 
 
+# A case that falls through into the next: WGSL's passes restructure it (E41026), SPIR-V's and
+# Metal's reconverge it without a warning.
+_FALL_THROUGH = """RWStructuredBuffer<uint> o;
+[numthreads(1,1,1)]
+void main(uint3 i : SV_DispatchThreadID) {
+    uint x = 0;
+    switch (i.x) { case 0: x += 2; case 1: x += 3; break; default: x = 7; break; }
+    o[0] = x;
+}
+"""
+
+
+def test_a_warning_of_one_targets_passes_goes_to_that_target_from_one_request(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, requests: list[int]
+) -> None:
+    """E41026 from a shared request is WGSL's alone: the build makes one request, with the
+    outputs and warnings of a request per target."""
+    path = tmp_path / "a.comp.hlsl"
+    path.write_text(_FALL_THROUGH)
+    options = CompileOptions(entry_points=(EntryPointSpec("main", Stage.Compute),))
+    src = SourceSet(str(path), "a.comp.hlsl", ())
+    src.read()
+    together = compile_together(library(), src, options, ALL)
+    assert [t for t in ALL if together[t].warnings] == [Target.Wgsl]
+    requests.clear()
+    shared = compile_file(str(path), options)
+    assert shared.ok and len(requests) == 1
+    requests.clear()
+    monkeypatch.setattr(driver, "compile_together", lambda *_: {})
+    alone = compile_file(str(path), options)
+    assert alone.ok and len(requests) == 3
+    assert [(o.suffix, o.data) for o in shared.outputs] == [
+        (o.suffix, o.data) for o in alone.outputs
+    ]
+    assert shared.reflection == alone.reflection
+    assert shared.diagnostics == alone.diagnostics
+    assert [d.code for d in shared.diagnostics] == ["E41026"]
+
+
 def test_a_target_that_fails_leaves_each_target_its_own_errors(tmp_path: Path) -> None:
     # a buffer parameter's length: Metal cannot ask for it (E36107), SPIR-V and WGSL can
     text = _VERTEX.replace(
