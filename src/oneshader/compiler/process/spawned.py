@@ -30,6 +30,7 @@ import threading
 import time
 
 from oneshader.compiler.process.policy import PROCESS_ENV, fork_path_available, uses_spawn
+from oneshader.compiler.process.wire import receive
 from oneshader.compiler.process.worker import CompilerWorker, _Child
 from oneshader.compiler.process.zygote import python_command
 
@@ -50,6 +51,28 @@ class _SpawnedChild(_Child):
 
     def idle_and_alive(self) -> bool:
         return self.proc.poll() is None
+
+    def receive(self, deadline: float | None) -> bytes:
+        """One frame from the child's stdout, the child killed at ``deadline`` (a timer: a
+        pipe cannot be waited on with ``select`` on Windows); TimeoutError then."""
+        if deadline is None:
+            return receive(self.reader)
+        timed_out = threading.Event()
+
+        def stop() -> None:
+            timed_out.set()
+            self.kill()
+
+        timer = threading.Timer(max(0.0, deadline - time.monotonic()), stop)
+        timer.start()
+        try:
+            return receive(self.reader)
+        except (EOFError, OSError):
+            if timed_out.is_set():
+                raise TimeoutError from None
+            raise
+        finally:
+            timer.cancel()  # before the child is reaped: its pid must not be killed then
 
     def kill(self) -> None:
         with contextlib.suppress(OSError):
