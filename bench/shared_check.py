@@ -5,8 +5,9 @@ oneshader makes one request for the targets whose rewritten source is the same t
 (``slang.request.compile_together``) and reads each target's code and facts from it. This
 compares, shader by shader, what that request gives each target (code, facts, warnings)
 with what the target's own first request gives (``_compile_once``, as ``compile_target``
-makes it when there is no shared request): any difference is a fact of one target leaking into
-another's. ``--serve`` answers one JSON request a line (corpus.py's crash-isolated servers)."""
+makes it when there is no shared request, with the same padding): any difference is a fact
+of one target leaking into another's. ``--serve`` answers one JSON request a line (corpus.py's
+crash-isolated servers)."""
 
 from __future__ import annotations
 
@@ -79,7 +80,8 @@ def check(request: dict[str, Any]) -> dict[str, Any]:
     together = compile_together(lib, src, options, wanted)
     differences = []
     for target, shared in together.items():
-        alone, errors = _compile_once(lib, src, options, target, ())
+        # (the padding WGSL's and Metal's shared first request had: ``request._padded_first``)
+        alone, errors = _compile_once(lib, src, options, target, shared.pads.values())
         if alone is None:
             differences.append(
                 f"{target.value}: a request of its own fails: "

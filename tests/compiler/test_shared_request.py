@@ -268,3 +268,50 @@ def test_wgsl_and_metal_pad_in_one_request_as_each_alone(
     ]
     assert together.reflection == alone.reflection
     assert together.diagnostics == alone.diagnostics
+
+
+# A push block whose first member SPIR-V places at 16: WGSL and Metal need 16 bytes of padding
+# before it whatever their layouts (a first member sits at 0), known before any compile.
+_FIRST_OFFSET = """struct Params { [[vk::offset(16)]] float4 a; float4 b; };
+[[vk::push_constant]] Params p;
+float4 main() : SV_Target { return p.a + p.b; }
+"""
+# The same struct held by another whose own member asks for an offset: the padding moves
+# that struct's layout, so the guess is checked and dropped (the usual rounds follow, and
+# refuse the offset as they did: each round pads both structs, and 'c' lands past 96).
+_HELD = """struct Params { [[vk::offset(16)]] float4 a; float4 b; };
+struct Outer { Params q; [[vk::offset(96)]] float4 c; };
+[[vk::push_constant]] Outer p;
+float4 main() : SV_Target { return p.q.a + p.q.b + p.c; }
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "made", "ok"), [(_FIRST_OFFSET, 2, True), (_HELD, 6, False)], ids=["first", "held"]
+)
+def test_padding_known_before_a_compile_gives_what_the_rounds_give(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    requests: list[int],
+    text: str,
+    made: int,
+    ok: bool,
+) -> None:
+    """WGSL's and Metal's first compile made with the padding a struct's first member asks
+    for (one request for the two, SPIR-V's alone: two back ends fewer than a shared request
+    and a second round): the outputs, reflection and diagnostics of the usual rounds; where
+    the guess does not hold, the usual rounds from no padding."""
+    path = tmp_path / "a.frag.hlsl"
+    path.write_text(text)
+    options = CompileOptions(entry_points=(EntryPointSpec("main", Stage.Pixel),))
+    guessed = compile_file(str(path), options)
+    assert len(requests) == made
+    requests.clear()
+    monkeypatch.setattr(request, "predicted_padding", lambda src: {})
+    usual = compile_file(str(path), options)
+    assert guessed.ok == usual.ok == ok
+    assert [(o.suffix, o.data) for o in guessed.outputs] == [
+        (o.suffix, o.data) for o in usual.outputs
+    ]
+    assert guessed.reflection == usual.reflection
+    assert guessed.diagnostics == usual.diagnostics

@@ -105,6 +105,97 @@ def offset_padding(
     return more, errors
 
 
+def predicted_padding(src: SourceSet) -> dict[tuple[Path, int, int], Padding]:
+    """The padding the first round of :func:`offset_padding` gives, known before a compile
+    where a struct's first member asks for an offset n > 0 (``[[vk::offset(n)]]``,
+    ``packoffset``): a first member sits at 0 on every target, so n bytes go before it. Only
+    a guess until :func:`prediction_holds` has read a compile made with it."""
+
+    def found() -> dict[tuple[Path, int, int], Padding]:
+        out: dict[tuple[Path, int, int], Padding] = {}
+        for name in sorted({n for scanned in src.sources.values() for n in scanned.structs}):
+            sdef, file = src.struct(name), src.struct_file(name)
+            if sdef is None or file is None or not sdef.fields:
+                continue
+            f = sdef.fields[0]
+            asked = _asked_offset(src, file, f)
+            if asked is None or asked[0] <= 0:
+                continue
+            start = statement_start(src, file, f) or _before_attributes(src, file, asked[2])
+            out[(file, f.line, f.column)] = Padding(file, start[0], start[1], asked[0])
+        return out
+
+    predicted: dict[tuple[Path, int, int], Padding] = src.derived("predicted padding", found)
+    return predicted
+
+
+def prediction_holds(
+    src: SourceSet, facts: TargetFacts, target: Target, pads: dict[tuple[Path, int, int], Padding]
+) -> bool:
+    """Whether ``pads`` (:func:`predicted_padding`), with which the compile of ``facts`` was
+    made, is exactly what the first round of :func:`offset_padding` would have given from a
+    compile without padding: each padded struct is reached from a buffer, its first member now
+    where it asks, the offset a multiple of its alignment; no struct holding a padded one (at
+    any depth: the padding moves its layout) asks for an offset; and no struct asks for more
+    (the others' layouts are the same with or without the padding, so they would have asked
+    in that round too)."""
+    decls = src.declarations()
+    layouts: dict[str, TypeLayout] = {}
+    parents: dict[str, set[str]] = {}
+
+    def walk(layout: TypeLayout, owner: str, parent: str | None) -> None:
+        if layout.kind is TypeKind.Array and layout.element is not None:
+            walk(layout.element, layout.element.name, parent)
+            return
+        if layout.kind is not TypeKind.Struct:
+            return
+        layouts.setdefault(owner, layout)
+        if parent is not None:
+            parents.setdefault(owner, set()).add(parent)
+        for m in layout.members:
+            if m.type.kind in (TypeKind.Struct, TypeKind.Array):
+                walk(m.type, m.type.name, owner)
+
+    for p in facts.params:
+        if p.layout is None:
+            continue
+        decl = decls.get(p.name)
+        named_block = decl is not None and decl.base in ("cbuffer", "tbuffer")
+        walk(p.layout, decl.name if named_block and decl else p.layout.name, None)
+    owners = {
+        (file, sdef.fields[0].line, sdef.fields[0].column): name
+        for name in {n for scanned in src.sources.values() for n in scanned.structs}
+        if (sdef := src.struct(name)) is not None
+        and sdef.fields
+        and (file := src.struct_file(name)) is not None
+    }
+    padded: set[str] = set()
+    for key, pad in pads.items():
+        owner = owners.get(key)
+        layout = layouts.get(owner) if owner is not None else None
+        sdef = src.struct(owner) if owner is not None else None
+        if owner is None or layout is None or sdef is None:
+            return False
+        member = next((m for m in layout.members if m.name == sdef.fields[0].name), None)
+        if member is None or member.offset != pad.size or pad.size % max(member.type.align, 4):
+            return False
+        padded.add(owner)
+    moved, todo = set(padded), list(padded)
+    while todo:
+        for parent in parents.get(todo.pop(), ()):
+            if parent not in moved:
+                moved.add(parent)
+                todo.append(parent)
+    for owner in moved - padded:
+        sdef, file = src.struct(owner), src.struct_file(owner)
+        if sdef is None or file is None:
+            return False
+        if any(_asked_offset(src, file, f) is not None for f in sdef.fields):
+            return False
+    more, refused = offset_padding(src, facts, target, pads)
+    return not refused and more == pads
+
+
 def grow(
     more: dict[tuple[Path, int, int], Padding],
     grown: set[tuple[Path, int, int]],

@@ -28,6 +28,8 @@ from oneshader.compiler.slang.not_wgsl import wgsl_refusal
 from oneshader.compiler.slang.padding import (
     Padding,
     offset_padding,
+    predicted_padding,
+    prediction_holds,
     without_padding,
 )
 from oneshader.compiler.source import rewrite
@@ -130,6 +132,8 @@ class CompiledTarget:
     facts: TargetFacts
     code: bytes
     warnings: list[Diagnostic] = field(default_factory=list)
+    # the padding its source had (``predicted_padding``'s, in a shared first request)
+    pads: dict[tuple[Path, int, int], Padding] = field(default_factory=dict)
 
 
 def slang_args(target: Target, o: CompileOptions) -> list[str]:
@@ -259,16 +263,38 @@ def compile_together(
     diagnostic but warnings of Slang's front end (``quirks.shared``: each target gets them, as
     its own request gives them) counts; else its targets are left to :func:`compile_target`'s
     own requests, which give each target its own errors and warnings."""
-    groups: dict[str, list[Target]] = {}
     stages = entry_stages(src, options)
+    padded = _padded_first(src, targets, stages)
+    groups: dict[str, list[Target]] = {}
     for target in targets:
-        groups.setdefault(slang_source(src, target, (), stages), []).append(target)
+        pads = padded.get(target, {})
+        groups.setdefault(slang_source(src, target, pads.values(), stages), []).append(target)
     together: dict[Target, CompiledTarget] = {}
     for text, group in groups.items():
         if len(group) > 1:
-            origin = _origin(src, rewrites.plan(src, group[0], (), stages))
-            together.update(_compile_group(lib, src, options, group, text, origin))
+            pads = padded.get(group[0], {})
+            origin = _origin(src, rewrites.plan(src, group[0], pads.values(), stages))
+            found = _compile_group(lib, src, options, group, text, origin)
+            for compiled in found.values():
+                compiled.pads = pads
+            together.update(found)
     return together
+
+
+def _padded_first(
+    src: SourceSet, targets: Sequence[Target], stages: Mapping[str, Stage]
+) -> dict[Target, Pads]:
+    """WGSL's and Metal's padding for their first compile where it is known before any
+    (``padding.predicted_padding``) and makes their texts one: one request for the two with
+    it, and SPIR-V's without, in place of one for the three and a second round for the two
+    (their back ends run twice fewer). A compile made with it counts only where
+    ``padding.prediction_holds`` (:func:`compile_target`)."""
+    pair = (Target.Wgsl, Target.Msl)
+    predicted = predicted_padding(src)
+    if not predicted or not all(t in targets for t in pair):
+        return {}
+    texts = {slang_source(src, t, predicted.values(), stages) for t in pair}
+    return {t: predicted for t in pair} if len(texts) == 1 else {}
 
 
 def _compile_group(
@@ -356,6 +382,8 @@ def pad_together(
     texts: dict[Target, str] = {}
     pads: dict[Target, Pads] = {}
     for target, (first, also_pad, as_declared) in firsts.items():
+        if first.pads:  # made with its padding already (_padded_first)
+            return {}
         more, refused, _ = _more_padding(src, target, first, {}, also_pad, as_declared)
         if refused or not more:
             return {}
@@ -385,13 +413,19 @@ def compile_target(
     ``also_pad`` finds more (Metal's members placed as SPIR-V's); both on the layouts
     ``as_declared`` gives a compile's facts, where the emitted code is declared otherwise
     (Metal's widened arrays, packed and aligned vectors). ``first``: the first round's
-    compile, made already (:func:`compile_together`); ``ready``: compiles of later rounds
-    made already, by target and source text (:func:`pad_together`)."""
-    pads: Pads = {}
+    compile, made already (:func:`compile_together`; WGSL's and Metal's may have been made
+    with the padding known before a compile, ``first.pads``: it stands for the first two
+    rounds where ``padding.prediction_holds``, else the rounds start again from none);
+    ``ready``: compiles of later rounds made already, by target and source text
+    (:func:`pad_together`)."""
+    pads: Pads = dict(first.pads) if first is not None else {}
     offset_only: Pads | None = None  # before also_pad's
     compiled: CompiledTarget | None
     errors: list[Diagnostic]
-    for _ in range(_PADDING_ROUNDS):
+    # a first compile made with the predicted padding stands for the first two rounds
+    done = 1 if pads else 0  # rounds made
+    while done < _PADDING_ROUNDS:
+        done += 1
         made = _made(src, options, target, pads, ready) if first is None else first
         if made is not None:
             compiled, errors, first = made, [], None
@@ -399,6 +433,11 @@ def compile_target(
             compiled, errors = _compile_once(lib, src, options, target, pads.values())
         if compiled is None or target is Target.SpirV:
             return compiled, errors
+        if compiled.pads:
+            seen = as_declared(compiled.facts, compiled.code) if as_declared else compiled.facts
+            if not prediction_holds(src, seen, target, pads):
+                pads, done = {}, 0  # the usual rounds, from none
+                continue
         more, refused, asked = _more_padding(src, target, compiled, pads, also_pad, as_declared)
         if refused:
             return None, refused
