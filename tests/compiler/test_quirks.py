@@ -15,10 +15,11 @@ from oneshader.compiler.quirks import docs, rewrites
 from oneshader.compiler.quirks.record import EVERY_TARGET, Probe, Rewrite
 from oneshader.compiler.quirks.refusals import REFUSALS
 from oneshader.compiler.quirks.rewrites import REWRITES
+from oneshader.compiler.quirks.tokens import sequence, variants, word_in
 from oneshader.compiler.slang import capi as S
 from oneshader.compiler.slang.facts import SLANG_STAGE_ID
 from oneshader.compiler.slang.request import slang_args
-from oneshader.compiler.source.query import Edit, Stream, blanks
+from oneshader.compiler.source.query import Edit, Stream, blanks, lexed
 from oneshader.compiler.source.sourceset import SourceSet
 from oneshader.reflection.model import Stage, Target
 
@@ -188,3 +189,42 @@ def test_a_type_refusal_stands_only_where_the_module_or_the_reflection_holds_the
         ],
     }
     assert build(unread) == [e for t in targets for e in expected_unread.get(t, [])]
+
+
+# A trigger finds its first token through the stream's index of its identifiers where a part
+# of it is identifiers (quirks.tokens): the same token as trying every position.
+_TRIGGER_TEXT = """\
+struct S { float4 c : sv_stencilref; Atomic<half> a; };
+Texture2D<float> t0; RWTexture2D < half4 > t1; Texture2D<half> t2;
+float4 main(float4 p : SV_STENCILREF) : SV_Target { int64_t i; vk::BufferPointer<S> b; }
+"""
+
+
+def test_triggers_find_the_first_run_as_every_position_would() -> None:
+    s = lexed(_TRIGGER_TEXT)
+
+    def naive(parts: list[list[str]], folded: bool = False) -> int | None:
+        n = len(parts)
+        for i in range(len(s) - n + 1):
+            texts = [s.tokens[i + k].text for k in range(n)]
+            if all(
+                (t.upper() in {p.upper() for p in ps}) if folded and k == n - 1 else t in ps
+                for k, (t, ps) in enumerate(zip(texts, parts, strict=True))
+            ):
+                return i
+        return None
+
+    cases: list[tuple[list[list[str]], bool]] = [
+        ([[":"], ["SV_StencilRef"]], True),
+        ([["Atomic"], ["<"], ["float", "half"]], False),
+        ([["Texture2D", "RWTexture2D"], ["<"], sorted(variants("half"))], False),
+        ([["vk"], ["::"], ["BufferPointer"]], False),
+        ([["<"], ["half4"]], False),
+        ([["t2"]], False),
+    ]
+    for parts, folded in cases:
+        found = sequence(*parts, folded=folded)(s)
+        at = naive(parts, folded)
+        assert (found[0] if found else None) is (s.tokens[at] if at is not None else None), parts
+    first = word_in(variants("int64_t", "half"))(s)
+    assert first is not None and first[1] == "half"

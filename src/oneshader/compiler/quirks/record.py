@@ -35,7 +35,7 @@ class Refusal:
 
     id: str
     targets: frozenset[Target]
-    trigger: Callable[[Sequence[Token]], tuple[Token, str] | None]
+    trigger: Callable[[Stream], tuple[Token, str] | None]
     message: Callable[[Target], str]
     doc: str
     probe: Probe | None  # None: a gap of oneshader's own (the reflection format), not Slang's

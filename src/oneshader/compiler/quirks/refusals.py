@@ -4,12 +4,13 @@ a position). One record each; ``refused`` raises them all, in one place."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator
 
 from oneshader.compiler.api import TARGET_NAMES
 from oneshader.compiler.quirks.record import EVERY_TARGET, Probe, Refusal
 from oneshader.compiler.quirks.tokens import sequence, variants, word_in
 from oneshader.compiler.source.lexer import Token
+from oneshader.compiler.source.query import Stream
 from oneshader.compiler.source.sourceset import SourceSet
 from oneshader.diagnostics import Code, Diagnostic
 from oneshader.reflection.model import ScalarKind, Target
@@ -19,15 +20,19 @@ _MSL = frozenset({Target.Msl})
 _KERNEL = "RWStructuredBuffer<uint> o;\n[numthreads(1,1,1)] void main() {{ {} }}\n"
 
 
-def _stencil_ref(tokens: Sequence[Token]) -> tuple[Token, str] | None:
+_STENCIL_REF = sequence([":"], ["SV_StencilRef"], folded=True)
+_FLOAT_ATOMIC = sequence(["Atomic"], ["<"], ["float", "half", "float16_t", "float32_t"])
+
+
+def _stencil_ref(s: Stream) -> tuple[Token, str] | None:
     """``: SV_StencilRef`` (any case), at the colon."""
-    found = sequence([":"], ["SV_StencilRef"], folded=True)(tokens)
+    found = _STENCIL_REF(s)
     return None if found is None else (found[0], found[1][1:])
 
 
-def _float_atomic(tokens: Sequence[Token]) -> tuple[Token, str] | None:
+def _float_atomic(s: Stream) -> tuple[Token, str] | None:
     """``Atomic<float>`` (``half``...), its ``>`` alone or in a ``>>``."""
-    found = sequence(["Atomic"], ["<"], ["float", "half", "float16_t", "float32_t"])(tokens)
+    found = _FLOAT_ATOMIC(s)
     return None if found is None else (found[0], found[1] + ">")
 
 
@@ -38,9 +43,12 @@ _TEXTURES = [
 ]
 
 
-def _half_texels(tokens: Sequence[Token]) -> tuple[Token, str] | None:
+_HALF_TEXELS = sequence(_TEXTURES, ["<"], variants("half", "float16_t"))
+
+
+def _half_texels(s: Stream) -> tuple[Token, str] | None:
     """A texture of ``half`` (``float16_t``) texels, ``Texture2D<half4>``, at the type."""
-    return sequence(_TEXTURES, ["<"], variants("half", "float16_t"))(tokens)
+    return _HALF_TEXELS(s)
 
 
 def _say(text: str) -> Callable[[Target], str]:
@@ -245,12 +253,12 @@ def _look(
     src: SourceSet, targets: Collection[Target], sixteen_bit: bool
 ) -> Iterator[tuple[Refusal, Target, Diagnostic]]:
     for path in src.texts:
-        tokens = src.tokens(path)
+        stream = src.stream(path)
         for record in REFUSALS:
             wanted = [t for t in Target if t in record.targets and t in targets]
             if not wanted or (record.sixteen_bit and not sixteen_bit):
                 continue
-            found = record.trigger(tokens)
+            found = record.trigger(stream)
             if found is None:
                 continue
             token, spelled = found

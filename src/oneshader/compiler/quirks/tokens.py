@@ -3,19 +3,21 @@ quirk records: no regular expression reads the source here."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterable
 
 from oneshader.compiler.source.lexer import Token
+from oneshader.compiler.source.query import Stream, is_word
 
-Trigger = Callable[[Sequence[Token]], tuple[Token, str] | None]
+Trigger = Callable[[Stream], tuple[Token, str] | None]
 
 
 def word_in(words: Collection[str]) -> Trigger:
     """The first identifier that is one of ``words``."""
     chosen = frozenset(words)
 
-    def find(tokens: Sequence[Token]) -> tuple[Token, str] | None:
-        return next(((t, t.text) for t in tokens if t.kind == "id" and t.text in chosen), None)
+    def find(s: Stream) -> tuple[Token, str] | None:
+        i = next(s.words(chosen), None)  # (the stream's index of its identifiers)
+        return None if i is None else (s.tokens[i], s.tokens[i].text)
 
     return find
 
@@ -30,16 +32,34 @@ def sequence(*parts: Collection[str], folded: bool = False) -> Trigger:
     wanted = [frozenset(p) for p in parts[:-1]] + [
         frozenset(x.upper() for x in parts[-1]) if folded else frozenset(parts[-1])
     ]
-
     n = len(wanted)
-    first, fold_first = wanted[0], folded and n == 1
+    # The first part of only identifiers (only an identifier's text is one: a number's starts
+    # with a digit, a literal with its quote, a punctuator is not a word), which the stream's
+    # index of its identifiers finds; compared without case, only words of 4 letters or more
+    # (no single character's capital is 4 long): else every position is tried.
+    anchor = next(
+        (
+            k
+            for k, p in enumerate(wanted)
+            if all(is_word(w) and not w[0].isdigit() for w in p)
+            and not (folded and k == n - 1 and min(map(len, p)) < 4)
+        ),
+        None,
+    )
 
-    def find(tokens: Sequence[Token]) -> tuple[Token, str] | None:
-        for i in range(len(tokens) - n + 1):
-            text = tokens[i].text
-            if (text.upper() if fold_first else text) not in first:
-                continue  # most tokens: one look-up, not a generator per position
-            if all(matches(tokens[i + k], wanted[k], k == n - 1) for k in range(1, n)):
+    def starts(s: Stream) -> Iterable[int]:
+        if anchor is None:
+            return range(len(s) - n + 1)
+        if folded and anchor == n - 1:
+            found = s.words_where(lambda w: w.upper() in wanted[anchor])
+        else:
+            found = s.words(wanted[anchor])
+        return (i - anchor for i in found if anchor <= i <= len(s) - n + anchor)
+
+    def find(s: Stream) -> tuple[Token, str] | None:
+        tokens = s.tokens
+        for i in starts(s):
+            if all(matches(tokens[i + k], wanted[k], k == n - 1) for k in range(n)):
                 return tokens[i], "".join(t.text for t in tokens[i : i + n])
         return None
 
