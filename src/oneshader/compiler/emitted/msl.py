@@ -58,9 +58,12 @@ _TOKEN = re.compile(
     re.S | re.M,
 )
 
-_PIECE = re.compile(  # _TOKEN's tokens (or the end), each with the text skipped before it
+# _TOKEN's tokens (or the end), each with the text skipped before it. The most frequent first,
+# where no other token starts as they do: a name, a punctuator no longer one begins with.
+_PIECE = re.compile(
     r"((?>(?:\s+|//[^\n]*|/\*.*?\*/|^[ \t]*#[^\n]*)*))"
-    r"(0[xX][0-9a-fA-F]+[uUlL]*|\d+\.\d*(?:[eE][+-]?\d+)?[fFhH]?|\.\d+(?:[eE][+-]?\d+)?[fFhH]?"
+    r"([A-Za-z_][A-Za-z0-9_]*|[(){}\[\],;?#~*/%^<>]"
+    r"|0[xX][0-9a-fA-F]+[uUlL]*|\d+\.\d*(?:[eE][+-]?\d+)?[fFhH]?|\.\d+(?:[eE][+-]?\d+)?[fFhH]?"
     r"|\d+[eE][+-]?\d+[fFhH]?|\d+[uUlL]*"
     r"|\"(?:[^\"\\\n]|\\.)*\""
     r"|[A-Za-z_][A-Za-z0-9_]*"
