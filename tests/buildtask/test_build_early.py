@@ -9,6 +9,7 @@ import pytest
 from build_helpers import BuildRun, fork_path_only
 
 from oneshader.buildtask import early
+from oneshader.buildtask.state import STATE_NAME
 from oneshader.compiler.process.zygote import Zygote
 
 
@@ -60,3 +61,9 @@ def test_an_early_zygote_a_build_did_not_adopt_ends_at_once(
     assert status == 2 and "OS2004" in err
     (zygote,) = started
     assert zygote is not None and zygote.forks == 0 and zygote.pid is None
+
+
+def test_the_early_guess_looks_for_the_state_the_build_keeps() -> None:
+    """``early`` names the state file itself (importing :mod:`.state` would cost the guess what
+    it saves): the two names must stay one."""
+    assert early.STATE_FILE == STATE_NAME
