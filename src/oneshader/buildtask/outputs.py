@@ -9,11 +9,10 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterable
-from hashlib import sha256
 from pathlib import Path
 
 from oneshader.buildtask.sources import ShaderJob
-from oneshader.buildtask.state import Stamp, is_inside
+from oneshader.buildtask.state import Stamp, is_inside, stamp
 from oneshader.compiler.api import CompileResult
 from oneshader.fsutil import TEMPORARY_SUFFIX, atomic_write, temporary_target
 from oneshader.reflection.model import Target
@@ -53,9 +52,8 @@ def write_files(out: Path, files: Iterable[tuple[str, bytes]]) -> list[Stamp]:
             (out / files[-1][0]).unlink()
     stamps = []
     for rel, data in files:
-        # stamped as stamp(path, rel, data) would, from the status of the file just written
-        st = atomic_write(out / rel, data, durable=False)
-        stamps.append(Stamp(rel, st.st_mtime_ns, st.st_size, sha256(data).hexdigest()))
+        path = out / rel
+        stamps.append(stamp(path, rel, data, st=atomic_write(path, data, durable=False)))
     return stamps
 
 

@@ -200,11 +200,19 @@ def file_hash(path: Path) -> str:
     return hashlib.sha256(read_regular(path)[0]).hexdigest()
 
 
-def stamp(path: Path, name: str, data: bytes | None = None, *, real: str = "") -> Stamp:
+def stamp(
+    path: Path,
+    name: str,
+    data: bytes | None = None,
+    *,
+    real: str = "",
+    st: os.stat_result | None = None,
+) -> Stamp:
     """Stamp ``path`` now; ``data`` is its content when the caller just wrote it (an output,
     whose fresh mtime is then trusted: nobody else writes it in the same tick). ``real``: for
-    an input, the name of the file ``path`` leads to (its identity is recorded too)."""
-    st = path.stat()
+    an input, the name of the file ``path`` leads to (its identity is recorded too). ``st``:
+    its status, when the caller has it already (the write's own ``fstat``)."""
+    st = path.stat() if st is None else st
     digest = hashlib.sha256(data).hexdigest() if data is not None else file_hash(path)
     fresh = time.time_ns() - st.st_mtime_ns <= _RACY_NS
     mtime = 0 if fresh and data is None else st.st_mtime_ns
