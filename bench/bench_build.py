@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import os
 import resource
-import shutil
 import signal
 import statistics
 import subprocess
@@ -34,6 +33,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from timing import fresh_folder
 
 SHARED = """// Shared by half of the shaders ({which}).
 #pragma once
@@ -128,12 +129,13 @@ def stop_servers(root: Path) -> None:
 
 
 def full_builds(root: Path, common: list[str], jobs: int, reps: int, server: bool) -> list[float]:
-    """Alternating -j 1 and -j N full builds, ``reps`` of each: [j1, jN, j1, jN, ...]."""
+    """Alternating -j 1 and -j N full builds, ``reps`` of each: [j1, jN, j1, jN, ...], each
+    into a new output folder (``timing.fresh_folder``)."""
     times = []
     for _ in range(reps):
         for j in ("1", str(jobs)):
-            shutil.rmtree(root / "out", ignore_errors=True)
-            times.append(run_build(root, *common, "-o", "out", "-j", j, server=server)[0])
+            out = fresh_folder(root)
+            times.append(run_build(root, *common, "-o", out, "-j", j, server=server)[0])
     return times
 
 

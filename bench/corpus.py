@@ -15,7 +15,8 @@ crash-isolated processes: ``plain_slang.py``; ``--validate-plain``: only those w
 WGSL the same validators accept), and per target the shaders plain Slang compiled that oneshader
 did not build, each with oneshader's first error. ``--cost`` adds the cost of a cold ``oneshader
 build -j 1`` process against a cold process of plain Slang requests for the same files (those
-built for every target) and targets, the two taking turns, best of REPS (default 3).
+built for every target) and targets, the two taking turns, best of REPS (default 3), and in the
+same turns cold builds at ``-j CPUS``: the parallel speed-up on this tree.
 
 What is a shader, and its entry points (the rest of the tree is left alone):
 - a DXC test: its first ``// RUN: %dxc -T ps_6_0 -E main ...`` line gives stage and entry, and
@@ -61,7 +62,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from bench_build import build_env, run_build
+from bench_build import build_env, run_build, speed_up
+from timing import fresh_folder
 
 from oneshader.buildtask.config import parse_targets
 from oneshader.buildtask.scheduler import WorkerPool
@@ -775,17 +777,23 @@ def _measured(run: Callable[[], object]) -> tuple[float, float]:
 @dataclass
 class Cost:
     """Best wall and CPU seconds of each side over the repetitions (``together``: plain Slang
-    with one request per file for all the targets)."""
+    with one request per file for all the targets; ``parallel``: the build at ``-j jobs``),
+    and the cold builds' wall seconds as run, ``-j 1`` and ``-j jobs`` taking turns."""
 
     shaders: int
     build: tuple[float, float]
     plain: tuple[float, float]
     together: tuple[float, float]
+    parallel: tuple[float, float]
+    jobs: int
+    builds_in_turns: list[float]
 
 
-def cost(shaders: Sequence[Shader], targets: tuple[Target, ...], reps: int) -> Cost:
+def cost(shaders: Sequence[Shader], targets: tuple[Target, ...], reps: int, jobs: int) -> Cost:
     """Cold ``oneshader build -j 1`` processes and cold plain-Slang processes, taking turns, on
-    the ``shaders`` plain Slang builds too (both sides doing the same work)."""
+    the ``shaders`` plain Slang builds too (both sides doing the same work); and cold builds
+    at ``-j jobs`` in the same turns (the parallel speed-up on a real tree). Each build
+    writes into a new output folder (``timing.fresh_folder``)."""
     simple = [s for s in shaders if not (s.defines or s.shifts or s.binds or s.row_major)]
     with tempfile.TemporaryDirectory(prefix="oneshader-corpus-") as tmp:
         root = Path(tmp)
@@ -794,13 +802,24 @@ def cost(shaders: Sequence[Shader], targets: tuple[Target, ...], reps: int) -> C
         _project(root, simple, targets)
         run_build(root, "-j", "1")  # fills the bytecode cache
         _plain_batch(root, simple, targets)
-        builds, plains, together = [], [], []
+        builds, plains, together, parallel = [], [], [], []
+        in_turns: list[float] = []
         for _ in range(reps):
-            shutil.rmtree(root / "out")
-            builds.append(_measured(lambda: run_build(root, "-j", "1")))
+            for runs, j in ((builds, 1), (parallel, jobs)):
+                args = ("-o", fresh_folder(root), "-j", str(j))
+                runs.append(_measured(lambda args=args: run_build(root, *args)))
+                in_turns.append(runs[-1][0])
             plains.append(_measured(lambda: _plain_batch(root, simple, targets)))
             together.append(_measured(lambda: _plain_batch(root, simple, targets, together=True)))
-    return Cost(len(simple), _best(builds), _best(plains), _best(together))
+    return Cost(
+        len(simple),
+        _best(builds),
+        _best(plains),
+        _best(together),
+        _best(parallel),
+        jobs,
+        in_turns,
+    )
 
 
 def _best(runs: list[tuple[float, float]]) -> tuple[float, float]:
@@ -984,7 +1003,8 @@ def report(args: argparse.Namespace) -> None:
                 dest.write_bytes(out.data)
 
     if args.cost:
-        c = cost([s for s in shaders if everything.results[s.name].ok], targets, args.cost)
+        jobs = os.cpu_count() or 1
+        c = cost([s for s in shaders if everything.results[s.name].ok], targets, args.cost, jobs)
         (bw, bc), (pw, pc), (tw, tc) = c.build, c.plain, c.together
         print(
             f"\ncost: a cold `oneshader build -j 1` against a cold process of plain Slang requests"
@@ -994,7 +1014,10 @@ def report(args: argparse.Namespace) -> None:
             f"\n  plain Slang with one request per file for all its targets (as oneshader makes"
             f"\n  them where the targets' sources agree): wall {tw:.2f} s, CPU {tc:.2f} s;"
             f"\n  oneshader against it {bw / tw:.2f}x / {bc / tc:.2f}x"
+            f"\n  the same tree cold at -j {c.jobs}: wall {c.parallel[0]:.2f} s, CPU "
+            f"{c.parallel[1]:.2f} s"
         )
+        print(speed_up(c.builds_in_turns, c.jobs, "parallel, this tree"))
 
 
 def main() -> None:
