@@ -31,7 +31,7 @@ from oneshader.compiler.api import (
     RegisterShift,
     stage_from_name,
 )
-from oneshader.compiler.process.policy import DEFAULT_IDLE_SECONDS
+from oneshader.compiler.process import policy
 from oneshader.diagnostics import Code, Diagnostic, Severity, UserError, source_excerpt
 from oneshader.fsutil import display_path as display_path  # its home before fsutil
 from oneshader.fsutil import named_path, read_file
@@ -141,37 +141,6 @@ class BuildConfig:
     cache: str | None = None  # the shared cache's URL (docs/build.md, "A shared cache")
     cache_mode: str = "readwrite"
     scheduler: str | None = None  # compile on this Dask cluster (docs/build.md, "A cluster")
-
-
-SERVER_VARIABLE = "ONESHADER_SERVER"
-
-
-def server_idle_seconds(args: Any) -> float | None:
-    """How long the compile server stays for later builds; None to use none. Off with
-    ``--no-server``, ``ONESHADER_SERVER=0``, and by default in CI (where nothing comes later);
-    ``ONESHADER_SERVER=1`` (or a number of seconds to stay) turns it on there too."""
-    if getattr(args, "no_server", False):
-        return None
-    value = os.environ.get(SERVER_VARIABLE, "").strip().lower()
-    if not value:
-        return None if os.environ.get("CI") else DEFAULT_IDLE_SECONDS
-    if value in ("0", "off", "no", "false"):
-        return None
-    if value in ("1", "on", "yes", "true"):
-        return DEFAULT_IDLE_SECONDS
-    try:
-        seconds = float(value)
-    except ValueError:
-        seconds = -1.0
-    if not 0 < seconds < float("inf"):
-        raise UserError.at(
-            SERVER_VARIABLE,
-            0,
-            0,
-            f"expected 0 (no compile server), 1, or the seconds it stays idle, not {value!r}",
-            Code.BAD_USAGE,
-        )
-    return seconds
 
 
 def available_cpus() -> int:
@@ -890,6 +859,6 @@ def load_config(args: Any, cwd: Path | None = None) -> BuildConfig:
         force=bool(getattr(args, "force", False)),
         quiet=bool(getattr(args, "quiet", False)),
         pyproject=pyproject,
-        server_idle_seconds=server_idle_seconds(args),
+        server_idle_seconds=policy.server_idle_seconds(getattr(args, "no_server", False)),
         depfile=cwd / args.depfile if getattr(args, "depfile", None) else None,
     )

@@ -30,30 +30,18 @@ if TYPE_CHECKING:
 STATE_FILE = ".oneshader-state.json"  # state.STATE_NAME (that module's imports are the cost)
 
 
-def _no_server(argv: Sequence[str]) -> bool:
-    """Whether the build will use no compile server (config.server_idle_seconds's rule)."""
-    if "--no-server" in argv:
-        return True
-    value = os.environ.get("ONESHADER_SERVER", "").strip().lower()
-    if not value:
-        return bool(os.environ.get("CI"))
-    return value in ("0", "off", "no", "false")
-
-
 def start(argv: Sequence[str]) -> Zygote | None:
     """The zygote of a cold build of ``argv`` (the command line after ``oneshader``), started
     now; None when the build may not need one or will fork its workers elsewhere."""
     if not argv or argv[0] != "build" or "--watch" in argv or "--scheduler" in argv:
         return None
     try:
-        if not _no_server(argv):
-            return None
-        from oneshader.compiler.process.policy import uses_spawn
-
-        if uses_spawn():
-            return None
         out = noop._out_from_argv(argv, os.getcwd())
         if out is None or os.path.lexists(os.path.join(out, STATE_FILE)):
+            return None
+        from oneshader.compiler.process.policy import server_idle_seconds, uses_spawn
+
+        if server_idle_seconds("--no-server" in argv) is not None or uses_spawn():
             return None
         from oneshader.compiler.process.zygote import Zygote
 

@@ -9,10 +9,47 @@ import sys
 
 from oneshader.diagnostics import Code, UserError
 
-__all__ = ["DEFAULT_IDLE_SECONDS", "PROCESS_ENV", "fork_path_available", "uses_spawn"]
+__all__ = [
+    "DEFAULT_IDLE_SECONDS",
+    "PROCESS_ENV",
+    "SERVER_VARIABLE",
+    "fork_path_available",
+    "server_idle_seconds",
+    "uses_spawn",
+]
 
 DEFAULT_IDLE_SECONDS = 600.0  # the compile server's, without callers
 PROCESS_ENV = "ONESHADER_PROCESS"
+SERVER_VARIABLE = "ONESHADER_SERVER"
+
+
+def server_idle_seconds(no_server: bool) -> float | None:
+    """How long the compile server stays for later builds; None to use none. Off with
+    ``--no-server`` (``no_server``), ``ONESHADER_SERVER=0``, and by default in CI (where
+    nothing comes later); ``ONESHADER_SERVER=1`` (or a number of seconds to stay) turns it on
+    there too."""
+    if no_server:
+        return None
+    value = os.environ.get(SERVER_VARIABLE, "").strip().lower()
+    if not value:
+        return None if os.environ.get("CI") else DEFAULT_IDLE_SECONDS
+    if value in ("0", "off", "no", "false"):
+        return None
+    if value in ("1", "on", "yes", "true"):
+        return DEFAULT_IDLE_SECONDS
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = -1.0
+    if not 0 < seconds < float("inf"):
+        raise UserError.at(
+            SERVER_VARIABLE,
+            0,
+            0,
+            f"expected 0 (no compile server), 1, or the seconds it stays idle, not {value!r}",
+            Code.BAD_USAGE,
+        )
+    return seconds
 
 
 def fork_path_available() -> bool:
