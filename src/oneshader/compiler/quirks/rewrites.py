@@ -189,6 +189,15 @@ def _padding(src: SourceSet, path: Path, s: Stream, plan: Any) -> list[Edit]:
     return rewrite.inserted_edits(s, here) if here else []
 
 
+def _helper_prelude(names: Collection[str]) -> str:
+    """The helpers of ``names``, each with its dispatch where it has one (``rewrite.SWITCHED``:
+    defined for every target, whose text is then one)."""
+    return " ".join(
+        rewrite.HELPERS[n][1] + (" " + rewrite.SWITCHED[n][1] if n in rewrite.SWITCHED else "")
+        for n in names
+    )
+
+
 def _always(c: Context) -> bool:
     return True
 
@@ -494,17 +503,15 @@ _DOCS: dict[str, str] = {
         " WaveGetLaneIndex()` (Slang's `subgroupElect`, which wgpu-py's naga does not know),"
         " `QuadReadLaneAt(x, i)` is `WaveReadLaneAt(x, (WaveGetLaneIndex() & ~3) + i)` and"
         " `WaveActiveCountBits(b)` counts the bits of `WaveActiveBallot(b)` (Slang's E36107"
-        " for both). The call is renamed `oneshader_clip(`/`oneshader_fwidth(`. A user's "
-        "own function of that name is left alone."
-        " `clip` of a matrix (`float2x3`...) discards where any element is negative, row"
-        " by row."
-    ),
-    "spirv-matrix-clip": (
-        "`clip` of a matrix, which Slang's SPIR-V back end aborts on (SIGABRT), gets an "
-        "overload of `clip` for matrices defined before the main file's first line, which "
-        "discards where any element is negative, row by row (a generic no scalar or vector"
-        " argument matches: those calls stay Slang's `clip`). A user's own `clip` is left "
-        "alone."
+        " for both). The call is renamed `oneshader_fwidth(` (`oneshader_<name>(`). A user's "
+        "own function of that name is left alone. `clip` of a matrix (`float2x3`...) "
+        "discards where any element is negative, row by row. `clip` is called on every "
+        "target, SPIR-V's too, as `oneshader_target_clip(`, a function forced inline "
+        "whose `__target_switch` calls the helper on WGSL and Metal and Slang's own `clip`"
+        " on SPIR-V, so that the three targets share one text (one Slang request) and each"
+        " target's code is what its own text made before, byte for byte; on SPIR-V a "
+        "matrix meets an overload of `clip` for matrices, the helper's (Slang's SPIR-V "
+        "back end aborts on its own, SIGABRT)."
     ),
     "metal-buffer-lengths": (
         "`X.GetDimensions(` on a global buffer becomes `oneshader_GetDimensions(X,"
@@ -750,18 +757,13 @@ REWRITES: tuple[Rewrite, ...] = (
         "helpers",
         EVERY_TARGET,
         _DOCS["helpers"],
-        lambda c: tuple(n for n in _helpers_called(c.src) if c.target in rewrite.HELPERS[n][0]),
+        lambda c: tuple(
+            n
+            for n in _helpers_called(c.src)
+            if c.target in rewrite.HELPERS[n][0] or n in rewrite.SWITCHED
+        ),
         lambda src, path, s, plan: rewrite.helper_edits(s, plan),
-        prelude=lambda plan: " ".join(rewrite.HELPERS[name][1] for name in plan),
-        rank=1,
-    ),
-    Rewrite(
-        "spirv-matrix-clip",
-        frozenset({Target.SpirV}),
-        _DOCS["spirv-matrix-clip"],
-        lambda c: "clip" in _helpers_called(c.src),
-        _none,
-        prelude=lambda plan: rewrite.MATRIX_CLIP.format(name="clip"),
+        prelude=_helper_prelude,
         rank=1,
     ),
     Rewrite(

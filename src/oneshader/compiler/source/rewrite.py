@@ -34,6 +34,7 @@ __all__ = [
     "SAMPLE_POSITION_HELPER",
     "SIXTEEN_BIT_LITERALS",
     "STANDARD_SAMPLE_POSITIONS",
+    "SWITCHED",
     "VK_BUILTINS",
     "CounterCall",
     "append_consume_edits",
@@ -478,6 +479,43 @@ HELPERS: dict[str, tuple[frozenset[Target], str]] = {
 }
 
 
+# Slang's name of each target in a ``__target_switch``.
+_CASE = {Target.SpirV: "spirv", Target.Msl: "metal", Target.Wgsl: "wgsl"}
+
+
+def _dispatch(name: str, signatures: Collection[tuple[str, str]]) -> str:
+    """``oneshader_target_<name>``: a void function forced inline whose ``__target_switch``
+    calls the helper ``oneshader_<name>`` on the targets of :data:`HELPERS` that need it and
+    Slang's own ``name`` on the others; one overload per (generic parameters, parameter type)."""
+    cases = " ".join(f"case {_CASE[t]}:" for t in sorted(HELPERS[name][0], key=list(Target).index))
+    return " ".join(
+        f"[ForceInline] void oneshader_target_{name}{generic}({param} x) {{ __target_switch "
+        f"{{ {cases} oneshader_{name}(x); default: {name}(x); }} }}"
+        for generic, param in signatures
+    )
+
+
+# Helpers every target's text calls through a dispatch (``oneshader_target_<name>``, see
+# :func:`_dispatch`) so that one text serves all targets (one Slang request): name -> (the
+# function the calls are renamed to, what is defined beside the helper). Void helpers only: the
+# dispatch, inlined, leaves the code of each target as its own text made it, byte for byte
+# (SPIR-V's IDs too), where the result of an inlined function returning a value loses its
+# variable's name in Metal and WGSL once it is used past a branch. ``clip`` of a matrix, which
+# Slang's SPIR-V back end aborts on (SIGABRT), meets an overload of ``clip`` itself there (a
+# generic no scalar or vector argument matches).
+SWITCHED: dict[str, tuple[str, str]] = {
+    "clip": (
+        "oneshader_target_clip",
+        _dispatch(
+            "clip",
+            [*(("", t) for t in _VECTORS), ("<let R : int, let C : int>", "matrix<float, R, C>")],
+        )
+        + " "
+        + MATRIX_CLIP.format(name="clip"),
+    ),
+}
+
+
 SIXTEEN_BIT_CASTS = ("asfloat16", "asuint16", "asint16")
 
 
@@ -506,12 +544,18 @@ def sixteen_bit_casts(text: str) -> list[int]:
 
 def helper_edits(s: Stream, names: Collection[str]) -> list[Edit]:
     """Calls of each of ``names`` renamed to its helper, ``oneshader_<name>`` (see
-    :data:`HELPERS`); the columns after a call on its line move."""
+    :data:`HELPERS`), or to its dispatch (:data:`SWITCHED`); the columns after a call on its
+    line move."""
     return sorted(
-        (s.start(i), s.end(i), f"oneshader_{s.at(i).text}")
+        (s.start(i), s.end(i), _helper_name(s.at(i).text))
         for i in s.words(names)
         if s.is_(i + 1, "(") and not _after_member(s, i)
     )
+
+
+def _helper_name(name: str) -> str:
+    switched = SWITCHED.get(name)
+    return switched[0] if switched else f"oneshader_{name}"
 
 
 # SV_ClipDistanceN/SV_CullDistanceN, which Slang's WGSL refuses (E55202), handed to it as
