@@ -1,0 +1,132 @@
+"""Helpers one text gives every target (``rewrite.SWITCHED``): a call goes through a dispatch
+forced inline whose ``__target_switch`` calls the helper where a target needs it and Slang's own
+intrinsic elsewhere, so the targets share one Slang request, and each target's code is, byte for
+byte, what the text made for it alone gave (Slang's own ``clip`` on SPIR-V, the helper on WGSL
+and Metal)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from oneshader.compiler.api import CompileOptions, EntryPointSpec
+from oneshader.compiler.slang import capi as S
+from oneshader.compiler.slang import library
+from oneshader.compiler.slang.request import (
+    _entries,
+    _request_args,
+    compile_target,
+    compile_together,
+    slang_source,
+)
+from oneshader.compiler.source import rewrite
+from oneshader.compiler.source.sourceset import SourceSet
+from oneshader.reflection.model import Stage, Target
+
+ALL = [Target.SpirV, Target.Msl, Target.Wgsl]
+
+# clip of a scalar, a vector and a matrix, a value computed before a branch and used after it
+# (a helper's inlined result would lose its name there), a discard of the shader's own.
+_PIXEL = """Texture2D<float4> Albedo : register(t0);
+SamplerState Linear : register(s1);
+cbuffer Frame : register(b2) { float2x2 bounds; float cut; };
+float4 main(float2 uv : TEXCOORD0) : SV_Target {
+    float4 c = Albedo.Sample(Linear, uv);
+    float glow = length(uv) * cut;
+    clip(c.a - 0.5);
+    if (glow > 4) discard;
+    clip(uv - 0.25);
+    clip(bounds);
+    return c * glow;
+}
+"""
+
+
+@pytest.fixture
+def compiles(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+    """Counts Slang's compiles (one per request)."""
+    lib = library()
+    calls: list[int] = []
+    real = lib.__dict__["spCompile"]
+
+    def counted(handle: int) -> int:
+        calls.append(handle)
+        return int(real(handle))
+
+    monkeypatch.setitem(lib.__dict__, "spCompile", counted)
+    yield calls
+
+
+def _source(tmp_path: Path, text: str) -> tuple[SourceSet, CompileOptions]:
+    path = tmp_path / "a.frag.hlsl"
+    path.write_text(text)
+    src = SourceSet(str(path), "a.frag.hlsl", ())
+    src.read()
+    return src, CompileOptions(entry_points=(EntryPointSpec("main", Stage.Pixel),))
+
+
+def _own_text(src: SourceSet, target: Target) -> str:
+    """The text each target was given before the dispatch: Slang's own ``clip`` on SPIR-V
+    (with the matrix overload), the helper ``oneshader_clip`` on WGSL and Metal."""
+    if target is Target.SpirV:
+        prelude, call = rewrite.MATRIX_CLIP.format(name="clip"), "clip("
+    else:
+        prelude, call = rewrite.HELPERS["clip"][1], "oneshader_clip("
+    body = src.texts[src.path].replace("clip(", call)
+    return f'{prelude}\n#line 1 "{src.line_name(src.path)}"\n{body}'
+
+
+def _plain(src: SourceSet, options: CompileOptions, target: Target, text: str) -> bytes:
+    lib = library()
+    req = S.Request(
+        lib, _request_args(src, options, [target], text), (str(src.path), text), _entries(options)
+    )
+    try:
+        result = req.compile()
+        assert result.ok, result.diagnostics
+        return result.code
+    finally:
+        req.close()
+
+
+def test_clip_is_one_text_and_one_request_for_every_target(
+    tmp_path: Path, compiles: list[int]
+) -> None:
+    src, options = _source(tmp_path, _PIXEL)
+    texts = {slang_source(src, t) for t in ALL}
+    assert len(texts) == 1 and "oneshader_target_clip(c.a - 0.5)" in texts.pop()
+    together = compile_together(library(), src, options, ALL)
+    assert list(together) == ALL and len(compiles) == 1
+    for target in ALL:
+        alone, errors = compile_target(library(), src, options, target)
+        assert alone is not None and not errors
+        assert together[target].code == alone.code
+        assert together[target].facts == alone.facts
+
+
+def test_each_targets_code_is_what_its_own_text_gave(tmp_path: Path) -> None:
+    src, options = _source(tmp_path, _PIXEL)
+    together = compile_together(library(), src, options, ALL)
+    for target in ALL:
+        own = _plain(src, options, target, _own_text(src, target))
+        code = together[target].code
+        # (WGSL's code is read back with its reserved words renamed: none here)
+        assert code == own, target
+    msl = together[Target.Msl].code.decode()
+    assert "oneshader_clip_0(" in msl and "glow_0" in msl
+    assert b"oneshader" not in together[Target.SpirV].code
+
+
+def test_a_users_own_clip_is_left_alone(tmp_path: Path) -> None:
+    text = (
+        _PIXEL.replace(
+            "float4 main(", "void clip(float2x2 m) { if (m[0][0] < 0) discard; }\nfloat4 main("
+        )
+        .replace("clip(c.a - 0.5);", "")
+        .replace("clip(uv - 0.25);", "")
+    )
+    src, _ = _source(tmp_path, text)
+    for target in ALL:
+        assert "oneshader_target_clip" not in slang_source(src, target)
