@@ -5,9 +5,10 @@ The pipeline, one room per stage (docs/architecture.md): read the file and its i
 compile the targets in Slang (one request for the targets given the same source text, each
 target's facts read from it: ``slang.request``); build the resources, push blocks and spec
 constants from every target's facts (``unify.assemble``, ``unify.layouts``);
-write the reflection's bindings into the code (``patch.apply``); derive the entry points from the
-patched code (``unify.entries``) and write their locations into it; finally check the
-reflection against the emitted code (``verify.crosscheck``).
+write the reflection's bindings into the code (``patch.apply``); derive the entry points
+(``unify.entries``), write their locations into the code, and read what each uses from the code
+so finished (the cross-check reads the same modules); finally check the reflection against the
+emitted code (``verify.crosscheck``).
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from oneshader.compiler.unify.entries import (
     check_vertex_positions,
     check_wgsl_interfaces,
     entry_points,
+    with_usage,
 )
 from oneshader.compiler.unify.metal_padding import as_declared, reference_padding
 from oneshader.compiler.unify.nesting import check_nesting
@@ -213,21 +215,15 @@ def _finish(
     problems.check()
     access = storage_access(outputs, shader.resources)
     outputs = with_access(outputs, access)
-    entries = entry_points(
-        src,
-        primary,
-        outputs,
-        usage_outputs,
-        shader.resources,
-        shader.pushes,
-        shader.specs,
-        problems,
-    )
+    entries = entry_points(src, primary, problems)
     problems.check()
     if Target.Wgsl in options.targets:
         check_stage_link(src, primary, entries, problems)
         problems.check()
     outputs = patch_locations(outputs, entries)
+    entries = with_usage(
+        entries, outputs, usage_outputs, shader.resources, shader.pushes, shader.specs
+    )
     resources, pushes = with_member_docs(src, *with_stages(shader, entries))
     resources = [replace(r, depth=True) if r.name in depth else r for r in resources]
     resources = [replace(r, access=access[r.name]) if r.name in access else r for r in resources]

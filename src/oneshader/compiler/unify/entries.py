@@ -363,26 +363,12 @@ _VERTEX_ONLY = {
 }
 
 
-def entry_points(
-    src: SourceSet,
-    primary: CompiledTarget,
-    outputs: dict[Target, bytes],
-    usage_outputs: dict[Target, bytes],
-    resources: list[Resource],
-    pushes: list[PushBlock],
-    specs: list[SpecConstant],
-    problems: Collector,
-) -> list[EntryPoint]:
-    """Every entry point of the primary target, from the patched ``outputs`` (and, for a
-    Metal-only build, ``usage_outputs``: a SPIR-V or WGSL compile that is not written out);
-    an entry point in error is left out, its errors added to ``problems``."""
-    usage = _usage({**outputs, **usage_outputs}, [r.name for r in resources])
-    features = _features(outputs)
+def entry_points(src: SourceSet, primary: CompiledTarget, problems: Collector) -> list[EntryPoint]:
+    """Every entry point of the primary target: its stage, stage variables and their locations,
+    the vertex layout (what it uses is :func:`with_usage`'s, read from the code these
+    locations are written into); an entry point in error is left out, its errors added to
+    ``problems``."""
     vk_location: dict[tuple[str, bool, str], int] = {}
-    resource_names = [r.name for r in resources]
-    push_names = [p.name for p in pushes]
-    spec_names = [s.name for s in specs]
-    spec_reads = _spec_reader(outputs, [e.name for e in primary.facts.entries] if specs else [])
     out = []
     for e in primary.facts.entries:
         stage = e.stage
@@ -392,15 +378,6 @@ def entry_points(
                 Diagnostic(src.name, 0, 0, Severity.ERROR, message, Code.UNSUPPORTED_STAGE)
             )
             continue
-        used, _ = usage.get(e.name, (None, DeviceFeatures(0)))
-        if used is None:
-            used = set(resource_names) | set(push_names)
-        # WGSL and MSL spell a field of a global struct of resources x_field (emitted_name)
-        used |= {n for n in resource_names if emitted_name(n) in used}
-        # a buffer whose counter alone is used (X.IncrementCounter()) is used: the host binds
-        # the companion X_counter with it (SPIR-V's X.counter is read as X already)
-        used |= {r.name for r in resources if r.counters and counter_name(r.name) in used}
-        used = _with_lengths(used, resources)
         twins = _name_clashes(src, e, e.inputs, True) + _name_clashes(src, e, e.outputs, False)
         if twins:
             problems.extend(twins)
@@ -435,19 +412,56 @@ def entry_points(
             except _NoVertexFormat as bad:
                 problems.add(_no_vertex_format(src, e, bad.variable))
                 continue
-        specuse = [n for n in spec_names if spec_reads(e.name, n)]
         out.append(
             EntryPoint(
                 name=e.name,
                 stage=stage,
                 workgroup=e.workgroup,
                 stride=stride,
-                features=features,
                 inputs=tuple(inputs),
                 outputs=tuple(outputs_),
+            )
+        )
+    return out
+
+
+def with_usage(
+    entries: list[EntryPoint],
+    outputs: dict[Target, bytes],
+    usage_outputs: dict[Target, bytes],
+    resources: list[Resource],
+    pushes: list[PushBlock],
+    specs: list[SpecConstant],
+) -> list[EntryPoint]:
+    """The entry points with what each uses (resources, push blocks, spec constants) and needs
+    (device features), read from the emitted ``outputs`` (and, for a Metal-only build,
+    ``usage_outputs``: a SPIR-V or WGSL compile that is not written out). ``outputs`` is the
+    final code, its locations written (``patch.apply.patch_locations``: they change nothing a
+    module touches), which the cross-check reads too: each module is read once."""
+    usage = _usage({**outputs, **usage_outputs}, [r.name for r in resources])
+    features = _features(outputs)
+    resource_names = [r.name for r in resources]
+    push_names = [p.name for p in pushes]
+    spec_names = [s.name for s in specs]
+    spec_reads = _spec_reader(outputs, [e.name for e in entries] if specs else [])
+    out = []
+    for e in entries:
+        used, _ = usage.get(e.name, (None, DeviceFeatures(0)))
+        if used is None:
+            used = set(resource_names) | set(push_names)
+        # WGSL and MSL spell a field of a global struct of resources x_field (emitted_name)
+        used |= {n for n in resource_names if emitted_name(n) in used}
+        # a buffer whose counter alone is used (X.IncrementCounter()) is used: the host binds
+        # the companion X_counter with it (SPIR-V's X.counter is read as X already)
+        used |= {r.name for r in resources if r.counters and counter_name(r.name) in used}
+        used = _with_lengths(used, resources)
+        out.append(
+            replace(
+                e,
+                features=features,
                 uses=tuple(n for n in resource_names if n in used),
                 pushuse=tuple(n for n in push_names if n in used),
-                specuse=tuple(specuse),
+                specuse=tuple(n for n in spec_names if spec_reads(e.name, n)),
             )
         )
     return out
