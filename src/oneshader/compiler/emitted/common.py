@@ -36,6 +36,7 @@ __all__ = [
     "EmittedModule",
     "EmittedResource",
     "EmittedSpec",
+    "EmittedTokens",
     "EmittedVariable",
     "brace_pairs",
     "counter_name",
@@ -51,7 +52,6 @@ __all__ = [
     "slang_scrubbed",
     "split_member",
     "struct_name",
-    "token_pieces",
     "unwrap_slang_struct",
     "varying_name",
 ]
@@ -64,15 +64,30 @@ class EmittedCodeError(ValueError):
 _SUFFIX = re.compile(r"_\d+$")
 
 
-def token_pieces(pattern: re.Pattern[str], text: str) -> list[tuple[str, str]] | None:
-    """``text`` as (what is skipped, the token or the end) pairs, in one C call (``pattern``
-    has those two groups, the skipped part atomic so a comment is never given back); None
-    when the pairs leave a gap: a character no token starts with, for the caller's slow walk
-    to name. A reader's token loop in Python was its largest cost."""
-    pieces: list[tuple[str, str]] = pattern.findall(text)
-    if sum(map(len, itertools.chain.from_iterable(pieces))) != len(text):
-        return None
-    return pieces
+class EmittedTokens:
+    """A reader's tokens of emitted code, found in one C call: a reader's token loop in Python
+    was its largest cost. ``skipped``: the regular expression of what stands between tokens
+    (whitespace, comments); ``tokens``: of a token, the most frequent first."""
+
+    def __init__(self, skipped: str, tokens: str, flags: re.RegexFlag) -> None:
+        # What is skipped (atomic: a comment is never given back), then a token, the end, or
+        # else any one character: the matches cover the text, one group each (a pair of the
+        # skipped text and the token, and a sum of their lengths to find a gap, cost a third
+        # more).
+        self.scan = re.compile(f"(?>(?:{skipped})*)({tokens}|\\Z|.)", flags | re.S)
+        self._token = re.compile(tokens, flags)
+
+    def tokens(self, text: str) -> list[str] | None:
+        """``text``'s tokens; None where the scan took one character that is no token (a
+        character no token starts with), for the caller's slow walk to name."""
+        found: list[str] = self.scan.findall(text)
+        if any(len(t) == 1 and not self._token.fullmatch(t) for t in set(found)):
+            return None
+        return [t for t in found if t]  # (the end matches empty)
+
+    def starts(self, text: str) -> list[int]:
+        """Where each of ``text``'s tokens starts (its line is counted on an error)."""
+        return [m.start(1) for m in self.scan.finditer(text) if m.group(1)]
 
 
 _BRACES = frozenset("{}")

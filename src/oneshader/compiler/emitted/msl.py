@@ -25,6 +25,7 @@ from oneshader.compiler.emitted.common import (
     EmittedModule,
     EmittedResource,
     EmittedSpec,
+    EmittedTokens,
     EmittedVariable,
     brace_pairs,
     demangle,
@@ -33,7 +34,6 @@ from oneshader.compiler.emitted.common import (
     resource_name,
     round_up,
     sequential_struct,
-    token_pieces,
 )
 from oneshader.reflection.model import (
     BuiltIn,
@@ -58,16 +58,16 @@ _TOKEN = re.compile(
     re.S | re.M,
 )
 
-# _TOKEN's tokens (or the end), each with the text skipped before it. The most frequent first,
-# where no other token starts as they do: a name, a punctuator no longer one begins with.
-_PIECE = re.compile(
-    r"((?>(?:\s+|//[^\n]*|/\*.*?\*/|^[ \t]*#[^\n]*)*))"
-    r"([A-Za-z_][A-Za-z0-9_]*|[(){}\[\],;?#~*/%^<>]"
+# _TOKEN's tokens, the most frequent first, where no other token starts as they do: a name, a
+# punctuator no longer one begins with.
+_TOKENS = EmittedTokens(
+    r"\s+|//[^\n]*|/\*.*?\*/|^[ \t]*#[^\n]*",
+    r"[A-Za-z_][A-Za-z0-9_]*|[(){}\[\],;?#~*/%^<>]"
     r"|0[xX][0-9a-fA-F]+[uUlL]*|\d+\.\d*(?:[eE][+-]?\d+)?[fFhH]?|\.\d+(?:[eE][+-]?\d+)?[fFhH]?"
     r"|\d+[eE][+-]?\d+[fFhH]?|\d+[uUlL]*"
     r"|\"(?:[^\"\\\n]|\\.)*\""
     r"|[A-Za-z_][A-Za-z0-9_]*"
-    r"|->|::|&&|\|\||==|!=|\+\+|--|[-+*/%&|^~!<>=(){}\[\],.;:?#]|\Z)",
+    r"|->|::|&&|\|\||==|!=|\+\+|--|[-+*/%&|^~!<>=(){}\[\],.;:?#]",
     re.S | re.M,
 )
 
@@ -159,9 +159,9 @@ class _Parsed:
 
 
 def _tokens(text: str) -> list[str]:
-    pieces = token_pieces(_PIECE, text)
-    if pieces is not None:
-        return [tok for _, tok in pieces if tok]
+    found = _TOKENS.tokens(text)
+    if found is not None:
+        return found
     out = []
     pos = 0
     for m in _TOKEN.finditer(text):  # the tokens cover the text, else a character is wrong

@@ -32,6 +32,7 @@ from oneshader.compiler.emitted.common import (
     EmittedModule,
     EmittedResource,
     EmittedSpec,
+    EmittedTokens,
     EmittedVariable,
     brace_pairs,
     demangle,
@@ -40,7 +41,6 @@ from oneshader.compiler.emitted.common import (
     resource_name,
     round_up,
     sequential_struct,
-    token_pieces,
     varying_name,
 )
 from oneshader.reflection.model import (
@@ -72,15 +72,15 @@ _TOKEN = re.compile(
     re.S,
 )
 
-# _TOKEN's tokens (or the end), each with the text skipped before it. The most frequent first,
-# where no other token starts as they do: a name, a punctuator no longer one begins with.
-_PIECE = re.compile(
-    r"((?>(?:\s+|//[^\n]*|/\*.*?\*/)*))"  # atomic: a comment is never given back
-    r"([A-Za-z_][A-Za-z0-9_]*|[(){}\[\],;@?~*/%^<>]"
+# _TOKEN's tokens, the most frequent first, where no other token starts as they do: a name, a
+# punctuator no longer one begins with.
+_TOKENS = EmittedTokens(
+    r"\s+|//[^\n]*|/\*.*?\*/",
+    r"[A-Za-z_][A-Za-z0-9_]*|[(){}\[\],;@?~*/%^<>]"
     r"|0[xX][0-9a-fA-F]+[iuf]?|\d+\.\d*(?:[eE][+-]?\d+)?[fh]?|\.\d+(?:[eE][+-]?\d+)?[fh]?"
     r"|\d+[eE][+-]?\d+[fh]?|\d+[iufh]?"
     r"|[A-Za-z_][A-Za-z0-9_]*"
-    r"|->|::|&&|\|\||==|!=|\+\+|--|[-+*/%&|^~!<>=(){}\[\],.;:@?]|\Z)",
+    r"|->|::|&&|\|\||==|!=|\+\+|--|[-+*/%&|^~!<>=(){}\[\],.;:@?]",
     re.S,
 )
 
@@ -207,13 +207,11 @@ class _Parsed:
 class _Parser:
     def __init__(self, text: str) -> None:
         self.text = text
-        # One C call splits the text into (what is skipped before a token, the token or the
-        # end); the pieces cover the text, else a character is wrong and the slow walk finds it.
-        pieces = token_pieces(_PIECE, text)
-        if pieces is None:
+        # One C call finds the tokens, else a character is wrong and the slow walk names it.
+        toks = _TOKENS.tokens(text)
+        if toks is None:
             self._bad_character()
-        self._pieces = pieces
-        self.toks: list[str] = [tok for _, tok in self._pieces if tok]
+        self.toks: list[str] = toks
         self._closes = brace_pairs(self.toks)
         self.i = 0
 
@@ -229,13 +227,7 @@ class _Parser:
     @property
     def starts(self) -> list[int]:
         """Where each token starts (its line is counted on an error)."""
-        out, pos = [], 0
-        for skip, tok in self._pieces:
-            pos += len(skip)
-            if tok:
-                out.append(pos)
-            pos += len(tok)
-        return out
+        return _TOKENS.starts(self.text)
 
     def peek(self, ahead: int = 0) -> str:
         j = self.i + ahead
