@@ -107,7 +107,8 @@ class SourceSet:
         self.sources: dict[Path, SourceFile] = {}
         self.inputs: list[InputFile] = []
         self._shown: dict[str, str] = {}
-        self._resolved: dict[str, Path] = {}
+        # the main file's path, resolved already, resolves to itself (``resolved``)
+        self._resolved: dict[str, Path] = {str(self.path): self.path}
         # what is derived from the texts, computed once: every stage asks again (the texts are
         # read once, by ``read``, which empties it)
         self._derived: dict[Hashable, Any] = {}
