@@ -83,11 +83,6 @@ def parse(
     for record in _records(output):
         code, kind, path, line_s, col_s, message = record
         message = message.strip()
-        line, col = int(line_s), int(col_s)
-        if line < 1:  # past the 32-bit line counter (#line 4294967295): unknown, not -1
-            line, col = 0, 0
-        if origin_of is not None and path and line:
-            line, col = origin_of(path, line, col)
         if kind == "span":
             if out and not suppressed_group and message and out[-1].code == code:
                 prev = out.pop()
@@ -104,6 +99,12 @@ def parse(
             suppressed_group = code in SUPPRESSED and severity is Severity.WARNING
         if suppressed_group:
             continue
+        # (placed only once kept: most of Slang's messages are warnings oneshader answers)
+        line, col = int(line_s), int(col_s)
+        if line < 1:  # past the 32-bit line counter (#line 4294967295): unknown, not -1
+            line, col = 0, 0
+        if origin_of is not None and path and line:
+            line, col = origin_of(path, line, col)
         file = name_of(path)
         message = _ABSOLUTE_PATH.sub(lambda m: name_of(m.group(0)), message)
         text = text_of(path) if path and line else None
