@@ -130,3 +130,21 @@ def test_a_users_own_clip_is_left_alone(tmp_path: Path) -> None:
     src, _ = _source(tmp_path, text)
     for target in ALL:
         assert "oneshader_target_clip" not in slang_source(src, target)
+
+
+def test_a_value_returning_dispatch_still_loses_its_variables_name(tmp_path: Path) -> None:
+    """Why ``rewrite.SWITCHED`` holds void helpers only: Slang's WGSL and Metal name a forced
+    inline function's result used past a branch ``_S<n>`` instead of its variable's name, so a
+    dispatch for ``fwidth`` (Metal's helper) would change the code of the targets it dispatches
+    to Slang's own. When this fails, value-returning helpers may share one text too."""
+    body = (
+        "float4 main(float2 uv : TEXCOORD0) : SV_Target {\n"
+        "    float d = length(uv);\n    float w = {call}(d);\n"
+        "    if (d > 0.5) discard;\n    return float4(w, w, 1, 1);\n}\n"
+    )
+    src, options = _source(tmp_path, body.replace("{call}", "fwidth"))
+    dispatch = "[ForceInline] float oneshader_target_fwidth(float x) { return fwidth(x); }\n"
+    own = _plain(src, options, Target.Wgsl, body.replace("{call}", "fwidth")).decode()
+    inlined = dispatch + body.replace("{call}", "oneshader_target_fwidth")
+    through = _plain(src, options, Target.Wgsl, inlined).decode()
+    assert "var w_0 : f32" in own and "var w_0 : f32" not in through
