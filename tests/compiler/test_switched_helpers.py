@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from oneshader.compiler import compile_file
 from oneshader.compiler.api import CompileOptions, EntryPointSpec
 from oneshader.compiler.slang import capi as S
 from oneshader.compiler.slang import library
@@ -130,6 +131,19 @@ def test_a_users_own_clip_is_left_alone(tmp_path: Path) -> None:
     src, _ = _source(tmp_path, text)
     for target in ALL:
         assert "oneshader_target_clip" not in slang_source(src, target)
+
+
+def test_an_error_at_a_dispatched_call_names_the_intrinsic_as_written(tmp_path: Path) -> None:
+    text = (
+        "struct S { float x; };\n"
+        "float4 main(float2 uv : TEXCOORD0) : SV_Target {\n"
+        "    S s; s.x = uv.x;\n    clip(s);\n    return float4(uv, 0, 1);\n}\n"
+    )
+    src, options = _source(tmp_path, text)
+    result = compile_file(str(src.path), options)
+    errors = [d for d in result.diagnostics if d.is_error]
+    assert errors and all((d.line, d.column) == (4, 9) for d in errors)
+    assert all("'clip'" in d.message and "oneshader" not in d.message for d in errors)
 
 
 def test_a_value_returning_dispatch_still_loses_its_variables_name(tmp_path: Path) -> None:

@@ -511,7 +511,8 @@ _DOCS: dict[str, str] = {
         " on SPIR-V, so that the three targets share one text (one Slang request) and each"
         " target's code is what its own text made before, byte for byte; on SPIR-V a "
         "matrix meets an overload of `clip` for matrices, the helper's (Slang's SPIR-V "
-        "back end aborts on its own, SIGABRT)."
+        "back end aborts on its own, SIGABRT). Slang's messages about such a call name "
+        "`clip`."
     ),
     "metal-buffer-lengths": (
         "`X.GetDimensions(` on a global buffer becomes `oneshader_GetDimensions(X,"

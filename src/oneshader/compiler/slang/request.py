@@ -236,14 +236,20 @@ def _slang_source(src: SourceSet, how: rewrites.Plan) -> str:
     return main
 
 
+# An intrinsic every target calls through its dispatch (``rewrite.SWITCHED``), by the
+# dispatch's name: a message about the call names the intrinsic as written.
+_DISPATCHED = {dispatch: name for name, (dispatch, _) in rewrite.SWITCHED.items()}
+
+
 def _as_written(src: SourceSet, diags: list[Diagnostic]) -> list[Diagnostic]:
     """Slang's diagnostics in the file's terms where a block was renamed for it
     (``SourceSet.renamed_blocks``): the block's own name (the columns after it on its line come
-    back through the map of the rewrites, ``_origin``)."""
-    renamed = src.renamed_blocks()
-    if not renamed:
+    back through the map of the rewrites, ``_origin``); and a dispatched intrinsic's own."""
+    back = {new: old for old, new in src.renamed_blocks().items()}
+    if any("oneshader_target_" in d.message for d in diags):
+        back.update(_DISPATCHED)
+    if not back:
         return diags
-    back = {new: old for old, new in renamed.items()}
     return [replace(d, message=names_back(d.message, back)) for d in diags]
 
 
