@@ -8,6 +8,8 @@ header, and a missing one is inserted into the annotation section.
 
 from __future__ import annotations
 
+import functools
+import re
 import struct
 from collections.abc import Iterator, Mapping
 
@@ -81,6 +83,31 @@ def _instructions(words: list[int], declarations: bool = False) -> Iterator[tupl
             return
         yield i, count, opcode
         i += count
+
+
+@functools.lru_cache(maxsize=16)
+def _instruction_bytes(
+    opcodes: frozenset[int], at: int, words: tuple[frozenset[int], ...]
+) -> re.Pattern[bytes]:
+    """The bytes of an instruction of one of ``opcodes`` (of any word count) whose words from
+    its ``at``-th operand on are one of each of ``words``."""
+
+    def one_of(values: frozenset[int], size: str) -> bytes:
+        packed = (re.escape(struct.pack(size, v)) for v in sorted(values))
+        return b"(?:" + b"|".join(packed) + b")"
+
+    skipped = b".{%d}" % (2 + 4 * (at - 1))  # the word count, the operands before
+    operands = b"".join(one_of(values, "<I") for values in words)
+    return re.compile(one_of(opcodes, "<H") + skipped + operands, re.S)
+
+
+def _may_hold(data: bytes, opcodes: frozenset[int], at: int, *words: frozenset[int]) -> bool:
+    """Whether the module ``data`` may hold an instruction of one of ``opcodes`` whose words
+    from its ``at``-th operand on are one of each of ``words``: one search of its bytes, where a
+    walk of its declarations takes a Python step an instruction (bytes that match across
+    instructions, or in a string, only cost the walk). A patch that needs such an instruction
+    leaves a module without one as it is."""
+    return _instruction_bytes(opcodes, at, words).search(data) is not None
 
 
 def _decorate(target: int, decoration: int, value: int) -> list[int]:
@@ -332,6 +359,7 @@ class _TypeGraph:
 # and the execution modes that size one (LocalSize, LocalSizeHint, LocalSizeId)
 _WORKGROUP_MODELS = frozenset({5, 6, 5267, 5268, 5364, 5365})
 _WORKGROUP_MODES = frozenset({17, 18, 38})
+_EXECUTION_MODES = frozenset({OP_EXECUTION_MODE, OP_EXECUTION_MODE_ID})
 
 
 def without_stray_workgroup_sizes(data: bytes) -> bytes:
@@ -339,6 +367,8 @@ def without_stray_workgroup_sizes(data: bytes) -> bytes:
     ``[numthreads]`` on a vertex or pixel entry point (DXC's vk.push-constant.static), Slang
     wrote it as LocalSize, which the reflection (no workgroup outside compute) and Vulkan's
     rules refuse; a module without one is returned as is."""
+    if not _may_hold(data, _EXECUTION_MODES, 2, _WORKGROUP_MODES):
+        return data
     words = _words(data)
     entries = [
         i for i, _, opcode in _instructions(words, declarations=True) if opcode == OP_ENTRY_POINT
@@ -362,6 +392,8 @@ def with_sample_rate_shading(data: bytes) -> bytes:
     """The module with ``OpCapability SampleRateShading`` where a stage variable is decorated
     ``Sample`` (HLSL's ``sample`` interpolation) and Slang left the capability out, which makes
     the module invalid for Vulkan (spirv-val); a module that needs nothing is returned as is."""
+    if not _may_hold(data, frozenset({OP_DECORATE}), 2, frozenset({DECO_SAMPLE})):
+        return data
     words = _words(data)
     needed = any(
         opcode == OP_DECORATE and count >= 3 and words[i + 2] == DECO_SAMPLE
@@ -370,16 +402,19 @@ def with_sample_rate_shading(data: bytes) -> bytes:
     return _with_capability(data, CAP_SAMPLE_RATE_SHADING) if needed else data
 
 
+# The image formats beyond Vulkan's base ones (SPIR-V's ImageFormat values below 40).
+_EXTENDED_FORMATS = frozenset(f for f in range(40) if f not in BASE_IMAGE_FORMATS)
+
+
 def with_extended_formats(data: bytes) -> bytes:
     """The module with ``OpCapability StorageImageExtendedFormats`` where an image type has a
     format beyond Vulkan's base ones (``rg32f``, ``r16f``, ...: ``set_image_formats`` infers
     them from the texel type, as DXC) and the module lacks it (spirv-val refuses the format)."""
+    if not _may_hold(data, frozenset({OP_TYPE_IMAGE}), 8, _EXTENDED_FORMATS):
+        return data
     words = _words(data)
     needed = any(
-        opcode == OP_TYPE_IMAGE
-        and count >= 9
-        and words[i + 8] not in BASE_IMAGE_FORMATS
-        and words[i + 8] < 40
+        opcode == OP_TYPE_IMAGE and count >= 9 and words[i + 8] in _EXTENDED_FORMATS
         for i, count, opcode in _instructions(words, declarations=True)
     )
     return _with_capability(data, CAP_STORAGE_IMAGE_EXTENDED_FORMATS) if needed else data
@@ -393,6 +428,8 @@ def without_format_capabilities(data: bytes) -> bytes:
     """The module without ``StorageImage{Read,Write}WithoutFormat`` once no storage image is
     left with format Unknown (Slang declares them for images it gave no format, which
     ``set_image_formats`` then gives one): wgpu (naga) refuses modules that declare them."""
+    if not _may_hold(data, frozenset({OP_CAPABILITY}), 1, _WITHOUT_FORMAT_CAPABILITIES):
+        return data
     words = _words(data)
     drop: list[int] = []
     for i, count, opcode in _instructions(words, declarations=True):
@@ -413,6 +450,10 @@ def with_flat_integer_inputs(data: bytes) -> bytes:
     """The module with ``Flat`` on the integer built-ins a fragment entry point reads where
     Slang left it out (``WaveGetLaneCount``/``WaveGetLaneIndex`` in a pixel shader: Vulkan
     requires Flat on every integer fragment input, VUID-StandaloneSpirv-Flat-04744)."""
+    if not _may_hold(
+        data, frozenset({OP_DECORATE}), 2, frozenset({DECO_BUILTIN}), _INTEGER_INPUT_BUILTINS
+    ):
+        return data
     words = _words(data)
     fragment: set[int] = set()
     flat: set[int] = set()
