@@ -44,23 +44,23 @@ def _gather_emitted_modules() -> Iterator[None]:
     from oneshader.compiler import driver
     from oneshader.compiler.process import worker
 
-    compile_here, compile_there = driver._compile, worker.CompilerWorker.compile
+    compile_here, receive_there = driver._compile, worker.CompilerWorker.receive
 
     def here(path: str, options: Any) -> Any:
         result = compile_here(path, options)
         EMITTED.add_result(result)
         return result
 
-    def there(self: worker.CompilerWorker, path: str, options: Any) -> Any:
-        result = compile_there(self, path, options)
+    def there(self: worker.CompilerWorker) -> Any:
+        result = receive_there(self)
         EMITTED.add_result(result)
         return result
 
     driver._compile = here  # type: ignore[assignment]
-    worker.CompilerWorker.compile = there  # type: ignore[method-assign]
+    worker.CompilerWorker.receive = there  # type: ignore[method-assign]
     yield
     driver._compile = compile_here  # type: ignore[assignment]
-    worker.CompilerWorker.compile = compile_there  # type: ignore[method-assign]
+    worker.CompilerWorker.receive = receive_there  # type: ignore[method-assign]
 
 
 @pytest.fixture(autouse=True)

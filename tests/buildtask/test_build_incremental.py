@@ -238,22 +238,32 @@ def test_paths_on_the_command_line_replace_the_configured_sources(
     assert refl.source == "shaders/K0.hlsl"
 
 
-class CrashingOn(CompilerWorker):
-    """The real worker, whose compiler process gets SIGSEGV just as it is handed a file named
-    ``Victim``: Slang's known crashes cannot be triggered on demand, their consequence can."""
+class OnVictim(CompilerWorker):
+    """The real worker, that does something to its compiler process just as it is handed a
+    file named ``Victim``. Requests are written one at a time (``queued_bytes``): one waiting
+    behind another would be handed to the process while it still compiles the one before."""
 
-    victim = False
+    queued_bytes = 0
 
-    def compile(self, path: str, options: CompileOptions) -> CompileResult:
-        self.victim = Path(path).stem == "Victim"
-        return super().compile(path, options)
+    def _write_pending(self) -> None:
+        child = self._child
+        if child is not None and self._sent == 0 and self._pending:
+            path = self._pending[0][0]
+            if Path(path).stem == "Victim":
+                self.to_victim(child)
+        super()._write_pending()
 
-    def _ensure(self) -> _Child:
-        child = super()._ensure()
-        if self.victim:
-            os.kill(child.pid, signal.SIGSEGV)
-            select.select([child.channel], [], [], 30)  # its end of the channel closes as it dies
-        return child
+    def to_victim(self, child: _Child) -> None:
+        raise NotImplementedError
+
+
+class CrashingOn(OnVictim):
+    """Its compiler process gets SIGSEGV: Slang's known crashes cannot be triggered on demand,
+    their consequence can."""
+
+    def to_victim(self, child: _Child) -> None:
+        os.kill(child.pid, signal.SIGSEGV)
+        select.select([child.channel], [], [], 30)  # its end of the channel closes as it dies
 
 
 def test_a_compiler_crash_fails_that_shader_alone(
@@ -273,20 +283,15 @@ def test_a_compiler_crash_fails_that_shader_alone(
     assert not any(m.startswith("Victim.") for m in outputs(project / "out"))
 
 
-class HangingOn(CompilerWorker):
-    """The real worker, whose compiler process stops (SIGSTOP) just as it is handed a file
-    named ``Victim``, under a short time limit for that file alone."""
+class HangingOn(OnVictim):
+    """Its compiler process stops (SIGSTOP), under a short time limit for that file alone."""
 
-    def compile(self, path: str, options: CompileOptions) -> CompileResult:
-        self.victim = Path(path).stem == "Victim"
-        self.timeout = 0.5 if self.victim else 300
-        return super().compile(path, options)
+    def to_victim(self, child: _Child) -> None:
+        os.kill(child.pid, signal.SIGSTOP)
 
-    def _ensure(self) -> _Child:
-        child = super()._ensure()
-        if self.victim:
-            os.kill(child.pid, signal.SIGSTOP)
-        return child
+    def _reply(self, options: CompileOptions) -> CompileResult:
+        self.timeout = 0.5 if Path(options.source_name).stem == "Victim" else 300
+        return super()._reply(options)
 
 
 def test_a_time_out_is_reported_as_one_not_as_a_crash(
@@ -329,8 +334,9 @@ class EditsDuringCompile(CompilerWorker):
     """The real worker; the user saves ``math.hlsli`` again while ``Lit`` is being compiled
     (after the compiler read it, before the build stamps it)."""
 
-    def compile(self, path: str, options: CompileOptions) -> CompileResult:
-        result = super().compile(path, options)
+    def receive(self) -> CompileResult:
+        path = self._pending[0][0]
+        result = super().receive()
         if Path(path).stem == "Lit":
             math = Path(path).parent / "inc" / "math.hlsli"
             touch_later(math, math.read_text().replace("saturate(", "0.25 * saturate("))
@@ -356,16 +362,21 @@ class EditUndoneDuringCompile(CompilerWorker):
     """The real worker; ``K1`` is edited after the build looked at it and before the compiler
     reads it, and put back as soon as the compile is over (an undo in the editor)."""
 
-    def compile(self, path: str, options: CompileOptions) -> CompileResult:
-        if Path(path).stem != "K1":
-            return super().compile(path, options)
-        source = Path(path)
-        original = source.read_text()
-        touch_later(source, original.replace("* 3u", "* 7u"))
+    original = ""
+
+    def submit(self, path: str, options: CompileOptions) -> None:
+        if Path(path).stem == "K1":
+            self.original = Path(path).read_text()
+            touch_later(Path(path), self.original.replace("* 3u", "* 7u"))
+        super().submit(path, options)
+
+    def receive(self) -> CompileResult:
+        path = self._pending[0][0]
         try:
-            return super().compile(path, options)
+            return super().receive()
         finally:
-            touch_later(source, original)
+            if Path(path).stem == "K1":
+                touch_later(Path(path), self.original)
 
 
 def test_an_edit_undone_during_the_compile_is_not_recorded_as_current(

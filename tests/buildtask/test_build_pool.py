@@ -6,11 +6,15 @@ from __future__ import annotations
 import threading
 import time
 from pathlib import Path
+from typing import ClassVar
+
+import pytest
 
 from oneshader.buildtask.scheduler import WorkerPool
 from oneshader.buildtask.sources import ShaderJob
 from oneshader.compiler.api import CompileLimits, CompileOptions, CompileResult
 from oneshader.compiler.process.worker import CompilerWorker
+from oneshader.diagnostics import Diagnostic, Severity
 
 
 def job(name: str) -> ShaderJob:
@@ -18,7 +22,8 @@ def job(name: str) -> ShaderJob:
 
 
 class StandIn:
-    """Answers with an empty result; raises on files named ``boom``."""
+    """Answers with an empty result; raises on files named ``boom``. Requests wait in
+    ``pending`` until received, as in a real worker's channel."""
 
     made = 0
     lock = threading.Lock()
@@ -27,6 +32,13 @@ class StandIn:
         with StandIn.lock:
             StandIn.made += 1
         self.closed = False
+        self.pending: list[tuple[str, CompileOptions]] = []
+
+    def submit(self, path: str, options: CompileOptions) -> None:
+        self.pending.append((path, options))
+
+    def receive(self) -> CompileResult:
+        return self.compile(*self.pending.pop(0))
 
     def compile(self, path: str, options: CompileOptions) -> CompileResult:
         if Path(path).name.startswith("boom"):
@@ -121,3 +133,105 @@ def test_the_pools_workers_take_the_builds_limits() -> None:
         assert isinstance(worker, CompilerWorker)
         assert worker.timeout == 5.0 and worker.memory_limit == 100 << 20
         worker.close()
+
+
+class Named(StandIn):
+    """Answers each job with a result naming it (a warning carrying its path), after
+    ``seconds``; records how many requests it held at each receive."""
+
+    seconds = 0.0
+    held: ClassVar[list[int]] = []
+
+    def receive(self) -> CompileResult:
+        Named.held.append(len(self.pending))
+        time.sleep(self.seconds)
+        return named_result(self.pending.pop(0)[0])
+
+
+def named_result(path: str) -> CompileResult:
+    diag = Diagnostic(path, 1, 1, Severity.WARNING, f"compiled {path}", "OS0000")
+    return CompileResult(diagnostics=(diag,))
+
+
+def run_all(pool: WorkerPool, jobs: list[ShaderJob]) -> list[tuple[str, CompileResult, str]]:
+    """Every job's result, in the order reported, with the thread that reported it."""
+    results: list[tuple[str, CompileResult, str]] = []
+    pool.run(
+        jobs,
+        lambda j: None,
+        lambda j, r, _s: results.append((str(j.source), r, threading.current_thread().name)),
+        lambda: None,
+    )
+    return results
+
+
+def test_a_worker_is_handed_its_next_job_before_its_current_result_is_read() -> None:
+    """The worker's process starts the next compile as soon as it replies: each job is
+    submitted before the result of the one before is received. The results are each job's
+    own, reported on the calling thread."""
+    Named.held = []
+    jobs = [job(f"j{i}") for i in range(6)]
+    with WorkerPool(1, Named) as pool:
+        results = run_all(pool, jobs)
+    assert Named.held == [2, 2, 2, 2, 2, 1]
+    assert [(path, r) for path, r, _ in results] == [
+        (f"j{i}", named_result(f"j{i}")) for i in range(6)
+    ]
+    assert {thread for _, _, thread in results} == {threading.current_thread().name}
+
+
+def test_no_job_waits_behind_a_long_compile_while_another_worker_could_run_it() -> None:
+    """Near the end of the queue a job is not queued behind another: at -j 2, the last short
+    job runs on the second worker, not after the long one."""
+
+    class Slow(Named):
+        def receive(self) -> CompileResult:
+            self.seconds = 0.5 if self.pending[0][0] == "long" else 0.0
+            return super().receive()
+
+    with WorkerPool(2, Slow) as pool:
+        results = run_all(pool, [job("long"), job("short")])
+    assert [path for path, _, _ in results] == ["short", "long"]
+
+
+def test_the_jobs_a_broken_worker_held_go_to_another() -> None:
+    """A worker that raises fails the job it was answering; the job queued behind it is
+    compiled by the replacement, not lost nor failed."""
+    StandIn.made = 0
+    results = {}
+    with WorkerPool(1, StandIn) as pool:
+        for path, result, _ in run_all(pool, [job("boom"), job("a"), job("b")]):
+            results[path] = result
+    assert results["boom"].crashed and not results["a"].crashed and not results["b"].crashed
+    assert StandIn.made == 2
+
+
+def test_an_interrupt_drops_the_queued_job_with_its_worker() -> None:
+    """^C (or a failure writing outputs): the job queued behind the one whose result came
+    is not compiled, its worker is closed, and no driver uses a worker once run has raised."""
+    made: list[Named] = []
+    dropped: list[int] = []
+
+    class Kept(Named):
+        seconds = 0.05
+
+        def __init__(self) -> None:
+            super().__init__()
+            made.append(self)
+
+        def close(self) -> None:
+            dropped.append(len(self.pending))
+            super().close()
+
+    def explode(j: ShaderJob, r: CompileResult, s: float) -> None:
+        raise KeyboardInterrupt
+
+    Named.held = []
+    with WorkerPool(1, Kept) as pool:
+        with pytest.raises(KeyboardInterrupt):
+            pool.run([job(f"j{i}") for i in range(20)], lambda j: None, explode, lambda: None)
+        assert pool._workers == [None]  # no driver is left using a worker the next run gets
+        received = len(Named.held)
+        time.sleep(0.2)
+        assert len(Named.held) == received
+        assert len(made) == 1 and dropped == [1]  # closed with the job queued behind

@@ -253,3 +253,86 @@ def test_a_compile_over_the_memory_limit_fails_that_shader(tmp_path: Path) -> No
         (diag,) = result.diagnostics
         assert result.crashed and "ran out of memory" in diag.message, diag.message
         assert worker.compile(SPRITE, OPTIONS).ok  # the next shader gets a fresh worker
+
+
+LIT = str(CORPUS / "particles.hlsl")
+LIT_OPTIONS = CompileOptions(source_name="shaders/particles.hlsl")
+
+
+def frozen_with_two_requests(worker: CompilerWorker) -> int:
+    """The worker's child stopped (SIGSTOP) with two requests written to it: the sprite's,
+    then the lit shader's queued behind it. Its pid."""
+    worker.start()
+    pid = worker.pid
+    assert pid is not None
+    os.kill(pid, signal.SIGSTOP)
+    worker.submit(SPRITE, OPTIONS)
+    worker.submit(LIT, LIT_OPTIONS)
+    assert worker._sent == 2  # both in the channel
+    return pid
+
+
+def test_a_queued_request_is_compiled_as_the_one_before_it_is_answered() -> None:
+    with CompilerWorker() as worker:
+        pid = frozen_with_two_requests(worker)
+        os.kill(pid, signal.SIGCONT)
+        first, second = worker.receive(), worker.receive()
+        assert first == worker.compile(SPRITE, OPTIONS) and first.ok
+        assert second == worker.compile(LIT, LIT_OPTIONS) and second.ok
+        assert worker.pid == pid and worker.restarts == 0
+
+
+def test_a_crash_fails_its_own_request_and_the_queued_one_goes_to_a_fresh_child() -> None:
+    with CompilerWorker() as worker:
+        pid = frozen_with_two_requests(worker)
+        os.kill(pid, signal.SIGSEGV)
+        os.kill(pid, signal.SIGCONT)
+        crashed, queued = worker.receive(), worker.receive()
+        assert crashed.crashed and "SIGSEGV" in crashed.diagnostics[0].message
+        assert crashed.diagnostics[0].file == "shaders/sprite.hlsl"
+        assert queued.ok and not queued.crashed and queued == worker.compile(LIT, LIT_OPTIONS)
+        assert worker.pid not in (None, pid) and worker.restarts == 1
+
+
+def test_a_timed_out_compile_sends_its_queued_request_to_a_fresh_child() -> None:
+    with CompilerWorker(timeout=0.5) as worker:
+        pid = frozen_with_two_requests(worker)  # the sprite's compile never finishes
+        timed_out = worker.receive()
+        assert timed_out.crashed and timed_out.diagnostics[0].code == "OS9004"
+        worker.timeout = 60  # a fresh child (imports, session) takes longer than 0.5 s
+        queued = worker.receive()
+        assert queued.ok and not queued.crashed and worker.pid not in (None, pid)
+
+
+def test_a_queued_requests_time_limit_counts_from_the_reply_before_it() -> None:
+    """Its compile starts when the child has answered the one before: the time that one
+    took is not its own."""
+    with CompilerWorker(timeout=5) as worker:
+        pid = frozen_with_two_requests(worker)
+        time.sleep(3)  # the first request's compile takes 3 s
+        os.kill(pid, signal.SIGCONT)
+        assert worker.receive().ok
+        os.kill(pid, signal.SIGSTOP)
+        time.sleep(3)  # and the second's 3 s: 6 s after it was sent, 3 s after it started
+        os.kill(pid, signal.SIGCONT)
+        assert worker.receive().ok
+
+
+def test_a_big_request_waits_for_the_reply_before_it_instead_of_blocking() -> None:
+    """The child reads no request while it writes a reply: a request bigger than the channel
+    holds is written once the reply before it has arrived (else both sides would block)."""
+    big = CompileOptions(
+        source_name="shaders/particles.hlsl", defines=(("UNUSED", "1" * (4 << 20)),)
+    )
+    with CompilerWorker() as worker:
+        worker.start()
+        pid = worker.pid
+        assert pid is not None
+        os.kill(pid, signal.SIGSTOP)
+        worker.submit(SPRITE, OPTIONS)
+        thread = threading.Thread(target=worker.submit, args=(LIT, big), daemon=True)
+        thread.start()
+        thread.join(10)
+        assert not thread.is_alive() and worker._sent == 1
+        os.kill(pid, signal.SIGCONT)
+        assert worker.receive().ok and worker.receive().ok

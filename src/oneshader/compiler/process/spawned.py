@@ -88,13 +88,13 @@ class SpawnedWorker(CompilerWorker):
     """:class:`CompilerWorker` whose child is a new process rather than a zygote's fork.
     ``memory_limit``: bytes of address space the child may use (where the OS enforces it)."""
 
+    # A request waits in a pipe behind another only where the pipe's buffer is known to hold it
+    # (POSIX: 4 KiB at least); Windows does not document an anonymous pipe's default buffer.
+    queued_bytes = 0 if sys.platform == "win32" else CompilerWorker.queued_bytes
+
     def __init__(self, timeout: float | None = None, memory_limit: int | None = None) -> None:
-        self.timeout = timeout
-        self.memory_limit = memory_limit
+        self._setup(timeout, memory_limit)
         self._owns_zygote = False
-        self._child: _Child | None = None
-        self._lock = threading.Lock()
-        self.restarts = 0
 
     def _start_child(self) -> _Child:
         limit = [] if self.memory_limit is None else ["--memory", str(self.memory_limit)]

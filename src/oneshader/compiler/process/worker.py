@@ -7,10 +7,17 @@ session's ~200 ms are paid once), and talks to it over a socket with frames of p
 (:mod:`.wire`: the child may be the compile server's, so nothing it sends may run code here). If
 the child dies mid-request, the request returns ``crashed=True`` with an error diagnostic naming
 the signal, and the next request gets a fresh child.
+
+A caller may keep a second request waiting in the channel behind the one being compiled
+(:meth:`CompilerWorker.submit`, :meth:`CompilerWorker.receive`): the child reads requests in
+order, so it starts the next compile the moment it has written a reply, instead of idling while
+this process reads that reply and sends the next request (~1 ms a shader: the decode, the GIL
+handed between threads).
 """
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import os
 import select
@@ -35,6 +42,13 @@ from oneshader.diagnostics import Code, Diagnostic, Severity
 __all__ = ["CompilerWorker"]
 
 _REAP_SECONDS = 5.0
+
+# The largest frame written while the child is still compiling an earlier request. The child
+# reads nothing while it writes a reply, so a request bigger than what the channel buffers would
+# block this process in its write while the child blocks writing the reply this process is not
+# reading yet. A socket pair and a POSIX pipe buffer far more than this (a compile request is
+# ~1 KiB); a request over it is written once the reply before it has arrived.
+_QUEUED_BYTES = 4096
 
 
 # Signals of a process that broke by itself; any other came from outside (a kill, the system
@@ -130,18 +144,32 @@ class CompilerWorker:
     """One persistent compiler process; ``compile`` is safe against the child crashing.
 
     ``timeout`` (seconds, None for none) bounds one compile; a compile that exceeds it is treated
-    as a crash (the child is killed). One worker serves one request at a time (a lock holds that).
+    as a crash (the child is killed). :meth:`submit` and :meth:`receive` keep requests waiting in
+    the channel (results in the order of the requests); :meth:`compile` is one request and its
+    result. One thread drives a worker (a lock keeps each call whole against :meth:`close`).
     Without a ``zygote`` the worker starts (and closes) a private one.
     """
 
+    queued_bytes = _QUEUED_BYTES  # the largest request written behind another (0: none)
+
     def __init__(self, timeout: float | None = None, zygote: Zygote | None = None) -> None:
-        self.timeout = timeout
-        self.memory_limit = zygote.memory_limit if zygote is not None else None
+        self._setup(timeout, zygote.memory_limit if zygote is not None else None)
         self._owns_zygote = zygote is None
         self._zygote = zygote if zygote is not None else Zygote()
+
+    def _setup(self, timeout: float | None, memory_limit: int | None) -> None:
+        self.timeout = timeout
+        self.memory_limit = memory_limit
         self._child: _Child | None = None
         self._lock = threading.Lock()
         self.restarts = 0
+        # Requests not answered yet, oldest first (path, options, frame); the first ``_sent``
+        # of them are written to the current child; ``_started``: when the oldest's compile
+        # started (``time.monotonic``), which its time limit counts from.
+        self._pending: collections.deque[tuple[str, CompileOptions, bytes]]
+        self._pending = collections.deque()
+        self._sent = 0
+        self._started = 0.0
 
     @property
     def pid(self) -> int | None:
@@ -153,6 +181,8 @@ class CompilerWorker:
             self._ensure()
 
     def _ensure(self) -> _Child:
+        """The child, started if there is none; one that ended while idle is replaced (only
+        while no request is pending: a pending reply makes the channel readable)."""
         if self._child is not None:
             if self._child.idle_and_alive():
                 return self._child
@@ -172,8 +202,10 @@ class CompilerWorker:
 
     def _end_child(self, *, kill: bool) -> tuple[int, int] | None:
         """Close the channel (the child exits at end of file), reap the child; its exit code
-        and peak memory (KiB)."""
+        and peak memory (KiB). The requests written to it are unanswered: they are written
+        again to the next child."""
         child, self._child = self._child, None
+        self._sent = 0
         if child is None:
             return None
         if kill:
@@ -182,25 +214,79 @@ class CompilerWorker:
         return self._reap(child)
 
     def compile(self, path: str, options: CompileOptions) -> CompileResult:
+        """One request's result (with no other request pending)."""
+        self.submit(path, options)
+        return self.receive()
+
+    def submit(self, path: str, options: CompileOptions) -> None:
+        """Send a request; :meth:`receive` gives its result, after those of the requests
+        submitted before it. Behind a request being compiled it waits in the channel, and the
+        child starts it as soon as it has written the reply before."""
         with self._lock:
-            child = self._ensure()
-            deadline = None if self.timeout is None else time.monotonic() + self.timeout
-            timed_out = False
-            try:
-                send(child.writer, encode_request(path, options))
-                reply = child.receive(deadline)
-            except TimeoutError:
-                timed_out = True
-                child.kill()
-                reply = None
-            except (EOFError, OSError):
-                reply = None
-            if reply is None:
-                return self._crashed(options, timed_out)
-            try:
-                return decode_result(reply)
-            except ValueError as err:
-                return self._garbled(options, err)
+            if not self._pending:
+                self._ensure()
+                self._started = time.monotonic()
+            self._pending.append((path, options, encode_request(path, options)))
+            self._write_pending()
+
+    def _write_pending(self) -> None:
+        """Write the pending requests not yet written to the child, in order: the oldest
+        always, the others while small enough to wait in the channel (``queued_bytes``). A write
+        that fails (the child ended) is found by :meth:`receive`, reading the reply."""
+        child = self._child
+        if child is None:
+            return
+        while self._sent < len(self._pending):
+            frame = self._pending[self._sent][2]
+            if self._sent and len(frame) + HEADER_SIZE > self.queued_bytes:
+                return
+            with contextlib.suppress(OSError):
+                send(child.writer, frame)
+            self._sent += 1
+
+    def receive(self) -> CompileResult:
+        """The result of the oldest pending request. Its time limit counts from when its compile
+        started: when it was sent, or when the reply before it arrived if it waited behind that
+        one. If the child ends on it (a crash, the time limit, a reply that is no result), it
+        gets that verdict and the requests behind it go to a fresh child, started at the next
+        call: a request is never lost nor failed for a crash that was not its own (a fork that
+        fails raises from the call that needed it)."""
+        with self._lock:
+            if not self._pending:
+                raise RuntimeError("no request is pending (the worker was closed)")
+            if self._child is None:  # the last child ended with these requests written to it
+                self._ensure()
+                self._started = time.monotonic()
+                self._write_pending()
+            _, options, _ = self._pending[0]
+            result = self._reply(options)
+            self._pending.popleft()
+            if self._child is not None:  # else _end_child has counted nothing as written
+                self._sent -= 1
+            self._started = time.monotonic()
+            self._write_pending()
+            return result
+
+    def _reply(self, options: CompileOptions) -> CompileResult:
+        """The oldest written request's result: the child's reply, or what ended the child."""
+        child = self._child
+        assert child is not None
+        deadline = None if self.timeout is None else self._started + self.timeout
+        timed_out = False
+        try:
+            reply = child.receive(deadline)
+        except TimeoutError:
+            timed_out = True
+            child.kill()
+            reply = None
+        except (EOFError, OSError):
+            reply = None
+        if reply is None:
+            return self._crashed(options, timed_out)
+        try:
+            return decode_result(reply)
+        except ValueError as err:
+            return self._garbled(options, err)
 
     def _garbled(self, options: CompileOptions, err: ValueError) -> CompileResult:
         """A reply that is no compile result: not oneshader's worker (whatever holds the compile
@@ -233,12 +319,16 @@ class CompilerWorker:
         return CompileResult(diagnostics=(diag,), crashed=True)
 
     def close(self) -> None:
+        """End the child; requests still pending are dropped, and a child busy with them is
+        killed (no one would read its replies)."""
         with self._lock:
-            child = self._child
-            if child is not None:
-                with contextlib.suppress(OSError):
-                    send(child.writer, b"")
-                self._end_child(kill=False)
+            busy = bool(self._pending)
+            self._pending.clear()
+            if self._child is not None:
+                if not busy:
+                    with contextlib.suppress(OSError):
+                        send(self._child.writer, b"")
+                self._end_child(kill=busy)
             if self._owns_zygote:
                 self._zygote.close()
 
