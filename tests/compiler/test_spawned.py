@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from worker_support import crash_mid_request
+from worker_support import LIT, LIT_OPTIONS, crash_mid_request, frozen_with_two_requests
 
 from oneshader.compiler import CompileOptions, compile_file
 from oneshader.compiler.process import spawned
@@ -50,6 +50,18 @@ def test_a_crash_costs_one_shader_and_names_its_signal() -> None:
         assert crashed.crashed and diag.code == "OS9001" and "SIGSEGV" in diag.message
         again = worker.compile(SPRITE, OPTIONS)
         assert again.ok and worker.pid not in (None, pid) and worker.restarts == 1
+
+
+def test_a_crash_fails_its_own_request_and_the_queued_one_goes_to_a_fresh_child() -> None:
+    """A second request waits in the pipe (POSIX) and survives the crash of the one before."""
+    with SpawnedWorker() as worker:
+        pid = frozen_with_two_requests(worker, SPRITE, OPTIONS)
+        os.kill(pid, signal.SIGSEGV)
+        os.kill(pid, signal.SIGCONT)
+        crashed, queued = worker.receive(), worker.receive()
+        assert crashed.crashed and "SIGSEGV" in crashed.diagnostics[0].message
+        assert queued.ok and queued == compile_file(LIT, LIT_OPTIONS)
+        assert worker.pid not in (None, pid) and worker.restarts == 1
 
 
 def test_the_time_limit_stops_a_hung_compile() -> None:

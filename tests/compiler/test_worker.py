@@ -12,7 +12,7 @@ import threading
 import time
 from pathlib import Path
 
-from worker_support import crash_mid_request
+from worker_support import LIT, LIT_OPTIONS, crash_mid_request, frozen_with_two_requests
 
 from oneshader.compiler import CompileOptions, compile_file
 from oneshader.compiler.process.worker import CompilerWorker
@@ -255,26 +255,9 @@ def test_a_compile_over_the_memory_limit_fails_that_shader(tmp_path: Path) -> No
         assert worker.compile(SPRITE, OPTIONS).ok  # the next shader gets a fresh worker
 
 
-LIT = str(CORPUS / "particles.hlsl")
-LIT_OPTIONS = CompileOptions(source_name="shaders/particles.hlsl")
-
-
-def frozen_with_two_requests(worker: CompilerWorker) -> int:
-    """The worker's child stopped (SIGSTOP) with two requests written to it: the sprite's,
-    then the lit shader's queued behind it. Its pid."""
-    worker.start()
-    pid = worker.pid
-    assert pid is not None
-    os.kill(pid, signal.SIGSTOP)
-    worker.submit(SPRITE, OPTIONS)
-    worker.submit(LIT, LIT_OPTIONS)
-    assert worker._sent == 2  # both in the channel
-    return pid
-
-
 def test_a_queued_request_is_compiled_as_the_one_before_it_is_answered() -> None:
     with CompilerWorker() as worker:
-        pid = frozen_with_two_requests(worker)
+        pid = frozen_with_two_requests(worker, SPRITE, OPTIONS)
         os.kill(pid, signal.SIGCONT)
         first, second = worker.receive(), worker.receive()
         assert first == worker.compile(SPRITE, OPTIONS) and first.ok
@@ -284,7 +267,7 @@ def test_a_queued_request_is_compiled_as_the_one_before_it_is_answered() -> None
 
 def test_a_crash_fails_its_own_request_and_the_queued_one_goes_to_a_fresh_child() -> None:
     with CompilerWorker() as worker:
-        pid = frozen_with_two_requests(worker)
+        pid = frozen_with_two_requests(worker, SPRITE, OPTIONS)
         os.kill(pid, signal.SIGSEGV)
         os.kill(pid, signal.SIGCONT)
         crashed, queued = worker.receive(), worker.receive()
@@ -296,7 +279,7 @@ def test_a_crash_fails_its_own_request_and_the_queued_one_goes_to_a_fresh_child(
 
 def test_a_timed_out_compile_sends_its_queued_request_to_a_fresh_child() -> None:
     with CompilerWorker(timeout=0.5) as worker:
-        pid = frozen_with_two_requests(worker)  # the sprite's compile never finishes
+        pid = frozen_with_two_requests(worker, SPRITE, OPTIONS)  # the sprite's never finishes
         timed_out = worker.receive()
         assert timed_out.crashed and timed_out.diagnostics[0].code == "OS9004"
         worker.timeout = 60  # a fresh child (imports, session) takes longer than 0.5 s
@@ -308,7 +291,7 @@ def test_a_queued_requests_time_limit_counts_from_the_reply_before_it() -> None:
     """Its compile starts when the child has answered the one before: the time that one
     took is not its own."""
     with CompilerWorker(timeout=5) as worker:
-        pid = frozen_with_two_requests(worker)
+        pid = frozen_with_two_requests(worker, SPRITE, OPTIONS)
         time.sleep(3)  # the first request's compile takes 3 s
         os.kill(pid, signal.SIGCONT)
         assert worker.receive().ok

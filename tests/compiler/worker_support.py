@@ -6,9 +6,13 @@ import os
 import signal
 import threading
 import time
+from pathlib import Path
 
 from oneshader.compiler import CompileOptions, CompileResult
 from oneshader.compiler.process.worker import CompilerWorker
+
+LIT = str(Path(__file__).parent.parent / "corpus" / "particles.hlsl")
+LIT_OPTIONS = CompileOptions(source_name="shaders/particles.hlsl")
 
 
 def crash_mid_request(
@@ -32,3 +36,16 @@ def crash_mid_request(
     thread.join(timeout=30)
     (crashed,) = results
     return crashed
+
+
+def frozen_with_two_requests(worker: CompilerWorker, path: str, options: CompileOptions) -> int:
+    """The worker's child stopped (SIGSTOP) with two requests written to it: ``path``'s, then
+    :data:`LIT`'s queued behind it. Its pid."""
+    worker.start()
+    pid = worker.pid
+    assert pid is not None
+    os.kill(pid, signal.SIGSTOP)
+    worker.submit(path, options)
+    worker.submit(LIT, LIT_OPTIONS)
+    assert worker._sent == 2  # both in the channel
+    return pid

@@ -258,17 +258,13 @@ class CompilerWorker:
                 self._ensure()
                 self._started = time.monotonic()
                 self._write_pending()
-            _, options, _ = self._pending[0]
-            result = self._reply(options)
-            self._pending.popleft()
-            if self._child is not None:  # else _end_child has counted nothing as written
-                self._sent -= 1
-            self._started = time.monotonic()
-            self._write_pending()
-            return result
+            _, options, _ = self._pending.popleft()
+            self._sent -= 1
+            return self._reply(options)
 
     def _reply(self, options: CompileOptions) -> CompileResult:
-        """The oldest written request's result: the child's reply, or what ended the child."""
+        """The result of the request just taken off ``_pending`` (written to the child): the
+        child's reply, or what ended the child."""
         child = self._child
         assert child is not None
         deadline = None if self.timeout is None else self._started + self.timeout
@@ -283,6 +279,8 @@ class CompilerWorker:
             reply = None
         if reply is None:
             return self._crashed(options, timed_out)
+        self._started = time.monotonic()  # the next request's compile began with this reply
+        self._write_pending()  # one too big to wait in the channel goes now
         try:
             return decode_result(reply)
         except ValueError as err:
