@@ -14,7 +14,8 @@ from pathlib import Path
 
 from worker_support import LIT, LIT_OPTIONS, crash_mid_request, frozen_with_two_requests
 
-from oneshader.compiler import CompileOptions, compile_file
+from oneshader.compiler import CompileOptions, CompileResult, compile_file
+from oneshader.compiler.process.wire import encode_result
 from oneshader.compiler.process.worker import CompilerWorker
 from oneshader.compiler.process.zygote import Zygote
 from process_helpers import gone, parent_of
@@ -169,24 +170,28 @@ class _FakeZygote(Zygote):
 
     def __init__(self, reply: bytes) -> None:
         super().__init__()
-        self.reply = reply
+        self.reply = reply  # what the next "worker" answers to its first request
+        self.stand_ins: dict[int, subprocess.Popen[bytes]] = {}
 
     def fork(self) -> tuple[int, socket.socket]:
         ours, theirs = socket.socketpair()
+        reply = self.reply
 
         def answer() -> None:
             with theirs, theirs.makefile("rb") as inp:
                 (size,) = struct.unpack("<Q", inp.read(8))
                 inp.read(size)
-                theirs.sendall(_frame(self.reply))
+                theirs.sendall(_frame(reply))
 
         threading.Thread(target=answer, daemon=True).start()
-        self.stand_in = subprocess.Popen(["sleep", "60"])  # the pid a caller may kill
-        return self.stand_in.pid, ours
+        stand_in = subprocess.Popen(["sleep", "60"])  # the pid a caller may kill
+        self.stand_ins[stand_in.pid] = stand_in
+        return stand_in.pid, ours
 
     def wait(self, pid: int, timeout: float) -> tuple[int, int] | None:
-        self.stand_in.kill()
-        self.stand_in.wait()
+        stand_in = self.stand_ins.pop(pid)
+        stand_in.kill()
+        stand_in.wait()
         return None
 
 
@@ -201,6 +206,20 @@ def test_a_reply_that_is_a_pickle_runs_nothing(tmp_path: Path) -> None:
         assert result.crashed and not result.ok and diag.code == "OS9003"
         assert "not a compile result" in diag.message and "Slang bug" not in diag.message
     assert not planted.exists()
+
+
+def test_a_garbled_reply_sends_the_queued_request_to_a_fresh_worker() -> None:
+    """The request waiting behind one answered with something that is no compile result gets
+    its own answer from the next worker."""
+    zygote = _FakeZygote(b"{}")
+    with CompilerWorker(zygote=zygote) as worker:
+        worker.submit(SPRITE, OPTIONS)
+        worker.submit(LIT, LIT_OPTIONS)
+        zygote.reply = encode_result(CompileResult())
+        garbled, queued = worker.receive(), worker.receive()
+        assert garbled.crashed and "not a compile result" in garbled.diagnostics[0].message
+        assert queued == CompileResult() and worker.restarts == 1
+    assert not zygote.stand_ins
 
 
 def test_a_request_that_is_a_pickle_runs_nothing_in_the_worker(tmp_path: Path) -> None:
