@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from request_support import each_as_alone, read_source
 
 from oneshader.compiler import driver
 from oneshader.compiler.api import CompileOptions, EntryPointSpec
@@ -46,41 +47,14 @@ VSOut main(VSIn i) {
 """
 
 
-@pytest.fixture
-def compiles(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
-    """Counts Slang's compiles (one per request)."""
-    lib = library()
-    calls: list[int] = []
-    real = lib.__dict__["spCompile"]
-
-    def counted(handle: int) -> int:
-        calls.append(handle)
-        return int(real(handle))
-
-    monkeypatch.setitem(lib.__dict__, "spCompile", counted)
-    yield calls
-
-
-def _source(tmp_path: Path, text: str) -> tuple[SourceSet, CompileOptions]:
-    path = tmp_path / "a.vert.hlsl"
-    path.write_text(text)
-    src = SourceSet(str(path), "a.vert.hlsl", ())
-    src.read()
-    return src, CompileOptions(entry_points=(EntryPointSpec("main", Stage.Vertex),))
-
-
 def test_one_request_gives_each_target_what_its_own_request_gives(
     tmp_path: Path, compiles: list[int]
 ) -> None:
-    src, options = _source(tmp_path, _VERTEX)
+    src, options = read_source(tmp_path, _VERTEX, Stage.Vertex)
     together = compile_together(library(), src, options, ALL)
     assert list(together) == ALL and len(compiles) == 1
-    for target in ALL:
-        alone, errors = compile_target(library(), src, options, target)
-        assert alone is not None and not errors
-        assert together[target].code == alone.code
-        assert together[target].facts == alone.facts
-        assert together[target].warnings == alone.warnings == []
+    alone = each_as_alone(src, options, together)
+    assert all(together[t].warnings == alone[t].warnings == [] for t in ALL)
     assert len(compiles) == 4
     # the facts differ by target, so each came from its own target's reflection
     assert together[Target.Msl].facts != together[Target.Wgsl].facts
@@ -109,7 +83,7 @@ def test_targets_given_other_source_text_get_their_own_request(
 ) -> None:
     # 'linear' is blanked for Metal and WGSL only: SPIR-V's text differs, theirs are equal
     text = _VERTEX.replace("float4 color : COLOR0", "linear float4 color : COLOR0")
-    src, options = _source(tmp_path, text)
+    src, options = read_source(tmp_path, text, Stage.Vertex)
     together = compile_together(library(), src, options, ALL)
     assert list(together) == [Target.Msl, Target.Wgsl] and len(compiles) == 1
     for target in (Target.Msl, Target.Wgsl):
@@ -137,7 +111,7 @@ def test_a_request_with_a_front_end_warning_gives_each_target_the_warning(
     """E30081 (an implicit conversion) is Slang's front end's: the one request counts, and the
     build's warnings are those each target's own request gave before."""
     text = _VERTEX.replace("o.pos = mul(", "int cut = scale.x;\n    o.pos = cut * mul(")
-    src, options = _source(tmp_path, text)
+    src, options = read_source(tmp_path, text, Stage.Vertex)
     together = compile_together(library(), src, options, ALL)
     assert list(together) == ALL and len(requests) == 1
     for target in ALL:
@@ -162,7 +136,7 @@ def test_a_request_with_another_warning_leaves_each_target_its_own(
     each target to its own request."""
     monkeypatch.setattr(request, "SHARED_CODES", SHARED_CODES - {"E30081"})
     text = _VERTEX.replace("o.pos = mul(", "int cut = scale.x;\n    o.pos = cut * mul(")
-    src, options = _source(tmp_path, text)
+    src, options = read_source(tmp_path, text, Stage.Vertex)
     assert compile_together(library(), src, options, ALL) == {}
 
 
@@ -234,7 +208,7 @@ def test_a_target_that_fails_leaves_each_target_its_own_errors(tmp_path: Path) -
         "uint count(StructuredBuffer<float4> b) { uint n, s; b.GetDimensions(n, s); return n; }"
         "\nVSOut main(",
     ).replace("o.pos = mul(", "o.pos = count(Offsets) * mul(")
-    src, options = _source(tmp_path, text)
+    src, options = read_source(tmp_path, text, Stage.Vertex)
     assert compile_together(library(), src, options, ALL) == {}
     spirv, _ = compile_target(library(), src, options, Target.SpirV)
     wgsl, _ = compile_target(library(), src, options, Target.Wgsl)

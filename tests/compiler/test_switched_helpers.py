@@ -6,19 +6,17 @@ and Metal)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
+from request_support import each_as_alone, read_source
 
 from oneshader.compiler import compile_file
-from oneshader.compiler.api import CompileOptions, EntryPointSpec
+from oneshader.compiler.api import CompileOptions
 from oneshader.compiler.slang import capi as S
 from oneshader.compiler.slang import library
 from oneshader.compiler.slang.request import (
     _entries,
     _request_args,
-    compile_target,
     compile_together,
     slang_source,
 )
@@ -43,29 +41,6 @@ float4 main(float2 uv : TEXCOORD0) : SV_Target {
     return c * glow;
 }
 """
-
-
-@pytest.fixture
-def compiles(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
-    """Counts Slang's compiles (one per request)."""
-    lib = library()
-    calls: list[int] = []
-    real = lib.__dict__["spCompile"]
-
-    def counted(handle: int) -> int:
-        calls.append(handle)
-        return int(real(handle))
-
-    monkeypatch.setitem(lib.__dict__, "spCompile", counted)
-    yield calls
-
-
-def _source(tmp_path: Path, text: str) -> tuple[SourceSet, CompileOptions]:
-    path = tmp_path / "a.frag.hlsl"
-    path.write_text(text)
-    src = SourceSet(str(path), "a.frag.hlsl", ())
-    src.read()
-    return src, CompileOptions(entry_points=(EntryPointSpec("main", Stage.Pixel),))
 
 
 def _own_text(src: SourceSet, target: Target) -> str:
@@ -95,20 +70,16 @@ def _plain(src: SourceSet, options: CompileOptions, target: Target, text: str) -
 def test_clip_is_one_text_and_one_request_for_every_target(
     tmp_path: Path, compiles: list[int]
 ) -> None:
-    src, options = _source(tmp_path, _PIXEL)
+    src, options = read_source(tmp_path, _PIXEL, Stage.Pixel)
     texts = {slang_source(src, t) for t in ALL}
     assert len(texts) == 1 and "oneshader_target_clip(c.a - 0.5)" in texts.pop()
     together = compile_together(library(), src, options, ALL)
     assert list(together) == ALL and len(compiles) == 1
-    for target in ALL:
-        alone, errors = compile_target(library(), src, options, target)
-        assert alone is not None and not errors
-        assert together[target].code == alone.code
-        assert together[target].facts == alone.facts
+    each_as_alone(src, options, together)
 
 
 def test_each_targets_code_is_what_its_own_text_gave(tmp_path: Path) -> None:
-    src, options = _source(tmp_path, _PIXEL)
+    src, options = read_source(tmp_path, _PIXEL, Stage.Pixel)
     together = compile_together(library(), src, options, ALL)
     for target in ALL:
         own = _plain(src, options, target, _own_text(src, target))
@@ -128,7 +99,7 @@ def test_a_users_own_clip_is_left_alone(tmp_path: Path) -> None:
         .replace("clip(c.a - 0.5);", "")
         .replace("clip(uv - 0.25);", "")
     )
-    src, _ = _source(tmp_path, text)
+    src, _ = read_source(tmp_path, text, Stage.Pixel)
     for target in ALL:
         assert "oneshader_target_clip" not in slang_source(src, target)
 
@@ -139,7 +110,7 @@ def test_an_error_at_a_dispatched_call_names_the_intrinsic_as_written(tmp_path: 
         "float4 main(float2 uv : TEXCOORD0) : SV_Target {\n"
         "    S s; s.x = uv.x;\n    clip(s);\n    return float4(uv, 0, 1);\n}\n"
     )
-    src, options = _source(tmp_path, text)
+    src, options = read_source(tmp_path, text, Stage.Pixel)
     result = compile_file(str(src.path), options)
     errors = [d for d in result.diagnostics if d.is_error]
     assert errors and all((d.line, d.column) == (4, 9) for d in errors)
@@ -156,7 +127,7 @@ def test_a_value_returning_dispatch_still_loses_its_variables_name(tmp_path: Pat
         "    float d = length(uv);\n    float w = {call}(d);\n"
         "    if (d > 0.5) discard;\n    return float4(w, w, 1, 1);\n}\n"
     )
-    src, options = _source(tmp_path, body.replace("{call}", "fwidth"))
+    src, options = read_source(tmp_path, body.replace("{call}", "fwidth"), Stage.Pixel)
     dispatch = "[ForceInline] float oneshader_target_fwidth(float x) { return fwidth(x); }\n"
     own = _plain(src, options, Target.Wgsl, body.replace("{call}", "fwidth")).decode()
     inlined = dispatch + body.replace("{call}", "oneshader_target_fwidth")
