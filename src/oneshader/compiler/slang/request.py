@@ -205,16 +205,16 @@ def _rewritten(src: SourceSet, how: rewrites.Plan) -> dict[Path, str]:
 def _origin(src: SourceSet, how: rewrites.Plan) -> Callable[[str, int, int], tuple[int, int]]:
     """Where a position of the text Slang was given (every file rewritten by ``how``) is
     written: back through each file's rewrites (``sourcemap.edited``: the columns a rewrite
-    moved on its line), then through the source model's map (``SourceSet.origin_of``)."""
+    moved on its line), then through the source model's map (``SourceSet.origin_of``). The
+    rewrites' maps are made on the first position asked (most requests place no message)."""
 
     def maps() -> dict[Path, Edited]:
         texts = _rewritten(src, how)
         found = {p: edited(src.texts[p], t) for p, t in texts.items()}
         return {p: m for p, m in found.items() if m is not None}
 
-    moved: dict[Path, Edited] = src.derived(("edit maps", how), maps)
-
     def origin(slang_path: str, line: int, col: int) -> tuple[int, int]:
+        moved: dict[Path, Edited] = src.derived(("edit maps", how), maps)
         if moved and slang_path:
             try:
                 found = moved.get(src.resolved(slang_path))
