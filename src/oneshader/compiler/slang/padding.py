@@ -45,6 +45,8 @@ def offset_padding(
     by the bytes it lacks; the members after it follow as they do in SPIR-V), or the positioned
     errors for an offset no padding can give: below where the member lands anyway, or not a
     multiple of its alignment on this target."""
+    if not _asks_offsets(src):
+        return dict(pads), []
     decls = src.declarations()
     more = dict(pads)
     grown: set[tuple[Path, int, int]] = set()
@@ -103,6 +105,19 @@ def offset_padding(
         named_block = decl is not None and decl.base in ("cbuffer", "tbuffer")
         walk(p.layout, decl.name if named_block and decl else p.layout.name)
     return more, errors
+
+
+def _asks_offsets(src: SourceSet) -> bool:
+    """Whether a file as compiled names ``offset`` or ``packoffset``, as a member that asks for
+    an offset does (:func:`_asked_offset`): where none does, the walk of every buffer's members
+    finds nothing (most shaders; looked for once per read)."""
+    found: bool = src.derived(
+        "asks offsets",
+        lambda: any(
+            next(s.words(("offset", "packoffset")), None) is not None for s in src.streams()
+        ),
+    )
+    return found
 
 
 def predicted_padding(src: SourceSet) -> dict[tuple[Path, int, int], Padding]:
