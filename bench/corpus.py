@@ -774,19 +774,25 @@ def _measured(run: Callable[[], object]) -> tuple[float, float]:
     return time.perf_counter() - t0, children_cpu() - c0
 
 
+Run = tuple[float, float]  # wall and CPU seconds of one measured run
+
+
 @dataclass
 class Cost:
-    """Best wall and CPU seconds of each side over the repetitions (``together``: plain Slang
-    with one request per file for all the targets; ``parallel``: the build at ``-j jobs``),
-    and the cold builds' wall seconds as run, ``-j 1`` and ``-j jobs`` taking turns."""
+    """Every measured run of each side, in the order run (``together``: plain Slang with one
+    request per file for all the targets; ``parallel``: the build at ``-j jobs``, each run
+    taken in turn with the ``-j 1`` build of the same index)."""
 
     shaders: int
-    build: tuple[float, float]
-    plain: tuple[float, float]
-    together: tuple[float, float]
-    parallel: tuple[float, float]
+    builds: list[Run]
+    plains: list[Run]
+    together: list[Run]
+    parallel: list[Run]
     jobs: int
-    builds_in_turns: list[float]
+
+    def in_turns(self) -> list[float]:
+        """The cold builds' wall seconds as run: ``-j 1`` and ``-j jobs`` taking turns."""
+        return [w for pair in zip(self.builds, self.parallel, strict=True) for w, _ in pair]
 
 
 def cost(shaders: Sequence[Shader], targets: tuple[Target, ...], reps: int, jobs: int) -> Cost:
@@ -802,27 +808,17 @@ def cost(shaders: Sequence[Shader], targets: tuple[Target, ...], reps: int, jobs
         _project(root, simple, targets)
         run_build(root, "-j", "1")  # fills the bytecode cache
         _plain_batch(root, simple, targets)
-        builds, plains, together, parallel = [], [], [], []
-        in_turns: list[float] = []
+        c = Cost(len(simple), [], [], [], [], jobs)
         for _ in range(reps):
-            for runs, j in ((builds, 1), (parallel, jobs)):
+            for runs, j in ((c.builds, 1), (c.parallel, jobs)):
                 args = ("-o", fresh_folder(root), "-j", str(j))
                 runs.append(_measured(lambda args=args: run_build(root, *args)))
-                in_turns.append(runs[-1][0])
-            plains.append(_measured(lambda: _plain_batch(root, simple, targets)))
-            together.append(_measured(lambda: _plain_batch(root, simple, targets, together=True)))
-    return Cost(
-        len(simple),
-        _best(builds),
-        _best(plains),
-        _best(together),
-        _best(parallel),
-        jobs,
-        in_turns,
-    )
+            c.plains.append(_measured(lambda: _plain_batch(root, simple, targets)))
+            c.together.append(_measured(lambda: _plain_batch(root, simple, targets, together=True)))
+    return c
 
 
-def _best(runs: list[tuple[float, float]]) -> tuple[float, float]:
+def _best(runs: list[Run]) -> Run:
     return min(w for w, _ in runs), min(c for _, c in runs)
 
 
@@ -1005,7 +1001,8 @@ def report(args: argparse.Namespace) -> None:
     if args.cost:
         jobs = os.cpu_count() or 1
         c = cost([s for s in shaders if everything.results[s.name].ok], targets, args.cost, jobs)
-        (bw, bc), (pw, pc), (tw, tc) = c.build, c.plain, c.together
+        (bw, bc), (pw, pc), (tw, tc) = _best(c.builds), _best(c.plains), _best(c.together)
+        parallel = _best(c.parallel)
         print(
             f"\ncost: a cold `oneshader build -j 1` against a cold process of plain Slang requests"
             f"\n  {c.shaders} shaders built for {names}, best of {args.cost} runs each, in turns"
@@ -1014,10 +1011,10 @@ def report(args: argparse.Namespace) -> None:
             f"\n  plain Slang with one request per file for all its targets (as oneshader makes"
             f"\n  them where the targets' sources agree): wall {tw:.2f} s, CPU {tc:.2f} s;"
             f"\n  oneshader against it {bw / tw:.2f}x / {bc / tc:.2f}x"
-            f"\n  the same tree cold at -j {c.jobs}: wall {c.parallel[0]:.2f} s, CPU "
-            f"{c.parallel[1]:.2f} s"
+            f"\n  the same tree cold at -j {c.jobs}: wall {parallel[0]:.2f} s, CPU "
+            f"{parallel[1]:.2f} s"
         )
-        print(speed_up(c.builds_in_turns, c.jobs, "parallel, this tree"))
+        print(speed_up(c.in_turns(), c.jobs, "parallel, this tree"))
 
 
 def main() -> None:
