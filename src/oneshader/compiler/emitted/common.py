@@ -7,7 +7,7 @@ attributes and the target's own layout rules), so a layout compares against a la
 
 from __future__ import annotations
 
-import itertools
+import functools
 import re
 import struct as _struct
 from collections.abc import Iterable
@@ -38,11 +38,12 @@ __all__ = [
     "EmittedSpec",
     "EmittedTokens",
     "EmittedVariable",
-    "brace_pairs",
+    "closing_brace",
     "counter_name",
     "demangle",
     "emitted_name",
     "emitted_pattern",
+    "emitted_regex",
     "holds_scalars",
     "identifiers",
     "literal_bits",
@@ -76,34 +77,42 @@ class EmittedTokens:
         # more).
         self.scan = re.compile(f"(?>(?:{skipped})*)({tokens}|\\Z|.)", flags | re.S)
         self._token = re.compile(tokens, flags)
+        # A character that is no token by itself (nor whitespace): only where the text holds one
+        # may the scan have taken one as a token (most texts hold none).
+        plain = "".join(c for c in map(chr, range(128)) if c.isspace() or self._token.fullmatch(c))
+        self._odd = re.compile(f"[^{re.escape(plain)}]")
 
     def tokens(self, text: str) -> list[str] | None:
         """``text``'s tokens; None where the scan took one character that is no token (a
         character no token starts with), for the caller's slow walk to name."""
         found: list[str] = self.scan.findall(text)
-        if any(len(t) == 1 and not self._token.fullmatch(t) for t in set(found)):
+        if self._odd.search(text) and any(
+            len(t) == 1 and not self._token.fullmatch(t) for t in set(found)
+        ):
             return None
-        return [t for t in found if t]  # (the end matches empty)
+        while found and not found[-1]:  # the end matches empty (only the end can)
+            found.pop()
+        return found
 
     def starts(self, text: str) -> list[int]:
         """Where each of ``text``'s tokens starts (its line is counted on an error)."""
         return [m.start(1) for m in self.scan.finditer(text) if m.group(1)]
 
 
-_BRACES = frozenset("{}")
-
-
-def brace_pairs(toks: list[str]) -> dict[int, int]:
-    """The index of the ``}`` that closes each ``{`` of a token list (an unclosed one has none),
-    found from the braces alone: a reader skips a body without a Python step per token."""
-    pairs: dict[int, int] = {}
-    opened: list[int] = []
-    for j in itertools.compress(range(len(toks)), map(_BRACES.__contains__, toks)):
-        if toks[j] == "{":
-            opened.append(j)
-        elif opened:
-            pairs[opened.pop()] = j
-    return pairs
+def closing_brace(toks: list[str], at: int) -> int | None:
+    """The index of the ``}`` that closes the ``{`` at ``toks[at]`` (None where none does),
+    found from the braces alone, a list search per ``}``: a reader skips a body without a
+    Python step per token."""
+    depth, j = 1, at
+    while True:
+        try:
+            close = toks.index("}", j + 1)
+        except ValueError:
+            return None
+        depth += toks[j + 1 : close].count("{") - 1
+        if depth == 0:
+            return close
+        j = close
 
 
 def identifiers(toks: Iterable[str]) -> set[str]:
@@ -139,9 +148,11 @@ def holds_scalars(code: bytes, target: Target, scalars: Iterable[ScalarKind]) ->
     return re.search(rf"\b(?:{alternatives})(?:\d(?:x\d)?)?\b", text) is not None
 
 
+@functools.lru_cache(maxsize=4096)
 def demangle(name: str) -> str:
     """Slang's WGSL/MSL name for a declaration: the source name plus ``_<n>`` (``Frame_0``);
-    Slang's own ``$`` names (a bitfield's ``$bit_field_backing_0``) are spelled ``x24...``."""
+    Slang's own ``$`` names (a bitfield's ``$bit_field_backing_0``) are spelled ``x24...``.
+    (Remembered: the readers ask it of every name, the same names again and again.)"""
     name = wgsl_source_name(_SUFFIX.sub("", name))
     return "$" + name[3:] if name.startswith("x24bit_field_backing") else name
 
@@ -187,6 +198,13 @@ def emitted_pattern(name: str) -> str:
     if escaped.startswith(name):
         return rf"{re.escape(name)}(?:_\d+)?"
     return rf"(?:{re.escape(escaped)}|{re.escape(name)}(?:_\d+)?)"
+
+
+@functools.lru_cache(maxsize=1024)
+def emitted_regex(name: str) -> re.Pattern[str]:
+    """:func:`emitted_pattern` compiled (kept: a compile asks it of the same names for each
+    entry point, and ``re``'s own cache turns over within a compile)."""
+    return re.compile(emitted_pattern(name))
 
 
 def counter_name(name: str) -> str:

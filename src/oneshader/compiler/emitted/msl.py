@@ -27,7 +27,7 @@ from oneshader.compiler.emitted.common import (
     EmittedSpec,
     EmittedTokens,
     EmittedVariable,
-    brace_pairs,
+    closing_brace,
     demangle,
     identifiers,
     literal_bits,
@@ -256,7 +256,6 @@ def _parse(text: str) -> _Parsed:
     compile read the same code several times, so the result is shared and its callers must
     not change it."""
     toks = _tokens(text)
-    closes = brace_pairs(toks)
     out = _Parsed()
     i = 0
     n = len(toks)
@@ -281,7 +280,8 @@ def _parse(text: str) -> _Parsed:
             _declaration(head, out)
             continue
         body_start = i
-        i = closes.get(body_start, n)
+        close = closing_brace(toks, body_start)
+        i = n if close is None else close
         body = toks[body_start + 1 : i]
         i += 1
         if head[:1] == ["struct"] and len(head) >= 2:

@@ -34,7 +34,7 @@ from oneshader.compiler.emitted.common import (
     EmittedSpec,
     EmittedTokens,
     EmittedVariable,
-    brace_pairs,
+    closing_brace,
     demangle,
     identifiers,
     literal_bits,
@@ -212,7 +212,7 @@ class _Parser:
         if toks is None:
             self._bad_character()
         self.toks: list[str] = toks
-        self._closes = brace_pairs(self.toks)
+        self.n = len(toks)
         self.i = 0
 
     def _bad_character(self) -> NoReturn:
@@ -231,14 +231,14 @@ class _Parser:
 
     def peek(self, ahead: int = 0) -> str:
         j = self.i + ahead
-        return self.toks[j] if j < len(self.toks) else ""
+        return self.toks[j] if j < self.n else ""
 
     def next(self) -> str:
-        tok = self.peek()
-        if not tok:
+        i = self.i
+        if i >= self.n:
             raise EmittedCodeError("WGSL: unexpected end of module")
-        self.i += 1
-        return tok
+        self.i = i + 1
+        return self.toks[i]
 
     def expect(self, tok: str) -> None:
         got = self.next()
@@ -319,7 +319,7 @@ class _Parser:
     def block_idents(self) -> set[str]:
         """Skip a brace-delimited body and return every identifier in it."""
         self.expect("{")
-        close = self._closes.get(self.i - 1)
+        close = closing_brace(self.toks, self.i - 1)
         if close is None:
             self.i = len(self.toks)
             raise EmittedCodeError("WGSL: unexpected end of module")
@@ -786,6 +786,8 @@ def without_subgroups_enable(code: bytes) -> bytes:
     """Slang's WGSL without ``enable subgroups;``: the naga wgpu-py ships refuses the
     directive ("not yet supported") but takes the subgroup built-ins and operations on a device
     granted the 'subgroup' feature (the entry points' features say Subgroups)."""
+    if b"subgroups" not in code:  # (most modules: ``(?m)^`` is tried at every position)
+        return code
     return _SUBGROUPS_ENABLE.sub(b"", code)
 
 
@@ -794,7 +796,10 @@ def without_subgroups_enable(code: bytes) -> bytes:
 # searched for from the word's letters; one that starts with ``\b`` is tried at every position:
 # fifteen times slower on a module.)
 _WORKGROUP_PARAMETER = re.compile(r"fn(?<!\wfn)\s+(\w+)\s*\([^)]*:\s*ptr<workgroup\b")
-_LOCAL_BUFFER = re.compile(r"(?m)^[ \t]+var<(?:storage|uniform)\b[^>]*>\s*(\w+)")
+# (A line's start, ``(?m)^``, is tried at every position: the first line is matched on its
+# own and the others searched for from their newline.)
+_LOCAL_BUFFER = re.compile(r"[ \t]+var<(?:storage|uniform)\b[^>]*>\s*(\w+)")
+_LOCAL_BUFFER_LINE = re.compile(r"\n" + _LOCAL_BUFFER.pattern)
 _INT_MATRIX_EMULATED = re.compile(r"array<vec[234]<(?:i32|u32|bool)>,\s*i32\([234]\)>")
 _RESULT_FUNCTION = re.compile(r"fn(?<!\wfn)\s+(\w+)\s*\((?:[^()]|\([^()]*\))*\)\s*->[^{]*\{")
 _RETURN = re.compile(r"return(?<!\wreturn)\b")
@@ -812,7 +817,8 @@ def workgroup_pointer_function(code: bytes) -> str | None:
 def local_buffer(code: bytes) -> str | None:
     """The first buffer declared inside a function (``var<storage>`` or ``var<uniform>``, as
     Slang names it)."""
-    m = _LOCAL_BUFFER.search(code.decode("utf-8", "replace"))
+    text = code.decode("utf-8", "replace")
+    m = _LOCAL_BUFFER.match(text) or _LOCAL_BUFFER_LINE.search(text)
     return m.group(1) if m else None
 
 

@@ -94,6 +94,18 @@ _WORD_BEFORE = re.compile(r"[\w@]")
 _NAME_AFTER = re.compile(r"\s*(?:[\[\].),;*+\-/%&|^:]|[=!<>]=|=(?!=))")
 
 
+# ASCII's characters that are no word character, each made a space (``_words``).
+_NOT_WORD = str.maketrans({c: " " for c in map(chr, range(128)) if not re.match(r"\w", c)})
+
+
+def _words(text: str) -> set[str]:
+    """Every run of word characters in ``text``, so every name ``_WORD`` finds among them
+    (an ASCII text's in two C calls: ``_WORD``'s look-behind is tried at every position)."""
+    if text.isascii():
+        return set(text.translate(_NOT_WORD).split())
+    return set(_WORD.findall(text))
+
+
 def unreserved_wgsl(code: bytes) -> bytes:
     """Slang's WGSL with every kept name WGSL reserves renamed by :func:`wgsl_escaped`: a
     reserved word (a spec constant called ``type``), ``_`` or a name starting with ``__`` (a
@@ -111,7 +123,7 @@ def unreserved_wgsl(code: bytes) -> bytes:
         return wgsl_escaped(m.group(0)) if _NAME_AFTER.match(text, m.end()) else m.group(0)
 
     text = _KEYWORD.sub(keyword, text)
-    if set(_WORD.findall(text)).isdisjoint(WGSL_RESERVED) and not _RESERVED_START.search(text):
+    if _words(text).isdisjoint(WGSL_RESERVED) and not _RESERVED_START.search(text):
         return text.encode()  # (each name once: no name to rename)
 
     def reserved(word: str) -> bool:

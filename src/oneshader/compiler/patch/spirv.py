@@ -60,9 +60,11 @@ _ANNOTATIONS = (
 _SLOT_DECORATIONS = (DECO_BINDING, DECO_DESCRIPTOR_SET)
 
 
-def _string(words: list[int], start: int, end: int) -> str:
-    raw = struct.pack(f"<{end - start}I", *words[start:end])
-    return raw.split(b"\0", 1)[0].decode("utf-8", "replace")
+def _string(raw: bytes, start: int, end: int) -> str:
+    """The literal string in words ``start`` to ``end`` of the module's bytes ``raw`` (sliced
+    from the bytes, not packed from the words)."""
+    stop = raw.find(b"\0", start * 4, end * 4)
+    return raw[start * 4 : stop if stop >= 0 else end * 4].decode("utf-8", "replace")
 
 
 def _words(data: bytes) -> list[int]:
@@ -128,13 +130,15 @@ def rebind(
     if words[0] != MAGIC:
         raise ValueError("not a SPIR-V module (or not little-endian)")
     names: dict[int, str] = {}
+    spelled: set[str] = set()  # every debug name (an id may have two)
     variables: set[int] = set()
     decorations: dict[tuple[int, int], int] = {}  # (id, decoration) -> index of its literal
     last_annotation = 0
     first_type = 0
     for i, count, opcode in _instructions(words, declarations=True):
         if opcode == OP_NAME:
-            names[words[i + 1]] = _string(words, i + 2, i + count)
+            names[words[i + 1]] = spelling = _string(data, i + 2, i + count)
+            spelled.add(spelling)
         elif (
             opcode == OP_DECORATE
             and count >= 4
@@ -164,17 +168,18 @@ def rebind(
         if not where:
             raise ValueError("SPIR-V module without an annotation or type section")
         words[where:where] = insert
-    if renames:
+    if renames and not spelled.isdisjoint(renames):
         words = _rename(words, renames)
     return struct.pack(f"<{len(words)}I", *words)
 
 
 def _rename(words: list[int], renames: Mapping[str, str]) -> list[int]:
+    raw = struct.pack(f"<{len(words)}I", *words)
     out = words[:5]
     end = 5  # where the declarations end: the functions are copied whole
     for i, count, opcode in _instructions(words, declarations=True):
-        if opcode == OP_NAME and _string(words, i + 2, i + count) in renames:
-            new = renames[_string(words, i + 2, i + count)].encode() + b"\0"
+        if opcode == OP_NAME and (name := _string(raw, i + 2, i + count)) in renames:
+            new = renames[name].encode() + b"\0"
             new += b"\0" * (-len(new) % 4)
             literal = list(struct.unpack(f"<{len(new) // 4}I", new))
             out += [((2 + len(literal)) << 16) | OP_NAME, words[i + 1], *literal]
@@ -201,7 +206,7 @@ def relocate(
     last_annotation = 0
     for i, count, opcode in _instructions(words, declarations=True):
         if opcode == OP_NAME:
-            names[words[i + 1]] = _string(words, i + 2, i + count)
+            names[words[i + 1]] = _string(data, i + 2, i + count)
         elif opcode == OP_ENTRY_POINT:
             raw = struct.pack(f"<{count - 3}I", *words[i + 3 : i + count])
             name = raw.split(b"\0", 1)[0].decode()
@@ -249,8 +254,10 @@ def set_image_formats(data: bytes, formats: Mapping[str, int]) -> bytes:
     (or one wants none), each other format gets its own copy of the type, of the arrays and
     pointers leading to it, and the variable, its access chains and loads are retyped to it,
     as DXC declares one image type per format."""
+    if not formats or not _may_hold(data, frozenset({OP_TYPE_IMAGE}), 8, frozenset({0})):
+        return data  # (no format to give, or no image without one)
     words = _words(data)
-    m = _TypeGraph(words)
+    m = _TypeGraph(data, words)
     users: dict[int, list[tuple[int, int]]] = {}  # image type -> [(variable, format)]
     for vid, ptr in m.var_type.items():
         tid = m.image_of(ptr)
@@ -276,7 +283,7 @@ class _TypeGraph:
     """The names, variables and the pointer/array/image types of a module, and what copying an
     image type with another format takes (:meth:`retype`)."""
 
-    def __init__(self, words: list[int]) -> None:
+    def __init__(self, data: bytes, words: list[int]) -> None:
         self.words = words
         self.names: dict[int, str] = {}
         self.var_type: dict[int, int] = {}  # variable -> its pointer type
@@ -286,7 +293,7 @@ class _TypeGraph:
         self.at: dict[int, tuple[int, int]] = {}  # type id -> (index, word count)
         for i, count, opcode in _instructions(words):
             if opcode == OP_NAME:
-                self.names[words[i + 1]] = _string(words, i + 2, i + count)
+                self.names[words[i + 1]] = _string(data, i + 2, i + count)
             elif opcode == OP_VARIABLE:
                 self.var_type[words[i + 2]] = words[i + 1]
             elif opcode == OP_TYPE_POINTER:

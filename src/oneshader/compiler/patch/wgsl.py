@@ -79,16 +79,18 @@ _IDENT = re.compile(r"\w+")
 
 
 def _closing(text: str, open_at: int, pair: str = "()") -> int:
-    """The index of the bracket closing the one at ``open_at``."""
-    depth = 0
-    for i in range(open_at, len(text)):
-        if text[i] == pair[0]:
-            depth += 1
-        elif text[i] == pair[1]:
-            depth -= 1
-            if depth == 0:
-                return i
-    return len(text)
+    """The index of the bracket closing the one at ``open_at`` (a search per closing bracket,
+    not a Python step per character)."""
+    opening, closing = pair[0], pair[1]
+    depth, j = 1, open_at
+    while True:
+        close = text.find(closing, j + 1)
+        if close < 0:
+            return len(text)
+        depth += text.count(opening, j + 1, close) - 1
+        if depth == 0:
+            return close
+        j = close
 
 
 def _argument_of(text: str, start: int, end: int) -> tuple[str, int] | None:

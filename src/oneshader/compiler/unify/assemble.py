@@ -14,6 +14,7 @@ from oneshader.compiler.emitted.common import (
     SLANG_LENGTHS,
     counter_name,
     emitted_pattern,
+    emitted_regex,
     literal_bits,
 )
 from oneshader.compiler.emitted.spirv import read_spirv_shared
@@ -404,6 +405,12 @@ def _declared_texel(decl: Declaration, layout: TypeLayout | None) -> TypeLayout 
     return TypeLayout(TypeKind.Vector, layout.scalar, rows=n, size=4 * n, align=8 if n == 2 else 16)
 
 
+# A spec constant's declaration in Metal and in WGSL (the code's name, which the constant's
+# own is matched against: a pattern compiled per name cost more than the search).
+_MSL_SPEC = re.compile(r"constant\s+\w+\s+(\w+)\s*\[\[function_constant\((\d+)\)\]\]")
+_WGSL_SPEC = re.compile(r"@id\((\d+)\)\s*override\s+(\w+)")
+
+
 def _spec(
     decl: Declaration, per: dict[Target, ParamFacts], outputs: dict[Target, bytes]
 ) -> SpecConstant:
@@ -425,17 +432,26 @@ def _spec(
             if any(e.index == cid for e in declared):
                 slots.append(SpecSlot(t, cid, decl.name))
             continue
+        named = emitted_regex(decl.name)
         if t is Target.Msl:
-            pattern = (
-                rf"constant\s+\w+\s+((?:fc_)?{emitted_pattern(decl.name)})\s*"
-                r"\[\[function_constant\((\d+)\)\]\]"
+            found = next(
+                (
+                    (m.group(1), int(m.group(2)))
+                    for m in _MSL_SPEC.finditer(outputs[t].decode())
+                    if named.fullmatch(m.group(1).removeprefix("fc_"))
+                    or named.fullmatch(m.group(1))
+                ),
+                None,
             )
-            m = re.search(pattern, outputs[t].decode())
-            found = (m.group(1), int(m.group(2))) if m else None
         else:
-            pattern = rf"@id\((\d+)\)\s*override\s+({emitted_pattern(decl.name)})\b"
-            m = re.search(pattern, outputs[t].decode())
-            found = (m.group(2), int(m.group(1))) if m else None
+            found = next(
+                (
+                    (m.group(2), int(m.group(1)))
+                    for m in _WGSL_SPEC.finditer(outputs[t].decode())
+                    if named.fullmatch(m.group(2))
+                ),
+                None,
+            )
         if found is not None:
             slots.append(SpecSlot(t, found[1], found[0]))
     return SpecConstant(decl.name, cid, scalar, default, tuple(slots))

@@ -15,6 +15,7 @@ from oneshader.compiler.emitted.common import (
     demangle,
     emitted_name,
     emitted_pattern,
+    emitted_regex,
     resource_name,
 )
 from oneshader.compiler.emitted.msl import unattributed_inputs_read
@@ -897,7 +898,7 @@ def _spec_reader(outputs: dict[Target, bytes], entries: list[str]) -> Callable[[
         reached = reached_identifiers(outputs[Target.Wgsl], entries)
 
         def in_wgsl(entry: str, name: str) -> bool:
-            pattern = re.compile(emitted_pattern(name))
+            pattern = emitted_regex(name)
             return any(pattern.fullmatch(ident) for ident in reached.get(entry, ()))
 
         return in_wgsl
