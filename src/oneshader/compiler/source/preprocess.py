@@ -195,17 +195,28 @@ class _Preprocessor:
     def expand(self, tokens: list[Token], file: int) -> list[Token]:
         """``tokens`` with every macro expanded (rescanned, hide sets as C's preprocessor
         keeps them); ``file`` is the file the tokens are placed in."""
-        out: list[Token] = []
-        stack = tokens[::-1]
+        macros = self.macros
+        # the tokens before the first that may expand are placed as they are (most runs of
+        # text expand nothing): the stack holds the rest
+        first = next(
+            (
+                k
+                for k, t in enumerate(tokens)
+                if t.kind == "id" and (t.text in macros or t.text in _BUILTINS)
+            ),
+            len(tokens),
+        )
+        out: list[Token] = tokens[:first]
+        stack = tokens[first:][::-1]
         while stack:
             t = stack.pop()
             if t.kind != "id":
                 out.append(t)
                 continue
             name = t.text
-            macro = self.macros.get(name)
+            macro = macros.get(name)
             if macro is None or name in t.hide:
-                builtin = self.builtin(t, file) if macro is None else None
+                builtin = self.builtin(t, file) if macro is None and name in _BUILTINS else None
                 out.append(builtin or t)
                 continue
             site = t.site or (t.line, t.col, name)
@@ -420,6 +431,11 @@ def _lines(tokens: list[Token]) -> Iterator[tuple[int, int]]:
 def _guard_of(tokens: list[Token]) -> str | None:
     """The macro X of a file that is all ``#ifndef X`` / ``#define X`` ... ``#endif`` (or
     ``#if !defined(X)``), whose second inclusion is then nothing."""
+    i = 0  # the first line, looked at first: most files begin otherwise
+    while i < len(tokens) and tokens[i].kind == "nl":
+        i += 1
+    if i + 1 >= len(tokens) or tokens[i].text != "#" or tokens[i + 1].text not in ("ifndef", "if"):
+        return None
     lines = [(a, b) for a, b in _lines(tokens) if b > a]
     if len(lines) < 3:
         return None
@@ -462,14 +478,17 @@ class _FileRun:
 
     def run(self) -> None:
         tokens = self.tokens
-        for a, b in _lines(tokens):
-            if a == b:
-                continue
-            first = tokens[a]
-            if first.kind == "punct" and first.text == "#":
-                self.directive(tokens[a + 1 : b], first)
-            elif self.active:
-                self.run_tokens.extend(tokens[a:b])
+        conds, run_tokens = self.conds, self.run_tokens
+        a = 0  # each logical line: tokens a..b-1, b its newline
+        for b in [i for i, t in enumerate(tokens) if t.kind == "nl"]:
+            if a != b:
+                first = tokens[a]
+                if first.kind == "punct" and first.text == "#":
+                    self.directive(tokens[a + 1 : b], first)
+                    run_tokens = self.run_tokens  # (a directive flushes: a new list)
+                elif not conds or conds[-1][0]:
+                    run_tokens.extend(tokens[a:b])
+            a = b + 1
         self.flush()
         if self.conds:
             t = self.conds[-1][3]

@@ -466,7 +466,12 @@ def _placed(
             relexed = line
             _lex_line(piece, line, base, out, at_)
             continue
-        out.append(Token(t.kind, t.text, 0, line, at - base + 1, at > base and text[at - 1] == " "))
+        col, space = at - base + 1, at > base and text[at - 1] == " "
+        made = not (t.file or t.hide or t.site)  # of the main file, by no macro
+        if made and t.col == col and t.line == line and t.space == space:
+            out.append(t)  # the token as made, in its place: the same
+        else:
+            out.append(Token(t.kind, t.text, 0, line, col, space))
         at_.append(at)
     return out, at_
 

@@ -289,7 +289,10 @@ def _tokens(
         if kind == "punct":
             if word == "{" and _header_word(toks) not in _READ_INSIDE:
                 skipping = 1
-            toks.extend(_Tok("punct", c, at + k) for k, c in enumerate(word))
+            if len(word) == 1:
+                toks.append(_Tok("punct", word, at))
+            else:
+                toks.extend(_Tok("punct", c, at + k) for k, c in enumerate(word))
         elif kind != "raw":  # a directive handed on as written
             toks.append(_Tok(kind, word, at))
     return toks

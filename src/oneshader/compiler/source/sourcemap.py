@@ -117,11 +117,14 @@ def render(inc: Inclusion, line_count: int) -> Rendered:
                     columns[current] = segments
             base += (cur - 1 if current else 0) + line - current
             current, parts, cur, segments, expanded, prev = line, [], 1, [], False, None
-        pad = 1 if prev is not None and _spaced(prev, t) else 0
         if direct and col >= cur:
             # written apart from the token before, or after an expansion that needs a space
-            after_expansion = prev is not None and prev.site is not None
-            pad = max(col - cur, pad if t.space or after_expansion else 0)
+            # (``_spaced`` is true of a token written after a space)
+            pad = col - cur
+            if prev is not None and (t.space or (prev.site is not None and _spaced(prev, t))):
+                pad = pad or 1
+        else:
+            pad = 1 if prev is not None and _spaced(prev, t) else 0
         if pad:
             parts.append(" " * pad)
             cur += pad
