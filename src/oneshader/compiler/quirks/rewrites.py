@@ -911,13 +911,24 @@ def rewritten(src: SourceSet, path: Path, how: Plan) -> str:
         if record.edits is not None:
             stream = stream or lexed_after(last or lexed(src.texts[path]), text)
             last = stream
-            found = record.edits(src, path, stream, planned[record.id])
+            found = _edits(src, path, stream, record, planned[record.id])
             pending += [(a, b, new, record.id) for a, b, new in found]
         elif record.text is not None:
             changed = record.text(src, path, text, planned[record.id])
             stream = None if changed != text else stream
             text = changed
     return applied(text, pending) if pending else text
+
+
+def _edits(src: SourceSet, path: Path, s: Stream, record: Rewrite, how: Hashable) -> list[Edit]:
+    """A record's edits of a file's stream, once a read for each text and plan: the plans of
+    the targets differ in a few records, so most records edit the same text for each."""
+    assert record.edits is not None
+    edits = record.edits
+    found: list[Edit] = src.derived(
+        ("edits", record.id, path, s.text, how), lambda: edits(src, path, s, how)
+    )
+    return found
 
 
 class OverlappingEdits(RuntimeError):

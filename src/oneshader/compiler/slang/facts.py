@@ -137,9 +137,15 @@ def _size(value: int) -> int:
 class _Reader:
     def __init__(self, lib: S.Library) -> None:
         self.lib = lib
+        # a type's scalar kind, by the type's pointer: the types of a program's members and
+        # varyings repeat (float4 everywhere), and each ask costs two calls into Slang
+        self._scalars: dict[int, ScalarKind] = {}
 
     def type_name(self, tl: int) -> str:
         t = self.lib.spReflectionTypeLayout_GetType(tl)
+        return self.name_of(t)
+
+    def name_of(self, t: int | None) -> str:
         return S.text(self.lib.spReflectionType_GetName(t)) if t else ""
 
     def layout(self, tl: int, struct_name: str = "") -> TypeLayout:
@@ -202,18 +208,21 @@ class _Reader:
                 offset = int(lib.spReflectionVariableLayout_GetOffset(vl, S.CAT_UNIFORM))
                 ftl = lib.spReflectionVariableLayout_GetTypeLayout(vl)
                 members.append(StructMember(name, offset, self.layout(ftl)))
-            name = struct_name or self.type_name(tl)
+            name = struct_name or self.name_of(t)
             return TypeLayout(
                 TypeKind.Struct, name=name, size=size, align=align, members=tuple(members)
             )
         # Anything else (resources inside structs and the like) has no uniform layout.
-        return TypeLayout(TypeKind.Struct, name=self.type_name(tl), size=size, align=align)
+        return TypeLayout(TypeKind.Struct, name=self.name_of(t), size=size, align=align)
 
     def scalar_of(self, t: int) -> ScalarKind:
-        lib = self.lib
-        e = lib.spReflectionType_GetElementType(t)
-        st = lib.spReflectionType_GetScalarType(e if e else t)
-        return _SCALARS.get(st, (ScalarKind.Bool, 4))[0]
+        found = self._scalars.get(t)
+        if found is None:
+            lib = self.lib
+            e = lib.spReflectionType_GetElementType(t)
+            st = lib.spReflectionType_GetScalarType(e if e else t)
+            found = self._scalars[t] = _SCALARS.get(st, (ScalarKind.Bool, 4))[0]
+        return found
 
     def texel(self, t: int) -> TypeLayout | None:
         """The texel/element type of a texture or typed buffer, with natural (packed) sizes."""
@@ -255,7 +264,8 @@ class _Reader:
         lib = self.lib
         tl = lib.spReflectionVariableLayout_GetTypeLayout(vl)
         fields = []
-        if lib.spReflectionTypeLayout_getKind(tl) == S.KIND_STRUCT:
+        kind = lib.spReflectionTypeLayout_getKind(tl)
+        if kind == S.KIND_STRUCT:
             count = lib.spReflectionTypeLayout_GetFieldCount(tl)
             fields = [lib.spReflectionTypeLayout_GetFieldByIndex(tl, i) for i in range(count)]
         resources = (S.KIND_RESOURCE, S.KIND_SAMPLER_STATE)
@@ -266,7 +276,7 @@ class _Reader:
                 ftl = lib.spReflectionTypeLayout_GetElementTypeLayout(ftl)
             kinds.append(lib.spReflectionTypeLayout_getKind(ftl))
         if not fields or any(k not in resources for k in kinds):
-            return [self.param(vl)]
+            return [self.param(vl, tl, kind)]
         name = S.text(
             lib.spReflectionVariable_GetName(lib.spReflectionVariableLayout_GetVariable(vl))
         )
@@ -287,20 +297,25 @@ class _Reader:
             out.append(p)
         return out
 
-    def param(self, vl: int) -> ParamFacts:
+    def param(self, vl: int, tl: int | None = None, kind: int | None = None) -> ParamFacts:
+        """A parameter's facts; ``tl`` and ``kind``: its type layout and that layout's kind,
+        where the caller has them."""
         lib = self.lib
         var = lib.spReflectionVariableLayout_GetVariable(vl)
         name = S.text(lib.spReflectionVariable_GetName(var))
-        tl = lib.spReflectionVariableLayout_GetTypeLayout(vl)
+        if tl is None:
+            tl = lib.spReflectionVariableLayout_GetTypeLayout(vl)
         slots = self.categories(vl, tl)
         cat, binding, space = slots[0] if slots else (0, 0, 0)
         count = 1
         inner = tl
-        if lib.spReflectionTypeLayout_getKind(inner) == S.KIND_ARRAY:
+        if kind is None:
+            kind = lib.spReflectionTypeLayout_getKind(inner)
+        if kind == S.KIND_ARRAY:
             t = lib.spReflectionTypeLayout_GetType(inner)
             count = _size(lib.spReflectionType_GetElementCount(t))
             inner = lib.spReflectionTypeLayout_GetElementTypeLayout(inner)
-        kind = lib.spReflectionTypeLayout_getKind(inner)
+            kind = lib.spReflectionTypeLayout_getKind(inner)
         t = lib.spReflectionTypeLayout_GetType(inner)
         category = _CATEGORY.get(cat, Category.OTHER)
         p = ParamFacts(name, kind, category, binding, space, slots=slots, count=count)

@@ -135,7 +135,11 @@ class Stream:
         """Each identifier that is one of ``names``, in order (looked up in an index of the
         identifiers, made once: the rewrites ask for a few names each, of every file)."""
         by_word = self._by_word or self._index()
-        found = list(filter(None, map(by_word.get, names)))
+        if isinstance(names, (set, frozenset, dict)) and len(names) > len(by_word):
+            # many names (each once), fewer words: each word looked up in the names
+            found = [at for w, at in by_word.items() if at and w in names]
+        else:
+            found = list(filter(None, map(by_word.get, names)))
         if len(found) == 1:
             yield from found[0]
         elif found:
@@ -145,6 +149,10 @@ class Stream:
         """Each identifier whose text passes ``test`` (asked once a distinct identifier), in
         order."""
         yield from sorted(i for w, found in self._index().items() if test(w) for i in found)
+
+    def index_of_words(self) -> Iterable[tuple[str, list[int]]]:
+        """Each identifier's text and where it stands (the index ``words`` reads)."""
+        return self._index().items()
 
     def _index(self) -> dict[str, list[int]]:
         if not self._by_word:

@@ -473,12 +473,12 @@ class SourceSet:
         return renamed
 
     def _renamed_blocks(self) -> dict[str, str]:
-        spelled = self.identifiers()
         out: dict[str, str] = {}
         for d in self.declarations().values():
             block = self.struct(d.name) if d.base in ("cbuffer", "tbuffer") else None
             if block is None or block.kind != d.base or block.field(d.name) is None:
                 continue
+            spelled = self.identifiers()
             n = 0
             while f"{d.name}_{n}" in spelled:
                 n += 1
@@ -509,7 +509,7 @@ class SourceSet:
         """Every identifier of every file as compiled."""
         found: frozenset[str] = self._once(
             "identifiers",
-            lambda: frozenset(t.text for p in self.texts for t in self.tokens(p) if t.kind == "id"),
+            lambda: frozenset(w for s in self.streams() for w, at in s.index_of_words() if at),
         )
         return found
 
@@ -598,7 +598,11 @@ class SourceSet:
                 s.is_(i - 1, ":")
                 for s in self.streams()
                 for i in s.words_where(
-                    lambda w: w[:15].upper() in _DISTANCES and (len(w) == 15 or w[15:].isdigit())
+                    lambda w: (
+                        len(w) >= 15
+                        and w[:15].upper() in _DISTANCES
+                        and (len(w) == 15 or w[15:].isdigit())
+                    )
                 )
             )
 
