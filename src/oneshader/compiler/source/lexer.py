@@ -22,11 +22,12 @@ _LEX = re.compile(
       | (\.?[0-9](?:[eEpP][+-]|[A-Za-z0-9_.])*)
       | ("(?:\\.|[^"\\\n])*"?)
       | ('(?:\\.|[^'\\\n])*'?)
-      | (\#\#|\.\.\.|<<=|>>=|->|\+\+|--|<<|>>|::|&&|\|\||[-+*/%&|^!=<>]=|[^\s])""",
+      | (\#\#|\.\.\.|<<=|>>=|->|\+\+|--|<<|>>|::|&&|\|\||[-+*/%&|^!=<>]=|[^\s])
+      | (.)""",
     re.VERBOSE | re.DOTALL,
 )
-# The kind of each group of _LEX (1: a newline, 2: whitespace and comments).
-_KINDS = ("", "nl", "", "id", "num", "str", "chr", "punct")
+# (the last group: a white space character of no other group, \x85 or \xa0, which is skipped:
+# every character is in one match, so each match's offset is the sum of the lengths before it)
 
 
 @dataclass(slots=True)
@@ -53,23 +54,32 @@ def lex(text: str, file: int) -> list[Token]:
     the compiler's job, with the position this keeps."""
     out: list[Token] = []
     append = out.append
-    line, start, space = 1, 0, False
-    for m in _LEX.finditer(text):
-        group = m.lastindex or 0
-        if group == 1:
-            append(Token("nl", "\n", file, line, m.start() - start + 1))
-            line, start, space = line + 1, m.end(), False
-        elif group == 2:
+    line, start, space, at = 1, 0, False, 0  # ``at``: the offset of the match
+    # the groups' texts of each match, without a match object a token (``findall``)
+    for nl, blank, word, num, string, char, punct, _ in _LEX.findall(text):
+        if word:
+            append(Token("id", word, file, line, at - start + 1, space))
+            at, space = at + len(word), False
+        elif punct:
+            append(Token("punct", punct, file, line, at - start + 1, space))
+            at, space = at + len(punct), False
+        elif blank:
             space = True
-            value = m.group()
-            newlines = value.count("\n")
+            newlines = blank.count("\n")
             if newlines:
                 line += newlines
-                start = m.start() + value.rfind("\n") + 1
+                start = at + blank.rfind("\n") + 1
+            at += len(blank)
+        elif nl:
+            append(Token("nl", "\n", file, line, at - start + 1))
+            at += 1
+            line, start, space = line + 1, at, False
+        elif num or string or char:
+            kind, value = ("num", num) if num else ("str", string) if string else ("chr", char)
+            append(Token(kind, value, file, line, at - start + 1, space))
+            at, space = at + len(value), False
         else:
-            begin = m.start()
-            append(Token(_KINDS[group], m.group(), file, line, begin - start + 1, space))
-            space = False
+            at += 1
     if not out or out[-1].kind != "nl":
         out.append(Token("nl", "\n", file, line, len(text) - start + 1))
     return out

@@ -157,9 +157,14 @@ class Stream:
     def _index(self) -> dict[str, list[int]]:
         if not self._by_word:
             by_word: dict[str, list[int]] = {}
+            get = by_word.get
             for i, t in enumerate(self.tokens):
                 if t.kind == "id":
-                    by_word.setdefault(t.text, []).append(i)
+                    found = get(t.text)
+                    if found is None:
+                        by_word[t.text] = [i]
+                    else:
+                        found.append(i)
             self._by_word = by_word or {"": []}
         return self._by_word
 

@@ -102,21 +102,23 @@ def render(inc: Inclusion, line_count: int) -> Rendered:
     columns: dict[int, list[tuple[int, int, bool]]] = {}
     current, cur = 0, 1
     parts: list[str] = []
-    segments: list[tuple[int, int, bool]] = []
     expanded = False
     prev: Token | None = None
     offsets: list[int] = []
+    append = offsets.append
     base = -1  # the offset in the text at which line ``current`` starts
-    for t in inc.tokens:
+    tokens = inc.tokens
+    first = 0  # the index of line ``current``'s first token
+    for k, t in enumerate(tokens):
         site = t.site
         line, col, direct = (t.line, t.col, True) if site is None else (site[0], site[1], False)
         if line > current:
             if parts:
                 lines[current - 1] = "".join(parts)
                 if expanded:
-                    columns[current] = segments
+                    columns[current] = _segments(tokens, offsets, first, k, base)
             base += (cur - 1 if current else 0) + line - current
-            current, parts, cur, segments, expanded, prev = line, [], 1, [], False, None
+            current, parts, cur, expanded, prev, first = line, [], 1, False, None, k
         if direct and col >= cur:
             # written apart from the token before, or after an expansion that needs a space
             # (``_spaced`` is true of a token written after a space)
@@ -125,20 +127,33 @@ def render(inc: Inclusion, line_count: int) -> Rendered:
                 pad = pad or 1
         else:
             pad = 1 if prev is not None and _spaced(prev, t) else 0
+            expanded = expanded or not direct
         if pad:
             parts.append(" " * pad)
             cur += pad
-        segments.append((cur, col, direct))
-        offsets.append(base + cur - 1)
-        expanded = expanded or not direct
+        append(base + cur - 1)
         parts.append(t.text)
         cur += len(t.text)
         prev = t
     if parts:
         lines[current - 1] = "".join(parts)
         if expanded:
-            columns[current] = segments
+            columns[current] = _segments(tokens, offsets, first, len(tokens), base)
     return Rendered("\n".join(lines), columns, offsets)
+
+
+def _segments(
+    tokens: list[Token], offsets: list[int], a: int, b: int, base: int
+) -> list[tuple[int, int, bool]]:
+    """``Rendered.columns`` of a line holding an expansion, its tokens a..b-1 (the line starts
+    at ``base`` in the text): made for those lines alone, from where ``render`` placed them."""
+    out = []
+    for k in range(a, b):
+        t = tokens[k]
+        site = t.site
+        col, direct = (t.col, True) if site is None else (site[1], False)
+        out.append((offsets[k] - base + 1, col, direct))
+    return out
 
 
 def slang_text(

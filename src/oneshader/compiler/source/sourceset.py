@@ -62,6 +62,7 @@ _INTERLOCKED = frozenset(
 _COUNTERS = frozenset({"IncrementCounter", "DecrementCounter"})
 _BOOLS = frozenset({"bool", "bool1", "bool2", "bool3", "bool4"})
 _DISTANCES = ("SV_CLIPDISTANCE", "SV_CULLDISTANCE")
+_UNSET = object()
 
 
 @dataclass(frozen=True)
@@ -114,9 +115,10 @@ class SourceSet:
         self._derived: dict[Hashable, Any] = {}
 
     def _once(self, key: Hashable, compute: Callable[[], Any]) -> Any:
-        if key not in self._derived:
-            self._derived[key] = compute()
-        return self._derived[key]
+        found = self._derived.get(key, _UNSET)  # (one look-up: a key's hash is not kept)
+        if found is _UNSET:
+            found = self._derived[key] = compute()
+        return found
 
     def derived(self, key: Hashable, compute: Callable[[], Any]) -> Any:
         """What a later stage derives from the texts alone (``key`` names it, with whatever
