@@ -23,6 +23,7 @@ __all__ = [
     "blank",
     "blanks",
     "edited",
+    "file_stream",
     "is_word",
     "lexed",
     "lexed_after",
@@ -452,8 +453,9 @@ def _lex_line(piece: str, line: int, base: int, tokens: list[Token], offsets: li
 
 def _placed(
     text: str, tokens: Sequence[Token], offsets: Sequence[int], moved: Collection[int]
-) -> tuple[list[Token], list[int]] | None:
-    """The tokens and offsets of :func:`lexed_from`, or None where lexing is needed."""
+) -> tuple[Sequence[Token], Sequence[int]] | None:
+    """The tokens and offsets of :func:`lexed_from` (``tokens`` and ``offsets`` themselves
+    where every token is kept), or None where lexing is needed."""
     if "\\\n" in text:
         return None
     lines = text.split("\n")
@@ -462,6 +464,7 @@ def _placed(
     line, base, end = 1, 0, len(lines[0])  # the current line, its start and its end's offset
     alone = 1 in moved
     relexed = 0  # the last line lexed alone
+    kept = True  # every token as made
     for t, at in zip(tokens, offsets, strict=True):
         if at >= end:
             while at >= end:
@@ -476,7 +479,7 @@ def _placed(
             piece = lines[line - 1]
             if "/*" in piece:
                 return None
-            relexed = line
+            relexed, kept = line, False
             _lex_line(piece, line, base, out, at_)
             continue
         col, space = at - base + 1, at > base and text[at - 1] == " "
@@ -485,8 +488,20 @@ def _placed(
             out.append(t)  # the token as made, in its place: the same
         else:
             out.append(Token(t.kind, t.text, 0, line, col, space))
+            kept = False
         at_.append(at)
-    return out, at_
+    return (tokens, offsets) if kept else (out, at_)
+
+
+def file_stream(path: Path, text: str, tokens: Sequence[Token], offsets: Sequence[int]) -> Stream:
+    """A file's stream as compiled (``SourceSet.stream``), sharing the index of words of the
+    stream :func:`lexed_from` made of its text where that one holds these very tokens (a
+    file without expansions): the queries of both read words."""
+    s = Stream(path, text, tokens, offsets)
+    found = _LEXED.get(text)
+    if found is not None and found.tokens is tokens:
+        s._by_word = found._index()
+    return s
 
 
 def spelled(s: Stream, a: int, b: int) -> str:

@@ -21,7 +21,13 @@ from oneshader.compiler.source.dxc_syntax import dxc_declarations
 from oneshader.compiler.source.kinds import RTYPES
 from oneshader.compiler.source.lexer import Token
 from oneshader.compiler.source.preprocess import Inclusion, PreprocessorError, Unit, preprocess
-from oneshader.compiler.source.query import Stream, lexed_from, template_argument, words_of
+from oneshader.compiler.source.query import (
+    Stream,
+    file_stream,
+    lexed_from,
+    template_argument,
+    words_of,
+)
 from oneshader.compiler.source.scanner import (
     Declaration,
     Field,
@@ -281,7 +287,7 @@ class SourceSet:
         first = self._first.get(path)
         if first is None:
             return Stream(path, self.texts.get(path, ""), [], [])
-        return Stream(path, self.texts[path], first.tokens, self.maps[path].offsets)
+        return file_stream(path, self.texts[path], first.tokens, self.maps[path].offsets)
 
     def streams(self) -> Iterator[Stream]:
         """Every file's stream, in include order (``include_order``)."""
