@@ -178,6 +178,8 @@ def _tokens(text: str) -> list[str]:
 
 def _split_attrs(toks: list[str]) -> tuple[list[str], list[Attr]]:
     """Remove ``[[name(args)]]`` groups from a token run, returning the rest and the attributes."""
+    if "[" not in toks:  # (most runs: one C search, no Python step per token)
+        return list(toks), []
     rest: list[str] = []
     attrs: list[Attr] = []
     i = 0

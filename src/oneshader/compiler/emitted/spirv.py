@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import struct as _struct
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from oneshader.compiler.emitted.common import (
     EmittedCodeError,
@@ -252,6 +253,9 @@ def wgsl_features(enables: frozenset[str]) -> DeviceFeatures:
     return out
 
 
+_K = TypeVar("_K")
+
+
 @dataclass
 class _Decorations:
     flags: set[int] = field(default_factory=set)
@@ -321,9 +325,9 @@ def _parse(data: bytes) -> tuple[_Module, tuple[int, int]]:
         elif op == OP_MEMBER_NAME:
             m.member_names[(ops[0], ops[1])] = _string(data, at + 12, end)[0]
         elif op == OP_DECORATE:
-            _add_deco(m.decos.setdefault(ops[0], _Decorations()), ops[1:])
+            _add_deco(m.decos, ops[0], ops[1:])
         elif op == OP_MEMBER_DECORATE:
-            _add_deco(m.member_decos.setdefault((ops[0], ops[1]), _Decorations()), ops[2:])
+            _add_deco(m.member_decos, (ops[0], ops[1]), ops[2:])
         elif op == OP_CAPABILITY:
             m.capabilities.add(CAPABILITY_NAMES.get(ops[0], f"Capability{ops[0]}"))
         elif op == OP_ENTRY_POINT:
@@ -350,7 +354,10 @@ def _parse(data: bytes) -> tuple[_Module, tuple[int, int]]:
     return m, version
 
 
-def _add_deco(d: _Decorations, ops: tuple[int, ...]) -> None:
+def _add_deco(decos: dict[_K, _Decorations], key: _K, ops: tuple[int, ...]) -> None:
+    d = decos.get(key)
+    if d is None:  # (not setdefault: a new one made for every decoration cost more)
+        d = decos[key] = _Decorations()
     if len(ops) > 1:
         d.values[ops[0]] = ops[1]
     else:

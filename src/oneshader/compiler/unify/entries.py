@@ -675,13 +675,12 @@ def _location_clashes(
     for v in variables:
         if v.location is None:
             continue
-        where = _declared_at(src, e, facts[v.name])
         occupied = range(v.location, v.location + facts[v.name].span)
         first = next((taken[n] for n in occupied if n in taken), None)
         if v.semantic == "SV_Target" and not is_input and v.location != v.index:
             errors.append(
                 src.error(
-                    *where,
+                    *_declared_at(src, e, facts[v.name]),
                     f"entry '{e.name}': output '{v.name}' is SV_Target{v.index} but "
                     f"[[vk::location({v.location})]]: a colour output's location is its "
                     f"SV_Target index (the attachment it writes); write SV_Target{v.location} "
@@ -698,7 +697,7 @@ def _location_clashes(
             shared = min(n for n in occupied if n in taken and taken[n] is first)
             errors.append(
                 src.error(
-                    *where,
+                    *_declared_at(src, e, facts[v.name]),
                     f"entry '{e.name}': {direction} '{v.name}' and {direction} '{first.name}' "
                     f"are both at location {shared}; give each {direction} its own "
                     "[[vk::location(n)]] (or none of them)",
@@ -735,7 +734,7 @@ def _locate(
         else:
             location = n
         n += spans.get(v.name, 1)
-        out.append(replace(v, location=location))
+        out.append(v if v.location == location else replace(v, location=location))
     return out
 
 

@@ -35,15 +35,19 @@ def one_layout(
 
 
 def _unnamed(t: TypeLayout) -> TypeLayout:
-    """``t`` with the name a rewrite gave an anonymous struct made "" (it has none)."""
+    """``t`` with the name a rewrite gave an anonymous struct made "" (it has none); ``t``
+    itself where it holds none (most layouts: no copy of the tree)."""
     if t.kind is TypeKind.Array and t.element is not None:
-        return replace(t, element=_unnamed(t.element))
+        element = _unnamed(t.element)
+        return t if element is t.element else replace(t, element=element)
     if t.kind is not TypeKind.Struct:
         return t
     name = "" if t.name.startswith(ANONYMOUS_STRUCT) else t.name
-    return replace(
-        t, name=name, members=tuple(replace(m, type=_unnamed(m.type)) for m in t.members)
-    )
+    types = [_unnamed(m.type) for m in t.members]
+    if name == t.name and all(new is m.type for new, m in zip(types, t.members, strict=True)):
+        return t
+    members = tuple(replace(m, type=new) for new, m in zip(types, t.members, strict=True))
+    return replace(t, name=name, members=members)
 
 
 def _one_layout(

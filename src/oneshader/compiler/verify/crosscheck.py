@@ -715,6 +715,7 @@ class _Checker:
         em: EmittedEntry,
     ) -> None:
         located = [v for v in ours if v.builtin is BuiltIn.None_]
+        leaves = [_leaf(v.name) for v in located]  # (once, not once per emitted variable)
         for var in theirs:
             label = var.emitted or var.name or var.semantic or "?"
             if var.builtin is not None:
@@ -739,7 +740,9 @@ class _Checker:
                 continue
             if var.location is None:
                 continue
-            by_name = [v for v in located if var.name and _leaf(v.name) == var.name]
+            by_name = [
+                v for v, leaf in zip(located, leaves, strict=True) if var.name and leaf == var.name
+            ]
             if len(by_name) == 1:
                 self.differ(
                     module,
@@ -785,7 +788,9 @@ class _Checker:
     ) -> None:
         if module.target is Target.Msl and " output " in f"{path} ":
             return  # Metal qualifies interpolation on the fragment's inputs only
-        want = {ours.interp} - {Interpolation.Default, Interpolation.Linear}
+        if not theirs.interp and ours.interp in (Interpolation.Default, Interpolation.Linear):
+            return  # (most: neither side qualifies it)
+        want = {ours.interp} - _PLAIN
         got = set(theirs.interp)
         integer = ours.scalar not in (ScalarKind.Float, ScalarKind.Float16, ScalarKind.Float64)
         if integer:
@@ -852,6 +857,8 @@ class _Checker:
                     _flags(need),
                 )
 
+
+_PLAIN = frozenset({Interpolation.Default, Interpolation.Linear})  # no qualifier
 
 # Built-ins a compiler declares to compute another one (Metal derives SV_GroupIndex from the
 # thread position in the threadgroup).
