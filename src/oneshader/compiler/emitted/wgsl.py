@@ -214,6 +214,7 @@ class _Parser:
         self.toks: list[str] = toks
         self.n = len(toks)
         self.i = 0
+        self.simple: dict[str, WgslType] = {}  # the types without arguments, by name
 
     def _bad_character(self) -> NoReturn:
         pos = 0
@@ -278,7 +279,10 @@ class _Parser:
         if not (name[:1].isalpha() or name[:1] == "_"):
             raise EmittedCodeError(f"WGSL: expected a type, found '{name}'")
         if self.peek() != "<":
-            return WgslType(name)
+            simple = self.simple.get(name)
+            if simple is None:  # (one per name: a type is frozen)
+                simple = self.simple[name] = WgslType(name)
+            return simple
         self.next()
         args: list[WgslType | int | str] = []
         while True:
