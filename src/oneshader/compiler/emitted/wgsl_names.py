@@ -98,12 +98,13 @@ _NAME_AFTER = re.compile(r"\s*(?:[\[\].),;*+\-/%&|^:]|[=!<>]=|=(?!=))")
 _NOT_WORD = str.maketrans({c: " " for c in map(chr, range(128)) if not re.match(r"\w", c)})
 
 
-def _words(text: str) -> set[str]:
+def _words(text: str) -> list[str]:
     """Every run of word characters in ``text``, so every name ``_WORD`` finds among them
     (an ASCII text's in two C calls: ``_WORD``'s look-behind is tried at every position)."""
     if text.isascii():
-        return set(text.translate(_NOT_WORD).split())
-    return set(_WORD.findall(text))
+        return text.translate(_NOT_WORD).split()
+    found: list[str] = _WORD.findall(text)
+    return found
 
 
 def unreserved_wgsl(code: bytes) -> bytes:
@@ -123,7 +124,7 @@ def unreserved_wgsl(code: bytes) -> bytes:
         return wgsl_escaped(m.group(0)) if _NAME_AFTER.match(text, m.end()) else m.group(0)
 
     text = _KEYWORD.sub(keyword, text)
-    if _words(text).isdisjoint(WGSL_RESERVED) and not _RESERVED_START.search(text):
+    if WGSL_RESERVED.isdisjoint(_words(text)) and not _RESERVED_START.search(text):
         return text.encode()  # (each name once: no name to rename)
 
     def reserved(word: str) -> bool:
