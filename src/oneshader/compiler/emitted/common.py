@@ -116,8 +116,9 @@ def closing_brace(toks: list[str], at: int) -> int | None:
 
 
 def identifiers(toks: Iterable[str]) -> set[str]:
-    """The identifiers among tokens (each distinct token looked at once)."""
-    return {t for t in set(toks) if t[:1].isalpha() or t[:1] == "_"}
+    """The identifiers among tokens (each distinct token looked at once: a token that starts
+    as a name is one)."""
+    return set(filter(str.isidentifier, set(toks)))
 
 
 _NOT_CODE = re.compile(r'//[^\n]*|/\*.*?\*/|^\s*#[^\n]*|"(?:[^"\\\n]|\\.)*"', re.S | re.M)

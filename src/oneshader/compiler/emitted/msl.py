@@ -147,7 +147,7 @@ class _Function:
     attrs: list[Attr]
     result: list[str]
     params: list[_Decl]
-    idents: frozenset[str] = frozenset()  # the body's
+    body: list[str] = field(default_factory=list)  # its tokens (their names read on demand)
 
 
 @dataclass
@@ -294,7 +294,7 @@ def _parse(text: str) -> _Parsed:
                 i += 1
         elif "(" in head:
             fn = _function(head)
-            fn.idents = frozenset(identifiers(body))
+            fn.body = body
             out.functions.append(fn)
     return out
 
@@ -474,7 +474,8 @@ def unattributed_inputs_read(data: bytes, entry: str) -> set[str]:
     names = (entry, f"{entry}_0") if entry == "main" else (entry,)
     for fn in _parse(data.decode("utf-8")).functions:
         if fn.name in names and any(s in _STAGES for s, _ in fn.attrs):
-            return {demangle(p.name) for p in fn.params if not p.attrs and p.name in fn.idents}
+            idents = identifiers(fn.body)
+            return {demangle(p.name) for p in fn.params if not p.attrs and p.name in idents}
     return set()
 
 
