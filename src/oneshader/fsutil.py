@@ -64,54 +64,61 @@ _CREATE = (
 )
 
 
-def _create_beside(target: Path) -> tuple[int, str]:
+def _create_beside(target: str | os.PathLike[str]) -> tuple[int, str]:
     """A new, empty temporary beside ``target`` (its folder made if missing): its descriptor and
     path. What ``tempfile.mkstemp`` does, for a tenth of its cost (no Python-level random
     names: a build writes four files per shader from one thread that also feeds the workers),
     and without a ``mkdir`` per file: the folder is made only when the first open finds it
-    missing."""
+    missing. Made with the final mode (0644, less what the umask takes: :func:`_temporary`
+    puts that back), so that the usual umask costs no ``chmod``."""
+    target = os.fspath(target)
+    folder, name = os.path.split(target)
     made = False  # the folder, by this call
     for _ in range(100):
-        tmp = os.path.join(target.parent, f".{target.name}.{os.urandom(4).hex()}{TEMPORARY_SUFFIX}")
+        tmp = os.path.join(folder, f".{name}.{os.urandom(4).hex()}{TEMPORARY_SUFFIX}")
         try:
-            return os.open(tmp, _CREATE, 0o600), tmp
+            return os.open(tmp, _CREATE, 0o644), tmp
         except FileExistsError:
             continue
         except (FileNotFoundError, NotADirectoryError) as err:
             if made:  # the folder was there a moment ago: something removes it
-                raise OSError(err.errno, err.strerror, os.fspath(target)) from None
+                raise OSError(err.errno, err.strerror, target) from None
             # made, or its error names the folder in the way (a file where it should be)
-            target.parent.mkdir(parents=True, exist_ok=True)
+            os.makedirs(folder or os.curdir, exist_ok=True)
             made = True
         except OSError as err:  # named after the file the caller writes, not the temporary
-            raise OSError(err.errno, err.strerror, os.fspath(target)) from None
-    raise FileExistsError(errno.EEXIST, "no free name for a temporary", os.fspath(target))
+            raise OSError(err.errno, err.strerror, target) from None
+    raise FileExistsError(errno.EEXIST, "no free name for a temporary", target)
 
 
-def _temporary(target: Path, data: bytes, *, durable: bool) -> tuple[str, os.stat_result]:
+def _temporary(target: str, data: bytes, *, durable: bool) -> tuple[str, os.stat_result]:
     """A temporary beside ``target`` holding ``data`` (mode 0644): its path and its status
     (what the file shows once renamed: a rename moves neither its mtime nor its size). Written
     through its descriptor (no file object, no lookup of its path again to chmod it)."""
     fd, tmp = _create_beside(target)
     try:
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
+            written = os.write(fd, data)
+            if written < len(data):  # a short write: the rest, until it is all there
+                view = memoryview(data)[written:]
+                while view:
+                    view = view[os.write(fd, view) :]
             if durable:
                 os.fsync(fd)
-            if _FCHMOD:
-                os.fchmod(fd, 0o644)
-            else:  # Windows: no fchmod (chmod only sets the read-only flag there)
-                os.chmod(tmp, 0o644)
             st = os.fstat(fd)
+            if stat.S_IMODE(st.st_mode) != 0o644:  # a umask took some of it (or Windows)
+                if _FCHMOD:
+                    os.fchmod(fd, 0o644)
+                else:  # Windows: no fchmod (chmod only sets the read-only flag there)
+                    os.chmod(tmp, 0o644)
+                st = os.fstat(fd)
         finally:
             os.close(fd)
     except BaseException as err:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         if isinstance(err, OSError) and err.filename is None:  # a write's: a full disk
-            raise OSError(err.errno, err.strerror, os.fspath(target)) from None
+            raise OSError(err.errno, err.strerror, target) from None
         raise
     return tmp, st
 
@@ -132,7 +139,7 @@ def atomic_write(
     """Write ``data`` whole: old file or new, whatever kills the writer; ``durable`` (fsync
     before the rename) also holds after a power loss, at the price of a disk flush. The
     written file's status (as a ``stat`` of ``path`` just after would give it)."""
-    target = Path(path)
+    target = os.fspath(path)
     tmp, st = _temporary(target, data, durable=durable)
     try:
         os.replace(tmp, target)
@@ -165,7 +172,7 @@ def write_many_if_changed(
         for path, data in files:
             target = Path(path)
             if not _holds(target, data):
-                pending.append((_temporary(target, data, durable=False)[0], target))
+                pending.append((_temporary(os.fspath(target), data, durable=False)[0], target))
         for tmp, target in pending:
             os.replace(tmp, target)
     except BaseException:

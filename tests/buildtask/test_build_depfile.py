@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 from build_helpers import CORPUS, BuildRun
 
-from oneshader.buildtask.depfile import make_escape
+from oneshader.buildtask.depfile import freshen_outputs, make_escape
+from oneshader.buildtask.state import BuildState, ShaderRecord, Stamp
 
 
 def rules(text: str) -> dict[str, list[str]]:
@@ -61,6 +62,25 @@ def test_a_failed_shader_has_no_rule(project: Path, build: BuildRun) -> None:
     assert status == 1
     found = rules((project / "deps.d").read_text())
     assert "out/K0.spv" in found and not any("Broken" in t for t in found)
+
+
+def test_a_freshened_output_is_saved_with_its_new_time(tmp_path: Path) -> None:
+    """Also in a state saved before (a save writes a record it wrote before only if replaced)."""
+    out = tmp_path / "out"
+    out.mkdir()
+    (tmp_path / "A.hlsl").write_text("source")
+    (out / "A.out").write_bytes(b"code")
+    old = time.time_ns() - 10**10
+    os.utime(out / "A.out", ns=(old, old))
+    output = Stamp("A.out", old, 4, "cd")
+    state = BuildState(
+        "tool", {"A": ShaderRecord("A.hlsl", "k", [Stamp("A.hlsl", 1, 6, "ab")], [output])}
+    )
+    state.save(out)
+    assert freshen_outputs(state, tmp_path, out, None)
+    state.save(out)
+    now = (out / "A.out").stat().st_mtime_ns
+    assert now > old and BuildState.load(out)[0].shaders["A"].outputs[0].mtime_ns == now
 
 
 def test_make_escapes() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -38,6 +39,24 @@ def test_round_trip(tmp_path: Path) -> None:
     assert loaded.toolchain == "tool 1"
     assert loaded.shaders == sample_state().shaders
     assert loaded.extra == {"bindings": "x"}
+
+
+def test_each_save_writes_the_records_as_they_are_then(tmp_path: Path) -> None:
+    state = sample_state()
+    state.save(tmp_path)
+    state.shaders["A"] = replace(state.shaders["A"], key="k2")
+    state.shaders["B"] = ShaderRecord("shaders/B.hlsl", "k3", [], [Stamp("B.spv", 1, 2, "ef")])
+    state.extra["other"] = "y"
+    state.save(tmp_path)
+    loaded, why = BuildState.load(tmp_path)
+    assert why == "" and loaded.shaders == state.shaders and loaded.extra == state.extra
+    doc = json.loads((tmp_path / STATE_NAME).read_bytes())
+    # the text json.dumps would make of the whole document, the body first
+    expected = json.dumps(doc, sort_keys=True, separators=(",", ":")) + "\n"
+    assert (tmp_path / STATE_NAME).read_text() == expected
+    del state.shaders["A"]
+    state.save(tmp_path)
+    assert BuildState.load(tmp_path)[0].shaders == {"B": state.shaders["B"]}
 
 
 def test_missing_state_is_a_silent_fresh_start(tmp_path: Path) -> None:

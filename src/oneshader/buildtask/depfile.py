@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 
 from oneshader.buildtask.config import display_path
@@ -74,16 +75,20 @@ def freshen_outputs(state: BuildState, root: Path, out: Path, pyproject: Path | 
         with contextlib.suppress(OSError):
             newest = max(newest, pyproject.stat().st_mtime_ns)
     changed = False
-    for record in state.shaders.values():
-        for s in record.outputs:
+    for stem, record in state.shaders.items():
+        outputs = list(record.outputs)
+        for i, s in enumerate(outputs):
             path = out / s.path
             try:
                 if path.stat().st_mtime_ns >= newest:
                     continue
                 os.utime(path)
-                s.mtime_ns = path.stat().st_mtime_ns  # the content is as stamped: just checked
+                # the content is as stamped: just checked
+                outputs[i] = replace(s, mtime_ns=path.stat().st_mtime_ns)
             except OSError:
                 continue
+        if outputs != record.outputs:  # a new record: the state replaces, never changes, one
+            state.shaders[stem] = replace(record, outputs=outputs)
             changed = True
     return changed
 

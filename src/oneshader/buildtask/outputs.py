@@ -47,12 +47,13 @@ def write_files(out: Path, files: Iterable[tuple[str, bytes]]) -> list[Stamp]:
     again. After a power loss the state (which is fsynced, and on ext4 commits the renames
     before it) and the stamps decide: an output that lost its content has another size."""
     files = list(files)
+    top, join = os.fspath(out), os.path.join  # paths as strings: no Path parsed per file
     if files:
         with contextlib.suppress(FileNotFoundError):
-            (out / files[-1][0]).unlink()
+            os.unlink(join(top, files[-1][0]))
     stamps = []
     for rel, data in files:
-        path = out / rel
+        path = join(top, rel)
         stamps.append(stamp(path, rel, data, st=atomic_write(path, data, durable=False)))
     return stamps
 
@@ -63,8 +64,9 @@ def remove_files(out: Path, rels: Iterable[str]) -> int:
     come from a state file, which anyone who can write OUT can forge."""
     removed = 0
     folders: set[Path] = set()
-    top = os.path.realpath(out)
+    top = ""  # OUT with its links resolved, once there is a file to remove (mostly none)
     for rel in sorted(rels, key=lambda r: not r.endswith(REFLECTION_SUFFIX)):  # the mark first
+        top = top or os.path.realpath(out)
         path = out / rel
         parent = os.path.realpath(path.parent)
         if not is_inside(rel) or not (parent == top or parent.startswith(top + os.sep)):
