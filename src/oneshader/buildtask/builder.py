@@ -423,13 +423,13 @@ class Build:
         seen: set[str] = set()
         root = self.config.root
         for f in result.inputs:
-            named = Path(f.named or f.path)  # as included: a link is recorded by its name
+            named = f.named or f.path  # as included: a link is recorded by its name
             name = project_name(named, root)
             if name in seen:
                 continue
             seen.add(name)
-            real = project_name(Path(f.path), root)
-            if named == job.source:
+            real = name if named == f.path else project_name(f.path, root)
+            if name == job.source_name and Path(named) == job.source:
                 inputs[0] = input_stamp(f, job.source_name, real)
             else:
                 inputs.append(input_stamp(f, name, real))

@@ -39,12 +39,19 @@ class ShaderJob:
         return f"{self.source_name} [{self.variant}]" if self.variant else self.source_name
 
 
-def project_name(path: Path, root: Path) -> str:
-    """The name a file has in reflections, diagnostics and the state: relative to the project."""
+def project_name(path: str | Path, root: Path) -> str:
+    """The name a file has in reflections, diagnostics and the state: relative to the project.
+    ``path`` may be a string, as the compiler names the files it read (one Path less each)."""
     p, r = str(path), str(root)
-    # a file below the root, both absolute, nothing to normalize (a Path has no "." or "//"
-    # parts, only ".." can be): the rest of the path, as os.path.relpath would give it
-    below = p.startswith(r) and p[len(r) : len(r) + 1] == "/" and "/.." not in p
+    # a file below the root, both absolute, nothing to normalize (no "." or ".." part, no "//",
+    # no "/" at the end): the rest of the path, as os.path.relpath would give it
+    below = (
+        p.startswith(r)
+        and p[len(r) : len(r) + 1] == "/"
+        and "/." not in p
+        and "//" not in p
+        and p[-1] != "/"
+    )
     if below and os.sep == "/" and r[:1] == "/" and not r.endswith("/"):
         return p[len(r) + 1 :]
     return display_path(path, root)
