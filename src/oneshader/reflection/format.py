@@ -405,7 +405,13 @@ _LEAVES = {
 _LEAVES["specslot"] = _Frame("slot", 0, {})
 
 
+# Converted attributes of the distinct lines per record kind, kept across reads: real files
+# repeat many lines (the same float4, the same slot), and so do the files of one project (a
+# build reads every shader's reflection its workers send), and conversion is most of the
+# work. A memo never changes once made (a record that fills in its values copies them); a
+# kind's is emptied when full, so it holds what is being read lately, at most this many.
 _MEMO_SIZE = 2048
+_MEMO: dict[str, dict[str, dict[str, Any]]] = {k: {} for k in [*_KNOWN, "specslot"]}
 
 
 class _Reader:
@@ -415,9 +421,6 @@ class _Reader:
         self.where = lines  # id() of a model object -> the line of its record, if asked
         self.lines = text.split("\n")
         self.names: dict[str, set[str]] = {"uses": set(), "pushuse": set(), "specuse": set()}
-        # Converted attributes of the first distinct lines per record kind: real files repeat
-        # many lines (the same float4, the same slot), and conversion is most of the work.
-        self.memo: dict[str, dict[str, dict[str, Any]]] = {k: {} for k in [*_KNOWN, "specslot"]}
 
     def locate(self, node: object, line: int) -> None:
         """Note the line of a model object's record, if the caller asked for lines."""
@@ -618,12 +621,13 @@ class _Reader:
                     indent + 1,
                 )
             kind = "specslot" if keyword == "slot" and parent.kind == "spec" else keyword
-            memo = self.memo[kind]
+            memo = _MEMO[kind]
             vals = memo.get(rest)
             if vals is None:
                 vals = self.convert(kind, keyword, rest, lineno, text)
-                if len(memo) < _MEMO_SIZE:
-                    memo[rest] = vals
+                if len(memo) >= _MEMO_SIZE:
+                    memo.clear()
+                memo[rest] = vals
             stack.append(self.open(kind, vals, parent, lineno, indent))
         while len(stack) > 1:
             self.close(stack.pop(), stack[-1])
