@@ -21,12 +21,18 @@ from typing import TypeVar
 T = TypeVar("T")
 
 
-def named_path(path: str | os.PathLike[str]) -> Path:
+def named_path(path: str | os.PathLike[str], folders: dict[Path, Path] | None = None) -> Path:
     """``path`` absolute, with the links among its folders resolved but not its own name: a
     link given as a file is a name of its own (its outputs are named after it, and retargeting
-    it is a change), not an alias of whatever it points to now."""
+    it is a change), not an alias of whatever it points to now. ``folders``: the folders
+    resolved so far, when the caller names many files of a few folders at one moment."""
     p = Path(path).absolute()
-    return p.parent.resolve() / p.name
+    if folders is None:
+        return p.parent.resolve() / p.name
+    folder = folders.get(p.parent)
+    if folder is None:
+        folder = folders[p.parent] = p.parent.resolve()
+    return folder / p.name
 
 
 def display_path(path: str | os.PathLike[str], base: Path | None = None) -> str:

@@ -463,6 +463,7 @@ def settings_from_table(table: Mapping[str, Any], base: Path, where: TableLocato
             raise where.error("entry-points", "'entry-points' must be a table: file = [{...}]")
         # errors point at the file's line when the entry points are a [tool.oneshader.*] table
         at = TableLocator(where.file, "\n".join(where.lines), f"{where.table}.entry-points")
+        folders: dict[Path, Path] = {}  # resolved once each: a project names one file a shader
         for file, specs in raw.items():
             locate = at if at.header else where
             key = file if at.header else "entry-points"
@@ -491,7 +492,7 @@ def settings_from_table(table: Mapping[str, Any], base: Path, where: TableLocato
                 out.append(EntryPointSpec(spec["name"], stage))
             if not (base / file).is_file():
                 raise locate.error(key, f"entry points for {file!r}, which is not a file")
-            entry_points[named_path(base / file)] = tuple(out)
+            entry_points[named_path(base / file, folders)] = tuple(out)
 
     jobs = None
     if "jobs" in table:
