@@ -432,6 +432,19 @@ def configured(path: Path, name: str, text: str, rules: Rules) -> Shader | str |
     )
 
 
+def selected_shaders(description: str, reps: int) -> tuple[argparse.Namespace, list[Shader]]:
+    """The command line of a script measuring one corpus (PATH, ``--config``, ``--reps``,
+    ``--match``), parsed, and the shaders it selects."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("path", type=Path)
+    parser.add_argument("--config", type=Path)
+    parser.add_argument("--reps", type=int, default=reps)
+    parser.add_argument("--match", action="append", default=[])
+    args = parser.parse_args()
+    config = load_config(args.config, args.path) if args.config else None
+    return args, discover(args.path, args.match, config).shaders
+
+
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 
 

@@ -15,13 +15,11 @@ before and after a change in alternating processes, several pairs, and compare t
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 import time
-from pathlib import Path
 
-from corpus import discover, load_config
+from corpus import selected_shaders
 from oneshader.compiler import compile_file
 from oneshader.compiler.slang import capi
 from oneshader.reflection.model import Target
@@ -30,14 +28,7 @@ TARGETS = (Target.SpirV, Target.Msl, Target.Wgsl)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("path", type=Path)
-    parser.add_argument("--config", type=Path)
-    parser.add_argument("--reps", type=int, default=3)
-    parser.add_argument("--match", action="append", default=[])
-    args = parser.parse_args()
-    config = load_config(args.config, args.path) if args.config else None
-    shaders = discover(args.path, args.match, config).shaders
+    args, shaders = selected_shaders(__doc__.splitlines()[0], reps=3)
 
     slang = [0.0]  # Slang's CPU in Request.compile this pass
     compile_request = capi.Request.compile

@@ -17,11 +17,9 @@ no work of Slang's to compare).
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import time
 from collections.abc import Sequence
-from pathlib import Path
 
 import plain_slang
 
@@ -81,14 +79,7 @@ def _least(lib: S.Library, made: Made, best: float) -> tuple[float, bool]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("path", type=Path)
-    parser.add_argument("--config", type=Path)
-    parser.add_argument("--reps", type=int, default=5)
-    parser.add_argument("--match", action="append", default=[])
-    args = parser.parse_args()
-    config = corpus.load_config(args.config, args.path) if args.config else None
-    shaders = corpus.discover(args.path, args.match, config).shaders
+    args, shaders = corpus.selected_shaders(__doc__.splitlines()[0], reps=5)
     lib = S.library()
     found = _requests(shaders, lib)
     kinds = ("ours", "plain", "our text, plain's arguments", "later")
