@@ -7,7 +7,7 @@ import struct
 import pytest
 
 from oneshader.compiler.emitted.common import EmittedCodeError
-from oneshader.compiler.emitted.msl import read_msl
+from oneshader.compiler.emitted.msl import read_msl, unattributed_inputs_read
 from oneshader.reflection.model import BuiltIn, Interpolation, MatrixPacking, TypeKind
 
 _SOURCE = """
@@ -214,3 +214,18 @@ def test_atomics_are_four_byte_integers_to_the_host() -> None:
 def test_atomic_of_a_non_integer_has_no_layout() -> None:
     with pytest.raises(EmittedCodeError, match="atomic<float2>"):
         read_msl(b"[[kernel]] void K(atomic<float2> device* x_0 [[buffer(0)]]) {}")
+
+
+def test_bodies_left_untokenized_read_the_same() -> None:
+    """Where every brace is code, the reader leaves the functions' bodies untokenized (most of
+    the text); the module is the one read from every token (a comment or a string, ``#line``'s,
+    has the reader tokenize it all), and a body still cannot hold a character of no token."""
+    plain = _SOURCE.replace('#line 3 "x.hlsl"\n', "")
+    commented = plain.replace("return r;", "return r; // } a brace of no code")
+    assert read_msl(plain.encode()) == read_msl(_SOURCE.encode())
+    assert read_msl(plain.encode()) == read_msl(commented.encode())
+    entry = "[[fragment]] float4 F(float4 p_0 [[position]], float c_0)\n{\n    return p_0 + c_0;\n}"
+    assert unattributed_inputs_read(entry.encode(), "F") == {"c"}
+    assert unattributed_inputs_read(entry.replace("+ c_0", "").encode(), "F") == set()
+    with pytest.raises(EmittedCodeError, match="unexpected character"):
+        read_msl(plain.replace("return r;", "return r$;").encode())

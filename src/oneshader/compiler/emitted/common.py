@@ -98,11 +98,61 @@ class EmittedTokens:
         """Where each of ``text``'s tokens starts (its line is counted on an error)."""
         return [m.start(1) for m in self.scan.finditer(text) if m.group(1)]
 
+    def within(self, text: str, start: int, end: int) -> list[str]:
+        """The tokens of ``text[start:end]`` (of text :meth:`outside` vouched for), read as
+        the whole text's."""
+        found: list[str] = self.scan.findall(text, start, end)
+        while found and not found[-1]:
+            found.pop()
+        return found
 
-def closing_brace(toks: list[str], at: int) -> int | None:
+    def outside(self, text: str) -> tuple[list[str], dict[int, tuple[int, int]]] | None:
+        """``text``'s tokens with each top-level ``{...}`` block's left out (two tokens ``{``
+        ``}`` stand for it) and, by the index of its ``{``, where its inside is in the text,
+        for :meth:`within` where a reader needs it: the bodies of the functions, most of the
+        code, are mostly not. None where the text is not plain enough to find the blocks from
+        the braces alone (a comment, a string, a preprocessor line with a brace, a character
+        no token starts with, a brace inside brackets or none to close one): the caller reads
+        :meth:`tokens`."""
+        if self._odd.search(text) or not _braces_plain(text):
+            return None
+        toks: list[str] = []
+        blocks: dict[int, tuple[int, int]] = {}
+        pos = depth = 0
+        while True:
+            at = text.find("{", pos)
+            found = self.within(text, pos, len(text) if at < 0 else at)
+            toks += found
+            if at < 0:
+                return toks, blocks
+            depth += found.count("(") + found.count("[") - found.count(")") - found.count("]")
+            close = closing_brace(text, at)
+            if depth or close is None:
+                return None
+            blocks[len(toks)] = (at + 1, close)
+            toks += ["{", "}"]
+            pos = close + 1
+
+
+def _braces_plain(text: str) -> bool:
+    """Whether every brace of ``text`` is one of its code: it holds no comment and no string,
+    and no preprocessor line (Metal's ``#include``) with a brace (str.find: fast)."""
+    if "//" in text or "/*" in text or '"' in text:
+        return False
+    at = text.find("#")
+    while at >= 0:
+        end = text.find("\n", at)
+        line = text[text.rfind("\n", 0, at) + 1 : len(text) if end < 0 else end]
+        if "{" in line or "}" in line:
+            return False
+        at = text.find("#", at + 1)
+    return True
+
+
+def closing_brace(toks: list[str] | str, at: int) -> int | None:
     """The index of the ``}`` that closes the ``{`` at ``toks[at]`` (None where none does),
-    found from the braces alone, a list search per ``}``: a reader skips a body without a
-    Python step per token."""
+    found from the braces alone, a search per ``}``: a reader skips a body without a Python
+    step per token (or per character, in a text)."""
     depth, j = 1, at
     while True:
         try:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from oneshader.compiler.emitted.common import (
@@ -147,7 +148,7 @@ class _Function:
     attrs: list[Attr]
     result: list[str]
     params: list[_Decl]
-    body: list[str] = field(default_factory=list)  # its tokens (their names read on demand)
+    body: Callable[[], list[str]] = list  # its tokens, read only where asked for
 
 
 @dataclass
@@ -257,7 +258,8 @@ def _parse(text: str) -> _Parsed:
     """The module's declarations, parsed once per text: the readers and the patches of one
     compile read the same code several times, so the result is shared and its callers must
     not change it."""
-    toks = _tokens(text)
+    top = _TOKENS.outside(text)
+    toks, blocks = top if top is not None else (_tokens(text), {})
     out = _Parsed()
     i = 0
     n = len(toks)
@@ -281,14 +283,10 @@ def _parse(text: str) -> _Parsed:
             i += 1
             _declaration(head, out)
             continue
-        body_start = i
-        close = closing_brace(toks, body_start)
-        i = n if close is None else close
-        body = toks[body_start + 1 : i]
-        i += 1
+        body, i = _block(text, toks, i, blocks)
         if head[:1] == ["struct"] and len(head) >= 2:
             out.structs[head[1]] = [
-                _declarator(d) for d in _statements(body) if d and d[0] != "struct"
+                _declarator(d) for d in _statements(body()) if d and d[0] != "struct"
             ]
             if i < n and toks[i] == ";":
                 i += 1
@@ -297,6 +295,20 @@ def _parse(text: str) -> _Parsed:
             fn.body = body
             out.functions.append(fn)
     return out
+
+
+def _block(
+    text: str, toks: list[str], at: int, blocks: dict[int, tuple[int, int]]
+) -> tuple[Callable[[], list[str]], int]:
+    """The tokens inside the block whose ``{`` is ``toks[at]`` (read from the text when asked,
+    where ``EmittedTokens.outside`` left them out: a function's body mostly is not), and the
+    index of the token after its ``}``."""
+    if at in blocks:
+        return functools.partial(_TOKENS.within, text, *blocks[at]), at + 2
+    close = closing_brace(toks, at)
+    end = len(toks) if close is None else close
+    inside = toks[at + 1 : end]
+    return (lambda: inside), end + 1
 
 
 def _statements(body: list[str]) -> list[list[str]]:
@@ -474,7 +486,7 @@ def unattributed_inputs_read(data: bytes, entry: str) -> set[str]:
     names = (entry, f"{entry}_0") if entry == "main" else (entry,)
     for fn in _parse(data.decode("utf-8")).functions:
         if fn.name in names and any(s in _STAGES for s, _ in fn.attrs):
-            idents = identifiers(fn.body)
+            idents = identifiers(fn.body())
             return {demangle(p.name) for p in fn.params if not p.attrs and p.name in idents}
     return set()
 
