@@ -278,3 +278,24 @@ def test_tokens_skip_comments_and_space(text: str, tokens: list[str]) -> None:
 def test_a_character_wgsl_lacks_is_named_with_its_line(text: str) -> None:
     with pytest.raises(EmittedCodeError, match=r"unexpected character '\$' on line 2"):
         _read(text)
+
+
+def test_bodies_left_untokenized_read_the_same() -> None:
+    """Where every brace is code, a function's body is read for its names alone, by a regular
+    expression; they are the names its tokens hold (a number's letters are none: ``1.e5``),
+    and an error after a body still counts its line among every token."""
+    from oneshader.compiler.emitted.wgsl import _Parser
+
+    text = (
+        "struct S_0 { @location(0) a_0 : vec4<f32>, };\n"
+        "fn f_0(x_0 : f32) -> f32 { let e5 = 1.0e5f; return x_0 * 1.e5 + v1.x + .5f; }\n"
+        "@fragment fn main(s_0 : S_0) -> @location(0) vec4<f32> { if (true) { return s_0.a_0; }\n"
+        "return vec4<f32>(f_0(2.f)); }\n"
+    )
+    fast, whole = _Parser(text), _Parser(text, bodies=True)
+    assert fast.blocks and not whole.blocks
+    parsed = fast.parse()
+    assert parsed == whole.parse()
+    assert parsed.functions["f_0"].idents == {"e5", "return", "x_0", "v1", "x", "let"}
+    with pytest.raises(EmittedCodeError, match=r"\(line 5\)"):
+        _read(text + "struct T { b : };")

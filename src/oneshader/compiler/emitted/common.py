@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import re
 import struct as _struct
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 
 from oneshader.compiler.emitted.wgsl_names import wgsl_escaped, wgsl_source_name
@@ -106,13 +106,16 @@ class EmittedTokens:
             found.pop()
         return found
 
-    def outside(self, text: str) -> tuple[list[str], dict[int, tuple[int, int]]] | None:
+    def outside(
+        self, text: str, inline: Callable[[list[str]], bool] | None = None
+    ) -> tuple[list[str], dict[int, tuple[int, int]]] | None:
         """``text``'s tokens with each top-level ``{...}`` block's left out (two tokens ``{``
         ``}`` stand for it) and, by the index of its ``{``, where its inside is in the text,
         for :meth:`within` where a reader needs it: the bodies of the functions, most of the
-        code, are mostly not. None where the text is not plain enough to find the blocks from
-        the braces alone (a comment, a string, a preprocessor line with a brace, a character
-        no token starts with, a brace inside brackets or none to close one): the caller reads
+        code, are mostly not (a block ``inline`` says of, given the tokens before it, is read
+        in place). None where the text is not plain enough to find the blocks from the braces
+        alone (a comment, a string, a preprocessor line with a brace, a character no token
+        starts with, a brace inside brackets or none to close one): the caller reads
         :meth:`tokens`."""
         if self._odd.search(text) or not _braces_plain(text):
             return None
@@ -129,8 +132,11 @@ class EmittedTokens:
             close = closing_brace(text, at)
             if depth or close is None:
                 return None
-            blocks[len(toks)] = (at + 1, close)
-            toks += ["{", "}"]
+            if inline is not None and inline(toks):
+                toks += ["{", *self.within(text, at + 1, close), "}"]
+            else:
+                blocks[len(toks)] = (at + 1, close)
+                toks += ["{", "}"]
             pos = close + 1
 
 
