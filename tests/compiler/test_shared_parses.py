@@ -4,6 +4,7 @@ read code that is not there."""
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import pytest
@@ -43,20 +44,19 @@ float4 ps(VSOut i) : SV_Target
 
 def test_no_step_changes_a_shared_parse(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     texts: dict[str, set[str]] = {"wgsl": set(), "msl": set()}
-    wgsl_init, msl_tokens = wgsl._Parser.__init__, msl._tokens
+    wgsl_init, msl_parse = wgsl._Parser.__init__, msl._parse.__wrapped__
 
-    def wgsl_seen(self: wgsl._Parser, text: str) -> None:
+    def wgsl_seen(self: wgsl._Parser, text: str, bodies: bool = False) -> None:
         texts["wgsl"].add(text)
-        wgsl_init(self, text)
+        wgsl_init(self, text, bodies)
 
-    def msl_seen(text: str) -> list[str]:
+    def msl_seen(text: str) -> msl._Parsed:
         texts["msl"].add(text)
-        return msl_tokens(text)
+        return msl_parse(text)
 
     monkeypatch.setattr(wgsl._Parser, "__init__", wgsl_seen)
-    monkeypatch.setattr(msl, "_tokens", msl_seen)
+    monkeypatch.setattr(msl, "_parse", functools.lru_cache(maxsize=4)(msl_seen))
     wgsl.parse_wgsl.cache_clear()
-    msl._parse.cache_clear()
     path = tmp_path / "wide.hlsl"
     path.write_text(SHADER)
     targets = (Target.SpirV, Target.Msl, Target.Wgsl)
@@ -66,4 +66,4 @@ def test_no_step_changes_a_shared_parse(tmp_path: Path, monkeypatch: pytest.Monk
     for text in texts["wgsl"]:
         assert wgsl.parse_wgsl(text) == wgsl._Parser(text).parse()
     for text in texts["msl"]:
-        assert msl._parse(text) == msl._parse.__wrapped__(text)
+        assert msl._parse(text) == msl_parse(text)

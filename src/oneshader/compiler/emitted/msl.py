@@ -148,7 +148,8 @@ class _Function:
     attrs: list[Attr]
     result: list[str]
     params: list[_Decl]
-    body: Callable[[], list[str]] = list  # its tokens, read only where asked for
+    # its tokens, read only where asked for (a new list each time: nothing to change)
+    body: Callable[[], list[str]] = field(default=list, compare=False)
 
 
 @dataclass
@@ -307,8 +308,7 @@ def _block(
         return functools.partial(_TOKENS.within, text, *blocks[at]), at + 2
     close = closing_brace(toks, at)
     end = len(toks) if close is None else close
-    inside = toks[at + 1 : end]
-    return (lambda: inside), end + 1
+    return functools.partial(list, toks[at + 1 : end]), end + 1
 
 
 def _statements(body: list[str]) -> list[list[str]]:
