@@ -11,23 +11,24 @@ from __future__ import annotations
 
 import functools
 import re
+import string
 from dataclasses import dataclass
 
 __all__ = ["Token", "lex", "strip_comments"]
 
 _LEX = re.compile(
-    r"""(\n)
-      | ((?:[ \t\f\v\r]+|\\\r?\n|//(?:[^\n\\]|\\.|\\\n)*|/\*.*?(?:\*/|\Z))+)
-      | ([A-Za-z_][A-Za-z0-9_]*)
-      | (\.?[0-9](?:[eEpP][+-]|[A-Za-z0-9_.])*)
-      | ("(?:\\.|[^"\\\n])*"?)
-      | ('(?:\\.|[^'\\\n])*'?)
-      | (\#\#|\.\.\.|<<=|>>=|->|\+\+|--|<<|>>|::|&&|\|\||[-+*/%&|^!=<>]=|[^\s])
-      | (.)""",
+    r"""\n
+      | (?:[ \t\f\v\r]+|\\\r?\n|//(?:[^\n\\]|\\.|\\\n)*|/\*.*?(?:\*/|\Z))+
+      | [A-Za-z_][A-Za-z0-9_]*
+      | \.?[0-9](?:[eEpP][+-]|[A-Za-z0-9_.])*
+      | "(?:\\.|[^"\\\n])*"?
+      | '(?:\\.|[^'\\\n])*'?
+      | \#\#|\.\.\.|<<=|>>=|->|\+\+|--|<<|>>|::|&&|\|\||[-+*/%&|^!=<>]=|[^\s]
+      | .""",
     re.VERBOSE | re.DOTALL,
 )
-# (the last group: a white space character of no other group, \x85 or \xa0, which is skipped:
-# every character is in one match, so each match's offset is the sum of the lengths before it)
+# (the last: a white space character of no other kind, \x85 or \xa0, which is skipped: every
+# character is in one match, so each match's offset is the sum of the lengths before it)
 
 
 @dataclass(slots=True)
@@ -48,38 +49,53 @@ class Token:
     site: tuple[int, int, str] | None = None
 
 
+# A match's kind by its first character: "blank" is white space or a comment; a "/" (a
+# comment or the operator), a "\\" (a line splice or the punctuator) and a "." (a number or
+# the operator) are told apart by the character after it.
+_KIND = {
+    **{c: "id" for c in string.ascii_letters + "_"},
+    **{c: "num" for c in string.digits},
+    **{c: "blank" for c in " \t\f\v\r"},
+    '"': "str",
+    "'": "chr",
+    "\n": "nl",
+}
+
+
 def lex(text: str, file: int) -> list[Token]:
     """The tokens of ``text`` (newline tokens end each logical line; the last line ends with one
     too). Unterminated literals and comments become tokens as far as they go: judging them is
     the compiler's job, with the position this keeps."""
     out: list[Token] = []
     append = out.append
+    kind_of = _KIND.get
     line, start, space, at = 1, 0, False, 0  # ``at``: the offset of the match
-    # the groups' texts of each match, without a match object a token (``findall``)
-    for nl, blank, word, num, string, char, punct, _ in _LEX.findall(text):
-        if word:
-            append(Token("id", word, file, line, at - start + 1, space))
-            at, space = at + len(word), False
-        elif punct:
-            append(Token("punct", punct, file, line, at - start + 1, space))
-            at, space = at + len(punct), False
-        elif blank:
+    # each match's text, without a match object a token (``findall`` of a pattern without
+    # groups); its kind from its first character
+    for m in _LEX.findall(text):
+        c = m[0]
+        kind = kind_of(c, "punct")
+        if kind == "punct" and len(m) > 1:
+            if (c == "/" and m[1] in "/*") or c == "\\":
+                kind = "blank"
+            elif c == "." and m[1].isdigit():
+                kind = "num"
+        if kind == "blank":
             space = True
-            newlines = blank.count("\n")
+            newlines = m.count("\n")
             if newlines:
                 line += newlines
-                start = at + blank.rfind("\n") + 1
-            at += len(blank)
-        elif nl:
+                start = at + m.rfind("\n") + 1
+            at += len(m)
+        elif kind == "nl":
             append(Token("nl", "\n", file, line, at - start + 1))
             at += 1
             line, start, space = line + 1, at, False
-        elif num or string or char:
-            kind, value = ("num", num) if num else ("str", string) if string else ("chr", char)
-            append(Token(kind, value, file, line, at - start + 1, space))
-            at, space = at + len(value), False
-        else:
+        elif kind == "punct" and c.isspace():
             at += 1
+        else:
+            append(Token(kind, m, file, line, at - start + 1, space))
+            at, space = at + len(m), False
     if not out or out[-1].kind != "nl":
         out.append(Token("nl", "\n", file, line, len(text) - start + 1))
     return out
