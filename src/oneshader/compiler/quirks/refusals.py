@@ -8,7 +8,7 @@ from collections.abc import Callable, Collection, Iterator
 
 from oneshader.compiler.api import TARGET_NAMES
 from oneshader.compiler.quirks.record import EVERY_TARGET, Probe, Refusal
-from oneshader.compiler.quirks.tokens import sequence, variants, word_in
+from oneshader.compiler.quirks.tokens import Trigger, sequence, variants, word_in
 from oneshader.compiler.source.lexer import Token
 from oneshader.compiler.source.query import Stream
 from oneshader.compiler.source.sourceset import SourceSet
@@ -22,6 +22,10 @@ _KERNEL = "RWStructuredBuffer<uint> o;\n[numthreads(1,1,1)] void main() {{ {} }}
 
 _STENCIL_REF = sequence([":"], ["SV_StencilRef"], folded=True)
 _FLOAT_ATOMIC = sequence(["Atomic"], ["<"], ["float", "half", "float16_t", "float32_t"])
+# (a trigger that records of several targets share is one object: looked for once a file)
+_DOUBLE = word_in(variants("double", matrices=True) | variants("float64_t"))
+_BUFFER_POINTER = sequence(["vk"], ["::"], ["BufferPointer"])
+_EXT_BUILTIN = sequence(["vk"], ["::"], ["ext_builtin_input", "ext_builtin_output"])
 
 
 def _stencil_ref(s: Stream) -> tuple[Token, str] | None:
@@ -70,7 +74,7 @@ REFUSALS: tuple[Refusal, ...] = (
     Refusal(
         "wgsl-double",
         _WGSL,
-        word_in(variants("double", matrices=True) | variants("float64_t")),
+        _DOUBLE,
         _say("WGSL: no 64-bit floats ({token}); use float or build without the wgsl target"),
         "WGSL: 64-bit floats (`double`, `float64_t`, their vectors and matrices).",
         Probe(_KERNEL.format("double x = o[1]; o[0] = uint(x * x);"), Target.Wgsl),
@@ -119,7 +123,7 @@ REFUSALS: tuple[Refusal, ...] = (
     Refusal(
         "msl-double",
         _MSL,
-        word_in(variants("double", matrices=True) | variants("float64_t")),
+        _DOUBLE,
         _say("Metal: no 64-bit floats ({token}); use float or build without the msl target"),
         "Metal: 64-bit floats (`double`, `float64_t`, their vectors and matrices).",
         Probe(_KERNEL.format("double x = o[1]; o[0] = uint(x * x);"), Target.Msl, "double"),
@@ -143,7 +147,7 @@ REFUSALS: tuple[Refusal, ...] = (
         Refusal(
             f"{t.value}-buffer-pointer",
             frozenset({t}),
-            sequence(["vk"], ["::"], ["BufferPointer"]),
+            _BUFFER_POINTER,
             _say(
                 f"{TARGET_NAMES[t]}: {{token}} (a buffer device address) {why}; pass the buffer "
                 f"as a StructuredBuffer or ByteAddressBuffer, or build without the {t.value} "
@@ -171,7 +175,7 @@ REFUSALS: tuple[Refusal, ...] = (
         Refusal(
             f"{t.value}-ext-builtin",
             frozenset({t}),
-            sequence(["vk"], ["::"], ["ext_builtin_input", "ext_builtin_output"]),
+            _EXT_BUILTIN,
             _say(
                 f"{TARGET_NAMES[t]}: [[{{token}}]] (an inline SPIR-V built-in) is ignored by "
                 "Slang: the variable would be an ordinary static and the built-in lost; use the "
@@ -208,6 +212,8 @@ REFUSALS: tuple[Refusal, ...] = (
     ),
 )
 assert all(r.targets <= EVERY_TARGET for r in REFUSALS)
+# Each record's targets in ``Target``'s order (a frozenset's look-up of an enum costs).
+_TARGETS = {r.id: tuple(t for t in Target if t in r.targets) for r in REFUSALS}
 
 
 def refused(
@@ -254,11 +260,15 @@ def _look(
 ) -> Iterator[tuple[Refusal, Target, Diagnostic]]:
     for path in src.texts:
         stream = src.stream(path)
+        looked: dict[Trigger, tuple[Token, str] | None] = {}  # each trigger's, once a file
         for record in REFUSALS:
-            wanted = [t for t in Target if t in record.targets and t in targets]
+            wanted = [t for t in _TARGETS[record.id] if t in targets]
             if not wanted or (record.sixteen_bit and not sixteen_bit):
                 continue
-            found = record.trigger(stream)
+            trigger = record.trigger
+            if trigger not in looked:
+                looked[trigger] = trigger(stream)
+            found = looked[trigger]
             if found is None:
                 continue
             token, spelled = found

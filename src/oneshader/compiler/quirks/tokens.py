@@ -33,19 +33,20 @@ def sequence(*parts: Collection[str], folded: bool = False) -> Trigger:
         frozenset(x.upper() for x in parts[-1]) if folded else frozenset(parts[-1])
     ]
     n = len(wanted)
-    # The first part of only identifiers (only an identifier's text is one: a number's starts
-    # with a digit, a literal with its quote, a punctuator is not a word), which the stream's
-    # index of its identifiers finds; compared without case, only words of 4 letters or more
-    # (no single character's capital is 4 long): else every position is tried.
-    anchor = next(
-        (
-            k
-            for k, p in enumerate(wanted)
-            if all(is_word(w) and not w[0].isdigit() for w in p)
-            and not (folded and k == n - 1 and min(map(len, p)) < 4)
-        ),
-        None,
-    )
+    # The parts of only identifiers (only an identifier's text is one: a number's starts with a
+    # digit, a literal with its quote, a punctuator is not a word), which the stream's index of
+    # its identifiers finds: a stream without a word of each of those compared as written has
+    # no run (most files: one look-up a part). The first is where runs are looked for from;
+    # compared without case, only words of 4 letters or more (no single character's capital is
+    # 4 long): else every position is tried.
+    words = [
+        k
+        for k, p in enumerate(wanted)
+        if all(is_word(w) and not w[0].isdigit() for w in p)
+        and not (folded and k == n - 1 and min(map(len, p)) < 4)
+    ]
+    anchor = words[0] if words else None
+    needed = [wanted[k] for k in words if not (folded and k == n - 1)]
 
     def starts(s: Stream) -> Iterable[int]:
         if anchor is None:
@@ -57,6 +58,8 @@ def sequence(*parts: Collection[str], folded: bool = False) -> Trigger:
         return (i - anchor for i in found if anchor <= i <= len(s) - n + anchor)
 
     def find(s: Stream) -> tuple[Token, str] | None:
+        if not all(map(s.any_word, needed)):
+            return None
         tokens = s.tokens
         for i in starts(s):
             if all(matches(tokens[i + k], wanted[k], k == n - 1) for k in range(n)):

@@ -146,6 +146,12 @@ class Stream:
         elif found:
             yield from sorted(i for f in found for i in f)
 
+    def any_word(self, names: Collection[str]) -> bool:
+        """Whether an identifier is one of ``names`` (a look-up a name in the index of
+        ``words``)."""
+        by_word = self._by_word or self._index()
+        return any(n in by_word for n in names)
+
     def words_where(self, test: Callable[[str], bool]) -> Iterator[int]:
         """Each identifier whose text passes ``test`` (asked once a distinct identifier), in
         order."""
