@@ -142,11 +142,14 @@ def out_of_line_methods(text: str) -> str:
     if "::" not in text:
         return text
     c = lexed(text)
+    heads = [(i, head) for i in c.words(("struct",)) if (head := _struct_head(c, i)) is not None]
+    named = {head[0] for _, head in heads if head[0] is not None}
+    if not any(c.seq(i + 1, "::") for i in c.words(named)):
+        return text  # (no struct's name before "::": the braces' depths are not counted)
     structs: dict[str, int] = {}
-    for i in c.words(("struct",)):
-        head = _struct_head(c, i)
-        if head is not None and head[0] is not None and c.depth(i) == 0:
-            structs[head[0]] = head[1]
+    for i, (name, brace) in heads:
+        if name is not None and c.depth(i) == 0:
+            structs[name] = brace
     if not structs:
         return text
     edits: list[tuple[int, int, str]] = []
