@@ -12,7 +12,7 @@ import pytest
 from module_validation import module_errors
 from oneshader.compiler.api import CompileOptions
 from oneshader.compiler.quirks import docs, rewrites
-from oneshader.compiler.quirks.record import EVERY_TARGET, Probe, Rewrite
+from oneshader.compiler.quirks.record import EVERY_TARGET, Context, Probe, Rewrite
 from oneshader.compiler.quirks.refusals import REFUSALS
 from oneshader.compiler.quirks.rewrites import REWRITES
 from oneshader.compiler.quirks.tokens import sequence, variants, word_in
@@ -228,3 +228,27 @@ def test_triggers_find_the_first_run_as_every_position_would() -> None:
         assert (found[0] if found else None) is (s.tokens[at] if at is not None else None), parts
     first = word_in(variants("int64_t", "half"))(s)
     assert first is not None and first[1] == "half"
+
+
+_PER_TARGET_SOURCES = (
+    *(r.probe.source for r in REWRITES if r.probe is not None),
+    "struct V { float4 p : SV_Position; float s : PSIZE; };\n"
+    "void main(out V v, out float4 c : COLOR0) { v.p = 0; v.s = 1; c = fwidth(c); clip(c.x); }\n",
+)
+
+
+@pytest.mark.parametrize("text", _PER_TARGET_SOURCES)
+def test_a_plan_not_per_target_is_the_same_for_every_target(tmp_path: Path, text: str) -> None:
+    """``rewrites.plan`` works out a record's plan once for every target unless the record is
+    ``per_target``: such a plan must not read the target (nor the padding)."""
+    shader = tmp_path / "s.hlsl"
+    shader.write_text(text)
+    src = SourceSet(str(shader), "s.hlsl", ())
+    src.read()
+    for stage in (Stage.Compute, Stage.Vertex, Stage.Pixel):
+        plans = {
+            r.id: {r.plan(Context(src, t, ("pad",), (("main", stage),))) for t in Target}
+            for r in REWRITES
+            if not r.per_target
+        }
+        assert all(len(found) == 1 for found in plans.values()), plans

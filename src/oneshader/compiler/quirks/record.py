@@ -57,7 +57,9 @@ class Rewrite:
     (``rewrites.rewritten``). ``reads_edited``: the record reads what the records before it
     made (the loop applies the edits gathered so far and lexes the text again first); ``text``
     instead of ``edits``: a rewrite of the whole text (it reads the edited text too).
-    ``prelude`` is what it defines before the main file (helpers), in ``rank`` order."""
+    ``prelude`` is what it defines before the main file (helpers), in ``rank`` order.
+    ``per_target``: the plan reads the target or the padding (worked out for each target; any
+    other record's plan once a compile, for every target)."""
 
     id: str
     targets: frozenset[Target]
@@ -69,6 +71,7 @@ class Rewrite:
     prelude: Callable[[Any], str] | None = None
     rank: int = 0
     probe: Probe | None = None
+    per_target: bool = False
 
 
 @dataclass(frozen=True)

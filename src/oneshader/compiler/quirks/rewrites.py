@@ -594,7 +594,12 @@ REWRITES: tuple[Rewrite, ...] = (
     ),
     # the wrapper reads the parameters as the records before left them
     Rewrite(
-        "entry-outputs", NOT_SPIRV, _DOCS["entry-outputs"], _outputs_returned, text=_entry_outputs
+        "entry-outputs",
+        NOT_SPIRV,
+        _DOCS["entry-outputs"],
+        _outputs_returned,
+        text=_entry_outputs,
+        per_target=True,
     ),
     Rewrite(
         "own-name-blocks",
@@ -766,6 +771,7 @@ REWRITES: tuple[Rewrite, ...] = (
         lambda src, path, s, plan: rewrite.helper_edits(s, plan),
         prelude=_helper_prelude,
         rank=1,
+        per_target=True,
     ),
     Rewrite(
         "sixteen-bit-literals",
@@ -817,6 +823,7 @@ REWRITES: tuple[Rewrite, ...] = (
         lambda c: c.pads,
         _padding,
         reads_edited=True,
+        per_target=True,
     ),
 )
 
@@ -877,13 +884,20 @@ def plan(
     src: SourceSet, target: Target, pads: Collection[Any], stages: Mapping[str, Stage]
 ) -> Plan:
     """The records that apply to ``target`` in this compile, each with what its edit needs
-    (once per read: each request of a target asks again, with the same padding)."""
+    (once per read: each request of a target asks again, with the same padding; a record's
+    plan that is not ``per_target`` once for every target)."""
     c = Context(src, target, tuple(pads), tuple(stages.items()))
 
     def planned() -> Plan:
+        shared: dict[str, Hashable] = src.derived(("shared plans", c.stages), dict)
         out = []
         for record in _FOR_TARGET[target]:
-            value = record.plan(c)
+            if record.per_target:
+                value = record.plan(c)
+            elif record.id in shared:
+                value = shared[record.id]
+            else:
+                value = shared[record.id] = record.plan(c)
             if value:
                 out.append((record.id, value))
         return tuple(out)
