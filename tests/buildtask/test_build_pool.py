@@ -235,3 +235,44 @@ def test_an_interrupt_drops_the_queued_job_with_its_worker() -> None:
         time.sleep(0.2)
         assert len(Named.held) == received
         assert len(made) == 1 and dropped == [1]  # closed with the job queued behind
+
+
+def test_a_one_run_pool_ends_its_workers_while_the_build_goes_on() -> None:
+    """A build's pool (``one_run``) ends its compiler processes as soon as the last job is
+    answered, beside what the build still does (its state, its no-op record), not after it:
+    ``run`` returns while a worker's end is still under way, and ``close`` waits for it."""
+    release = threading.Event()
+    closing: list[str] = []
+
+    class SlowToEnd(StandIn):
+        def close(self) -> None:
+            closing.append(threading.current_thread().name)
+            release.wait(5)
+            super().close()
+
+    made: list[SlowToEnd] = []
+
+    def factory() -> SlowToEnd:
+        made.append(SlowToEnd())
+        return made[-1]
+
+    pool = WorkerPool(1, factory, one_run=True)
+    pool.run([job("a"), job("b")], lambda j: None, lambda j, r, s: None, lambda: None)
+    deadline = time.monotonic() + 5
+    while not closing and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert closing and closing[0] != threading.current_thread().name  # ending, not waited for
+    assert not made[0].closed
+    release.set()
+    pool.close()
+    assert made[0].closed and len(closing) == 1 and pool._workers == [None]
+
+
+def test_a_pool_for_many_runs_keeps_its_workers_between_them() -> None:
+    StandIn.made = 0
+    with WorkerPool(1, StandIn) as pool:
+        for name in ("a", "b"):
+            pool.run([job(name)], lambda j: None, lambda j, r, s: None, lambda: None)
+            (worker,) = pool._workers
+            assert isinstance(worker, StandIn) and not worker.closed
+        assert StandIn.made == 1

@@ -58,6 +58,7 @@ def build_command(args: argparse.Namespace, cwd: Path | None = None) -> int:
         server_idle_seconds=config.server_idle_seconds,
         limits=config.limits,
         early=getattr(args, "early_zygote", None),
+        one_run=not config.scheduler,  # a cluster's pool may run again for what it gives back
     )
     compilers: Compilers = pool
     if config.scheduler:

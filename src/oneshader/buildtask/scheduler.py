@@ -92,6 +92,7 @@ class WorkerPool:
         install_hint: str = PIP_INSTALL_HINT,
         limits: CompileLimits | None = None,
         early: Zygote | None = None,
+        one_run: bool = False,
     ) -> None:
         """``server_idle_seconds``: fork workers from the compile server (started if needed,
         ending after that long without callers) instead of a zygote of this pool's own.
@@ -99,7 +100,10 @@ class WorkerPool:
         hook names its ``[build-system]`` table instead of pip). ``limits``: each compile's time
         and memory (the defaults when None). ``early``: a private zygote started before the
         configuration was read (:mod:`.early`), adopted when this pool would start one, else
-        closed unused."""
+        closed unused. ``one_run``: the pool serves a single :meth:`run` (one build, not
+        ``--watch``): its compiler processes are ended as soon as that run's last job is
+        answered, on a thread of their own while the build writes its state (their exits and
+        reaping cost ~30-60 ms), and :meth:`close` waits for that."""
         self.size = max(1, size)
         self.install_hint = install_hint
         self.factory = factory or self._compiler_worker
@@ -112,6 +116,8 @@ class WorkerPool:
         self._zygote: Zygote | None = None
         self._zygote_lock = threading.Lock()
         self._early = early
+        self.one_run = one_run
+        self._ending: threading.Thread | None = None  # ending the processes after a one_run
 
     def _compiler_worker(self) -> Worker:
         """A real worker, forked from the pool's one zygote (Slang's start-up paid once), or
@@ -162,6 +168,7 @@ class WorkerPool:
         tick_seconds: float = 0.1,
     ) -> None:
         """Compile every job; callbacks run on the calling thread, ``on_tick`` while waiting."""
+        self._join_ending()  # (a ``one_run`` pool run again starts new processes)
         todo = collections.deque(jobs)  # popped and pushed back by the drivers (atomic)
         events: queue.SimpleQueue[tuple[str, ShaderJob, CompileResult | None, float]]
         events = queue.SimpleQueue()
@@ -239,6 +246,22 @@ class WorkerPool:
             raise
         for t in pool:
             t.join()
+        if self.one_run:
+            self._ending = threading.Thread(target=self._end_quietly, name="oneshader-ending")
+            self._ending.start()
+
+    def _end_quietly(self) -> None:
+        with contextlib.suppress(Exception):  # never the build's failure: close() ends the rest
+            self._end_processes()
+
+    def _end_processes(self) -> None:
+        """Every worker closed, then the zygote (it reaps them)."""
+        for slot in range(self.size):
+            self._discard(slot)
+        with self._zygote_lock:
+            zygote, self._zygote = self._zygote, None
+        if zygote is not None:
+            zygote.close()
 
     def _collect(
         self,
@@ -299,14 +322,16 @@ class WorkerPool:
             return self.server.refused
         return self.server_refused
 
+    def _join_ending(self) -> None:
+        ending, self._ending = self._ending, None
+        if ending is not None:
+            ending.join()
+
     def close(self) -> None:
-        for slot in range(self.size):
-            self._discard(slot)
+        self._join_ending()
+        self._end_processes()
         with self._zygote_lock:
-            zygote, self._zygote = self._zygote, None
             early, self._early = self._early, None
-        if zygote is not None:
-            zygote.close()
         if early is not None:
             early.abandon()
 
