@@ -131,61 +131,88 @@ class TargetFacts:
 
 
 def _size(value: int) -> int:
-    return 0 if value in (S.UNBOUNDED, S.UNKNOWN) else int(value)
+    """A size, offset or count read from Slang (a ``size_t``), 0 where it has none (unbounded
+    or unknown)."""
+    return 0 if value >= S.UNKNOWN else value
+
+
+class TypeMemo:
+    """What one request's reflections tell of its types and variables, by pointer: the types
+    (``float4`` everywhere) and declarations are the program's, shared by every target of the
+    request and by the members and varyings that repeat them, while each target lays them out
+    anew. Valid while the request lives (a pointer may be reused after it is destroyed)."""
+
+    def __init__(self) -> None:
+        self.kinds: dict[int, int] = {}
+        self.names: dict[int, str] = {}  # a type's, or a variable's
+        self.scalars: dict[int, ScalarKind] = {}  # a type's or its element's scalar kind
+        self.varying_types: dict[int, tuple[ScalarKind, int]] = {}  # scalar and components
+        self.counts: dict[int, int] = {}  # element counts (vectors, arrays)
+        self.shapes: dict[int, tuple[int, int, TypeLayout | None]] = {}  # resources
+        self.directions: dict[int, tuple[bool, bool]] = {}  # a parameter's (out, inout)
 
 
 class _Reader:
-    def __init__(self, lib: S.Library) -> None:
+    def __init__(self, lib: S.Library, memo: TypeMemo) -> None:
         self.lib = lib
-        # a type's scalar kind, by the type's pointer: the types of a program's members and
-        # varyings repeat (float4 everywhere), and each ask costs two calls into Slang
-        self._scalars: dict[int, ScalarKind] = {}
+        self.memo = memo
+        # one reflection's: a varying type's locations; a leaf layout (scalar, vector, matrix)
+        # by type, size, alignment and packing (TypeLayout is immutable: one object serves all)
+        self._spans: dict[tuple[int, int], int] = {}
+        self._leaves: dict[tuple[int, int, int, int], TypeLayout] = {}
 
-    def type_name(self, tl: int) -> str:
-        t = self.lib.spReflectionTypeLayout_GetType(tl)
-        return self.name_of(t)
+    def kind_of(self, tl: int, t: int | None) -> int:
+        """A type layout's kind: its type's (the same, asked once a request), else its own."""
+        if not t:
+            return int(self.lib.spReflectionTypeLayout_getKind(tl))
+        kinds = self.memo.kinds
+        kind = kinds.get(t)
+        if kind is None:
+            kind = kinds[t] = int(self.lib.spReflectionType_GetKind(t))
+        return kind
 
     def name_of(self, t: int | None) -> str:
-        return S.text(self.lib.spReflectionType_GetName(t)) if t else ""
+        if not t:
+            return ""
+        names = self.memo.names
+        name = names.get(t)
+        if name is None:
+            name = names[t] = S.text(self.lib.spReflectionType_GetName(t))
+        return name
+
+    def var_name(self, var: int | None) -> str:
+        if not var:
+            return ""
+        names = self.memo.names
+        name = names.get(var)
+        if name is None:
+            name = names[var] = S.text(self.lib.spReflectionVariable_GetName(var))
+        return name
+
+    def count_of(self, t: int) -> int:
+        counts = self.memo.counts
+        count = counts.get(t)
+        if count is None:
+            count = counts[t] = int(self.lib.spReflectionType_GetElementCount(t))
+        return count
 
     def layout(self, tl: int, struct_name: str = "") -> TypeLayout:
         """The uniform-data layout of a type (sizes, offsets, strides in bytes)."""
         lib = self.lib
-        kind = lib.spReflectionTypeLayout_getKind(tl)
         t = lib.spReflectionTypeLayout_GetType(tl)
+        kind = self.kind_of(tl, t)
         size = _size(lib.spReflectionTypeLayout_GetSize(tl, S.CAT_UNIFORM))
         align = max(int(lib.spReflectionTypeLayout_getAlignment(tl, S.CAT_UNIFORM)), 0)
-        if kind == S.KIND_SCALAR:
-            scalar, _ = _SCALARS.get(lib.spReflectionType_GetScalarType(t), (ScalarKind.Bool, 4))
-            return TypeLayout(TypeKind.Scalar, scalar, size=size, align=align)
-        if kind == S.KIND_VECTOR:
-            scalar = self.scalar_of(t)
-            rows = int(lib.spReflectionType_GetElementCount(t))
-            if rows == 1:  # float1: every target's code holds a scalar (as DXC's SPIR-V does)
-                return TypeLayout(TypeKind.Scalar, scalar, size=size, align=align)
-            return TypeLayout(TypeKind.Vector, scalar, rows=rows, size=size, align=align)
-        if kind == S.KIND_MATRIX:
-            scalar = self.scalar_of(t)
-            rows = int(lib.spReflectionType_GetRowCount(t))
-            cols = int(lib.spReflectionType_GetColumnCount(t))
-            mode = lib.spReflectionTypeLayout_GetMatrixLayoutMode(tl)
-            packing = (
-                MatrixPacking.RowMajor if mode == S.MATRIX_ROW_MAJOR else MatrixPacking.ColumnMajor
-            )
-            vectors = rows if packing is MatrixPacking.RowMajor else cols
-            mstride = size // vectors if vectors else 0
-            return TypeLayout(
-                TypeKind.Matrix,
-                scalar,
-                rows=rows,
-                cols=cols,
-                size=size,
-                align=align,
-                mstride=mstride,
-                packing=packing,
-            )
+        if kind in (S.KIND_SCALAR, S.KIND_VECTOR, S.KIND_MATRIX):
+            matrix = kind == S.KIND_MATRIX
+            mode = lib.spReflectionTypeLayout_GetMatrixLayoutMode(tl) if matrix else 0
+            key = (t or 0, size, align, mode)
+            leaf = self._leaves.get(key)
+            if leaf is None:
+                leaf = self._leaves[key] = self._leaf(t, kind, size, align, mode)
+            return leaf
         if kind == S.KIND_ARRAY:
-            length = _size(lib.spReflectionType_GetElementCount(t))
+            length = _size(self.count_of(t))
             element = self.layout(lib.spReflectionTypeLayout_GetElementTypeLayout(tl))
             stride = _size(lib.spReflectionTypeLayout_GetElementStride(tl, S.CAT_UNIFORM))
             return TypeLayout(
@@ -198,16 +225,17 @@ class _Reader:
             )
         if kind == S.KIND_STRUCT:
             members = []
+            field_at = lib.spReflectionTypeLayout_GetFieldByIndex
+            variable = lib.spReflectionVariableLayout_GetVariable
+            offset_of = lib.spReflectionVariableLayout_GetOffset
+            type_layout = lib.spReflectionVariableLayout_GetTypeLayout
             for i in range(lib.spReflectionTypeLayout_GetFieldCount(tl)):
-                vl = lib.spReflectionTypeLayout_GetFieldByIndex(tl, i)
-                name = S.text(
-                    lib.spReflectionVariable_GetName(lib.spReflectionVariableLayout_GetVariable(vl))
-                )
+                vl = field_at(tl, i)
+                name = self.var_name(variable(vl))
                 if name == "$base":  # a derived struct's base: the first member, as in DXC
                     name = "base"  # (and in the code of every target)
-                offset = int(lib.spReflectionVariableLayout_GetOffset(vl, S.CAT_UNIFORM))
-                ftl = lib.spReflectionVariableLayout_GetTypeLayout(vl)
-                members.append(StructMember(name, offset, self.layout(ftl)))
+                offset = int(offset_of(vl, S.CAT_UNIFORM))
+                members.append(StructMember(name, offset, self.layout(type_layout(vl))))
             name = struct_name or self.name_of(t)
             return TypeLayout(
                 TypeKind.Struct, name=name, size=size, align=align, members=tuple(members)
@@ -215,13 +243,55 @@ class _Reader:
         # Anything else (resources inside structs and the like) has no uniform layout.
         return TypeLayout(TypeKind.Struct, name=self.name_of(t), size=size, align=align)
 
+    def _leaf(self, t: int, kind: int, size: int, align: int, mode: int) -> TypeLayout:
+        """The layout of a scalar, vector or matrix of type ``t``; ``mode``: a matrix's."""
+        lib = self.lib
+        if kind == S.KIND_SCALAR:
+            scalar, _ = _SCALARS.get(lib.spReflectionType_GetScalarType(t), (ScalarKind.Bool, 4))
+            return TypeLayout(TypeKind.Scalar, scalar, size=size, align=align)
+        scalar = self.scalar_of(t)
+        if kind == S.KIND_VECTOR:
+            rows = self.count_of(t)
+            if rows == 1:  # float1: every target's code holds a scalar (as DXC's SPIR-V does)
+                return TypeLayout(TypeKind.Scalar, scalar, size=size, align=align)
+            return TypeLayout(TypeKind.Vector, scalar, rows=rows, size=size, align=align)
+        rows = int(lib.spReflectionType_GetRowCount(t))
+        cols = int(lib.spReflectionType_GetColumnCount(t))
+        row_major = mode == S.MATRIX_ROW_MAJOR
+        packing = MatrixPacking.RowMajor if row_major else MatrixPacking.ColumnMajor
+        vectors = rows if packing is MatrixPacking.RowMajor else cols
+        mstride = size // vectors if vectors else 0
+        return TypeLayout(
+            TypeKind.Matrix,
+            scalar,
+            rows=rows,
+            cols=cols,
+            size=size,
+            align=align,
+            mstride=mstride,
+            packing=packing,
+        )
+
     def scalar_of(self, t: int) -> ScalarKind:
-        found = self._scalars.get(t)
+        scalars = self.memo.scalars
+        found = scalars.get(t)
         if found is None:
             lib = self.lib
             e = lib.spReflectionType_GetElementType(t)
             st = lib.spReflectionType_GetScalarType(e if e else t)
-            found = self._scalars[t] = _SCALARS.get(st, (ScalarKind.Bool, 4))[0]
+            found = scalars[t] = _SCALARS.get(st, (ScalarKind.Bool, 4))[0]
+        return found
+
+    def resource(self, t: int) -> tuple[int, int, TypeLayout | None]:
+        """A resource type's shape, access and texel type (:meth:`texel`)."""
+        shapes = self.memo.shapes
+        found = shapes.get(t)
+        if found is None:
+            lib = self.lib
+            shape = int(lib.spReflectionType_GetResourceShape(t))
+            access = int(lib.spReflectionType_GetResourceAccess(t))
+            texel = self.texel(t) if shape & 0x0F not in (0x06, 0x07) else None
+            found = shapes[t] = (shape, access, texel)
         return found
 
     def texel(self, t: int) -> TypeLayout | None:
@@ -249,8 +319,9 @@ class _Reader:
     def categories(self, vl: int, tl: int) -> list[tuple[int, int, int]]:
         lib = self.lib
         out = []
+        category_at = lib.spReflectionTypeLayout_GetCategoryByIndex
         for i in range(lib.spReflectionTypeLayout_GetCategoryCount(tl)):
-            cat = lib.spReflectionTypeLayout_GetCategoryByIndex(tl, i)
+            cat = category_at(tl, i)
             if cat in (S.CAT_UNIFORM, S.CAT_MIXED):
                 continue
             off = lib.spReflectionVariableLayout_GetOffset(vl, cat)
@@ -263,8 +334,9 @@ class _Reader:
         ``x.field`` (Slang flattens such a global into one variable per field, as DXC does)."""
         lib = self.lib
         tl = lib.spReflectionVariableLayout_GetTypeLayout(vl)
+        t = lib.spReflectionTypeLayout_GetType(tl)
         fields = []
-        kind = lib.spReflectionTypeLayout_getKind(tl)
+        kind = self.kind_of(tl, t)
         if kind == S.KIND_STRUCT:
             count = lib.spReflectionTypeLayout_GetFieldCount(tl)
             fields = [lib.spReflectionTypeLayout_GetFieldByIndex(tl, i) for i in range(count)]
@@ -272,17 +344,19 @@ class _Reader:
         kinds = []
         for f in fields:  # a field's kind, or an array field's element's
             ftl = lib.spReflectionVariableLayout_GetTypeLayout(f)
-            if lib.spReflectionTypeLayout_getKind(ftl) == S.KIND_ARRAY:
+            fkind = self.kind_of(ftl, lib.spReflectionTypeLayout_GetType(ftl))
+            if fkind == S.KIND_ARRAY:
                 ftl = lib.spReflectionTypeLayout_GetElementTypeLayout(ftl)
-            kinds.append(lib.spReflectionTypeLayout_getKind(ftl))
+                fkind = self.kind_of(ftl, lib.spReflectionTypeLayout_GetType(ftl))
+            kinds.append(fkind)
         if not fields or any(k not in resources for k in kinds):
-            return [self.param(vl, tl, kind)]
-        name = S.text(
-            lib.spReflectionVariable_GetName(lib.spReflectionVariableLayout_GetVariable(vl))
-        )
+            return [self.param(vl, tl, t, kind)]
+        name = self.var_name(lib.spReflectionVariableLayout_GetVariable(vl))
         out = []
         for f in fields:
-            p = self.param(f)
+            ftl = lib.spReflectionVariableLayout_GetTypeLayout(f)
+            ft = lib.spReflectionTypeLayout_GetType(ftl)
+            p = self.param(f, ftl, ft, self.kind_of(ftl, ft))
             p.name = f"{name}.{p.name}"
             p.slots = [
                 (
@@ -297,26 +371,20 @@ class _Reader:
             out.append(p)
         return out
 
-    def param(self, vl: int, tl: int | None = None, kind: int | None = None) -> ParamFacts:
-        """A parameter's facts; ``tl`` and ``kind``: its type layout and that layout's kind,
-        where the caller has them."""
+    def param(self, vl: int, tl: int, t: int | None, kind: int) -> ParamFacts:
+        """A parameter's facts, of type layout ``tl``, its type ``t`` and their ``kind``."""
         lib = self.lib
         var = lib.spReflectionVariableLayout_GetVariable(vl)
-        name = S.text(lib.spReflectionVariable_GetName(var))
-        if tl is None:
-            tl = lib.spReflectionVariableLayout_GetTypeLayout(vl)
+        name = self.var_name(var)
         slots = self.categories(vl, tl)
         cat, binding, space = slots[0] if slots else (0, 0, 0)
         count = 1
         inner = tl
-        if kind is None:
-            kind = lib.spReflectionTypeLayout_getKind(inner)
         if kind == S.KIND_ARRAY:
-            t = lib.spReflectionTypeLayout_GetType(inner)
-            count = _size(lib.spReflectionType_GetElementCount(t))
+            count = _size(self.count_of(t)) if t else 0
             inner = lib.spReflectionTypeLayout_GetElementTypeLayout(inner)
-            kind = lib.spReflectionTypeLayout_getKind(inner)
-        t = lib.spReflectionTypeLayout_GetType(inner)
+            t = lib.spReflectionTypeLayout_GetType(inner)
+            kind = self.kind_of(inner, t)
         category = _CATEGORY.get(cat, Category.OTHER)
         p = ParamFacts(name, kind, category, binding, space, slots=slots, count=count)
         # How many bindings of its category it takes (an append buffer and its counter take 2).
@@ -325,14 +393,10 @@ class _Reader:
             el = lib.spReflectionTypeLayout_GetElementTypeLayout(inner)
             p.layout = self.layout(el) if el else None
         elif kind == S.KIND_RESOURCE:
-            p.shape = int(lib.spReflectionType_GetResourceShape(t))
-            p.access = int(lib.spReflectionType_GetResourceAccess(t))
-            base = p.shape & 0x0F
-            if base == 0x06:  # SLANG_STRUCTURED_BUFFER
+            p.shape, p.access, p.layout = self.resource(t) if t else (0, 0, None)
+            if p.shape & 0x0F == 0x06:  # SLANG_STRUCTURED_BUFFER
                 el = lib.spReflectionTypeLayout_GetElementTypeLayout(inner)
                 p.layout = self.layout(el) if el else None
-            elif base != 0x07:  # not SLANG_BYTE_ADDRESS_BUFFER
-                p.layout = self.texel(t)
         elif kind == S.KIND_SCALAR and category is Category.SPEC_CONSTANT:
             p.scalar, _ = _SCALARS.get(lib.spReflectionType_GetScalarType(t), (ScalarKind.Int, 4))
             p.default_bits = self.default_bits(var, p.scalar)
@@ -356,58 +420,80 @@ class _Reader:
         lib = self.lib
         if not vl:
             return []
-        var = lib.spReflectionVariableLayout_GetVariable(vl)
-        name = S.text(lib.spReflectionVariable_GetName(var)) if var else ""
+        name = self.var_name(lib.spReflectionVariableLayout_GetVariable(vl))
         tl = lib.spReflectionVariableLayout_GetTypeLayout(vl)
         if not tl:
             return []
-        kind = lib.spReflectionTypeLayout_getKind(tl)
+        t = lib.spReflectionTypeLayout_GetType(tl)
+        kind = self.kind_of(tl, t)
         offset = _size(lib.spReflectionVariableLayout_GetOffset(vl, category))
         if kind == S.KIND_STRUCT:
-            inner_name = self.type_name(tl)
+            inner_name = self.name_of(t)
             out: list[VarFacts] = []
+            field_at = lib.spReflectionTypeLayout_GetFieldByIndex
             for i in range(lib.spReflectionTypeLayout_GetFieldCount(tl)):
-                fvl = lib.spReflectionTypeLayout_GetFieldByIndex(tl, i)
-                out.extend(self.varyings(fvl, category, inner_name, base + offset))
+                out.extend(self.varyings(field_at(tl, i), category, inner_name, base + offset))
             return out
         semantic = S.text(lib.spReflectionVariableLayout_GetSemanticName(vl))
         index = int(lib.spReflectionVariableLayout_GetSemanticIndex(vl))
-        t = lib.spReflectionTypeLayout_GetType(tl)
-        if kind == S.KIND_VECTOR:
-            scalar = self.scalar_of(t)
-            components = int(lib.spReflectionType_GetElementCount(t))
-        elif kind == S.KIND_SCALAR:
-            scalar = _SCALARS.get(lib.spReflectionType_GetScalarType(t), (ScalarKind.Float, 4))[0]
-            components = 1
-        elif kind == S.KIND_MATRIX:
-            # One location per column (column-major, as Slang's SPIR-V stores it), each a
-            # vector of the matrix's rows.
-            scalar = self.scalar_of(t)
-            components = int(lib.spReflectionType_GetRowCount(t))
-        else:
-            scalar = self.scalar_of(t) if t else ScalarKind.Float
-            if kind == S.KIND_ARRAY and t:  # an array of varyings: its element's components
-                t = lib.spReflectionType_GetElementType(t)
-            if t and lib.spReflectionType_GetKind(t) == S.KIND_MATRIX:  # a matrix's columns
-                components = int(lib.spReflectionType_GetRowCount(t))
-            else:
-                components = int(lib.spReflectionType_GetElementCount(t)) if t else 1
-            components = max(components, 1)
+        known = self.memo.varying_types.get(t) if t else None
+        if known is None:
+            known = self.varying_type(t, kind)
+            if t:
+                self.memo.varying_types[t] = known
+        scalar, components = known
         upper = semantic.upper()
         located = not upper.startswith("SV_") or upper.startswith("SV_TARGET")
         location = base + offset if located else None
-        span = max(_size(lib.spReflectionTypeLayout_GetSize(tl, category)), 1)
+        spans = self._spans
+        span = spans.get((t, category)) if t else None
+        if span is None:
+            span = max(_size(lib.spReflectionTypeLayout_GetSize(tl, category)), 1)
+            if t:
+                spans[(t, category)] = span
         return [VarFacts(name, struct_name, semantic, index, location, scalar, components, span)]
+
+    def varying_type(self, t: int | None, kind: int) -> tuple[ScalarKind, int]:
+        """A varying's scalar kind and components, from its type ``t`` of kind ``kind``."""
+        lib = self.lib
+        if kind == S.KIND_VECTOR:
+            return self.scalar_of(t), self.count_of(t)  # type: ignore[arg-type]
+        if kind == S.KIND_SCALAR:
+            code = lib.spReflectionType_GetScalarType(t)
+            return _SCALARS.get(code, (ScalarKind.Float, 4))[0], 1
+        if kind == S.KIND_MATRIX:
+            # One location per column (column-major, as Slang's SPIR-V stores it), each a
+            # vector of the matrix's rows.
+            return self.scalar_of(t), int(lib.spReflectionType_GetRowCount(t))  # type: ignore[arg-type]
+        scalar = self.scalar_of(t) if t else ScalarKind.Float
+        if kind == S.KIND_ARRAY and t:  # an array of varyings: its element's components
+            t = lib.spReflectionType_GetElementType(t)
+        if t and lib.spReflectionType_GetKind(t) == S.KIND_MATRIX:  # a matrix's columns
+            components = int(lib.spReflectionType_GetRowCount(t))
+        else:
+            components = int(lib.spReflectionType_GetElementCount(t)) if t else 1
+        return scalar, max(components, 1)
+
+    def directions(self, var: int) -> tuple[bool, bool]:
+        """Whether an entry point's parameter ``var`` is ``out``, and whether ``inout``."""
+        if not var:
+            return False, False
+        found = self.memo.directions.get(var)
+        if found is None:
+            has = self.lib.spReflectionVariable_FindModifier
+            found = bool(has(var, S.MODIFIER_OUT)), bool(has(var, S.MODIFIER_INOUT))
+            self.memo.directions[var] = found
+        return found
 
     def entry(self, ep: int) -> EntryFacts:
         lib = self.lib
         name = S.text(lib.spReflectionEntryPoint_getName(ep))
         stage = int(lib.spReflectionEntryPoint_getStage(ep))
-        sizes = (S._U64 * 3)()
-        lib.spReflectionEntryPoint_getComputeThreadGroupSize(ep, 3, sizes)
-        workgroup = (
-            (int(sizes[0]), int(sizes[1]), int(sizes[2])) if stage == S.STAGE_COMPUTE else (0, 0, 0)
-        )
+        workgroup = (0, 0, 0)
+        if stage == S.STAGE_COMPUTE:  # (asked of a compute entry point only: a costly ask)
+            sizes = (S._U64 * 3)()
+            lib.spReflectionEntryPoint_getComputeThreadGroupSize(ep, 3, sizes)
+            workgroup = (int(sizes[0]), int(sizes[1]), int(sizes[2]))
         inputs: list[VarFacts] = []
         result = lib.spReflectionEntryPoint_getResultVarLayout(ep)
         outputs = self.varyings(result, S.CAT_VARYING_OUTPUT, "", 0) if result else []
@@ -419,9 +505,7 @@ class _Reader:
         # with the inputs).
         for i in range(lib.spReflectionEntryPoint_getParameterCount(ep)):
             vl = lib.spReflectionEntryPoint_getParameterByIndex(ep, i)
-            var = lib.spReflectionVariableLayout_GetVariable(vl)
-            out = bool(var) and bool(lib.spReflectionVariable_FindModifier(var, S.MODIFIER_OUT))
-            inout = bool(var) and bool(lib.spReflectionVariable_FindModifier(var, S.MODIFIER_INOUT))
+            out, inout = self.directions(lib.spReflectionVariableLayout_GetVariable(vl))
             if inout or not out:
                 inputs.extend(self.varyings(vl, S.CAT_VARYING_INPUT, "", 0))
             if out or inout:  # (a system value has no location, so no output category)
@@ -429,8 +513,10 @@ class _Reader:
         return EntryFacts(name, _STAGE_OF_SLANG.get(stage), workgroup, inputs, outputs)
 
 
-def read_facts(lib: S.Library, reflection: int) -> TargetFacts:
-    r = _Reader(lib)
+def read_facts(lib: S.Library, reflection: int, memo: TypeMemo | None = None) -> TargetFacts:
+    """The facts of one target's ``reflection``; ``memo``: shared by the reflections of one
+    request (the targets of a shared request), else this one's own."""
+    r = _Reader(lib, memo or TypeMemo())
     params = [
         p
         for i in range(lib.spReflection_GetParameterCount(reflection))

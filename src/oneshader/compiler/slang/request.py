@@ -16,7 +16,13 @@ from oneshader.compiler.emitted.wgsl_names import unreserved_wgsl
 from oneshader.compiler.quirks import rewrites
 from oneshader.compiler.quirks.shared import ONE_TARGET_CODES, SHARED_CODES
 from oneshader.compiler.slang import capi as S
-from oneshader.compiler.slang.facts import SLANG_STAGE_ID, TargetFacts, read_facts, with_bools
+from oneshader.compiler.slang.facts import (
+    SLANG_STAGE_ID,
+    TargetFacts,
+    TypeMemo,
+    read_facts,
+    with_bools,
+)
 from oneshader.compiler.slang.messages import (
     explain,
     names_back,
@@ -326,8 +332,11 @@ def _compile_group(
         reflections = [req.reflection(i) for i in range(len(group))]
         if any(c is None for c in codes) or not all(reflections):
             return {}
+        memo = TypeMemo()  # the request's types, read once for all its targets
         return {
-            target: _compiled(lib, src, target, reflection, code or b"", _of(warnings, target))
+            target: _compiled(
+                lib, src, target, reflection, code or b"", _of(warnings, target), memo
+            )
             for target, code, reflection in zip(group, codes, reflections, strict=True)
         }
     finally:
@@ -636,10 +645,12 @@ def _compiled(
     reflection: int,
     code: bytes,
     warnings: list[Diagnostic],
+    memo: TypeMemo | None = None,
 ) -> CompiledTarget:
     """A target's compile, read while its request is alive: the facts (blocks renamed for
-    Slang under their own names again) and the code (WGSL's reserved words renamed)."""
-    facts = read_facts(lib, reflection)
+    Slang under their own names again; ``memo``: the request's, where it has several targets)
+    and the code (WGSL's reserved words renamed)."""
+    facts = read_facts(lib, reflection, memo)
     original = {new: old for old, new in src.renamed_blocks().items()}
     for p in facts.params:
         p.name = original.get(p.name, p.name)
