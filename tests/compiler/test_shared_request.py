@@ -19,6 +19,7 @@ from oneshader.compiler.quirks.record import SharedWarning
 from oneshader.compiler.quirks.shared import SHARED_CODES, SHARED_WARNINGS
 from oneshader.compiler.slang import capi as S
 from oneshader.compiler.slang import library, request
+from oneshader.compiler.slang.messages import SUPPRESSED
 from oneshader.compiler.slang.request import _compile_once, compile_target, compile_together
 from oneshader.compiler.source.sourceset import SourceSet
 from oneshader.diagnostics import Severity
@@ -289,3 +290,23 @@ def test_padding_known_before_a_compile_gives_what_the_rounds_give(
     ]
     assert guessed.reflection == usual.reflection
     assert guessed.diagnostics == usual.diagnostics
+
+
+def test_slang_writes_none_of_the_warnings_oneshader_answers_itself(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """(registers without vk::binding, overlapping bindings: warned of on every request of
+    such a shader, read back and dropped by ``messages.parse``)"""
+    src, options = read_source(tmp_path, _VERTEX, Stage.Vertex)
+    written: list[str] = []
+    compile_request = S.Request.compile
+
+    def compile(self: S.Request) -> S.Compiled:
+        result = compile_request(self)
+        written.append(result.diagnostics)
+        return result
+
+    monkeypatch.setattr(S.Request, "compile", compile)
+    compiled, errors = _compile_once(library(), src, options, Target.SpirV, ())
+    assert compiled is not None and not errors
+    assert written and not any(code in out for out in written for code in SUPPRESSED)

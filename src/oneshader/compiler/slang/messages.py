@@ -32,7 +32,8 @@ _SEVERITIES = {
 # Warnings oneshader answers itself (binding overlaps are checked per target with its own rule;
 # a register without vk::binding is DXC's default mapping; Metal's renaming of an entry point
 # called main to main_0 is documented and expected by the cross-check; a loose global uniform is
-# DXC's $Globals, which oneshader reflects as such).
+# DXC's $Globals, which oneshader reflects as such). Requests ask Slang not to write them
+# (``-warnings-disable``); they are dropped here all the same.
 SUPPRESSED = frozenset({"E39001", "E39019", "E39029", "E40100"})
 
 

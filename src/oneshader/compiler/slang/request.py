@@ -24,6 +24,7 @@ from oneshader.compiler.slang.facts import (
     with_bools,
 )
 from oneshader.compiler.slang.messages import (
+    SUPPRESSED,
     explain,
     names_back,
     unavailable_at_uses,
@@ -154,6 +155,9 @@ def _target_args(target: Target) -> list[str]:
     return args
 
 
+_SUPPRESSED_IDS = ",".join(sorted(code.removeprefix("E") for code in SUPPRESSED))
+
+
 def _common_args(o: CompileOptions, min_precision: bool = True) -> list[str]:
     args = [
         "-matrix-layout-row-major" if o.row_major else "-matrix-layout-column-major",
@@ -161,6 +165,10 @@ def _common_args(o: CompileOptions, min_precision: bool = True) -> list[str]:
         "-no-mangle",
         "-line-directive-mode",
         "none",
+        # the warnings oneshader answers itself, not written by Slang (nor read back and
+        # dropped: most requests' whole output)
+        "-warnings-disable",
+        _SUPPRESSED_IDS,
     ]
     for d in o.include_dirs:
         args += ["-I", d]
