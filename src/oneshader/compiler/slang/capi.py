@@ -226,10 +226,19 @@ def library() -> Library:
     return _LIBRARY
 
 
+# A COM method by its address and signature: Slang's objects of a class share one vtable, so
+# each method's ctypes function is made once, not at every call (a dozen calls a shader).
+_METHODS: dict[tuple[int, Any, tuple[Any, ...]], Any] = {}
+
+
 def _com_call(obj: int, slot: int, restype: Any, *args: tuple[Any, object]) -> Any:
     """Method ``slot`` of a COM object's vtable, called with ``args`` (ctypes type, value)."""
-    vtable = ctypes.cast(obj, ctypes.POINTER(ctypes.POINTER(_V)))[0]
-    fn = ctypes.CFUNCTYPE(restype, _V, *(t for t, _ in args))(vtable[slot])
+    vtable = _V.from_address(obj).value or 0
+    address = _V.from_address(vtable + slot * ctypes.sizeof(_V)).value or 0
+    key = (address, restype, tuple(t for t, _ in args))
+    fn = _METHODS.get(key)
+    if fn is None:
+        fn = _METHODS[key] = ctypes.CFUNCTYPE(restype, _V, *key[2])(address)
     return fn(obj, *(v for _, v in args))
 
 
