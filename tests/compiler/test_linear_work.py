@@ -205,3 +205,24 @@ def test_a_call_head_is_read_backwards_as_the_search_found_it(text: str, j: int)
     j = min(j, len(text))
     found = re.search(r"(\w+)\s*\Z", text[:j])
     assert _call_head(text, j) == (found.group(1) if found else None)
+
+
+def test_the_texture_flow_reads_only_the_words_of_its_textures() -> None:
+    """The WGSL texture flow finds the uses of its textures by one search for their names (a
+    Python step per word of the code was most of it): a name inside a longer word is none."""
+    from oneshader.compiler.patch.wgsl import texture_flow
+
+    text = (
+        "@group(0) @binding(0) var shadow_0 : texture_2d<f32>;\n"
+        "@group(0) @binding(1) var noshadow_0 : texture_2d<f32>;\n"
+        "fn look_0(t_0 : texture_2d<f32>, s_0 : sampler_comparison) -> f32\n"
+        "{ return textureSampleCompare(t_0, s_0, vec2<f32>(0.0), 0.5); }\n"
+        "@fragment fn main(@location(0) u_0 : vec2<f32>) -> @location(0) vec4<f32>\n"
+        "{ let a_0 = look_0(shadow_0, cmp_0); let noshadow_1 = textureLoad(noshadow_0, "
+        "vec2<i32>(0), 0); let b_0 = shadow_0x; return vec4<f32>(a_0); }\n"
+    )
+    flow = texture_flow(text, ["shadow_0"])
+    assert flow.depth == {"shadow_0", ("look_0", 0)} and flow.compared == {"shadow_0"}
+    flow = texture_flow(text, ["shadow_0", "noshadow_0"])
+    assert flow.depth == {"shadow_0", ("look_0", 0)}
+    assert flow.compared == {"shadow_0"}

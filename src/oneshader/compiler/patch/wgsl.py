@@ -181,10 +181,13 @@ def texture_flow(text: str, globals_: Sequence[str]) -> TextureFlow:
             return scope[3][word]
         return word if word in wanted_globals else None
 
-    for m in _IDENT.finditer(text):
-        word = m.group(0)
-        if word not in wanted_globals and word not in param_names:
+    # only the words of those names (a Python step per word of the code cost the most; a
+    # look behind first, a search at every character): one that ends a longer word is none
+    words = "|".join(map(re.escape, sorted(wanted_globals | param_names)))
+    for m in re.finditer(rf"(?:{words})(?!\w)", text) if words else ():
+        if m.start() and _IDENT.match(text, m.start() - 1):
             continue
+        word = m.group(0)
         node = resolve(word, m.start())
         if node is None:
             continue
