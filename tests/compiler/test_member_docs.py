@@ -63,3 +63,21 @@ def test_trailing_comments_become_member_docs(tmp_path: Path) -> None:
     assert '    """float3 at byte 0: linear RGB, not sRGB"""\n' in source
     assert '    """float at byte 12."""\n' in source
     assert from_reflection(again, "docs").Light.size == 16
+
+
+def test_a_struct_used_twice_has_its_docs_in_both(tmp_path: Path) -> None:
+    """A struct's layout is documented once and that result given wherever it is used (its
+    layouts found by identity); a resource whose layout gains no doc is kept as it is."""
+    source = SOURCE.replace("RWStructuredBuffer", "cbuffer Sky { Light Sun; };\nRWStructuredBuffer")
+    source = source.replace("+ Time;", "+ Time + Sun.Power;")
+    (tmp_path / "twice.hlsl").write_text(source)
+    result = compile_file(
+        str(tmp_path / "twice.hlsl"),
+        CompileOptions(targets=(Target.SpirV,), source_name="twice.hlsl"),
+    )
+    assert result.reflection is not None, [d.format() for d in result.diagnostics]
+    by_name = {r.name: r for r in result.reflection.resources}
+    sun = by_name["Sky"].layout.members[0].type  # type: ignore[union-attr]
+    lights = by_name["Frame"].layout.members[1].type.element  # type: ignore[union-attr]
+    assert sun == lights and [m.doc for m in sun.members] == ["linear RGB, not sRGB", ""]
+    assert by_name["Out"].layout is not None and by_name["Out"].layout.members == ()

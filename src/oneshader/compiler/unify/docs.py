@@ -11,12 +11,15 @@ from __future__ import annotations
 import operator
 from dataclasses import replace
 from pathlib import Path
+from typing import TypeVar
 
 from oneshader.compiler.source.scanner import Field, StructDef
 from oneshader.compiler.source.sourceset import SourceSet
 from oneshader.reflection.model import PushBlock, Resource, TypeKind, TypeLayout
 
 __all__ = ["with_member_docs"]
+
+_R = TypeVar("_R", Resource, PushBlock)
 
 MAX_DOC = 200  # characters kept of one comment
 
@@ -38,7 +41,8 @@ def _trailing_comment(lines: list[str], f: Field) -> str:
 class _Docs:
     def __init__(self, src: SourceSet) -> None:
         self.src = src
-        self.done: dict[TypeLayout, TypeLayout] = {}  # one struct used twice: one result
+        # one struct used twice: one result (by identity: a layout's hash walks all of it)
+        self.done: dict[int, TypeLayout] = {}
         self.lines: dict[Path, list[str]] = {}
 
     def _owner(self, name: str) -> tuple[StructDef, list[str]] | None:
@@ -61,8 +65,9 @@ class _Docs:
             return t if element is t.element else replace(t, element=element)
         if t.kind is not TypeKind.Struct:
             return t
-        if t in self.done:
-            return self.done[t]
+        done = self.done.get(id(t))
+        if done is not None:
+            return done
         owner = self._owner(t.name) if t.name else None
         members = []
         for m in t.members:
@@ -73,16 +78,19 @@ class _Docs:
             members.append(m if same else replace(m, type=inner, doc=doc))
         kept = all(map(operator.is_, members, t.members))
         out = t if kept else replace(t, members=tuple(members))
-        self.done[t] = out
+        self.done[id(t)] = out
         return out
 
 
 def with_member_docs(
     src: SourceSet, resources: list[Resource], pushes: list[PushBlock]
 ) -> tuple[list[Resource], list[PushBlock]]:
-    """The resources and push blocks with their struct members' comments as docs."""
+    """The resources and push blocks with their struct members' comments as docs (each
+    itself where its layout gains none)."""
     docs = _Docs(src)
-    return (
-        [replace(r, layout=docs.layout(r.layout)) if r.layout else r for r in resources],
-        [replace(p, layout=docs.layout(p.layout)) if p.layout else p for p in pushes],
-    )
+
+    def documented(r: _R) -> _R:
+        layout = docs.layout(r.layout) if r.layout else r.layout
+        return r if layout is r.layout else replace(r, layout=layout)
+
+    return [documented(r) for r in resources], [documented(p) for p in pushes]
