@@ -121,3 +121,27 @@ def test_stream_after_edits_is_the_lexed_one(before: str, after: str) -> None:
     fresh = query.Stream(Path(), after, tokens, [])
     offsets = [fresh.offset_of(t.line, t.col) for t in tokens]
     assert (list(made.tokens), list(made.offsets)) == (tokens, offsets)
+
+
+def test_a_file_without_expansions_is_taken_as_its_tokens(tmp_path: Path) -> None:
+    """Where render placed every token of the main file where the file writes it
+    (``Rendered.plain``), the stream is those tokens, without a look at each; a blank that
+    only the file has (before a token first on its line after a splice) is not plain."""
+    path = tmp_path / "plain.hlsl"
+    path.write_text("cbuffer C { float4 x; };\n\tfloat f(float a)/*c*/{ return a; } // c\n")
+    spliced = tmp_path / "spliced.hlsl"
+    spliced.write_text("float k(float a) { return a\\\n+ 1; }\n")
+    for shader, plain in ((path, True), (spliced, False)):
+        src = SourceSet(str(shader), shader.name, ())
+        src.read()
+        rendered = src.maps[shader.resolve()]
+        assert rendered.plain is plain
+        text = rendered.text
+        tokens = [t for t in lex(text, 0) if t.kind != "nl"]
+        fresh = query.Stream(Path(), text, tokens, [])
+        made = query.lexed(text)
+        assert (list(made.tokens), list(made.offsets)) == (
+            tokens,
+            [fresh.offset_of(t.line, t.col) for t in tokens],
+        )
+        assert (made.tokens is src._first[shader.resolve()].tokens) is plain

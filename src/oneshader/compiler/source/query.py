@@ -392,7 +392,11 @@ def _remember(found: Stream) -> None:
 
 
 def lexed_from(
-    text: str, tokens: Sequence[Token], offsets: Sequence[int], moved: Collection[int]
+    text: str,
+    tokens: Sequence[Token],
+    offsets: Sequence[int],
+    moved: Collection[int],
+    plain: bool = False,
 ) -> Stream:
     """:func:`lexed` of a file's text as compiled (``sourcemap.render``: ``tokens`` placed at
     ``offsets``, ``moved`` the lines holding an expansion), made from those tokens rather than
@@ -401,12 +405,14 @@ def lexed_from(
     text and kind; its line, column and leading blank are read off the text. A line in
     ``moved``, or holding a directive handed on as written, is lexed alone. Where a line could
     lex otherwise alone than in the whole text (a spliced line, a comment opened on a line
-    lexed alone), the text is lexed whole."""
+    lexed alone), the text is lexed whole. ``plain``: every token stands where lexing the
+    text gives it (``sourcemap.Rendered.plain``): taken as it is, without a look at each."""
     found = _LEXED.get(text)
     if found is not None:
         _LEXED.move_to_end(text)
         return found
-    made = _placed(text, tokens, offsets, moved)
+    spliced = "\\\n" in text
+    made = (tokens, offsets) if plain and not spliced else _placed(text, tokens, offsets, moved)
     if made is None:
         return lexed(text)
     found = Stream(Path(), text, *made)

@@ -28,11 +28,15 @@ class Rendered:
     """One inclusion's text, and for each line holding an expansion, its tokens' columns:
     (column in the text, column as written, whether the token is written there).
     ``offsets``: where each of the inclusion's tokens starts in ``text`` (the queries of the
-    token stream find a token's place in the text with it: ``source/query.py``)."""
+    token stream find a token's place in the text with it: ``source/query.py``). ``plain``:
+    every token is of the main file and no macro's, and stands in ``text`` where the file
+    writes it, with a blank before it there where the file has one (so lexing ``text`` gives
+    the tokens back as they are: ``query.lexed_from``)."""
 
     text: str
     columns: dict[int, list[tuple[int, int, bool]]] = field(default_factory=dict)
     offsets: list[int] = field(default_factory=list)
+    plain: bool = False
 
     def origin(self, line: int, col: int) -> tuple[int, int]:
         """Where the text's ``line``:``col`` is written (the invocation, inside an expansion)."""
@@ -109,9 +113,12 @@ def render(inc: Inclusion, line_count: int) -> Rendered:
     base = -1  # the offset in the text at which line ``current`` starts
     tokens = inc.tokens
     first = 0  # the index of line ``current``'s first token
+    plain = inc.file == 0
     for k, t in enumerate(tokens):
         site = t.site
         line, col, direct = (t.line, t.col, True) if site is None else (site[0], site[1], False)
+        if plain and (not direct or t.hide or t.kind == "raw"):
+            plain = False
         if line > current:
             if parts:
                 lines[current - 1] = "".join(parts)
@@ -125,9 +132,15 @@ def render(inc: Inclusion, line_count: int) -> Rendered:
             pad = col - cur
             if prev is not None and (t.space or (prev.site is not None and _spaced(prev, t))):
                 pad = pad or 1
+            if plain:
+                # where the file writes it, after a blank in the text (an unterminated
+                # literal's too) where the file has one
+                blank = pad > 0 or (prev is not None and prev.text[-1] == " ")
+                plain = pad == col - cur and line == current and t.space == blank
         else:
             pad = 1 if prev is not None and _spaced(prev, t) else 0
             expanded = expanded or not direct
+            plain = False
         if pad:
             parts.append(" " * pad)
             cur += pad
@@ -139,7 +152,7 @@ def render(inc: Inclusion, line_count: int) -> Rendered:
         lines[current - 1] = "".join(parts)
         if expanded:
             columns[current] = _segments(tokens, offsets, first, len(tokens), base)
-    return Rendered("\n".join(lines), columns, offsets)
+    return Rendered("\n".join(lines), columns, offsets, plain)
 
 
 def _segments(

@@ -252,7 +252,9 @@ class SourceSet:
                 rendered = self.maps[inc.path] = render(inc, unit.line_counts[inc.file])
                 self.texts[inc.path] = rendered.text
                 # what the queries and rewrites lex this text to, from its tokens
-                lexed_from(rendered.text, inc.tokens, rendered.offsets, rendered.columns)
+                lexed_from(
+                    rendered.text, inc.tokens, rendered.offsets, rendered.columns, rendered.plain
+                )
                 self.sources[inc.path] = self._scan(inc.path, rendered)
 
     def _scan(self, path: Path, rendered: Rendered) -> SourceFile:
