@@ -11,8 +11,9 @@ from __future__ import annotations
 import ctypes
 import enum
 import struct
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, replace
+from typing import TypeVar
 
 from oneshader.compiler.emitted.common import GLOBALS
 from oneshader.compiler.slang import capi as S
@@ -152,6 +153,17 @@ class TypeMemo:
         self.directions: dict[int, tuple[bool, bool]] = {}  # a parameter's (out, inout)
 
 
+_V = TypeVar("_V")
+
+
+def _asked(memo: dict[int, _V], key: int, ask: Callable[[], _V]) -> _V:
+    """``memo[key]``, asked of Slang the first time (``TypeMemo``: once a request)."""
+    found = memo.get(key)
+    if found is None:
+        found = memo[key] = ask()
+    return found
+
+
 class _Reader:
     def __init__(self, lib: S.Library, memo: TypeMemo) -> None:
         self.lib = lib
@@ -165,36 +177,23 @@ class _Reader:
         """A type layout's kind: its type's (the same, asked once a request), else its own."""
         if not t:
             return int(self.lib.spReflectionTypeLayout_getKind(tl))
-        kinds = self.memo.kinds
-        kind = kinds.get(t)
-        if kind is None:
-            kind = kinds[t] = int(self.lib.spReflectionType_GetKind(t))
-        return kind
+        return _asked(self.memo.kinds, t, lambda: int(self.lib.spReflectionType_GetKind(t)))
 
     def name_of(self, t: int | None) -> str:
         if not t:
             return ""
-        names = self.memo.names
-        name = names.get(t)
-        if name is None:
-            name = names[t] = S.text(self.lib.spReflectionType_GetName(t))
-        return name
+        return _asked(self.memo.names, t, lambda: S.text(self.lib.spReflectionType_GetName(t)))
 
     def var_name(self, var: int | None) -> str:
         if not var:
             return ""
-        names = self.memo.names
-        name = names.get(var)
-        if name is None:
-            name = names[var] = S.text(self.lib.spReflectionVariable_GetName(var))
-        return name
+        lib = self.lib
+        return _asked(self.memo.names, var, lambda: S.text(lib.spReflectionVariable_GetName(var)))
 
     def count_of(self, t: int) -> int:
-        counts = self.memo.counts
-        count = counts.get(t)
-        if count is None:
-            count = counts[t] = int(self.lib.spReflectionType_GetElementCount(t))
-        return count
+        return _asked(
+            self.memo.counts, t, lambda: int(self.lib.spReflectionType_GetElementCount(t))
+        )
 
     def layout(self, tl: int, struct_name: str = "") -> TypeLayout:
         """The uniform-data layout of a type (sizes, offsets, strides in bytes)."""
