@@ -154,6 +154,7 @@ class TypeMemo:
 
 
 _V = TypeVar("_V")
+_BOOL = (ScalarKind.Bool, 4)  # what a scalar code _SCALARS lacks reads as
 
 
 def _asked(memo: dict[int, _V], key: int, ask: Callable[[], _V]) -> _V:
@@ -246,7 +247,7 @@ class _Reader:
         """The layout of a scalar, vector or matrix of type ``t``; ``mode``: a matrix's."""
         lib = self.lib
         if kind == S.KIND_SCALAR:
-            scalar, _ = _SCALARS.get(lib.spReflectionType_GetScalarType(t), (ScalarKind.Bool, 4))
+            scalar, _ = _SCALARS.get(lib.spReflectionType_GetScalarType(t), _BOOL)
             return TypeLayout(TypeKind.Scalar, scalar, size=size, align=align)
         scalar = self.scalar_of(t)
         if kind == S.KIND_VECTOR:
@@ -272,26 +273,21 @@ class _Reader:
         )
 
     def scalar_of(self, t: int) -> ScalarKind:
-        scalars = self.memo.scalars
-        found = scalars.get(t)
-        if found is None:
-            lib = self.lib
-            e = lib.spReflectionType_GetElementType(t)
-            st = lib.spReflectionType_GetScalarType(e if e else t)
-            found = scalars[t] = _SCALARS.get(st, (ScalarKind.Bool, 4))[0]
-        return found
+        def ask() -> ScalarKind:
+            e = self.lib.spReflectionType_GetElementType(t)
+            return _SCALARS.get(self.lib.spReflectionType_GetScalarType(e or t), _BOOL)[0]
+
+        return _asked(self.memo.scalars, t, ask)
 
     def resource(self, t: int) -> tuple[int, int, TypeLayout | None]:
         """A resource type's shape, access and texel type (:meth:`texel`)."""
-        shapes = self.memo.shapes
-        found = shapes.get(t)
-        if found is None:
-            lib = self.lib
-            shape = int(lib.spReflectionType_GetResourceShape(t))
-            access = int(lib.spReflectionType_GetResourceAccess(t))
-            texel = self.texel(t) if shape & 0x0F not in (0x06, 0x07) else None
-            found = shapes[t] = (shape, access, texel)
-        return found
+
+        def ask() -> tuple[int, int, TypeLayout | None]:
+            shape = int(self.lib.spReflectionType_GetResourceShape(t))
+            access = int(self.lib.spReflectionType_GetResourceAccess(t))
+            return shape, access, self.texel(t) if shape & 0x0F not in (0x06, 0x07) else None
+
+        return _asked(self.memo.shapes, t, ask)
 
     def texel(self, t: int) -> TypeLayout | None:
         """The texel/element type of a texture or typed buffer, with natural (packed) sizes."""
@@ -477,12 +473,12 @@ class _Reader:
         """Whether an entry point's parameter ``var`` is ``out``, and whether ``inout``."""
         if not var:
             return False, False
-        found = self.memo.directions.get(var)
-        if found is None:
-            has = self.lib.spReflectionVariable_FindModifier
-            found = bool(has(var, S.MODIFIER_OUT)), bool(has(var, S.MODIFIER_INOUT))
-            self.memo.directions[var] = found
-        return found
+        has = self.lib.spReflectionVariable_FindModifier
+        return _asked(
+            self.memo.directions,
+            var,
+            lambda: (bool(has(var, S.MODIFIER_OUT)), bool(has(var, S.MODIFIER_INOUT))),
+        )
 
     def entry(self, ep: int) -> EntryFacts:
         lib = self.lib

@@ -41,7 +41,8 @@ def _trailing_comment(lines: list[str], f: Field) -> str:
 class _Docs:
     def __init__(self, src: SourceSet) -> None:
         self.src = src
-        # one struct used twice: one result (by identity: a layout's hash walks all of it)
+        # one struct used twice: one result (by identity: a layout's hash walks all of it;
+        # the keys are nodes of the resources' layouts, alive while this lives)
         self.done: dict[int, TypeLayout] = {}
         self.lines: dict[Path, list[str]] = {}
 
