@@ -5,6 +5,7 @@ target to its own request (its own errors and warnings)."""
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -77,6 +78,31 @@ def test_reflection_of_a_later_target_is_that_targets(tmp_path: Path) -> None:
         assert metal_code is not None and b"#include <metal_stdlib>" in metal_code
     finally:
         req.close()
+
+
+def test_requests_leave_no_garbage_for_the_cycle_collector(tmp_path: Path) -> None:
+    """A request's command line (a ctypes array) and COM calls make no reference cycle: a
+    ctypes array type made at each request would be one, freed only by the cycle collector."""
+    lib = library()
+    path = str(tmp_path / "a.vert.hlsl")
+    args = ["-target", "spirv", "-target", "metal", "-matrix-layout-column-major"]
+
+    def one() -> None:
+        req = S.Request(lib, args, (path, _VERTEX), [("main", S.STAGE_VERTEX)], targets=2)
+        try:
+            assert req.compile().ok and req.reflection(1) and req.code(1)
+        finally:
+            req.close()
+
+    one()
+    gc.collect()
+    gc.disable()
+    try:
+        for _ in range(3):
+            one()
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
 
 
 def test_targets_given_other_source_text_get_their_own_request(

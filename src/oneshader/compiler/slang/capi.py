@@ -226,29 +226,56 @@ def library() -> Library:
     return _LIBRARY
 
 
-# A COM method by its address and signature: Slang's objects of a class share one vtable, so
-# each method's ctypes function is made once, not at every call (a dozen calls a shader).
-_METHODS: dict[tuple[int, Any, tuple[Any, ...]], Any] = {}
+# COM methods' signatures (ctypes prototypes, made once), and each method's ctypes function by
+# its address and prototype: Slang's objects of a class share one vtable, so a method's function
+# is made once, not at every call (a dozen calls a shader).
+_GET_POINTER = ctypes.CFUNCTYPE(_V, _V)  # ISlangBlob::getBufferPointer
+_GET_SIZE = ctypes.CFUNCTYPE(_S, _V)  # ISlangBlob::getBufferSize
+_RELEASE = ctypes.CFUNCTYPE(ctypes.c_uint32, _V)  # ISlangUnknown::release
+_GET_LAYOUT = ctypes.CFUNCTYPE(_V, _V, ctypes.c_int64, _V)  # IComponentType::getLayout
+_METHODS: dict[tuple[int, Any], Any] = {}
 
 
-def _com_call(obj: int, slot: int, restype: Any, *args: tuple[Any, object]) -> Any:
-    """Method ``slot`` of a COM object's vtable, called with ``args`` (ctypes type, value)."""
+def _com_call(obj: int, slot: int, prototype: Any, *args: object) -> Any:
+    """Method ``slot`` of a COM object's vtable, of signature ``prototype``, called with
+    ``args``."""
     vtable = _V.from_address(obj).value or 0
-    address = _V.from_address(vtable + slot * ctypes.sizeof(_V)).value or 0
-    key = (address, restype, tuple(t for t, _ in args))
-    fn = _METHODS.get(key)
+    address = _V.from_address(vtable + slot * _POINTER_SIZE).value or 0
+    fn = _METHODS.get((address, prototype))
     if fn is None:
-        fn = _METHODS[key] = ctypes.CFUNCTYPE(restype, _V, *key[2])(address)
-    return fn(obj, *(v for _, v in args))
+        fn = _METHODS[address, prototype] = prototype(address)
+    return fn(obj, *args)
+
+
+_POINTER_SIZE = ctypes.sizeof(_V)
 
 
 def _blob_bytes(blob: int) -> bytes:
     """The contents of an ISlangBlob (COM: slot 3 getBufferPointer, 4 getBufferSize, 2 release)."""
-    pointer = _com_call(blob, 3, _V)
-    size = _com_call(blob, 4, _S)
+    pointer = _com_call(blob, 3, _GET_POINTER)
+    size = _com_call(blob, 4, _GET_SIZE)
     data = ctypes.string_at(pointer, size) if pointer and size else b""
-    _com_call(blob, 2, ctypes.c_uint32)
+    _com_call(blob, 2, _RELEASE)
     return data
+
+
+# The command lines given to Slang, each as the C array made of it once (its strings kept alive
+# by the array): a build gives every request one of a few, and a ctypes array type made at each
+# request is a reference cycle (ctypes keeps such types only weakly) that only the cycle collector
+# frees. A few dozen kept at most.
+_ARGVS: dict[tuple[str, ...], Any] = {}
+_ARGVS_KEPT = 64
+
+
+def _argv(args: list[str]) -> Any:
+    """The C array (``char**``) of ``args``."""
+    key = tuple(args)
+    array = _ARGVS.get(key)
+    if array is None:
+        if len(_ARGVS) >= _ARGVS_KEPT:
+            _ARGVS.clear()
+        array = _ARGVS[key] = (_P * len(key))(*(a.encode() for a in key))
+    return array
 
 
 @dataclass
@@ -276,9 +303,7 @@ class Request:
         self.lib = lib
         self.handle: int = lib.spCreateCompileRequest(lib.session)
         self._program: int = 0  # the linked program (IComponentType), once asked for
-        argv = [a.encode() for a in args]
-        array = (_P * len(argv))(*argv)
-        rc = lib.spProcessCommandLineArguments(self.handle, array, len(argv))
+        rc = lib.spProcessCommandLineArguments(self.handle, _argv(args), len(args))
         if rc < 0:
             self.bad_arguments = self.diagnostic_output() or f"bad arguments: {args}"
         else:
@@ -326,12 +351,12 @@ class Request:
             if rc < 0 or not program.value:
                 return 0
             self._program = program.value
-        layout = _com_call(self._program, 4, _V, (ctypes.c_int64, target), (_V, None))
+        layout = _com_call(self._program, 4, _GET_LAYOUT, target, None)
         return int(layout or 0)
 
     def close(self) -> None:
         if self._program:
-            _com_call(self._program, 2, ctypes.c_uint32)  # release
+            _com_call(self._program, 2, _RELEASE)
             self._program = 0
         if self.handle:
             self.lib.spDestroyCompileRequest(self.handle)

@@ -73,6 +73,10 @@ SLANG_STAGE_ID = {
 }
 _STAGE_OF_SLANG = {slang: stage for stage, slang in SLANG_STAGE_ID.items()}
 
+# The array a compute entry point's thread-group size is read into: its type made once (ctypes
+# keeps array types only weakly, each one a reference cycle for the cycle collector to free).
+_GROUP_SIZE = S._U64 * 3
+
 # SlangResourceShape base values (SLANG_RESOURCE_BASE_SHAPE_MASK = 0x0F) and flags.
 _SHAPE_ARRAY = 0x40
 _SHAPE_MS = 0x80
@@ -486,7 +490,7 @@ class _Reader:
         stage = int(lib.spReflectionEntryPoint_getStage(ep))
         workgroup = (0, 0, 0)
         if stage == S.STAGE_COMPUTE:  # (asked of a compute entry point only: a costly ask)
-            sizes = (S._U64 * 3)()
+            sizes = _GROUP_SIZE()
             lib.spReflectionEntryPoint_getComputeThreadGroupSize(ep, 3, sizes)
             workgroup = (int(sizes[0]), int(sizes[1]), int(sizes[2]))
         inputs: list[VarFacts] = []
