@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import bisect
 import functools
-from collections.abc import Sequence
+import string
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -208,13 +209,9 @@ class SourceFile:
     resource_only_blocks: list[tuple[int, int, int, int]] = field(default_factory=list)
 
 
-class _Tok:
-    __slots__ = ("kind", "offset", "text")
-
-    def __init__(self, kind: str, text: str, offset: int) -> None:
-        self.kind = kind
-        self.text = text
-        self.offset = offset
+# A punctuator of more than one character, as the scanner reads it: one token a character
+# (``>>`` closes two template argument lists, ``::`` is two colons).
+_CHARS = {c: Token("punct", c, 0, 0, 0) for c in string.punctuation}
 
 
 class _Positions:
@@ -231,7 +228,7 @@ class _Positions:
 _READ_INSIDE = frozenset({"struct", "cbuffer", "tbuffer", "namespace"})
 
 
-def _header_word(toks: list[_Tok]) -> str:
+def _header_word(toks: list[Token]) -> str:
     """The first word of the statement the tokens end with, past its attributes."""
     i = len(toks)
     while i > 0 and toks[i - 1].text not in (";", "{", "}"):
@@ -268,37 +265,45 @@ def _lexed(text: str) -> tuple[list[Token], list[int]]:
 
 def _tokens(
     text: str, tokens: Sequence[Token] | None = None, offsets: Sequence[int] | None = None
-) -> list[_Tok]:
-    """The scanner's tokens of ``text``: the source model's (``tokens`` with their ``offsets``
-    in ``text`` where the caller has them, else lexed here), each punctuator one character, and
-    of the blocks the scanner skips only their braces. Linear."""
+) -> tuple[list[Token], list[int]]:
+    """The tokens the scanner reads and their offsets in ``text``: the source model's own
+    (``tokens`` with their ``offsets`` in ``text`` where the caller has them, else lexed here),
+    a punctuator of more than one character as one token a character, and of the blocks the
+    scanner skips only their braces. Linear."""
     if tokens is None or offsets is None:
         tokens, offsets = _lexed(text)
-    toks: list[_Tok] = []
+    toks: list[Token] = []
+    offs: list[int] = []
+    keep, at_ = toks.append, offs.append
     skipping = 0  # brace depth inside a skipped block (0: reading)
     for t, at in zip(tokens, offsets, strict=True):
-        kind, word = t.kind, t.text
+        word = t.text
         if skipping:
             if word == "{":
                 skipping += 1
             elif word == "}":
                 skipping -= 1
                 if not skipping:
-                    toks.append(_Tok("punct", "}", at))
+                    keep(t)
+                    at_(at)
             continue
+        kind = t.kind
         if kind == "punct":
             if word == "{" and _header_word(toks) not in _READ_INSIDE:
                 skipping = 1
             if len(word) == 1:
-                toks.append(_Tok("punct", word, at))
+                keep(t)
+                at_(at)
             else:
-                toks.extend(_Tok("punct", c, at + k) for k, c in enumerate(word))
+                toks += [_CHARS[c] for c in word]
+                offs += range(at, at + len(word))
         elif kind != "raw":  # a directive handed on as written
-            toks.append(_Tok(kind, word, at))
-    return toks
+            keep(t)
+            at_(at)
+    return toks, offs
 
 
-def _match(toks: list[_Tok], i: int, open_: str, close: str) -> int:
+def _match(toks: list[Token], i: int, open_: str, close: str) -> int:
     """Index just past the bracket closing the one at ``i``."""
     depth = 0
     n = len(toks)
@@ -356,22 +361,24 @@ class _Scanner:
         text: str,
         tokens: Sequence[Token] | None = None,
         offsets: Sequence[int] | None = None,
+        position: Callable[[int], tuple[int, int]] | None = None,
     ) -> None:
         self.path = path
         self.text = strip_comments(text)
-        self.pos = _Positions(self.text)
-        self.toks = _tokens(self.text, tokens, offsets)
+        self.position = position or _Positions(self.text).at
+        self.toks, self.offs = _tokens(self.text, tokens, offsets)
         self.out = SourceFile(path)
 
-    def at(self, tok: _Tok) -> tuple[int, int]:
-        return self.pos.at(tok.offset)
+    def at(self, k: int) -> tuple[int, int]:
+        """The line and column of token ``k``."""
+        return self.position(self.offs[k])
 
     def span(self, a: int, b: int) -> str:
         """Source text of tokens a..b-1, whitespace collapsed."""
         if a >= b:
             return ""
-        start = self.toks[a].offset
-        end = self.toks[b - 1].offset + len(self.toks[b - 1].text)
+        start = self.offs[a]
+        end = self.offs[b - 1] + len(self.toks[b - 1].text)
         return " ".join(self.text[start:end].split())
 
     def attributes(self, i: int, end: int) -> tuple[list[Attribute], int]:
@@ -383,14 +390,14 @@ class _Scanner:
             inner_a = i + 2 if double else i + 1
             inner_b = close - 2 if double else close - 1
             if inner_a < inner_b:
-                start = toks[inner_a].offset
-                stop = toks[inner_b - 1].offset + len(toks[inner_b - 1].text)
+                start = self.offs[inner_a]
+                stop = self.offs[inner_b - 1] + len(toks[inner_b - 1].text)
                 # [[a(1), b(2)]] holds two attributes, as DXC reads it
                 for at, part in _top_level_parts(self.text[start:stop], start):
                     parsed = _attribute(part)
                     if parsed is not None:
                         lead, name, args = parsed
-                        line, col = self.pos.at(at + lead)
+                        line, col = self.position(at + lead)
                         attrs.append(Attribute(name, _args(args), line, col))
             i = close
         return attrs, i
@@ -425,7 +432,7 @@ class _Scanner:
             return
         if words[0] in ("struct", "cbuffer", "tbuffer") and len(words) >= 2:
             name_tok = toks[k + 1]
-            line, col = self.at(name_tok)
+            line, col = self.at(k + 1)
             fields = self.fields(brace + 1, close - 1)
             kind = words[0]
             self.out.structs.setdefault(
@@ -457,6 +464,7 @@ class _Scanner:
             inner = _Scanner.__new__(_Scanner)
             inner.__dict__.update(self.__dict__)
             inner.toks = toks[brace + 1 : close - 1]
+            inner.offs = self.offs[brace + 1 : close - 1]
             inner.run()
             return
         # A function definition: Type Name ( params ) [: SEM] { body }
@@ -464,7 +472,7 @@ class _Scanner:
         if paren is None or paren == k:
             return
         name_tok = toks[paren - 1]
-        line, col = self.at(name_tok)
+        line, col = self.at(paren - 1)
         params_end = _match(toks, paren, "(", ")")
         params = self.fields(paren + 1, params_end - 1, separator=",")
         returns = " ".join(t.text for t in toks[k : paren - 1])
@@ -516,20 +524,19 @@ class _Scanner:
                 continue
             self.out.declarations.extend(resources)
             moved |= {(d.line, d.column) for d in resources}
-            end = (
-                toks[j].offset + 1 if j < close - 1 else toks[j - 1].offset + len(toks[j - 1].text)
-            )
-            self.out.block_resources.append((toks[k].offset, toks[i].offset, end))
+            offs = self.offs
+            end = offs[j] + 1 if j < close - 1 else offs[j - 1] + len(toks[j - 1].text)
+            self.out.block_resources.append((offs[k], offs[i], end))
             found += 1
         kept = tuple(f for f in fields if (f.line, f.column) not in moved)
         if found and not kept:
             tail = close + 1 if close < len(toks) and toks[close].text == ";" else close
             self.out.resource_only_blocks.append(
                 (
-                    toks[k].offset,
-                    toks[brace].offset + 1,
-                    toks[close - 1].offset,
-                    toks[tail - 1].offset + len(toks[tail - 1].text),
+                    self.offs[k],
+                    self.offs[brace] + 1,
+                    self.offs[close - 1],
+                    self.offs[tail - 1] + len(toks[tail - 1].text),
                 )
             )
         return kept
@@ -560,7 +567,7 @@ class _Scanner:
         if k - 1 <= i or toks[k - 1].kind != "id":
             return None
         name_tok = toks[k - 1]
-        line, col = self.at(name_tok)
+        line, col = self.at(k - 1)
         return Field(
             name_tok.text,
             self.span(i, k - 1),
@@ -579,7 +586,7 @@ class _Scanner:
                 close = _match(toks, x + 1, "(", ")")
                 found = _register(self.span(x + 2, close - 1))
                 if found is not None:
-                    return found, self.at(toks[x])
+                    return found, self.at(x)
         return None, (0, 0)
 
     def space_only(self, a: int, b: int) -> int | None:
@@ -636,6 +643,7 @@ class _Scanner:
     ) -> None:
         toks = self.toks
         name_tok = toks[k]
+        line, col = self.at(k)
         k += 1
         array: int | None = None
         dimensions = 0
@@ -651,7 +659,6 @@ class _Scanner:
             if toks[x].text == "=":
                 init = self.span(x + 1, b)
                 break
-        line, col = self.at(name_tok)
         self.out.declarations.append(
             Declaration(
                 name_tok.text,
@@ -677,11 +684,13 @@ def scan(
     text: str,
     tokens: Sequence[Token] | None = None,
     offsets: Sequence[int] | None = None,
+    position: Callable[[int], tuple[int, int]] | None = None,
 ) -> SourceFile:
     """Scan one file's text; ``path`` is only recorded (as the name diagnostics use).
     ``tokens``/``offsets``: the text's tokens as the source model has them (its stream), where
-    the caller has them (else the text is lexed here)."""
-    return _Scanner(path, text, tokens, offsets).run()
+    the caller has them (else the text is lexed here); ``position``: the line and column of an
+    offset of the text, where the caller has its lines (``Stream.position``)."""
+    return _Scanner(path, text, tokens, offsets, position).run()
 
 
 def _is_word(text: str) -> bool:

@@ -265,7 +265,7 @@ class SourceSet:
         if text != rendered.text:
             return scan(str(path), text)
         s = self.stream(path)
-        return scan(str(path), text, s.tokens, s.offsets)
+        return scan(str(path), text, s.tokens, s.offsets, s.position)
 
     def dxc_declared(self, path: Path) -> str:
         """A file's text as compiled with DXC's declarations Slang does not parse rewritten
