@@ -164,7 +164,7 @@ def _include_strips(folder: Path, n: int, monkeypatch: pytest.MonkeyPatch) -> in
     body = "".join(f"    acc += T{i}.Load(int3(0, 0, 0), int2(1, 0));\n" for i in range(n))
     (folder / "main.hlsl").write_text(includes + KERNEL.format(body=body))
     with monkeypatch.context() as patched:
-        strips = _counting(patched, query, "lex")
+        strips = _counting(patched, query, "lex_directives")
         result = compile_file(str(folder / "main.hlsl"), WGSL)
     assert result.ok, result.diagnostics
     return strips[0]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from oneshader.compiler.source.lexer import lex
+from oneshader.compiler.source.lexer import lex, lex_directives
 from oneshader.compiler.source.preprocess import PreprocessorError, Unit, preprocess
 from oneshader.compiler.source.scanner import strip_comments
 from oneshader.compiler.source.sourcemap import render
@@ -35,6 +35,15 @@ def test_the_lexer_keeps_positions_and_treats_comments_as_space() -> None:
         ("a", 1, 1), ("b", 2, 6), ("#", 3, 3), ("define", 3, 4), ("X", 3, 11), ("1", 4, 2),
     ]  # fmt: skip
     assert [t.line for t in tokens if t.kind == "nl"] == [2, 4]
+
+
+def test_the_preprocessors_lexing_is_the_tokens_without_newlines_and_its_directive_lines() -> None:
+    text = "a # b\n  #define X \\\n 1\n/* x\n*/ # if X\n#\nc\n#endif"
+    tokens, directives = lex_directives(text, 0)
+    assert tokens == [t for t in lex(text, 0) if t.kind != "nl"]
+    assert [" ".join(t.text for t in tokens[a:b]) for a, b in directives] == [
+        "# define X 1", "# if X", "#", "# endif",
+    ]  # fmt: skip
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,7 @@ import re
 import string
 from dataclasses import dataclass
 
-__all__ = ["Token", "lex", "strip_comments"]
+__all__ = ["Token", "lex", "lex_directives", "strip_comments"]
 
 _LEX = re.compile(
     r"""\n
@@ -66,10 +66,23 @@ def lex(text: str, file: int) -> list[Token]:
     """The tokens of ``text`` (newline tokens end each logical line; the last line ends with one
     too). Unterminated literals and comments become tokens as far as they go: judging them is
     the compiler's job, with the position this keeps."""
+    return _lex(text, file, True)[0]
+
+
+def lex_directives(text: str, file: int) -> tuple[list[Token], list[tuple[int, int]]]:
+    """The tokens of ``text`` without newline tokens, and where each directive line's tokens
+    are (start, end: a logical line whose first token is ``#``): the preprocessor walks the
+    text from one directive to the next, not line by line."""
+    return _lex(text, file, False)
+
+
+def _lex(text: str, file: int, newlines: bool) -> tuple[list[Token], list[tuple[int, int]]]:
     out: list[Token] = []
+    directives: list[tuple[int, int]] = []
     append = out.append
     kind_of = _KIND.get
     line, start, space, at = 1, 0, False, 0  # ``at``: the offset of the match
+    first = 0  # the index of the logical line's first token
     # each match's text, without a match object a token (``findall`` of a pattern without
     # groups); its kind from its first character
     for m in _LEX.findall(text):
@@ -82,13 +95,17 @@ def lex(text: str, file: int) -> list[Token]:
                 kind = "num"
         if kind == "blank":
             space = True
-            newlines = m.count("\n")
-            if newlines:
-                line += newlines
+            breaks = m.count("\n")
+            if breaks:
+                line += breaks
                 start = at + m.rfind("\n") + 1
             at += len(m)
         elif kind == "nl":
-            append(Token("nl", "\n", file, line, at - start + 1))
+            if len(out) > first and out[first].text == "#":
+                directives.append((first, len(out)))
+            if newlines:
+                append(Token("nl", "\n", file, line, at - start + 1))
+            first = len(out)
             at += 1
             line, start, space = line + 1, at, False
         elif kind == "punct" and c.isspace():
@@ -96,9 +113,11 @@ def lex(text: str, file: int) -> list[Token]:
         else:
             append(Token(kind, m, file, line, at - start + 1, space))
             at, space = at + len(m), False
-    if not out or out[-1].kind != "nl":
+    if len(out) > first and out[first].text == "#":
+        directives.append((first, len(out)))
+    if newlines and (not out or out[-1].kind != "nl"):
         out.append(Token("nl", "\n", file, line, len(text) - start + 1))
-    return out
+    return out, directives
 
 
 _COMMENT_OR_STRING = re.compile(r'//[^\n]*|/\*.*?(?:\*/|\Z)|"(?:\\.|[^"\\\n])*["\n]?', re.DOTALL)

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from oneshader.compiler.source.lexer import Token, lex
+from oneshader.compiler.source.lexer import Token, lex_directives
 from oneshader.compiler.source.scanner import include_named
 from oneshader.diagnostics import Code
 
@@ -126,7 +126,7 @@ def preprocess(
     (an empty value defines the name as 1, as DXC's ``-D NAME`` does)."""
     pp = _Preprocessor(include_dirs, load)
     for name, value in (*SLANG_PREDEFINED, *defines):
-        pp.macros[name] = _Macro(None, False, [t for t in lex(value or "1", -1) if t.kind != "nl"])
+        pp.macros[name] = _Macro(None, False, lex_directives(value or "1", -1)[0])
     root = pp.run_file(main, text, 0)
     return Unit(root, pp.paths, pp.line_counts)
 
@@ -138,7 +138,8 @@ class _Preprocessor:
         self.macros: dict[str, _Macro] = {}
         self.paths: list[Path] = []
         self.line_counts: list[int] = []
-        self.lexed: dict[Path, list[Token]] = {}
+        # each file read: its id, its tokens and its directive lines (``lex_directives``)
+        self.lexed: dict[Path, tuple[int, list[Token], list[tuple[int, int]]]] = {}
         self.once: set[Path] = set()
         self.guards: dict[Path, str | None] = {}  # the include guard of a file read whole
         self.counter = 0
@@ -147,15 +148,16 @@ class _Preprocessor:
     # -- files -------------------------------------------------------------------------------
 
     def run_file(self, path: Path, text: str, depth: int) -> Inclusion:
-        tokens = self.lexed.get(path)
-        if tokens is None:
+        lexed = self.lexed.get(path)
+        if lexed is None:
             file = len(self.paths)
             self.paths.append(path)
             self.line_counts.append(text.count("\n") + 1)
-            tokens = self.lexed[path] = lex(text, file)
-            self.guards[path] = _guard_of(tokens)
-        inc = Inclusion(path, tokens[0].file)
-        _FileRun(self, inc, tokens, depth).run()
+            tokens, directives = lex_directives(text, file)
+            lexed = self.lexed[path] = (file, tokens, directives)
+            self.guards[path] = _guard_of(tokens, directives)
+        inc = Inclusion(path, lexed[0])
+        _FileRun(self, inc, lexed[1], lexed[2], depth).run()
         return inc
 
     def include(self, at: Inclusion, name: Token, written: str, depth: int) -> Inclusion | None:
@@ -309,7 +311,7 @@ class _Preprocessor:
                     out.pop()  # GNU: ", ## __VA_ARGS__" drops the comma when there are none
                 elif rhs and out:
                     lhs = out.pop()
-                    glued = [t for t in lex(lhs.text + rhs[0].text, lhs.file) if t.kind != "nl"]
+                    glued = lex_directives(lhs.text + rhs[0].text, lhs.file)[0]
                     for t in glued:
                         t.line, t.col, t.space, t.hide = lhs.line, lhs.col, lhs.space, lhs.hide
                     out.extend([*glued, *(_copy(t) for t in rhs[1:])])
@@ -419,27 +421,17 @@ def _stringized(tokens: list[Token]) -> str:
     return '"' + "".join(parts) + '"'
 
 
-def _lines(tokens: list[Token]) -> Iterator[tuple[int, int]]:
-    """(start, end) of each logical line of ``tokens`` (end: its newline token's index)."""
-    start = 0
-    for i, t in enumerate(tokens):
-        if t.kind == "nl":
-            yield start, i
-            start = i + 1
-
-
-def _guard_of(tokens: list[Token]) -> str | None:
+def _guard_of(tokens: list[Token], directives: list[tuple[int, int]]) -> str | None:
     """The macro X of a file that is all ``#ifndef X`` / ``#define X`` ... ``#endif`` (or
-    ``#if !defined(X)``), whose second inclusion is then nothing."""
-    i = 0  # the first line, looked at first: most files begin otherwise
-    while i < len(tokens) and tokens[i].kind == "nl":
-        i += 1
-    if i + 1 >= len(tokens) or tokens[i].text != "#" or tokens[i + 1].text not in ("ifndef", "if"):
+    ``#if !defined(X)``), whose second inclusion is then nothing: the first line, the last
+    (nothing after it) and at least three lines."""
+    if not directives or directives[0][0] != 0 or len(tokens) < 2:
+        return None  # the first line, looked at first: most files begin otherwise
+    if tokens[1].text not in ("ifndef", "if"):
         return None
-    lines = [(a, b) for a, b in _lines(tokens) if b > a]
-    if len(lines) < 3:
-        return None
-    first = [t.text for t in tokens[lines[0][0] : lines[0][1]]]
+    if len(directives) < 3 and len(tokens) == sum(b - a for a, b in directives):
+        return None  # (fewer than three lines: two directives and no text)
+    first = [t.text for t in tokens[: directives[0][1]]]
     if first[:2] == ["#", "ifndef"] and len(first) == 3:
         name = first[2]
     elif first[:4] == ["#", "if", "!", "defined"] and len(first) in (5, 7):
@@ -447,8 +439,8 @@ def _guard_of(tokens: list[Token]) -> str | None:
     else:
         return None
     depth = 0
-    for k, (a, b) in enumerate(lines):
-        if tokens[a].text != "#" or a + 1 >= b:
+    for a, b in directives:
+        if a + 1 >= b:
             continue
         word = tokens[a + 1].text
         if word in ("if", "ifdef", "ifndef"):
@@ -456,7 +448,7 @@ def _guard_of(tokens: list[Token]) -> str | None:
         elif word == "endif":
             depth -= 1
             if depth == 0:
-                return name if k == len(lines) - 1 else None
+                return name if b == len(tokens) else None
         elif word in ("else", "elif") and depth == 1:
             return None
     return None
@@ -466,8 +458,16 @@ class _FileRun:
     """The lines of one inclusion: directives obeyed, text lines expanded in runs (a macro's
     arguments may span lines), the branches not taken skipped."""
 
-    def __init__(self, pp: _Preprocessor, inc: Inclusion, tokens: list[Token], depth: int):
+    def __init__(
+        self,
+        pp: _Preprocessor,
+        inc: Inclusion,
+        tokens: list[Token],
+        directives: list[tuple[int, int]],
+        depth: int,
+    ):
         self.pp, self.inc, self.tokens, self.depth = pp, inc, tokens, depth
+        self.directives = directives
         # each open #if: (active now, a branch was taken, the enclosing is active, its token)
         self.conds: list[tuple[bool, bool, bool, Token]] = []
         self.run_tokens: list[Token] = []
@@ -477,18 +477,17 @@ class _FileRun:
         return not self.conds or self.conds[-1][0]
 
     def run(self) -> None:
+        """The text from one directive line to the next (every line of it, as one run) where
+        the branch is taken, and each directive obeyed."""
         tokens = self.tokens
-        conds, run_tokens = self.conds, self.run_tokens
-        a = 0  # each logical line: tokens a..b-1, b its newline
-        for b in [i for i, t in enumerate(tokens) if t.kind == "nl"]:
-            if a != b:
-                first = tokens[a]
-                if first.kind == "punct" and first.text == "#":
-                    self.directive(tokens[a + 1 : b], first)
-                    run_tokens = self.run_tokens  # (a directive flushes: a new list)
-                elif not conds or conds[-1][0]:
-                    run_tokens.extend(tokens[a:b])
-            a = b + 1
+        a = 0  # the first token after the last directive line
+        for start, end in self.directives:
+            if a < start and (not self.conds or self.conds[-1][0]):
+                self.run_tokens.extend(tokens[a:start])
+            self.directive(tokens[start + 1 : end], tokens[start])
+            a = end
+        if a < len(tokens) and (not self.conds or self.conds[-1][0]):
+            self.run_tokens.extend(tokens[a:])
         self.flush()
         if self.conds:
             t = self.conds[-1][3]

@@ -14,7 +14,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from oneshader.compiler.source.lexer import Token, lex
+from oneshader.compiler.source.lexer import Token, lex_directives
 
 __all__ = [
     "OPENERS",
@@ -375,7 +375,7 @@ def lexed(text: str) -> Stream:
     texts, so the texts lexed last are remembered, up to 2 M characters."""
     found = _LEXED.get(text)
     if found is None:
-        tokens = [t for t in lex(text, 0) if t.kind != "nl"]
+        tokens = lex_directives(text, 0)[0]
         found = Stream(Path(), text, tokens, [])
         found.offsets = [found.offset_of(t.line, t.col) for t in tokens]
         _remember(found)
@@ -456,11 +456,10 @@ def lexed_after(before: Stream, text: str) -> Stream:
 
 def _lex_line(piece: str, line: int, base: int, tokens: list[Token], offsets: list[int]) -> None:
     """The tokens of line ``line`` (``piece``, at offset ``base`` of its text), lexed alone."""
-    for u in lex(piece, 0):
-        if u.kind != "nl":
-            u.line = line
-            tokens.append(u)
-            offsets.append(base + u.col - 1)
+    for u in lex_directives(piece, 0)[0]:
+        u.line = line
+        tokens.append(u)
+        offsets.append(base + u.col - 1)
 
 
 def _placed(

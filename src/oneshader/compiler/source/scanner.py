@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from oneshader.compiler.source.kinds import RTYPES
-from oneshader.compiler.source.lexer import Token, lex, strip_comments
+from oneshader.compiler.source.lexer import Token, lex_directives, strip_comments
 
 __all__ = [
     "Attribute",
@@ -245,22 +245,16 @@ def _header_word(toks: list[Token]) -> str:
 
 
 def _lexed(text: str) -> tuple[list[Token], list[int]]:
-    """The source model's tokens of ``text`` (``lexer.lex``) but for preprocessor lines, each
-    with its offset."""
+    """The source model's tokens of ``text`` (``lexer.lex_directives``) but for preprocessor
+    lines, each with its offset."""
     starts = line_offsets(text)
+    lexed, directives = lex_directives(text, 0)
     tokens: list[Token] = []
-    offsets: list[int] = []
-    line_start, directive = True, False
-    for t in lex(text, 0):
-        if t.kind == "nl":
-            line_start, directive = True, False
-            continue
-        directive = directive or (line_start and t.text == "#")
-        line_start = False
-        if not directive:
-            tokens.append(t)
-            offsets.append(starts[t.line - 1] + t.col - 1)
-    return tokens, offsets
+    a = 0
+    for start, end in [*directives, (len(lexed), len(lexed))]:
+        tokens += lexed[a:start]
+        a = end
+    return tokens, [starts[t.line - 1] + t.col - 1 for t in tokens]
 
 
 def _tokens(
