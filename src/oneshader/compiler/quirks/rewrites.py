@@ -74,7 +74,8 @@ def _helpers_called(src: SourceSet) -> list[str]:
         return [
             name
             for name in rewrite.HELPERS
-            if src.function(name) is None and any(rewrite.helper_calls(t, name) for t in texts)
+            if any(name in t and rewrite.helper_calls(t, name) for t in texts)
+            and src.function(name) is None
         ]
 
     result: list[str] = src.derived("helpers called", called)

@@ -766,6 +766,9 @@ def _mutating_methods(s: Stream) -> list[int]:
         end = s.closing(brace)
         if end < 0:
             break
+        if s.text.find("{", s.start(brace) + 1, s.start(end - 1)) < 0:
+            i = end  # no method's body in it: most structs, read at C's speed
+            continue
         members: set[str] = set()
         methods: list[tuple[int, int, int]] = []  # (first token, body's brace, body's end)
         k, start = brace + 1, brace + 1

@@ -139,8 +139,8 @@ def pixel_point_sizes(src: SourceSet, stages: Mapping[str, Stage]) -> list[Pixel
 
 def _pixel_point_sizes(src: SourceSet, stages: Mapping[str, Stage]) -> Iterator[PixelPointSize]:
     pixel = {n: fn for n, s in stages.items() if s is Stage.Pixel and (fn := src.function(n))}
-    if not pixel:
-        return
+    if not pixel or not any("PointSize" in t for t in src.texts.values()):
+        return  # (no file spells the built-in: most shaders, found at C's speed)
     others = {n: fn for n, s in stages.items() if s is not Stage.Pixel and (fn := src.function(n))}
     elsewhere = {s: n for n, fn in others.items() for s in _structs_in(src, _signature_types(fn))}
     inputs, _ = _interface(src, stages, Stage.Pixel, True)
@@ -239,6 +239,8 @@ def instance_id_semantics(
 
 
 def _instance_ids(src: SourceSet, stages: Mapping[str, Stage]) -> list[tuple[Path, int, int]]:
+    if not any("SV_INSTANCEID" in t.upper() for t in src.texts.values()):
+        return []  # (no file spells the semantic: most shaders, found at C's speed)
     out = []
     for path, f in instance_id_varyings(src, stages):
         s = src.stream(path)
