@@ -313,37 +313,42 @@ def _match(toks: list[Token], i: int, open_: str, close: str) -> int:
     return n
 
 
+# The characters of an attribute's name.
+_NAME_CHARACTERS = string.ascii_letters + string.digits + "_:"
+
+
 def _args(text: str) -> tuple[str, ...]:
+    """An attribute's arguments, split at the commas outside brackets (``(``, ``[``, ``<``),
+    each stripped of blanks and quotes (the brackets counted between one comma and the
+    next)."""
     text = text.strip()
     if not text:
         return ()
     parts: list[str] = []
-    cur: list[str] = []
-    depth = 0
-    for ch in text:
-        if ch in "([<":
-            depth += 1
-        elif ch in ")]>":
-            depth -= 1
-        if ch == "," and depth == 0:
-            parts.append("".join(cur).strip())
-            cur = []
-        else:
-            cur.append(ch)
-    parts.append("".join(cur).strip())
+    depth = begin = 0
+    at, k = 0, text.find(",")
+    while k >= 0:
+        depth += sum(text.count(c, at, k) for c in "([<") - sum(text.count(c, at, k) for c in ")]>")
+        if depth == 0:
+            parts.append(text[begin:k].strip())
+            begin = k + 1
+        at, k = k, text.find(",", k + 1)
+    parts.append(text[begin:].strip())
     return tuple(p.strip('"') for p in parts)
 
 
 def _top_level_parts(text: str, offset: int) -> list[tuple[int, str]]:
     """``text`` split at the commas outside parentheses, each part with its offset (``text``
-    starting at ``offset``)."""
+    starting at ``offset``): the parentheses counted between one comma and the next."""
     parts: list[tuple[int, str]] = []
     depth = begin = 0
-    for k, ch in enumerate(text):
-        depth += {"(": 1, ")": -1}.get(ch, 0)
-        if ch == "," and depth == 0:
+    at, k = 0, text.find(",")
+    while k >= 0:
+        depth += text.count("(", at, k) - text.count(")", at, k)
+        if depth == 0:
             parts.append((offset + begin, text[begin:k]))
             begin = k + 1
+        at, k = k, text.find(",", k + 1)
     parts.append((offset + begin, text[begin:]))
     return parts
 
@@ -687,19 +692,13 @@ def scan(
     return _Scanner(path, text, tokens, offsets, position).run()
 
 
-def _is_word(text: str) -> bool:
-    return bool(text) and text.isascii() and (text.replace("_", "a").isalnum())
-
-
 def _attribute(part: str) -> tuple[int, str, str] | None:
     """One attribute of a list, ``name`` or ``name(args)`` (a name of word characters and
     ``:``): where its name starts in ``part``, the name and the text of its arguments; None
     for anything else."""
     lead = len(part) - len(part.lstrip())
     rest = part[lead:]
-    end = 0
-    while end < len(rest) and (rest[end] == ":" or _is_word(rest[end])):
-        end += 1
+    end = len(rest) - len(rest.lstrip(_NAME_CHARACTERS))
     name, after = rest[:end], rest[end:].strip()
     if not name or not (name[0].isalpha() or name[0] == "_") or not name[0].isascii():
         return None
