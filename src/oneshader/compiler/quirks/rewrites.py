@@ -203,6 +203,14 @@ def _always(c: Context) -> bool:
     return True
 
 
+def _spelled(*words: str) -> Callable[[Context], bool]:
+    """The plan of a record that finds nothing in a text spelling none of ``words`` (which no
+    record before it writes): applied where a file spells one, found at C's speed. (A record
+    that reads the edited text, applied, has the edits before it made and their text lexed
+    again first.)"""
+    return lambda c: any(w in t for t in c.src.texts.values() for w in words)
+
+
 def _stream(
     edits: Callable[[Stream], list[Edit]],
 ) -> Callable[[SourceSet, Path, Stream, Any], list[Edit]]:
@@ -642,7 +650,7 @@ REWRITES: tuple[Rewrite, ...] = (
         "vk-builtins",
         EVERY_TARGET,
         _DOCS["vk-builtins"],
-        _always,
+        _spelled("builtin"),
         _stream(rewrite.vk_builtin_edits),
         reads_edited=True,
     ),
@@ -690,7 +698,7 @@ REWRITES: tuple[Rewrite, ...] = (
         "matrix-array-majorness",
         EVERY_TARGET,
         _DOCS["matrix-array-majorness"],
-        _always,
+        _spelled(*rewrite.MAJORNESS),
         _stream(rewrite.majorness_edits),
         reads_edited=True,
     ),
@@ -713,7 +721,7 @@ REWRITES: tuple[Rewrite, ...] = (
         "cbuffer-resources",
         EVERY_TARGET,
         _DOCS["cbuffer-resources"],
-        _always,
+        lambda c: any(f.block_resources for f in c.src.sources.values()),
         _scanned(rewrite.block_resource_edits),
         reads_edited=True,
     ),

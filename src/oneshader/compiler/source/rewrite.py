@@ -29,6 +29,7 @@ __all__ = [
     "DISTANCE_MARKERS",
     "HELPERS",
     "INSTANCE_MARKER",
+    "MAJORNESS",
     "MATRIX_CLIP",
     "OFFSET_HELPER",
     "SAMPLE_POSITION_HELPER",
@@ -693,7 +694,7 @@ def postfix_start(text: str, i: int) -> int:
     return j
 
 
-_MAJORNESS = ("row_major", "column_major")
+MAJORNESS = ("row_major", "column_major")
 
 
 def _matrix_name(name: str) -> bool:
@@ -730,7 +731,7 @@ def majorness_edits(s: Stream) -> list[Edit]:
     declaration (usually the end of the previous line), so the declaration's columns stay."""
     edits: list[tuple[int, int, str]] = []
     n = 0
-    for i in s.words(_MAJORNESS):
+    for i in s.words(MAJORNESS):
         past = _matrix_type(s, i + 1)
         if past < 0 or not (s.at(i + 1).space or s.first_on_line(i + 1)):
             continue
@@ -827,7 +828,7 @@ def _pack_matrix_pragmas(s: Stream) -> list[tuple[int, int, str]]:
     for i in s.words(("pack_matrix",)):
         if not (s.is_(i - 2, "#") and s.is_(i - 1, "pragma") and s.first_on_line(i - 2)):
             continue
-        if not (s.is_(i + 1, "(") and s.at(i + 2).text in _MAJORNESS and s.is_(i + 3, ")")):
+        if not (s.is_(i + 1, "(") and s.at(i + 2).text in MAJORNESS and s.is_(i + 3, ")")):
             continue
         line = s.at(i).line
         if any(s.at(k).line != line for k in range(i - 2, i + 4)):
@@ -858,7 +859,7 @@ def pack_matrix_edits(s: Stream) -> list[Edit]:
             matrix = s.is_(i, "matrix")
             after = i + 1 if _packed_matrix_name(s.at(i).text) else -1
             after = _matrix_type(s, i) if matrix else after
-            if after < 0 or not s.word(i) or s.at(i - 1).text in _MAJORNESS:
+            if after < 0 or not s.word(i) or s.at(i - 1).text in MAJORNESS:
                 continue
             if s.is_(i - 1, ".") and not s.at(i).space and s.at(i - 1).line == s.at(i).line:
                 continue
