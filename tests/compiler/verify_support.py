@@ -76,24 +76,30 @@ def manifest_shaders() -> list[dict[str, Any]]:
 _COMPILED: dict[str, Any] = {}
 
 
+def corpus_options(file: str) -> Any:
+    """The CompileOptions of one corpus shader: its manifest targets and entry points."""
+    from oneshader.compiler import CompileOptions, EntryPointSpec, stage_from_name
+    from oneshader.reflection.model import Target
+
+    entry = next(s for s in manifest_shaders() if s["file"] == file)
+    specs = tuple(
+        EntryPointSpec(name, stage_from_name(stage))
+        for name, stage in (e.split(":") for e in entry.get("entries", []))
+    )
+    return CompileOptions(
+        targets=tuple(Target[_TARGETS[t]] for t in entry["targets"]),
+        source_name=file,
+        include_dirs=(str(CORPUS),),
+        entry_points=specs,
+    )
+
+
 def compiled(file: str) -> Any:
     """The CompileResult of one corpus shader for its manifest targets, compiled once per run."""
     if file not in _COMPILED:
-        from oneshader.compiler import CompileOptions, EntryPointSpec, compile_file, stage_from_name
-        from oneshader.reflection.model import Target
+        from oneshader.compiler import compile_file
 
-        entry = next(s for s in manifest_shaders() if s["file"] == file)
-        specs = tuple(
-            EntryPointSpec(name, stage_from_name(stage))
-            for name, stage in (e.split(":") for e in entry.get("entries", []))
-        )
-        options = CompileOptions(
-            targets=tuple(Target[_TARGETS[t]] for t in entry["targets"]),
-            source_name=file,
-            include_dirs=(str(CORPUS),),
-            entry_points=specs,
-        )
-        _COMPILED[file] = compile_file(str(CORPUS / file), options)
+        _COMPILED[file] = compile_file(str(CORPUS / file), corpus_options(file))
     return _COMPILED[file]
 
 

@@ -317,28 +317,8 @@ class _TypeGraph:
         from it) typed by a copy of its image type that has the given format. A copy follows
         the type it copies (its operands, copies too, precede it)."""
         words = self.words
-        bound = words[3]
-        copies: dict[tuple[int, int], int] = {}
-        inserted: dict[int, list[int]] = {}  # index after which -> words
-
-        def copy(tid: int, fmt: int) -> int:
-            nonlocal bound
-            key = (tid, fmt)
-            if key in copies:
-                return copies[key]
-            i, count = self.at[tid]
-            new = words[i : i + count]
-            if tid in self.images:
-                new[8] = fmt
-            elif tid in self.pointee:
-                new[3] = copy(self.pointee[tid], fmt)
-            else:
-                new[2] = copy(self.element[tid], fmt)
-            new[1] = copies[key] = bound
-            bound += 1
-            inserted.setdefault(i + count, []).extend(new)
-            return new[1]
-
+        copies = _TypeCopies(self, words[3])
+        copy = copies.copy
         derived = dict(formats)  # ids whose type follows a variable's copy -> its format
         out = list(words)
         for i, _count, opcode in _instructions(words):
@@ -354,12 +334,43 @@ class _TypeGraph:
                 out[i + 1] = copy(words[i + 1], fmt)
         result: list[int] = []
         last = 0
-        for at in sorted(inserted):
-            result += out[last:at] + inserted[at]
+        for at in sorted(copies.inserted):
+            result += out[last:at] + copies.inserted[at]
             last = at
         result += out[last:]
-        result[3] = bound
+        result[3] = copies.bound
         return result
+
+
+class _TypeCopies:
+    """:meth:`_TypeGraph.retype`'s copies of types, each made once, its words to be written
+    after the type it copies (an object, not a closure calling itself: that cycle would keep
+    the module's words for the cycle collector)."""
+
+    def __init__(self, graph: _TypeGraph, bound: int) -> None:
+        self.graph = graph
+        self.bound = bound  # the next free id
+        self.made: dict[tuple[int, int], int] = {}
+        self.inserted: dict[int, list[int]] = {}  # index after which -> words
+
+    def copy(self, tid: int, fmt: int) -> int:
+        """The id of a copy of type ``tid`` whose image has format ``fmt``."""
+        key = (tid, fmt)
+        if key in self.made:
+            return self.made[key]
+        graph = self.graph
+        i, count = graph.at[tid]
+        new = graph.words[i : i + count]
+        if tid in graph.images:
+            new[8] = fmt
+        elif tid in graph.pointee:
+            new[3] = self.copy(graph.pointee[tid], fmt)
+        else:
+            new[2] = self.copy(graph.element[tid], fmt)
+        new[1] = self.made[key] = self.bound
+        self.bound += 1
+        self.inserted.setdefault(i + count, []).extend(new)
+        return new[1]
 
 
 # Execution models that have a workgroup (GLCompute, Kernel, the NV and EXT task/mesh stages)

@@ -562,17 +562,26 @@ def _gather_globals(
 def with_bools(facts: TargetFacts, members: Collection[tuple[str, str]]) -> TargetFacts:
     """``facts`` with the members ``members`` (owner, member) bool again, as the source
     declares them (WGSL's code holds them as uint: ``rewrite.bool_edits``)."""
-
-    def fix(t: TypeLayout, owner: str, member: str) -> TypeLayout:
-        if t.kind is TypeKind.Struct:  # a cbuffer's layout is nameless: the block's name
-            here = t.name or owner
-            members_ = tuple(replace(m, type=fix(m.type, here, m.name)) for m in t.members)
-            return replace(t, members=members_)
-        if t.kind is TypeKind.Array and t.element is not None:
-            return replace(t, element=fix(t.element, owner, member))
-        if (owner, member) in members and t.scalar is ScalarKind.UInt:
-            return replace(t, scalar=ScalarKind.Bool)
-        return t
-
-    params = [replace(p, layout=fix(p.layout, p.name, "")) if p.layout else p for p in facts.params]
+    params = [
+        replace(p, layout=_with_bools(p.layout, p.name, "", members)) if p.layout else p
+        for p in facts.params
+    ]
     return replace(facts, params=params)
+
+
+def _with_bools(
+    t: TypeLayout, owner: str, member: str, members: Collection[tuple[str, str]]
+) -> TypeLayout:
+    """:func:`with_bools` of one layout (a function, not a closure calling itself: that cycle
+    would wait for the cycle collector)."""
+    if t.kind is TypeKind.Struct:  # a cbuffer's layout is nameless: the block's name
+        here = t.name or owner
+        inner = tuple(
+            replace(m, type=_with_bools(m.type, here, m.name, members)) for m in t.members
+        )
+        return replace(t, members=inner)
+    if t.kind is TypeKind.Array and t.element is not None:
+        return replace(t, element=_with_bools(t.element, owner, member, members))
+    if (owner, member) in members and t.scalar is ScalarKind.UInt:
+        return replace(t, scalar=ScalarKind.Bool)
+    return t

@@ -7,13 +7,13 @@ targets"). The padding is found from a compile's facts and the target compiled a
 from __future__ import annotations
 
 import operator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from oneshader.compiler.api import PADDING, TARGET_NAMES
 from oneshader.compiler.slang.facts import TargetFacts
 from oneshader.compiler.source.query import Stream
-from oneshader.compiler.source.scanner import Attribute, Field
+from oneshader.compiler.source.scanner import Attribute, Declaration, Field
 from oneshader.compiler.source.sourceset import SourceSet
 from oneshader.diagnostics import Code, Diagnostic
 from oneshader.reflection.model import Target, TypeKind, TypeLayout
@@ -35,6 +35,66 @@ class Padding:
         )
 
 
+@dataclass
+class _OffsetRound:
+    """:func:`offset_padding`'s walk and what it finds (a method, not a closure calling itself:
+    that cycle would keep the source set for the cycle collector)."""
+
+    src: SourceSet
+    target: Target
+    more: dict[tuple[Path, int, int], Padding]
+    grown: set[tuple[Path, int, int]] = field(default_factory=set)
+    errors: list[Diagnostic] = field(default_factory=list)
+
+    def walk(self, layout: TypeLayout, owner: str) -> None:
+        """Pads the first misplaced member of each struct inside ``layout`` (its own structs
+        first, in order), or records why no padding can place it."""
+        if layout.kind is TypeKind.Array and layout.element is not None:
+            self.walk(layout.element, layout.element.name)
+            return
+        if layout.kind is not TypeKind.Struct:
+            return
+        sdef = self.src.struct(owner) if owner else None
+        placed = False
+        for m in layout.members:
+            if m.type.kind in (TypeKind.Struct, TypeKind.Array):
+                self.walk(m.type, m.type.name)
+            f = sdef.field(m.name) if sdef is not None else None
+            file = self.src.struct_file(owner)
+            asked = _asked_offset(self.src, file, f) if f is not None and file is not None else None
+            if placed or f is None or file is None or asked is None:
+                continue
+            want, spelled, attr = asked
+            if want == m.offset:
+                continue
+            placed = True
+            align = max(m.type.align, 4)
+            name = TARGET_NAMES[self.target]
+            why = ""
+            if want < m.offset:
+                why = (
+                    f"the members before it end at {m.offset} on {name}, "
+                    "so no padding can place it lower"
+                )
+            elif want % align:
+                why = f"{want} is not a multiple of its alignment ({align}) on {name}"
+            if why:
+                self.errors.append(
+                    self.src.error_in(
+                        file,
+                        attr.line,
+                        attr.column,
+                        f"{name}: {spelled} on '{m.name}' cannot be "
+                        f"expressed: {why}; give it an offset at or after {m.offset} that is a "
+                        f"multiple of {align}, or build for spirv only",
+                        Code.VK_OFFSET,
+                    )
+                )
+                continue
+            start = statement_start(self.src, file, f) or _before_attributes(self.src, file, attr)
+            grow(self.more, self.grown, file, f, start, want - m.offset)
+
+
 def offset_padding(
     src: SourceSet, facts: TargetFacts, target: Target, pads: dict[tuple[Path, int, int], Padding]
 ) -> tuple[dict[tuple[Path, int, int], Padding], list[Diagnostic]]:
@@ -48,63 +108,19 @@ def offset_padding(
     if not _asks_offsets(src):
         return dict(pads), []
     decls = src.declarations()
-    more = dict(pads)
-    grown: set[tuple[Path, int, int]] = set()
-    errors: list[Diagnostic] = []
-
-    def walk(layout: TypeLayout, owner: str) -> None:
-        if layout.kind is TypeKind.Array and layout.element is not None:
-            walk(layout.element, layout.element.name)
-            return
-        if layout.kind is not TypeKind.Struct:
-            return
-        sdef = src.struct(owner) if owner else None
-        placed = False
-        for m in layout.members:
-            if m.type.kind in (TypeKind.Struct, TypeKind.Array):
-                walk(m.type, m.type.name)
-            f = sdef.field(m.name) if sdef is not None else None
-            file = src.struct_file(owner)
-            asked = _asked_offset(src, file, f) if f is not None and file is not None else None
-            if placed or f is None or file is None or asked is None:
-                continue
-            want, spelled, attr = asked
-            if want == m.offset:
-                continue
-            placed = True
-            align = max(m.type.align, 4)
-            name = TARGET_NAMES[target]
-            why = ""
-            if want < m.offset:
-                why = (
-                    f"the members before it end at {m.offset} on {name}, "
-                    "so no padding can place it lower"
-                )
-            elif want % align:
-                why = f"{want} is not a multiple of its alignment ({align}) on {name}"
-            if why:
-                errors.append(
-                    src.error_in(
-                        file,
-                        attr.line,
-                        attr.column,
-                        f"{name}: {spelled} on '{m.name}' cannot be "
-                        f"expressed: {why}; give it an offset at or after {m.offset} that is a "
-                        f"multiple of {align}, or build for spirv only",
-                        Code.VK_OFFSET,
-                    )
-                )
-                continue
-            start = statement_start(src, file, f) or _before_attributes(src, file, attr)
-            grow(more, grown, file, f, start, want - m.offset)
-
+    found = _OffsetRound(src, target, dict(pads))
     for p in facts.params:
         if p.layout is None:
             continue
-        decl = decls.get(p.name)
-        named_block = decl is not None and decl.base in ("cbuffer", "tbuffer")
-        walk(p.layout, decl.name if named_block and decl else p.layout.name)
-    return more, errors
+        found.walk(p.layout, block_owner(decls.get(p.name), p.layout))
+    return found.more, found.errors
+
+
+def block_owner(decl: Declaration | None, layout: TypeLayout) -> str:
+    """The struct whose declaration holds a buffer's members: a cbuffer's or tbuffer's own
+    name, else its struct's."""
+    named_block = decl is not None and decl.base in ("cbuffer", "tbuffer")
+    return decl.name if named_block and decl is not None else layout.name
 
 
 def _asks_offsets(src: SourceSet) -> bool:
@@ -158,25 +174,10 @@ def prediction_holds(
     layouts: dict[str, TypeLayout] = {}
     parents: dict[str, set[str]] = {}
 
-    def walk(layout: TypeLayout, owner: str, parent: str | None) -> None:
-        if layout.kind is TypeKind.Array and layout.element is not None:
-            walk(layout.element, layout.element.name, parent)
-            return
-        if layout.kind is not TypeKind.Struct:
-            return
-        layouts.setdefault(owner, layout)
-        if parent is not None:
-            parents.setdefault(owner, set()).add(parent)
-        for m in layout.members:
-            if m.type.kind in (TypeKind.Struct, TypeKind.Array):
-                walk(m.type, m.type.name, owner)
-
     for p in facts.params:
         if p.layout is None:
             continue
-        decl = decls.get(p.name)
-        named_block = decl is not None and decl.base in ("cbuffer", "tbuffer")
-        walk(p.layout, decl.name if named_block and decl else p.layout.name, None)
+        _struct_graph(p.layout, block_owner(decls.get(p.name), p.layout), None, layouts, parents)
     owners = {
         (file, sdef.fields[0].line, sdef.fields[0].column): name
         for name in {n for scanned in src.sources.values() for n in scanned.structs}
@@ -209,6 +210,29 @@ def prediction_holds(
             return False
     more, refused = offset_padding(src, facts, target, pads)
     return not refused and more == pads
+
+
+def _struct_graph(
+    layout: TypeLayout,
+    owner: str,
+    parent: str | None,
+    layouts: dict[str, TypeLayout],
+    parents: dict[str, set[str]],
+) -> None:
+    """Each struct inside ``layout`` (``owner``'s) into ``layouts`` by name, with the structs
+    that hold it into ``parents`` (:func:`prediction_holds`' walk: a function, not a closure
+    calling itself, whose cycle would wait for the cycle collector)."""
+    if layout.kind is TypeKind.Array and layout.element is not None:
+        _struct_graph(layout.element, layout.element.name, parent, layouts, parents)
+        return
+    if layout.kind is not TypeKind.Struct:
+        return
+    layouts.setdefault(owner, layout)
+    if parent is not None:
+        parents.setdefault(owner, set()).add(parent)
+    for m in layout.members:
+        if m.type.kind in (TypeKind.Struct, TypeKind.Array):
+            _struct_graph(m.type, m.type.name, owner, layouts, parents)
 
 
 def grow(

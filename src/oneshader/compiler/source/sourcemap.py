@@ -18,7 +18,7 @@ from difflib import SequenceMatcher
 from pathlib import Path
 
 from oneshader.compiler.source.lexer import Token
-from oneshader.compiler.source.preprocess import Inclusion, Unit
+from oneshader.compiler.source.preprocess import Inclusion
 
 _OPEN_CLOSE = frozenset("()[]{},;")
 
@@ -170,27 +170,24 @@ def _segments(
 
 
 def slang_text(
-    unit: Unit,
+    inc: Inclusion,
     texts: Mapping[Path, str],
     first: Mapping[Path, Inclusion],
     rendered: Callable[[Inclusion], str],
     name: Callable[[Path], str],
 ) -> str:
-    """The main file's text for Slang: each inclusion's text in place of its ``#include`` line
-    between ``#line`` markers. A file's first inclusion is ``texts[path]`` (rewritten); a later
-    one that brings text again (a file without a guard, included twice) is its own
-    ``rendered`` text."""
-
-    def expand(inc: Inclusion) -> str:
-        text = texts[inc.path] if first.get(inc.path) is inc else rendered(inc)
-        if not inc.children:
-            return text
-        lines = text.split("\n")
-        for line, child in inc.children:
-            body = expand(child)
-            lines[line - 1] = (
-                f'#line 1 "{name(child.path)}"\n{body}\n#line {line + 1} "{name(inc.path)}"'
-            )
-        return "\n".join(lines)
-
-    return expand(unit.main)
+    """The text for Slang of ``inc`` (the main file's unit's ``main``): each inclusion's text in
+    place of its ``#include`` line between ``#line`` markers. A file's first inclusion is
+    ``texts[path]`` (rewritten); a later one that brings text again (a file without a guard,
+    included twice) is its own ``rendered`` text. (Recursive as a function of the module: a
+    closure calling itself would be a cycle holding the source set for the cycle collector.)"""
+    text = texts[inc.path] if first.get(inc.path) is inc else rendered(inc)
+    if not inc.children:
+        return text
+    lines = text.split("\n")
+    for line, child in inc.children:
+        body = slang_text(child, texts, first, rendered, name)
+        lines[line - 1] = (
+            f'#line 1 "{name(child.path)}"\n{body}\n#line {line + 1} "{name(inc.path)}"'
+        )
+    return "\n".join(lines)

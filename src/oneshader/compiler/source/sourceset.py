@@ -311,7 +311,7 @@ class SourceSet:
         assert self.unit is not None
         unit = self.unit
         return slang_text(
-            unit,
+            unit.main,
             texts,
             self._first,
             lambda inc: render(inc, unit.line_counts[inc.file]).text,
@@ -418,33 +418,36 @@ class SourceSet:
 
     def _buffer_bools(self) -> dict[tuple[str, str], tuple[Path, int, int]]:
         out: dict[tuple[str, str], tuple[Path, int, int]] = {}
-
-        def visit(owner: str, seen: frozenset[str]) -> None:
-            sdef = None if owner in seen else self.struct(owner)
-            if sdef is None or sdef.kind not in ("struct", "cbuffer", "tbuffer"):
-                return
-            where = self.struct_file(owner) or self.path
-            for f in sdef.fields:
-                base = f.type_text.split("<")[0].split()[-1]
-                if base in _BOOLS:
-                    out[(owner, f.name)] = (where, f.line, f.column)
-                else:
-                    visit(base, seen | {owner})
-
         for d in self.declarations().values():
             if d.base in ("cbuffer", "tbuffer"):
-                visit(d.name, frozenset())
+                self._bools_in(out, d.name, frozenset())
             elif d.base in RTYPES:
                 held = template_argument(d.type_text)
                 if held is not None:
-                    visit(held, frozenset())
+                    self._bools_in(out, held, frozenset())
             elif d.base in _BOOLS:
                 constant = d.attribute("vk::constant_id") or {"const", "static"} & set(d.modifiers)
                 if not constant and "groupshared" not in d.modifiers:  # a loose global uniform
                     out[("$Globals", d.name)] = (self.resolved(d.file), d.line, d.column)
             else:
-                visit(d.base, frozenset())
+                self._bools_in(out, d.base, frozenset())
         return out
+
+    def _bools_in(
+        self, out: dict[tuple[str, str], tuple[Path, int, int]], owner: str, seen: frozenset[str]
+    ) -> None:
+        """``_buffer_bools`` of struct ``owner`` at any depth (a method, not a closure calling
+        itself: that cycle would keep the source set for the cycle collector)."""
+        sdef = None if owner in seen else self.struct(owner)
+        if sdef is None or sdef.kind not in ("struct", "cbuffer", "tbuffer"):
+            return
+        where = self.struct_file(owner) or self.path
+        for f in sdef.fields:
+            base = f.type_text.split("<")[0].split()[-1]
+            if base in _BOOLS:
+                out[(owner, f.name)] = (where, f.line, f.column)
+            else:
+                self._bools_in(out, base, seen | {owner})
 
     def holds_resources(self, type_name: str, seen: frozenset[str] = frozenset()) -> bool:
         """Whether struct ``type_name`` holds a resource at any depth (in a nested struct too)."""

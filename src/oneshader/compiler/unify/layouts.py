@@ -348,19 +348,28 @@ def _leaves(layout: TypeLayout, root: str) -> list[tuple[str, str, str, TypeLayo
     """Every non-struct, non-array type inside ``layout``: (path, owning struct, member name,
     type, inside an array)."""
     out: list[tuple[str, str, str, TypeLayout, bool]] = []
-
-    def walk(t: TypeLayout, path: str, owner: str, member: str, in_array: bool) -> None:
-        if t.kind is TypeKind.Struct:
-            for m in t.members:
-                walk(m.type, f"{path}.{m.name}", t.name or owner, m.name, in_array)
-        elif t.kind is TypeKind.Array:
-            if t.element is not None:
-                walk(t.element, path, owner, member, True)
-        else:
-            out.append((path, owner, member, t, in_array))
-
-    walk(layout, root, layout.name, "", False)
+    _add_leaves(out, layout, root, layout.name, "", False)
     return out
+
+
+def _add_leaves(
+    out: list[tuple[str, str, str, TypeLayout, bool]],
+    t: TypeLayout,
+    path: str,
+    owner: str,
+    member: str,
+    in_array: bool,
+) -> None:
+    """:func:`_leaves`' walk (a function, not a closure calling itself: that cycle would wait
+    for the cycle collector)."""
+    if t.kind is TypeKind.Struct:
+        for m in t.members:
+            _add_leaves(out, m.type, f"{path}.{m.name}", t.name or owner, m.name, in_array)
+    elif t.kind is TypeKind.Array:
+        if t.element is not None:
+            _add_leaves(out, t.element, path, owner, member, True)
+    else:
+        out.append((path, owner, member, t, in_array))
 
 
 def _member_errors(

@@ -6,16 +6,84 @@ the mechanism of ``[[vk::offset]]``'s padding)."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from oneshader.compiler.slang.facts import TargetFacts
-from oneshader.compiler.slang.padding import Padding, grow, statement_start
-from oneshader.compiler.source.scanner import Declaration, StructDef
+from oneshader.compiler.slang.padding import Padding, block_owner, grow, statement_start
+from oneshader.compiler.source.scanner import StructDef
 from oneshader.compiler.source.sourceset import SourceSet
 from oneshader.compiler.unify.layouts import packed_relayout, vk_offsets
 from oneshader.compiler.unify.metal_arrays import MetalArrays
 from oneshader.reflection.model import ScalarKind, TypeKind, TypeLayout
+
+
+@dataclass
+class _Placer:
+    """:func:`reference_padding`'s walk (methods, not closures calling each other: such a cycle
+    would keep the source set for the cycle collector)."""
+
+    src: SourceSet
+    more: dict[tuple[Path, int, int], Padding]
+    grown: set[tuple[Path, int, int]] = field(default_factory=set)
+
+    def walk(self, metal: TypeLayout, ref: TypeLayout, owner: str, whole: bool = False) -> bool:
+        """Pads the first misplaced member of each struct inside ``metal``, and the end of a
+        struct whose whole size counts (``whole``: an array's element, a structured buffer's);
+        True if any."""
+        if metal.kind is TypeKind.Array and metal.element is not None and ref.element is not None:
+            return self.walk(metal.element, ref.element, metal.element.name, True)
+        if metal.kind is not TypeKind.Struct or ref.kind is not TypeKind.Struct or not ref.members:
+            return False  # (an empty struct has nothing to place)
+        sdef = self.src.struct(owner) if owner else None
+        refs = {m.name: m for m in ref.members}
+        for m in metal.members:
+            r = refs.get(m.name)
+            if r is None:
+                continue
+            if self.walk(m.type, r.type, m.type.name):
+                return True  # it grows: the members after it move, seen in the next round
+            if (r.type.stride, r.type.mstride) != (m.type.stride, m.type.mstride):
+                return False  # no padding mends a stride; the members after it move with it
+            f = sdef.field(m.name) if sdef is not None else None
+            if f is None or r.offset <= m.offset:
+                continue
+            lack = r.offset - m.offset
+            if lack % 4 or r.offset % max(m.type.align, 1) or _bool_vector(m.type):
+                return False  # the layout check names it (OS2001)
+            file = self.src.struct_file(owner)
+            start = statement_start(self.src, file, f) if file is not None else None
+            if file is None or start is None:
+                return False
+            grow(self.more, self.grown, file, f, start, lack)
+            return True
+        return whole and sdef is not None and self.tail(metal, ref, owner, sdef)
+
+    def tail(self, metal: TypeLayout, ref: TypeLayout, owner: str, sdef: StructDef) -> bool:
+        """Words after the last member of a struct that Metal makes smaller than SPIR-V: a
+        packed ``float3`` aligns it to 4, where std430 aligns it to 16 (``struct { float3 p;
+        float m; float3 v; float a; float r; uint i; }``: 40 bytes on Metal, 48 in std430),
+        so an array of it, or a structured buffer of it, would have another stride."""
+        end = max((m.offset + m.type.size for m in metal.members), default=0)
+        lack = ref.size - end
+        file = self.src.struct_file(owner)
+        if lack <= 0 or lack % 4 or metal.size >= ref.size or file is None or not sdef.fields:
+            return False
+        last = sdef.fields[-1]
+        s = self.src.stream(file)
+        i = s.index(s.offset_of(last.line, last.column))
+        while i < len(s) and not s.is_(i, ";"):
+            i += 1
+        if i + 1 >= len(s):
+            return False
+        line, column = s.line_col(i + 1)  # before the struct's closing brace
+        key = (file, line, column)
+        if key in self.grown:
+            return False
+        self.grown.add(key)
+        before = self.more.get(key)
+        self.more[key] = Padding(file, line, column, lack + (before.size if before else 0))
+        return True
 
 
 def reference_padding(
@@ -33,77 +101,17 @@ def reference_padding(
     whole words and SPIR-V's offset suits the member's Metal alignment. What padding cannot
     place stays for the layout check (OS2001)."""
     decls = src.declarations()
-    more = dict(pads)
-    grown: set[tuple[Path, int, int]] = set()
-
-    def walk(metal: TypeLayout, ref: TypeLayout, owner: str, whole: bool = False) -> bool:
-        """Pads the first misplaced member of each struct inside ``metal``, and the end of a
-        struct whose whole size counts (``whole``: an array's element, a structured buffer's);
-        True if any."""
-        if metal.kind is TypeKind.Array and metal.element is not None and ref.element is not None:
-            return walk(metal.element, ref.element, metal.element.name, True)
-        if metal.kind is not TypeKind.Struct or ref.kind is not TypeKind.Struct or not ref.members:
-            return False  # (an empty struct has nothing to place)
-        sdef = src.struct(owner) if owner else None
-        refs = {m.name: m for m in ref.members}
-        for m in metal.members:
-            r = refs.get(m.name)
-            if r is None:
-                continue
-            if walk(m.type, r.type, m.type.name):
-                return True  # it grows: the members after it move, seen in the next round
-            if (r.type.stride, r.type.mstride) != (m.type.stride, m.type.mstride):
-                return False  # no padding mends a stride; the members after it move with it
-            f = sdef.field(m.name) if sdef is not None else None
-            if f is None or r.offset <= m.offset:
-                continue
-            lack = r.offset - m.offset
-            if lack % 4 or r.offset % max(m.type.align, 1) or _bool_vector(m.type):
-                return False  # the layout check names it (OS2001)
-            file = src.struct_file(owner)
-            start = statement_start(src, file, f) if file is not None else None
-            if file is None or start is None:
-                return False
-            grow(more, grown, file, f, start, lack)
-            return True
-        return whole and sdef is not None and tail(metal, ref, owner, sdef)
-
-    def tail(metal: TypeLayout, ref: TypeLayout, owner: str, sdef: StructDef) -> bool:
-        """Words after the last member of a struct that Metal makes smaller than SPIR-V: a
-        packed ``float3`` aligns it to 4, where std430 aligns it to 16 (``struct { float3 p;
-        float m; float3 v; float a; float r; uint i; }``: 40 bytes on Metal, 48 in std430),
-        so an array of it, or a structured buffer of it, would have another stride."""
-        end = max((m.offset + m.type.size for m in metal.members), default=0)
-        lack = ref.size - end
-        file = src.struct_file(owner)
-        if lack <= 0 or lack % 4 or metal.size >= ref.size or file is None or not sdef.fields:
-            return False
-        last = sdef.fields[-1]
-        s = src.stream(file)
-        i = s.index(s.offset_of(last.line, last.column))
-        while i < len(s) and not s.is_(i, ";"):
-            i += 1
-        if i + 1 >= len(s):
-            return False
-        line, column = s.line_col(i + 1)  # before the struct's closing brace
-        key = (file, line, column)
-        if key in grown:
-            return False
-        grown.add(key)
-        before = more.get(key)
-        more[key] = Padding(file, line, column, lack + (before.size if before else 0))
-        return True
-
+    placer = _Placer(src, dict(pads))
     refs = {p.name: p for p in reference.params}
     for p in facts.params:
         r = refs.get(p.name)
         if p.layout is None or r is None or r.layout is None:
             continue
         decl = decls.get(p.name)
-        owner = _owner(decl, p.layout)
+        owner = block_owner(decl, p.layout)
         element = decl is not None and decl.base.endswith("StructuredBuffer")
-        walk(p.layout, vk_offsets(src, r.layout, owner) or r.layout, owner, element)
-    return more
+        placer.walk(p.layout, vk_offsets(src, r.layout, owner) or r.layout, owner, element)
+    return placer.more
 
 
 def as_declared(
@@ -123,20 +131,13 @@ def as_declared(
             params.append(p)
             continue
         decl = decls.get(p.name)
-        owner = _owner(decl, p.layout)
+        owner = block_owner(decl, p.layout)
         ref_layout = vk_offsets(src, r.layout, owner) or r.layout
         layout = p.layout
         if decl is None or decl.base not in ("tbuffer", "TextureBuffer"):
             layout = arrays.relayout(decl.name if decl else p.name, ref_layout, layout)
         params.append(replace(p, layout=packed_relayout(ref_layout, layout, (), [])))
     return replace(facts, params=params)
-
-
-def _owner(decl: Declaration | None, layout: TypeLayout) -> str:
-    """The struct whose declaration holds a buffer's members: a cbuffer's or tbuffer's own
-    name, else its struct's."""
-    named_block = decl is not None and decl.base in ("cbuffer", "tbuffer")
-    return decl.name if named_block and decl is not None else layout.name
 
 
 def _bool_vector(t: TypeLayout) -> bool:
