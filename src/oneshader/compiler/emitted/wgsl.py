@@ -437,18 +437,22 @@ def _struct_block(toks: list[str]) -> bool:
     return toks[-2:-1] == ["struct"]
 
 
-_WORD = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*")
 # A number whose letters a word boundary starts (``1.e5``, ``1.f``): read as a token
 _DOT_LETTER = re.compile(r"(?<![A-Za-z0-9_])\d+\.[A-Za-z_]")
+# Every ASCII character but a word's and a dot, to a space (str.translate)
+_SPACED = str.maketrans({c: " " for c in map(chr, range(128)) if not re.match(r"[\w.]", c)})
 
 
 def _identifiers(text: str, start: int, end: int) -> set[str]:
     """The identifiers in ``text[start:end]`` (a body :meth:`EmittedTokens.outside` left out,
-    of no comment) by one regular expression, as :func:`identifiers` reads them of its tokens
-    (a third of the cost)."""
-    if _DOT_LETTER.search(text, start, end):
+    of no comment or character beyond ASCII), as :func:`identifiers` reads them of its tokens:
+    the words that start with a letter. Its distinct runs of word characters and dots, found
+    in two C calls, are what ``_DOT_LETTER`` is looked for in and split at the dots (a regular
+    expression over the whole body cost twice as much)."""
+    runs = " ".join(set(text[start:end].translate(_SPACED).split()))
+    if _DOT_LETTER.search(runs):
         return identifiers(_TOKENS.within(text, start, end))
-    return set(_WORD.findall(text, start, end))
+    return {w for w in set(runs.replace(".", " ").split()) if not w[0].isdigit()}
 
 
 @functools.lru_cache(maxsize=4)
