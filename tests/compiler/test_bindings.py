@@ -15,7 +15,7 @@ from oneshader.compiler import (
     compile_file,
 )
 from oneshader.compiler.emitted.spirv import read_spirv
-from oneshader.compiler.patch.spirv import rebind
+from oneshader.compiler.patch.spirv import rebind, relocate
 from oneshader.reflection.model import BuiltIn, ShaderReflection, Stage, Target
 
 CORPUS = Path(__file__).parent.parent / "corpus"
@@ -283,6 +283,25 @@ def test_rebind_inserts_missing_decorations() -> None:
     assert emitted["Globals"] == (0, 0)
     with pytest.raises(ValueError):
         rebind(b"not spir-v at all", {})
+
+
+def test_a_patch_that_changes_nothing_leaves_the_module_as_it_is() -> None:
+    """rebind and relocate decide from the reader's shared declarations that a module already
+    says what they would write (Slang's locations mostly are the reflection's), and leave it
+    as it is; one they would change is still patched, names renamed too."""
+    refl, code = build(CORPUS / "multi_entry.hlsl", targets=(Target.SpirV,))
+    module = code[Target.SpirV]
+    assert rebind(module, slots(refl, Target.SpirV)) is module
+    assert rebind(module, {"Data": (3, 7)}) != module
+    assert rebind(module, slots(refl, Target.SpirV), {"Data": "Renamed"}) != module
+    for e in refl.entry_points:
+        ins = {v.name: v.location for v in e.inputs if v.location is not None}
+        outs = {v.name: v.location for v in e.outputs if v.location is not None}
+        assert relocate(module, e.name, ins, outs) is module
+        if ins:
+            moved = relocate(module, e.name, dict.fromkeys(ins, 9), outs)
+            assert moved != module
+            assert {v.location for v in read_spirv(moved).entries[e.name].inputs} == {9}
 
 
 def test_metal_numbers_each_kind_whatever_the_registers_even_in_includes(tmp_path: Path) -> None:

@@ -103,6 +103,8 @@ from oneshader.reflection.model import (
 __all__ = [
     "CAPABILITY_FEATURES",
     "CAPABILITY_NAMES",
+    "Declarations",
+    "declarations",
     "features_of",
     "read_spirv",
     "read_spirv_shared",
@@ -263,7 +265,9 @@ class _Decorations:
 
 
 @dataclass
-class _Module:
+class Declarations:
+    """What a module declares before its first function, by id (:func:`declarations`)."""
+
     names: dict[int, str] = field(default_factory=dict)
     member_names: dict[tuple[int, int], str] = field(default_factory=dict)
     decos: dict[int, _Decorations] = field(default_factory=dict)
@@ -294,7 +298,11 @@ def _string(raw: bytes, start: int, end: int) -> tuple[str, int]:
     return raw[start:stop].decode("utf-8", "replace"), (stop - start) // 4 + 1
 
 
-def _parse(data: bytes) -> tuple[_Module, tuple[int, int]]:
+@functools.lru_cache(maxsize=4)
+def declarations(data: bytes) -> tuple[Declarations, tuple[int, int]]:
+    """The module's declarations and its SPIR-V version, read once per module: the reader and
+    the patches that would leave a module as it is (``patch.spirv``) read the same bytes, and
+    the last patch's module is the one the reader reads. Shared: callers must not change it."""
     if len(data) < 20 or len(data) % 4:
         raise EmittedCodeError("SPIR-V: not a module (size is not a multiple of 4 bytes)")
     order = "<"
@@ -306,7 +314,7 @@ def _parse(data: bytes) -> tuple[_Module, tuple[int, int]]:
     if order == ">":
         data = _struct.pack(f"<{len(words)}I", *words)  # (the strings' bytes in word order)
     version = ((words[1] >> 16) & 0xFF, (words[1] >> 8) & 0xFF)
-    m = _Module()
+    m = Declarations()
     pos = 5
     n = len(words)
     while pos < n:
@@ -367,7 +375,7 @@ def _add_deco(decos: dict[_K, _Decorations], key: _K, ops: tuple[int, ...]) -> N
 class _Layouts:
     """Builds TypeLayout trees from the module's types and decorations."""
 
-    def __init__(self, m: _Module) -> None:
+    def __init__(self, m: Declarations) -> None:
         self.m = m
 
     def scalar(self, tid: int) -> tuple[ScalarKind, int]:
@@ -467,14 +475,14 @@ class _Layouts:
         )
 
 
-def _pointee(m: _Module, var_type: int) -> int:
+def _pointee(m: Declarations, var_type: int) -> int:
     op, ops = m.types.get(var_type, (0, ()))
     if op != OP_TYPE_POINTER:
         raise EmittedCodeError(f"SPIR-V: variable type %{var_type} is not a pointer")
     return ops[1]
 
 
-def _resource(m: _Module, lay: _Layouts, vid: int, storage: str) -> EmittedResource:
+def _resource(m: Declarations, lay: _Layouts, vid: int, storage: str) -> EmittedResource:
     emitted = m.names.get(vid, f"%{vid}")
     name, role = emitted, ""
     for suffix, r in ((".counter", "counter"), (".elements", "")):
@@ -540,7 +548,7 @@ _INTERP = {
 }
 
 
-def _stage_variables(m: _Module, vid: int, entry: str) -> list[EmittedVariable]:
+def _stage_variables(m: Declarations, vid: int, entry: str) -> list[EmittedVariable]:
     emitted = m.names.get(vid, "")
     # Slang names flattened fields "param.field" and outputs "entryPointParam_<Entry>.field".
     leaf = emitted.rsplit(".", 1)[-1] if "." in emitted else emitted
@@ -563,7 +571,7 @@ def _stage_variables(m: _Module, vid: int, entry: str) -> list[EmittedVariable]:
     return [_variable(leaf, emitted, d, _locations(m, tid))]
 
 
-def _locations(m: _Module, tid: int) -> int:
+def _locations(m: Declarations, tid: int) -> int:
     """The locations a stage variable of type ``tid`` occupies (Vulkan's interface rules:
     an array's elements and a matrix's columns one each; a 64-bit vector of 3 or 4, two)."""
     op, ops = m.types.get(tid, (0, ()))
@@ -598,7 +606,7 @@ def _variable(name: str, emitted: str, d: _Decorations, span: int) -> EmittedVar
 
 def read_spirv(data: bytes, source: str = ".spv") -> EmittedModule:
     """Everything the cross-check compares, as this module declares it."""
-    m, version = _parse(data)
+    m, version = declarations(data)
     lay = _Layouts(m)
     out = EmittedModule(
         Target.SpirV, source, capabilities=frozenset(m.capabilities), version=version

@@ -13,6 +13,8 @@ import re
 import struct
 from collections.abc import Iterator, Mapping
 
+from oneshader.compiler.emitted.common import EmittedCodeError
+from oneshader.compiler.emitted.spirv import Declarations, declarations
 from oneshader.compiler.emitted.spirv_ops import (
     BASE_IMAGE_FORMATS,
     BUILTIN_SUBGROUP_LOCAL_INVOCATION_ID,
@@ -58,6 +60,9 @@ _ANNOTATIONS = (
     OP_MEMBER_DECORATE_STRING,
 )
 _SLOT_DECORATIONS = (DECO_BINDING, DECO_DESCRIPTOR_SET)
+
+
+_MAGIC_BYTES = struct.pack("<I", MAGIC)
 
 
 def _string(raw: bytes, start: int, end: int) -> str:
@@ -126,6 +131,9 @@ def rebind(
     names in ``renames`` are replaced (same or shorter word count is not required)."""
     if len(data) < 20 or len(data) % 4:
         raise ValueError("not a SPIR-V module")
+    read = _read(data)
+    if read is not None and _bound_as(read, bindings, renames or {}, data):
+        return data
     words = _words(data)
     if words[0] != MAGIC:
         raise ValueError("not a SPIR-V module (or not little-endian)")
@@ -198,6 +206,9 @@ def relocate(
     (or ``entryPointParam_<entry>`` for a returned value, which is ``result`` here); an ``out``
     parameter's output is named as the parameter (``param.field`` or ``param``).
     """
+    read = _read(data)
+    if read is not None and _located_as(read, entry, inputs, outputs):
+        return data
     words = _words(data)
     names: dict[int, str] = {}
     storage: dict[int, int] = {}
@@ -241,6 +252,62 @@ def relocate(
     if insert:
         words[last_annotation:last_annotation] = insert
     return struct.pack(f"<{len(words)}I", *words)
+
+
+def _read(data: bytes) -> Declarations | None:
+    """The reader's declarations of a little-endian module (shared with the reader, which reads
+    the module a patch leaves as it is), or None where the patch's own walk must decide
+    (another byte order, a module the reader refuses, an entry point named beyond ASCII)."""
+    if len(data) < 20 or len(data) % 4 or data[:4] != _MAGIC_BYTES:
+        return None
+    try:
+        m, _ = declarations(data)
+    except EmittedCodeError:
+        return None
+    return m if all(name.isascii() for _, _, name, _ in m.entries) else None
+
+
+def _bound_as(
+    m: Declarations,
+    bindings: Mapping[str, tuple[int, int]],
+    renames: Mapping[str, str],
+    data: bytes,
+) -> bool:
+    """Whether :func:`rebind` would leave the module as it is: every global variable named in
+    ``bindings`` already at its (set, binding), and no debug name of ``renames`` in it (looked
+    for as its bytes: a name found elsewhere only costs the walk)."""
+    if any(old.encode() + b"\0" in data for old in renames):
+        return False
+    for vid, (_, storage) in m.variables.items():
+        wanted = bindings.get(m.names.get(vid, ""))
+        if wanted is None or storage == "Function" or vid not in m.names:
+            continue
+        values = m.deco(vid).values
+        if (values.get(DECO_DESCRIPTOR_SET), values.get(DECO_BINDING)) != wanted:
+            return False
+    return True
+
+
+def _located_as(
+    m: Declarations, entry: str, inputs: Mapping[str, int], outputs: Mapping[str, int]
+) -> bool:
+    """Whether :func:`relocate` would leave the module as it is: each stage variable of
+    ``entry`` it would locate already at that location (Slang's locations mostly are)."""
+    interface = next((i for _, _, n, i in reversed(m.entries) if n == entry), ())
+    prefix = f"entryPointParam_{entry}"
+    for vid in interface:
+        name = m.names.get(vid, "")
+        storage = m.variables.get(vid, (0, ""))[1]
+        if storage == "Input":
+            wanted = inputs.get(name.rsplit(".", 1)[-1])
+        elif storage == "Output":
+            leaf = "result" if name == prefix or not name else name.rsplit(".", 1)[-1]
+            wanted = outputs.get(leaf)
+        else:
+            continue
+        if wanted is not None and m.deco(vid).values.get(DECO_LOCATION) != wanted:
+            return False
+    return True
 
 
 def set_image_formats(data: bytes, formats: Mapping[str, int]) -> bytes:
