@@ -154,14 +154,43 @@ class TypeMemo:
         self.varying_types: dict[int, tuple[ScalarKind, int]] = {}  # scalar and components
         self.counts: dict[int, int] = {}  # element counts (vectors, arrays)
         self.shapes: dict[int, tuple[int, int, TypeLayout | None]] = {}  # resources
-        self.directions: dict[int, tuple[bool, bool]] = {}  # a parameter's (out, inout)
+        # a leaf layout (scalar, vector, matrix) by type, size, alignment and packing: one
+        # TypeLayout (immutable) serves every member and target that lays it out alike
+        self.leaves: dict[tuple[int, int, int, int], TypeLayout] = {}
+        self.members: dict[int, tuple[str, ...]] = {}  # a struct type's member names
+        # by place in the program (entry point index, and parameter index, -1 the result): an
+        # entry point's name, stage and workgroup size; its parameters' (out, inout) and trees
+        self.entries: dict[int, tuple[str, int, tuple[int, int, int]]] = {}
+        self.directions: dict[tuple[int, int], tuple[bool, bool]] = {}
+        self.varyings: dict[tuple[int, int], _Tree] = {}
 
 
+@dataclass(slots=True)
+class _Leaf:
+    """A stage variable as the program declares it (its place in a target's layout aside);
+    never changed once read."""
+
+    name: str
+    struct_name: str
+    semantic: str
+    semantic_index: int
+    located: bool  # has a location (not a system value but a render target)
+    type: int
+    scalar: ScalarKind
+    components: int
+
+
+# An entry point parameter's stage variables, every target's: a leaf, a struct's fields' trees,
+# or None (no layout).
+_Tree = _Leaf | tuple["_Tree", ...] | None
+
+
+_K = TypeVar("_K")
 _V = TypeVar("_V")
 _BOOL = (ScalarKind.Bool, 4)  # what a scalar code _SCALARS lacks reads as
 
 
-def _asked(memo: dict[int, _V], key: int, ask: Callable[[], _V]) -> _V:
+def _asked(memo: dict[_K, _V], key: _K, ask: Callable[[], _V]) -> _V:
     """``memo[key]``, asked of Slang the first time (``TypeMemo``: once a request)."""
     found = memo.get(key)
     if found is None:
@@ -173,10 +202,7 @@ class _Reader:
     def __init__(self, lib: S.Library, memo: TypeMemo) -> None:
         self.lib = lib
         self.memo = memo
-        # one reflection's: a varying type's locations; a leaf layout (scalar, vector, matrix)
-        # by type, size, alignment and packing (TypeLayout is immutable: one object serves all)
-        self._spans: dict[tuple[int, int], int] = {}
-        self._leaves: dict[tuple[int, int, int, int], TypeLayout] = {}
+        self._spans: dict[tuple[int, int], int] = {}  # one reflection's: a varying's locations
 
     def kind_of(self, tl: int, t: int | None) -> int:
         """A type layout's kind: its type's (the same, asked once a request), else its own."""
@@ -211,9 +237,9 @@ class _Reader:
             matrix = kind == S.KIND_MATRIX
             mode = lib.spReflectionTypeLayout_GetMatrixLayoutMode(tl) if matrix else 0
             key = (t or 0, size, align, mode)
-            leaf = self._leaves.get(key)
+            leaf = self.memo.leaves.get(key)
             if leaf is None:
-                leaf = self._leaves[key] = self._leaf(t, kind, size, align, mode)
+                leaf = self.memo.leaves[key] = self._leaf(t, kind, size, align, mode)
             return leaf
         if kind == S.KIND_ARRAY:
             length = _size(self.count_of(t))
@@ -230,14 +256,10 @@ class _Reader:
         if kind == S.KIND_STRUCT:
             members = []
             field_at = lib.spReflectionTypeLayout_GetFieldByIndex
-            variable = lib.spReflectionVariableLayout_GetVariable
             offset_of = lib.spReflectionVariableLayout_GetOffset
             type_layout = lib.spReflectionVariableLayout_GetTypeLayout
-            for i in range(lib.spReflectionTypeLayout_GetFieldCount(tl)):
-                vl = field_at(tl, i)
-                name = self.var_name(variable(vl))
-                if name == "$base":  # a derived struct's base: the first member, as in DXC
-                    name = "base"  # (and in the code of every target)
+            fields = [field_at(tl, i) for i in range(lib.spReflectionTypeLayout_GetFieldCount(tl))]
+            for name, vl in zip(self.member_names(t, fields), fields, strict=True):
                 offset = int(offset_of(vl, S.CAT_UNIFORM))
                 members.append(StructMember(name, offset, self.layout(type_layout(vl))))
             name = struct_name or self.name_of(t)
@@ -246,6 +268,21 @@ class _Reader:
             )
         # Anything else (resources inside structs and the like) has no uniform layout.
         return TypeLayout(TypeKind.Struct, name=self.name_of(t), size=size, align=align)
+
+    def member_names(self, t: int | None, fields: list[int]) -> tuple[str, ...]:
+        """The names of a struct's members (of type ``t``, laid out as ``fields``): its type's,
+        read once a request."""
+        names = self.memo.members.get(t) if t else None
+        if names is None or len(names) != len(fields):
+            variable = self.lib.spReflectionVariableLayout_GetVariable
+            # a derived struct's base is its first member, "base" as in DXC (and in the code
+            # of every target)
+            names = tuple(
+                "base" if n == "$base" else n for n in (self.var_name(variable(f)) for f in fields)
+            )
+            if t:
+                self.memo.members[t] = names
+        return names
 
     def _leaf(self, t: int, kind: int, size: int, align: int, mode: int) -> TypeLayout:
         """The layout of a scalar, vector or matrix of type ``t``; ``mode``: a matrix's."""
@@ -415,24 +452,33 @@ class _Reader:
             return None
         return int(i.value) & 0xFFFFFFFF
 
-    def varyings(self, vl: int, category: int, struct_name: str, base: int) -> list[VarFacts]:
+    def varyings(self, vl: int, category: int, place: tuple[int, int]) -> list[VarFacts]:
+        """The stage variables of the entry point parameter (or result) ``vl`` at ``place``
+        (``TypeMemo.varyings``) in ``category``: what the program declares read once a request
+        (:meth:`tree`), where this target lays them out read here."""
+        tree = self.memo.varyings.get(place)
+        if tree is None and place not in self.memo.varyings:
+            tree = self.memo.varyings[place] = self.tree(vl, "")
+        out: list[VarFacts] = []
+        self._place(vl, tree, category, 0, out)
+        return out
+
+    def tree(self, vl: int, struct_name: str) -> _Tree:
+        """The stage variables of ``vl`` as the program declares them (a struct flattened)."""
         lib = self.lib
         if not vl:
-            return []
-        name = self.var_name(lib.spReflectionVariableLayout_GetVariable(vl))
+            return None
         tl = lib.spReflectionVariableLayout_GetTypeLayout(vl)
         if not tl:
-            return []
+            return None
         t = lib.spReflectionTypeLayout_GetType(tl)
         kind = self.kind_of(tl, t)
-        offset = _size(lib.spReflectionVariableLayout_GetOffset(vl, category))
         if kind == S.KIND_STRUCT:
             inner_name = self.name_of(t)
-            out: list[VarFacts] = []
             field_at = lib.spReflectionTypeLayout_GetFieldByIndex
-            for i in range(lib.spReflectionTypeLayout_GetFieldCount(tl)):
-                out.extend(self.varyings(field_at(tl, i), category, inner_name, base + offset))
-            return out
+            count = lib.spReflectionTypeLayout_GetFieldCount(tl)
+            return tuple(self.tree(field_at(tl, i), inner_name) for i in range(count))
+        name = self.var_name(lib.spReflectionVariableLayout_GetVariable(vl))
         semantic = S.text(lib.spReflectionVariableLayout_GetSemanticName(vl))
         index = int(lib.spReflectionVariableLayout_GetSemanticIndex(vl))
         known = self.memo.varying_types.get(t) if t else None
@@ -440,17 +486,42 @@ class _Reader:
             known = self.varying_type(t, kind)
             if t:
                 self.memo.varying_types[t] = known
-        scalar, components = known
         upper = semantic.upper()
         located = not upper.startswith("SV_") or upper.startswith("SV_TARGET")
-        location = base + offset if located else None
-        spans = self._spans
-        span = spans.get((t, category)) if t else None
+        return _Leaf(name, struct_name, semantic, index, located, t or 0, *known)
+
+    def _place(self, vl: int, tree: _Tree, category: int, base: int, out: list[VarFacts]) -> None:
+        """``tree``'s variables as this target lays out ``vl`` (locations, spans), onto ``out``."""
+        if tree is None:
+            return
+        lib = self.lib
+        offset = _size(lib.spReflectionVariableLayout_GetOffset(vl, category))
+        if isinstance(tree, tuple):
+            tl = lib.spReflectionVariableLayout_GetTypeLayout(vl)
+            field_at = lib.spReflectionTypeLayout_GetFieldByIndex
+            for i, field_tree in enumerate(tree):
+                self._place(field_at(tl, i), field_tree, category, base + offset, out)
+            return
+        t = tree.type
+        span = self._spans.get((t, category)) if t else None
         if span is None:
+            tl = lib.spReflectionVariableLayout_GetTypeLayout(vl)
             span = max(_size(lib.spReflectionTypeLayout_GetSize(tl, category)), 1)
             if t:
-                spans[(t, category)] = span
-        return [VarFacts(name, struct_name, semantic, index, location, scalar, components, span)]
+                self._spans[(t, category)] = span
+        location = base + offset if tree.located else None
+        out.append(
+            VarFacts(
+                tree.name,
+                tree.struct_name,
+                tree.semantic,
+                tree.semantic_index,
+                location,
+                tree.scalar,
+                tree.components,
+                span,
+            )
+        )
 
     def varying_type(self, t: int | None, kind: int) -> tuple[ScalarKind, int]:
         """A varying's scalar kind and components, from its type ``t`` of kind ``kind``."""
@@ -473,29 +544,36 @@ class _Reader:
             components = int(lib.spReflectionType_GetElementCount(t)) if t else 1
         return scalar, max(components, 1)
 
-    def directions(self, var: int) -> tuple[bool, bool]:
-        """Whether an entry point's parameter ``var`` is ``out``, and whether ``inout``."""
-        if not var:
-            return False, False
-        has = self.lib.spReflectionVariable_FindModifier
-        return _asked(
-            self.memo.directions,
-            var,
-            lambda: (bool(has(var, S.MODIFIER_OUT)), bool(has(var, S.MODIFIER_INOUT))),
-        )
+    def directions(self, vl: int, place: tuple[int, int]) -> tuple[bool, bool]:
+        """Whether an entry point's parameter ``vl`` at ``place`` is ``out``, and whether
+        ``inout``."""
 
-    def entry(self, ep: int) -> EntryFacts:
+        def ask() -> tuple[bool, bool]:
+            var = self.lib.spReflectionVariableLayout_GetVariable(vl)
+            if not var:
+                return False, False
+            has = self.lib.spReflectionVariable_FindModifier
+            return bool(has(var, S.MODIFIER_OUT)), bool(has(var, S.MODIFIER_INOUT))
+
+        return _asked(self.memo.directions, place, ask)
+
+    def entry(self, ep: int, index: int) -> EntryFacts:
+        """The ``index``-th entry point ``ep``: its name, stage and stage variables."""
         lib = self.lib
-        name = S.text(lib.spReflectionEntryPoint_getName(ep))
-        stage = int(lib.spReflectionEntryPoint_getStage(ep))
-        workgroup = (0, 0, 0)
-        if stage == S.STAGE_COMPUTE:  # (asked of a compute entry point only: a costly ask)
-            sizes = _GROUP_SIZE()
-            lib.spReflectionEntryPoint_getComputeThreadGroupSize(ep, 3, sizes)
-            workgroup = (int(sizes[0]), int(sizes[1]), int(sizes[2]))
+
+        def ask() -> tuple[str, int, tuple[int, int, int]]:
+            stage = int(lib.spReflectionEntryPoint_getStage(ep))
+            workgroup = (0, 0, 0)
+            if stage == S.STAGE_COMPUTE:  # (asked of a compute entry point only: a costly ask)
+                sizes = _GROUP_SIZE()
+                lib.spReflectionEntryPoint_getComputeThreadGroupSize(ep, 3, sizes)
+                workgroup = (int(sizes[0]), int(sizes[1]), int(sizes[2]))
+            return S.text(lib.spReflectionEntryPoint_getName(ep)), stage, workgroup
+
+        name, stage, workgroup = _asked(self.memo.entries, index, ask)
         inputs: list[VarFacts] = []
         result = lib.spReflectionEntryPoint_getResultVarLayout(ep)
-        outputs = self.varyings(result, S.CAT_VARYING_OUTPUT, "", 0) if result else []
+        outputs = self.varyings(result, S.CAT_VARYING_OUTPUT, (index, -1)) if result else []
         for v in outputs:
             if not v.name and not v.struct_name:
                 v.name = "result"
@@ -504,11 +582,11 @@ class _Reader:
         # with the inputs).
         for i in range(lib.spReflectionEntryPoint_getParameterCount(ep)):
             vl = lib.spReflectionEntryPoint_getParameterByIndex(ep, i)
-            out, inout = self.directions(lib.spReflectionVariableLayout_GetVariable(vl))
+            out, inout = self.directions(vl, (index, i))
             if inout or not out:
-                inputs.extend(self.varyings(vl, S.CAT_VARYING_INPUT, "", 0))
+                inputs.extend(self.varyings(vl, S.CAT_VARYING_INPUT, (index, i)))
             if out or inout:  # (a system value has no location, so no output category)
-                outputs.extend(self.varyings(vl, S.CAT_VARYING_OUTPUT, "", 0))
+                outputs.extend(self.varyings(vl, S.CAT_VARYING_OUTPUT, (index, i)))
         return EntryFacts(name, _STAGE_OF_SLANG.get(stage), workgroup, inputs, outputs)
 
 
@@ -523,7 +601,7 @@ def read_facts(lib: S.Library, reflection: int, memo: TypeMemo | None = None) ->
     ]
     params = _gather_globals(lib, r, reflection, params)
     entries = [
-        r.entry(lib.spReflection_getEntryPointByIndex(reflection, i))
+        r.entry(lib.spReflection_getEntryPointByIndex(reflection, i), i)
         for i in range(lib.spReflection_getEntryPointCount(reflection))
     ]
     return TargetFacts(params, entries)
