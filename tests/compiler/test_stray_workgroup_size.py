@@ -52,3 +52,24 @@ def test_numthreads_on_a_helper_function_is_left_out(tmp_path: Path) -> None:
         assert not result.crashed and result.ok, [d.format() for d in result.diagnostics]
         assert result.reflection is not None
         assert result.reflection.entry_points[0].workgroup == (16, 1, 1)
+
+
+def test_a_compute_module_is_left_as_it_is_without_a_walk(tmp_path: Path) -> None:
+    """A module whose every entry point has a workgroup holds no stray size: decided from the
+    reader's shared declarations (the same bytes object back), and so is a module that holds
+    no image type of an extended format (the search of its bytes only guesses one)."""
+    from oneshader.compiler.patch.spirv import with_extended_formats, without_stray_workgroup_sizes
+
+    (tmp_path / "c.hlsl").write_text(
+        "RWStructuredBuffer<float4> b;\n"
+        "[numthreads(16, 1, 1)]\n"
+        "void main(uint3 id : SV_DispatchThreadID) { b[id.x] = 1; }\n"
+    )
+    spec = EntryPointSpec("main", Stage.Compute)
+    result = compile_file(
+        str(tmp_path / "c.hlsl"), CompileOptions((Target.SpirV,), "c.hlsl", entry_points=(spec,))
+    )
+    assert result.ok, [d.format() for d in result.diagnostics]
+    module = result.outputs[0].data
+    assert without_stray_workgroup_sizes(module) is module
+    assert with_extended_formats(module) is module

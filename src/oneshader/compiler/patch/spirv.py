@@ -454,6 +454,9 @@ def without_stray_workgroup_sizes(data: bytes) -> bytes:
     rules refuse; a module without one is returned as is."""
     if not _may_hold(data, _EXECUTION_MODES, 2, _WORKGROUP_MODES):
         return data
+    read = _read(data)
+    if read is not None and all(model in _WORKGROUP_MODELS for model, *_ in read.entries):
+        return data  # (a compute module's sizes: every entry point has a workgroup)
     words = _words(data)
     entries = [
         i for i, _, opcode in _instructions(words, declarations=True) if opcode == OP_ENTRY_POINT
@@ -497,6 +500,15 @@ def with_extended_formats(data: bytes) -> bytes:
     them from the texel type, as DXC) and the module lacks it (spirv-val refuses the format)."""
     if not _may_hold(data, frozenset({OP_TYPE_IMAGE}), 8, _EXTENDED_FORMATS):
         return data
+    read = _read(data)
+    if read is not None and (
+        "StorageImageExtendedFormats" in read.capabilities
+        or not any(
+            op == OP_TYPE_IMAGE and len(ops) >= 7 and ops[6] in _EXTENDED_FORMATS
+            for op, ops in read.types.values()
+        )
+    ):
+        return data  # (bytes that only look like such an image type: the search's guess)
     words = _words(data)
     needed = any(
         opcode == OP_TYPE_IMAGE and count >= 9 and words[i + 8] in _EXTENDED_FORMATS
