@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from build_helpers import CORPUS, kernel
 
+from oneshader.buildtask.builder import BuildReport
 from oneshader.cli import main
 from oneshader.diagnostics import Diagnostic, Reporter, Severity, wants_color
 
@@ -122,3 +123,19 @@ def test_control_characters_never_reach_the_terminal(
     assert "\x1b" not in out + err and "\x07" not in out + err
     assert "\\x1b]0;owned\\x07 news" in err.replace("\\\\", "\\")
     assert "Od\\x1bd.hlsl" in out
+
+
+def test_the_summary_names_shaders_in_sorted_order() -> None:
+    """The report's lists hold shaders in the order their compiles ended, which two workers
+    make differ from build to build; the summary a user (or a CI log diff) reads does not."""
+    report = BuildReport(
+        failed=["b.hlsl", "z.hlsl", "a.hlsl", "y.hlsl", "m.hlsl"],
+        crashed=["z.hlsl", "y.hlsl"],
+        timed_out=["m.hlsl"],
+    )
+    lines = report.summary().splitlines()[1:]
+    assert lines == [
+        "  compiler crashed on: y.hlsl, z.hlsl",
+        "  over the time limit: m.hlsl",
+        "  failed: a.hlsl, b.hlsl",
+    ]

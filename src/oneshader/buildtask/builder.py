@@ -90,13 +90,15 @@ class BuildReport:
         if self.removed:
             parts.append(f"{self.removed} stale outputs removed")
         text = f"oneshader build: {', '.join(parts)} in {self.seconds:.2f}s"
+        # The shaders named in sorted order: the lists hold them in the order their compiles
+        # ended, which two workers make differ from one build to the next.
         if self.crashed:
-            text += "\n  compiler crashed on: " + ", ".join(self.crashed)
+            text += "\n  compiler crashed on: " + ", ".join(sorted(self.crashed))
         if self.timed_out:
-            text += "\n  over the time limit: " + ", ".join(self.timed_out)
+            text += "\n  over the time limit: " + ", ".join(sorted(self.timed_out))
         others = [f for f in self.failed if f not in self.crashed and f not in self.timed_out]
         if others:
-            text += "\n  failed: " + ", ".join(others)
+            text += "\n  failed: " + ", ".join(sorted(others))
         if self.bindings_failed:
             text += "\n  bindings were not generated"
         return text
