@@ -234,6 +234,7 @@ _GET_SIZE = ctypes.CFUNCTYPE(_S, _V)  # ISlangBlob::getBufferSize
 _RELEASE = ctypes.CFUNCTYPE(ctypes.c_uint32, _V)  # ISlangUnknown::release
 _GET_LAYOUT = ctypes.CFUNCTYPE(_V, _V, ctypes.c_int64, _V)  # IComponentType::getLayout
 _METHODS: dict[tuple[int, Any], Any] = {}
+_POINTER_SIZE = ctypes.sizeof(_V)  # a vtable's slot
 
 
 def _com_call(obj: int, slot: int, prototype: Any, *args: object) -> Any:
@@ -245,9 +246,6 @@ def _com_call(obj: int, slot: int, prototype: Any, *args: object) -> Any:
     if fn is None:
         fn = _METHODS[address, prototype] = prototype(address)
     return fn(obj, *args)
-
-
-_POINTER_SIZE = ctypes.sizeof(_V)
 
 
 def _blob_bytes(blob: int) -> bytes:
