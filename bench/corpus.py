@@ -15,8 +15,10 @@ crash-isolated processes: ``plain_slang.py``; ``--validate-plain``: only those w
 WGSL the same validators accept), and per target the shaders plain Slang compiled that oneshader
 did not build, each with oneshader's first error. ``--cost`` adds the cost of a cold ``oneshader
 build -j 1`` process against a cold process of plain Slang requests for the same files (those
-built for every target) and targets, the two taking turns, best of REPS (default 3), and in the
-same turns cold builds at ``-j CPUS``: the parallel speed-up on this tree.
+built for every target) and targets, the two taking turns, best of REPS (default 3) and, turn
+by turn, each build over the plain process run next to it (the order alternating), with the
+median of those ratios; and in the same turns cold builds at ``-j CPUS``: the parallel speed-up
+on this tree.
 
 What is a shader, and its entry points (the rest of the tree is left alone):
 - a DXC test: its first ``// RUN: %dxc -T ps_6_0 -E main ...`` line gives stage and entry, and
@@ -50,6 +52,7 @@ import re
 import resource
 import shlex
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -807,6 +810,13 @@ class Cost:
         """The cold builds' wall seconds as run: ``-j 1`` and ``-j jobs`` taking turns."""
         return [w for pair in zip(self.builds, self.parallel, strict=True) for w, _ in pair]
 
+    def paired(self) -> tuple[list[float], list[float]]:
+        """Each turn's ``-j 1`` build over the plain-Slang process run next to it (wall, CPU):
+        the machine's drift over minutes (plain Slang's own time moved 12% from one run to
+        the next) moves both sides of a pair alike, so the ratios spread less than the runs."""
+        pairs = list(zip(self.builds, self.together, strict=True))
+        return [b[0] / t[0] for b, t in pairs], [b[1] / t[1] for b, t in pairs]
+
 
 def cost(shaders: Sequence[Shader], targets: tuple[Target, ...], reps: int, jobs: int) -> Cost:
     """Cold ``oneshader build -j 1`` processes and cold plain-Slang processes, taking turns, on
@@ -822,13 +832,27 @@ def cost(shaders: Sequence[Shader], targets: tuple[Target, ...], reps: int, jobs
         run_build(root, "-j", "1")  # fills the bytecode cache
         _plain_batch(root, simple, targets)
         c = Cost(len(simple), [], [], [], [], jobs)
-        for _ in range(reps):
-            for runs, j in ((c.builds, 1), (c.parallel, jobs)):
-                args = ("-o", fresh_folder(root), "-j", str(j))
-                runs.append(_measured(lambda args=args: run_build(root, *args)))
-            c.plains.append(_measured(lambda: _plain_batch(root, simple, targets)))
+
+        def build(runs: list[Run], jobs: int) -> None:
+            args = ("-o", fresh_folder(root), "-j", str(jobs))
+            runs.append(_measured(lambda: run_build(root, *args)))
+
+        def together() -> None:
             c.together.append(_measured(lambda: _plain_batch(root, simple, targets, together=True)))
+
+        for turn in range(reps):
+            # the -j 1 build and its baseline side by side, first one then the other leading
+            for step in (together, lambda: build(c.builds, 1))[:: 1 if turn % 2 else -1]:
+                step()
+            build(c.parallel, jobs)
+            c.plains.append(_measured(lambda: _plain_batch(root, simple, targets)))
     return c
+
+
+def _spread(ratios: list[float]) -> str:
+    """Ratios as run, and their median."""
+    shown = ", ".join(f"{r:.2f}x" for r in ratios)
+    return f"{shown} (median {statistics.median(ratios):.2f}x)"
 
 
 def _best(runs: list[Run]) -> Run:
@@ -1016,6 +1040,7 @@ def report(args: argparse.Namespace) -> None:
         c = cost([s for s in shaders if everything.results[s.name].ok], targets, args.cost, jobs)
         (bw, bc), (pw, pc), (tw, tc) = _best(c.builds), _best(c.plains), _best(c.together)
         parallel = _best(c.parallel)
+        walls, cpus = c.paired()
         print(
             f"\ncost: a cold `oneshader build -j 1` against a cold process of plain Slang requests"
             f"\n  {c.shaders} shaders built for {names}, best of {args.cost} runs each, in turns"
@@ -1023,7 +1048,9 @@ def report(args: argparse.Namespace) -> None:
             f"\n  CPU   oneshader {bc:7.2f} s   plain Slang {pc:7.2f} s   ratio {bc / pc:5.2f}x"
             f"\n  plain Slang with one request per file for all its targets (as oneshader makes"
             f"\n  them where the targets' sources agree): wall {tw:.2f} s, CPU {tc:.2f} s;"
-            f"\n  oneshader against it {bw / tw:.2f}x / {bc / tc:.2f}x"
+            f"\n  oneshader against it {bw / tw:.2f}x / {bc / tc:.2f}x (best against best);"
+            f"\n  turn by turn, each against the plain process run next to it:"
+            f"\n    wall {_spread(walls)}; CPU {_spread(cpus)}"
             f"\n  the same tree cold at -j {c.jobs}: wall {parallel[0]:.2f} s, CPU "
             f"{parallel[1]:.2f} s"
         )
