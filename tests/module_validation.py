@@ -105,6 +105,21 @@ def wgsl_errors(code: str, label: str = "module") -> str:
     return ""
 
 
+# naga's capabilities, as its refusals name them, by the WebGPU feature that grants each
+_CAPABILITY_FEATURES = {"SUBGROUP": "subgroup", "CLIP_DISTANCE": "clip-distances"}
+
+
+def lacking_feature(error: str) -> str:
+    """The WebGPU feature whose absence on this machine's adapter made naga refuse a module
+    (``error``, :func:`wgsl_errors`'s), or "": such a module is not invalid, only unvalidated
+    here (wgpu's OpenGL adapter has no 'subgroup'; lavapipe has)."""
+    for capability in re.findall(r"Capabilities\((\w+)\)", error):
+        feature = _CAPABILITY_FEATURES.get(capability)
+        if feature is not None and feature not in device().features:
+            return feature
+    return ""
+
+
 def without_f16(code: str) -> str:
     code = re.sub(r"^\s*enable\s+f16\s*;", "", code, flags=re.M)
     code = re.sub(r"@(?:align|size)\(\s*\d+\s*\)", "", code)
