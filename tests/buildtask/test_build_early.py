@@ -3,6 +3,8 @@ and its pool forks the workers from that one (buildtask/early.py); other builds 
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -67,3 +69,23 @@ def test_the_early_guess_looks_for_the_state_the_build_keeps() -> None:
     """``early`` names the state file itself (importing :mod:`.state` would cost the guess what
     it saves): the two names must stay one."""
     assert early.STATE_FILE == STATE_NAME
+
+
+def test_starting_a_compiler_imports_no_request_types() -> None:
+    """What runs before the early zygote is spawned (policy, zygote) and what the zygote imports
+    before Slang's session starts (worker_child) load neither the request and result types nor
+    the diagnostics: each would delay the first compile (~40 ms)."""
+    code = (
+        "import sys\n"
+        "import oneshader.compiler.process.policy, oneshader.compiler.process.zygote\n"
+        "import oneshader.compiler.process.worker_child\n"
+        "heavy = ('oneshader.compiler.api', 'oneshader.diagnostics', 'oneshader.reflection')\n"
+        "print(','.join(m for m in heavy if m in sys.modules))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert run.stdout.strip() == ""
+    from oneshader import compiler
+
+    assert compiler.CompileOptions.__module__ == "oneshader.compiler.api"  # still importable
+    with pytest.raises(AttributeError):
+        compiler.NotAName  # noqa: B018

@@ -10,19 +10,17 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING
 
-from oneshader.compiler.api import (
-    BindRegister,
-    CompileOptions,
-    CompileResult,
-    EntryPointSpec,
-    InputFile,
-    OutputFile,
-    RegisterShift,
-    stage_from_name,
-)
-from oneshader.fsutil import read_file
-
 if TYPE_CHECKING:
+    from oneshader.compiler.api import (
+        BindRegister,
+        CompileOptions,
+        CompileResult,
+        EntryPointSpec,
+        InputFile,
+        OutputFile,
+        RegisterShift,
+        stage_from_name,
+    )
     from oneshader.compiler.source.sourceset import SourceSet
 
 # Bumped by hand when outputs change meaning; the digest below catches every other code change.
@@ -42,6 +40,34 @@ __all__ = [
     "source_files",
     "stage_from_name",
 ]
+
+
+# The request and result types, from :mod:`.api` at their first use (PEP 562): a process that
+# only starts the compiler imports this package first (the CLI before it spawns its early
+# zygote, the zygote before it starts Slang's session), and api's imports (the reflection
+# model, dataclasses, diagnostics: ~40 ms) would delay both.
+_API_NAMES = frozenset(
+    {
+        "BindRegister",
+        "CompileOptions",
+        "CompileResult",
+        "EntryPointSpec",
+        "InputFile",
+        "OutputFile",
+        "RegisterShift",
+        "stage_from_name",
+    }
+)
+
+
+def __getattr__(name: str) -> object:
+    if name not in _API_NAMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from oneshader.compiler import api
+
+    value = getattr(api, name)
+    globals()[name] = value
+    return value
 
 
 def compile_file(path: str, options: CompileOptions) -> CompileResult:
@@ -105,6 +131,7 @@ def compiler_version() -> str:
     from pathlib import Path
 
     from oneshader.compiler.slang import SLANG_VERSION, slangpy_version
+    from oneshader.fsutil import read_file
 
     slangpy = slangpy_version()
     digest = hashlib.sha256()

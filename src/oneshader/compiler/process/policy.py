@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import TYPE_CHECKING
 
-from oneshader.diagnostics import Code, UserError
+if TYPE_CHECKING:
+    from oneshader.diagnostics import UserError
 
 __all__ = [
     "DEFAULT_IDLE_SECONDS",
@@ -42,14 +44,19 @@ def server_idle_seconds(no_server: bool) -> float | None:
     except ValueError:
         seconds = -1.0
     if not 0 < seconds < float("inf"):
-        raise UserError.at(
+        raise _usage_error(
             SERVER_VARIABLE,
-            0,
-            0,
             f"expected 0 (no compile server), 1, or the seconds it stays idle, not {value!r}",
-            Code.BAD_USAGE,
         )
     return seconds
+
+
+def _usage_error(variable: str, message: str) -> UserError:
+    """The error for a variable set wrong; diagnostics imported only then (the CLI asks this
+    module before it starts its early zygote: the fewer imports, the sooner that starts)."""
+    from oneshader.diagnostics import Code, UserError
+
+    return UserError.at(variable, 0, 0, message, Code.BAD_USAGE)
 
 
 def fork_path_available() -> bool:
@@ -77,4 +84,4 @@ def uses_spawn() -> bool:
         message = f"{PROCESS_ENV}=fork: this system has no fork path (Linux only); use spawn"
     else:
         return not fork_path_available()
-    raise UserError.at(PROCESS_ENV, 0, 0, message, Code.BAD_USAGE)
+    raise _usage_error(PROCESS_ENV, message)

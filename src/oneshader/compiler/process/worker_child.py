@@ -10,10 +10,6 @@ import socket
 import threading
 from typing import IO, NoReturn
 
-from oneshader.compiler.api import CompileResult
-from oneshader.compiler.process.wire import decode_request, encode_result, receive, send
-from oneshader.diagnostics import Code, Diagnostic, Severity
-
 
 def _make_session() -> None:
     from oneshader.compiler.slang import library
@@ -26,8 +22,10 @@ def prepare() -> None:
     """Make what every compile needs before the first request (the zygote calls it once).
 
     Slang's session (loading its core module, ~180 ms) is made on a thread: ctypes releases the
-    GIL in the call, so the driver's and the verifier's imports run meanwhile. The thread has
-    ended when this returns, as forking requires.
+    GIL in the call, so the driver's and the verifier's imports run meanwhile. The thread starts
+    before any of them (this module imports none at its top: the session is the zygote's
+    longest step, and the first compile waits for it). It has ended when this returns, as
+    forking requires.
 
     The cycle collector is then told what a worker's objects are like (:func:`_collect_less`)."""
     warm = threading.Thread(target=_make_session, name="slang-session", daemon=True)
@@ -35,6 +33,7 @@ def prepare() -> None:
     # Every room of the compiler (~65 modules, ~0.1 s of CPU) imported here, once, not in each
     # forked worker at its first request: at -j N that was N times a cost no worker shares.
     import oneshader.compiler.driver  # noqa: F401
+    import oneshader.compiler.process.wire  # noqa: F401
 
     warm.join()
     _collect_less()
@@ -59,7 +58,10 @@ _OUT_OF_MEMORY = 137  # what a process killed for memory exits with (128 + SIGKI
 
 
 def serve_requests(inp: IO[bytes], out: IO[bytes]) -> None:
+    from oneshader.compiler.api import CompileResult
     from oneshader.compiler.driver import compile_file
+    from oneshader.compiler.process.wire import decode_request, encode_result, receive, send
+    from oneshader.diagnostics import Code, Diagnostic, Severity
 
     while True:
         try:
