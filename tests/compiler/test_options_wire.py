@@ -204,6 +204,13 @@ def test_a_type_the_wire_cannot_carry_fails_the_first_encode() -> None:
     with pytest.raises(TypeError):
         to_plain(_Unplain())
 
+    @dataclass(frozen=True)
+    class _Unset(CompileOptions):
+        ratio: float | None = None  # never set: still a type the wire cannot carry
+
+    with pytest.raises(TypeError):
+        to_plain(_Unset())
+
 
 def test_every_option_changes_the_build_key(tmp_path: Path) -> None:
     """The incremental key holds every field too (a field it left out would leave a build's
