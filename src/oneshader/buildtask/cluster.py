@@ -376,7 +376,8 @@ class ClusterPool:
             root, text = answer["root"], answer["result"]
             if type(root) is not str or type(text) is not str:
                 raise ValueError("bad fields")
-            return mapped_result(decode_result(text.encode()), root, s.files)
+            frame = base64.b64decode(text, validate=True)  # binascii.Error: a ValueError
+            return mapped_result(decode_result(frame), root, s.files)
         except (ValueError, KeyError, TypeError, RecursionError) as err:
             return _failure(s.job, f"the cluster's answer is not a compile result: {err}")
 

@@ -153,9 +153,8 @@ class CompilerPlugin(_Plugin):  # type: ignore[misc]
                 raise
             self._idle.put(((limits.seconds, limits.memory_mib), worker))
             self.compiled += 1
-            return _dumps(
-                {"worker": self.worker_name, "root": here, "result": encode_result(result).decode()}
-            )
+            frame = base64.b64encode(encode_result(result)).decode()  # bytes after its JSON head
+            return _dumps({"worker": self.worker_name, "root": here, "result": frame})
         finally:
             shutil.rmtree(here, ignore_errors=True)
 

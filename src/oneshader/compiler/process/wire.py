@@ -1,5 +1,6 @@
 """The worker channel, on both sides of it: frames (an 8-byte length, then the bytes) holding
-compile requests and results as plain data (JSON).
+compile requests as plain data (JSON), and results as a JSON head followed by the bytes of the
+reflection and the outputs it announces.
 
 The other end of that channel may be a process forked by the compile server, which a build
 finds by a path in a folder: a reply (or a request) must not be able to run code, as a pickle
@@ -9,8 +10,6 @@ anything else; the reflection travels in its own file format, whose reader check
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
 import struct
 from typing import IO, Any
@@ -102,23 +101,25 @@ def decode_request(data: bytes) -> tuple[str, CompileOptions]:
 
 
 # --- results -------------------------------------------------------------------------------
+# A result is a frame of its own: a JSON head, then the reflection's file bytes and each
+# output's bytes, as they are, in that order, the head giving their lengths. Outputs are tens
+# of KB of SPIR-V, Metal and WGSL: base64 inside JSON had the worker encode them and escape
+# them, and this process unescape and decode them, for each shader.
 
 _RESULT_KEYS = {"diagnostics", "reflection", "outputs", "inputs", "crashed"}
+_HEAD = struct.Struct("<I")  # the JSON head's length
 
 
 def encode_result(result: CompileResult) -> bytes:
     from oneshader.reflection.format import ReflectionFormat  # a costly import: results only
 
     r = result
-    return _dumps(
+    reflection = None if r.reflection is None else ReflectionFormat.write(r.reflection)
+    head = _dumps(
         {
             "diagnostics": [diagnostic_row(d) for d in r.diagnostics],
-            "reflection": (
-                None
-                if r.reflection is None
-                else ReflectionFormat.write(r.reflection).decode("utf-8")
-            ),
-            "outputs": [[o.target.value, base64.b64encode(o.data).decode()] for o in r.outputs],
+            "reflection": None if reflection is None else len(reflection),
+            "outputs": [[o.target.value, len(o.data)] for o in r.outputs],
             "inputs": [
                 [f.path, f.mtime_ns, f.size, f.sha256, f.read_ns, f.named, f.identity]
                 for f in r.inputs
@@ -126,6 +127,7 @@ def encode_result(result: CompileResult) -> bytes:
             "crashed": r.crashed,
         }
     )
+    return b"".join((_HEAD.pack(len(head)), head, reflection or b"", *(o.data for o in r.outputs)))
 
 
 def diagnostic_row(d: Diagnostic) -> list[Any]:
@@ -147,10 +149,10 @@ def diagnostic_from_row(v: object) -> Diagnostic:
     )
 
 
-def _output(v: object) -> OutputFile:
-    target, data = list_of(v, 2)
-    # base64.b64decode(data, validate=True) without its copy of the text as bytes
-    return OutputFile(Target(_str(target)), binascii.a2b_base64(_str(data), strict_mode=True))
+def _length(v: object) -> int:
+    if type(v) is not int or v < 0:
+        raise ValueError("expected a length")
+    return v
 
 
 def _input(v: object) -> InputFile:
@@ -167,12 +169,30 @@ def _input(v: object) -> InputFile:
 
 
 def decode_result(data: bytes) -> CompileResult:
+    """The result :func:`encode_result` made ``data`` of; ValueError for anything else (a
+    length that does not end the frame exactly, a reflection the format's reader refuses)."""
     from oneshader.reflection.format import ReflectionFormat  # a costly import: results only
 
-    doc = object_with(_loads(data), _RESULT_KEYS)
-    text = doc["reflection"]
+    if len(data) < _HEAD.size:
+        raise ValueError("not a result: too short")
+    (head_size,) = _HEAD.unpack_from(data)
+    at = _HEAD.size + head_size
+    if at > len(data):
+        raise ValueError("not a result: its head goes past its end")
+    doc = object_with(_loads(data[_HEAD.size : at]), _RESULT_KEYS)
+    size = doc["reflection"]
+    end = at if size is None else at + _length(size)  # the reflection's
+    announced = [list_of(o, 2) for o in list_of(doc["outputs"])]
+    lengths = [_length(n) for _, n in announced]
+    if end + sum(lengths) != len(data):
+        raise ValueError("not a result: its lengths do not end at its end")
+    text = None if size is None else data[at:end]
+    outputs = []
+    for (target, _), n in zip(announced, lengths, strict=True):
+        outputs.append(OutputFile(Target(_str(target)), data[end : end + n]))
+        end += n
     try:
-        reflection = None if text is None else ReflectionFormat.read(_str(text))
+        reflection = None if text is None else ReflectionFormat.read(text)
     except ReflectionFormatError as err:
         raise ValueError(f"bad reflection: {err}") from None
     crashed = doc["crashed"]
@@ -181,8 +201,8 @@ def decode_result(data: bytes) -> CompileResult:
     return CompileResult(
         diagnostics=tuple(diagnostic_from_row(d) for d in list_of(doc["diagnostics"])),
         reflection=reflection,
-        outputs=tuple(_output(o) for o in list_of(doc["outputs"])),
+        outputs=tuple(outputs),
         inputs=tuple(_input(f) for f in list_of(doc["inputs"])),
         crashed=crashed,
-        reflection_file=None if text is None else text.encode(),
+        reflection_file=text,
     )
