@@ -151,6 +151,29 @@ def test_the_zygote_imports_nothing_heavy_it_does_not_need() -> None:
     assert argv[1:4] == [b"-S", b"-m", b"oneshader.compiler.process.zygote_child"]
 
 
+def test_a_forked_worker_imports_nothing_at_its_first_request() -> None:
+    """What a request's decoding, its compile and its reply import is imported once, in the
+    zygote (:func:`prepare`), not by each worker at its first request."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, oneshader.compiler.process.worker_child as w; w.prepare(); "
+        "from oneshader.compiler import CompileOptions, compile_file; "
+        "from oneshader.compiler.process import wire; "
+        "request = wire.encode_request(" + repr(SPRITE) + ", CompileOptions()); "
+        "before = set(sys.modules); "
+        "result = compile_file(*wire.decode_request(request)); "
+        "assert result.ok and wire.encode_result(result); "
+        "print(sorted(set(sys.modules) - before))"
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    out = subprocess.run(
+        [sys.executable, "-S", "-c", code], capture_output=True, text=True, env=env, check=True
+    )
+    assert out.stdout.strip() == "[]"
+
+
 class _Plant:
     """Unpickling this makes the folder ``path``: the code a pickle can run."""
 

@@ -32,8 +32,14 @@ def prepare() -> None:
     warm.start()
     # Every room of the compiler (~65 modules, ~0.1 s of CPU) imported here, once, not in each
     # forked worker at its first request: at -j N that was N times a cost no worker shares.
-    import oneshader.compiler.driver  # noqa: F401
-    import oneshader.compiler.process.wire  # noqa: F401
+    # The driver imports the verifier's cross-check at its first compile, and the wire the
+    # reflection's file format at its first reply (importing either stays cheap): here too
+    # (each worker's first request imported them, ~4 ms, ~30 ms where Python compiles the
+    # modules from source).
+    import oneshader.compiler.driver
+    import oneshader.compiler.process.wire
+    import oneshader.compiler.verify.crosscheck
+    import oneshader.reflection.format  # noqa: F401
 
     warm.join()
     _collect_less()
