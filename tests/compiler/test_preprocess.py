@@ -3,11 +3,14 @@ against what C's preprocessor (and so DXC and Slang) makes of the same text."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
+import hypothesis
+import hypothesis.strategies as st
 import pytest
 
-from oneshader.compiler.source.lexer import lex, lex_directives
+from oneshader.compiler.source.lexer import _LEX, lex, lex_directives
 from oneshader.compiler.source.preprocess import PreprocessorError, Unit, preprocess
 from oneshader.compiler.source.scanner import strip_comments
 from oneshader.compiler.source.sourcemap import render
@@ -35,6 +38,34 @@ def test_the_lexer_keeps_positions_and_treats_comments_as_space() -> None:
         ("a", 1, 1), ("b", 2, 6), ("#", 3, 3), ("define", 3, 4), ("X", 3, 11), ("1", 4, 2),
     ]  # fmt: skip
     assert [t.line for t in tokens if t.kind == "nl"] == [2, 4]
+
+
+# The lexer's pattern as first written, a comment's or a literal's inside one alternation a
+# character: the oracle for the unrolled form, which reads it a run of characters at a time.
+_LEX_BY_CHARACTER = re.compile(
+    r"""\n
+      | (?:[ \t\f\v\r]+|\\\r?\n|//(?:[^\n\\]|\\.|\\\n)*|/\*.*?(?:\*/|\Z))+
+      | [A-Za-z_][A-Za-z0-9_]*
+      | \.?[0-9](?:[eEpP][+-]|[A-Za-z0-9_.])*
+      | "(?:\\.|[^"\\\n])*"?
+      | '(?:\\.|[^'\\\n])*'?
+      | \#\#|\.\.\.|<<=|>>=|->|\+\+|--|<<|>>|::|&&|\|\||[-+*/%&|^!=<>]=|[^\s]
+      | .""",
+    re.VERBOSE | re.DOTALL,
+)
+
+
+# what a comment's, a literal's or a splice's end can hang on
+_PIECES = [
+    "/", "*", "*/", "/*", "//", "\\", "\n", "\r", " ", "\t",
+    '"', "'", "a", "1", ".", "e+", "#", "\xa0",
+]  # fmt: skip
+
+
+@hypothesis.settings(max_examples=2000, deadline=None)
+@hypothesis.given(st.lists(st.sampled_from(_PIECES), max_size=30).map("".join))
+def test_the_lexers_matches_are_those_of_the_pattern_read_a_character_at_a_time(text: str) -> None:
+    assert _LEX.findall(text) == _LEX_BY_CHARACTER.findall(text)
 
 
 def test_the_preprocessors_lexing_is_the_tokens_without_newlines_and_its_directive_lines() -> None:

@@ -6,9 +6,13 @@ from pathlib import Path
 
 import hypothesis
 import hypothesis.strategies as st
+import pytest
 
 from oneshader.compiler.source.preprocess import preprocess
+from oneshader.compiler.source.query import Stream
 from oneshader.compiler.source.scanner import scan, strip_comments
+from oneshader.compiler.source.sourceset import SourceSet
+from oneshader.reflection.model import ResourceTypeKind
 
 SOURCE = """// comment with Texture2D Fake;
 #include "a.hlsli"
@@ -167,3 +171,78 @@ def test_the_insides_of_function_bodies_and_initializers_are_never_tokenized() -
     assert [f.name for f in found.structs["S"].fields] == ["a"]
     assert [f.name for f in found.structs["C"].fields] == ["b"]
     assert "f" in found.functions and [d.name for d in found.declarations] == ["C"]
+
+
+_TRIGGERED = """#include "a.hlsli"
+RWBuffer<float> first;
+Texture2D<float4> tex;
+Buffer<uint> second;
+RWBuffer<int> third;
+StructuredBuffer<float> lengths;
+ByteAddressBuffer unmeasured;
+RWByteAddressBuffer atomics;
+RWStructuredBuffer<uint> counted;
+float4 main(float4 p : SV_Position, float d : sv_clipdistance1) : SV_Target {
+    uint n, s;
+    lengths.GetDimensions(n, s);
+    second.GetDimensions(n);
+    uint was;
+    atomics.InterlockedAdd(0, 1, was);
+    counted.IncrementCounter();
+    return p + tex.Load(int3(0, 0, 0)) + (flags.on ? 1 : 0);
+}
+"""
+
+
+def _read(tmp_path: Path, text: str, files: dict[str, str]) -> SourceSet:
+    for name, body in files.items():
+        (tmp_path / name).write_text(body)
+    (tmp_path / "s.hlsl").write_text(text)
+    src = SourceSet(str(tmp_path / "s.hlsl"), "s.hlsl", ())
+    src.read()
+    return src
+
+
+def test_the_triggers_find_their_idioms_in_any_file_in_any_case_in_declaration_order(
+    tmp_path: Path,
+) -> None:
+    """What the source set's triggers find (each behind a search that rules most shaders out):
+    a bool an include declares, a distance semantic in lower case, buffers of two types in the
+    order they are declared."""
+    src = _read(
+        tmp_path, _TRIGGERED, {"a.hlsli": "struct F { bool on; };\nConstantBuffer<F> flags;\n"}
+    )
+    assert src.buffer_bools() == {("F", "on"): ((tmp_path / "a.hlsli").resolve(), 1, 17)}
+    assert src.has_distances()
+    assert list(src.declared_as({ResourceTypeKind.Buffer, ResourceTypeKind.RWBuffer})) == [
+        "first",
+        "second",
+        "third",
+    ]
+    assert src.storage_typed_buffers() == ("first", "third")
+    assert src.measured_buffers() == ["lengths"]
+    assert src.byte_atomic_buffers() == ("atomics",)
+    assert [c.obj for c in src.counter_uses()] == ["counted"]
+
+
+def test_a_shader_without_the_triggers_words_is_not_walked_for_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without a word that could be a distance semantic, a bool or ``GetDimensions``, the
+    triggers answer from a search of the words or texts, without a walk of each."""
+    src = _read(
+        tmp_path,
+        "cbuffer C { float4 k; };\nStructuredBuffer<float> b;\n"
+        "float4 main(float4 p : SV_Position) : SV_Target { return p * k + b[0]; }\n",
+        {},
+    )
+
+    def walked(*args: object) -> None:
+        raise AssertionError("walked")
+
+    monkeypatch.setattr(Stream, "words_where", walked)
+    monkeypatch.setattr(SourceSet, "_bools_in", walked)
+    monkeypatch.setattr(Stream, "words", walked)
+    assert not src.has_distances()
+    assert src.buffer_bools() == {}
+    assert src.measured_buffers() == []

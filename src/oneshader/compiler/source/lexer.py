@@ -18,17 +18,20 @@ __all__ = ["Token", "lex", "lex_directives", "strip_comments"]
 
 _LEX = re.compile(
     r"""\n
-      | (?:[ \t\f\v\r]+|\\\r?\n|//(?:[^\n\\]|\\.|\\\n)*|/\*.*?(?:\*/|\Z))+
+      | (?:[ \t\f\v\r]+|\\\r?\n|//[^\n\\]*(?:\\.[^\n\\]*)*
+           |/\*[^*]*(?:\*+[^*/][^*]*)*(?:\*+/|\**\Z))+
       | [A-Za-z_][A-Za-z0-9_]*
       | \.?[0-9](?:[eEpP][+-]|[A-Za-z0-9_.])*
-      | "(?:\\.|[^"\\\n])*"?
-      | '(?:\\.|[^'\\\n])*'?
+      | "[^"\\\n]*(?:\\.[^"\\\n]*)*"?
+      | '[^'\\\n]*(?:\\.[^'\\\n]*)*'?
       | \#\#|\.\.\.|<<=|>>=|->|\+\+|--|<<|>>|::|&&|\|\||[-+*/%&|^!=<>]=|[^\s]
       | .""",
     re.VERBOSE | re.DOTALL,
 )
 # (the last: a white space character of no other kind, \x85 or \xa0, which is skipped: every
-# character is in one match, so each match's offset is the sum of the lengths before it)
+# character is in one match, so each match's offset is the sum of the lengths before it). A
+# comment's or a literal's inside is read by runs of the characters that cannot end it (the
+# "unrolled" form: one step a run, not one alternation a character), the same matches.
 
 
 @dataclass(slots=True)
@@ -120,7 +123,12 @@ def _lex(text: str, file: int, newlines: bool) -> tuple[list[Token], list[tuple[
     return out, directives
 
 
-_COMMENT_OR_STRING = re.compile(r'//[^\n]*|/\*.*?(?:\*/|\Z)|"(?:\\.|[^"\\\n])*["\n]?', re.DOTALL)
+_COMMENT_OR_STRING = re.compile(
+    r"//[^\n]*"
+    r"|/\*[^*]*(?:\*+[^*/][^*]*)*(?:\*+/|\**\Z)"
+    r'|"[^"\\\n]*(?:\\.[^"\\\n]*)*["\n]?',
+    re.DOTALL,
+)
 _NOT_NEWLINE = re.compile(r"[^\n]")
 
 

@@ -152,6 +152,12 @@ class Stream:
         by_word = self._by_word or self._index()
         return any(n in by_word for n in names)
 
+    def words_hold(self, part: str) -> bool:
+        """Whether an identifier holds ``part`` (upper case) in any case: one search of all
+        the identifiers, joined, that rules out a test of each (``words_where``) where none
+        can pass."""
+        return part in "\0".join(self._by_word or self._index()).upper()
+
     def words_where(self, test: Callable[[str], bool]) -> Iterator[int]:
         """Each identifier whose text passes ``test`` (asked once a distinct identifier), in
         order."""

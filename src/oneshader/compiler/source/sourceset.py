@@ -418,6 +418,8 @@ class SourceSet:
 
     def _buffer_bools(self) -> dict[tuple[str, str], tuple[Path, int, int]]:
         out: dict[tuple[str, str], tuple[Path, int, int]] = {}
+        if not any("bool" in self.dxc_declared(p) for p in self.sources):
+            return out  # every type below is spelled in the texts scanned: none is a bool
         for d in self.declarations().values():
             if d.base in ("cbuffer", "tbuffer"):
                 self._bools_in(out, d.name, frozenset())
@@ -610,6 +612,7 @@ class SourceSet:
             return any(
                 s.is_(i - 1, ":")
                 for s in self.streams()
+                if s.words_hold("DISTANCE")  # (most shaders: no word that could be one)
                 for i in s.words_where(
                     lambda w: (
                         len(w) >= 15
@@ -634,14 +637,13 @@ class SourceSet:
         return list(self._once("measured buffers", self._measured_buffers))
 
     def _measured_buffers(self) -> list[str]:
+        found = [d for d in self.declared_as(MEASURED_TYPES).values() if d.array is None]
+        if not found or not any(s.any_word(("GetDimensions",)) for s in self.streams()):
+            return []  # (most shaders: no such buffer, or no GetDimensions at all)
         params = {
             f.name for s in self.sources.values() for fn in s.functions.values() for f in fn.fields
         }
-        found = [
-            d
-            for d in self.declared_as(MEASURED_TYPES).values()
-            if d.array is None and d.name not in params
-        ]
+        found = [d for d in found if d.name not in params]
         names = {d.name for d in found}
         called = {
             s.tokens[i].text
@@ -707,10 +709,29 @@ class SourceSet:
         return found
 
     def declared_as(self, rtypes: Collection[ResourceTypeKind]) -> dict[str, Declaration]:
-        """The resources of the types ``rtypes`` declared in any file."""
-        return {
-            n: d for n, d in self.declarations().items() if RTYPES.get(d.base, (None,))[0] in rtypes
-        }
+        """The resources of the types ``rtypes`` declared in any file, in declaration order
+        (looked up by type: the triggers ask for types most shaders do not declare)."""
+        by_type = self._by_type()
+        found = [names for t, names in by_type.items() if t in rtypes]
+        if len(found) > 1:  # more than one type's: their names in declaration order
+            names = {n for f in found for n in f}
+            return {n: d for n, d in self.declarations().items() if n in names}
+        return dict(found[0]) if found else {}
+
+    def _by_type(self) -> dict[ResourceTypeKind, dict[str, Declaration]]:
+        """``declarations`` of resources by resource type, each in declaration order (made
+        once a read)."""
+
+        def by_type() -> dict[ResourceTypeKind, dict[str, Declaration]]:
+            out: dict[ResourceTypeKind, dict[str, Declaration]] = {}
+            for n, d in self.declarations().items():
+                rtype = RTYPES.get(d.base)
+                if rtype is not None:
+                    out.setdefault(rtype[0], {})[n] = d
+            return out
+
+        found: dict[ResourceTypeKind, dict[str, Declaration]] = self._once("by type", by_type)
+        return found
 
     def subpass_inputs(self) -> dict[str, Declaration]:
         """Vulkan input attachments (``SubpassInput``/``SubpassInputMS``) declared in any file."""
