@@ -98,6 +98,20 @@ def test_macros_expand_as_c_expands_them(tmp_path: Path, source: str, expected: 
     assert _out(tmp_path, source) == expected
 
 
+def test_a_run_naming_no_macro_is_placed_as_it_is_and_one_naming_one_expands(
+    tmp_path: Path,
+) -> None:
+    """A run of text with no name that may expand (most runs: told by one search of its words)
+    is its tokens as lexed; a name of a macro, or of a built-in one, anywhere in it expands."""
+    text = '#define M 2\nfloat a = 1; // M\n"M" b\n#undef M\nM c\n'
+    unit = _unit(tmp_path, text)
+    tokens = unit.main.tokens
+    assert [t.text for t in tokens] == ["float", "a", "=", "1", ";", '"M"', "b", "M", "c"]
+    assert all(t.site is None and t.hide == frozenset() for t in tokens)
+    assert _out(tmp_path, "#define M 2\nfloat a = M;\n") == "float a = 2 ;"
+    assert _out(tmp_path, "float a = __LINE__;\n") == "float a = 1 ;"
+
+
 @pytest.mark.parametrize(
     ("condition", "taken"),
     [

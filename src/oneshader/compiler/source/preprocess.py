@@ -15,6 +15,7 @@ first token.
 from __future__ import annotations
 
 import hashlib
+import operator
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -198,8 +199,11 @@ class _Preprocessor:
         """``tokens`` with every macro expanded (rescanned, hide sets as C's preprocessor
         keeps them); ``file`` is the file the tokens are placed in."""
         macros = self.macros
-        # the tokens before the first that may expand are placed as they are (most runs of
-        # text expand nothing): the stack holds the rest
+        words = set(map(_TEXT, tokens))
+        if words.isdisjoint(macros) and words.isdisjoint(_BUILTINS):
+            return tokens[:]  # most runs of text: no name that may expand (a search at C's speed)
+        # the tokens before the first that may expand are placed as they are: the stack holds
+        # the rest
         first = next(
             (
                 k
@@ -396,6 +400,7 @@ class _Preprocessor:
 
 
 _BUILTINS = frozenset({"__LINE__", "__FILE__", "__COUNTER__"})
+_TEXT = operator.attrgetter("text")
 
 
 def _copy(t: Token, text: str | None = None, kind: str | None = None) -> Token:
