@@ -93,6 +93,28 @@ def test_loads_with_an_offset_are_found_by_the_texture_type() -> None:
     ]
 
 
+def test_a_call_without_arguments_is_left_to_slang(tmp_path: Path) -> None:
+    """A ``Load()`` of no texture of offsets, with nothing to move (a buffer's, written wrong)
+    beside a texture's load with an offset: Slang's error at the call, not an internal error
+    (was OS9002 on WGSL and Metal: an IndexError)."""
+    code = "plain.Load(int3(c, 0), int2(1, 0)); b.Load(); plain.Load();"
+    texts = ["Texture2D<float4> plain; ByteAddressBuffer b;"]
+    assert [call for _, _, call in load_offsets(code, offset_textures(texts))] == [
+        "oneshader_offset(int3(c, 0), int2(1, 0))"
+    ]
+    path = tmp_path / "loads.hlsl"
+    path.write_text(
+        STATUS.replace("uint status;", "uint status; ByteAddressBuffer b;").replace(
+            "result[0] =", "result[1] = asfloat(b.Load()).xxxx; result[0] ="
+        )
+    )
+    for target in ALL:
+        result = compile_file(str(path), CompileOptions(targets=(target,), source_name="x.hlsl"))
+        (error,) = [d for d in result.diagnostics if d.severity.name == "ERROR"]
+        assert error.code.startswith("E") and "Load" in error.message, error.format()
+        assert (error.line, error.column) == (9, 31), error.format()  # at the call
+
+
 def _run(result: CompileResult, texture: Any) -> Any:
     import wgpu
 

@@ -1577,8 +1577,9 @@ def load_offsets(text: str, textures: Mapping[str, str]) -> list[tuple[int, int,
         if not (s.is_(i - 1, ".") and s.is_(i + 1, "(") and is_word(s.at(i - 2).text)):
             continue
         close = s.closing(i + 1) - 1
+        wanted = _LOAD_WITH_OFFSET.get(textures.get(s.at(i - 2).text, ""), 0)
         items = s.items(i + 2, close) if close > 0 else []
-        if len(items) != _LOAD_WITH_OFFSET.get(textures.get(s.at(i - 2).text, ""), 0):
+        if not wanted or len(items) != wanted:  # not an offset texture's (a buffer's Load())
             continue
         args = [text[s.end(a - 1) : s.start(b)].strip() for a, b in items]
         call = ", ".join([f"oneshader_offset({args[0]}, {args[-1]})", *args[1:-1]])
