@@ -24,6 +24,7 @@ from oneshader.reflection.model import (
     Target,
     TypeKind,
     TypeLayout,
+    record,
 )
 
 __all__ = [
@@ -401,6 +402,7 @@ def _declared_element(name: str, array: TypeLayout) -> TypeLayout:
     return replace(array, element=declared)
 
 
+@record
 @dataclass(frozen=True)
 class EmittedResource:
     """A global resource variable.
@@ -428,6 +430,7 @@ class EmittedResource:
     access: str = ""  # a storage image's: "read", "write" or "read_write" (WGSL's words)
 
 
+@record
 @dataclass(frozen=True)
 class EmittedSpec:
     name: str
@@ -436,6 +439,7 @@ class EmittedSpec:
     default: int | None  # 32-bit pattern of the default, None when the code gives none
 
 
+@record
 @dataclass(frozen=True)
 class EmittedVariable:
     """A stage input or output of one entry point; ``location`` is None for built-ins."""
@@ -450,6 +454,7 @@ class EmittedVariable:
     span: int = 1  # the locations it occupies (SPIR-V: arrays, matrices, 64-bit vectors)
 
 
+@record
 @dataclass(frozen=True)
 class EmittedEntry:
     name: str

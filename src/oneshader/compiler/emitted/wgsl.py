@@ -51,6 +51,7 @@ from oneshader.reflection.model import (
     Target,
     TypeKind,
     TypeLayout,
+    record,
 )
 
 __all__ = [
@@ -160,6 +161,7 @@ _BUILTINS: dict[str, BuiltIn | None] = {
 _STAGES = {"vertex": "vertex", "fragment": "pixel", "compute": "compute"}
 
 
+@record
 @dataclass(frozen=True)
 class WgslType:
     """A parsed type expression: ``name`` with template arguments (types or integer counts)."""
@@ -173,6 +175,7 @@ class WgslType:
         return f"{self.name}<{', '.join(str(a) for a in self.args)}>"
 
 
+@record
 @dataclass(frozen=True)
 class _Member:
     name: str
