@@ -72,3 +72,15 @@ def test_a_record_is_the_same_record() -> None:
         model.Slot(model.Target.SpirV, 0, 1, 2)  # type: ignore[call-arg]
     variable = common.EmittedVariable("v", "v_0", location=2)
     assert (variable.builtin, variable.interp, variable.span) == (None, frozenset(), 1)
+
+
+def test_a_record_refuses_what_its_init_would_skip() -> None:
+    @dataclasses.dataclass(frozen=True)
+    class Checked:
+        n: int
+
+        def __post_init__(self) -> None:
+            assert self.n >= 0
+
+    with pytest.raises(TypeError, match="__post_init__"):
+        model.record(Checked)

@@ -51,6 +51,8 @@ def record(cls: type[_R]) -> type[_R]:
     13 fields), and a compile makes some hundred records (its readers', its reflection's). The
     same parameters, defaults and order; the fields stay frozen."""
     fields = dataclasses.fields(cast(Any, cls))
+    if hasattr(cls, "__post_init__"):  # the dataclass's init calls it; this one would not
+        raise TypeError(f"{cls.__name__}: a record has no __post_init__")
     scope: dict[str, object] = {"_set": object.__setattr__}
     params = []
     for k, f in enumerate(fields):
