@@ -31,6 +31,7 @@ __all__ = [
     "CompileOptions",
     "CompileResult",
     "EntryPointSpec",
+    "InputFile",
     "OutputFile",
     "RegisterShift",
     "compile_file",
@@ -42,26 +43,12 @@ __all__ = [
 ]
 
 
-# The request and result types, from :mod:`.api` at their first use (PEP 562): a process that
-# only starts the compiler imports this package first (the CLI before it spawns its early
-# zygote, the zygote before it starts Slang's session), and api's imports (the reflection
-# model, dataclasses, diagnostics: ~40 ms) would delay both.
-_API_NAMES = frozenset(
-    {
-        "BindRegister",
-        "CompileOptions",
-        "CompileResult",
-        "EntryPointSpec",
-        "InputFile",
-        "OutputFile",
-        "RegisterShift",
-        "stage_from_name",
-    }
-)
-
-
+# The request and result types of ``__all__``, from :mod:`.api` at their first use (PEP 562):
+# a process that only starts the compiler imports this package first (the CLI before it spawns
+# its early zygote, the zygote before it starts Slang's session), and api's imports (the
+# reflection model, dataclasses, diagnostics: ~40 ms) would delay both.
 def __getattr__(name: str) -> object:
-    if name not in _API_NAMES:
+    if name not in __all__:  # (this module's own functions never reach here)
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     from oneshader.compiler import api
 
