@@ -2,7 +2,8 @@
 
     python bench/corpus.py PATH [--config bench/corpora/NAME.toml] [--targets spirv,msl,wgsl]
                            [-j N] [--match GLOB ...] [--examples N] [--no-plain] [--validate-plain]
-                           [--cost [REPS]] [--outputs DIR] [--digests FILE] [--shared-check]
+                           [--cost [REPS]] [--pairs N] [--outputs DIR] [--digests FILE]
+                           [--shared-check]
 
 Every HLSL shader under PATH (walked as users keep a tree, hidden folders skipped) is built through
 oneshader's compile workers (crash-isolated, a cold private zygote, as ``oneshader build`` runs
@@ -18,7 +19,9 @@ build -j 1`` process against a cold process of plain Slang requests for the same
 built for every target) and targets, the two taking turns, best of REPS (default 3) and, turn
 by turn, each build over the plain process run next to it (the order alternating), with the
 median of those ratios; and in the same turns cold builds at ``-j CPUS``: the parallel speed-up
-on this tree.
+on this tree. ``--pairs N`` adds N turns of the ``-j 1`` build and its plain-Slang process alone
+(the order alternating on): on a machine whose speed drifts ~10% over minutes, the median of many
+short pairs is the figure that holds, where one best against another moves with the drift.
 
 What is a shader, and its entry points (the rest of the tree is left alone):
 - a DXC test: its first ``// RUN: %dxc -T ps_6_0 -E main ...`` line gives stage and entry, and
@@ -813,8 +816,10 @@ class Cost:
     jobs: int
 
     def in_turns(self) -> list[float]:
-        """The cold builds' wall seconds as run: ``-j 1`` and ``-j jobs`` taking turns."""
-        return [w for pair in zip(self.builds, self.parallel, strict=True) for w, _ in pair]
+        """The cold builds' wall seconds as run: ``-j 1`` and ``-j jobs`` taking turns (the
+        turns that had a ``-j jobs`` build: not the pairs that follow them)."""
+        builds = self.builds[: len(self.parallel)]
+        return [w for pair in zip(builds, self.parallel, strict=True) for w, _ in pair]
 
     def paired(self) -> tuple[list[float], list[float]]:
         """Each turn's ``-j 1`` build over the plain-Slang process run next to it (wall, CPU):
@@ -824,10 +829,13 @@ class Cost:
         return [b[0] / t[0] for b, t in pairs], [b[1] / t[1] for b, t in pairs]
 
 
-def cost(shaders: Sequence[Shader], targets: tuple[Target, ...], reps: int, jobs: int) -> Cost:
+def cost(
+    shaders: Sequence[Shader], targets: tuple[Target, ...], reps: int, jobs: int, pairs: int = 0
+) -> Cost:
     """Cold ``oneshader build -j 1`` processes and cold plain-Slang processes, taking turns, on
     the ``shaders`` plain Slang builds too (both sides doing the same work); and cold builds
-    at ``-j jobs`` in the same turns (the parallel speed-up on a real tree). Each build
+    at ``-j jobs`` in the same turns (the parallel speed-up on a real tree), ``reps`` turns;
+    then ``pairs`` turns of the ``-j 1`` build and its plain-Slang process alone. Each build
     writes into a new output folder (``timing.fresh_folder``)."""
     simple = [s for s in shaders if not (s.defines or s.shifts or s.binds or s.row_major)]
     with tempfile.TemporaryDirectory(prefix="oneshader-corpus-") as tmp:
@@ -846,19 +854,23 @@ def cost(shaders: Sequence[Shader], targets: tuple[Target, ...], reps: int, jobs
         def together() -> None:
             c.together.append(_measured(lambda: _plain_batch(root, simple, targets, together=True)))
 
-        for turn in range(reps):
+        for turn in range(reps + pairs):
             # the -j 1 build and its baseline side by side, first one then the other leading
             for step in (together, lambda: build(c.builds, 1))[:: 1 if turn % 2 else -1]:
                 step()
-            build(c.parallel, jobs)
-            c.plains.append(_measured(lambda: _plain_batch(root, simple, targets)))
+            if turn < reps:
+                build(c.parallel, jobs)
+                c.plains.append(_measured(lambda: _plain_batch(root, simple, targets)))
     return c
 
 
 def _spread(ratios: list[float]) -> str:
-    """Ratios as run, and their median."""
+    """Ratios as run, and their median (with the quartiles, from four ratios on)."""
     shown = ", ".join(f"{r:.2f}x" for r in ratios)
-    return f"{shown} (median {statistics.median(ratios):.2f}x)"
+    if len(ratios) < 4:
+        return f"{shown} (median {statistics.median(ratios):.2f}x)"
+    low, mid, high = statistics.quantiles(ratios, n=4)
+    return f"{shown} (median {mid:.2f}x, quartiles {low:.2f}x-{high:.2f}x)"
 
 
 def _best(runs: list[Run]) -> Run:
@@ -1045,19 +1057,21 @@ def report(args: argparse.Namespace) -> None:
 
     if args.cost:
         jobs = os.cpu_count() or 1
-        c = cost([s for s in shaders if everything.results[s.name].ok], targets, args.cost, jobs)
+        ok = [s for s in shaders if everything.results[s.name].ok]
+        c = cost(ok, targets, args.cost, jobs, args.pairs)
         (bw, bc), (pw, pc), (tw, tc) = _best(c.builds), _best(c.plains), _best(c.together)
         parallel = _best(c.parallel)
         walls, cpus = c.paired()
         print(
             f"\ncost: a cold `oneshader build -j 1` against a cold process of plain Slang requests"
-            f"\n  {c.shaders} shaders built for {names}, best of {args.cost} runs each, in turns"
+            f"\n  {c.shaders} shaders built for {names}, best of {len(c.builds)} runs each (plain"
+            f" Slang per target and -j {c.jobs}: {args.cost}), in turns"
             f"\n  wall  oneshader {bw:7.2f} s   plain Slang {pw:7.2f} s   ratio {bw / pw:5.2f}x"
             f"\n  CPU   oneshader {bc:7.2f} s   plain Slang {pc:7.2f} s   ratio {bc / pc:5.2f}x"
             f"\n  plain Slang with one request per file for all its targets (as oneshader makes"
             f"\n  them where the targets' sources agree): wall {tw:.2f} s, CPU {tc:.2f} s;"
             f"\n  oneshader against it {bw / tw:.2f}x / {bc / tc:.2f}x (best against best);"
-            f"\n  turn by turn, each against the plain process run next to it:"
+            f"\n  turn by turn ({len(walls)}), each against the plain process run next to it:"
             f"\n    wall {_spread(walls)}; CPU {_spread(cpus)}"
             f"\n  the same tree cold at -j {c.jobs}: wall {parallel[0]:.2f} s, CPU "
             f"{parallel[1]:.2f} s"
@@ -1093,6 +1107,13 @@ def main() -> None:
         metavar="REPS",
         help="measure a cold -j 1 build against plain Slang (best of REPS)",
     )
+    parser.add_argument(
+        "--pairs",
+        type=int,
+        default=0,
+        metavar="N",
+        help="with --cost: N more turns of the -j 1 build and its plain Slang process alone",
+    )
     parser.add_argument("--outputs", type=Path, help="write the outputs of the full build here")
     parser.add_argument(
         "--config", type=Path, help="the corpus's conventions (bench/corpora/*.toml)"
@@ -1108,6 +1129,8 @@ def main() -> None:
     args = parser.parse_args()
     if not args.path.is_dir():
         parser.error(f"not a folder: {args.path}")
+    if args.pairs and not args.cost:
+        parser.error("--pairs adds turns to --cost's")
     report(args)
 
 
