@@ -144,3 +144,19 @@ def test_validate_plain_counts_only_the_modules_the_validators_accept(tmp_path: 
     )
     assert bad[("x", Target.Wgsl)]["invalid"] and "naga" in str(bad[("x", Target.Wgsl)]["error"])
     assert bad[("x", Target.Msl)] == {"ok": True, "error": ""}  # Metal: no validator here
+
+
+def test_cost_pairs_after_the_full_turns() -> None:
+    """``--pairs`` turns add ``-j 1`` builds and plain processes beside them, not ``-j N``
+    builds: the parallel figure takes the full turns' builds alone, the paired ratios every
+    turn; the ratios come with their quartiles from four turns on."""
+    full, pairs = 2, 3
+    builds = [(10.0 + k, 11.0) for k in range(full + pairs)]
+    together = [(9.0, 9.0)] * (full + pairs)
+    cost = corpus.Cost(20, builds, [(30.0, 30.0)] * full, together, [(6.0, 12.0)] * full, 2)
+    assert cost.in_turns() == [10.0, 6.0, 11.0, 6.0]
+    walls, _ = cost.paired()
+    assert len(walls) == full + pairs and walls[-1] == 14.0 / 9.0
+    assert corpus._spread([1.1, 1.2, 1.3]) == "1.10x, 1.20x, 1.30x (median 1.20x)"
+    shown = corpus._spread([1.0, 1.1, 1.2, 1.3, 1.4])
+    assert shown.endswith("(median 1.20x, quartiles 1.05x-1.35x)")
